@@ -1,0 +1,113 @@
+"""End-to-end: every page loads in Chromium, controls change charts, the URL carries state."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlparse
+
+from tests.e2e.helpers import errors_on_page, exceptions_on_page, plot_texts, screenshot, settle
+
+GOOD_CSV = "income,region\n" + "\n".join(f"{1000 + 37 * i % 900},{'ABC'[i % 3]}" for i in range(60))
+
+
+def test_population_page_loads_and_bins_slider_moves(page, app_url):
+    page.goto(app_url)
+    settle(page)
+    assert page.get_by_role("heading", name="The population").is_visible()
+    page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg')
+    assert errors_on_page(page) == []
+    screenshot(page, "population_default")
+
+    slider = page.locator('[data-testid="stSlider"] [role="slider"]').first
+    before = slider.get_attribute("aria-valuenow")
+    slider.focus()
+    for _ in range(4):
+        slider.press("ArrowRight")
+    settle(page)
+    after = slider.get_attribute("aria-valuenow")
+    assert after != before
+    assert "pop_bins" in parse_qs(urlparse(page.url).query)
+    assert errors_on_page(page) == []
+
+
+def test_switching_population_in_sidebar(page, app_url):
+    page.goto(f"{app_url}/?population=bimodal&seed=3")
+    settle(page)
+    page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg')
+    assert "Bimodal" in page.locator('[data-testid="stSidebar"]').inner_text()
+    assert errors_on_page(page) == []
+    screenshot(page, "population_bimodal_seed3")
+
+
+def test_upload_good_and_bad_csv(page, app_url, tmp_path):
+    page.goto(app_url)
+    settle(page)
+    bad = tmp_path / "bad.csv"
+    bad.write_bytes(b"\x00\x01\x02garbage\xff\xfe")
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(bad))
+    settle(page)
+    assert exceptions_on_page(page) == []
+    assert any("cannot be used" in t for t in errors_on_page(page))
+    screenshot(page, "population_upload_bad")
+
+    good = tmp_path / "incomes.csv"
+    good.write_text(GOOD_CSV)
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(good))
+    settle(page)
+    page.get_by_role("button", name="Use this population").click()
+    settle(page)
+    assert exceptions_on_page(page) == []
+    assert "Uploaded" in page.locator('[data-testid="stSidebar"]').inner_text()
+    screenshot(page, "population_uploaded")
+
+    # The uploaded population follows the user to another page.
+    page.get_by_role("link", name="Amplification").click()
+    settle(page)
+    assert "Uploaded" in page.locator('[data-testid="stSidebar"]').inner_text()
+    assert exceptions_on_page(page) == []
+
+
+def test_amplification_page_controls_change_charts(page, app_url):
+    page.goto(f"{app_url}/amplification")
+    settle(page)
+    page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg')
+    assert errors_on_page(page) == []
+    assert "ε_target = 0.5" in plot_texts(page)
+    screenshot(page, "amplification_default")
+
+    box = page.get_by_label("Target ε values (ε_target)")
+    box.fill("0.2, 2")
+    box.press("Enter")
+    settle(page)
+    texts = plot_texts(page)
+    assert "ε_target = 2" in texts and "ε_target = 0.5" not in texts
+    assert parse_qs(urlparse(page.url).query).get("amp_eps_targets") == ["0.2, 2"]
+    assert errors_on_page(page) == []
+
+    page.get_by_role("tab", name="Reverse view and calculator").click()
+    settle(page)
+    screenshot(page, "amplification_reverse")
+    page.get_by_role("tab", name="Steinke: limits of amplification").click()
+    settle(page)
+    assert "log(1+2)/2" in plot_texts(page)
+    screenshot(page, "amplification_steinke")
+
+
+def test_amplification_url_reproduces_state_and_bad_entries_are_explained(page, app_url):
+    page.goto(f"{app_url}/amplification?amp_eps_targets=0.3%2C%20abc%2C%20-1&amp_log_x=true")
+    settle(page)
+    page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg')
+    assert "ε_target = 0.3" in plot_texts(page)
+    warnings = page.locator('[data-testid="stAlertContentWarning"]').all_inner_texts()
+    assert any("not a number" in w for w in warnings)
+    assert exceptions_on_page(page) == []
+    screenshot(page, "amplification_from_url")
+
+
+def test_preset_reproduces_paper_figure(page, app_url):
+    page.goto(f"{app_url}/amplification?amp_eps_targets=2")
+    settle(page)
+    page.get_by_role("button", name="Hu et al. Figure 3").click()
+    settle(page)
+    texts = plot_texts(page)
+    assert all(f"ε_target = {e}" in texts for e in ("0.1", "0.5", "1"))
+    assert exceptions_on_page(page) == []

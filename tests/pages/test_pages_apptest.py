@@ -1,0 +1,138 @@
+"""Streamlit AppTest for every page: no exception, and moving a control changes the output."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[2]
+TIMEOUT = 120
+
+
+def _app(query: dict[str, str] | None = None) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    if query:
+        at.query_params.update(query)
+    return at
+
+
+def _open(page: str | None, query: dict[str, str] | None = None) -> AppTest:
+    at = _app(query)
+    at.run()
+    if page is not None:
+        at.switch_page(page)
+        at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _charts(at: AppTest) -> list[dict]:
+    return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+
+
+def _array(value: object) -> np.ndarray:
+    """Decode a plotly data array (plain list or plotly's base64 typed-array form)."""
+    if isinstance(value, dict) and "bdata" in value:
+        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+    return np.asarray(value, dtype=float)
+
+
+def _names(at: AppTest) -> set[str]:
+    return {t.get("name") for c in _charts(at) for t in c["data"] if t.get("name")}
+
+
+@pytest.mark.parametrize("page", ["pages/overview.py", "pages/amplification.py"])
+def test_every_page_runs_without_exception(page):
+    at = _open(page)
+    assert _charts(at), f"{page} drew no chart"
+    assert not at.error, [e.value for e in at.error]
+
+
+@pytest.mark.parametrize("population", ["lognormal", "beta", "bimodal", "establishments"])
+def test_population_page_for_each_builtin(population):
+    at = _open("pages/overview.py", {"population": population})
+    assert at.selectbox(key="population").value == population
+    assert not at.error
+
+
+def test_population_page_bins_change_histogram():
+    at = _open("pages/overview.py")
+    before = _charts(at)[0]
+    at.slider(key="pop_bins").set_value(120).run()
+    after = _charts(at)[0]
+    assert _array(after["data"][0]["x"]).size == 120 != _array(before["data"][0]["x"]).size
+
+
+def test_seed_changes_population():
+    at = _open("pages/overview.py")
+    summary_before = at.dataframe[0].value.copy()
+    at.number_input(key="seed").set_value(7).run()
+    assert not at.exception
+    assert not at.dataframe[0].value.equals(summary_before)
+
+
+def test_amplification_eps_list_changes_curves():
+    at = _open("pages/amplification.py")
+    assert {"ε_target = 0.1", "ε_target = 0.5", "ε_target = 1"} <= _names(at)
+    at.text_input(key="amp_eps_targets").set_value("0.2, 3").run()
+    names = _names(at)
+    assert {"ε_target = 0.2", "ε_target = 3"} <= names
+    assert "ε_target = 0.5" not in names
+
+
+def test_amplification_invalid_entries_are_explained_not_raised():
+    at = _open("pages/amplification.py")
+    at.text_input(key="amp_eps_targets").set_value("abc, -3, 1e9").run()
+    assert not at.exception
+    assert any("not a number" in w.value for w in at.warning)
+    assert {"ε_target = 0.1", "ε_target = 0.5"} <= _names(at)  # falls back to the defaults
+
+
+def test_amplification_calculator_reproduces_paper_numbers():
+    at = _open("pages/amplification.py", {"amp_eps_targets": "0.1, 1"})
+    table = next(df.value for df in at.dataframe if "ε_sample" in df.value.columns)
+    eps = dict(zip(table["ε_target"], table["ε_sample"], strict=True))
+    assert eps[0.1] == pytest.approx(2.43, abs=0.005)
+    assert eps[1.0] == pytest.approx(5.14, abs=0.005)
+
+
+def test_amplification_n_larger_than_N_is_explained():
+    at = _open("pages/amplification.py")
+    at.number_input(key="amp_n").set_value(20000).run()
+    assert not at.exception
+    assert any("exceeds the population size" in e.value for e in at.error)
+
+
+def test_amplification_log_slider_and_exact_box_stay_in_sync():
+    at = _open("pages/amplification.py")
+    at.number_input(key="amp_rate_min").set_value(0.0042).run()
+    assert at.select_slider(key="amp_rate_min__slider").value == pytest.approx(0.005)
+    charts = _charts(at)
+    assert _array(charts[0]["data"][0]["x"]).min() == pytest.approx(0.0042)
+    at.select_slider(key="amp_rate_min__slider").set_value(0.02).run()
+    assert at.number_input(key="amp_rate_min").value == pytest.approx(0.02)
+
+
+def test_amplification_preset_sets_paper_values():
+    at = _open("pages/amplification.py", {"amp_eps_targets": "2"})
+    preset = next(b for b in at.button if b.label == "Hu et al. Figure 3")
+    preset.click().run()
+    assert at.text_input(key="amp_eps_targets").value == "0.1, 0.5, 1"
+    assert {"ε_target = 0.1", "ε_target = 0.5", "ε_target = 1"} <= _names(at)
+
+
+def test_amplification_extreme_values_do_not_break():
+    at = _open(
+        "pages/amplification.py",
+        {"amp_eps_targets": "0.000001, 50", "amp_rate_min": "0.000001", "amp_log_y": "true"},
+    )
+    assert not at.exception
+    for chart in _charts(at):
+        for trace in chart["data"]:
+            if "y" in trace:
+                assert np.all(np.isfinite(_array(trace["y"])))

@@ -1,0 +1,294 @@
+"""Figure builders for the Amplification page: each returns ``(figure, tidy data frame)``.
+
+All numbers come from :mod:`core.amplification`; this module only arranges them for plotly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from core import amplification as amp
+from ui.theme import REFERENCE_COLOUR, series_style, style_figure
+
+#: Points per curve: enough for smooth lines on log axes, cheap to compute and send.
+CURVE_POINTS = 300
+
+
+def rate_grid(rate_min: float, *, log_spacing: bool, points: int = CURVE_POINTS) -> np.ndarray:
+    """Sampling rates from ``rate_min`` to 1 (both included), log- or evenly spaced."""
+    if log_spacing:
+        return np.geomspace(rate_min, 1.0, points)
+    return np.linspace(rate_min, 1.0, points)
+
+
+def _line(fig: go.Figure, x: np.ndarray, y: np.ndarray, name: str, i: int, hover: str) -> None:
+    fig.add_trace(
+        go.Scatter(x=x, y=y, mode="lines", name=name, line=series_style(i), hovertemplate=hover)
+    )
+
+
+def eps_sample_figure(
+    eps_targets: Sequence[float],
+    rates: np.ndarray,
+    *,
+    log_x: bool,
+    log_y: bool,
+    marker_rate: float | None = None,
+) -> tuple[go.Figure, pd.DataFrame]:
+    """ε_sample = log(1 + (e^ε_target − 1)/rate) against the rate, one curve per ε_target."""
+    fig = go.Figure()
+    frames = []
+    for i, e in enumerate(eps_targets):
+        y = amp.eps_sample(e, rates)
+        _line(
+            fig,
+            rates,
+            y,
+            f"ε_target = {e:g}",
+            i,
+            "rate %{x:.4g}<br>ε_sample %{y:.4g}<extra>ε_target = " + f"{e:g}</extra>",
+        )
+        frames.append(pd.DataFrame({"eps_target": e, "rate": rates, "eps_sample": y}))
+        if marker_rate is not None:
+            ym = amp.eps_sample(e, marker_rate)
+            fig.add_trace(
+                go.Scatter(
+                    x=[marker_rate],
+                    y=[ym],
+                    mode="markers",
+                    marker={"size": 10, "color": series_style(i)["color"], "symbol": "circle"},
+                    name=f"n/N = {marker_rate:.4g}",
+                    showlegend=i == 0,
+                    legendgroup="marker",
+                    hovertemplate="n/N %{x:.4g}<br>ε_sample %{y:.4g}<extra>your sample</extra>",
+                )
+            )
+    style_figure(
+        fig,
+        title="Budget you may spend on the sample",
+        x_title="sampling rate n/N",
+        y_title="ε_sample (budget on the sample)",
+        log_x=log_x,
+        log_y=log_y,
+    )
+    return fig, pd.concat(frames, ignore_index=True)
+
+
+def delta_sample_figure(
+    delta_target: float, rates: np.ndarray, *, log_x: bool
+) -> tuple[go.Figure, pd.DataFrame]:
+    """δ_sample = δ_target / rate against the rate, with the vacuous level δ = 1 marked."""
+    y = amp.delta_sample(delta_target, rates)
+    fig = go.Figure()
+    _line(
+        fig,
+        rates,
+        y,
+        f"δ_target = {delta_target:.3g}",
+        0,
+        "rate %{x:.4g}<br>δ_sample %{y:.4g}<extra></extra>",
+    )
+    fig.add_hline(
+        y=1.0,
+        line={"color": REFERENCE_COLOUR, "dash": "dot"},
+        annotation_text="δ = 1: no constraint left",
+        annotation_position="bottom right",
+    )
+    style_figure(
+        fig,
+        title="δ you may spend on the sample",
+        x_title="sampling rate n/N",
+        y_title="δ_sample",
+        log_x=log_x,
+        log_y=True,
+    )
+    return fig, pd.DataFrame({"delta_target": delta_target, "rate": rates, "delta_sample": y})
+
+
+def eps_target_figure(
+    eps_samples: Sequence[float], rates: np.ndarray, *, log_x: bool, log_y: bool
+) -> tuple[go.Figure, pd.DataFrame]:
+    """Reverse view: ε_target = log(1 + rate·(e^ε_sample − 1)) for fixed sample budgets."""
+    fig = go.Figure()
+    frames = []
+    for i, e in enumerate(eps_samples):
+        y = amp.eps_target(e, rates)
+        _line(
+            fig,
+            rates,
+            y,
+            f"ε_sample = {e:g}",
+            i,
+            "rate %{x:.4g}<br>ε_target %{y:.4g}<extra>ε_sample = " + f"{e:g}</extra>",
+        )
+        frames.append(pd.DataFrame({"eps_sample": e, "rate": rates, "eps_target": y}))
+    style_figure(
+        fig,
+        title="Guarantee the population gets",
+        x_title="sampling rate n/N",
+        y_title="ε_target (population guarantee)",
+        log_x=log_x,
+        log_y=log_y,
+    )
+    return fig, pd.concat(frames, ignore_index=True)
+
+
+def steinke_vs_p_figure(
+    eps_values: Sequence[float], rates: np.ndarray, *, log_x: bool
+) -> tuple[go.Figure, pd.DataFrame]:
+    """Steinke's ratio p·ε_p/ε against p, one curve per ε (his first figure)."""
+    fig = go.Figure()
+    frames = []
+    for i, e in enumerate(eps_values):
+        y = amp.steinke_ratio(e, rates)
+        _line(
+            fig,
+            rates,
+            y,
+            f"ε = {e:g}",
+            i,
+            "p %{x:.4g}<br>p·ε_p/ε %{y:.4f}<extra>ε = " + f"{e:g}</extra>",
+        )
+        frames.append(pd.DataFrame({"eps": e, "p": rates, "ratio": y}))
+    fig.add_hline(y=1.0, line={"color": REFERENCE_COLOUR, "dash": "dot"})
+    style_figure(
+        fig,
+        title="How much of the amplification is real: p·ε_p/ε against p",
+        x_title="sampling probability p",
+        y_title="p·ε_p / ε (1 = free amplification)",
+        log_x=log_x,
+    )
+    fig.update_yaxes(range=[0, 1.05])
+    return fig, pd.concat(frames, ignore_index=True)
+
+
+def steinke_vs_eps_figure(
+    rates: Sequence[float], eps_grid: np.ndarray
+) -> tuple[go.Figure, pd.DataFrame]:
+    """Steinke's ratio p·ε_p/ε against ε, one curve per p (his second figure)."""
+    fig = go.Figure()
+    frames = []
+    for i, p in enumerate(rates):
+        y = amp.steinke_ratio(eps_grid, p)
+        _line(
+            fig,
+            eps_grid,
+            y,
+            f"p = {p:g}",
+            i,
+            "ε %{x:.4g}<br>p·ε_p/ε %{y:.4f}<extra>p = " + f"{p:g}</extra>",
+        )
+        frames.append(pd.DataFrame({"p": p, "eps": eps_grid, "ratio": y}))
+    fig.add_hline(y=1.0, line={"color": REFERENCE_COLOUR, "dash": "dot"})
+    style_figure(
+        fig,
+        title="p·ε_p/ε against ε: amplification fades as ε grows",
+        x_title="privacy parameter ε",
+        y_title="p·ε_p / ε",
+        log_x=True,
+    )
+    fig.update_yaxes(range=[0, 1.05])
+    return fig, pd.concat(frames, ignore_index=True)
+
+
+def steinke_regime_figure(
+    constants: Sequence[float], rates: np.ndarray, *, log_x: bool
+) -> tuple[go.Figure, pd.DataFrame]:
+    """The regime ε = c·p: ratio against p with its floor log(1+c)/c (Steinke eq. 6)."""
+    fig = go.Figure()
+    frames = []
+    for i, c in enumerate(constants):
+        y = amp.steinke_ratio(c * rates, rates)
+        floor = float(amp.steinke_floor(c))
+        style = series_style(i)
+        _line(
+            fig,
+            rates,
+            y,
+            f"c = {c:g}",
+            i,
+            "p %{x:.4g}<br>p·ε_p/ε %{y:.4f}<extra>ε = " + f"{c:g}·p</extra>",
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=[rates[0], rates[-1]],
+                y=[floor, floor],
+                mode="lines",
+                line={"color": style["color"], "dash": "dot", "width": 1.5},
+                name=f"floor log(1+{c:g})/{c:g} = {floor:.3f}",
+                hovertemplate=f"floor {floor:.4f}<extra>c = {c:g}</extra>",
+            )
+        )
+        frames.append(pd.DataFrame({"c": c, "p": rates, "eps": c * rates, "ratio": y, "floor": floor}))
+    style_figure(
+        fig,
+        title="Keep ε = c·p and the ratio stays above log(1+c)/c",
+        x_title="sampling probability p",
+        y_title="p·ε_p / ε",
+        log_x=log_x,
+    )
+    fig.update_yaxes(range=[0, 1.05])
+    return fig, pd.concat(frames, ignore_index=True)
+
+
+def noise_factor_figure(c_grid: np.ndarray) -> tuple[go.Figure, pd.DataFrame]:
+    """c / log(1+c): the most extra Laplace noise subsampling costs when ε ≤ c·p."""
+    y = 1.0 / amp.steinke_floor(c_grid)
+    fig = go.Figure()
+    _line(fig, c_grid, y, "c / log(1+c)", 0, "c %{x:.4g}<br>noise factor %{y:.4f}<extra></extra>")
+    style_figure(
+        fig,
+        title="Worst-case noise factor of subsampled Laplace when ε ≤ c·p",
+        x_title="c (ε measured in units of p)",
+        y_title="noise factor c / log(1+c)",
+        log_x=True,
+    )
+    return fig, pd.DataFrame({"c": c_grid, "noise_factor": y})
+
+
+def calculator_table(population_size: int, sample_size: int, eps_targets: Sequence[float],
+                     delta_target: float) -> pd.DataFrame:
+    """One row per ε_target: the budgets a sample of ``sample_size`` out of ``population_size`` may use."""
+    rate = sample_size / population_size
+    rows = []
+    for e in eps_targets:
+        e_s = float(amp.eps_sample(e, rate))
+        rows.append(
+            {
+                "ε_target": e,
+                "n/N": rate,
+                "ε_sample": e_s,
+                "ε_sample / ε_target": e_s / e,
+                "δ_target": delta_target,
+                "δ_sample": float(amp.delta_sample(delta_target, rate)),
+                "noise variance ratio r": float(amp.noise_variance_ratio(e, rate)),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def python_snippet(
+    eps_targets: Sequence[float], rate_min: float, delta_target: float, population_size: int,
+    sample_size: int,
+) -> str:
+    """Python that reproduces the page's numbers with :mod:`core.amplification`."""
+    eps_list = ", ".join(f"{e:g}" for e in eps_targets)
+    return f'''import numpy as np
+from core import amplification as amp
+
+eps_targets = [{eps_list}]
+rates = np.geomspace({rate_min:g}, 1.0, 300)
+for eps_target in eps_targets:
+    eps_sample = amp.eps_sample(eps_target, rates)   # budget usable on the sample
+    print(eps_target, eps_sample[:3])
+
+# Your sample: n = {sample_size:,} out of N = {population_size:,}
+rate = {sample_size} / {population_size}
+print(amp.eps_sample(eps_targets, rate))           # ε_sample for each ε_target
+print(amp.delta_sample({delta_target:g}, rate))     # δ_sample
+print(amp.steinke_ratio(eps_targets, rate))        # p·ε_p/ε
+'''

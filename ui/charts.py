@@ -1,0 +1,70 @@
+"""Render a chart the way every page does: figure, downloads, plain words and the formula."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from ui.downloads import figure_html_bytes, frame_to_csv_bytes
+from ui.theme import chart_config
+
+
+def chart_block(
+    fig: go.Figure,
+    data: pd.DataFrame,
+    *,
+    key: str,
+    explanation: str,
+    formulas: Sequence[str] = (),
+    note: str | None = None,
+) -> None:
+    """Show ``fig`` with its data and figure downloads, and beside it what it shows.
+
+    Parameters
+    ----------
+    fig
+        A figure already styled with :func:`ui.theme.style_figure`.
+    data
+        The numbers plotted, in tidy form; offered as a CSV download.
+    key
+        Unique widget key stem, also used as the download file name.
+    explanation
+        One paragraph in plain words: what the reader sees and why.
+    formulas
+        LaTeX strings shown under the explanation with ``st.latex``.
+    note
+        Optional caption under the chart (e.g. a warning about rounding).
+    """
+    left, right = st.columns([3, 2], gap="medium")
+    with left:
+        st.plotly_chart(fig, key=f"chart_{key}", config=chart_config(key), width="stretch")
+        if note:
+            st.caption(note)
+        c1, c2 = st.columns(2)
+        c1.download_button(
+            "Download data (CSV)",
+            data=frame_to_csv_bytes(data),
+            file_name=f"{key}.csv",
+            mime="text/csv",
+            key=f"csv_{key}",
+            on_click="ignore",
+            icon=":material/table:",
+        )
+        c2.download_button(
+            "Download figure (HTML)",
+            data=lambda: figure_html_bytes(fig),
+            file_name=f"{key}.html",
+            mime="text/html",
+            key=f"html_{key}",
+            on_click="ignore",
+            icon=":material/image:",
+            help="An interactive copy of the chart. For a PNG, use the camera icon on the chart.",
+        )
+    with right:
+        st.markdown("**What you see**")
+        st.markdown(explanation)
+        for formula in formulas:
+            st.latex(formula)

@@ -1,0 +1,93 @@
+"""The active population, shared by every page, and the global sidebar that chooses it.
+
+A built-in population is fully described by two URL parameters, ``population`` and ``seed``,
+so a shared link reproduces it. An uploaded CSV lives only in the uploader's own browser
+session (``st.session_state``); it is never written to disk or shared with other sessions.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from core.populations import BUILTIN_POPULATIONS, Population, make_builtin
+
+POPULATION_KEY = "population"
+SEED_KEY = "seed"
+UPLOADED = "uploaded"
+_UPLOAD_STATE = "uploaded_population"
+DEFAULT_POPULATION = "lognormal"
+
+_LABELS = {
+    "lognormal": "Lognormal(5, 0.5) — skewed, like income",
+    "beta": "Beta(2, 10) — bounded on [0, 1]",
+    "bimodal": "Bimodal mixture — median in a gap",
+    "establishments": "Establishments — employees, strata, regions",
+}
+
+
+@st.cache_data(max_entries=24, show_spinner="Drawing the population…")
+def builtin_population(key: str, seed: int) -> Population:
+    """A built-in population, cached per (key, seed)."""
+    return make_builtin(key, seed=seed)
+
+
+def population_label(key: str) -> str:
+    """Readable name of a population choice in the selector."""
+    if key == UPLOADED:
+        pop = uploaded_population()
+        return f"Uploaded: {pop.name}" if pop is not None else "Uploaded CSV"
+    return _LABELS.get(key, BUILTIN_POPULATIONS.get(key, key))
+
+
+def uploaded_population() -> Population | None:
+    """The population this session uploaded, if any."""
+    return st.session_state.get(_UPLOAD_STATE)
+
+
+def use_uploaded_population(pop: Population) -> None:
+    """Make ``pop`` this session's active population (call from a button callback)."""
+    st.session_state[_UPLOAD_STATE] = pop
+    st.session_state[POPULATION_KEY] = UPLOADED
+
+
+def population_sidebar() -> None:
+    """Global sidebar controls: the population every page uses, and the random seed."""
+    options = list(BUILTIN_POPULATIONS)
+    if uploaded_population() is not None:
+        options.append(UPLOADED)
+    st.selectbox(
+        "Population",
+        options=options,
+        index=options.index(DEFAULT_POPULATION),
+        format_func=population_label,
+        key=POPULATION_KEY,
+        bind="query-params",
+        help="Every page computes on this population. Upload your own on the Population page.",
+    )
+    st.number_input(
+        "Seed",
+        min_value=0,
+        max_value=2**31 - 1,
+        value=0,
+        step=1,
+        key=SEED_KEY,
+        bind="query-params",
+        help="Seeds the built-in populations and every simulation, so results can be reproduced.",
+    )
+
+
+def active_seed() -> int:
+    """The global seed (0 until the sidebar has run)."""
+    value = st.session_state.get(SEED_KEY, 0)
+    return int(value) if value is not None else 0
+
+
+def active_population() -> Population:
+    """The population chosen in the sidebar (the default built-in if nothing is chosen)."""
+    key = st.session_state.get(POPULATION_KEY) or DEFAULT_POPULATION
+    if key == UPLOADED:
+        pop = uploaded_population()
+        if pop is not None:
+            return pop
+        key = DEFAULT_POPULATION
+    return builtin_population(key, active_seed())

@@ -1,0 +1,144 @@
+"""The CSV upload form: read the file, choose columns and public bounds, make it active.
+
+Nothing from the file is evaluated: :mod:`core.populations` parses every cell as text and
+converts numbers itself. The uploaded bytes stay in this browser session's memory only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core.populations import (
+    MAX_UPLOAD_BYTES,
+    CsvTable,
+    load_population_csv,
+    read_csv_table,
+    suggest_bounds,
+)
+from ui.state import use_uploaded_population
+
+_ERROR_KEY = "upload_error"
+_NONE = "(none)"
+
+
+@st.cache_data(max_entries=8, ttl=3600, show_spinner="Reading the file…")
+def _read_table(digest: str, _data: bytes) -> CsvTable:
+    """Parsed CSV, cached by the SHA-256 of its bytes (the bytes themselves are not hashed)."""
+    return read_csv_table(io.BytesIO(_data))
+
+
+def _activate(
+    data: bytes,
+    value_column: str,
+    lower: float,
+    upper: float,
+    stratum_column: str | None,
+    cluster_column: str | None,
+    name: str,
+) -> None:
+    """Button callback: build the Population and make it active, or keep the error to show."""
+    try:
+        pop = load_population_csv(
+            io.BytesIO(data),
+            value_column=value_column,
+            lower=lower,
+            upper=upper,
+            stratum_column=stratum_column,
+            cluster_column=cluster_column,
+            name=name,
+        )
+    except ValueError as exc:
+        st.session_state[_ERROR_KEY] = str(exc)
+        return
+    st.session_state.pop(_ERROR_KEY, None)
+    use_uploaded_population(pop)
+
+
+def upload_form() -> None:
+    """Render the upload form; on success the sidebar switches to the uploaded population."""
+    file = st.file_uploader(
+        "CSV file with one row per unit",
+        type=["csv", "tsv", "txt"],
+        key="upload_file",
+        help=f"Up to {MAX_UPLOAD_BYTES // 2**20} MB. Commas, semicolons, tabs or pipes; a header "
+        "row is detected automatically.",
+    )
+    if file is None:
+        st.caption(
+            "The file stays in your browser session; nothing is stored on the server or shown "
+            "to other users. A shared link cannot carry an uploaded file."
+        )
+        return
+    data = file.getvalue()
+    if len(data) > MAX_UPLOAD_BYTES:
+        st.error(
+            f"The file is {len(data) / 2**20:.1f} MB; the limit is {MAX_UPLOAD_BYTES // 2**20} MB."
+        )
+        return
+    digest = hashlib.sha256(data).hexdigest()
+    try:
+        table = _read_table(digest, data)
+    except ValueError as exc:
+        st.error(f"This file cannot be used: {exc}", icon=":material/error:")
+        return
+    for note in table.notes:
+        st.info(note, icon=":material/info:")
+    st.caption(
+        f"Read {len(table.frame):,} rows and {table.frame.shape[1]} columns "
+        f"(delimiter {table.delimiter!r}, {'with' if table.has_header else 'without'} header)."
+    )
+    st.dataframe(table.frame.head(8), hide_index=True)
+    if not table.numeric_columns:
+        st.error("No column holds at least three numbers, so there is no value column to use.")
+        return
+
+    tag = digest[:10]
+    value_column = st.selectbox(
+        "Value column (y)", table.numeric_columns, key=f"up_value_{tag}"
+    )
+    column = pd.to_numeric(table.frame[value_column], errors="coerce").to_numpy(dtype=float)
+    finite = column[np.isfinite(column)]
+    lo_guess, hi_guess = suggest_bounds(finite)
+    st.markdown(
+        "**Declare public bounds.** Differential privacy needs bounds that are known without "
+        "looking at the data (a legal limit, a top-code, a physical range). The boxes start at "
+        "the data's range rounded outward, which is convenient for exploring but is itself a "
+        "disclosure; replace them with your public bounds."
+    )
+    b1, b2 = st.columns(2)
+    lower = b1.number_input(
+        "Lower bound L", value=float(lo_guess), format="%g", key=f"up_lower_{tag}_{value_column}"
+    )
+    upper = b2.number_input(
+        "Upper bound U", value=float(hi_guess), format="%g", key=f"up_upper_{tag}_{value_column}"
+    )
+    c1, c2 = st.columns(2)
+    labels = [_NONE, *[c for c in table.label_columns if c != value_column]]
+    stratum = c1.selectbox("Stratum column (optional)", labels, key=f"up_stratum_{tag}")
+    cluster = c2.selectbox("Cluster column (optional)", labels, key=f"up_cluster_{tag}")
+    if lower >= upper:
+        st.error("The lower bound must be smaller than the upper bound.")
+        return
+    st.button(
+        "Use this population",
+        type="primary",
+        icon=":material/check:",
+        key=f"up_use_{tag}",
+        on_click=_activate,
+        args=(
+            data,
+            value_column,
+            float(lower),
+            float(upper),
+            None if stratum == _NONE else stratum,
+            None if cluster == _NONE else cluster,
+            file.name,
+        ),
+    )
+    if _ERROR_KEY in st.session_state:
+        st.error(st.session_state[_ERROR_KEY], icon=":material/error:")

@@ -1,0 +1,181 @@
+"""Controls whose values live in the URL, so that a copied link reproduces the page.
+
+Every control here is bound with ``bind="query-params"``: its key is the query-parameter name.
+Values equal to the default are left out of the URL by Streamlit, which keeps links short.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import streamlit as st
+
+#: Mantissas of the log-scale grid: every decade holds 1, 1.5, 2, 3, 5 and 7 so that the values
+#: the papers use (0.1, 0.5, 1, 2, 3, 5) sit exactly on the slider.
+_MANTISSAS = (1.0, 1.5, 2.0, 3.0, 5.0, 7.0)
+
+
+def log_grid(min_value: float, max_value: float) -> list[float]:
+    """Values ``m·10^k`` (m in 1, 1.5, 2, 3, 5, 7) between the bounds, both bounds included."""
+    if not (0 < min_value < max_value):
+        raise ValueError(f"log_grid needs 0 < min_value < max_value, got {min_value}, {max_value}")
+    lo, hi = math.floor(math.log10(min_value)), math.ceil(math.log10(max_value))
+    values = {float(f"{m * 10.0**k:.6g}") for k in range(lo, hi + 1) for m in _MANTISSAS}
+    inside = {v for v in values if min_value <= v <= max_value}
+    return sorted(inside | {float(min_value), float(max_value)})
+
+
+def _nearest(grid: Sequence[float], value: float) -> float:
+    logs = np.log10(np.asarray(grid))
+    return float(grid[int(np.argmin(np.abs(logs - math.log10(value))))])
+
+
+def _slider_key(key: str) -> str:
+    return f"{key}__slider"
+
+
+def log_float_control(
+    label: str,
+    key: str,
+    *,
+    default: float,
+    min_value: float,
+    max_value: float,
+    help: str | None = None,
+) -> float:
+    """A log-scale slider with an exact-entry box beside it; returns the exact value.
+
+    The number box is the source of truth and is bound to the URL under ``key``; the slider
+    snaps to a 1-1.5-2-3-5-7 grid per decade and writes into the box when moved. Typing a value
+    in the box moves the slider to the nearest grid point without changing the typed value.
+    """
+    grid = log_grid(min_value, max_value)
+    slider_key = _slider_key(key)
+
+    def from_slider() -> None:
+        st.session_state[key] = float(st.session_state[slider_key])
+
+    def from_number() -> None:
+        st.session_state[slider_key] = _nearest(grid, float(st.session_state[key]))
+
+    col_slider, col_number = st.columns([3, 1], vertical_alignment="bottom")
+    with col_number:
+        value = st.number_input(
+            f"{label}, exact",
+            min_value=float(min_value),
+            max_value=float(max_value),
+            value=float(default),
+            format="%g",
+            key=key,
+            bind="query-params",
+            on_change=from_number,
+            help="Type any value in the allowed range; the slider moves to the nearest mark.",
+        )
+    if value is None:  # defensive: an emptied box falls back to the default
+        value = float(default)
+    if slider_key not in st.session_state:
+        st.session_state[slider_key] = _nearest(grid, value)
+    with col_slider:
+        st.select_slider(
+            label,
+            options=grid,
+            key=slider_key,
+            format_func=lambda v: f"{v:g}",
+            on_change=from_slider,
+            help=help,
+        )
+    return float(value)
+
+
+_SPLIT = re.compile(r"[,;\s]+")
+
+
+def float_list_input(
+    label: str,
+    key: str,
+    *,
+    default: Sequence[float],
+    min_value: float,
+    max_value: float,
+    max_items: int = 8,
+    help: str | None = None,
+) -> list[float]:
+    """A comma-separated list of numbers, bound to the URL; returns the valid values sorted.
+
+    Entries that are not numbers or fall outside ``[min_value, max_value]`` are reported on the
+    page and skipped; if nothing valid remains, the default list is used and the user is told.
+    """
+    default_text = ", ".join(f"{v:g}" for v in default)
+    text = st.text_input(
+        label,
+        value=default_text,
+        key=key,
+        bind="query-params",
+        help=help or f"Numbers between {min_value:g} and {max_value:g}, separated by commas.",
+    )
+    values, problems = parse_float_list(text or "", min_value=min_value, max_value=max_value)
+    if len(values) > max_items:
+        problems.append(f"only the first {max_items} values are used")
+        values = values[:max_items]
+    if problems:
+        st.warning(f"{label}: " + "; ".join(problems) + ".", icon=":material/warning:")
+    if not values:
+        st.info(f"Using the default values {default_text}.")
+        values = sorted(float(v) for v in default)
+    return values
+
+
+def parse_float_list(text: str, *, min_value: float, max_value: float) -> tuple[list[float], list[str]]:
+    """Parse ``"0.1, 0.5 1"`` into sorted unique floats and a list of readable problems."""
+    values: set[float] = set()
+    problems: list[str] = []
+    for token in (t for t in _SPLIT.split(text.strip()) if t):
+        try:
+            v = float(token)
+        except ValueError:
+            problems.append(f"“{token[:20]}” is not a number")
+            continue
+        if not math.isfinite(v) or not (min_value <= v <= max_value):
+            problems.append(f"{token[:20]} is outside {min_value:g}…{max_value:g}")
+            continue
+        values.add(v)
+    return sorted(values), problems
+
+
+def bound_toggle(label: str, key: str, *, default: bool, help: str | None = None) -> bool:
+    """A toggle bound to the URL."""
+    return st.toggle(
+        label,
+        value=default,
+        key=key,
+        bind="query-params",
+        help=help,
+    )
+
+
+def set_controls(values: Mapping[str, Any]) -> None:
+    """Set control values by key (for presets); log sliders resynchronise from their boxes."""
+    for key, value in values.items():
+        st.session_state[key] = value
+        st.session_state.pop(_slider_key(key), None)
+
+
+def preset_buttons(presets: Mapping[str, Mapping[str, Any]], *, key: str) -> None:
+    """A row of buttons, each setting a group of controls to a paper's settings."""
+    if not presets:
+        return
+    cols = st.columns(len(presets))
+    for i, (name, values) in enumerate(presets.items()):
+        callback: Callable[..., None] = set_controls
+        cols[i].button(
+            name,
+            key=f"{key}_preset_{i}",
+            on_click=callback,
+            args=(values,),
+            icon=":material/tune:",
+            width="stretch",
+        )
