@@ -1,0 +1,188 @@
+"""A corpus of awkward and hostile CSV uploads, shared by the unit and browser tests.
+
+``build_corpus()`` returns ``{case name: file bytes}``; ``EXPECTED_OUTCOMES`` says for every
+case whether :func:`core.populations.load_population_csv` (with default arguments) must return
+a Population (``"population"``) or raise a ValueError with a message (``"error"``).
+``EXPECTED_VALUES`` gives the sorted values for the population cases where they are exact.
+Large cases (over the upload limit, a million rows) are built only when ``include_large``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from core.populations import MAX_COLUMNS, MAX_UPLOAD_BYTES
+
+POPULATION = "population"
+ERROR = "error"
+
+FORMULA_HEADER = "=cmd|' /C calc'!A0"
+
+LARGE_CASES = ("over_size_limit", "million_rows")
+
+EXPECTED_OUTCOMES: dict[str, str] = {
+    # Empty or content-free files.
+    "empty": ERROR,
+    "whitespace_only": ERROR,
+    "header_only": ERROR,
+    "header_only_blank_lines": ERROR,
+    "only_delimiters": ERROR,
+    "sep_line_only": ERROR,
+    # No usable value column.
+    "no_numeric_column": ERROR,
+    "too_few_numbers": ERROR,
+    "single_numeric_row": ERROR,
+    "html_page": ERROR,
+    "json_document": ERROR,
+    "huge_range": ERROR,
+    # Binary or undecodable.
+    "binary_garbage": ERROR,
+    "nul_bytes": ERROR,
+    "control_characters": ERROR,
+    "xlsx_signature": ERROR,
+    "gzip_signature": ERROR,
+    "utf16_truncated": ERROR,
+    # Sizes and shapes.
+    "over_size_limit": ERROR,
+    "too_many_columns": ERROR,
+    "long_line_no_newline": ERROR,
+    "million_rows": POPULATION,
+    "long_text_cell": POPULATION,
+    "single_column": POPULATION,
+    "ragged_rows": POPULATION,
+    "duplicate_and_blank_headers": POPULATION,
+    # Quoting.
+    "quoted_numbers": POPULATION,
+    "quoted_field_mess": POPULATION,
+    "unbalanced_quote": ERROR,
+    # Encodings.
+    "utf8_bom": POPULATION,
+    "utf16_bom": POPULATION,
+    "utf16_le_no_bom": POPULATION,
+    "cp1252": POPULATION,
+    "latin1_only": POPULATION,
+    # Line endings and delimiters.
+    "crlf": POPULATION,
+    "cr_only": POPULATION,
+    "tab_delimited": POPULATION,
+    "pipe_delimited": POPULATION,
+    "semicolon_decimal_comma": POPULATION,
+    "excel_sep_line": POPULATION,
+    "whitespace_padded": POPULATION,
+    # Number formats.
+    "no_header_numbers": POPULATION,
+    "thousands_separators": POPULATION,
+    "inf_nan_strings": POPULATION,
+    "negative_numbers": POPULATION,
+    "scientific_notation": POPULATION,
+    "mixed_text_and_numbers": POPULATION,
+    "constant_column": POPULATION,
+    # Formula injection.
+    "formula_header": POPULATION,
+    "formula_labels": POPULATION,
+}
+
+EXPECTED_VALUES: dict[str, list[float]] = {
+    "single_column": [1.0, 2.0, 3.0],
+    "ragged_rows": [1.0, 3.0, 4.0, 7.0, 9.0],
+    "duplicate_and_blank_headers": [1.0, 5.0, 9.0],
+    "quoted_numbers": [1.0, 3.0, 5.0],
+    "utf8_bom": [1.0, 3.0, 5.0],
+    "utf16_bom": [1.0, 2.0, 3.0],
+    "utf16_le_no_bom": [1.0, 2.0, 3.0],
+    "cp1252": [1.0, 2.0, 3.0],
+    "latin1_only": [1.0, 2.0, 3.0],
+    "crlf": [1.0, 3.0, 5.0],
+    "cr_only": [1.0, 3.0, 5.0],
+    "tab_delimited": [1.5, 2.5, 3.5],
+    "pipe_delimited": [1.0, 3.0, 5.0],
+    "semicolon_decimal_comma": [1.5, 2.5, 1234.5],
+    "excel_sep_line": [1.0, 3.0, 5.0],
+    "whitespace_padded": [1.0, 3.0, 5.0],
+    "no_header_numbers": [1.0, 3.0, 5.0],
+    "thousands_separators": [17.0, 1234.0, 12345.5, 1_000_000.0],
+    "inf_nan_strings": [1.0, 2.0, 3.0],
+    "negative_numbers": [-5.0, -1.5, 0.0, 3.0],
+    "scientific_notation": [-30.0, 0.025, 1000.0, 6.02e23],
+    "mixed_text_and_numbers": [1.0, 2.0, 3.0],
+    "constant_column": [5.0, 5.0, 5.0],
+    "formula_header": [1.0, 2.0, 3.0],
+    "formula_labels": [1.0, 2.0, 3.0, 4.0],
+    "long_text_cell": [2.0, 4.0, 6.0],
+}
+
+
+def build_corpus(*, include_large: bool = True) -> dict[str, bytes]:
+    """Every case of :data:`EXPECTED_OUTCOMES` as file bytes (large ones optional)."""
+    rng = np.random.default_rng(20240501)
+    c: dict[str, bytes] = {}
+    c["empty"] = b""
+    c["whitespace_only"] = b"  \n\n \t \r\n"
+    c["header_only"] = b"a,b,c\n"
+    c["header_only_blank_lines"] = b"a,b\r\n\r\n\r\n"
+    c["only_delimiters"] = b",,,\n,,,\n,,,\n;;;\n"
+    c["sep_line_only"] = b"sep=;\n"
+    c["no_numeric_column"] = b"name,city\nBob,Paris\nAnn,Lyon\nJo,Nice\n"
+    c["too_few_numbers"] = b"x\n1\n2\nfoo\n"
+    c["single_numeric_row"] = b"1,2,3,4,5\n"
+    c["html_page"] = b"<!DOCTYPE html>\n<html><body><p>Not a table</p></body></html>\n"
+    c["json_document"] = b'{"values": [1, 2, 3], "name": "x"}\n'
+    c["huge_range"] = b"x\n1e308\n-1e308\n1.7e308\n"
+    c["binary_garbage"] = rng.integers(0, 256, size=4096, dtype=np.uint8).tobytes()
+    c["nul_bytes"] = b"a,b\n1,2\x00\n3,4\n5,6\n"
+    c["control_characters"] = bytes([1, 2, 3, 4, 5, 6, 7, 8, 11, 14, 15, 16] * 50) + b"\n1\n2\n3\n"
+    c["xlsx_signature"] = b"PK\x03\x04\x14\x00\x06\x00" + b"[Content_Types].xml" + bytes(64)
+    c["gzip_signature"] = b"\x1f\x8b\x08\x00" + bytes(32)
+    c["utf16_truncated"] = "x\n1\n2\n3\n".encode("utf-16")[:-1] + b"\xd8"
+    c["too_many_columns"] = (
+        ",".join(f"c{i}" for i in range(MAX_COLUMNS + 1)).encode()
+        + b"\n"
+        + ",".join("1" for _ in range(MAX_COLUMNS + 1)).encode()
+        + b"\n"
+    ) * 2
+    c["long_line_no_newline"] = b"1," * 400_000
+    c["long_text_cell"] = b"a,b\n" + b"x" * 200_000 + b",1\n2,3\n4,5\n6,7\n"
+    c["single_column"] = b"value\n3\n1\n2\n"
+    c["ragged_rows"] = b"a,b\n1,2\n3\n4,5,6\n7,8\n9,10\n"
+    c["duplicate_and_blank_headers"] = b"a,a,,b\n1,2,3,4\n5,6,7,8\n9,10,11,12\n"
+    c["quoted_numbers"] = b'"x","y"\n"1","2"\n"3","4"\n"5","6"\n'
+    c["quoted_field_mess"] = (
+        b'id,value,comment\n1,"10","say ""hi"""\n2,20,"multi\nline, with comma"\n'
+        b'3,30,"unterminated\n4,40,plain\n'
+    )
+    c["unbalanced_quote"] = b'x,y\n"1,2\n3,4\n5,6\n7,8\n'
+    c["utf8_bom"] = b"\xef\xbb\xbfx,y\n1,2\n3,4\n5,6\n"
+    c["utf16_bom"] = "x\tlabel\n1\tä\n2\tö\n3\tü\n".encode("utf-16")
+    c["utf16_le_no_bom"] = "x,label\n1,a\n2,b\n3,c\n".encode("utf-16-le")
+    c["cp1252"] = "name,x\nJosé,1\nZoë,2\nA€,3\n".encode("cp1252")
+    c["latin1_only"] = b"name,x\n\x81a,1\nb\x8d,2\nc,3\n"
+    c["crlf"] = b"x,y\r\n1,2\r\n3,4\r\n5,6\r\n"
+    c["cr_only"] = b"x,y\r1,2\r3,4\r5,6\r"
+    c["tab_delimited"] = b"x\ty\n1.5\ta\n2.5\tb\n3.5\tc\n"
+    c["pipe_delimited"] = b"x|y\n1|2\n3|4\n5|6\n"
+    c["semicolon_decimal_comma"] = b"a;b\n1,5;2\n2,5;3\n1.234,5;4\n"
+    c["excel_sep_line"] = b"sep=;\nx;y\n1;2\n3;4\n5;6\n"
+    c["whitespace_padded"] = b" x , y \n 1 , 2 \n 3 , 4\n 5 , 6 \n"
+    c["no_header_numbers"] = b"1,2\n3,4\n5,6\n"
+    c["thousands_separators"] = b'name,amount\nA,"1,234"\nB,"12,345.5"\nC,"1,000,000"\nD,17\n'
+    c["inf_nan_strings"] = b"x\ninf\nnan\n-inf\nNaN\n1\n2\n3\nInfinity\n"
+    c["negative_numbers"] = b"x\n-5\n-1.5\n3\n-0\n"
+    c["scientific_notation"] = b"x\n1e3\n2.5E-2\n-3e+1\n6.02e23\n"
+    c["mixed_text_and_numbers"] = b"x,y\n1,a\n2,b\nabc,c\n3,d\n,e\n"
+    c["constant_column"] = b"x\n5\n5\n5\n"
+    c["formula_header"] = f"{FORMULA_HEADER}\n1\n2\n3\n".encode()
+    c["formula_labels"] = b'value,group\n1,=1+1\n2,@SUM(A1)\n3,-2+3\n4,"=HYPERLINK(""http://x"")"\n'
+    if include_large:
+        c["over_size_limit"] = b"1\n" * (MAX_UPLOAD_BYTES // 2 + 1)
+        c["million_rows"] = million_rows_csv()
+    return c
+
+
+def million_rows_csv(n: int = 1_000_000, seed: int = 7) -> bytes:
+    """A realistic 3-column CSV with ``n`` rows: id, a lognormal value, a region label."""
+    rng = np.random.default_rng(seed)
+    ids = np.arange(1, n + 1).astype(str)
+    values = np.round(rng.lognormal(5.0, 0.5, size=n), 2).astype(str)
+    regions = np.char.add("R", rng.integers(1, 101, size=n).astype(str))
+    lines = np.char.add(np.char.add(np.char.add(ids, ","), np.char.add(values, ",")), regions)
+    return ("id,value,region\n" + "\n".join(lines.tolist()) + "\n").encode()
