@@ -1,0 +1,946 @@
+"""Accuracy gains (or losses) from privatising a random sample instead of the population.
+
+Hu, Drechsler & Kim, "Accuracy gains from privacy amplification through sampling",
+Section 4.  A statistic ``g`` is released with the Laplace mechanism either on the whole
+population of ``N`` records at the target budget ``eps_target``, or on a simple random
+sample without replacement (SRSWOR) of ``n = rate * N`` records at the larger amplified
+budget ``eps_sample`` (Theorem 1, :func:`core.amplification.eps_sample`).  The sample
+release pays a sampling variance but may need less noise; this module quantifies the
+trade-off.
+
+* Section 4.1 -- the no-gain condition (:func:`no_gain_threshold`).
+* Section 4.2 -- the mean with global sensitivity: equations (6) and (7)
+  (:func:`mean_variance_population`, :func:`mean_variance_sample`,
+  :func:`mean_gain_table`, :func:`best_rate_mean`, :func:`simulate_mean_release`).
+* Section 4.3 / 4.4 -- the median with smooth sensitivity, by simulation
+  (:func:`median_gain_experiment`, :func:`best_rate`, :func:`verdict_text`).
+
+Naming follows the project: ``eps_target`` is the guarantee for the population,
+``eps_sample`` the budget spent on the sample, ``rate = n / N``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal, NamedTuple, TypeAlias
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+
+from core import amplification as amp
+from core import sensitivity as sens
+
+__all__ = [
+    "DELTA_SAMPLE_CAP",
+    "BestRate",
+    "MedianExperiment",
+    "best_rate",
+    "best_rate_mean",
+    "draw_sorted_samples",
+    "mean_gain_table",
+    "mean_variance_population",
+    "mean_variance_sample",
+    "median_gain_experiment",
+    "no_gain_threshold",
+    "sample_size",
+    "simulate_mean_release",
+    "verdict_text",
+]
+
+FloatArray: TypeAlias = NDArray[np.float64]
+FloatOrArray: TypeAlias = float | FloatArray
+Estimator: TypeAlias = Literal["exact_noise_variance", "drawn_noise"]
+ProgressCallback: TypeAlias = Callable[[float, str], object]
+
+#: Largest ``delta_sample`` handed to the smooth sensitivity.  ``delta_target / rate``
+#: reaches 1 for tiny samples; a delta >= 1 places no constraint at all and the smooth
+#: sensitivity's ``beta = eps / (2 log(2 / delta))`` needs ``delta < 1`` to stay in the
+#: regime of Nissim et al., so the amplified delta is capped just below 1.
+DELTA_SAMPLE_CAP = 1.0 - 1e-9
+
+_ESTIMATORS: tuple[str, ...] = ("exact_noise_variance", "drawn_noise")
+# Rows of the (reps x n) sample matrix handled at once: keeps the matrix of sorted sample
+# values (and its index matrix) at about 16 MB each, whatever n and reps are.
+_CHUNK_ELEMENTS = 2_000_000
+# Laplace(0, b) has variance 2 b^2; with b = 2 S / eps that is 8 S^2 / eps^2.
+_LAPLACE_VAR_FACTOR = 8.0
+
+
+# ---------------------------------------------------------------------------------------
+# Validation helpers
+# ---------------------------------------------------------------------------------------
+
+
+def _finite_scalar(name: str, value: object) -> float:
+    try:
+        x = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a number; got {value!r}") from exc
+    if not math.isfinite(x):
+        raise ValueError(f"{name} must be finite; got {value!r}")
+    return x
+
+
+def _check_bounds(lower: object, upper: object) -> tuple[float, float]:
+    lo = _finite_scalar("lower", lower)
+    hi = _finite_scalar("upper", upper)
+    if not lo < hi:
+        raise ValueError(f"lower must be < upper; got lower={lo!r}, upper={hi!r}")
+    return lo, hi
+
+
+def _check_values(values: ArrayLike, lower: float, upper: float) -> FloatArray:
+    """1-d, finite, non-empty, inside the public bounds; returned sorted (a copy)."""
+    try:
+        arr = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError("values must be an array of numbers") from exc
+    if arr.ndim != 1:
+        raise ValueError(f"values must be one-dimensional; got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError("values must not be empty")
+    if not np.isfinite(arr).all():
+        raise ValueError("values must all be finite (no NaN or infinity)")
+    out = np.sort(arr)
+    if out[0] < lower or out[-1] > upper:
+        raise ValueError(
+            f"values must lie inside the public bounds [{lower!r}, {upper!r}]; "
+            f"found values in [{float(out[0])!r}, {float(out[-1])!r}]"
+        )
+    return out
+
+
+def _check_eps_list(name: str, eps_values: ArrayLike) -> FloatArray:
+    arr = np.atleast_1d(np.asarray(eps_values, dtype=np.float64))
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty list of privacy parameters")
+    if not (np.isfinite(arr) & (arr > 0)).all():
+        raise ValueError(f"{name} must all be finite and > 0; got {arr.tolist()!r}")
+    return np.unique(arr)
+
+
+def _check_rate_list(rates: ArrayLike) -> FloatArray:
+    arr = np.atleast_1d(np.asarray(rates, dtype=np.float64))
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError("rates must be a non-empty list of sampling rates in (0, 1]")
+    if not ((arr > 0) & (arr <= 1)).all():
+        raise ValueError(f"rates must all lie in (0, 1]; got {arr.tolist()!r}")
+    return np.unique(arr)
+
+
+def _check_reps(reps: object, minimum: int = 2) -> int:
+    if isinstance(reps, bool) or not isinstance(reps, int | np.integer):
+        raise ValueError(f"reps must be an integer >= {minimum}; got {reps!r}")
+    if reps < minimum:
+        raise ValueError(f"reps must be >= {minimum}; got {reps!r}")
+    return int(reps)
+
+
+def _check_delta(name: str, delta: object) -> float:
+    d = _finite_scalar(name, delta)
+    if not 0 < d < 1:
+        raise ValueError(f"{name} must lie in (0, 1); got {delta!r}")
+    return d
+
+
+def _check_seed(seed: object) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+    return int(seed)
+
+
+def sample_size(rate: float, N: int) -> int:
+    """Sample size ``n = round(rate * N)``, at least 1, used for a sampling rate.
+
+    Parameters
+    ----------
+    rate : float
+        Sampling rate in (0, 1].
+    N : int
+        Population size.
+
+    Returns
+    -------
+    int
+        ``max(1, round(rate * N))`` (at most ``N``).
+    """
+    return int(min(N, max(1, round(rate * N))))
+
+
+def draw_sorted_samples(
+    rng: np.random.Generator, sorted_values: FloatArray, n: int, reps: int
+) -> FloatArray:
+    """Draw ``reps`` SRSWOR samples of size ``n`` and return them sorted, one per row.
+
+    Each row comes from ``rng.choice(N, n, replace=False, shuffle=False)``; sorting the
+    *indices* into the sorted population yields the sorted sample values directly.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Source of randomness (advanced by ``reps`` draws).
+    sorted_values : ndarray
+        The population, sorted ascending.
+    n : int
+        Sample size, 1 <= n <= N.
+    reps : int
+        Number of samples.
+
+    Returns
+    -------
+    ndarray, shape (reps, n)
+        Sorted sample values.
+    """
+    N = sorted_values.size
+    idx = np.empty((reps, n), dtype=np.intp)
+    for r in range(reps):
+        idx[r] = rng.choice(N, n, replace=False, shuffle=False)
+    idx.sort(axis=1)
+    return sorted_values[idx]
+
+
+# ---------------------------------------------------------------------------------------
+# Section 4.1 and 4.2: the mean with global sensitivity
+# ---------------------------------------------------------------------------------------
+
+
+def mean_variance_population(
+    eps_target: ArrayLike, N: int, lower: float, upper: float
+) -> FloatOrArray:
+    """Variance ``V_N`` of the Laplace-privatised population mean (Hu et al. eq. 6).
+
+    The population mean has global sensitivity ``R / N`` with ``R = upper - lower``;
+    Laplace noise with scale ``R / (eps N)`` has variance::
+
+        V_N = 2 (R / (eps_target N))^2.
+
+    There is no sampling variance: the whole population is used.
+
+    Parameters
+    ----------
+    eps_target : float or array_like
+        Privacy loss for the population, finite and > 0.
+    N : int
+        Population size, >= 1.
+    lower, upper : float
+        Public bounds of the variable (``lower < upper``).
+
+    Returns
+    -------
+    float or ndarray
+        ``V_N``, broadcast over ``eps_target``.
+    """
+    lo, hi = _check_bounds(lower, upper)
+    if N < 1:
+        raise ValueError(f"N must be >= 1; got {N!r}")
+    eps = np.asarray(eps_target, dtype=np.float64)
+    if not (np.isfinite(eps) & (eps > 0)).all():
+        raise ValueError(f"eps_target must be finite and > 0; got {eps_target!r}")
+    out = 2.0 * ((hi - lo) / (eps * float(N))) ** 2
+    return float(out) if np.ndim(eps_target) == 0 else out
+
+
+def _mean_parts(
+    eps_target: FloatArray, n: FloatArray, N: int, S2_N: float, R: float
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Return ``(sampling_part, noise_part, eps_sample)`` of eq. 7 (validated inputs)."""
+    rate = n / N
+    eps_s = np.asarray(amp.eps_sample(eps_target, rate), dtype=np.float64)
+    sampling = (1.0 - rate) * S2_N / n
+    noise = 2.0 * (R / (eps_s * n)) ** 2
+    return sampling, noise, eps_s
+
+
+def mean_variance_sample(
+    eps_target: ArrayLike,
+    n: ArrayLike,
+    N: int,
+    S2_N: float,
+    lower: float,
+    upper: float,
+) -> FloatOrArray:
+    """Variance ``V_n`` of the Laplace-privatised mean of an SRSWOR sample (Hu et al. eq. 7).
+
+    The sample mean of ``n`` out of ``N`` records has sampling variance
+    ``(1 - n/N) S_N^2 / n`` and global sensitivity ``R / n``; the Laplace noise uses the
+    amplified budget ``eps_n = eps_sample(eps_target, n/N)`` (Theorem 1), so::
+
+        V_n = (1 - n/N) S_N^2 / n + 2 (R / (eps_n n))^2.
+
+    Parameters
+    ----------
+    eps_target : float or array_like
+        Privacy loss for the population, finite and > 0.
+    n : float or array_like
+        Sample size(s), ``0 < n <= N`` (for a rate, pass ``rate * N``; non-integer values
+        are accepted so that smooth curves can be drawn).
+    N : int
+        Population size.
+    S2_N : float
+        Population variance with divisor ``N - 1``, >= 0.
+    lower, upper : float
+        Public bounds of the variable.
+
+    Returns
+    -------
+    float or ndarray
+        ``V_n``, broadcast over ``eps_target`` and ``n``.  At ``n = N`` it equals
+        :func:`mean_variance_population`.
+    """
+    lo, hi = _check_bounds(lower, upper)
+    if N < 1:
+        raise ValueError(f"N must be >= 1; got {N!r}")
+    s2 = _finite_scalar("S2_N", S2_N)
+    if s2 < 0:
+        raise ValueError(f"S2_N must be >= 0; got {S2_N!r}")
+    nn = np.asarray(n, dtype=np.float64)
+    if not ((nn > 0) & (nn <= N)).all():
+        raise ValueError(f"n must satisfy 0 < n <= N = {N}; got {n!r}")
+    eps = np.asarray(eps_target, dtype=np.float64)
+    if not (np.isfinite(eps) & (eps > 0)).all():
+        raise ValueError(f"eps_target must be finite and > 0; got {eps_target!r}")
+    e, m = np.broadcast_arrays(eps, nn)
+    sampling, noise, _ = _mean_parts(e, m, N, s2, hi - lo)
+    out = sampling + noise
+    return float(out) if np.ndim(eps_target) == 0 and np.ndim(n) == 0 else out
+
+
+def no_gain_threshold(
+    eps_target: ArrayLike, rate: ArrayLike, global_sensitivity: ArrayLike
+) -> FloatOrArray:
+    """Sampling variance above which sampling cannot improve accuracy (Hu et al. Section 4.1).
+
+    For any statistic released with the Laplace mechanism, whose global sensitivity on
+    the sample is at least the population's ``Delta``, the sample release is never more
+    accurate than the population release when::
+
+        Var(g(S(Y_N))) >= 2 Delta^2 (1 / eps_target^2 - 1 / eps_sample^2).
+
+    Computed as ``2 Delta^2 q / eps_target^2`` with ``q = 1 - (eps_target /
+    eps_sample)^2`` from :func:`core.amplification.sampling_variance_bound`, which is free
+    of cancellation near ``rate = 1``.
+
+    Parameters
+    ----------
+    eps_target : float or array_like
+        Privacy loss for the population, finite and > 0.
+    rate : float or array_like
+        Sampling rate n/N in (0, 1].
+    global_sensitivity : float or array_like
+        Global sensitivity ``Delta`` of the statistic on the population, finite and >= 0.
+
+    Returns
+    -------
+    float or ndarray
+        The threshold, >= 0 (0 at ``rate = 1``); it grows as ``eps_sample`` grows, i.e.
+        as the rate falls.
+    """
+    delta = np.asarray(global_sensitivity, dtype=np.float64)
+    if not (np.isfinite(delta) & (delta >= 0)).all():
+        raise ValueError(f"global_sensitivity must be finite and >= 0; got {global_sensitivity!r}")
+    q = amp.sampling_variance_bound(eps_target, rate)
+    out = 2.0 * delta**2 * np.asarray(q) / np.asarray(eps_target, dtype=np.float64) ** 2
+    scalar = all(np.ndim(v) == 0 for v in (eps_target, rate, global_sensitivity))
+    return float(out) if scalar else np.asarray(out, dtype=np.float64)
+
+
+def mean_gain_table(
+    values: ArrayLike,
+    lower: float,
+    upper: float,
+    eps_targets: ArrayLike,
+    rates: ArrayLike,
+) -> pd.DataFrame:
+    """Tidy table of eq. 6 against eq. 7 for the mean of ``values`` (Hu et al. Section 4.2).
+
+    For each pair (``eps_target``, ``rate``) the sample size is
+    ``n = max(1, round(rate N))`` and every quantity uses the realised ``n / N``.
+
+    Parameters
+    ----------
+    values : array_like
+        The population (1-d, finite, inside ``[lower, upper]``).
+    lower, upper : float
+        Public bounds; ``R = upper - lower``.
+    eps_targets : array_like
+        Non-empty list of population privacy losses (> 0).
+    rates : array_like
+        Non-empty list of sampling rates in (0, 1].
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (eps_target, rate), sorted, with columns ``eps_target, rate, n,
+        eps_sample, V_n, V_N, sampling_part, noise_part, r, gain``: ``sampling_part =
+        (1 - n/N) S_N^2 / n``, ``noise_part = 2 (R / (eps_sample n))^2``, ``r`` is the
+        noise-variance ratio of eq. 8 and ``gain = V_N / V_n - 1`` (negative: the sample
+        is less accurate).  ``gain`` is computed from ``V_n - V_N = sampling_part + V_N
+        (1 - r) / r`` with the cancellation-free ``1 - r`` of
+        :func:`core.amplification.noise_variance_gap`, so it is <= 0 even where ``r``
+        rounds to 1.
+    """
+    lo, hi = _check_bounds(lower, upper)
+    pop = _check_values(values, lo, hi)
+    eps = _check_eps_list("eps_targets", eps_targets)
+    rr = _check_rate_list(rates)
+    N = pop.size
+    s2 = float(np.var(pop, ddof=1)) if N > 1 else 0.0
+    R = hi - lo
+
+    n = np.array([sample_size(r, N) for r in rr], dtype=np.float64)
+    E, Nn = np.meshgrid(eps, n, indexing="ij")
+    _, RR = np.meshgrid(eps, rr, indexing="ij")
+    sampling, noise, eps_s = _mean_parts(E, Nn, N, s2, R)
+    realised = Nn / N
+    r = np.asarray(amp.noise_variance_ratio(E, realised), dtype=np.float64)
+    gap = np.asarray(amp.noise_variance_gap(E, realised), dtype=np.float64)
+    v_pop = 2.0 * (R / (E * N)) ** 2
+    v_n = sampling + noise
+    excess = sampling + v_pop * gap / (1.0 - gap)
+    gain = -excess / v_n
+    table = pd.DataFrame(
+        {
+            "eps_target": E.ravel(),
+            "rate": RR.ravel(),
+            "n": Nn.ravel().astype(np.int64),
+            "eps_sample": eps_s.ravel(),
+            "V_n": v_n.ravel(),
+            "V_N": v_pop.ravel(),
+            "sampling_part": sampling.ravel(),
+            "noise_part": noise.ravel(),
+            "r": r.ravel(),
+            "gain": gain.ravel(),
+        }
+    )
+    return table
+
+
+def best_rate_mean(
+    values: ArrayLike,
+    lower: float,
+    upper: float,
+    eps_target: float,
+    rates: ArrayLike,
+) -> float:
+    """Sampling rate that minimises ``V_n`` for the mean (Hu et al. Section 4.2).
+
+    The candidates are ``rates`` plus 1 (the population).  The answer is always 1: for
+    every rate < 1 the noise-variance ratio ``r`` of eq. 8 is < 1, so the sample's noise
+    part alone, ``V_N / r``, already exceeds ``V_N``, before any sampling variance is
+    added.  The function checks this on the data rather than assuming it.
+
+    Parameters
+    ----------
+    values : array_like
+        The population.
+    lower, upper : float
+        Public bounds.
+    eps_target : float
+        Population privacy loss, > 0.
+    rates : array_like
+        Candidate sampling rates in (0, 1].
+
+    Returns
+    -------
+    float
+        The minimising rate (1.0).
+    """
+    rr = np.append(_check_rate_list(rates), 1.0)
+    table = mean_gain_table(values, lower, upper, [eps_target], rr)
+    # gain = V_N / V_n - 1 is computed cancellation-free; the population has gain 0.
+    i = int(np.argmax(table["gain"].to_numpy()))
+    best = float(table["rate"].iloc[i])
+    return 1.0 if table["gain"].iloc[i] >= 0 else best
+
+
+def simulate_mean_release(
+    values: ArrayLike,
+    lower: float,
+    upper: float,
+    eps_target: float,
+    n: int,
+    reps: int,
+    seed: int = 0,
+) -> float:
+    """Monte Carlo variance of the privatised SRSWOR sample mean (checks Hu et al. eq. 7).
+
+    Each repetition draws a simple random sample without replacement of size ``n``,
+    computes its mean and adds Laplace noise with scale ``R / (eps_n n)``, where
+    ``eps_n = eps_sample(eps_target, n / N)``.
+
+    Parameters
+    ----------
+    values : array_like
+        The population.
+    lower, upper : float
+        Public bounds.
+    eps_target : float
+        Population privacy loss, > 0.
+    n : int
+        Sample size, 1 <= n <= N.
+    reps : int
+        Number of repetitions, >= 2.
+    seed : int
+        Seed of ``numpy.random.Generator(PCG64(seed))``.
+
+    Returns
+    -------
+    float
+        Empirical variance (divisor ``reps - 1``) of the ``reps`` releases; its
+        expectation is ``V_n`` of :func:`mean_variance_sample`.
+    """
+    lo, hi = _check_bounds(lower, upper)
+    pop = _check_values(values, lo, hi)
+    eps = _finite_scalar("eps_target", eps_target)
+    if eps <= 0:
+        raise ValueError(f"eps_target must be > 0; got {eps_target!r}")
+    N = pop.size
+    if isinstance(n, bool) or not isinstance(n, int | np.integer) or not 1 <= n <= N:
+        raise ValueError(f"n must be an integer with 1 <= n <= N = {N}; got {n!r}")
+    reps = _check_reps(reps)
+    rng = np.random.Generator(np.random.PCG64(_check_seed(seed)))
+    eps_s = float(amp.eps_sample(eps, n / N))
+    means = np.empty(reps)
+    for r in range(reps):
+        means[r] = pop[rng.choice(N, int(n), replace=False, shuffle=False)].mean()
+    releases = means + rng.laplace(0.0, (hi - lo) / (eps_s * n), size=reps)
+    return float(np.var(releases, ddof=1))
+
+
+# ---------------------------------------------------------------------------------------
+# Sections 4.3 and 4.4: the median with smooth sensitivity
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class MedianExperiment:
+    """Result of :func:`median_gain_experiment`.
+
+    Attributes
+    ----------
+    summary : pandas.DataFrame
+        One row per (eps_target, rate); ``rate = 1.0`` is the population release.
+    per_rep : pandas.DataFrame
+        One row per (eps_target, rate, rep), for violin plots.
+    population_median : float
+        The (lower) median ``m_N`` that every error is measured against.
+    N : int
+        Population size.
+    delta_target : float
+        Population delta.
+    reps : int
+        Number of repetitions ``T``.
+    seed : int
+        Seed used.
+    estimator : str
+        ``"exact_noise_variance"`` or ``"drawn_noise"``.
+    """
+
+    summary: pd.DataFrame
+    per_rep: pd.DataFrame
+    population_median: float
+    N: int
+    delta_target: float
+    reps: int
+    seed: int
+    estimator: str
+
+
+def _batch_sensitivity(
+    samples: FloatArray, eps: float | FloatArray, delta: float, lower: float, upper: float
+) -> FloatArray:
+    """Smooth sensitivity of the median (Hu et al. eq. 4) of each sorted row of ``samples``."""
+    out = sens.smooth_sensitivity_median_batch(samples, eps, delta, lower, upper)
+    return np.asarray(out, dtype=np.float64).reshape(samples.shape[0])
+
+
+def _summarise(sq: FloatArray) -> tuple[float, float, float]:
+    """Return ``(mse, mse_se, log_mse_se)`` for the squared errors ``sq``."""
+    mse = float(sq.mean())
+    sd = float(sq.std(ddof=1))
+    mse_se = sd / math.sqrt(sq.size)
+    log_se = mse_se / mse if mse > 0 else math.nan
+    return mse, mse_se, log_se
+
+
+@dataclass(frozen=True, eq=False)
+class _RateDraws:
+    """Everything simulated for one rate: shared by all eps_target (row j of 2-d arrays)."""
+
+    rate: float
+    n: int
+    eps_sample: FloatArray  # (n_eps,)
+    delta_sample: float
+    medians: FloatArray  # (T,)
+    sensitivity: FloatArray  # (n_eps, T)
+    z: FloatArray  # (n_eps, T) standard Laplace draws
+
+
+def _median_block(
+    d: _RateDraws, j: int, eps_target: float, s_pop: float, m_N: float, exact: bool
+) -> tuple[dict[str, object], dict[str, np.ndarray]]:
+    """Summary row and per-rep columns for one (eps_target, rate)."""
+    T = d.medians.size
+    eps_s = float(d.eps_sample[j])
+    s = d.sensitivity[j]
+    is_pop = d.rate == 1.0
+    noise = d.z[j] * (2.0 * s / eps_s)
+    err = d.medians - m_N
+    noise_var = _LAPLACE_VAR_FACTOR * (s / eps_s) ** 2
+    sq = err**2 + noise_var if exact else (err + noise) ** 2
+    mse, mse_se, log_se = _summarise(sq)
+    if exact and is_pop:
+        # A constant, 8 S_N^2 / eps^2: no Monte Carlo error at all.
+        mse_se, log_se = 0.0, 0.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_mse = float(np.log(mse))
+        ratio = s / s_pop if s_pop > 0 else np.full(T, np.nan)
+    row: dict[str, object] = {
+        "eps_target": eps_target,
+        "rate": d.rate,
+        "n": d.n,
+        "eps_sample": eps_s,
+        "delta_sample": d.delta_sample,
+        "log_mse": log_mse,
+        "log_mse_se": log_se,
+        "mse": mse,
+        "mse_se": mse_se,
+        "sampling_mse": float((err**2).mean()),
+        "noise_variance": float(noise_var.mean()),
+        "mean_sensitivity": float(s.mean()),
+        "median_sensitivity_ratio": float(np.median(ratio)),
+        "is_population": is_pop,
+    }
+    part = {
+        "eps_target": np.full(T, eps_target),
+        "rate": np.full(T, d.rate),
+        "rep": np.arange(T, dtype=np.int64),
+        "n": np.full(T, d.n, dtype=np.int64),
+        "sample_median": d.medians,
+        "sensitivity": s,
+        "sensitivity_ratio": ratio,
+        "noise": noise,
+        "squared_error": sq,
+    }
+    return row, part
+
+
+def median_gain_experiment(
+    values: ArrayLike,
+    *,
+    lower: float,
+    upper: float,
+    eps_targets: ArrayLike,
+    rates: ArrayLike,
+    reps: int,
+    delta_target: float | None = None,
+    seed: int = 0,
+    amplify_delta: bool = True,
+    estimator: Estimator = "exact_noise_variance",
+    progress: ProgressCallback | None = None,
+) -> MedianExperiment:
+    """Simulate the privatised median on the population and on SRSWOR samples (Section 4.3).
+
+    Hu, Drechsler & Kim, Section 4.3 (Figures 6-8) and Section 4.4 (Figures 10-13).
+    For every ``eps_target`` and repetition ``t = 1..T``:
+
+    1. Population: ``m_N + Laplace(0, 2 S_N / eps)`` where ``S_N`` is the smooth
+       sensitivity of the median (eq. 4) at ``(eps_target, delta_target)``.
+    2. Sample: draw an SRSWOR sample of ``n = max(1, round(rate N))`` records and take
+       its median ``m_n`` (the lower median, rank ``(n + 1) // 2``, for even ``n``).
+    3. Release ``m_n + Laplace(0, 2 S_n / eps_n)`` with ``S_n`` the smooth sensitivity of
+       the sample at the amplified ``(eps_n, delta_n)``: ``eps_n = eps_sample(eps, n/N)``
+       and ``delta_n = delta / (n/N)`` (Theorem 1), or ``delta_n = delta`` when
+       ``amplify_delta`` is false.  ``delta_n`` is capped at :data:`DELTA_SAMPLE_CAP`
+       (just below 1) because a delta of 1 or more constrains nothing and the smooth
+       sensitivity needs ``delta < 1``; with the paper's ``delta = 1/(2N)`` the cap only
+       acts for samples of a single record.
+
+    The error of each release is measured against the population median ``m_N``, and
+    ``MSE`` is the mean squared error over the ``T`` repetitions.  Each sample is drawn
+    once per (rate, rep) and reused for every ``eps_target``.
+
+    Parameters
+    ----------
+    values : array_like
+        The population (1-d, finite, inside ``[lower, upper]``).
+    lower, upper : float
+        Public bounds (the padding values of the smooth sensitivity).
+    eps_targets : array_like
+        Non-empty list of population privacy losses (> 0); duplicates are dropped.
+    rates : array_like
+        Non-empty list of sampling rates in (0, 1]; duplicates are dropped.  The
+        population (rate 1.0) is always included; a rate of 1.0 in the list is that row.
+    reps : int
+        Number of repetitions ``T`` >= 2.
+    delta_target : float, optional
+        Population delta in (0, 1); default ``1 / (2 N)`` as in the paper.
+    seed : int
+        Seed; ``numpy.random.Generator(PCG64)`` streams spawned from it draw the samples
+        and the Laplace noise separately, so both estimators see the same samples.  The
+        same seed gives the same result.
+    amplify_delta : bool
+        Use ``delta_target / rate`` on the samples (True) or ``delta_target`` (False).
+    estimator : {"exact_noise_variance", "drawn_noise"}
+        ``"exact_noise_variance"`` (default): conditionally on the sample, Laplace noise
+        with scale ``b = 2 S / eps`` has variance ``2 b^2 = 8 S^2 / eps^2``, so each
+        squared error is ``(m_n - m_N)^2 + 8 S_n^2 / eps_n^2``.  It has the same
+        expectation as a drawn squared error (the noise has mean 0 and is independent of
+        the sample) but a smaller variance (Rao-Blackwellisation); the population MSE
+        is then exactly ``8 S_N^2 / eps^2`` with standard error 0.
+        ``"drawn_noise"``: plain Monte Carlo, squared error ``(m_n + noise - m_N)^2``.
+    progress : callable, optional
+        ``progress(fraction_done, message)`` called after the population and after each
+        rate.
+
+    Returns
+    -------
+    MedianExperiment
+        ``summary`` has one row per (eps_target, rate) with columns ``eps_target, rate,
+        n, eps_sample, delta_sample, log_mse, log_mse_se, mse, mse_se, sampling_mse,
+        noise_variance, mean_sensitivity, median_sensitivity_ratio, is_population,
+        estimator``: ``sampling_mse`` is the mean of ``(m_n - m_N)^2``,
+        ``noise_variance`` the mean of ``8 S^2 / eps^2`` (their sum is the exact-noise
+        MSE), ``log_mse = log(MSE)`` and ``log_mse_se = se(MSE) / MSE`` (delta method,
+        ``se(MSE) = sd(squared errors) / sqrt(T)``).  ``per_rep`` is long with columns
+        ``eps_target, rate, rep, n, sample_median, sensitivity, sensitivity_ratio`` (the
+        sample's ``S_n`` over the population's ``S_N`` at the same ``eps_target``),
+        ``noise`` (a drawn Laplace noise; with the exact estimator it is drawn for the
+        plots only and not used in ``squared_error``) and ``squared_error``.
+
+    Raises
+    ------
+    ValueError
+        For empty lists, rates outside (0, 1], ``reps < 2``, bad bounds or delta, values
+        outside the bounds, or an unknown estimator.
+    """
+    lo, hi = _check_bounds(lower, upper)
+    pop = _check_values(values, lo, hi)
+    eps = _check_eps_list("eps_targets", eps_targets)
+    rr = _check_rate_list(rates)
+    sample_rates = rr[rr < 1.0]
+    T = _check_reps(reps)
+    seed = _check_seed(seed)
+    if estimator not in _ESTIMATORS:
+        raise ValueError(f"estimator must be one of {_ESTIMATORS}; got {estimator!r}")
+    if progress is not None and not callable(progress):
+        raise ValueError("progress must be a callable(fraction_done, message) or None")
+    N = pop.size
+    delta = 1.0 / (2.0 * N) if delta_target is None else _check_delta("delta_target", delta_target)
+    exact = estimator == "exact_noise_variance"
+
+    sample_ss, noise_ss = np.random.SeedSequence(seed).spawn(2)
+    sample_rng = np.random.Generator(np.random.PCG64(sample_ss))
+    noise_rng = np.random.Generator(np.random.PCG64(noise_ss))
+
+    n_eps = eps.size
+    steps = 1 + sample_rates.size
+    m_N = float(pop[sens.median_rank(N) - 1])
+    draws: list[_RateDraws] = []
+
+    # Population: one sensitivity per eps_target; the "sample" is the population itself.
+    s_pop = _batch_sensitivity(np.broadcast_to(pop, (n_eps, N)), eps, delta, lo, hi)
+    draws.append(
+        _RateDraws(
+            rate=1.0,
+            n=N,
+            eps_sample=eps,
+            delta_sample=delta,
+            medians=np.full(T, m_N),
+            sensitivity=np.repeat(s_pop[:, np.newaxis], T, axis=1),
+            z=noise_rng.laplace(0.0, 1.0, size=(n_eps, T)),
+        )
+    )
+    if progress is not None:
+        progress(1.0 / steps, "population")
+
+    for k, rate in enumerate(sample_rates):
+        n = sample_size(float(rate), N)
+        realised = n / N
+        eps_s = np.atleast_1d(np.asarray(amp.eps_sample(eps, realised), dtype=np.float64))
+        delta_s = min(delta / realised, DELTA_SAMPLE_CAP) if amplify_delta else delta
+        medians = np.empty(T)
+        s_all = np.empty((n_eps, T))
+        chunk = max(1, min(T, _CHUNK_ELEMENTS // n))
+        m_idx = sens.median_rank(n) - 1
+        for start in range(0, T, chunk):
+            stop = min(T, start + chunk)
+            samples = draw_sorted_samples(sample_rng, pop, n, stop - start)
+            medians[start:stop] = samples[:, m_idx]
+            for j in range(n_eps):
+                s_all[j, start:stop] = _batch_sensitivity(samples, eps_s[j], delta_s, lo, hi)
+        draws.append(
+            _RateDraws(
+                rate=float(rate),
+                n=n,
+                eps_sample=eps_s,
+                delta_sample=delta_s,
+                medians=medians,
+                sensitivity=s_all,
+                z=noise_rng.laplace(0.0, 1.0, size=(n_eps, T)),
+            )
+        )
+        if progress is not None:
+            progress((k + 2) / steps, f"rate {float(rate):g} (n = {n})")
+
+    # Rows sorted by eps_target, then by rate (the population, rate 1.0, last).
+    draws.sort(key=lambda d: d.rate)
+    summary_rows: list[dict[str, object]] = []
+    per_rep_parts: list[dict[str, np.ndarray]] = []
+    for j in range(n_eps):
+        for d in draws:
+            row, part = _median_block(d, j, float(eps[j]), float(s_pop[j]), m_N, exact)
+            row["estimator"] = estimator
+            summary_rows.append(row)
+            per_rep_parts.append(part)
+
+    summary = pd.DataFrame(summary_rows)
+    per_rep = pd.DataFrame(
+        {key: np.concatenate([part[key] for part in per_rep_parts]) for key in per_rep_parts[0]}
+    )
+    return MedianExperiment(
+        summary=summary,
+        per_rep=per_rep,
+        population_median=m_N,
+        N=N,
+        delta_target=delta,
+        reps=T,
+        seed=seed,
+        estimator=estimator,
+    )
+
+
+class BestRate(NamedTuple):
+    """Best sampling rate for one ``eps_target`` (see :func:`best_rate`)."""
+
+    rate: float
+    log_mse: float
+    relative_change: float
+
+
+def _rows_for(summary: pd.DataFrame, eps_target: float) -> pd.DataFrame:
+    required = {"eps_target", "rate", "mse", "log_mse", "log_mse_se"}
+    missing = required - set(summary.columns)
+    if missing:
+        raise ValueError(f"summary lacks the columns {sorted(missing)}")
+    rows = summary[np.isclose(summary["eps_target"].to_numpy(dtype=float), eps_target)]
+    if rows.empty:
+        have = sorted(set(summary["eps_target"].tolist()))
+        raise ValueError(f"eps_target={eps_target!r} is not in the summary (have {have})")
+    if not (rows["rate"] == 1.0).any():
+        raise ValueError(f"the summary has no population row (rate 1.0) for eps={eps_target!r}")
+    return rows
+
+
+def _relative(mse: float, mse_pop: float) -> float:
+    if mse_pop > 0:
+        return mse / mse_pop - 1.0
+    return 0.0 if mse == 0 else math.inf
+
+
+def best_rate(summary: pd.DataFrame, eps_target: float) -> BestRate:
+    """Rate with the smallest MSE for ``eps_target`` in a :func:`median_gain_experiment` summary.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        ``MedianExperiment.summary``.
+    eps_target : float
+        One of the privacy losses in the summary.
+
+    Returns
+    -------
+    BestRate
+        ``(rate, log_mse, relative_change)`` with ``relative_change = MSE_best /
+        MSE_population - 1`` (<= 0; 0 when the population itself is best, reported as
+        rate 1.0).  A sample must be strictly better than the population to win.
+    """
+    rows = _rows_for(summary, eps_target)
+    pop = rows[rows["rate"] == 1.0].iloc[0]
+    samples = rows[rows["rate"] < 1.0]
+    if not samples.empty:
+        best = samples.loc[samples["mse"].idxmin()]
+        if best["mse"] < pop["mse"]:
+            return BestRate(
+                float(best["rate"]),
+                float(best["log_mse"]),
+                _relative(float(best["mse"]), float(pop["mse"])),
+            )
+    return BestRate(1.0, float(pop["log_mse"]), 0.0)
+
+
+def _pct(rate: float) -> str:
+    return f"{100.0 * rate:.3g} %"
+
+
+def _factor(x: float) -> str:
+    """A ratio >= 1 with three significant digits and thousands separators."""
+    if not math.isfinite(x):
+        return "infinitely many"
+    if x < 100.0:
+        return f"{x:.3g}"
+    return f"{round(x, 2 - math.floor(math.log10(x))):,.0f}"
+
+
+def _change_words(rel: float, better: bool) -> str:
+    """Words for ``rel = MSE_sample / MSE_population - 1``."""
+    if better:
+        if rel > -0.9:
+            return f"{100.0 * -rel:.0f} % lower MSE"
+        return f"an MSE {_factor(1.0 / (1.0 + rel))} times smaller"
+    if rel >= 1.0:
+        return f"{_factor(rel + 1.0)} times the MSE"
+    return f"{max(100.0 * rel, 0.0):.0f} % higher MSE"
+
+
+def verdict_text(summary: pd.DataFrame, eps_target: float) -> str:
+    """One plain-words sentence: does sampling beat privatising the population at ``eps_target``?
+
+    Compares the sample rate with the smallest MSE with the population row.  When the
+    two log(MSE) values differ by less than two Monte Carlo standard errors
+    (``2 sqrt(se_sample^2 + se_population^2)``; the sample and population releases are
+    simulated independently) the sentence says so.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        ``MedianExperiment.summary``.
+    eps_target : float
+        One of the privacy losses in the summary.
+
+    Returns
+    -------
+    str
+        For example "At ε = 0.5 the 40 % sample is best: 22 % lower MSE than privatising
+        the population."
+    """
+    rows = _rows_for(summary, eps_target)
+    pop = rows[rows["rate"] == 1.0].iloc[0]
+    samples = rows[rows["rate"] < 1.0]
+    eps_words = f"At ε = {eps_target:g}"
+    if samples.empty:
+        return f"{eps_words} only the population was simulated; there is no sample to compare."
+    best = samples.loc[samples["mse"].idxmin()]
+    rel = _relative(float(best["mse"]), float(pop["mse"]))
+    better = bool(best["mse"] < pop["mse"])
+    if better:
+        text = (
+            f"{eps_words} the {_pct(float(best['rate']))} sample is best: "
+            f"{_change_words(rel, True)} than privatising the population."
+        )
+    else:
+        text = (
+            f"{eps_words} no sampling rate beats the population; the best sample "
+            f"({_pct(float(best['rate']))}) has {_change_words(rel, False)}."
+        )
+    se = math.hypot(float(best["log_mse_se"]), float(pop["log_mse_se"]))
+    diff = abs(float(best["log_mse"]) - float(pop["log_mse"]))
+    if math.isfinite(se) and math.isfinite(diff) and diff <= 2.0 * se:
+        text += (
+            " The difference is within Monte Carlo error (2 standard errors); "
+            "more repetitions are needed to tell them apart."
+        )
+    return text
