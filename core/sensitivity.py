@@ -1,0 +1,728 @@
+"""Global, local and smooth sensitivity of the mean and the median.
+
+Sources
+-------
+* Hu, Drechsler & Kim, "Accuracy gains from privacy amplification through sampling",
+  Section 2.2 (global, local and smooth sensitivity, equation (4)) and Section 4.3 (the
+  median released with Laplace noise scaled to its smooth sensitivity).
+* Nissim, Raskhodnikova & Smith (2007), "Smooth sensitivity and sampling in private data
+  analysis", STOC: the smooth sensitivity of the median and the O(n log n) algorithm for
+  it that this module follows.
+
+The smooth sensitivity of the median
+------------------------------------
+Sort the data, ``y_(1) <= ... <= y_(n)``, and pad with the public bounds,
+``y_(0) = lower`` and ``y_(n+1) = upper``.  With median rank ``m`` and
+``beta = eps / (2 log(2 / delta))``, equation (4) of Hu et al. reads::
+
+    S = max_{k=0..n} exp(-k beta) * max_{t=0..k+1} ( y_(m+t) - y_(m+t-k-1) ).
+
+The inner maximum is the largest local sensitivity of any data set at distance ``k``
+(Nissim et al.).  Writing ``i = m+t-k-1`` and ``j = m+t`` turns it into a maximum over
+pairs of ranks on both sides of the median::
+
+    S = max { (y_(j) - y_(i)) * exp(-beta (j - i - 1)) : 0 <= i <= m <= j <= n+1, j > i }.
+
+(Ranks outside 0..n+1 would repeat a bound at a larger distance, so they never win.)
+The released median is ``y_(m) + Laplace(0, 2 S / eps)``; that is (eps, delta)-DP.
+
+Median rank.  For odd ``n`` the median is ``y_(m)`` with ``m = (n+1)/2``, the case the
+paper states.  For even ``n`` this module uses the *lower* median, ``m = n/2``, both for
+the released value and for its sensitivity.  Equation (4) is the smooth sensitivity of
+the order statistic of rank ``m`` for any ``m`` (the argument of Nissim et al. never uses
+that ``m`` is central), so the lower median keeps the guarantee; the average of the two
+middle values would need a different sensitivity.
+
+Algorithm (exact)
+-----------------
+Row ``i`` (a rank at or below the median) looks for its best partner ``j`` (a rank at or
+above it).  Up to the row factor ``exp(beta (i+1))`` the value of a pair is
+``h_i(j) = (y_(j) - y_(i)) a_j`` with ``a_j = exp(-beta j)`` decreasing in ``j``.  For
+``j < j'`` and rows ``i < i'``::
+
+    [h_i'(j') - h_i'(j)] - [h_i(j') - h_i(j)] = (y_(i') - y_(i)) (a_j - a_j') >= 0,
+
+so a later partner only gains ground as the row moves up.  Hence if ``j*`` is the
+*largest* maximiser of row ``i``, every ``j < j*`` is no better than ``j*`` in row
+``i'``, and the largest maximiser of row ``i'`` is ``>= j*``: the optimal partner is
+non-decreasing in the row.  Divide and conquer over rows (solve the middle row over the
+allowed columns, then the rows below it over columns ``<= j*`` and the rows above over
+columns ``>= j*``) finds every row maximum with O(n log n) evaluations.  The pair
+``(m, m)`` is allowed in every row with value 0 (its difference is 0), which gives all
+rows the same column set ``m..n+1`` without changing the maximum.
+
+Two exact prunings make typical calls much cheaper, without ever being needed for
+correctness (data with many ties at the median defeat them and the divide and conquer
+alone does the work):
+
+* A pair at distance ``d = j - i - 1`` is worth at most ``(upper - lower) exp(-beta d)``.
+  After a cheap lower bound ``best`` (the local sensitivity and a few pairs at doubling
+  distances), only distances with ``(upper - lower) exp(-beta d) > best`` are searched.
+* A block of rows and columns is skipped when its largest possible value
+  ``(y_(col_hi) - y_(row_lo)) * exp(-beta * (smallest distance))`` does not exceed the best
+  value found so far, and a row scan stops when no later column can reach the row's best.
+
+Floating point.  The weights ``exp(-beta d)`` are made non-increasing, so both prunings
+are valid for the computed values too; the divide and conquer can lose a few rounding
+errors per level where the exact monotonicity is blurred by rounding, i.e. the result
+agrees with the definitional O(n^2) maximum to about 1e-14 relative.
+
+The compiled kernels use numba (``cache=True``: compiled once, then loaded from disk).
+Importing this module compiles nothing; :func:`warm_up` compiles (or loads) the kernels
+on a tiny input.  Without numba a vectorised numpy version of the same divide and conquer
+is used (exact, slower).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TypeAlias
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+try:  # numba is optional: without it the numpy fallback below is used.
+    import numba as _numba
+except ImportError:  # pragma: no cover - exercised only where numba is missing
+    _numba = None
+
+__all__ = [
+    "HAVE_NUMBA",
+    "global_sensitivity_mean",
+    "global_sensitivity_median",
+    "local_sensitivity_mean",
+    "local_sensitivity_median",
+    "median_of_sorted",
+    "median_rank",
+    "smooth_beta",
+    "smooth_sensitivity_median",
+    "smooth_sensitivity_median_batch",
+    "warm_up",
+]
+
+FloatArray: TypeAlias = NDArray[np.float64]
+
+HAVE_NUMBA: bool = _numba is not None
+
+# Explicit stack for the divide and conquer: its depth is about log2(rows) + 1.
+_STACK_ROWS = 256
+# Block length for the weight table exp(-beta k) = exp(-beta B a) * exp(-beta b), k = B a + b.
+_WEIGHT_BLOCK = 64
+# Smallest normal double: products below it have lost relative precision.
+_TINY = float(np.finfo(np.float64).tiny)
+
+
+def _njit(func):
+    """Compile ``func`` lazily with numba (cached on disk), or return it unchanged."""
+    if _numba is None:  # pragma: no cover
+        return func
+    return _numba.njit(cache=True, nogil=True)(func)
+
+
+# ---------------------------------------------------------------------------------------
+# Validation
+# ---------------------------------------------------------------------------------------
+
+
+def _check_scalar(name: str, value: object) -> float:
+    try:
+        x = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a number; got {value!r}") from exc
+    return x
+
+
+def _check_eps_delta(eps: float, delta: float) -> tuple[float, float]:
+    e = _check_scalar("eps", eps)
+    d = _check_scalar("delta", delta)
+    if not (math.isfinite(e) and e > 0):
+        raise ValueError(f"eps must be a finite number > 0; got {eps!r}")
+    if not (0 < d < 1):
+        raise ValueError(f"delta must be in the open interval (0, 1); got {delta!r}")
+    return e, d
+
+
+def _check_bounds(lower: float, upper: float) -> tuple[float, float]:
+    lo = _check_scalar("lower", lower)
+    hi = _check_scalar("upper", upper)
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise ValueError(f"lower and upper must be finite; got lower={lower!r}, upper={upper!r}")
+    if not lo < hi:
+        raise ValueError(f"lower must be < upper; got lower={lower!r}, upper={upper!r}")
+    if not math.isfinite(hi - lo):
+        raise ValueError(f"upper - lower overflows; got lower={lower!r}, upper={upper!r}")
+    return lo, hi
+
+
+def _as_values(values: ArrayLike, name: str = "values") -> FloatArray:
+    try:
+        arr = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be numbers; got {type(values).__name__}") from exc
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional; got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty: at least one value is needed")
+    return arr
+
+
+def _describe(arr: FloatArray, bad: NDArray[np.bool_]) -> str:
+    flat = np.flatnonzero(bad.reshape(-1))
+    idx = np.unravel_index(flat[0], arr.shape)
+    where = int(idx[0]) if len(idx) == 1 else tuple(int(i) for i in idx)
+    more = f" ({flat.size} of {arr.size} values)" if flat.size > 1 else ""
+    return f"{float(arr.reshape(-1)[flat[0]])!r} at index {where}{more}"
+
+
+def _check_data(arr: FloatArray, lower: float, upper: float, *, sorted_: bool, name: str) -> None:
+    """Finite, inside [lower, upper] and (if ``sorted_``) non-decreasing along the last axis."""
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{name} must be finite; got {_describe(arr, ~np.isfinite(arr))}")
+    outside = (arr < lower) | (arr > upper)
+    if outside.any():
+        raise ValueError(
+            f"{name} must lie inside the public bounds [lower, upper] = [{lower!r}, {upper!r}]; "
+            f"got {_describe(arr, outside)}. Clip the data to the bounds or widen them."
+        )
+    if sorted_ and arr.shape[-1] > 1:
+        descending = arr[..., 1:] < arr[..., :-1]
+        if descending.any():
+            raise ValueError(
+                f"{name} must be sorted in non-decreasing order (assume_sorted / *_sorted input); "
+                f"a value drops below its predecessor at {_describe(arr[..., 1:], descending)}"
+            )
+
+
+# ---------------------------------------------------------------------------------------
+# Small public helpers
+# ---------------------------------------------------------------------------------------
+
+
+def median_rank(n: int) -> int:
+    """1-indexed rank of the (lower) median of ``n`` values.
+
+    Parameters
+    ----------
+    n : int
+        Number of values, ``n >= 1``.
+
+    Returns
+    -------
+    int
+        ``(n + 1) // 2``: the middle rank ``(n+1)/2`` for odd ``n`` (Hu et al., Section 4.3)
+        and the lower median ``n/2`` for even ``n``.  The same rank is used for the released
+        median and for its sensitivity in this module.
+    """
+    if isinstance(n, bool) or int(n) != n:
+        raise ValueError(f"n must be an integer; got {n!r}")
+    n = int(n)
+    if n < 1:
+        raise ValueError(f"n must be >= 1; got {n}")
+    return (n + 1) // 2
+
+
+def median_of_sorted(values: ArrayLike) -> float:
+    """The (lower) median ``y_(m)``, ``m = median_rank(n)``, of sorted values.
+
+    Parameters
+    ----------
+    values : array_like
+        One-dimensional, finite, sorted in non-decreasing order (checked).
+
+    Returns
+    -------
+    float
+        ``values[m - 1]``.  For odd ``n`` the usual median; for even ``n`` the lower of the two
+        middle values (not their average), matching :func:`smooth_sensitivity_median`.
+    """
+    arr = _as_values(values)
+    if not np.isfinite(arr).all():
+        raise ValueError(f"values must be finite; got {_describe(arr, ~np.isfinite(arr))}")
+    if arr.size > 1 and (arr[1:] < arr[:-1]).any():
+        raise ValueError("values must be sorted in non-decreasing order")
+    return float(arr[median_rank(arr.size) - 1])
+
+
+def smooth_beta(eps: float, delta: float) -> float:
+    """Smoothing parameter ``beta = eps / (2 ln(2 / delta))``.
+
+    Hu et al., Section 2.2 after equation (4); Nissim, Raskhodnikova & Smith (2007) for the
+    (eps, delta) Laplace calibration it comes from.
+
+    Parameters
+    ----------
+    eps : float
+        Privacy-loss parameter, finite and > 0.
+    delta : float
+        Failure probability in (0, 1).
+
+    Returns
+    -------
+    float
+        ``beta > 0``.
+    """
+    e, d = _check_eps_delta(eps, delta)
+    return e / (2.0 * (math.log(2.0) - math.log(d)))
+
+
+def global_sensitivity_mean(n: int, lower: float, upper: float) -> float:
+    """Global sensitivity ``R / n`` of the mean of ``n`` values in ``[lower, upper]``.
+
+    Hu et al., Section 2.2: changing one record from one bound to the other moves the mean
+    by ``R / n`` with ``R = upper - lower``.
+    """
+    lo, hi = _check_bounds(lower, upper)
+    if isinstance(n, bool) or int(n) != n or int(n) < 1:
+        raise ValueError(f"n must be an integer >= 1; got {n!r}")
+    return (hi - lo) / int(n)
+
+
+def global_sensitivity_median(lower: float, upper: float) -> float:
+    """Global sensitivity ``R = upper - lower`` of the median (Hu et al., Section 2.2).
+
+    Worst case: half the records (including the median) at ``lower``, the rest at
+    ``upper``; moving one low record to ``upper`` moves the median across the whole range.
+    """
+    lo, hi = _check_bounds(lower, upper)
+    return hi - lo
+
+
+def local_sensitivity_mean(values: ArrayLike, lower: float, upper: float) -> float:
+    """Local sensitivity of the mean, ``max(upper - min(y), max(y) - lower) / n``.
+
+    Hu et al., Section 2.2 (``R(Y_N) / N``): the largest move of the mean when one record is
+    replaced by any value in ``[lower, upper]``.  It never exceeds the global value
+    :func:`global_sensitivity_mean` and equals it when the data touch a bound.
+
+    Parameters
+    ----------
+    values : array_like
+        The data (any order), finite and inside ``[lower, upper]``.
+    lower, upper : float
+        Public bounds, ``lower < upper``.
+    """
+    lo, hi = _check_bounds(lower, upper)
+    arr = _as_values(values)
+    _check_data(arr, lo, hi, sorted_=False, name="values")
+    return max(hi - float(arr.min()), float(arr.max()) - lo) / arr.size
+
+
+def local_sensitivity_median(
+    values: ArrayLike, lower: float, upper: float, *, assume_sorted: bool = False
+) -> float:
+    """Local sensitivity of the (lower) median: ``max(y_(m+1) - y_(m), y_(m) - y_(m-1))``.
+
+    Hu et al., Section 2.2, with the padding ``y_(0) = lower`` and ``y_(n+1) = upper`` (for
+    ``n <= 2`` one changed record can move the median to a bound).  It is the ``k = 0`` term
+    of equation (4), so it never exceeds the smooth sensitivity.
+
+    Parameters
+    ----------
+    values : array_like
+        The data, finite and inside ``[lower, upper]``.
+    lower, upper : float
+        Public bounds, ``lower < upper``.
+    assume_sorted : bool, optional
+        Skip sorting (sortedness is still checked).
+    """
+    lo, hi = _check_bounds(lower, upper)
+    arr = _as_values(values)
+    _check_data(arr, lo, hi, sorted_=assume_sorted, name="values")
+    y = arr if assume_sorted else np.sort(arr)
+    n = y.size
+    m = median_rank(n)
+    below = lo if m - 2 < 0 else float(y[m - 2])
+    above = hi if m >= n else float(y[m])
+    med = float(y[m - 1])
+    return max(above - med, med - below)
+
+
+# ---------------------------------------------------------------------------------------
+# Compiled kernels (plain Python functions when numba is missing; only used with numba)
+# ---------------------------------------------------------------------------------------
+
+
+def _fill_weights(beta: float, count: int, w: FloatArray) -> None:
+    """``w[k] = exp(-beta k)`` for ``k < count``, made non-increasing.
+
+    Blocked: ``exp(-beta (B a + b)) = exp(-beta B a) * exp(-beta b)`` costs one
+    multiplication per entry and is within ~2 ulp of the direct exponential.
+    """
+    block = _WEIGHT_BLOCK
+    small = np.empty(block)
+    for b in range(block):
+        small[b] = math.exp(-beta * b)
+    k = 0
+    a = 0
+    while k < count:
+        big = math.exp(-beta * (block * a))
+        stop = min(count, k + block)
+        for b in range(stop - k):
+            w[k + b] = big * small[b]
+        k = stop
+        a += 1
+    if count > 0:
+        w[0] = 1.0
+    for k in range(1, count):
+        if w[k] > w[k - 1]:
+            w[k] = w[k - 1]
+
+
+def _row_log_argmax(
+    y: FloatArray, lower: float, upper: float, beta: float, i: int, cl: int, ch: int
+) -> tuple[float, int]:
+    """Row ``i``: (value, largest maximiser) over columns ``cl..ch``, compared in logs."""
+    n = y.shape[0]
+    yi = lower if i == 0 else y[i - 1]
+    top = -np.inf
+    arg = cl
+    for j in range(cl, ch + 1):
+        yj = upper if j == n + 1 else y[j - 1]
+        diff = yj - yi
+        s = math.log(diff) - beta * (j - i - 1) if diff > 0.0 else -np.inf
+        if s >= top:
+            top = s
+            arg = j
+    if top == -np.inf:
+        return 0.0, arg
+    yj = upper if arg == n + 1 else y[arg - 1]
+    return (yj - yi) * math.exp(-beta * (arg - i - 1)), arg
+
+
+def _smooth_core(y: FloatArray, lower: float, upper: float, beta: float, w: FloatArray) -> float:
+    """Smooth sensitivity of the lower median of sorted ``y`` (see module docstring).
+
+    ``w`` is a scratch buffer of length >= ``len(y) + 1``.  Padded rank ``r`` (0..n+1) is
+    ``lower`` for r = 0, ``y[r - 1]`` for 1..n and ``upper`` for n+1.
+    """
+    n = y.shape[0]
+    m = (n + 1) // 2
+    big_r = upper - lower
+
+    # Padded order statistic without copying: rank r in 0..n+1.
+    # (inlined below as: lower if r == 0 else upper if r == n + 1 else y[r - 1])
+
+    # --- lower bound: local sensitivity and pairs at doubling distances -------------
+    ym = y[m - 1]
+    ylo = lower if m - 2 < 0 else y[m - 2]
+    yhi = upper if m >= n else y[m]
+    best = max(yhi - ym, ym - ylo)
+    d = 1
+    while True:
+        i = m - d
+        j = m + d
+        if i < 0:
+            i = 0
+        if j > n + 1:
+            j = n + 1
+        yi = lower if i == 0 else y[i - 1]
+        yj = upper if j == n + 1 else y[j - 1]
+        # (i, m), (m, j), (i, j)
+        v = (ym - yi) * math.exp(-beta * (m - i - 1)) if m > i else 0.0
+        if v > best:
+            best = v
+        v = (yj - ym) * math.exp(-beta * (j - m - 1)) if j > m else 0.0
+        if v > best:
+            best = v
+        v = (yj - yi) * math.exp(-beta * (j - i - 1))
+        if v > best:
+            best = v
+        if i == 0 and j == n + 1:
+            break
+        d *= 2
+
+    if best >= big_r:
+        return best
+
+    # --- restrict to the distances that can still beat `best` ----------------------
+    # Pairs with distance j - i - 1 >= kcut are worth <= R exp(-beta kcut) <= best.
+    if best > 0.0:
+        kf = math.log(big_r / best) / beta + 2.0
+        kcut = n + 1 if kf >= n + 1 else int(kf)
+    else:
+        kcut = n + 1
+    row_lo = m - kcut
+    if row_lo < 0:
+        row_lo = 0
+    col_hi = m + kcut
+    if col_hi > n + 1:
+        col_hi = n + 1
+    nw = col_hi - row_lo  # distances 0 .. col_hi - row_lo - 1
+    _fill_weights(beta, nw, w)
+
+    # --- divide and conquer over rows with monotone partners ------------------------
+    stack = np.empty((_STACK_ROWS, 4), dtype=np.int64)
+    top = 0
+    stack[0, 0] = row_lo
+    stack[0, 1] = m
+    stack[0, 2] = m
+    stack[0, 3] = col_hi
+    top = 1
+    while top > 0:
+        top -= 1
+        rl = stack[top, 0]
+        rh = stack[top, 1]
+        cl = stack[top, 2]
+        ch = stack[top, 3]
+        y_rl = lower if rl == 0 else y[rl - 1]
+        y_ch = upper if ch == n + 1 else y[ch - 1]
+        dmin = cl - rh - 1
+        if dmin < 0:
+            dmin = 0
+        if (y_ch - y_rl) * w[dmin] <= best:
+            continue  # no pair in this block can beat the best value found so far
+        mid = (rl + rh) // 2
+        yi = lower if mid == 0 else y[mid - 1]
+        span = y_ch - yi
+        row_best = -1.0
+        arg = cl
+        for j in range(cl, ch + 1):
+            dd = j - mid - 1
+            if dd < 0:
+                v = 0.0  # the pair (m, m): difference 0
+            else:
+                yj = upper if j == n + 1 else y[j - 1]
+                v = (yj - yi) * w[dd]
+            if v >= row_best:  # ties: keep the largest maximiser
+                row_best = v
+                arg = j
+            # Later columns are worth <= span * w[dd + 1] (weights and data are monotone,
+            # and so is rounding); once that is below the row's best nothing can even tie.
+            if dd >= 0 and dd + 1 < nw and span * w[dd + 1] < row_best:
+                break
+        if row_best < _TINY:
+            # Every value of this row underflowed (or is subnormal, or exactly 0): the
+            # products no longer order the columns as the exact values do, and a wrong
+            # split would hide partners from other rows.  Rescan in the log domain, where
+            # nothing underflows: log(y_j - y_i) - beta (j - i - 1), -inf for ties.
+            row_best, arg = _row_log_argmax(y, lower, upper, beta, mid, cl, ch)
+        if row_best > best:
+            best = row_best
+        if mid > rl:
+            stack[top, 0] = rl
+            stack[top, 1] = mid - 1
+            stack[top, 2] = cl
+            stack[top, 3] = arg
+            top += 1
+        if mid < rh:
+            stack[top, 0] = mid + 1
+            stack[top, 1] = rh
+            stack[top, 2] = arg
+            stack[top, 3] = ch
+            top += 1
+    return best
+
+
+def _batch_core(
+    samples: FloatArray, lower: float, upper: float, betas: FloatArray, out: FloatArray
+) -> None:
+    reps, n = samples.shape
+    w = np.empty(n + 2)
+    for r in range(reps):
+        out[r] = _smooth_core(samples[r], lower, upper, betas[r], w)
+
+
+if _numba is not None:
+    _fill_weights = _njit(_fill_weights)
+    _row_log_argmax = _njit(_row_log_argmax)
+    _smooth_core = _njit(_smooth_core)
+    _batch_core = _njit(_batch_core)
+
+
+# ---------------------------------------------------------------------------------------
+# numpy fallback: the same divide and conquer, vectorised level by level
+# ---------------------------------------------------------------------------------------
+
+
+def _smooth_numpy(y: FloatArray, lower: float, upper: float, beta: float) -> float:
+    """Exact smooth sensitivity without numba: divide and conquer, one numpy pass per level.
+
+    All rows of one recursion level are solved together: the level's (row, column segment)
+    pairs are evaluated in one flat array, and the largest maximiser of each segment splits
+    the columns for the next level.  O(n log n) work in O(log n) numpy passes.  Columns
+    are compared by ``log(y_j - y_i) - beta (j - i - 1)`` so that nothing underflows.
+    """
+    n = y.size
+    m = (n + 1) // 2
+    ypad = np.concatenate(([lower], y, [upper]))
+    rl = np.array([0], dtype=np.int64)
+    rh = np.array([m], dtype=np.int64)
+    cl = np.array([m], dtype=np.int64)
+    ch = np.array([n + 1], dtype=np.int64)
+    best = 0.0
+    while rl.size:
+        mid = (rl + rh) // 2
+        lengths = ch - cl + 1
+        starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+        seg = np.repeat(np.arange(rl.size), lengths)
+        cols = np.arange(int(lengths.sum())) - starts[seg] + cl[seg]
+        rows = mid[seg]
+        diff = ypad[cols] - ypad[rows]
+        with np.errstate(divide="ignore"):
+            score = np.where(diff > 0, np.log(diff), -np.inf) - beta * (cols - rows - 1)
+        seg_top = np.maximum.reduceat(score, starts)
+        pos = np.where(score == seg_top[seg], np.arange(cols.size), -1)
+        at = np.maximum.reduceat(pos, starts)  # flat index of the largest maximiser
+        arg = cols[at]
+        found = diff[at] * np.exp(-beta * np.maximum(cols[at] - rows[at] - 1, 0))
+        best = max(best, float(found.max()))
+        left = mid > rl
+        right = mid < rh
+        rl, rh, cl, ch = (
+            np.concatenate((rl[left], mid[right] + 1)),
+            np.concatenate((mid[left] - 1, rh[right])),
+            np.concatenate((cl[left], arg[right])),
+            np.concatenate((arg[left], ch[right])),
+        )
+    return best
+
+
+# ---------------------------------------------------------------------------------------
+# Public smooth sensitivity
+# ---------------------------------------------------------------------------------------
+
+
+def smooth_sensitivity_median(
+    values: ArrayLike,
+    eps: float,
+    delta: float,
+    lower: float,
+    upper: float,
+    *,
+    assume_sorted: bool = False,
+) -> float:
+    """Smooth sensitivity of the median, equation (4) of Hu et al. (Section 2.2, 4.3).
+
+    ``S = max_{k=0..n} exp(-k beta) max_{t=0..k+1} (y_(m+t) - y_(m+t-k-1))`` with
+    ``y_(0) = lower``, ``y_(n+1) = upper``, ``m`` = :func:`median_rank` and
+    ``beta`` = :func:`smooth_beta` (Nissim, Raskhodnikova & Smith 2007).  Adding
+    ``Laplace(0, 2 S / eps)`` to the median ``y_(m)`` gives (eps, delta)-DP.
+
+    Exact: computed by divide and conquer over monotone optimal partners (see the module
+    docstring for the proof), equal to the O(n^2) definition up to rounding (~1e-14
+    relative).  About 0.1-0.3 ms at n = 10,001 once compiled.
+
+    Parameters
+    ----------
+    values : array_like
+        One-dimensional data, finite and inside ``[lower, upper]``.
+    eps : float
+        Privacy-loss parameter of the release, > 0.
+    delta : float
+        In (0, 1).
+    lower, upper : float
+        Public bounds of the data, ``lower < upper``.
+    assume_sorted : bool, optional
+        The values are already sorted in non-decreasing order (checked, not re-sorted).
+
+    Returns
+    -------
+    float
+        ``S``, with ``local_sensitivity_median <= S <= upper - lower``.
+
+    Raises
+    ------
+    ValueError
+        Empty or non-finite data, data outside the bounds, unsorted data with
+        ``assume_sorted=True``, ``lower >= upper``, ``eps <= 0`` or ``delta`` not in (0, 1).
+    """
+    beta = smooth_beta(eps, delta)
+    lo, hi = _check_bounds(lower, upper)
+    arr = _as_values(values)
+    _check_data(arr, lo, hi, sorted_=assume_sorted, name="values")
+    y = np.ascontiguousarray(arr if assume_sorted else np.sort(arr))
+    if _numba is None:  # pragma: no cover
+        return _smooth_numpy(y, lo, hi, beta)
+    w = np.empty(y.size + 2)
+    return float(_smooth_core(y, lo, hi, beta, w))
+
+
+def smooth_sensitivity_median_batch(
+    samples_sorted: ArrayLike,
+    eps: float | ArrayLike,
+    delta: float | ArrayLike,
+    lower: float,
+    upper: float,
+) -> FloatArray:
+    """Smooth sensitivity of the median (equation (4), Hu et al.) for many sorted samples.
+
+    One compiled loop over the rows; no Python work per row.
+
+    Parameters
+    ----------
+    samples_sorted : array_like, shape (reps, n)
+        Each row one sample, sorted in non-decreasing order (checked), finite and inside
+        ``[lower, upper]``.
+    eps : float or array_like, shape (reps,)
+        Privacy-loss parameter, one for all rows or one per row; > 0.
+    delta : float or array_like, shape (reps,)
+        In (0, 1), one for all rows or one per row.
+    lower, upper : float
+        Public bounds, ``lower < upper``.
+
+    Returns
+    -------
+    ndarray, shape (reps,)
+        ``S`` of every row, equal to :func:`smooth_sensitivity_median` on that row.
+    """
+    lo, hi = _check_bounds(lower, upper)
+    try:
+        samples = np.asarray(samples_sorted, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError("samples_sorted must be a 2-D array of numbers") from exc
+    if samples.ndim != 2:
+        raise ValueError(
+            f"samples_sorted must be 2-D (reps x n); got {samples.ndim}-D shape {samples.shape}"
+        )
+    reps, n = samples.shape
+    if n == 0:
+        raise ValueError("samples_sorted has rows of length 0: each sample needs a value")
+    betas = _batch_betas(eps, delta, reps)
+    _check_data(samples, lo, hi, sorted_=True, name="samples_sorted")
+    samples = np.ascontiguousarray(samples)
+    out = np.empty(reps)
+    if reps == 0:
+        return out
+    if _numba is None:  # pragma: no cover
+        for r in range(reps):
+            out[r] = _smooth_numpy(samples[r], lo, hi, float(betas[r]))
+        return out
+    _batch_core(samples, lo, hi, betas, out)
+    return out
+
+
+def _batch_betas(eps: float | ArrayLike, delta: float | ArrayLike, reps: int) -> FloatArray:
+    """``beta`` per row from scalar or per-row ``eps`` and ``delta``."""
+    result = []
+    for name, value in (("eps", eps), ("delta", delta)):
+        try:
+            arr = np.asarray(value, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{name} must be a number or a 1-D array of numbers") from exc
+        if arr.ndim == 0:
+            arr = np.full(reps, float(arr))
+        elif arr.shape != (reps,):
+            raise ValueError(
+                f"{name} must be a scalar or have shape ({reps},) (one per row); "
+                f"got shape {arr.shape}"
+            )
+        result.append(arr)
+    e, d = result
+    bad_e = ~(np.isfinite(e) & (e > 0))
+    if bad_e.any():
+        raise ValueError(f"eps must be finite and > 0; got {_describe(e, bad_e)}")
+    bad_d = ~((d > 0) & (d < 1))
+    if bad_d.any():
+        raise ValueError(f"delta must be in the open interval (0, 1); got {_describe(d, bad_d)}")
+    return np.ascontiguousarray(e / (2.0 * (np.log(2.0) - np.log(d))))
+
+
+def warm_up() -> None:
+    """Compile the numba kernels (or load them from the on-disk cache) on a tiny input.
+
+    Call once at start-up so that the first real request does not pay the compile time.
+    Does nothing without numba.
+    """
+    y = np.array([0.1, 0.2, 0.2, 0.7])
+    smooth_sensitivity_median(y, 1.0, 1e-3, 0.0, 1.0, assume_sorted=True)
+    smooth_sensitivity_median_batch(y[None, :], 1.0, 1e-3, 0.0, 1.0)
