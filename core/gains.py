@@ -450,10 +450,12 @@ def best_rate_mean(
     """
     rr = np.append(_check_rate_list(rates), 1.0)
     table = mean_gain_table(values, lower, upper, [eps_target], rr)
-    # gain = V_N / V_n - 1 is computed cancellation-free; the population has gain 0.
-    i = int(np.argmax(table["gain"].to_numpy()))
-    best = float(table["rate"].iloc[i])
-    return 1.0 if table["gain"].iloc[i] >= 0 else best
+    # Minimising V_n is maximising gain = V_N / V_n - 1, which mean_gain_table computes
+    # without cancellation; the population has gain 0 and wins ties.
+    gain = table["gain"].to_numpy()
+    rate = table["rate"].to_numpy()
+    best = float(gain.max())
+    return float(rate[gain == best].max())
 
 
 def simulate_mean_release(
