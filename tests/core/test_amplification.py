@@ -268,6 +268,17 @@ def test_eps_sample_decreasing_in_rate(eps: float, r1: float, r2: float) -> None
 
 
 @FAST
+@given(eps=EPS, r1=RATES, r2=RATES)
+def test_accuracy_quantities_monotone_in_rate(eps: float, r1: float, r2: float) -> None:
+    # Larger samples: less amplification, so r and the Steinke ratio grow towards 1
+    # while 1 - r and q shrink towards 0.
+    lo, hi = sorted((r1, r2))
+    assert amp.noise_variance_gap(eps, lo) >= amp.noise_variance_gap(eps, hi)
+    assert amp.sampling_variance_bound(eps, lo) >= amp.sampling_variance_bound(eps, hi)
+    assert amp.steinke_ratio(eps, lo) <= amp.steinke_ratio(eps, hi)
+
+
+@FAST
 @given(eps=EPS, rate=RATES)
 def test_ratio_at_most_one_and_gap_nonnegative(eps: float, rate: float) -> None:
     r = amp.noise_variance_ratio(eps, rate)
