@@ -43,12 +43,20 @@ def _timed(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _best_of(repeat: int, func: Callable[[], Any]) -> tuple[float, Any]:
+    """Best wall time of ``repeat`` runs (the least disturbed by other processes)."""
     best, out = float("inf"), None
     for _ in range(repeat):
         t = time.perf_counter()
         out = func()
         best = min(best, time.perf_counter() - t)
     return best, out
+
+
+def _cpu_of(func: Callable[[], Any]) -> float:
+    """CPU time of this process for one run (insensitive to other load on the machine)."""
+    t = time.process_time()
+    func()
+    return time.process_time() - t
 
 
 def _experiment(pop, eps, rates, reps, estimator="exact_noise_variance"):
@@ -65,7 +73,8 @@ def _experiment(pop, eps, rates, reps, estimator="exact_noise_variance"):
 
 
 def main() -> None:
-    print(f"cpus: {os.cpu_count()}, numba: {sensitivity.HAVE_NUMBA}")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"cpus: {os.cpu_count()}, load average: {load:.2f}, numba: {sensitivity.HAVE_NUMBA}")
     t = time.perf_counter()
     sensitivity.warm_up()
     print(f"sensitivity.warm_up() (compile or load numba cache): {time.perf_counter() - t:.3f} s")
@@ -116,9 +125,11 @@ def main() -> None:
     print("\nmedian_gain_experiment (best of 3):")
     for label, pop, eps, rates, reps, est in cases:
         estimator = "exact_noise_variance" if est == "exact" else "drawn_noise"
-        best, ex = _best_of(3, lambda: _experiment(pop, eps, rates, reps, estimator))  # noqa: B023
+        run = lambda: _experiment(pop, eps, rates, reps, estimator)  # noqa: B023, E731
+        best, ex = _best_of(3, run)
+        cpu = _cpu_of(run)
         rows = len(ex.per_rep)
-        print(f"  {label} {best:7.3f} s   ({rows:,} per-rep rows)")
+        print(f"  {label} {best:7.3f} s wall, {cpu:7.3f} s CPU   ({rows:,} per-rep rows)")
 
     print("\nMonte Carlo error of log(MSE), Figure 8, T = 1000 (median over cells, samples only):")
     for est in ["exact_noise_variance", "drawn_noise"]:

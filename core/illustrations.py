@@ -22,6 +22,7 @@ from numpy.typing import ArrayLike
 from core import sensitivity as sens
 from core.gains import (
     _check_bounds,
+    _check_delta,
     _check_eps_list,
     _check_rate_list,
     _check_reps,
@@ -141,17 +142,14 @@ def privatized_medians(
     eps = _check_eps_list("eps_values", eps_values)
     T = _check_reps(reps)
     N = pop.size
-    if delta is None:
-        delta = 1.0 / (2.0 * N)
-    elif not 0 < float(delta) < 1:
-        raise ValueError(f"delta must lie in (0, 1); got {delta!r}")
+    delta = 1.0 / (2.0 * N) if delta is None else _check_delta("delta", delta)
     rng = _rng(seed)
     median = float(pop[sens.median_rank(N) - 1])
     if sensitivity == "global":
         scale = sens.global_sensitivity_median(lo, hi) / eps
     else:
         s = sens.smooth_sensitivity_median_batch(
-            np.broadcast_to(pop, (eps.size, N)), eps, float(delta), lo, hi
+            np.broadcast_to(pop, (eps.size, N)), eps, delta, lo, hi
         )
         scale = 2.0 * np.asarray(s, dtype=np.float64) / eps
     noise = rng.laplace(0.0, 1.0, size=(eps.size, T)) * scale[:, np.newaxis]
