@@ -90,8 +90,8 @@ with tab_forward:
             "allows ε_sample ≈ 5.15."
         ),
         formulas=[
-            r"\varepsilon_{\mathrm{sample}} = \log\!\Big(1 + \frac{e^{\varepsilon_{\mathrm{target}}}"
-            r" - 1}{n/N}\Big)"
+            r"\varepsilon_{\mathrm{sample}} = \log\!\Big(1 + "
+            r"\frac{e^{\varepsilon_{\mathrm{target}}} - 1}{n/N}\Big)"
         ],
     )
     fig, data = figs.delta_sample_figure(delta_target, rates, log_x=log_x)
@@ -185,11 +185,6 @@ with tab_reverse:
             "sample for a mean (Hu et al. eq. 8). It is below 1 for every n < N: the sample mean "
             "always carries more noise. Values that print as 1.000000 are rounding."
         )
-        with st.expander("Reproduce in Python"):
-            st.code(
-                figs.python_snippet(eps_targets, rate_min, delta_target, int(n_pop), int(n_sample)),
-                language="python",
-            )
 
 with tab_steinke:
     st.markdown(
@@ -200,17 +195,26 @@ with tab_steinke:
     c1, c2, c3 = st.columns(3)
     with c1:
         st_eps = float_list_input(
-            "ε values", "amp_st_eps", default=(0.01, 0.1, 1.0, 2.0), min_value=1e-6,
+            "ε values",
+            "amp_st_eps",
+            default=(0.01, 0.1, 1.0, 2.0),
+            min_value=1e-6,
             max_value=100.0,
         )
     with c2:
         st_p = float_list_input(
-            "Sampling probabilities p", "amp_st_p", default=(0.001, 0.01, 0.1, 0.5),
-            min_value=1e-9, max_value=1.0,
+            "Sampling probabilities p",
+            "amp_st_p",
+            default=(0.001, 0.01, 0.1, 0.5),
+            min_value=1e-9,
+            max_value=1.0,
         )
     with c3:
         st_c = float_list_input(
-            "Constants c (ε = c·p)", "amp_st_c", default=(0.2, 0.5, 2.0, 5.0), min_value=1e-4,
+            "Constants c (ε = c·p)",
+            "amp_st_c",
+            default=(0.2, 0.5, 2.0, 5.0),
+            min_value=1e-4,
             max_value=1e4,
         )
     p_grid = np.geomspace(1e-4, 1.0, figs.CURVE_POINTS)
@@ -239,8 +243,10 @@ with tab_steinke:
             "Holding p fixed, the ratio falls as ε grows: amplification is nearly free while ε "
             "is much smaller than p and fades once ε is comparable to p or larger."
         ),
-        formulas=[r"\frac{\varepsilon}{p+\varepsilon} \le \log(1+\varepsilon/p) \le"
-                  r" \varepsilon_p \le \frac{\varepsilon}{p}"],
+        formulas=[
+            r"\frac{\varepsilon}{p+\varepsilon} \le \log(1+\varepsilon/p) \le"
+            r" \varepsilon_p \le \frac{\varepsilon}{p}"
+        ],
     )
     fig, data = figs.steinke_regime_figure(st_c, p_grid, log_x=True)
     chart_block(
@@ -268,4 +274,10 @@ with tab_steinke:
             "bound, so amplification is nearly free only for ε of the order of p."
         ),
         formulas=[r"\text{noise factor} \le \frac{c}{\log(1+c)}"],
+    )
+
+with st.expander("Reproduce in Python", icon=":material/code:"):
+    st.code(
+        figs.python_snippet(eps_targets, rate_min, delta_target, int(n_pop), int(n_sample)),
+        language="python",
     )

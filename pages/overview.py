@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import streamlit as st
-
 from core.populations import population_to_csv_bytes
-from ui.charts import chart_block
+
 from ui.downloads import frame_to_csv_bytes
-from ui.population_view import group_counts, histogram_data, histogram_figure, population_summary
-from ui.state import active_population
+from ui.population_view import (
+    group_counts,
+    histogram_data,
+    histogram_figure,
+    population_snippet,
+    population_summary,
+)
+from ui.state import active_choice, active_population, active_seed
 from ui.upload import upload_form
 from ui.widgets import bound_toggle
 
@@ -92,3 +97,6 @@ if pop.strata is not None or pop.clusters is not None:
 
 st.subheader("Upload your own population")
 upload_form()
+
+with st.expander("Reproduce in Python", icon=":material/code:"):
+    st.code(population_snippet(pop, active_choice(), active_seed()), language="python")

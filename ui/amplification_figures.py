@@ -223,7 +223,9 @@ def steinke_regime_figure(
                 hovertemplate=f"floor {floor:.4f}<extra>c = {c:g}</extra>",
             )
         )
-        frames.append(pd.DataFrame({"c": c, "p": rates, "eps": c * rates, "ratio": y, "floor": floor}))
+        frames.append(
+            pd.DataFrame({"c": c, "p": rates, "eps": c * rates, "ratio": y, "floor": floor})
+        )
     style_figure(
         fig,
         title="Keep ε = c·p and the ratio stays above log(1+c)/c",
@@ -250,9 +252,10 @@ def noise_factor_figure(c_grid: np.ndarray) -> tuple[go.Figure, pd.DataFrame]:
     return fig, pd.DataFrame({"c": c_grid, "noise_factor": y})
 
 
-def calculator_table(population_size: int, sample_size: int, eps_targets: Sequence[float],
-                     delta_target: float) -> pd.DataFrame:
-    """One row per ε_target: the budgets a sample of ``sample_size`` out of ``population_size`` may use."""
+def calculator_table(
+    population_size: int, sample_size: int, eps_targets: Sequence[float], delta_target: float
+) -> pd.DataFrame:
+    """One row per ε_target: what a sample of ``sample_size`` out of ``population_size`` may use."""
     rate = sample_size / population_size
     rows = []
     for e in eps_targets:
@@ -272,12 +275,15 @@ def calculator_table(population_size: int, sample_size: int, eps_targets: Sequen
 
 
 def python_snippet(
-    eps_targets: Sequence[float], rate_min: float, delta_target: float, population_size: int,
+    eps_targets: Sequence[float],
+    rate_min: float,
+    delta_target: float,
+    population_size: int,
     sample_size: int,
 ) -> str:
     """Python that reproduces the page's numbers with :mod:`core.amplification`."""
     eps_list = ", ".join(f"{e:g}" for e in eps_targets)
-    return f'''import numpy as np
+    return f"""import numpy as np
 from core import amplification as amp
 
 eps_targets = [{eps_list}]
@@ -291,4 +297,4 @@ rate = {sample_size} / {population_size}
 print(amp.eps_sample(eps_targets, rate))           # ε_sample for each ε_target
 print(amp.delta_sample({delta_target:g}, rate))     # δ_sample
 print(amp.steinke_ratio(eps_targets, rate))        # p·ε_p/ε
-'''
+"""

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
-
 from core.populations import Population
+
 from ui.theme import PALETTE, REFERENCE_COLOUR, style_figure
 
 
@@ -110,3 +110,20 @@ def group_counts(labels: np.ndarray, values: np.ndarray) -> pd.DataFrame:
         .reset_index()
     )
     return out
+
+
+def population_snippet(pop: Population, choice: str, seed: int) -> str:
+    """Python that rebuilds the active population with :mod:`core.populations`."""
+    if choice == "uploaded":
+        make = (
+            f'pop = load_population_csv("your_file.csv", value_column="{pop.value_label}", '
+            f"lower={pop.lower:g}, upper={pop.upper:g})"
+        )
+    else:
+        make = f'pop = make_builtin("{choice}", seed={seed})'
+    return f"""from core.populations import load_population_csv, make_builtin
+
+{make}
+print(pop.size, pop.lower, pop.upper, pop.content_hash[:12])
+print(pop.values[(pop.size - 1) // 2])  # the median rank used throughout the app
+"""

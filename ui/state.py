@@ -17,11 +17,13 @@ UPLOADED = "uploaded"
 _UPLOAD_STATE = "uploaded_population"
 DEFAULT_POPULATION = "lognormal"
 
+#: Short names shown in the selector; they are also what the URL carries (?population=Beta).
 _LABELS = {
-    "lognormal": "Lognormal(5, 0.5) — skewed, like income",
-    "beta": "Beta(2, 10) — bounded on [0, 1]",
-    "bimodal": "Bimodal mixture — median in a gap",
-    "establishments": "Establishments — employees, strata, regions",
+    "lognormal": "Lognormal",
+    "beta": "Beta",
+    "bimodal": "Bimodal",
+    "establishments": "Establishments",
+    UPLOADED: "Uploaded",
 }
 
 
@@ -33,10 +35,7 @@ def builtin_population(key: str, seed: int) -> Population:
 
 def population_label(key: str) -> str:
     """Readable name of a population choice in the selector."""
-    if key == UPLOADED:
-        pop = uploaded_population()
-        return f"Uploaded: {pop.name}" if pop is not None else "Uploaded CSV"
-    return _LABELS.get(key, BUILTIN_POPULATIONS.get(key, key))
+    return _LABELS.get(key, key)
 
 
 def uploaded_population() -> Population | None:
@@ -64,6 +63,12 @@ def population_sidebar() -> None:
         bind="query-params",
         help="Every page computes on this population. Upload your own on the Population page.",
     )
+    choice = active_choice()
+    if choice == UPLOADED:
+        pop = uploaded_population()
+        st.caption(f"Your file: {pop.name if pop is not None else ''}")
+    else:
+        st.caption(BUILTIN_POPULATIONS[choice])
     st.number_input(
         "Seed",
         min_value=0,
@@ -82,12 +87,19 @@ def active_seed() -> int:
     return int(value) if value is not None else 0
 
 
+def active_choice() -> str:
+    """Key of the active population: a built-in key, or ``"uploaded"``."""
+    key = st.session_state.get(POPULATION_KEY) or DEFAULT_POPULATION
+    if key == UPLOADED and uploaded_population() is None:
+        return DEFAULT_POPULATION
+    return str(key)
+
+
 def active_population() -> Population:
     """The population chosen in the sidebar (the default built-in if nothing is chosen)."""
-    key = st.session_state.get(POPULATION_KEY) or DEFAULT_POPULATION
+    key = active_choice()
     if key == UPLOADED:
         pop = uploaded_population()
-        if pop is not None:
-            return pop
-        key = DEFAULT_POPULATION
+        assert pop is not None  # active_choice checked it
+        return pop
     return builtin_population(key, active_seed())

@@ -63,6 +63,7 @@ def style_figure(
         margin={"l": 10, "r": 10, "t": 60, "b": 10},
         hovermode="x unified",
         colorway=list(PALETTE),
+        showlegend=True,
         legend={
             "title": {"text": legend_title or ""},
             "orientation": "h",

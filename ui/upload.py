@@ -12,7 +12,6 @@ import io
 import numpy as np
 import pandas as pd
 import streamlit as st
-
 from core.populations import (
     MAX_UPLOAD_BYTES,
     CsvTable,
@@ -20,6 +19,7 @@ from core.populations import (
     read_csv_table,
     suggest_bounds,
 )
+
 from ui.state import use_uploaded_population
 
 _ERROR_KEY = "upload_error"
@@ -98,9 +98,7 @@ def upload_form() -> None:
         return
 
     tag = digest[:10]
-    value_column = st.selectbox(
-        "Value column (y)", table.numeric_columns, key=f"up_value_{tag}"
-    )
+    value_column = st.selectbox("Value column (y)", table.numeric_columns, key=f"up_value_{tag}")
     column = pd.to_numeric(table.frame[value_column], errors="coerce").to_numpy(dtype=float)
     finite = column[np.isfinite(column)]
     lo_guess, hi_guess = suggest_bounds(finite)

@@ -62,10 +62,10 @@ def log_float_control(
     def from_number() -> None:
         st.session_state[slider_key] = _nearest(grid, float(st.session_state[key]))
 
-    col_slider, col_number = st.columns([3, 1], vertical_alignment="bottom")
+    col_slider, col_number = st.columns([3, 1.2], vertical_alignment="bottom")
     with col_number:
         value = st.number_input(
-            f"{label}, exact",
+            "exact value",
             min_value=float(min_value),
             max_value=float(max_value),
             value=float(default),
@@ -73,7 +73,8 @@ def log_float_control(
             key=key,
             bind="query-params",
             on_change=from_number,
-            help="Type any value in the allowed range; the slider moves to the nearest mark.",
+            help=f"{label}: type any value from {min_value:g} to {max_value:g}; the slider moves "
+            "to the nearest mark.",
         )
     if value is None:  # defensive: an emptied box falls back to the default
         value = float(default)
@@ -129,7 +130,9 @@ def float_list_input(
     return values
 
 
-def parse_float_list(text: str, *, min_value: float, max_value: float) -> tuple[list[float], list[str]]:
+def parse_float_list(
+    text: str, *, min_value: float, max_value: float
+) -> tuple[list[float], list[str]]:
     """Parse ``"0.1, 0.5 1"`` into sorted unique floats and a list of readable problems."""
     values: set[float] = set()
     problems: list[str] = []

@@ -11,7 +11,7 @@ SCREENSHOTS = ROOT / "artifacts" / "screenshots"
 ERROR_SELECTORS = ('[data-testid="stException"]', '[data-testid="stAlertContentError"]')
 
 
-def settle(page, *, quiet_checks: int = 4, timeout: float = 60.0) -> None:  # noqa: ANN001
+def settle(page, *, quiet_checks: int = 4, timeout: float = 60.0) -> None:
     """Wait until the Streamlit script has stopped running and the page is quiet."""
     page.wait_for_selector('[data-testid="stMainBlockContainer"]', timeout=timeout * 1000)
     deadline = time.monotonic() + timeout
@@ -26,7 +26,7 @@ def settle(page, *, quiet_checks: int = 4, timeout: float = 60.0) -> None:  # no
     raise AssertionError("the app kept running for more than the time bound")
 
 
-def errors_on_page(page) -> list[str]:  # noqa: ANN001
+def errors_on_page(page) -> list[str]:
     """Texts of exception and error elements currently shown."""
     texts: list[str] = []
     for selector in ERROR_SELECTORS:
@@ -35,13 +35,13 @@ def errors_on_page(page) -> list[str]:  # noqa: ANN001
     return texts
 
 
-def exceptions_on_page(page) -> list[str]:  # noqa: ANN001
+def exceptions_on_page(page) -> list[str]:
     """Texts of uncaught-exception elements (tracebacks) only."""
     loc = page.locator('[data-testid="stException"]')
     return [loc.nth(i).inner_text() for i in range(loc.count())]
 
 
-def screenshot(page, name: str) -> Path:  # noqa: ANN001
+def screenshot(page, name: str) -> Path:
     """Save a full-page screenshot under ``artifacts/screenshots`` (git-ignored)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
@@ -49,7 +49,7 @@ def screenshot(page, name: str) -> Path:  # noqa: ANN001
     return path
 
 
-def plot_texts(page) -> str:  # noqa: ANN001
+def plot_texts(page) -> str:
     """All text drawn inside plotly charts (legends, titles, axis labels)."""
     loc = page.locator('[data-testid="stPlotlyChart"]')
     return "\n".join(loc.nth(i).inner_text() for i in range(loc.count()))

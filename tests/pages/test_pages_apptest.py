@@ -14,19 +14,22 @@ ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 120
 
 
-def _app(query: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+def _open(page: str, query: dict[str, str] | None = None) -> AppTest:
+    """Run the real router (``app.main``) with ``page`` as the landing page.
+
+    AppTest's ``switch_page`` does not rerun the router script (the shared sidebar vanishes),
+    so each test lands directly on its page, as a user following a link would.
+    """
+    script = (
+        "import sys\n"
+        f"sys.path.insert(0, {str(ROOT)!r})\n"
+        "import app\n"
+        f"app.main(default_page={page!r})\n"
+    )
+    at = AppTest.from_string(script, default_timeout=TIMEOUT)
     if query:
         at.query_params.update(query)
-    return at
-
-
-def _open(page: str | None, query: dict[str, str] | None = None) -> AppTest:
-    at = _app(query)
     at.run()
-    if page is not None:
-        at.switch_page(page)
-        at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 
@@ -55,7 +58,8 @@ def test_every_page_runs_without_exception(page):
 
 @pytest.mark.parametrize("population", ["lognormal", "beta", "bimodal", "establishments"])
 def test_population_page_for_each_builtin(population):
-    at = _open("pages/overview.py", {"population": population})
+    label = population.capitalize()
+    at = _open("pages/overview.py", {"population": label})
     assert at.selectbox(key="population").value == population
     assert not at.error
 

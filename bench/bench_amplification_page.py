@@ -1,0 +1,108 @@
+"""Time every Amplification-page interaction (target: under 100 ms each).
+
+Two figures are printed:
+1. the figure builders alone (the computation behind each chart), and
+2. a whole script rerun of the page under Streamlit's AppTest after moving each control —
+   an upper bound on the server-side time of an interaction (AppTest adds its own overhead;
+   the browser's drawing time is not included).
+
+Run: ``.venv/bin/python bench/bench_amplification_page.py``
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+from ui import amplification_figures as figs  # noqa: E402
+
+
+def _time(fn, repeats: int = 20) -> tuple[float, float]:
+    samples = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - t0) * 1000)
+    return statistics.median(samples), max(samples)
+
+
+def bench_builders() -> None:
+    rates = figs.rate_grid(1e-3, log_spacing=True)
+    p_grid = np.geomspace(1e-4, 1.0, figs.CURVE_POINTS)
+    cases = {
+        "eps_sample_figure (3 curves)": lambda: figs.eps_sample_figure(
+            [0.1, 0.5, 1.0], rates, log_x=True, log_y=False
+        ),
+        "delta_sample_figure": lambda: figs.delta_sample_figure(5e-5, rates, log_x=True),
+        "eps_target_figure (3 curves)": lambda: figs.eps_target_figure(
+            [1.0, 2.0, 5.0], rates, log_x=True, log_y=True
+        ),
+        "steinke_vs_p_figure (4 curves)": lambda: figs.steinke_vs_p_figure(
+            [0.01, 0.1, 1, 2], p_grid, log_x=True
+        ),
+        "steinke_regime_figure (4 c)": lambda: figs.steinke_regime_figure(
+            [0.2, 0.5, 2, 5], p_grid, log_x=True
+        ),
+        "calculator_table": lambda: figs.calculator_table(10001, 101, [0.1, 0.5, 1.0], 5e-5),
+    }
+    print("Figure builders (median / max over 20 runs):")
+    for name, fn in cases.items():
+        med, worst = _time(fn)
+        print(f"  {name:34s} {med:7.2f} ms / {worst:7.2f} ms")
+
+
+def bench_reruns() -> None:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    at.switch_page("pages/amplification.py")
+    at.run()
+    assert not at.exception
+
+    def rerun(action) -> float:
+        t0 = time.perf_counter()
+        action()
+        at.run()
+        elapsed = (time.perf_counter() - t0) * 1000
+        assert not at.exception, [e.value for e in at.exception]
+        return elapsed
+
+    actions = {
+        "ε_target list": [
+            lambda v=v: at.text_input(key="amp_eps_targets").set_value(v)
+            for v in ("0.2, 2", "0.1, 0.5, 1", "0.05, 0.3, 3, 8")
+        ],
+        "smallest rate (slider)": [
+            lambda v=v: at.select_slider(key="amp_rate_min__slider").set_value(v)
+            for v in (0.01, 0.0001, 0.001)
+        ],
+        "δ_target (exact box)": [
+            lambda v=v: at.number_input(key="amp_delta").set_value(v) for v in (1e-6, 5e-5)
+        ],
+        "log axis toggle": [
+            lambda v=v: at.toggle(key="amp_log_x").set_value(v) for v in (True, False)
+        ],
+        "sample size n": [
+            lambda v=v: at.number_input(key="amp_n").set_value(v) for v in (1001, 101)
+        ],
+        "Steinke c list": [
+            lambda v=v: at.text_input(key="amp_st_c").set_value(v) for v in ("1, 10", "0.2, 0.5")
+        ],
+    }
+    print("Whole page rerun after an interaction, AppTest (median / max over repeats):")
+    for name, acts in actions.items():
+        samples = [rerun(a) for _ in range(3) for a in acts]
+        print(f"  {name:34s} {statistics.median(samples):7.1f} ms / {max(samples):7.1f} ms")
+
+
+if __name__ == "__main__":
+    bench_builders()
+    bench_reruns()

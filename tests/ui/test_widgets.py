@@ -1,0 +1,57 @@
+"""Pure helpers behind the URL-bound controls."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ui.widgets import log_grid, parse_float_list
+
+
+def test_log_grid_holds_the_papers_values_and_bounds():
+    grid = log_grid(1e-3, 10.0)
+    for v in (0.001, 0.01, 0.1, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0):
+        assert v in grid
+    assert grid == sorted(grid)
+    assert grid[0] == 1e-3 and grid[-1] == 10.0
+
+
+def test_log_grid_includes_odd_bounds():
+    grid = log_grid(0.0042, 0.37)
+    assert grid[0] == 0.0042 and grid[-1] == 0.37
+    assert all(0.0042 <= v <= 0.37 for v in grid)
+
+
+@pytest.mark.parametrize("lo,hi", [(0, 1), (-1, 1), (2, 1), (1, 1)])
+def test_log_grid_rejects_bad_bounds(lo, hi):
+    with pytest.raises(ValueError, match="min_value"):
+        log_grid(lo, hi)
+
+
+@pytest.mark.parametrize(
+    "text,values,n_problems",
+    [
+        ("0.1, 0.5, 1", [0.1, 0.5, 1.0], 0),
+        ("1;0.1  0.5", [0.1, 0.5, 1.0], 0),
+        ("0.5, 0.5", [0.5], 0),
+        ("", [], 0),
+        ("abc, 2", [2.0], 1),
+        ("-1, 1e9, nan, inf, 3", [3.0], 4),
+        ("=1+1", [], 1),
+    ],
+)
+def test_parse_float_list(text, values, n_problems):
+    parsed, problems = parse_float_list(text, min_value=1e-6, max_value=50)
+    assert parsed == values
+    assert len(problems) == n_problems
+
+
+@given(st.text(max_size=200))
+def test_parse_float_list_never_raises_and_respects_bounds(text):
+    parsed, problems = parse_float_list(text, min_value=0.01, max_value=10)
+    assert all(0.01 <= v <= 10 and math.isfinite(v) for v in parsed)
+    assert parsed == sorted(set(parsed))
+    assert all(isinstance(p, str) and p for p in problems)
