@@ -110,6 +110,8 @@ _STACK_ROWS = 256
 _WEIGHT_BLOCK = 64
 # Smallest normal double: products below it have lost relative precision.
 _TINY = float(np.finfo(np.float64).tiny)
+# Columns scanned between two checks of the row's early stop.
+_CHUNK = 16
 
 
 def _njit(func):
@@ -174,8 +176,31 @@ def _describe(arr: FloatArray, bad: NDArray[np.bool_]) -> str:
     return f"{float(arr.reshape(-1)[flat[0]])!r} at index {where}{more}"
 
 
-def _check_data(arr: FloatArray, lower: float, upper: float, *, sorted_: bool, name: str) -> None:
-    """Finite, inside [lower, upper] and (if ``sorted_``) non-decreasing along the last axis."""
+def _check_data(
+    arr: FloatArray,
+    lower: float,
+    upper: float,
+    *,
+    sorted_: bool,
+    name: str,
+    report: FloatArray | None = None,
+) -> None:
+    """Finite, inside [lower, upper] and (if ``sorted_``) non-decreasing along the last axis.
+
+    With numba a compiled single pass answers "all valid?"; the numpy checks below, which
+    write the error message (about ``report`` if given), run only when it says no.
+    """
+    if (
+        _numba is not None
+        and arr.ndim in (1, 2)
+        and arr.size > 0
+        and arr.flags.c_contiguous
+        and arr.flags.writeable
+        and _all_valid(arr.reshape(1, -1) if arr.ndim == 1 else arr, lower, upper, sorted_)
+    ):
+        return
+    if report is not None:  # e.g. the caller's unsorted values, for indices in the message
+        arr = report
     if not np.isfinite(arr).all():
         raise ValueError(f"{name} must be finite; got {_describe(arr, ~np.isfinite(arr))}")
     outside = (arr < lower) | (arr > upper)
@@ -185,12 +210,28 @@ def _check_data(arr: FloatArray, lower: float, upper: float, *, sorted_: bool, n
             f"got {_describe(arr, outside)}. Clip the data to the bounds or widen them."
         )
     if sorted_ and arr.shape[-1] > 1:
-        descending = arr[..., 1:] < arr[..., :-1]
+        descending = np.zeros(arr.shape, dtype=bool)
+        descending[..., 1:] = arr[..., 1:] < arr[..., :-1]
         if descending.any():
             raise ValueError(
                 f"{name} must be sorted in non-decreasing order (assume_sorted / *_sorted input); "
-                f"a value drops below its predecessor at {_describe(arr[..., 1:], descending)}"
+                f"a value drops below its predecessor: {_describe(arr, descending)}"
             )
+
+
+def _all_valid(a: FloatArray, lower: float, upper: float, check_sorted: bool) -> bool:
+    """True if every row of ``a`` lies in [lower, upper] (NaN does not) and, if asked, is sorted."""
+    reps, n = a.shape
+    for r in range(reps):
+        prev = lower
+        for k in range(n):
+            x = a[r, k]
+            if not (x >= lower and x <= upper):
+                return False
+            if check_sorted and x < prev:
+                return False
+            prev = x
+    return True
 
 
 # ---------------------------------------------------------------------------------------
@@ -368,22 +409,53 @@ def _fill_weights(beta: float, count: int, w: FloatArray) -> None:
             w[k] = w[k - 1]
 
 
-def _row_log_argmax(
-    y: FloatArray, lower: float, upper: float, beta: float, i: int, cl: int, ch: int
+def _row_rescan(
+    y: FloatArray,
+    lower: float,
+    upper: float,
+    beta: float,
+    w: FloatArray,
+    i: int,
+    cl: int,
+    ch: int,
 ) -> tuple[float, int]:
-    """Row ``i``: (value, largest maximiser) over columns ``cl..ch``, compared in logs."""
+    """Row ``i`` over columns ``cl..ch`` when its plain products underflowed.
+
+    Returns (value, largest maximiser).  First the columns are compared with the weights
+    rescaled to the row's first column, ``(y_j - y_i) exp(-beta (j - cl))``, a common
+    factor that changes no comparison; if even those underflow, in the log domain,
+    ``log(y_j - y_i) - beta (j - i - 1)`` (``-inf`` for ties), where nothing underflows.
+    """
     n = y.shape[0]
     yi = lower if i == 0 else y[i - 1]
-    top = -np.inf
+    d0 = cl - i - 1
+    if d0 < 0:
+        d0 = 0
+    top = -1.0
     arg = cl
     for j in range(cl, ch + 1):
-        yj = upper if j == n + 1 else y[j - 1]
-        diff = yj - yi
-        s = math.log(diff) - beta * (j - i - 1) if diff > 0.0 else -np.inf
-        if s >= top:
-            top = s
+        dd = j - i - 1
+        if dd < 0:
+            v = 0.0
+        else:
+            yj = upper if j == n + 1 else y[j - 1]
+            v = (yj - yi) * w[dd - d0]
+        if v >= top:
+            top = v
             arg = j
-    if top == -np.inf:
+    if top < _TINY:
+        top = -np.inf
+        arg = cl
+        for j in range(cl, ch + 1):
+            yj = upper if j == n + 1 else y[j - 1]
+            diff = yj - yi
+            lv = math.log(diff) - beta * (j - i - 1) if diff > 0.0 else -np.inf
+            if lv >= top:
+                top = lv
+                arg = j
+        if top == -np.inf:
+            return 0.0, arg
+    if arg <= i:
         return 0.0, arg
     yj = upper if arg == n + 1 else y[arg - 1]
     return (yj - yi) * math.exp(-beta * (arg - i - 1)), arg
@@ -430,6 +502,17 @@ def _smooth_core(y: FloatArray, lower: float, upper: float, beta: float, w: Floa
         if i == 0 and j == n + 1:
             break
         d *= 2
+    # Ties at the median: the nearest ranks holding a different value, found by bisection.
+    i = np.searchsorted(y, ym, side="left")  # rank of the last value < y_(m), or 0
+    j = np.searchsorted(y, ym, side="right") + 1  # rank of the first value > y_(m), or n+1
+    yi = lower if i == 0 else y[i - 1]
+    yj = upper if j == n + 1 else y[j - 1]
+    v = (ym - yi) * math.exp(-beta * (m - i - 1))
+    if v > best:
+        best = v
+    v = (yj - ym) * math.exp(-beta * (j - m - 1))
+    if v > best:
+        best = v
 
     if best >= big_r:
         return best
@@ -476,26 +559,36 @@ def _smooth_core(y: FloatArray, lower: float, upper: float, beta: float, w: Floa
         span = y_ch - yi
         row_best = -1.0
         arg = cl
-        for j in range(cl, ch + 1):
-            dd = j - mid - 1
-            if dd < 0:
-                v = 0.0  # the pair (m, m): difference 0
-            else:
-                yj = upper if j == n + 1 else y[j - 1]
-                v = (yj - yi) * w[dd]
-            if v >= row_best:  # ties: keep the largest maximiser
-                row_best = v
-                arg = j
-            # Later columns are worth <= span * w[dd + 1] (weights and data are monotone,
-            # and so is rounding); once that is below the row's best nothing can even tie.
-            if dd >= 0 and dd + 1 < nw and span * w[dd + 1] < row_best:
+        j = cl
+        if j <= mid:  # only the pair (m, m), whose difference is 0
+            row_best = 0.0
+            arg = j
+            j += 1
+        last = ch if ch <= n else n  # last column read from y; upper is handled below
+        stopped = False
+        while j <= last:
+            stop = min(last, j + _CHUNK - 1)
+            for jj in range(j, stop + 1):
+                v = (y[jj - 1] - yi) * w[jj - mid - 1]
+                if v >= row_best:  # ties: keep the largest maximiser
+                    row_best = v
+                    arg = jj
+            j = stop + 1
+            # Later columns are worth <= span * w[j - mid - 1] (data, weights and rounding
+            # are monotone); once that is below the row's best nothing can even tie.
+            if j - mid - 1 < nw and span * w[j - mid - 1] < row_best:
+                stopped = True
                 break
-        if row_best < _TINY:
-            # Every value of this row underflowed (or is subnormal, or exactly 0): the
-            # products no longer order the columns as the exact values do, and a wrong
-            # split would hide partners from other rows.  Rescan in the log domain, where
-            # nothing underflows: log(y_j - y_i) - beta (j - i - 1), -inf for ties.
-            row_best, arg = _row_log_argmax(y, lower, upper, beta, mid, cl, ch)
+        if not stopped and ch == n + 1:
+            v = (upper - yi) * w[n - mid]
+            if v >= row_best:
+                row_best = v
+                arg = n + 1
+        if row_best < _TINY and span > 0.0:
+            # The row's values underflowed or are subnormal: rounded products no longer
+            # order the columns as the exact values do, and a wrong split would hide
+            # partners from other rows.  (span == 0 means exact zeros: nothing to fix.)
+            row_best, arg = _row_rescan(y, lower, upper, beta, w, mid, cl, ch)
         if row_best > best:
             best = row_best
         if mid > rl:
@@ -524,7 +617,8 @@ def _batch_core(
 
 if _numba is not None:
     _fill_weights = _njit(_fill_weights)
-    _row_log_argmax = _njit(_row_log_argmax)
+    _row_rescan = _njit(_row_rescan)
+    _all_valid = _njit(_all_valid)
     _smooth_core = _njit(_smooth_core)
     _batch_core = _njit(_batch_core)
 
@@ -629,8 +723,9 @@ def smooth_sensitivity_median(
     beta = smooth_beta(eps, delta)
     lo, hi = _check_bounds(lower, upper)
     arr = _as_values(values)
-    _check_data(arr, lo, hi, sorted_=assume_sorted, name="values")
-    y = np.ascontiguousarray(arr if assume_sorted else np.sort(arr))
+    # C-contiguous and writeable: one compiled specialisation serves every call.
+    y = np.require(arr if assume_sorted else np.sort(arr), np.float64, ["C", "W"])
+    _check_data(y, lo, hi, sorted_=assume_sorted, name="values", report=arr)
     if _numba is None:  # pragma: no cover
         return _smooth_numpy(y, lo, hi, beta)
     w = np.empty(y.size + 2)
@@ -678,8 +773,8 @@ def smooth_sensitivity_median_batch(
     if n == 0:
         raise ValueError("samples_sorted has rows of length 0: each sample needs a value")
     betas = _batch_betas(eps, delta, reps)
+    samples = np.require(samples, np.float64, ["C", "W"])
     _check_data(samples, lo, hi, sorted_=True, name="samples_sorted")
-    samples = np.ascontiguousarray(samples)
     out = np.empty(reps)
     if reps == 0:
         return out

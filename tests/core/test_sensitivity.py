@@ -257,6 +257,12 @@ def test_large_n_against_definition():
     for eps in (0.01, 1.0):
         want = ref.smooth_sensitivity_eq4_numpy(y, eps, delta, 0.0, 2000.0)
         assert_close(fast(y, eps, delta, 0.0, 2000.0), want)
+    # 4,000 equal values around the median: local sensitivity 0, tiny S, rescaled rows.
+    m = (n + 1) // 2
+    y[m - 2000 : m + 2000] = y[m - 1]
+    want = ref.smooth_sensitivity_eq4_numpy(y, 5.0, delta, 0.0, 2000.0)
+    assert 0 < want < 1e-100
+    assert_close(fast(y, 5.0, delta, 0.0, 2000.0), want)
 
 
 def test_optimal_partner_is_monotone():
@@ -447,6 +453,13 @@ def test_rejects_unsorted_when_assumed_sorted():
 def test_out_of_bounds_message_names_value():
     with pytest.raises(ValueError, match=r"1\.5 at index 1"):
         cs.smooth_sensitivity_median([0.5, 1.5], 1.0, 0.1, 0.0, 1.0)
+    # The index is the caller's, not the one after sorting.
+    with pytest.raises(ValueError, match=r"1\.5 at index 0"):
+        cs.smooth_sensitivity_median([1.5, 0.5, 0.7], 1.0, 0.1, 0.0, 1.0)
+    with pytest.raises(ValueError, match=r"nan at index 0"):
+        cs.smooth_sensitivity_median([np.nan, 0.5, 0.7], 1.0, 0.1, 0.0, 1.0)
+    with pytest.raises(ValueError, match=r"index \(1, 2\)"):
+        cs.smooth_sensitivity_median_batch([[0.1, 0.2, 0.3], [0.1, 0.2, 0.1]], 1.0, 0.1, 0, 1)
 
 
 # ---------------------------------------------------------------------------------------
