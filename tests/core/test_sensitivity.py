@@ -398,6 +398,21 @@ def test_batch_delta_per_row_and_empty():
     assert cs.smooth_sensitivity_median_batch(np.empty((0, 5)), 1.0, 0.1, 0.0, 1.0).shape == (0,)
 
 
+def test_batch_accepts_any_layout():
+    rng = np.random.default_rng(10)
+    samples = np.sort(rng.uniform(0, 1, (6, 9)), axis=1)
+    want = cs.smooth_sensitivity_median_batch(samples, 0.5, 0.01, 0.0, 1.0)
+    fortran = np.asfortranarray(samples)
+    readonly = samples.copy()
+    readonly.setflags(write=False)
+    strided = np.repeat(samples, 2, axis=0)[::2]
+    for arr in (fortran, readonly, strided, samples.tolist()):
+        got = cs.smooth_sensitivity_median_batch(arr, 0.5, 0.01, 0.0, 1.0)
+        np.testing.assert_array_equal(got, want)
+    single = cs.smooth_sensitivity_median(readonly[0], 0.5, 0.01, 0.0, 1.0, assume_sorted=True)
+    assert single == want[0]
+
+
 @pytest.mark.parametrize(
     ("samples", "eps", "delta", "match"),
     [
