@@ -60,47 +60,78 @@ def bench_builders() -> None:
         print(f"  {name:34s} {med:7.2f} ms / {worst:7.2f} ms")
 
 
-def bench_reruns() -> None:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.run()
-    at.switch_page("pages/amplification.py")
+def _open(query: dict[str, str]) -> AppTest:
+    script = (
+        f"import sys\nsys.path.insert(0, {str(ROOT)!r})\nimport app\n"
+        "app.main(default_page='pages/amplification.py')\n"
+    )
+    at = AppTest.from_string(script, default_timeout=120)
+    at.query_params.update(query)
     at.run()
     assert not at.exception
+    return at
 
-    def rerun(action) -> float:
+
+def bench_reruns() -> None:
+    forward = _open({})
+    reverse = _open({"amp_view": "Reverse view and calculator"})
+    steinke = _open({"amp_view": "Steinke: limits of amplification"})
+
+    def rerun(at: AppTest, action) -> float:
         t0 = time.perf_counter()
-        action()
+        action(at)
         at.run()
         elapsed = (time.perf_counter() - t0) * 1000
         assert not at.exception, [e.value for e in at.exception]
         return elapsed
 
     actions = {
-        "ε_target list": [
-            lambda v=v: at.text_input(key="amp_eps_targets").set_value(v)
-            for v in ("0.2, 2", "0.1, 0.5, 1", "0.05, 0.3, 3, 8")
-        ],
-        "smallest rate (slider)": [
-            lambda v=v: at.select_slider(key="amp_rate_min__slider").set_value(v)
-            for v in (0.01, 0.0001, 0.001)
-        ],
-        "δ_target (exact box)": [
-            lambda v=v: at.number_input(key="amp_delta").set_value(v) for v in (1e-6, 5e-5)
-        ],
-        "log axis toggle": [
-            lambda v=v: at.toggle(key="amp_log_x").set_value(v) for v in (True, False)
-        ],
-        "sample size n": [
-            lambda v=v: at.number_input(key="amp_n").set_value(v) for v in (1001, 101)
-        ],
-        "Steinke c list": [
-            lambda v=v: at.text_input(key="amp_st_c").set_value(v) for v in ("1, 10", "0.2, 0.5")
-        ],
+        "ε_target list (first tab)": (
+            forward,
+            [
+                lambda at, v=v: at.text_input(key="amp_eps_targets").set_value(v)
+                for v in ("0.2, 2", "0.1, 0.5, 1", "0.05, 0.3, 3, 8")
+            ],
+        ),
+        "smallest rate (log slider)": (
+            forward,
+            [
+                lambda at, v=v: at.select_slider(key="amp_rate_min__slider").set_value(v)
+                for v in (0.01, 0.0001, 0.001)
+            ],
+        ),
+        "δ_target (exact box)": (
+            forward,
+            [lambda at, v=v: at.number_input(key="amp_delta").set_value(v) for v in (1e-6, 5e-5)],
+        ),
+        "log axis toggle": (
+            forward,
+            [lambda at, v=v: at.toggle(key="amp_log_x").set_value(v) for v in (True, False)],
+        ),
+        "sample size n (reverse tab)": (
+            reverse,
+            [lambda at, v=v: at.number_input(key="amp_n").set_value(v) for v in (1001, 101)],
+        ),
+        "ε_sample list (reverse tab)": (
+            reverse,
+            [
+                lambda at, v=v: at.text_input(key="amp_eps_samples").set_value(v)
+                for v in ("1, 3", "1, 2, 5")
+            ],
+        ),
+        "c list (Steinke tab)": (
+            steinke,
+            [
+                lambda at, v=v: at.text_input(key="amp_st_c").set_value(v)
+                for v in ("1, 10", "0.2, 0.5, 2, 5")
+            ],
+        ),
     }
-    print("Whole page rerun after an interaction, AppTest (median / max over repeats):")
-    for name, acts in actions.items():
-        samples = [rerun(a) for _ in range(3) for a in acts]
-        print(f"  {name:34s} {statistics.median(samples):7.1f} ms / {max(samples):7.1f} ms")
+    print("Whole page rerun after an interaction, AppTest (median / max over 6 reruns):")
+    for name, (at, acts) in actions.items():
+        samples = [rerun(at, a) for _ in range(3) for a in acts]
+        med, worst = statistics.median(samples), max(samples)
+        print(f"  {name:34s} {med:7.1f} ms / {worst:7.1f} ms")
 
 
 if __name__ == "__main__":

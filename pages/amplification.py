@@ -40,41 +40,40 @@ preset_buttons(
     key="amp",
 )
 
-tab_forward, tab_reverse, tab_steinke = st.tabs(
-    ["ε_sample against the rate", "Reverse view and calculator", "Steinke: limits of amplification"]
-)
+c1, c2 = st.columns(2, gap="large")
+with c1:
+    eps_targets = float_list_input(
+        "Target ε values (ε_target)",
+        "amp_eps_targets",
+        default=(0.1, 0.5, 1.0),
+        min_value=1e-6,
+        max_value=50.0,
+    )
+    rate_min = log_float_control(
+        "Smallest sampling rate shown",
+        "amp_rate_min",
+        default=0.001,
+        min_value=1e-6,
+        max_value=0.5,
+    )
+with c2:
+    delta_target = log_float_control(
+        "Target δ (δ_target)",
+        "amp_delta",
+        default=5e-5,
+        min_value=1e-12,
+        max_value=0.1,
+        help="5·10⁻⁵ is 1/(2N) for N = 10,001, the setting of Hu et al.",
+    )
 
-with tab_forward:
-    c1, c2 = st.columns(2)
-    with c1:
-        eps_targets = float_list_input(
-            "Target ε values (ε_target)",
-            "amp_eps_targets",
-            default=(0.1, 0.5, 1.0),
-            min_value=1e-6,
-            max_value=50.0,
-        )
-        rate_min = log_float_control(
-            "Smallest sampling rate shown",
-            "amp_rate_min",
-            default=0.001,
-            min_value=1e-6,
-            max_value=0.5,
-        )
-    with c2:
-        delta_target = log_float_control(
-            "Target δ (δ_target)",
-            "amp_delta",
-            default=5e-5,
-            min_value=1e-12,
-            max_value=0.1,
-            help="5·10⁻⁵ is 1/(2N) for N = 10,001, the setting of Hu et al.",
-        )
-        t1, t2 = st.columns(2)
-        with t1:
-            log_x = bound_toggle("Log rate axis", "amp_log_x", default=False)
-        with t2:
-            log_y = bound_toggle("Log ε axis", "amp_log_y", default=False)
+
+def forward_view() -> None:
+    """ε_sample and δ_sample against the sampling rate (Hu et al. Figure 3)."""
+    t1, t2, _ = st.columns([1, 1, 2])
+    with t1:
+        log_x = bound_toggle("Log rate axis", "amp_log_x", default=False)
+    with t2:
+        log_y = bound_toggle("Log ε axis", "amp_log_y", default=False)
 
     rates = figs.rate_grid(rate_min, log_spacing=log_x or rate_min < 0.01)
     fig, data = figs.eps_sample_figure(eps_targets, rates, log_x=log_x, log_y=log_y)
@@ -107,7 +106,9 @@ with tab_forward:
         formulas=[r"\delta_{\mathrm{sample}} = \frac{\delta_{\mathrm{target}}}{n/N}"],
     )
 
-with tab_reverse:
+
+def reverse_view() -> None:
+    """ε_target for fixed sample budgets, and the calculator for a given n and N."""
     pop = active_population()
     st.markdown(
         "Read the formula the other way round: a mechanism tuned to **ε_sample** on the sample, "
@@ -186,7 +187,9 @@ with tab_reverse:
             "always carries more noise. Values that print as 1.000000 are rounding."
         )
 
-with tab_steinke:
+
+def steinke_view() -> None:
+    """Steinke's ratio p·ε_p/ε and its floor in the regime ε = c·p."""
     st.markdown(
         "The usual shorthand says a p-sample buys ε_p ≈ ε/p. Steinke's ratio **p·ε_p/ε** measures "
         "how true that is: 1 means amplification is free, ½ means the subsampled Laplace "
@@ -276,8 +279,35 @@ with tab_steinke:
         formulas=[r"\text{noise factor} \le \frac{c}{\log(1+c)}"],
     )
 
+
+# Only the open tab computes (bind= makes the tabs lazy and puts the open tab in the URL).
+tab_forward, tab_reverse, tab_steinke = st.tabs(
+    [
+        "ε_sample against the rate",
+        "Reverse view and calculator",
+        "Steinke: limits of amplification",
+    ],
+    key="amp_view",
+    bind="query-params",
+)
+
+for tab, view in (
+    (tab_forward, forward_view),
+    (tab_reverse, reverse_view),
+    (tab_steinke, steinke_view),
+):
+    with tab:
+        if tab.open:
+            view()
+
 with st.expander("Reproduce in Python", icon=":material/code:"):
     st.code(
-        figs.python_snippet(eps_targets, rate_min, delta_target, int(n_pop), int(n_sample)),
+        figs.python_snippet(
+            eps_targets,
+            rate_min,
+            delta_target,
+            int(st.session_state.get("amp_N") or 10001),
+            int(st.session_state.get("amp_n") or 101),
+        ),
         language="python",
     )

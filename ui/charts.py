@@ -26,7 +26,7 @@ def chart_block(
     Parameters
     ----------
     fig
-        A figure already styled with :func:`ui.theme.style_figure`.
+        A figure built with :func:`ui.theme.make_figure` and :func:`ui.theme.chart_layout`.
     data
         The numbers plotted, in tidy form; offered as a CSV download.
     key

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
-from core.populations import Population
 
-from ui.theme import PALETTE, REFERENCE_COLOUR, style_figure
+from core.populations import Population
+from ui.theme import PALETTE, REFERENCE_COLOUR, chart_layout, make_figure
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -48,57 +50,59 @@ def histogram_data(content_hash: str, _pop: Population, bins: int, log_x: bool) 
     return pd.DataFrame({"bin_left": edges[:-1], "bin_right": edges[1:], "count": counts})
 
 
+def _vertical_line(x: float, colour: str, dash: str, text: str) -> dict[str, Any]:
+    return {
+        "type": "line",
+        "xref": "x",
+        "yref": "paper",
+        "x0": x,
+        "x1": x,
+        "y0": 0,
+        "y1": 1,
+        "line": {"color": colour, "dash": dash, "width": 2},
+        "label": {"text": text, "textposition": "end", "yanchor": "top", "font": {"size": 12}},
+    }
+
+
 def histogram_figure(pop: Population, hist: pd.DataFrame, *, log_x: bool) -> go.Figure:
     """Bars of the histogram with the median, the mean and the declared bounds marked."""
-    centres = (hist["bin_left"] + hist["bin_right"]) / 2
-    fig = go.Figure(
-        go.Bar(
-            x=centres,
-            y=hist["count"],
-            width=hist["bin_right"] - hist["bin_left"],
-            marker={"color": PALETTE[0], "line": {"width": 0}},
-            customdata=np.stack([hist["bin_left"], hist["bin_right"]], axis=1),
-            hovertemplate="%{customdata[0]:.4g} – %{customdata[1]:.4g}<br>%{y:,} records"
-            "<extra></extra>",
-            name="records",
-        )
-    )
+    left = hist["bin_left"].to_numpy()
+    right = hist["bin_right"].to_numpy()
+    centres = np.sqrt(left * right) if log_x else (left + right) / 2
+    bars = {
+        "type": "bar",
+        "x": centres,
+        "y": hist["count"].to_numpy(),
+        "width": right - left,
+        "marker": {"color": PALETTE[0], "line": {"width": 0}},
+        "customdata": np.stack([left, right], axis=1),
+        "hovertemplate": "%{customdata[0]:.4g} – %{customdata[1]:.4g}<br>%{y:,} records"
+        "<extra></extra>",
+        "name": "records",
+    }
     v = pop.values
     median = float(v[(v.size - 1) // 2])
-    fig.add_vline(
-        x=median,
-        line={"color": PALETTE[3], "dash": "dash", "width": 2},
-        annotation_text=f"median {median:.4g}",
-        annotation_position="top right",
-    )
-    fig.add_vline(
-        x=float(v.mean()),
-        line={"color": PALETTE[2], "dash": "dot", "width": 2},
-        annotation_text=f"mean {v.mean():.4g}",
-        annotation_position="top left",
-    )
+    mean = float(v.mean())
+    shapes = [
+        _vertical_line(median, PALETTE[3], "dash", f"median {median:.4g}"),
+        _vertical_line(mean, PALETTE[2], "dot", f"mean {mean:.4g}"),
+    ]
+    shapes[1]["label"]["textposition"] = "middle"  # keep the two labels apart
     for bound, name in ((pop.lower, "L"), (pop.upper, "U")):
         if not (log_x and bound <= 0):
-            fig.add_vline(x=bound, line={"color": REFERENCE_COLOUR, "width": 1})
-            fig.add_annotation(
-                x=np.log10(bound) if log_x else bound,
-                y=0,
-                yref="paper",
-                text=f"{name} = {bound:.4g}",
-                showarrow=False,
-                yanchor="top",
-                yshift=-2,
-                font={"size": 11, "color": REFERENCE_COLOUR},
+            shapes.append(
+                _vertical_line(bound, REFERENCE_COLOUR, "solid", f"{name} = {bound:.4g}")
             )
-    style_figure(
-        fig,
+            shapes[-1]["line"]["width"] = 1
+    layout = chart_layout(
         title=f"Distribution of {pop.value_label}",
         x_title=f"{pop.value_label} (y)",
         y_title="number of records",
         log_x=log_x,
+        hovermode="closest",
     )
-    fig.update_layout(hovermode="closest", bargap=0, showlegend=False)
-    return fig
+    layout.update({"shapes": shapes, "bargap": 0, "showlegend": False})
+    return make_figure([bars], layout)
 
 
 def group_counts(labels: np.ndarray, values: np.ndarray) -> pd.DataFrame:

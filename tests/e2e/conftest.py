@@ -114,7 +114,7 @@ def browser() -> Iterator[object]:
 @pytest.fixture
 def page(browser: object) -> Iterator[object]:
     """A fresh browser context and page per test (separate sessions, no shared state)."""
-    context = browser.new_context(viewport={"width": 1440, "height": 1000})  # type: ignore[attr-defined]
+    context = browser.new_context(viewport={"width": 1440, "height": 1600})  # type: ignore[attr-defined]
     page = context.new_page()
     page.set_default_timeout(60_000)
     try:

@@ -85,6 +85,8 @@ def test_amplification_page_controls_change_charts(page, app_url):
 
     page.get_by_role("tab", name="Reverse view and calculator").click()
     settle(page)
+    assert "ε_sample = 5" in plot_texts(page)
+    assert "amp_view" in parse_qs(urlparse(page.url).query)
     screenshot(page, "amplification_reverse")
     page.get_by_role("tab", name="Steinke: limits of amplification").click()
     settle(page)

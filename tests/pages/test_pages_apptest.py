@@ -12,6 +12,8 @@ from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 120
+REVERSE = "Reverse view and calculator"
+STEINKE = "Steinke: limits of amplification"
 
 
 def _open(page: str, query: dict[str, str] | None = None) -> AppTest:
@@ -98,7 +100,7 @@ def test_amplification_invalid_entries_are_explained_not_raised():
 
 
 def test_amplification_calculator_reproduces_paper_numbers():
-    at = _open("pages/amplification.py", {"amp_eps_targets": "0.1, 1"})
+    at = _open("pages/amplification.py", {"amp_eps_targets": "0.1, 1", "amp_view": REVERSE})
     table = next(df.value for df in at.dataframe if "ε_sample" in df.value.columns)
     eps = dict(zip(table["ε_target"], table["ε_sample"], strict=True))
     assert eps[0.1] == pytest.approx(2.43, abs=0.005)
@@ -106,7 +108,7 @@ def test_amplification_calculator_reproduces_paper_numbers():
 
 
 def test_amplification_n_larger_than_N_is_explained():
-    at = _open("pages/amplification.py")
+    at = _open("pages/amplification.py", {"amp_view": REVERSE})
     at.number_input(key="amp_n").set_value(20000).run()
     assert not at.exception
     assert any("exceeds the population size" in e.value for e in at.error)
@@ -140,3 +142,17 @@ def test_amplification_extreme_values_do_not_break():
         for trace in chart["data"]:
             if "y" in trace:
                 assert np.all(np.isfinite(_array(trace["y"])))
+
+
+@pytest.mark.parametrize("tab", [REVERSE, STEINKE])
+def test_amplification_tabs_compute_only_when_open(tab):
+    at = _open("pages/amplification.py", {"amp_view": tab})
+    names = _names(at)
+    if tab == STEINKE:
+        assert "c = 2" in names and "ε_target = 0.5" not in names
+        at.text_input(key="amp_st_c").set_value("1, 10").run()
+        assert {"c = 1", "c = 10"} <= _names(at)
+    else:
+        assert "ε_sample = 5" in names and "ε_target = 0.5" not in names
+        at.text_input(key="amp_eps_samples").set_value("3").run()
+        assert "ε_sample = 3" in _names(at)
