@@ -64,6 +64,7 @@ with c2:
         min_value=1e-12,
         max_value=0.1,
         help="5·10⁻⁵ is 1/(2N) for N = 10,001, the setting of Hu et al.",
+        fmt="%.3e",
     )
 
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import streamlit as st
-from core.populations import population_to_csv_bytes
 
+from core.populations import population_to_csv_bytes
 from ui.downloads import frame_to_csv_bytes
 from ui.population_view import (
     group_counts,

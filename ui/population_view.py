@@ -90,9 +90,7 @@ def histogram_figure(pop: Population, hist: pd.DataFrame, *, log_x: bool) -> go.
     shapes[1]["label"]["textposition"] = "middle"  # keep the two labels apart
     for bound, name in ((pop.lower, "L"), (pop.upper, "U")):
         if not (log_x and bound <= 0):
-            shapes.append(
-                _vertical_line(bound, REFERENCE_COLOUR, "solid", f"{name} = {bound:.4g}")
-            )
+            shapes.append(_vertical_line(bound, REFERENCE_COLOUR, "solid", f"{name} = {bound:.4g}"))
             shapes[-1]["line"]["width"] = 1
     layout = chart_layout(
         title=f"Distribution of {pop.value_label}",

@@ -12,6 +12,7 @@ import io
 import numpy as np
 import pandas as pd
 import streamlit as st
+
 from core.populations import (
     MAX_UPLOAD_BYTES,
     CsvTable,
@@ -19,8 +20,7 @@ from core.populations import (
     read_csv_table,
     suggest_bounds,
 )
-
-from ui.state import use_uploaded_population
+from ui.state import UPLOADED, active_choice, uploaded_population, use_uploaded_population
 
 _ERROR_KEY = "upload_error"
 _NONE = "(none)"
@@ -140,3 +140,10 @@ def upload_form() -> None:
     )
     if _ERROR_KEY in st.session_state:
         st.error(st.session_state[_ERROR_KEY], icon=":material/error:")
+    active = uploaded_population()
+    if active is not None and active.name == file.name and active_choice() == UPLOADED:
+        st.success(
+            f"Every page now computes on {file.name} ({active.size:,} values). Pick a built-in "
+            "population in the sidebar to switch back.",
+            icon=":material/check_circle:",
+        )

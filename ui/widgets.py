@@ -46,6 +46,7 @@ def log_float_control(
     min_value: float,
     max_value: float,
     help: str | None = None,
+    fmt: str = "%g",
 ) -> float:
     """A log-scale slider with an exact-entry box beside it; returns the exact value.
 
@@ -62,14 +63,14 @@ def log_float_control(
     def from_number() -> None:
         st.session_state[slider_key] = _nearest(grid, float(st.session_state[key]))
 
-    col_slider, col_number = st.columns([3, 1.2], vertical_alignment="bottom")
+    col_slider, col_number = st.columns([3, 1.4], vertical_alignment="bottom")
     with col_number:
         value = st.number_input(
             "exact value",
             min_value=float(min_value),
             max_value=float(max_value),
             value=float(default),
-            format="%g",
+            format=fmt,
             key=key,
             bind="query-params",
             on_change=from_number,
