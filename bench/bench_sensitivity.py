@@ -165,7 +165,7 @@ def main() -> None:
         print(f"   n = {n:>5,}  eps per row : {fmt(t).strip():>9} per batch")
 
     print()
-    print(f"5. Tie-heavy data at n = {N:,} (the early stop cannot help: local sensitivity 0)")
+    print(f"5. Tie-heavy data at n = {N:,} (local sensitivity 0: weak first bound)")
     rounded = np.sort(np.round(pop / 100.0) * 100.0)  # ~20 distinct values
     block = pop_sorted.copy()
     m = (N + 1) // 2
