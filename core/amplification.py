@@ -49,6 +49,7 @@ from numpy.typing import ArrayLike, NDArray
 __all__ = [
     "delta_sample",
     "delta_target",
+    "eps_for_noise_gap",
     "eps_sample",
     "eps_target",
     "noise_variance_gap",
@@ -696,3 +697,60 @@ def steinke_floor(c: ArrayLike) -> FloatOrArray:
         return out
 
     return _finish(_elementwise(kernel, cc), scalar)
+
+
+#: Search interval (log10 of eps) for :func:`eps_for_noise_gap`.
+_GAP_LOG10_EPS = (-300.0, 3.0)
+_GAP_BISECTIONS = 80
+
+
+def eps_for_noise_gap(rate: ArrayLike, tau: ArrayLike) -> FloatOrArray:
+    """The largest ``eps_target`` with ``1 - r(eps_target, rate) <= tau`` (Hu et al. eq. 8).
+
+    Hu, Drechsler & Kim (Figure 5) plot the pairs (eps, n/N) where ``r = 1``.  In exact
+    arithmetic ``r < 1`` for every rate below 1, so that frontier only exists in floating
+    point.  This function draws it honestly: for a tolerance ``tau`` it returns the eps
+    below which the sample's Laplace noise variance is within a factor ``1 - tau`` of the
+    population's (``r >= 1 - tau``).  ``1 - r`` increases with eps (Steinke's ratio
+    ``sqrt(r)`` falls as eps grows), so the frontier is found by bisection on ``log10 eps``
+    over [1e-300, 1e3] using the cancellation-free :func:`noise_variance_gap`.
+
+    For small eps, ``1 - r ~ eps (1/rate - 1)``, so the frontier is close to
+    ``tau * rate / (1 - rate)``.
+
+    Parameters
+    ----------
+    rate : float or array_like
+        Sampling rate n/N in (0, 1).  At rate 1 the gap is 0 for every eps, and ``inf``
+        is returned.
+    tau : float or array_like
+        Tolerance in (0, 1).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The frontier eps (relative accuracy ~1e-15 from the bisection), ``inf`` at rate 1,
+        and 1e3 when even eps = 1e3 keeps the gap below ``tau``.
+    """
+    scalar = _all_scalar(rate, tau)
+    rr = _check_rate("rate", rate)
+    tt = _as_float_array("tau", tau)
+    _require("tau", tt, (tt > 0) & (tt < 1), "in the interval (0, 1)")
+    r, t = _broadcast(rate=rr, tau=tt)
+    r = r.astype(np.float64).ravel()
+    t = t.astype(np.float64).ravel()
+    lo = np.full(r.shape, _GAP_LOG10_EPS[0])
+    hi = np.full(r.shape, _GAP_LOG10_EPS[1])
+    inner = r < 1.0
+    for _ in range(_GAP_BISECTIONS):
+        mid = 0.5 * (lo + hi)
+        gap = np.zeros_like(mid)
+        if inner.any():
+            gap[inner] = np.asarray(noise_variance_gap(10.0 ** mid[inner], r[inner]))
+        below = gap <= t
+        lo = np.where(below, mid, lo)
+        hi = np.where(below, hi, mid)
+    out = 10.0**lo
+    out[~inner] = np.inf
+    shape = np.broadcast_shapes(np.shape(rr), np.shape(tt))
+    return _finish(out.reshape(shape), scalar)

@@ -604,3 +604,46 @@ def test_dp_accounting_poisson_subsampled_laplace(scale: float, p: float) -> Non
     ours = amp.eps_target(1.0 / scale, p)
     assert ours - 1e-9 <= theirs <= ours + h
     assert theirs == pytest.approx(ours, abs=1e-3)
+
+
+# ---------------------------------------------------------------------------------------
+# eps_for_noise_gap: the honest "r within tau of 1" frontier (Hu et al. Figure 5)
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("rate", [1e-6, 1e-4, 0.01, 0.3, 0.5, 0.9, 0.999])
+@pytest.mark.parametrize("tau", [1e-15, 1e-9, 1e-3, 0.1, 0.5])
+def test_eps_for_noise_gap_hits_tau(rate, tau):
+    eps = amp.eps_for_noise_gap(rate, tau)
+    if eps < 1e3:  # otherwise the gap stays below tau on the whole search interval
+        assert amp.noise_variance_gap(eps, rate) == pytest.approx(tau, rel=1e-9)
+
+
+@pytest.mark.parametrize("rate", [1e-4, 0.1, 0.5])
+def test_eps_for_noise_gap_small_tau_limit(rate):
+    # 1 - r ~ eps (1/rate - 1) for small eps, so the frontier is tau * rate / (1 - rate).
+    tau = 1e-10
+    assert amp.eps_for_noise_gap(rate, tau) == pytest.approx(tau * rate / (1 - rate), rel=1e-6)
+
+
+def test_eps_for_noise_gap_rate_one_is_infinite_and_shapes_broadcast():
+    out = amp.eps_for_noise_gap(np.array([[0.1], [1.0]]), np.array([1e-3, 1e-6]))
+    assert out.shape == (2, 2)
+    assert np.all(np.isinf(out[1])) and np.all(np.isfinite(out[0]))
+    assert isinstance(amp.eps_for_noise_gap(0.5, 0.01), float)
+
+
+@given(
+    rate=st.floats(1e-6, 0.99),
+    tau_small=st.floats(1e-12, 1e-2),
+    factor=st.floats(1.5, 50),
+)
+def test_eps_for_noise_gap_monotone_in_tau(rate, tau_small, factor):
+    tau_big = min(tau_small * factor, 0.99)
+    assert amp.eps_for_noise_gap(rate, tau_small) <= amp.eps_for_noise_gap(rate, tau_big)
+
+
+@pytest.mark.parametrize("tau", [0.0, 1.0, -1e-3, float("nan")])
+def test_eps_for_noise_gap_rejects_bad_tau(tau):
+    with pytest.raises(ValueError, match="tau"):
+        amp.eps_for_noise_gap(0.5, tau)
