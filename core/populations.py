@@ -254,6 +254,14 @@ def _hash_labels(h: Any, labels: np.ndarray | None) -> None:
     h.update(np.asarray(codes, dtype="<i8").tobytes())
 
 
+def _short(x: Any, limit: int = 40) -> str:
+    """Quoted, shortened text for messages (column names can be arbitrarily long)."""
+    text = str(x)
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return repr(text)
+
+
 def _fmt(x: float) -> str:
     """Short, readable number for messages."""
     x = float(x)
@@ -676,7 +684,8 @@ def suggest_bounds(values: Any) -> tuple[float, float]:
 def _widen(lo: float, hi: float) -> tuple[float, float]:
     if lo < hi:
         return lo, hi
-    return float(np.nextafter(lo, -np.inf)), float(np.nextafter(hi, np.inf))
+    down, up = math.nextafter(lo, -math.inf), math.nextafter(hi, math.inf)
+    return (down if math.isfinite(down) else lo), (up if math.isfinite(up) else hi)
 
 
 # --------------------------------------------------------------------------------------------
@@ -706,9 +715,10 @@ _BINARY_SIGNATURES = (
 )
 
 _NAN_SPELLINGS = frozenset({"nan", "+nan", "-nan"})
-_US_THOUSANDS = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d*)?")
-_EU_DECIMAL = re.compile(r"[+-]?(?:\d{1,3}(?:\.\d{3})+|\d*),\d+")
-_AMBIGUOUS = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+")
+_PLAIN_NUMBER = r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)"
+_US_THOUSANDS = re.compile(r"[+-]?[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]*)?")
+_EU_DECIMAL = re.compile(r"[+-]?(?:[0-9]{1,3}(?:\.[0-9]{3})+|[0-9]*),[0-9]+")
+_AMBIGUOUS = re.compile(r"[+-]?[0-9]{1,3}(?:,[0-9]{3})+")
 
 
 @dataclass(frozen=True)
@@ -763,9 +773,9 @@ class CsvTable:
 
 
 def _unknown_column(column: Any, columns: Any) -> str:
-    names = ", ".join(repr(str(c)) for c in list(columns)[:20])
+    names = ", ".join(_short(c) for c in list(columns)[:20])
     more = "" if len(columns) <= 20 else f" and {len(columns) - 20} more"
-    return f"There is no column named {column!r}. The columns are: {names}{more}."
+    return f"There is no column named {_short(column)}. The columns are: {names}{more}."
 
 
 def read_csv_table(source: Any) -> CsvTable:
@@ -835,7 +845,7 @@ def read_csv_table(source: Any) -> CsvTable:
         if frame.shape[0] == 0:
             raise ValueError(
                 "The file has a header row but no data rows below it "
-                f"(columns: {', '.join(repr(n) for n in names[:20])})."
+                f"(columns: {', '.join(_short(n) for n in names[:20])})."
             )
         ragged = [n for n, f in zip(names, first, strict=True) if f == ""]
         if ragged and len(ragged) < len(names):
@@ -1180,19 +1190,27 @@ def _to_numbers(
 ) -> tuple[np.ndarray, str | None]:
     """Convert text cells to float64 (NaN if not a number); also a note on separators.
 
-    ``pandas.to_numeric`` handles plain numbers, scientific notation and "inf"/"nan". Cells
-    it rejects are tried as numbers with thousands separators ("1,234,567.5") or with a
-    decimal comma ("1,5", "1.234,5"); a bare "1,234" counts as a decimal comma only in a
-    semicolon-delimited file (the European convention) and as thousands otherwise.
+    A cell is a number when it matches a plain decimal grammar: optional sign, digits with an
+    optional decimal point, optional exponent (``-1.5``, ``.5``, ``2.``, ``6.02e23``), or one
+    of ``inf``, ``infinity``, ``nan`` in any case. Matching cells are converted with correct
+    rounding (the same double as Python's ``float``). Other cells are tried as numbers with
+    thousands separators ("1,234,567.5") or with a decimal comma ("1,5", "1.234,5"); a bare
+    "1,234" counts as a decimal comma only in a semicolon-delimited file (the European
+    convention) and as thousands otherwise. Everything else becomes NaN. Nothing else
+    (hexadecimal, underscores, currency signs, percentages) is interpreted.
     """
     text = cells.astype(str)
-    numbers = pd.to_numeric(text, errors="coerce")
-    values = np.asarray(numbers, dtype=np.float64).copy() if len(text) else np.empty(0)
-    failed = (
-        np.isnan(values)
-        & (text != "").to_numpy()
-        & ~text.str.lower().isin(list(_NAN_SPELLINGS)).to_numpy()
-    )
+    values = np.full(len(text), np.nan)
+    if len(text) == 0:
+        return values, None
+    plain = text.str.fullmatch(_PLAIN_NUMBER, case=False).to_numpy(dtype=bool)
+    if plain.any():
+        subset = text[plain]
+        try:
+            values[plain] = subset.astype("float64").to_numpy(dtype=np.float64)
+        except (ValueError, TypeError, OverflowError):
+            values[plain] = pd.to_numeric(subset, errors="coerce").to_numpy(dtype=np.float64)
+    failed = ~plain & (text != "").to_numpy(dtype=bool)
     if not failed.any():
         return values, None
     candidates = text[failed]
@@ -1224,7 +1242,7 @@ def _to_numbers(
     parsed = pd.to_numeric(converted, errors="coerce")
     index = np.flatnonzero(failed)[has_comma.to_numpy()][mask.to_numpy()]
     values[index] = np.asarray(parsed, dtype=np.float64)
-    where = f"Column {column!r}: " if column is not None else ""
+    where = f"Column {_short(column)}: " if column is not None else ""
     note = f"{where}{int(mask.sum()):,} cell(s) were read as numbers written with {how}."
     return values, note
 
@@ -1287,7 +1305,7 @@ def load_population_csv(
             )
             raise ValueError(
                 "No column holds at least 3 numbers, so there is no value column. Columns: "
-                + ", ".join(repr(c) for c in columns[:20])
+                + ", ".join(_short(c) for c in columns[:20])
                 + "."
                 + hint
             )
@@ -1301,8 +1319,8 @@ def load_population_csv(
     notes: list[str] = []
     if n_usable < _MIN_VALUES:
         raise ValueError(
-            f"Column {value_column!r} has {n_usable} usable number(s); at least {_MIN_VALUES} "
-            "are needed."
+            f"Column {_short(value_column)} has {n_usable} usable number(s); at least "
+            f"{_MIN_VALUES} are needed."
         )
     dropped = numbers.size - n_usable
     if dropped:
@@ -1373,7 +1391,7 @@ def _check_bound(x: Any, which: str) -> float | None:
     try:
         v = float(x)
     except (TypeError, ValueError):
-        raise ValueError(f"The {which} bound must be a number, got {x!r}.") from None
+        raise ValueError(f"The {which} bound must be a number, got {_short(x)}.") from None
     if not math.isfinite(v):
         raise ValueError(f"The {which} bound must be a finite number, got {x!r}.")
     return v
@@ -1395,8 +1413,8 @@ def _labels(
         cells = cells.copy()
         cells[blank] = _MISSING_LABEL
         notes.append(
-            f"{int(blank.sum()):,} row(s) have a blank {what} label in {column!r}; they form the "
-            f"{what} {_MISSING_LABEL!r}."
+            f"{int(blank.sum()):,} row(s) have a blank {what} label in {_short(column)}; they "
+            f"form the {what} {_MISSING_LABEL!r}."
         )
     return cells
 
