@@ -13,6 +13,8 @@ def test_population_page_loads_and_bins_slider_moves(page, app_url):
     page.goto(app_url)
     settle(page)
     assert page.get_by_role("heading", name="The population").is_visible()
+    nav = page.locator('[data-testid="stSidebarNav"]').inner_text()
+    assert "Mean & median gains" in nav and "overview" not in nav  # our router, not auto-nav
     page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg')
     assert errors_on_page(page) == []
     screenshot(page, "population_default")
@@ -113,3 +115,42 @@ def test_preset_reproduces_paper_figure(page, app_url):
     texts = plot_texts(page)
     assert all(f"ε_target = {e}" in texts for e in ("0.1", "0.5", "1"))
     assert exceptions_on_page(page) == []
+
+
+GAIN_TABS = (
+    "Mean: noise ratio r and bound q",
+    "Mean on this population",
+    "Median: smooth sensitivity",
+    "Median: sample or population?",
+)
+
+
+def test_gains_page_every_tab_renders(page, app_url):
+    page.goto(f"{app_url}/gains")
+    settle(page)
+    page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg')
+    assert exceptions_on_page(page) == []
+    screenshot(page, "gains_mean_theory")
+    for i, tab in enumerate(GAIN_TABS[1:], start=1):
+        page.get_by_role("tab", name=tab).click()
+        settle(page)
+        page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg')
+        assert exceptions_on_page(page) == [], tab
+        screenshot(page, f"gains_tab_{i}")
+
+
+def test_gains_experiment_reacts_to_controls(page, app_url):
+    page.goto(f"{app_url}/gains?gain_view=Median%3A+sample+or+population%3F&gain_reps=50")
+    settle(page)
+    page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg')
+    assert "ε = 0.5" in plot_texts(page)
+    box = page.get_by_role("textbox", name="ε_target values")
+    box.fill("0.05, 2")
+    box.press("Enter")
+    settle(page)
+    texts = plot_texts(page)
+    assert "ε = 2" in texts and "ε = 0.5" not in texts
+    verdict = page.locator('[data-testid="stMainBlockContainer"]').inner_text()
+    assert "At ε = 2" in verdict
+    assert exceptions_on_page(page) == []
+    screenshot(page, "gains_experiment")

@@ -25,8 +25,8 @@ def _open(page: str, query: dict[str, str] | None = None) -> AppTest:
     script = (
         "import sys\n"
         f"sys.path.insert(0, {str(ROOT)!r})\n"
-        "import app\n"
-        f"app.main(default_page={page!r})\n"
+        "from ui.router import run_app\n"
+        f"run_app(default_page={page!r})\n"
     )
     at = AppTest.from_string(script, default_timeout=TIMEOUT)
     if query:
@@ -156,3 +156,76 @@ def test_amplification_tabs_compute_only_when_open(tab):
         assert "ε_sample = 5" in names and "ε_target = 0.5" not in names
         at.text_input(key="amp_eps_samples").set_value("3").run()
         assert "ε_sample = 3" in _names(at)
+
+
+GAINS = "pages/gains.py"
+MEAN_TAB = "Mean: noise ratio r and bound q"
+MEAN_POP_TAB = "Mean on this population"
+SENS_TAB = "Median: smooth sensitivity"
+EXP_TAB = "Median: sample or population?"
+
+
+@pytest.mark.parametrize("tab", [MEAN_TAB, MEAN_POP_TAB, SENS_TAB, EXP_TAB])
+def test_gains_every_tab_runs(tab):
+    at = _open(GAINS, {"gain_view": tab, "gain_reps": "50", "gain_ill_reps": "100"})
+    assert _charts(at), tab
+    assert not at.error, [e.value for e in at.error]
+
+
+def test_gains_q_table_reproduces_worked_examples():
+    at = _open(GAINS, {"gain_view": MEAN_TAB})
+    table = next(df.value for df in at.dataframe if "largest rate n/N" in df.value.columns)
+    rates = dict(zip(table["ε_target"], table["largest rate n/N"], strict=True))
+    assert rates[3.0] == pytest.approx(0.1677, abs=5e-5)
+    assert rates[0.1] == pytest.approx(0.614, abs=5e-4)
+
+
+def test_gains_tau_moves_the_frontier():
+    at = _open(GAINS, {"gain_view": MEAN_TAB})
+    before = _array(_charts(at)[1]["data"][1]["y"])
+    at.number_input(key="gain_tau").set_value(1e-2).run()
+    after = _array(_charts(at)[1]["data"][1]["y"])
+    assert np.all(after > before)
+
+
+def test_gains_mean_population_never_gains():
+    at = _open(GAINS, {"gain_view": MEAN_POP_TAB})
+    chart = _charts(at)[0]
+    solid = [t for t in chart["data"] if t["name"].startswith("V_n")]
+    dotted = [t for t in chart["data"] if t["name"].startswith("V_N")]
+    for vn, vN in zip(solid, dotted, strict=True):
+        assert np.all(_array(vn["y"])[:-1] > _array(vN["y"])[0])
+
+
+def test_gains_experiment_controls_change_verdict_and_chart():
+    at = _open(GAINS, {"gain_view": EXP_TAB, "gain_reps": "50"})
+    assert any("At ε = 0.5" in m.value for m in at.markdown)
+    at.text_input(key="gain_exp_eps").set_value("0.05, 2").run()
+    assert not at.exception
+    names = _names(at)
+    assert {"ε = 0.05", "ε = 2"} <= names and "ε = 0.5" not in names
+    assert any("At ε = 2" in m.value for m in at.markdown)
+    at.radio(key="gain_estimator").set_value("drawn_noise").run()
+    assert not at.exception
+
+
+def test_gains_bimodal_preset_finds_a_gain_at_eps_3():
+    at = _open(
+        GAINS,
+        {
+            "gain_view": EXP_TAB,
+            "population": "Bimodal",
+            "gain_exp_eps": "3, 5",
+            "gain_exp_rates": "0.1, 0.3, 0.5",
+            "gain_reps": "200",
+        },
+    )
+    table = next(df.value for df in at.dataframe if "sample wins" in df.value.columns)
+    wins = dict(zip(table["ε_target"], table["sample wins"], strict=True))
+    assert wins[3.0] and not wins[5.0]
+
+
+def test_gains_bad_rates_are_explained():
+    at = _open(GAINS, {"gain_view": EXP_TAB, "gain_exp_rates": "0, 1.5, x", "gain_reps": "50"})
+    assert any("outside" in w.value or "not a number" in w.value for w in at.warning)
+    assert _charts(at)

@@ -1,0 +1,53 @@
+"""Navigation and the shared sidebar of the app, used by ``app.py`` (and by the page tests).
+
+Streamlit executes ``app.py`` as a script (its ``__name__`` is not ``"__main__"``), so the
+router lives here as a function: ``app.py`` calls :func:`run_app`, and the tests call it with
+another landing page.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from ui.state import population_sidebar
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: (script, title, material icon) of every page, in menu order.
+PAGES: tuple[tuple[str, str, str], ...] = (
+    ("pages/overview.py", "Population", ":material/groups:"),
+    ("pages/amplification.py", "Amplification", ":material/zoom_in:"),
+    ("pages/gains.py", "Mean & median gains", ":material/query_stats:"),
+)
+
+
+def run_app(default_page: str = "pages/overview.py") -> None:
+    """Configure the page, draw the shared sidebar and run the selected page.
+
+    ``default_page`` is the page shown at the root URL; tests use it to open a page directly.
+    """
+    st.set_page_config(
+        page_title="Sampling & privacy explorer",
+        page_icon=":material/insights:",
+        layout="wide",
+        initial_sidebar_state="expanded",
+    )
+    pages = [
+        st.Page(str(ROOT / script), title=title, icon=icon, default=script == default_page)
+        for script, title, icon in PAGES
+    ]
+    navigation = st.navigation(pages)
+    with st.sidebar:
+        st.markdown("### Sampling & privacy explorer")
+        st.caption(
+            "Can an agency that holds the whole population release a more accurate private "
+            "statistic by privatising a random sample instead?"
+        )
+        population_sidebar()
+        st.caption(
+            "A teaching and analysis tool: it computes what the papers' formulas imply; it does "
+            "not release real private statistics."
+        )
+    navigation.run()
