@@ -168,7 +168,7 @@ class Population:
             )
         if not np.all(np.isfinite(values)):
             bad = int(np.count_nonzero(~np.isfinite(values)))
-            raise ValueError(f"{bad} population value(s) are not finite numbers.")
+            raise ValueError(f"The population has {_count(bad, 'value')} that are not finite.")
         values += 0.0  # turns -0.0 into 0.0 so equal numbers hash equally
         if values.size > 1 and not np.all(values[1:] >= values[:-1]):
             raise ValueError("Population values must be sorted in ascending order.")
@@ -189,6 +189,14 @@ class Population:
         setattr_(self, "cluster_label", str(self.cluster_label))
         setattr_(self, "notes", tuple(str(n) for n in self.notes))
         setattr_(self, "content_hash", self._compute_hash())
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # Unpickled arrays (e.g. from st.cache_data) come back writeable: freeze them again.
+        for key in ("values", "strata", "clusters"):
+            arr = state.get(key)
+            if isinstance(arr, np.ndarray):
+                arr.setflags(write=False)
+        self.__dict__.update(state)
 
     @property
     def size(self) -> int:
@@ -231,7 +239,9 @@ def _normalise_labels(labels: Any, n: int, what: str) -> np.ndarray | None:
         raise ValueError(f"The {what} labels must be one-dimensional.")
     if arr.size != n:
         raise ValueError(f"There are {arr.size:,} {what} labels for {n:,} values; need one each.")
-    if arr.dtype.kind in "iu":
+    if arr.dtype.kind == "i" or (
+        arr.dtype.kind == "u" and (arr.size == 0 or arr.max() <= np.iinfo(np.int64).max)
+    ):
         out = arr.astype(np.int64, copy=True)
     elif arr.dtype.kind == "O" and all(type(x) is str for x in arr):
         out = arr.copy()
@@ -252,6 +262,11 @@ def _hash_labels(h: Any, labels: np.ndarray | None) -> None:
         b = str(u).encode("utf-8", "surrogatepass")
         h.update(struct.pack("<q", len(b)) + b)
     h.update(np.asarray(codes, dtype="<i8").tobytes())
+
+
+def _count(n: int, noun: str) -> str:
+    """'1 row', '12 rows', '1,234 rows' (regular plurals only)."""
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
 
 
 def _short(x: Any, limit: int = 40) -> str:
@@ -400,7 +415,7 @@ def make_builtin(key: str, *, seed: int = 0, size: int | None = None) -> Populat
             "quantile), not read from the data.",
         ]
         if n_top:
-            notes.append(f"{n_top:,} value(s) above 2,000 were top-coded to 2,000.")
+            notes.append(f"Top-coded {_count(n_top, 'value')} above 2,000 to 2,000.")
         return Population(
             name=f"Lognormal(5, 0.5), {tail}",
             values=np.sort(np.minimum(draws, upper)),
@@ -496,8 +511,8 @@ def _establishments(rng: np.random.Generator, n: int, tail: str) -> Population:
         notes=(
             "Synthetic data shaped after the establishment example of Bun et al. §7.2 and "
             "Appendix E.1; not real establishments.",
-            f"Employees are top-coded at 10,000 ({n_top:,} establishment(s) at the top code); "
-            "bounds [0, 10,000] are public.",
+            "Employees are top-coded at 10,000 "
+            f"({_count(n_top, 'establishment')} at the top code); bounds [0, 10,000] are public.",
             "Strata: the paper's 12 employee size classes. Clusters: 100 regions of unequal size.",
         ),
     )
@@ -697,21 +712,21 @@ _SNIFF_CHARS = 64 * 1024
 _IRREGULAR_QUOTING = "The file has irregular quoting"
 _DELIM_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
 
+# Only signatures that no text header could start with (other binaries fail the NUL and
+# control-byte checks anyway).
 _BINARY_SIGNATURES = (
-    (b"PK\x03\x04", "a ZIP archive or an Excel .xlsx workbook; save the sheet as CSV first"),
-    (b"\xd0\xcf\x11\xe0", "an old Excel .xls workbook; save the sheet as CSV first"),
-    (b"%PDF", "a PDF document"),
-    (b"\x89PNG", "a PNG image"),
-    (b"\xff\xd8\xff", "a JPEG image"),
-    (b"GIF8", "a GIF image"),
-    (b"\x1f\x8b", "a gzip-compressed file; decompress it first"),
-    (b"BZh", "a bzip2-compressed file; decompress it first"),
-    (b"\xfd7zXZ\x00", "an xz-compressed file; decompress it first"),
-    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
-    (b"SQLite format 3\x00", "an SQLite database"),
-    (b"PAR1", "a Parquet file; export it as CSV first"),
-    (b"\x7fELF", "a program, not a table"),
-    (b"MZ", "a Windows program, not a table"),
+    (b"PK\x03\x04", "a ZIP archive or an Excel .xlsx workbook", "save the sheet as CSV first"),
+    (b"\xd0\xcf\x11\xe0", "an old Excel .xls workbook", "save the sheet as CSV first"),
+    (b"%PDF-", "a PDF document", ""),
+    (b"\x89PNG", "a PNG image", ""),
+    (b"\xff\xd8\xff", "a JPEG image", ""),
+    (b"GIF87a", "a GIF image", ""),
+    (b"GIF89a", "a GIF image", ""),
+    (b"\x1f\x8b", "a gzip-compressed file", "decompress it first"),
+    (b"\xfd7zXZ\x00", "an xz-compressed file", "decompress it first"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive", "extract it first"),
+    (b"SQLite format 3\x00", "an SQLite database", "export the table as CSV first"),
+    (b"\x7fELF", "a program", ""),
 )
 
 _NAN_SPELLINGS = frozenset({"nan", "+nan", "-nan"})
@@ -721,7 +736,7 @@ _EU_DECIMAL = re.compile(r"[+-]?(?:[0-9]{1,3}(?:\.[0-9]{3})+|[0-9]*),[0-9]+")
 _AMBIGUOUS = re.compile(r"[+-]?[0-9]{1,3}(?:,[0-9]{3})+")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class CsvTable:
     """A CSV file read as text, with the columns that can serve as values or labels.
 
@@ -903,14 +918,20 @@ def _read_source_bytes(source: Any) -> tuple[bytes, str | None]:
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
         try:
-            if not path.is_file():
-                raise ValueError(f"There is no file at {str(path)!r}.")
+            is_file = path.is_file()
+        except (OSError, ValueError):
+            is_file = False
+        if not is_file:
+            raise ValueError(f"There is no file at {_short(path, 200)}.")
+        try:
             if path.stat().st_size > limit:
                 raise ValueError(too_big)
             with path.open("rb") as fh:
                 data = fh.read(limit + 1)
         except OSError as exc:
-            raise ValueError(f"The file {str(path)!r} cannot be read: {exc.strerror}.") from None
+            raise ValueError(
+                f"The file {_short(path, 200)} cannot be read: {exc.strerror}."
+            ) from None
         if len(data) > limit:
             raise ValueError(too_big)
         return data, path.name
@@ -942,9 +963,11 @@ def _decode(data: bytes) -> tuple[str, list[str]]:
     notes: list[str] = []
     if not data:
         raise ValueError("The file is empty.")
-    for signature, what in _BINARY_SIGNATURES:
+    for signature, what, advice in _BINARY_SIGNATURES:
         if data.startswith(signature):
-            raise ValueError(f"This looks like {what}, not a CSV text file.")
+            raise ValueError(
+                f"This looks like {what}, not a CSV text file" + (f"; {advice}." if advice else ".")
+            )
     text: str | None = None
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
@@ -1242,8 +1265,8 @@ def _to_numbers(
     parsed = pd.to_numeric(converted, errors="coerce")
     index = np.flatnonzero(failed)[has_comma.to_numpy()][mask.to_numpy()]
     values[index] = np.asarray(parsed, dtype=np.float64)
-    where = f"Column {_short(column)}: " if column is not None else ""
-    note = f"{where}{int(mask.sum()):,} cell(s) were read as numbers written with {how}."
+    prefix = f"Column {_short(column)}: read" if column is not None else "Read"
+    note = f"{prefix} {_count(int(mask.sum()), 'cell')} as numbers written with {how}."
     return values, note
 
 
@@ -1319,12 +1342,14 @@ def load_population_csv(
     notes: list[str] = []
     if n_usable < _MIN_VALUES:
         raise ValueError(
-            f"Column {_short(value_column)} has {n_usable} usable number(s); at least "
+            f"Column {_short(value_column)} has {_count(n_usable, 'usable number')}; at least "
             f"{_MIN_VALUES} are needed."
         )
     dropped = numbers.size - n_usable
     if dropped:
-        notes.append(f"Dropped {dropped:,} row(s) whose value was blank, not a number or infinite.")
+        notes.append(
+            f"Dropped {_count(dropped, 'row')} whose value was blank, not a number or infinite."
+        )
     values = numbers[usable]
     declared_lo, declared_hi = _check_bound(lower, "lower"), _check_bound(upper, "upper")
     if declared_lo is not None and declared_hi is not None and not declared_lo < declared_hi:
@@ -1346,8 +1371,8 @@ def load_population_csv(
         n_above = int(np.count_nonzero(values > hi))
         if n_below or n_above:
             notes.append(
-                f"Clipped {n_below + n_above:,} value(s) to the declared bounds [{_fmt(lo)}, "
-                f"{_fmt(hi)}] ({n_below:,} below, {n_above:,} above)."
+                f"Clipped {_count(n_below + n_above, 'value')} to the declared bounds "
+                f"[{_fmt(lo)}, {_fmt(hi)}] ({n_below:,} below, {n_above:,} above)."
             )
             values = np.clip(values, lo, hi)
         notes.append(
@@ -1413,8 +1438,8 @@ def _labels(
         cells = cells.copy()
         cells[blank] = _MISSING_LABEL
         notes.append(
-            f"{int(blank.sum()):,} row(s) have a blank {what} label in {_short(column)}; they "
-            f"form the {what} {_MISSING_LABEL!r}."
+            f"Gave the {what} label {_MISSING_LABEL!r} to {_count(int(blank.sum()), 'row')} "
+            f"whose cell in {_short(column)} is blank."
         )
     return cells
 
@@ -1457,7 +1482,10 @@ def population_to_csv_bytes(pop: Population) -> bytes:
     for labels, label in ((pop.strata, pop.stratum_label), (pop.clusters, pop.cluster_label)):
         if labels is not None:
             header.append(csv_safe_text(label))
-            columns.append([csv_safe_text(x) for x in labels.astype(str).tolist()])
+            if labels.dtype.kind == "i":  # integer labels are numbers: written as they are
+                columns.append(labels.astype(str).tolist())
+            else:
+                columns.append([csv_safe_text(x) for x in labels.tolist()])
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(header)

@@ -7,6 +7,7 @@ import dataclasses
 import functools
 import io
 import math
+import pickle
 import time
 from pathlib import Path
 
@@ -296,6 +297,28 @@ def test_replace_recomputes_hash():
     assert dataclasses.replace(a, name="renamed").content_hash == a.content_hash
 
 
+def test_pickle_round_trip_keeps_arrays_frozen():
+    pop = make_builtin("establishments", size=500)
+    back = pickle.loads(pickle.dumps(pop))
+    assert back.content_hash == pop.content_hash
+    np.testing.assert_array_equal(back.values, pop.values)
+    for arr in (back.values, back.strata, back.clusters):
+        assert not arr.flags.writeable
+    table = read_csv_table(b"x,g\n1,a\n2,b\n3,c\n")
+    table.column_values("x")
+    again = pickle.loads(pickle.dumps(table))
+    assert again.numeric_columns == ["x"] and again.frame.equals(table.frame)
+
+
+def test_integer_labels():
+    big = np.array([2**63, 1, 2], dtype=np.uint64)
+    assert _pop(strata=big).strata.tolist() == [str(2**63), "1", "2"]
+    pop = _pop(clusters=[-1, 0, 7])
+    assert pop.clusters.dtype == np.int64
+    lines = population_to_csv_bytes(pop).decode().splitlines()
+    assert lines == ["value,cluster", "1,-1", "2,0", "3,7"]  # numbers: no quote prefix
+
+
 def test_to_frame():
     pop = make_builtin("establishments", size=50)
     df = pop.to_frame()
@@ -392,7 +415,7 @@ def test_corpus_details():
     pop = load_population_csv(_corpus()["thousands_separators"])
     assert any("thousands" in n for n in pop.notes)
     pop = load_population_csv(_corpus()["inf_nan_strings"])
-    assert "Dropped 5 row(s) whose value was blank, not a number or infinite." in pop.notes
+    assert "Dropped 5 rows whose value was blank, not a number or infinite." in pop.notes
     with pytest.raises(ValueError, match="quot"):
         load_population_csv(_corpus()["unbalanced_quote"])
     with pytest.raises(ValueError, match="50 MB"):
@@ -457,6 +480,8 @@ def test_path_sources(tmp_path):
         read_csv_table(tmp_path / "missing.csv")
     with pytest.raises(ValueError, match="no file"):
         read_csv_table(tmp_path)
+    with pytest.raises(ValueError, match="no file"):
+        read_csv_table(str(tmp_path / "nul\0byte.csv"))
 
 
 def test_oversize_path_is_refused_before_reading(tmp_path):
@@ -508,7 +533,7 @@ def test_table_columns_and_values():
         t.column_values("nope")
     pop = load_population_csv(t, value_column="value", lower=0, upper=100)
     np.testing.assert_array_equal(pop.values, [10, 30, 50])
-    assert "Dropped 2 row(s) whose value was blank, not a number or infinite." in pop.notes
+    assert "Dropped 2 rows whose value was blank, not a number or infinite." in pop.notes
 
 
 def test_label_column_limits():
@@ -543,7 +568,7 @@ def test_declared_bounds_clip_with_note():
     np.testing.assert_array_equal(pop.values, [0, 1, 2, 10, 10])
     assert (pop.lower, pop.upper) == (0.0, 10.0)
     text = " ".join(pop.notes)
-    assert "Clipped 3 value(s)" in text and "1 below, 2 above" in text
+    assert "Clipped 3 values" in text and "1 below, 2 above" in text
     assert "public knowledge" in text
     assert "read from the data" not in text
 
