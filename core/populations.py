@@ -50,7 +50,9 @@ import pandas as pd
 
 __all__ = [
     "BUILTIN_POPULATIONS",
+    "EMPLOYEES_TOP_CODE",
     "ESTABLISHMENT_SIZE_CLASSES",
+    "LOGNORMAL_BOUNDS",
     "MAX_BUILTIN_SIZE",
     "MAX_COLUMNS",
     "MAX_ROWS",
