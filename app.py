@@ -1,6 +1,6 @@
 """Entry point of the privacy–accuracy explorer: ``streamlit run app.py`` (or ``make run``).
 
-Each page is a small script in ``pages/``; :func:`ui.router.run_app` sets the page config,
+Each page is a small script in ``app_pages/``; :func:`ui.router.run_app` sets the page config,
 draws the shared sidebar (active population and seed, both kept in the URL) and runs the page.
 """
 

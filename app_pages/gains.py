@@ -54,7 +54,7 @@ preset_buttons(
         },
         "Figure 13 (bimodal)": {
             "gain_view": EXP_TAB,
-            "population": "bimodal",
+            "population": "bimodal_paper",
             "gain_exp_eps": FIG8_EPS,
             "gain_exp_rates": FIG8_RATES,
             "gain_reps": 1000,
@@ -99,8 +99,8 @@ def mean_theory_view() -> None:
         ),
         formulas=[
             r"r\Big(\varepsilon, \tfrac{n}{N}\Big) = "
-            r"\frac{2\,(R/(\varepsilon N))^2}{2\,(R/(\varepsilon_n n))^2} = "
-            r"\Big(\frac{n}{N}\,\frac{\varepsilon_n}{\varepsilon}\Big)^2 < 1"
+            r"\frac{2\,(R/(\varepsilon N))^2}{2\,(R/(\varepsilon_n n))^2}",
+            r"= \Big(\frac{n}{N}\,\frac{\varepsilon_n}{\varepsilon}\Big)^2 < 1",
         ],
     )
     eps_grid = np.geomspace(1e-6, 10.0, 120)
@@ -118,8 +118,8 @@ def mean_theory_view() -> None:
             "clearly noisier. For small ε, 1 − r ≈ ε(N/n − 1), so the line is ε ≈ τ·n/(N − n)."
         ),
         formulas=[
-            r"1 - r \le \tau \iff \varepsilon \le \varepsilon_\tau(n/N) \approx "
-            r"\tau\,\frac{n/N}{1 - n/N}"
+            r"1 - r \le \tau \iff \varepsilon \le \varepsilon_\tau(n/N)",
+            r"\varepsilon_\tau(n/N) \approx \tau\,\frac{n/N}{1 - n/N}",
         ],
     )
     fig, data = figs.q_curves_figure(eps_values, rates, 0.6)
@@ -134,8 +134,8 @@ def mean_theory_view() -> None:
             "longer depends on ε."
         ),
         formulas=[
-            r"\mathrm{Var}(g(\mathcal S)) \le q\,V_N,\qquad q = 1 - "
-            r"\frac{\varepsilon^2}{\varepsilon_n^2}"
+            r"\mathrm{Var}(g(\mathcal S)) \le q\,V_N",
+            r"q = 1 - \frac{\varepsilon^2}{\varepsilon_n^2}",
         ],
     )
     worked = [(3.0, 0.6), (0.1, 0.6)] + [(e, 0.6) for e in eps_values if e not in (3.0, 0.1)]
@@ -157,7 +157,7 @@ def mean_theory_view() -> None:
             "The same bound over all rates and ε at once: bright means the sample may carry "
             "almost the whole V_N as sampling variance; dark means almost none."
         ),
-        formulas=[r"q = 1 - \varepsilon^2 / \log^2\!\big(1 + (e^{\varepsilon}-1)N/n\big)"],
+        formulas=[r"q = 1 - \frac{\varepsilon^2}{\log^2\!\big(1 + (e^{\varepsilon}-1)\,N/n\big)}"],
     )
 
 
@@ -184,8 +184,9 @@ def mean_population_view() -> None:
             "best rate is always 1, the whole population."
         ),
         formulas=[
-            r"V_N = 2\Big(\frac{R}{\varepsilon N}\Big)^2,\qquad "
-            r"V_n = \Big(1-\frac{n}{N}\Big)\frac{S_N^2}{n} + 2\Big(\frac{R}{\varepsilon_n n}\Big)^2"
+            r"V_N = 2\Big(\frac{R}{\varepsilon N}\Big)^2",
+            r"V_n = \Big(1-\frac{n}{N}\Big)\frac{S_N^2}{n}"
+            r" + 2\Big(\frac{R}{\varepsilon_n n}\Big)^2",
         ],
     )
     st.markdown(

@@ -63,7 +63,7 @@ def bench_builders() -> None:
 def _open(query: dict[str, str]) -> AppTest:
     script = (
         f"import sys\nsys.path.insert(0, {str(ROOT)!r})\nfrom ui.router import run_app\n"
-        "run_app(default_page='pages/amplification.py')\n"
+        "run_app(default_page='app_pages/amplification.py')\n"
     )
     at = AppTest.from_string(script, default_timeout=120)
     at.query_params.update(query)

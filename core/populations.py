@@ -12,6 +12,7 @@ Built-in populations (:data:`BUILTIN_POPULATIONS`, :func:`make_builtin`)
       Appendix B (figures 9-13), whose median sits at the top of the first component.
       :func:`paper_bimodal_population` replays the paper's own R code with ``set.seed(123)``
       bit for bit.
+    * ``"bimodal_paper"`` -- that exact draw of the paper (the seed argument is not used).
     * ``"establishments"`` -- a synthetic establishment register in the spirit of Bun et al.,
       section 7.2 and Appendix E.1: employees top-coded at 10,000, twelve employee size
       classes as strata and about 100 regions as clusters.
@@ -297,6 +298,10 @@ BUILTIN_POPULATIONS: Mapping[str, str] = MappingProxyType(
         "lognormal": "Lognormal(μ=5, σ=0.5): skewed like income (Hu et al. §4.3)",
         "beta": "Beta(2, 10) on [0, 1] (Hu et al. §2.4)",
         "bimodal": "Two-component Beta mixture, median in the gap (Hu et al. §4.4, App. B)",
+        "bimodal_paper": (
+            "The paper's own bimodal draw (R seed 123), median 0.21; the seed is not used "
+            "(Hu et al. App. B, Figures 9-13)"
+        ),
         "establishments": (
             "Synthetic establishments: employees, 12 size classes, ~100 regions "
             "(Bun et al. §7.2, App. E.1)"
@@ -304,7 +309,13 @@ BUILTIN_POPULATIONS: Mapping[str, str] = MappingProxyType(
     }
 )
 
-_DEFAULT_SIZES = {"lognormal": 10_001, "beta": 10_001, "bimodal": 10_001, "establishments": 100_000}
+_DEFAULT_SIZES = {
+    "lognormal": 10_001,
+    "beta": 10_001,
+    "bimodal": 10_001,
+    "bimodal_paper": 10_001,
+    "establishments": 100_000,
+}
 
 #: Public bounds of the lognormal population (see :func:`make_builtin`).
 LOGNORMAL_BOUNDS: tuple[float, float] = (0.0, 2000.0)
@@ -372,6 +383,9 @@ def make_builtin(key: str, *, seed: int = 0, size: int | None = None) -> Populat
             seed 0). :func:`paper_bimodal_population` reproduces the paper's draw exactly.
             For even N both middle order statistics fall in the first component's top pair
             and the gap, so the median lies inside the gap.
+        ``"bimodal_paper"``
+            :func:`paper_bimodal_population` (the paper's R draw, median 0.21); ``seed`` is
+            ignored.
         ``"establishments"``
             A synthetic establishment register (value column ``employees``, integers 1 to
             10,000) shaped after the example of Bun et al. section 7.2 and Appendix E.1: the
@@ -439,6 +453,8 @@ def make_builtin(key: str, *, seed: int = 0, size: int | None = None) -> Populat
         first = rng.beta(2.0, 10.0, size=(n + 1) // 2) / 2.0
         second = rng.beta(2.0, 10.0, size=n // 2) + 1.0
         return _bimodal_population(first, second, f"Bimodal Beta mixture, {tail}")
+    if key == "bimodal_paper":
+        return paper_bimodal_population(size=n)
     return _establishments(rng, n, tail)
 
 

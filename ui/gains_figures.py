@@ -195,6 +195,7 @@ def mean_variance_figure(table: pd.DataFrame) -> go.Figure:
                 customdata=sub[["sampling_part", "noise_part"]].to_numpy(),
             )
         )
+        traces[-1]["line"] = {**style, "dash": "solid"}
         v_pop = float(sub["V_N"].iloc[0])
         traces.append(
             {
@@ -358,6 +359,7 @@ def violin_by_rate_figure(
         hovermode="closest",
     )
     layout["showlegend"] = False
+    layout["xaxis"]["type"] = "category"
     if reference is not None:
         layout["shapes"] = [reference_line(reference, text=reference_text)]
     return make_figure(traces, layout)
@@ -391,6 +393,7 @@ def release_violin_figure(
         title=title, x_title="privacy parameter ε", y_title=y_title, hovermode="closest"
     )
     layout["showlegend"] = False
+    layout["xaxis"]["type"] = "category"
     layout["shapes"] = [
         {
             **reference_line(truth, text=truth_text),

@@ -17,13 +17,13 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: (script, title, material icon) of every page, in menu order.
 PAGES: tuple[tuple[str, str, str], ...] = (
-    ("pages/overview.py", "Population", ":material/groups:"),
-    ("pages/amplification.py", "Amplification", ":material/zoom_in:"),
-    ("pages/gains.py", "Mean & median gains", ":material/query_stats:"),
+    ("app_pages/overview.py", "Population", ":material/groups:"),
+    ("app_pages/amplification.py", "Amplification", ":material/zoom_in:"),
+    ("app_pages/gains.py", "Mean & median gains", ":material/query_stats:"),
 )
 
 
-def run_app(default_page: str = "pages/overview.py") -> None:
+def run_app(default_page: str = "app_pages/overview.py") -> None:
     """Configure the page, draw the shared sidebar and run the selected page.
 
     ``default_page`` is the page shown at the root URL; tests use it to open a page directly.

@@ -22,6 +22,7 @@ _LABELS = {
     "lognormal": "Lognormal",
     "beta": "Beta",
     "bimodal": "Bimodal",
+    "bimodal_paper": "Bimodal (paper's draw)",
     "establishments": "Establishments",
     UPLOADED: "Uploaded",
 }

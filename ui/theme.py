@@ -89,16 +89,16 @@ def chart_layout(
         "template": TEMPLATE,
         "title": {"text": title, "x": 0.0, "xanchor": "left", "font": {"size": 17}},
         "height": height,
-        "margin": {"l": 10, "r": 10, "t": 60, "b": 10},
+        "margin": {"l": 10, "r": 10, "t": 50, "b": 10},
         "hovermode": hovermode,
         "showlegend": True,
         "legend": {
             "title": {"text": legend_title or ""},
             "orientation": "h",
-            "yanchor": "bottom",
-            "y": 1.0,
-            "xanchor": "right",
-            "x": 1.0,
+            "yanchor": "top",
+            "y": -0.2,
+            "xanchor": "left",
+            "x": 0.0,
         },
         "xaxis": _axis(x_title, log_x),
         "yaxis": _axis(y_title, log_y),
@@ -116,13 +116,15 @@ def make_figure(traces: Sequence[dict[str, Any]], layout: dict[str, Any]) -> go.
 
 def line_trace(x: Any, y: Any, name: str, index: int, hover: str, **extra: Any) -> dict[str, Any]:
     """A line series in the ``index``-th colour and dash, with a hover template."""
+    style = series_style(index)
     return {
         "type": "scatter",
         "x": x,
         "y": y,
         "mode": "lines",
         "name": name,
-        "line": series_style(index),
+        "line": style,
+        "marker": {"color": style["color"], "size": 7},
         "hovertemplate": hover,
         **extra,
     }

@@ -10,7 +10,6 @@ import hashlib
 import io
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from core.populations import (
@@ -99,7 +98,7 @@ def upload_form() -> None:
 
     tag = digest[:10]
     value_column = st.selectbox("Value column (y)", table.numeric_columns, key=f"up_value_{tag}")
-    column = pd.to_numeric(table.frame[value_column], errors="coerce").to_numpy(dtype=float)
+    column = table.column_values(value_column)
     finite = column[np.isfinite(column)]
     lo_guess, hi_guess = suggest_bounds(finite)
     st.markdown(

@@ -7,6 +7,7 @@ cannot pass silently.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -54,11 +55,10 @@ def _wait_healthy(url: str, proc: subprocess.Popen[bytes], timeout: float = 90.0
     raise RuntimeError(f"streamlit did not become healthy at {url} within {timeout} s")
 
 
-@pytest.fixture(scope="session")
-def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Start ``streamlit run app.py`` on a free loopback port for the test session."""
+@contextlib.contextmanager
+def serve_app(log: Path) -> Iterator[str]:
+    """Run ``streamlit run app.py`` on a free loopback port; yield its URL."""
     port = _free_port()
-    log = tmp_path_factory.mktemp("streamlit") / "server.log"
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     with log.open("wb") as out:
         proc = subprocess.Popen(
@@ -90,8 +90,20 @@ def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 proc.kill()
-    if proc.returncode not in (0, -15, None):
-        print(log.read_text(errors="replace")[-4000:])
+
+
+@pytest.fixture(scope="session")
+def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One server shared by the browser tests of this session."""
+    with serve_app(tmp_path_factory.mktemp("streamlit") / "server.log") as url:
+        yield url
+
+
+@pytest.fixture
+def fresh_app_url(tmp_path: Path) -> Iterator[str]:
+    """A server that no session has visited yet (for deep-link tests)."""
+    with serve_app(tmp_path / "server.log") as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -154,3 +154,14 @@ def test_gains_experiment_reacts_to_controls(page, app_url):
     assert "At ε = 2" in verdict
     assert exceptions_on_page(page) == []
     screenshot(page, "gains_experiment")
+
+
+def test_deep_link_on_a_fresh_server_gets_the_router_and_sidebar(page, fresh_app_url):
+    """The first visitor of a new server follows a shared link straight to a page."""
+    page.goto(f"{fresh_app_url}/gains?population=Bimodal&gain_view=Mean+on+this+population")
+    settle(page)
+    page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg')
+    sidebar = page.locator('[data-testid="stSidebar"]').inner_text()
+    assert "Mean & median gains" in sidebar and "Seed" in sidebar
+    assert "median in the gap" in sidebar  # the population came from the URL
+    assert exceptions_on_page(page) == []

@@ -51,7 +51,7 @@ def _names(at: AppTest) -> set[str]:
     return {t.get("name") for c in _charts(at) for t in c["data"] if t.get("name")}
 
 
-@pytest.mark.parametrize("page", ["pages/overview.py", "pages/amplification.py"])
+@pytest.mark.parametrize("page", ["app_pages/overview.py", "app_pages/amplification.py"])
 def test_every_page_runs_without_exception(page):
     at = _open(page)
     assert _charts(at), f"{page} drew no chart"
@@ -61,13 +61,13 @@ def test_every_page_runs_without_exception(page):
 @pytest.mark.parametrize("population", ["lognormal", "beta", "bimodal", "establishments"])
 def test_population_page_for_each_builtin(population):
     label = population.capitalize()
-    at = _open("pages/overview.py", {"population": label})
+    at = _open("app_pages/overview.py", {"population": label})
     assert at.selectbox(key="population").value == population
     assert not at.error
 
 
 def test_population_page_bins_change_histogram():
-    at = _open("pages/overview.py")
+    at = _open("app_pages/overview.py")
     before = _charts(at)[0]
     at.slider(key="pop_bins").set_value(120).run()
     after = _charts(at)[0]
@@ -75,7 +75,7 @@ def test_population_page_bins_change_histogram():
 
 
 def test_seed_changes_population():
-    at = _open("pages/overview.py")
+    at = _open("app_pages/overview.py")
     summary_before = at.dataframe[0].value.copy()
     at.number_input(key="seed").set_value(7).run()
     assert not at.exception
@@ -83,7 +83,7 @@ def test_seed_changes_population():
 
 
 def test_amplification_eps_list_changes_curves():
-    at = _open("pages/amplification.py")
+    at = _open("app_pages/amplification.py")
     assert {"ε_target = 0.1", "ε_target = 0.5", "ε_target = 1"} <= _names(at)
     at.text_input(key="amp_eps_targets").set_value("0.2, 3").run()
     names = _names(at)
@@ -92,7 +92,7 @@ def test_amplification_eps_list_changes_curves():
 
 
 def test_amplification_invalid_entries_are_explained_not_raised():
-    at = _open("pages/amplification.py")
+    at = _open("app_pages/amplification.py")
     at.text_input(key="amp_eps_targets").set_value("abc, -3, 1e9").run()
     assert not at.exception
     assert any("not a number" in w.value for w in at.warning)
@@ -100,7 +100,7 @@ def test_amplification_invalid_entries_are_explained_not_raised():
 
 
 def test_amplification_calculator_reproduces_paper_numbers():
-    at = _open("pages/amplification.py", {"amp_eps_targets": "0.1, 1", "amp_view": REVERSE})
+    at = _open("app_pages/amplification.py", {"amp_eps_targets": "0.1, 1", "amp_view": REVERSE})
     table = next(df.value for df in at.dataframe if "ε_sample" in df.value.columns)
     eps = dict(zip(table["ε_target"], table["ε_sample"], strict=True))
     assert eps[0.1] == pytest.approx(2.43, abs=0.005)
@@ -108,14 +108,14 @@ def test_amplification_calculator_reproduces_paper_numbers():
 
 
 def test_amplification_n_larger_than_N_is_explained():
-    at = _open("pages/amplification.py", {"amp_view": REVERSE})
+    at = _open("app_pages/amplification.py", {"amp_view": REVERSE})
     at.number_input(key="amp_n").set_value(20000).run()
     assert not at.exception
     assert any("exceeds the population size" in e.value for e in at.error)
 
 
 def test_amplification_log_slider_and_exact_box_stay_in_sync():
-    at = _open("pages/amplification.py")
+    at = _open("app_pages/amplification.py")
     at.number_input(key="amp_rate_min").set_value(0.0042).run()
     assert at.select_slider(key="amp_rate_min__slider").value == pytest.approx(0.005)
     charts = _charts(at)
@@ -125,7 +125,7 @@ def test_amplification_log_slider_and_exact_box_stay_in_sync():
 
 
 def test_amplification_preset_sets_paper_values():
-    at = _open("pages/amplification.py", {"amp_eps_targets": "2"})
+    at = _open("app_pages/amplification.py", {"amp_eps_targets": "2"})
     preset = next(b for b in at.button if b.label == "Hu et al. Figure 3")
     preset.click().run()
     assert at.text_input(key="amp_eps_targets").value == "0.1, 0.5, 1"
@@ -134,7 +134,7 @@ def test_amplification_preset_sets_paper_values():
 
 def test_amplification_extreme_values_do_not_break():
     at = _open(
-        "pages/amplification.py",
+        "app_pages/amplification.py",
         {"amp_eps_targets": "0.000001, 50", "amp_rate_min": "0.000001", "amp_log_y": "true"},
     )
     assert not at.exception
@@ -146,7 +146,7 @@ def test_amplification_extreme_values_do_not_break():
 
 @pytest.mark.parametrize("tab", [REVERSE, STEINKE])
 def test_amplification_tabs_compute_only_when_open(tab):
-    at = _open("pages/amplification.py", {"amp_view": tab})
+    at = _open("app_pages/amplification.py", {"amp_view": tab})
     names = _names(at)
     if tab == STEINKE:
         assert "c = 2" in names and "ε_target = 0.5" not in names
@@ -158,7 +158,7 @@ def test_amplification_tabs_compute_only_when_open(tab):
         assert "ε_sample = 3" in _names(at)
 
 
-GAINS = "pages/gains.py"
+GAINS = "app_pages/gains.py"
 MEAN_TAB = "Mean: noise ratio r and bound q"
 MEAN_POP_TAB = "Mean on this population"
 SENS_TAB = "Median: smooth sensitivity"
