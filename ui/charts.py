@@ -28,7 +28,8 @@ def chart_block(
     fig
         A figure built with :func:`ui.theme.make_figure` and :func:`ui.theme.chart_layout`.
     data
-        The numbers plotted, in tidy form; offered as a CSV download.
+        The numbers plotted, in tidy form; offered as a CSV download (converted only when
+        the button is clicked, so a large frame costs nothing on reruns).
     key
         Unique widget key stem, also used as the download file name.
     explanation
@@ -46,7 +47,7 @@ def chart_block(
         c1, c2 = st.columns(2)
         c1.download_button(
             "Download data (CSV)",
-            data=frame_to_csv_bytes(data),
+            data=lambda: frame_to_csv_bytes(data),
             file_name=f"{key}.csv",
             mime="text/csv",
             key=f"csv_{key}",
