@@ -20,6 +20,9 @@ PAGES: tuple[tuple[str, str, str], ...] = (
     ("app_pages/overview.py", "Population", ":material/groups:"),
     ("app_pages/amplification.py", "Amplification", ":material/zoom_in:"),
     ("app_pages/gains.py", "Mean & median gains", ":material/query_stats:"),
+    ("app_pages/clusters.py", "Cluster sampling", ":material/workspaces:"),
+    ("app_pages/strata.py", "Stratified sampling", ":material/stacked_bar_chart:"),
+    ("app_pages/statistical.py", "Statistical privacy", ":material/casino:"),
 )
 
 
@@ -37,6 +40,7 @@ def run_app(default_page: str = "app_pages/overview.py") -> None:
     pages = [
         st.Page(str(ROOT / script), title=title, icon=icon, default=script == default_page)
         for script, title, icon in PAGES
+        if (ROOT / script).exists()  # pages under construction appear once their file exists
     ]
     navigation = st.navigation(pages)
     with st.sidebar:

@@ -2,53 +2,19 @@
 
 from __future__ import annotations
 
-import base64
-import json
-from pathlib import Path
-
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
 
-ROOT = Path(__file__).resolve().parents[2]
-TIMEOUT = 120
+from tests.pages.harness import array, charts, open_page, trace_names
+
 REVERSE = "Reverse view and calculator"
 STEINKE = "Steinke: limits of amplification"
 
 
-def _open(page: str, query: dict[str, str] | None = None) -> AppTest:
-    """Run the real router (``app.main``) with ``page`` as the landing page.
-
-    AppTest's ``switch_page`` does not rerun the router script (the shared sidebar vanishes),
-    so each test lands directly on its page, as a user following a link would.
-    """
-    script = (
-        "import sys\n"
-        f"sys.path.insert(0, {str(ROOT)!r})\n"
-        "from ui.router import run_app\n"
-        f"run_app(default_page={page!r})\n"
-    )
-    at = AppTest.from_string(script, default_timeout=TIMEOUT)
-    if query:
-        at.query_params.update(query)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def _charts(at: AppTest) -> list[dict]:
-    return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
-
-
-def _array(value: object) -> np.ndarray:
-    """Decode a plotly data array (plain list or plotly's base64 typed-array form)."""
-    if isinstance(value, dict) and "bdata" in value:
-        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
-    return np.asarray(value, dtype=float)
-
-
-def _names(at: AppTest) -> set[str]:
-    return {t.get("name") for c in _charts(at) for t in c["data"] if t.get("name")}
+_open = open_page
+_charts = charts
+_array = array
+_names = trace_names
 
 
 @pytest.mark.parametrize("page", ["app_pages/overview.py", "app_pages/amplification.py"])
