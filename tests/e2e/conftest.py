@@ -8,6 +8,7 @@ cannot pass silently.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import socket
 import subprocess
@@ -55,9 +56,24 @@ def _wait_healthy(url: str, proc: subprocess.Popen[bytes], timeout: float = 90.0
     raise RuntimeError(f"streamlit did not become healthy at {url} within {timeout} s")
 
 
+@dataclasses.dataclass(frozen=True)
+class Server:
+    """A running ``streamlit run app.py``: its URL and process id."""
+
+    url: str
+    pid: int
+
+    def rss_mb(self) -> float:
+        """Resident memory of the server process in MB (from /proc)."""
+        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        raise RuntimeError("VmRSS not found")
+
+
 @contextlib.contextmanager
-def serve_app(log: Path) -> Iterator[str]:
-    """Run ``streamlit run app.py`` on a free loopback port; yield its URL."""
+def serve(log: Path) -> Iterator[Server]:
+    """Run ``streamlit run app.py`` on a free loopback port; yield the running server."""
     port = _free_port()
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     with log.open("wb") as out:
@@ -83,7 +99,7 @@ def serve_app(log: Path) -> Iterator[str]:
         url = f"http://127.0.0.1:{port}"
         try:
             _wait_healthy(url, proc)
-            yield url
+            yield Server(url=url, pid=proc.pid)
         finally:
             proc.terminate()
             try:
@@ -95,15 +111,21 @@ def serve_app(log: Path) -> Iterator[str]:
 @pytest.fixture(scope="session")
 def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """One server shared by the browser tests of this session."""
-    with serve_app(tmp_path_factory.mktemp("streamlit") / "server.log") as url:
-        yield url
+    with serve(tmp_path_factory.mktemp("streamlit") / "server.log") as server:
+        yield server.url
 
 
 @pytest.fixture
-def fresh_app_url(tmp_path: Path) -> Iterator[str]:
-    """A server that no session has visited yet (for deep-link tests)."""
-    with serve_app(tmp_path / "server.log") as url:
-        yield url
+def fresh_server(tmp_path: Path) -> Iterator[Server]:
+    """A server of its own that no session has visited yet (deep links, memory, load)."""
+    with serve(tmp_path / "server.log") as server:
+        yield server
+
+
+@pytest.fixture
+def fresh_app_url(fresh_server: Server) -> str:
+    """URL of :func:`fresh_server`."""
+    return fresh_server.url
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,129 @@
+"""A classroom of browsers: many concurrent sessions against one server.
+
+Each simulated student opens its own browser context (its own Streamlit session), visits every
+page of the app, waits for the first chart to be drawn, then moves a control (the sidebar seed)
+and waits for the page to settle. The driver records the time from navigation to the first
+rendered chart and every error or exception element it sees.
+
+Run as a module (the browser test and ``bench/bench_classroom.py`` do)::
+
+    python -m tests.e2e.classroom http://127.0.0.1:8501 --sessions 30
+
+It prints one JSON object with the per-visit records and a summary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from ui.router import PAGES  # noqa: E402
+
+CHART = '[data-testid="stPlotlyChart"] .main-svg'
+ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
+RUNNING = '[data-testid="stStatusWidgetRunningIcon"]'
+
+
+def page_paths() -> list[str]:
+    """URL paths of every page the router shows (the first page is the root)."""
+    paths = []
+    for i, (script, _title, _icon) in enumerate(PAGES):
+        if (ROOT / script).exists():
+            paths.append("/" if i == 0 else "/" + Path(script).stem)
+    return paths
+
+
+async def _settle(page, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    quiet = 0
+    while time.monotonic() < deadline:
+        quiet = quiet + 1 if await page.locator(RUNNING).count() == 0 else 0
+        if quiet >= 4:
+            return
+        await asyncio.sleep(0.25)
+    raise TimeoutError("page kept running")
+
+
+async def _student(browser, url: str, index: int, paths: list[str], timeout: float) -> list[dict]:
+    context = await browser.new_context(viewport={"width": 1280, "height": 900})
+    page = await context.new_page()
+    page.set_default_timeout(timeout * 1000)
+    records = []
+    try:
+        for path in paths:
+            record: dict[str, object] = {"session": index, "page": path}
+            t0 = time.perf_counter()
+            try:
+                await page.goto(url + path)
+                await page.wait_for_selector(CHART)
+                record["chart_seconds"] = time.perf_counter() - t0
+                await _settle(page, timeout)
+                seed = page.get_by_role("spinbutton", name="Seed")
+                await seed.fill(str(index + 1))
+                await seed.press("Enter")
+                await _settle(page, timeout)
+                await page.wait_for_selector(CHART)
+                record["after_control_seconds"] = time.perf_counter() - t0
+                errors = page.locator(ERRORS)
+                record["errors"] = [
+                    await errors.nth(i).inner_text() for i in range(await errors.count())
+                ]
+            except Exception as exc:  # a failed visit is a result, not a crash of the driver
+                record["errors"] = [f"{type(exc).__name__}: {exc}"[:500]]
+            records.append(record)
+    finally:
+        await context.close()
+    return records
+
+
+async def run_classroom(url: str, sessions: int, timeout: float) -> dict:
+    """Run ``sessions`` concurrent students against ``url``; return records and a summary."""
+    from playwright.async_api import async_playwright
+
+    paths = page_paths()
+    t0 = time.perf_counter()
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(
+            executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
+        )
+        try:
+            results = await asyncio.gather(
+                *(_student(browser, url, i, paths, timeout) for i in range(sessions))
+            )
+        finally:
+            await browser.close()
+    records = [r for session in results for r in session]
+    times = [r["chart_seconds"] for r in records if "chart_seconds" in r]
+    summary = {
+        "sessions": sessions,
+        "pages": paths,
+        "visits": len(records),
+        "visits_with_errors": sum(1 for r in records if r.get("errors")),
+        "median_chart_seconds": statistics.median(times) if times else None,
+        "worst_chart_seconds": max(times) if times else None,
+        "wall_seconds": time.perf_counter() - t0,
+    }
+    return {"summary": summary, "records": records}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("url")
+    parser.add_argument("--sessions", type=int, default=30)
+    parser.add_argument("--timeout", type=float, default=240.0, help="seconds per wait")
+    args = parser.parse_args()
+    result = asyncio.run(run_classroom(args.url, args.sessions, args.timeout))
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
