@@ -1,0 +1,57 @@
+"""A classroom against one server: time-to-rendered-chart for 30 concurrent sessions.
+
+Starts ``streamlit run app.py`` on a free port, runs ``tests.e2e.classroom`` (30 browser
+contexts in Debian's Chromium, each visiting every page and moving the sidebar seed), and prints
+the median and worst time from navigation to the first drawn chart, per page and overall, plus
+the server's resident memory before and after.
+
+Run: ``.venv/bin/python bench/bench_classroom.py [--sessions 30]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.e2e.classroom import run_classroom  # noqa: E402
+from tests.e2e.conftest import serve  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sessions", type=int, default=30)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp, serve(Path(tmp) / "server.log") as server:
+        rss_before = server.rss_mb()
+        result = asyncio.run(run_classroom(server.url, args.sessions, timeout=300))
+        rss_after = server.rss_mb()
+    summary = result["summary"]
+    print(f"{args.sessions} concurrent sessions, pages {summary['pages']}")
+    print(f"  visits {summary['visits']}, visits with an error: {summary['visits_with_errors']}")
+    for path in summary["pages"]:
+        times = [
+            r["chart_seconds"]
+            for r in result["records"]
+            if r["page"] == path and "chart_seconds" in r
+        ]
+        if times:
+            print(
+                f"  {path:16s} time to first chart: median {statistics.median(times):6.1f} s,"
+                f" worst {max(times):6.1f} s"
+            )
+    print(
+        f"  overall: median {summary['median_chart_seconds']:.1f} s, "
+        f"worst {summary['worst_chart_seconds']:.1f} s, wall {summary['wall_seconds']:.0f} s"
+    )
+    print(f"  server RSS: {rss_before:.0f} MB before, {rss_after:.0f} MB after")
+
+
+if __name__ == "__main__":
+    main()
