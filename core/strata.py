@@ -1190,8 +1190,16 @@ class NeighbourComparison:
 
     @property
     def most_moved(self) -> int:
-        """Index of the stratum whose Neyman sample size moves most (first among ties)."""
-        return int(np.argmax(np.abs(self.neyman_shift)))
+        """Index of the stratum whose Neyman sample size moves most.
+
+        Among ties, a stratum that gains records comes first (in the paper's example the
+        top stratum, which the changed record joins), then the earlier stratum.
+        """
+        shift = self.neyman_shift
+        size = np.abs(shift)
+        ties = np.flatnonzero(size == size.max())
+        gaining = ties[shift[ties] > 0]
+        return int(gaining[0] if gaining.size else ties[0])
 
     def count_loss(self, eps_sample: float, design: str, release: str = "all") -> float:
         """Privacy loss between P and P′ of releasing noisy stratum counts of the sample.

@@ -231,6 +231,7 @@ def test_neyman_is_data_dependent_on_establishments(establishments) -> None:
     shift = cmp_.neyman_shift
     assert shift.sum() == 0 and np.abs(shift).sum() >= 2
     assert shift[-1] == 1  # the top class is taken whole and gained a record
+    assert cmp_.most_moved == 11  # ties with a losing stratum go to the gaining one
     # A shift of several records leaks more than no sampling at all (ε).
     assert cmp_.count_loss(1.0, "neyman") >= 2.0
     # Randomised proportional rounding: small, and within two applications (one deletion,

@@ -1,0 +1,711 @@
+"""Stratified sampling: Neyman against proportional allocation, accuracy against privacy."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from core import amplification as amp
+from core import strata
+from core.populations import ESTABLISHMENT_SIZE_CLASSES
+from ui import strata_cache as cache
+from ui import strata_figures as figs
+from ui.charts import chart_block
+from ui.state import UPLOADED, active_choice, active_population, active_seed
+from ui.widgets import bound_toggle, log_float_control, preset_buttons
+
+ALLOC_TAB = "Allocations and accuracy"
+PRIVACY_TAB = "Privacy"
+SIM_TAB = "Simulation check"
+SIZE_TAB = "Random sample size (Theorem 3.1)"
+AUTO_STRATUM = -1
+
+st.title("Stratified sampling: Neyman or proportional allocation?")
+st.markdown(
+    "A stratified design splits the population into strata (for example establishments by "
+    "number of employees) and draws a simple random sample inside each. **How many** records "
+    "to take from each stratum is the allocation. **Neyman allocation** follows each "
+    "stratum's spread and gives the most accurate weighted mean; **proportional allocation** "
+    "takes the same fraction everywhere. Bun, Drechsler, Gaboardi, McMillan & Sarathy show "
+    "that the first depends on the data and can *leak* privacy, while the second, with "
+    "randomised rounding, amplifies it."
+)
+
+pop = active_population()
+seed = active_seed()
+N = pop.size
+summ = cache.summary(pop.content_hash, pop)
+
+preset_buttons(
+    {
+        "Paper's setting (App. E.1)": {
+            "population": "establishments",
+            "strat_m": 10_000,
+            "strat_eps": 0.5,
+            "strat_view": ALLOC_TAB,
+        },
+        "Neyman's neighbour (§7.2)": {
+            "population": "establishments",
+            "strat_m": 10_000,
+            "strat_nb_value": None,
+            "strat_nb_stratum": AUTO_STRATUM,
+            "strat_view": PRIVACY_TAB,
+        },
+        "|P| = 14 vs 15, r = 1/10 (§4.3)": {
+            "strat_cx_size": 14,
+            "strat_cx_rate": 0.1,
+            "strat_view": PRIVACY_TAB,
+        },
+        "Figure 2 (Theorem 3.1)": {
+            "strat_rs_n": 10_000,
+            "strat_rs_eps": 0.01,
+            "strat_rs_mean": 0.5,
+            "strat_view": SIZE_TAB,
+        },
+    },
+    key="strat",
+)
+
+c1, c2 = st.columns([1, 2], gap="large")
+with c1:
+    m_input = st.number_input(
+        "Total sample size m",
+        min_value=1,
+        max_value=5_000_000,
+        value=10_000,
+        step=500,
+        key="strat_m",
+        bind="query-params",
+        help="The paper draws m = 10,000 establishments. Proportional allocation uses r = m/N.",
+    )
+with c2:
+    eps = log_float_control(
+        "ε of the mechanism run on the sample",
+        "strat_eps",
+        default=0.5,
+        min_value=1e-3,
+        max_value=1000.0,
+        help="The budget ε_sample of the differentially private mechanism applied to the sample.",
+    )
+m = int(m_input if m_input is not None else 10_000)
+if m > N:
+    st.warning(
+        f"The sample size m = {m:,} exceeds the population size N = {N:,}; using m = N "
+        "(the whole population) instead.",
+        icon=":material/warning:",
+    )
+    m = N
+rate = m / N
+
+
+def _num(x: float) -> str:
+    """A number for text: integers with thousands separators, others to 6 digits."""
+    x = float(x)
+    return f"{int(x):,}" if x.is_integer() and abs(x) < 1e15 else f"{x:,.6g}"
+
+
+def _table_height(rows: int) -> int | str:
+    """Show every row of a short table (up to 20), scroll longer ones."""
+    return 35 * (rows + 1) + 3 if rows <= 20 else "auto"
+
+
+def no_strata_notice() -> None:
+    """Plain words and a way out when the active population has no stratum labels."""
+    st.info(
+        f"**{pop.name}** has no strata, so there is nothing to allocate: stratified sampling "
+        "needs a stratum label on every record. Switch to the built-in **establishments** "
+        "population (12 employee size classes, as in the paper), or upload a CSV on the "
+        "Population page and pick its *Stratum column*. The privacy curves and the rounding "
+        "example on the Privacy tab, and the Theorem 3.1 tab, work without strata.",
+        icon=":material/info:",
+    )
+    preset_buttons(
+        {"Use the establishments population": {"population": "establishments"}},
+        key="strat_nostrata",
+    )
+
+
+def population_line() -> str:
+    """How the snippet recreates the active population."""
+    choice = active_choice()
+    if choice == UPLOADED:
+        return (
+            'pop = load_population_csv("your_file.csv", value_column=..., '
+            "stratum_column=..., lower=..., upper=...)"
+        )
+    return f'pop = make_builtin("{choice}", seed={seed})'
+
+
+def verdict(var_table, cmp: strata.NeighbourComparison | None) -> str:
+    """Two plain-words sentences: which allocation is more accurate, which one is private."""
+    v = dict(zip(var_table["design"], var_table["variance"], strict=True))
+    ney, rand = v[cache.NEYMAN], v[cache.PROP_RAND]
+    if np.isfinite(rand) and ney > 0:
+        acc = (
+            f"**Accuracy.** With m = {m:,} records, Neyman allocation estimates the mean with "
+            f"a standard error of {np.sqrt(ney):,.4g}, against {np.sqrt(rand):,.4g} for "
+            f"randomised proportional allocation: its variance is {rand / ney:,.2f}× smaller."
+        )
+    elif ney == 0:
+        acc = (
+            f"**Accuracy.** With m = {m:,} records Neyman allocation takes every stratum with "
+            "spread whole: its weighted mean has no sampling error."
+        )
+    else:
+        acc = (
+            f"**Accuracy.** With m = {m:,} records some strata have r·N_i < 1, so randomised "
+            "proportional allocation may leave one empty (infinite variance); Neyman "
+            f"allocation has a standard error of {np.sqrt(ney):,.4g}."
+        )
+    bound = float(strata.proportional_eps_bound(eps, rate))
+    srs = float(amp.eps_target(eps, rate))
+    if cmp is not None and cmp.count_loss(eps, "neyman") > 0:
+        moved = int(np.abs(cmp.neyman_shift).sum())
+        ney_text = (
+            f"Neyman's allocation depends on the data: changing one record moves {moved} "
+            f"sampled record{'s' if moved != 1 else ''} between strata, so a mechanism that "
+            f"releases noisy stratum sample sizes leaks at least {moved}ε = "
+            f"{cmp.count_loss(eps, 'neyman'):.3g} — "
+            + ("more than" if moved > 1 else "as much as")
+            + f" privatising the whole population (ε = {eps:g})."
+        )
+    else:
+        ney_text = (
+            "Here changing the smallest record does not move Neyman's allocation, but its "
+            "sizes still depend on the stratum spreads, which no theorem protects."
+        )
+    if bound < eps:
+        prop_text = (
+            f"Randomised proportional allocation guarantees ε′ ≤ {bound:.3g} (Theorem 7.2), "
+            f"below ε = {eps:g}, though above the {srs:.3g} of a simple random sample."
+        )
+    else:
+        prop_text = (
+            f"Randomised proportional allocation at r = {rate:.3g} and ε = {eps:g} is only "
+            f"guaranteed ε′ ≤ {bound:.3g} ≥ ε (Theorem 7.2): the bound amplifies for small "
+            "rates and small ε (≈ 6rε), not here."
+        )
+    return f"{acc}\n\n**Privacy.** {ney_text} {prop_text}"
+
+
+def allocation_view() -> None:
+    """Allocation table, grouped bars, variance of the weighted mean and the verdict."""
+    if summ is None:
+        no_strata_notice()
+        return
+    table = cache.allocation_table(pop.content_hash, pop, m, seed)
+    var_table = cache.variance_table(pop.content_hash, pop, m)
+    cmp = neighbour_comparison(None, AUTO_STRATUM, quiet=True)
+    st.success(verdict(var_table, cmp), icon=":material/gavel:")
+    t1, t2, _ = st.columns([1, 1, 2])
+    with t1:
+        show_rates = bound_toggle("Show sampling rates m_i/N_i", "strat_show_rates", default=False)
+    with t2:
+        log_y = bound_toggle("Log axis", "strat_log_y", default=True)
+    note = None
+    if len(table) > figs.MAX_BARS:
+        note = (
+            f"{len(table):,} strata: the chart shows the {figs.MAX_BARS} with the largest "
+            "N_i·σ_i; the table and the CSV have all of them."
+        )
+    chart_block(
+        figs.allocation_figure(table, show_rates=show_rates, log_y=log_y),
+        table,
+        key="strata_allocations",
+        explanation=(
+            f"Each group of bars is one stratum of {pop.name}. Proportional allocation draws the "
+            f"same share r = m/N = {rate:.3g} of every stratum; Neyman draws more where the "
+            "stratum is both large and spread out (N_i·σ_i) and takes a stratum whole when its "
+            "share would exceed its size — here the rare, very large establishments. The "
+            "randomised rounding is one draw (seed from the sidebar)."
+        ),
+        formulas=[
+            r"m_i^{\mathrm{Neyman}} \propto N_i\,\sigma_i,\quad m_i \le N_i,\quad \sum_i m_i = m",
+            r"m_i^{\mathrm{rounded}} = \lfloor r N_i + \tfrac12 \rfloor",
+            r"m_i^{\mathrm{rand}} = \lceil rN_i\rceil \text{ w.p. } rN_i - \lfloor rN_i\rfloor,"
+            r"\text{ else } \lfloor rN_i\rfloor",
+        ],
+        note=note,
+    )
+    st.dataframe(
+        table,
+        hide_index=True,
+        height=_table_height(len(table)),
+        column_config={
+            "mean": st.column_config.NumberColumn(format="%.4g"),
+            "σ_i": st.column_config.NumberColumn(format="%.4g"),
+            "Neyman share x_i": st.column_config.NumberColumn(format="%.2f"),
+            "r·N_i": st.column_config.NumberColumn(format="%.2f"),
+            **{f"{d} rate": st.column_config.NumberColumn(format="percent") for d in cache.DESIGNS},
+        },
+    )
+    totals = {d: int(table[f"{d} m_i"].sum()) for d in cache.DESIGNS}
+    st.caption(
+        f"Totals: Neyman {totals[cache.NEYMAN]:,} (always m), proportional rounded "
+        f"{totals[cache.PROP_DET]:,}, randomised {totals[cache.PROP_RAND]:,} (m = {m:,} on "
+        "average). Neyman's integer sizes are the exact variance minimiser among whole-record "
+        "allocations of total m."
+    )
+    chart_block(
+        figs.variance_figure(var_table),
+        var_table,
+        key="strata_variance",
+        explanation=(
+            "How far the weighted mean of the sample is expected to fall from the population "
+            "mean, for the same number of records. Stratifying removes the differences between "
+            "strata from the error; Neyman also puts the records where the spread is. "
+            + (
+                "A design with an infinite variance (a stratum with spread may get no record) "
+                "is left out of the chart."
+                if not np.all(np.isfinite(var_table["variance"]))
+                else "The randomised rounding's variance is averaged over the rounding."
+            )
+        ),
+        formulas=[
+            r"\hat\theta = \sum_i \frac{N_i}{N}\,\bar y_{S_i}",
+            r"\mathrm{Var}(\hat\theta) = \sum_i \Big(\frac{N_i}{N}\Big)^2"
+            r"\Big(1 - \frac{m_i}{N_i}\Big)\frac{\sigma_i^2}{m_i}",
+        ],
+    )
+    st.dataframe(
+        var_table,
+        hide_index=True,
+        column_config={
+            "variance": st.column_config.NumberColumn(format="%.5g"),
+            "standard error": st.column_config.NumberColumn(format="%.5g"),
+            "variance ÷ Neyman": st.column_config.NumberColumn(format="%.3f"),
+        },
+    )
+
+
+def neighbour_comparison(
+    new_value: float | None, target: int, *, quiet: bool = False
+) -> strata.NeighbourComparison | None:
+    """The Appendix E.1 neighbour, or None (with a warning unless ``quiet``) if impossible."""
+    value = pop.upper if new_value is None else float(new_value)
+    try:
+        return cache.neighbour(pop.content_hash, pop, m, value, int(target))
+    except ValueError as exc:
+        if not quiet:
+            st.warning(f"This neighbour cannot be built: {exc}.", icon=":material/warning:")
+        return None
+
+
+def neighbour_section() -> strata.NeighbourComparison | None:
+    """Section 7.2 / Appendix E.1: both allocations on P and on a neighbour P′."""
+    st.subheader("Neyman's allocation depends on the data (§7.2, Appendix E.1)")
+    assert summ is not None
+    st.markdown(
+        "Take the population P and a neighbour P′ that differs in one record: as in the paper, "
+        f"the smallest unit ({_num(pop.values[0])}) is raised to the upper bound "
+        f"U = {_num(pop.upper)} (for establishments: the 10,000-employee top code) and joins "
+        "the stratum of the largest records. Both allocations are recomputed on P′."
+    )
+    c1, c2 = st.columns(2)
+    with c1:
+        new_value = st.number_input(
+            "New value of the changed record (empty: the upper bound U)",
+            value=None,
+            placeholder=f"U = {_num(pop.upper)}",
+            key="strat_nb_value",
+            bind="query-params",
+        )
+    with c2:
+        options = [AUTO_STRATUM, *range(summ.k)]
+        target = st.selectbox(
+            "Stratum it joins",
+            options,
+            format_func=lambda i: (
+                "automatic: the stratum of the largest record"
+                if i == AUTO_STRATUM
+                else f"stratum {summ.labels[i]}"
+            ),
+            key="strat_nb_stratum",
+            bind="query-params",
+        )
+    if new_value is not None and not (pop.lower <= new_value <= pop.upper):
+        st.warning(
+            f"{new_value:g} lies outside the declared bounds [{pop.lower:g}, {pop.upper:g}]; "
+            "using the upper bound instead.",
+            icon=":material/warning:",
+        )
+        new_value = None
+    cmp = neighbour_comparison(new_value, AUTO_STRATUM if target is None else int(target))
+    if cmp is None:
+        return None
+    left = int(summ.codes[int(np.argmin(pop.values))])
+    joined = (
+        int(summ.codes[int(np.argmax(pop.values))])
+        if target in (None, AUTO_STRATUM)
+        else int(target)
+    )
+    top = cmp.most_moved
+    shift = int(cmp.neyman_shift[top])
+    moved = int(np.abs(cmp.neyman_shift).sum())
+    ney_all = cmp.count_loss(eps, "neyman")
+    ney_one = cmp.count_loss(eps, "neyman", "largest")
+    det_all = cmp.count_loss(eps, "proportional")
+    rnd_all = cmp.count_loss(eps, "randomized")
+    if moved:
+        st.warning(
+            f"**Privacy degradation.** Neyman allocation moves {moved} sampled record"
+            f"{'s' if moved != 1 else ''}; stratum **{cmp.labels[top]}** moves most "
+            f"({shift:+d}). A mechanism that is ε-DP on the sample and releases the noisy "
+            f"sample size of that stratum leaks {ney_one:.3g} = {abs(shift)}ε between P and P′; "
+            f"releasing all {summ.k} noisy sizes leaks {ney_all:.3g} = {moved}ε. Without any "
+            f"sampling the loss would be at most ε = {eps:g}. The same release leaks "
+            f"{det_all:.3g} under rounded and {rnd_all:.3g} under randomised proportional "
+            "allocation.",
+            icon=":material/priority_high:",
+        )
+    else:
+        st.info(
+            "With this change Neyman's allocation does not move; try another sample size or "
+            "another neighbour.",
+            icon=":material/info:",
+        )
+    table = figs.neighbour_table(cmp)
+    chart_block(
+        figs.neighbour_figure(cmp, (left, joined)),
+        table,
+        key="strata_neighbour",
+        explanation=(
+            f"Bars show m′_i − m_i. The changed record leaves stratum {cmp.labels[left]} and "
+            f"joins stratum {cmp.labels[joined]}; Neyman reacts through the sizes and the "
+            "spreads of both, and through the re-allocation of every stratum that is not taken "
+            "whole. Rounded proportional allocation moves at most one record in each of the "
+            f"two strata (here: {int(np.abs(cmp.proportional_shift).sum())} in total). The "
+            "outlined bar is the stratum that moves most. In the paper (CBP data) the same "
+            "change moved 19 records in the top stratum."
+        ),
+        formulas=[
+            r"M(S) = \big(|S_i| + \mathrm{Lap}(1/\varepsilon)\big)_{i=1}^k",
+            r"\text{loss}(P, P') = \varepsilon \sum_i |m'_i - m_i|",
+        ],
+    )
+    # A note column marks the strata that matter (cheaper than a pandas Styler).
+    notes = [""] * summ.k
+    notes[left] = "record leaves"
+    notes[joined] = "record joins" if joined != left else "record changes"
+    notes[top] = f"★ moves most; {notes[top]}" if notes[top] else "★ moves most"
+    st.dataframe(
+        table.assign(note=notes),
+        hide_index=True,
+        height=_table_height(summ.k),
+        column_config={
+            "σ_i": st.column_config.NumberColumn(format="%.4g"),
+            "σ′_i": st.column_config.NumberColumn(format="%.4g"),
+            "note": st.column_config.TextColumn(pinned=True),
+        },
+        column_order=["stratum", "note", *table.columns[1:]],
+    )
+    with st.expander("The paper's numbers (Appendix E.1, CBP establishments, m = 10,000)"):
+        p, q = (np.array(a) for a in strata.PAPER_NEYMAN_E1)
+        st.dataframe(
+            {
+                "stratum": [label for label, *_ in ESTABLISHMENT_SIZE_CLASSES],
+                "Neyman on P": p,
+                "Neyman on P′": q,
+                "shift": q - p,
+            },
+            hide_index=True,
+        )
+        st.caption(
+            "The top stratum gains 19 records, so releasing its noisy sample size leaks 19ε. "
+            "The paper's vectors sum to 10,004 and 10,005: each stratum was rounded on its own. "
+            f"Our establishments are synthetic; their top class has only {summ.sizes[-1]:,} "
+            "units and is taken whole, so the shifts here are smaller — the leak is not."
+        )
+    return cmp
+
+
+def rounding_section() -> None:
+    """Section 4.3: deterministic rounding of r·|P| on |P| = 14 against |P′| = 15."""
+    st.subheader("Rounding decides (§4.3): a stratum of |P| against one of |P| + 1 records")
+    c1, c2 = st.columns(2)
+    with c1:
+        size = st.number_input(
+            "Stratum size |P|",
+            min_value=1,
+            max_value=10**9,
+            value=14,
+            step=1,
+            key="strat_cx_size",
+            bind="query-params",
+        )
+    with c2:
+        r_cx = st.number_input(
+            "Sampling fraction r",
+            min_value=1e-6,
+            max_value=1.0,
+            value=0.1,
+            step=0.01,
+            format="%.4g",
+            key="strat_cx_rate",
+            bind="query-params",
+        )
+    example = strata.rounding_example(int(size or 14), float(r_cx or 0.1))
+    (da, db), (fa, fb), (pa, pb) = example.deterministic, example.floors, example.p_up
+    det_loss = example.deterministic_loss(eps)
+    rnd_loss = example.randomized_loss(eps)
+    k1, k2, k3 = st.columns(3)
+    k1.metric("Rounded: records drawn from P / P′", f"{da} / {db}")
+    k2.metric(
+        "Loss of the noisy count, rounded",
+        f"{det_loss:.3g}",
+        help="The released count |S| + Laplace(1/ε) on P against P′.",
+    )
+    k3.metric("Loss of the noisy count, randomised", f"{rnd_loss:.3g}")
+    if da != db:
+        st.markdown(
+            f"Rounding r·|P| = {example.rate * example.size:.4g} and r·|P′| = "
+            f"{example.rate * (example.size + 1):.4g} to the nearest integer draws {da} and "
+            f"{db} records: the sample size itself reveals which population it came from, and "
+            f"the noisy count leaks {det_loss:.3g} = {abs(db - da)}ε — no amplification at all. "
+            f"Randomised rounding draws {fa} or {fa + 1} records from P ({fa + 1} with "
+            f"probability {pa:.2f}) and {fb} or {fb + 1} from P′ ({fb + 1} with probability "
+            f"{pb:.2f}), so the two are hard to tell apart: the same noisy count leaks only "
+            f"{rnd_loss:.3g}."
+        )
+    else:
+        st.markdown(
+            f"Here both sizes round to {da}, so this pair does not expose the rounding; the "
+            f"paper's example is |P| = 14 at r = 1/10. Randomised rounding leaks "
+            f"{rnd_loss:.3g} on the noisy count."
+        )
+    fig, data = figs.rounding_figure(example, eps)
+    chart_block(
+        fig,
+        data,
+        key="strata_rounding",
+        explanation=(
+            "What someone who sees the noisy sample size observes, on P (solid) and on P′ "
+            "(dotted). With rounding (orange) the two curves are Laplace densities centred on "
+            "different counts: their log-ratio reaches ε. With randomised rounding (green) both "
+            "are mixtures of the same two counts with nearly equal weights, and the curves "
+            "almost coincide."
+        ),
+        formulas=[
+            r"\Pr\big[\tilde f_{\mathrm{rand}}(P) = \lceil r|P|\rceil\big] = "
+            r"r|P| - \lfloor r|P|\rfloor",
+            r"\text{loss} = \sup_y \Big|\log\frac{f_P(y)}{f_{P'}(y)}\Big|",
+        ],
+    )
+
+
+def privacy_view() -> None:
+    """ε′ of randomised proportional allocation vs SRS, Neyman's neighbour, the rounding example."""
+    # The markers use the paper's neighbour (smallest record raised to U).
+    cmp = neighbour_comparison(None, AUTO_STRATUM, quiet=True) if summ is not None else None
+    markers: list[tuple[str, float, str]] = []
+    if cmp is not None:
+        markers = [
+            (
+                "Neyman: loss of noisy stratum sizes (lower bound)",
+                cmp.count_loss(eps, "neyman"),
+                cache.NEYMAN,
+            ),
+            (
+                "proportional, rounded: same attack",
+                cmp.count_loss(eps, "proportional"),
+                cache.PROP_DET,
+            ),
+            (
+                "proportional, randomised: same attack",
+                cmp.count_loss(eps, "randomized"),
+                cache.PROP_RAND,
+            ),
+        ]
+    bound = float(strata.proportional_eps_bound(eps, rate))
+    srs = float(amp.eps_target(eps, rate))
+    approx = float(strata.proportional_eps_approx(eps, rate))
+    k1, k2, k3, k4 = st.columns(4)
+    k1.metric("ε on the sample", f"{eps:g}")
+    k2.metric(
+        "ε′ bound, randomised proportional",
+        f"{bound:.4g}",
+        delta=f"{bound - eps:+.3g} vs ε",
+        delta_color="inverse",
+    )
+    k3.metric("6rε (small-ε form)", f"{approx:.4g}")
+    k4.metric("ε′, simple random sample", f"{srs:.4g}")
+    fig, data = figs.privacy_rate_figure(eps, rate, markers)
+    chart_block(
+        fig,
+        data,
+        key="strata_privacy_rate",
+        explanation=(
+            "For each sampling rate, the guarantee the population gets when the mechanism on "
+            f"the sample spends ε = {eps:g}. Randomised proportional allocation (green) is "
+            "guaranteed roughly 6rε — six times the simple-random-sampling value for small ε, "
+            "and below ε only for small rates. The markers at this page's rate are the loss of "
+            "one concrete ε-DP mechanism (noisy stratum sample sizes) between the population and "
+            "the paper's neighbour (smallest record raised to U): a lower bound for Neyman, "
+            "which no theorem bounds from above. A loss of 0 (rounded proportional allocation "
+            "when the neighbour does not move it) has no marker on the log axis."
+        ),
+        formulas=[
+            r"\begin{aligned}\varepsilon' \le\ & \log\big(1 + 2r(e^{2\varepsilon}-1)\big)"
+            r"\\ & + \log\big(1 + r(e^{2\varepsilon}-1)\big) \approx 6r\varepsilon"
+            r"\end{aligned}",
+            r"\varepsilon'_{\mathrm{SRS}} = \log\big(1 + r(e^{\varepsilon}-1)\big)",
+        ],
+    )
+    if summ is not None:
+        small = np.flatnonzero(rate * summ.sizes < 1)
+        if small.size:
+            names = ", ".join(str(summ.labels[i]) for i in small[:8])
+            st.warning(
+                f"Theorem 7.2 needs r·N_i ≥ 1 in every stratum; at r = {rate:.3g} it fails for "
+                f"{small.size} stratum(s) ({names}{'…' if small.size > 8 else ''}), so the bound "
+                "does not cover this design. Raise m.",
+                icon=":material/warning:",
+            )
+        st.caption(
+            "Changing a record (as in the neighbour below) removes it from one stratum and adds "
+            "it to another; Theorem 7.2 bounds one addition or removal, so the guarantee for a "
+            "change is at most twice the bound."
+        )
+        neighbour_section()
+    else:
+        no_strata_notice()
+    rounding_section()
+
+
+def simulation_view() -> None:
+    """Simulated weighted means against the variance formula."""
+    if summ is None:
+        no_strata_notice()
+        return
+    reps = st.select_slider(
+        "Samples per design",
+        [100, 200, 500, 1000, 2000],
+        value=500,
+        key="strat_reps",
+        bind="query-params",
+        help="Each sample is drawn without replacement inside every stratum (seed in the sidebar).",
+    )
+    sim = cache.simulation(pop.content_hash, pop, m, int(reps), seed)
+    var_table = cache.variance_table(pop.content_hash, pop, m)
+    truth = float(pop.values.mean())
+    rows = []
+    for design in cache.DESIGNS:
+        values = sim.loc[sim["design"] == design, "weighted mean"].to_numpy()
+        formula = float(var_table.loc[var_table["design"] == design, "variance"].iloc[0])
+        empty = int(np.isnan(values).sum())
+        ok = values[~np.isnan(values)]
+        simulated = float(ok.var(ddof=1)) if ok.size > 1 else float("nan")
+        rows.append(
+            {
+                "design": design,
+                "variance (formula)": formula,
+                "variance (simulated)": simulated,
+                "simulated ÷ formula": simulated / formula
+                if np.isfinite(formula) and formula > 0
+                else np.nan,
+                "mean of the estimates": float(ok.mean()) if ok.size else np.nan,
+                "samples with an empty stratum": empty,
+            }
+        )
+    chart_block(
+        figs.simulation_figure(sim.dropna(), truth, pop.value_label),
+        sim,
+        key="strata_simulation",
+        explanation=(
+            f"{reps:,} stratified samples of {m:,} records per design, each stratum sampled "
+            "without replacement; for randomised rounding every sample redraws its allocation. "
+            "All three estimates centre on the population mean (dotted); their spread is the "
+            "variance of the formula."
+        ),
+        formulas=[
+            r"\widehat{\mathrm{Var}} = \frac{1}{R-1}\sum_{t=1}^R(\hat\theta_t - \bar\theta)^2"
+        ],
+    )
+    st.dataframe(
+        rows,
+        hide_index=True,
+        column_config={
+            "variance (formula)": st.column_config.NumberColumn(format="%.5g"),
+            "variance (simulated)": st.column_config.NumberColumn(format="%.5g"),
+            "simulated ÷ formula": st.column_config.NumberColumn(format="%.3f"),
+            "mean of the estimates": st.column_config.NumberColumn(format="%.6g"),
+        },
+    )
+    st.caption(
+        f"With {reps:,} samples the simulated variance is within about "
+        f"±{200 * np.sqrt(2 / (reps - 1)):.0f} % of the formula (two standard errors)."
+    )
+
+
+def random_size_view() -> None:
+    """Theorem 3.1: a random, data-independent sample size, and Figure 2."""
+    st.markdown(
+        "Before data-dependent sizes, the paper asks what a *random* but data-independent "
+        "sample size does. The answer (Theorem 3.1) depends on one number: the mean size "
+        "after tilting the size distribution by e^(εm), which favours large samples — so a "
+        "small chance of a large sample can undo the amplification."
+    )
+    c1, c2, c3 = st.columns(3)
+    with c1:
+        n_rs = st.number_input(
+            "Population size n",
+            min_value=10,
+            max_value=1_000_000,
+            value=10_000,
+            step=1000,
+            key="strat_rs_n",
+            bind="query-params",
+        )
+    with c2:
+        eps_rs = log_float_control(
+            "ε on the sample",
+            "strat_rs_eps",
+            default=0.01,
+            min_value=1e-4,
+            max_value=10.0,
+        )
+    with c3:
+        mean_fraction = st.slider(
+            "Mean sample size, as a fraction of n",
+            0.05,
+            0.95,
+            0.5,
+            step=0.05,
+            key="strat_rs_mean",
+            bind="query-params",
+        )
+    n_rs = int(n_rs or 10_000)
+    table = cache.random_size_curve(n_rs, float(eps_rs), float(mean_fraction))
+    chart_block(
+        figs.random_size_figure(table, float(eps_rs), n_rs),
+        table,
+        key="strata_random_size",
+        explanation=(
+            f"The sample size is a Gaussian with mean {mean_fraction:g}·n, cut to 0…n, and "
+            "the x-axis is its spread. A tightly concentrated size behaves like a fixed one "
+            f"(ε′ ≈ {table['fixed size (Thm 2.2)'].iloc[0]:.3g}); as the spread grows, the "
+            "tilted mean creeps towards n and ε′ towards ε. With n = 10⁴ and ε = 0.01 a spread "
+            "of about 800 already gives ε′ close to ε (Bun et al. Figure 2)."
+        ),
+        formulas=[
+            r"\tilde t(m) \propto e^{\varepsilon m}\,t(m),\qquad "
+            r"a = \mathbb{E}_{m\sim\tilde t}[m]/n",
+            r"\varepsilon' \le \log\big(1 + a(e^{\varepsilon}-1)\big)",
+            r"\varepsilon' \ge -\log\big(1 - a(1-e^{-\varepsilon})\big)"
+            r"\ \text{(some mechanism)}",
+        ],
+    )
+
+
+tabs = st.tabs([ALLOC_TAB, PRIVACY_TAB, SIM_TAB, SIZE_TAB], key="strat_view", bind="query-params")
+for tab, view in zip(
+    tabs, (allocation_view, privacy_view, simulation_view, random_size_view), strict=True
+):
+    with tab:
+        if tab.open:
+            view()
+
+with st.expander("Reproduce in Python", icon=":material/code:"):
+    if summ is None:
+        st.caption("The snippet needs a population with strata, e.g. the establishments.")
+    st.code(figs.python_snippet(population_line(), m, eps, seed), language="python")

@@ -1,0 +1,112 @@
+"""End-to-end: the Stratified sampling page in Chromium — loads from a URL, controls move the
+charts and the URL, every tab renders, and a population without strata gets a way out."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlparse
+
+from tests.e2e.helpers import errors_on_page, exceptions_on_page, plot_texts, screenshot, settle
+
+EST = "population=Establishments"
+
+
+def _scroll_to_top_of(locator) -> None:
+    """Scroll Streamlit's inner container so ``locator`` sits at the top of the viewport."""
+    locator.evaluate("el => el.scrollIntoView({block: 'start'})")
+
+
+def _wait_for_chart(page) -> None:
+    page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg')
+
+
+def test_strata_page_loads_and_sample_size_moves_the_chart(page, app_url):
+    page.goto(f"{app_url}/strata?{EST}")
+    settle(page)
+    _wait_for_chart(page)
+    assert page.get_by_role("heading", name="Stratified sampling").first.is_visible()
+    assert errors_on_page(page) == []
+    texts = plot_texts(page)
+    assert "Neyman" in texts and "Proportional, randomised rounding" in texts
+    main = page.locator('[data-testid="stMainBlockContainer"]').inner_text()
+    assert "Accuracy." in main and "Privacy." in main
+    screenshot(page, "strata_allocations")
+    _scroll_to_top_of(page.get_by_text("Variance of the estimated population mean").first)
+    screenshot(page, "strata_variance")
+
+    box = page.get_by_role("spinbutton", name="Total sample size m")
+    box.fill("2000")
+    box.press("Enter")
+    settle(page)
+    assert parse_qs(urlparse(page.url).query).get("strat_m") == ["2000"]
+    assert "m = 2,000" in page.locator('[data-testid="stMainBlockContainer"]').inner_text()
+    assert errors_on_page(page) == []
+    screenshot(page, "strata_allocations_m2000")
+
+
+def test_strata_every_tab_renders(page, app_url):
+    page.goto(f"{app_url}/strata?{EST}")
+    settle(page)
+    _wait_for_chart(page)
+    for tab, name in (
+        ("Privacy", "strata_privacy"),
+        ("Simulation check", "strata_simulation"),
+        ("Random sample size (Theorem 3.1)", "strata_random_size"),
+    ):
+        page.get_by_role("tab", name=tab).click()
+        settle(page)
+        _wait_for_chart(page)
+        assert exceptions_on_page(page) == [], tab
+        assert errors_on_page(page) == [], tab
+        assert "strat_view" in parse_qs(urlparse(page.url).query)
+        screenshot(page, name)
+        if tab == "Privacy":
+            texts = plot_texts(page)
+            assert "moves most" in texts
+            assert "simple random sample" in texts
+            # The page scrolls inside Streamlit's container: capture the lower sections too.
+            for heading, shot in (
+                ("Neyman's allocation depends on the data", "strata_privacy_neighbour"),
+                ("Rounding decides", "strata_privacy_rounding"),
+            ):
+                _scroll_to_top_of(page.get_by_role("heading", name=heading))
+                settle(page)
+                screenshot(page, shot)
+
+
+def test_strata_counter_example_preset_and_url_state(page, app_url):
+    page.goto(f"{app_url}/strata?{EST}&strat_view=Privacy&strat_cx_size=20&strat_eps=2")
+    settle(page)
+    _wait_for_chart(page)
+    main = page.locator('[data-testid="stMainBlockContainer"]')
+    assert "2 / 2" in main.inner_text()
+    page.get_by_role("button", name="|P| = 14 vs 15, r = 1/10 (§4.3)").click()
+    settle(page)
+    assert "1 / 2" in main.inner_text()
+    assert exceptions_on_page(page) == []
+    _scroll_to_top_of(page.get_by_role("heading", name="Rounding decides"))
+    settle(page)
+    screenshot(page, "strata_counter_example")
+
+
+def test_strata_without_strata_offers_the_establishments(page, app_url):
+    page.goto(f"{app_url}/strata")
+    settle(page)
+    assert "has no strata" in page.locator('[data-testid="stMainBlockContainer"]').inner_text()
+    assert exceptions_on_page(page) == []
+    screenshot(page, "strata_no_strata")
+    page.get_by_role("button", name="Use the establishments population").click()
+    settle(page)
+    _wait_for_chart(page)
+    assert "Neyman" in plot_texts(page)
+    assert "Synthetic establishments" in page.locator('[data-testid="stSidebar"]').inner_text()
+    assert parse_qs(urlparse(page.url).query).get("population") == ["Establishments"]
+    assert errors_on_page(page) == []
+
+
+def test_strata_bad_input_is_explained(page, app_url):
+    page.goto(f"{app_url}/strata?{EST}&strat_m=999999")
+    settle(page)
+    _wait_for_chart(page)
+    warnings = page.locator('[data-testid="stAlertContentWarning"]').all_inner_texts()
+    assert any("exceeds the population size" in w for w in warnings)
+    assert exceptions_on_page(page) == []

@@ -1,0 +1,193 @@
+"""AppTest for the Stratified sampling page: every tab runs, controls move the charts, bad
+input is explained on the page, and a population without strata gets plain words."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.pages.harness import array, charts, open_page, trace_names
+
+PAGE = "app_pages/strata.py"
+EST = {"population": "Establishments"}
+TABS = (
+    "Allocations and accuracy",
+    "Privacy",
+    "Simulation check",
+    "Random sample size (Theorem 3.1)",
+)
+
+
+def _open(query: dict[str, str] | None = None):
+    return open_page(PAGE, {**EST, **(query or {})})
+
+
+def _chart(at, title_part: str) -> dict:
+    for chart in charts(at):
+        if title_part in chart["layout"]["title"]["text"]:
+            return chart
+    raise AssertionError(f"no chart titled like {title_part!r}")
+
+
+def _bars(chart: dict, name: str) -> np.ndarray:
+    trace = next(t for t in chart["data"] if t.get("name") == name)
+    return array(trace["y"])
+
+
+@pytest.mark.parametrize("tab", TABS)
+def test_every_tab_runs_on_the_establishments(tab):
+    at = _open({"strat_view": tab})
+    assert charts(at), f"{tab} drew no chart"
+    assert not at.error, [e.value for e in at.error]
+
+
+def test_allocation_chart_shows_the_three_designs_on_twelve_strata():
+    at = _open()
+    chart = _chart(at, "Records drawn per stratum")
+    assert chart["layout"]["xaxis"]["type"] == "category"
+    neyman = _bars(chart, "Neyman")
+    assert neyman.size == 12 and neyman.sum() == 10_000
+    rounded = _bars(chart, "Proportional, rounded")
+    assert rounded.sum() == pytest.approx(10_000, abs=6)
+    assert {"Neyman", "Proportional, rounded", "Proportional, randomised rounding"} <= trace_names(
+        at
+    )
+    verdict = next(s.value for s in at.success)
+    assert "Accuracy" in verdict and "Privacy" in verdict
+
+
+def test_moving_the_sample_size_changes_the_allocation():
+    at = _open()
+    before = _bars(_chart(at, "Records drawn per stratum"), "Neyman")
+    at.number_input(key="strat_m").set_value(2000).run()
+    assert not at.exception
+    after = _bars(_chart(at, "Records drawn per stratum"), "Neyman")
+    assert after.sum() == 2000 and not np.array_equal(before, after)
+
+
+def test_rates_toggle_switches_the_chart():
+    at = _open()
+    at.toggle(key="strat_show_rates").set_value(True).run()
+    chart = _chart(at, "Sampling rate m_i / N_i")
+    assert np.all(_bars(chart, "Neyman") <= 1.0)
+
+
+def test_sample_size_above_population_is_explained_not_raised():
+    at = _open({"strat_m": "500000"})
+    assert not at.exception
+    assert any("exceeds the population size" in w.value for w in at.warning)
+    assert _bars(_chart(at, "Records drawn per stratum"), "Neyman").sum() == 100_000
+
+
+def test_population_without_strata_gets_plain_words_and_a_way_out():
+    at = open_page(PAGE)  # default: the lognormal population, no strata
+    assert not at.exception and not at.error
+    assert any("has no strata" in i.value for i in at.info)
+    button = next(b for b in at.button if b.label == "Use the establishments population")
+    button.click().run()
+    assert at.selectbox(key="population").value == "establishments"
+    assert _bars(_chart(at, "Records drawn per stratum"), "Neyman").size == 12
+
+
+def test_privacy_tab_without_strata_still_shows_the_theory():
+    at = open_page(PAGE, {"strat_view": "Privacy"})
+    assert not at.exception
+    assert any("has no strata" in i.value for i in at.info)
+    assert _chart(at, "Guarantee for the population")
+    assert _chart(at, "Released noisy count")
+
+
+def test_privacy_tab_shows_neyman_degradation_and_paper_example():
+    at = _open({"strat_view": "Privacy"})
+    assert any("Privacy degradation" in w.value for w in at.warning)
+    shift_chart = _chart(at, "Sampled records that move")
+    shifts = _bars(shift_chart, "Neyman")
+    assert shifts.sum() == 0 and np.abs(shifts).sum() >= 2
+    # The most moved stratum (the top class) is outlined.
+    neyman = next(t for t in shift_chart["data"] if t["name"] == "Neyman")
+    assert max(neyman["marker"]["line"]["width"]) == 4
+    assert neyman["marker"]["line"]["width"][11] == 4
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Rounded: records drawn from P / P′"] == "1 / 2"
+    names = trace_names(at)
+    assert "Neyman: loss of noisy stratum sizes (lower bound)" in names
+
+
+def test_privacy_eps_changes_the_bound_curve():
+    at = _open({"strat_view": "Privacy"})
+    before = array(_chart(at, "Guarantee for the population")["data"][0]["y"])
+    at.number_input(key="strat_eps").set_value(0.05).run()
+    assert not at.exception
+    after = array(_chart(at, "Guarantee for the population")["data"][0]["y"])
+    assert np.all(after < before)
+    assert np.all(np.isfinite(after))
+
+
+def test_extreme_eps_stays_finite():
+    at = _open({"strat_view": "Privacy", "strat_eps": "1000"})
+    assert not at.exception
+    for trace in _chart(at, "Guarantee for the population")["data"]:
+        assert np.all(np.isfinite(array(trace["y"])))
+
+
+def test_rounding_counter_example_controls():
+    at = _open({"strat_view": "Privacy"})
+    at.number_input(key="strat_cx_size").set_value(20).run()
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Rounded: records drawn from P / P′"] == "2 / 2"
+    preset = next(b for b in at.button if b.label.startswith("|P| = 14 vs 15"))
+    preset.click().run()
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Rounded: records drawn from P / P′"] == "1 / 2"
+
+
+def test_bad_neighbour_value_is_explained():
+    at = _open({"strat_view": "Privacy"})
+    at.number_input(key="strat_nb_value").set_value(-5.0).run()
+    assert not at.exception
+    assert any("outside the declared bounds" in w.value for w in at.warning)
+
+
+def test_neighbour_target_stratum_changes_the_shift():
+    at = _open({"strat_view": "Privacy", "strat_m": "1000"})
+    before = _bars(_chart(at, "Sampled records that move"), "Neyman")
+    at.selectbox(key="strat_nb_stratum").set_value(5).run()
+    assert not at.exception
+    after = _bars(_chart(at, "Sampled records that move"), "Neyman")
+    assert not np.array_equal(before, after)
+
+
+def test_simulation_matches_formula():
+    at = _open({"strat_view": "Simulation check", "strat_reps": "1000"})
+    table = next(df.value for df in at.dataframe if "simulated ÷ formula" in df.value.columns)
+    ratios = table["simulated ÷ formula"].to_numpy()
+    assert np.all(np.abs(ratios - 1) < 0.2)
+
+
+def test_random_size_tab_reproduces_figure_2():
+    at = _open({"strat_view": "Random sample size (Theorem 3.1)"})
+    chart = _chart(at, "Random sample size")
+    upper = array(next(t for t in chart["data"] if t["name"] == "upper bound")["y"])
+    assert upper[0] == pytest.approx(0.005, rel=0.01)
+    assert upper[-1] == pytest.approx(0.01, rel=0.05)
+    at.number_input(key="strat_rs_eps").set_value(0.1).run()
+    assert not at.exception
+    upper_after = array(
+        next(t for t in _chart(at, "Random sample size")["data"] if t["name"] == "upper bound")["y"]
+    )
+    assert upper_after[0] > upper[0]
+
+
+def test_paper_preset_sets_the_establishments_and_m():
+    at = open_page(PAGE, {"strat_m": "3000"})
+    preset = next(b for b in at.button if b.label == "Paper's setting (App. E.1)")
+    preset.click().run()
+    assert not at.exception
+    assert at.number_input(key="strat_m").value == 10_000
+    assert at.selectbox(key="population").value == "establishments"
+
+
+def test_reproduce_snippet_uses_current_parameters():
+    at = _open({"strat_m": "2500"})
+    code = next(c.value for c in at.code if "strata.neyman_allocation" in c.value)
+    assert "m, eps = 2500, 0.5" in code and 'make_builtin("establishments"' in code
