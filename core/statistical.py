@@ -70,6 +70,7 @@ __all__ = [
     "delta_directions",
     "delta_dp_gaussian",
     "delta_dp_laplace",
+    "delta_dp_subsampling",
     "delta_gaussian",
     "delta_gaussian_normal_approx",
     "delta_laplace",
@@ -508,7 +509,7 @@ class _GaussianMixture:
             below = f < 0
             lo[todo] = np.where(below, u[todo], lo[todo])
             hi[todo] = np.where(below, hi[todo], u[todo])
-            with np.errstate(divide="ignore", invalid="ignore"):
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 step = u[todo] - f / slope
             inside = np.isfinite(step) & (step > lo[todo]) & (step < hi[todo])
             new = np.where(inside, step, 0.5 * (lo[todo] + hi[todo]))
@@ -833,6 +834,32 @@ def delta_dp_laplace(eps: ArrayLike, noise_multiplier: float) -> FloatOrArray:
     nu = _check_nu(noise_multiplier)
     val = np.where(flat < 1.0 / nu, -np.expm1(np.minimum(flat - 1.0 / nu, 0.0) / 2.0), 0.0)
     return _finish(val, shape, scalar)
+
+
+def delta_dp_subsampling(n: int, m: int, eps: ArrayLike) -> FloatOrArray:
+    """Worst-case (differential privacy) δ(ε) of the noiseless sample answer: λ = m/n.
+
+    Against an adversary who knows every other record the exact answer gives the critical
+    record away (δ = 1 for every ε, the case m = n).  Answering from a sample of m records
+    hides it only when it is not drawn: writing both answer distributions as
+    ``λ·A± + (1 − λ)·C`` with C common gives δ ≤ λ, and a database whose other records are all
+    negative attains it (the answer is positive only if the critical record is drawn), so
+    ``δ(ε) = λ`` for every ε ≥ 0 (compare §6: subsampling turns (ε, δ) into
+    (log(1 + λ(e^ε − 1)), λδ), here with δ = 1).
+
+    Parameters
+    ----------
+    n
+        Number of records.
+    m
+        Sample size, 1 ≤ m ≤ n.
+    eps
+        ε ≥ 0, scalar or array.
+    """
+    n = _check_n(n)
+    m = _check_m(m, n)
+    flat, shape, scalar = _check_eps(eps)
+    return _finish(np.full(flat.shape, m / n), shape, scalar)
 
 
 # ---------------------------------------------------------------------------------------

@@ -212,7 +212,8 @@ def test_subsampling_matches_enumeration(n, m, pi):
 
 @pytest.mark.parametrize("noise", ["gaussian", "laplace"])
 @pytest.mark.parametrize(
-    ("n", "pi", "nu"), [(1, 0.4, 1.0), (3, 0.5, 0.3), (5, 0.2, 1.0), (6, 0.5, 2.5), (4, 0.9, 0.7)]
+    ("n", "pi", "nu"),
+    [(1, 0.4, 1.0), (3, 0.5, 0.3), (5, 0.2, 1.0), (6, 0.5, 2.5), (4, 0.9, 0.7), (4, 0.3, 0.05)],
 )
 def test_noise_matches_quadrature_of_enumerated_densities(noise, n, pi, nu):
     func = sp.delta_gaussian if noise == "gaussian" else sp.delta_laplace
@@ -244,6 +245,25 @@ def test_dp_curves_match_quadrature(noise, nu):
     func = sp.delta_dp_gaussian if noise == "gaussian" else sp.delta_dp_laplace
     for eps in (0.0, 0.01, 0.1, 1.0, 4.0):
         assert func(eps, nu) == pytest.approx(brute_dp_delta(eps, nu, noise), rel=1e-8, abs=1e-13)
+
+
+@pytest.mark.parametrize(("n", "m"), [(1, 1), (3, 1), (4, 2), (5, 5), (6, 3)])
+def test_dp_subsampling_is_the_rate_over_all_fixed_databases(n, m):
+    # Worst case over every fixed set of other records of the exact sample answer.
+    subsets = list(itertools.combinations(range(n), m))
+    for eps in (0.0, 0.3, 5.0):
+        worst = 0.0
+        for bits in itertools.product((0, 1), repeat=n - 1):
+            dists = []
+            for crit in (1, 0):
+                record = (crit, *bits)
+                out: dict[float, float] = {}
+                for s in subsets:
+                    y = sum(record[i] for i in s) / m
+                    out[y] = out.get(y, 0.0) + 1 / len(subsets)
+                dists.append(out)
+            worst = max(worst, brute_delta_sets(dists[0], dists[1], eps))
+        assert sp.delta_dp_subsampling(n, m, eps) == pytest.approx(worst, rel=1e-12)
 
 
 def test_utility_loss_matches_enumeration():

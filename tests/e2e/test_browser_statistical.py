@@ -1,0 +1,93 @@
+"""End-to-end: the Statistical privacy page in Chromium (tabs, controls, URL, bad input)."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, quote_plus, urlparse
+
+from tests.e2e.helpers import errors_on_page, exceptions_on_page, plot_texts, screenshot, settle
+
+PI_TAB = "δ against π (Figures 1–4, 6)"
+EU_TAB = "Equal utility (Figures 5, 7, 8)"
+
+
+def _charts_drawn(page) -> None:
+    page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg')
+
+
+def _screenshot_each_chart(page, stem: str) -> None:
+    """Streamlit scrolls inside its main block, so bring each chart into view in turn."""
+    charts = page.locator('[data-testid="stPlotlyChart"]')
+    for i in range(charts.count()):
+        charts.nth(i).scroll_into_view_if_needed()
+        page.wait_for_timeout(300)
+        screenshot(page, f"{stem}_chart{i + 1}")
+
+
+def test_statistical_page_every_tab_renders(page, app_url):
+    page.goto(f"{app_url}/statistical")
+    settle(page)
+    _charts_drawn(page)
+    assert page.get_by_role("heading", name="Statistical privacy").first.is_visible()
+    main = page.locator('[data-testid="stMainBlockContainer"]').inner_text()
+    assert "does not use the population chosen in the sidebar" in main
+    texts = plot_texts(page)
+    assert "no mechanism" in texts and "worst case (DP)" in texts
+    assert errors_on_page(page) == []
+    screenshot(page, "statistical_curve")
+    _screenshot_each_chart(page, "statistical_curve")
+
+    page.get_by_role("tab", name=PI_TAB).click()
+    settle(page)
+    _charts_drawn(page)
+    texts = plot_texts(page)
+    assert "worst case (DP) δ = 0.38" in texts and "δ = 0.128" in texts  # §5's numbers
+    assert parse_qs(urlparse(page.url).query).get("sp_view") == [PI_TAB]
+    assert errors_on_page(page) == []
+    screenshot(page, "statistical_pi")
+    _screenshot_each_chart(page, "statistical_pi")
+
+    page.get_by_role("tab", name=EU_TAB).click()
+    settle(page)
+    _charts_drawn(page)
+    assert "subsampling, π = 0.5" in plot_texts(page)
+    assert errors_on_page(page) == []
+    screenshot(page, "statistical_equal_utility")
+    _screenshot_each_chart(page, "statistical_equal_utility")
+
+
+def test_statistical_controls_change_charts_and_url(page, app_url):
+    page.goto(f"{app_url}/statistical?sp_n=1000&sp_lambda=0.1")
+    settle(page)
+    _charts_drawn(page)
+    assert "m = 100 of 1,000" in plot_texts(page)
+    box = page.get_by_role("spinbutton", name="Records n")
+    box.fill("200")
+    box.press("Enter")
+    settle(page)
+    _charts_drawn(page)
+    assert "m = 20 of 200" in plot_texts(page)
+    assert parse_qs(urlparse(page.url).query).get("sp_n") == ["200"]
+    assert errors_on_page(page) == []
+
+    page.get_by_role("button", name="Figs 3–4: Laplace").click()
+    settle(page)
+    _charts_drawn(page)
+    texts = plot_texts(page)
+    assert "Laplace noise: δ against π" in texts and "n = 1,000" in texts
+    assert exceptions_on_page(page) == []
+    screenshot(page, "statistical_preset_laplace")
+
+
+def test_statistical_bad_input_is_explained(page, app_url):
+    view = quote_plus(PI_TAB)
+    page.goto(
+        f"{app_url}/statistical?sp_view={view}&sp_nus=abc%2C%20-2%2C%203&sp_n=5&sp_lambda=0.01"
+    )
+    settle(page)
+    _charts_drawn(page)
+    warnings = page.locator('[data-testid="stAlertContentWarning"]').all_inner_texts()
+    assert any("not a number" in w for w in warnings)
+    assert any("empty sample" in w for w in warnings)
+    assert "ν = 3, statistical" in plot_texts(page)
+    assert exceptions_on_page(page) == []
+    screenshot(page, "statistical_bad_input")
