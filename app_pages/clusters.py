@@ -1,0 +1,496 @@
+"""Cluster sampling: how cluster size erases privacy amplification (Bun et al. §5–6)."""
+
+from __future__ import annotations
+
+import math
+
+import streamlit as st
+
+from core import clusters as cl
+from ui import cluster_cache as cache
+from ui import cluster_figures as figs
+from ui.charts import chart_block
+from ui.state import POPULATION_KEY, active_population
+from ui.widgets import bound_toggle, log_float_control, log_grid, preset_buttons
+
+SIZE_TAB = "ε′ vs cluster size"
+FRACTION_TAB = "ε′ vs fraction drawn"
+POPULATION_TAB = "This population's clusters"
+TWO_STAGE_TAB = "Two-stage"
+OTHER_TAB = "PPS & systematic"
+TEST_TAB = "Hypothesis-testing view"
+
+#: Theorems 5.1 and 5.2 (q = ℓ/k), one line each so they fit beside the chart.
+THEOREM_FORMULAS = (
+    r"\text{Thm 5.1: }\varepsilon' \ge \ln\!\Big(1 + \frac{q\,(e^{\varepsilon}-1)}"
+    r"{q + (1-q)\,e^{-(n_i + n_{\min})\varepsilon}}\Big)",
+    r"\text{Thm 5.2: }\varepsilon' \le \ln\!\Big(1 + \frac{q\,(e^{\varepsilon}-1)}"
+    r"{q + (1-q)\,e^{-(n_i + n_{\max})\varepsilon}}\Big)",
+)
+SRS_FORMULA = (
+    r"\text{eq. (3): }\varepsilon'_{\mathrm{SRS}} = \ln\!\big(1 + q\,(e^{\varepsilon}-1)\big),"
+    r"\quad q = \ell/k"
+)
+
+
+def log_int_control(
+    label: str,
+    key: str,
+    *,
+    default: int,
+    min_value: int,
+    max_value: int,
+    help: str | None = None,
+) -> int:
+    """A log-scale slider over whole numbers with an exact box; the box is bound to the URL.
+
+    The integer twin of :func:`ui.widgets.log_float_control` (same ``<key>__slider`` naming,
+    so :func:`ui.widgets.preset_buttons` resynchronises it).
+    """
+    grid = sorted({round(v) for v in log_grid(min_value, max_value)})
+    slider_key = f"{key}__slider"
+
+    def nearest(value: float) -> int:
+        return min(grid, key=lambda g: abs(math.log(g) - math.log(max(value, 1))))
+
+    def from_slider() -> None:
+        st.session_state[key] = int(st.session_state[slider_key])
+
+    def from_number() -> None:
+        st.session_state[slider_key] = nearest(int(st.session_state[key]))
+
+    col_slider, col_number = st.columns([3, 1.4], vertical_alignment="bottom")
+    with col_number:
+        value = st.number_input(
+            "exact value",
+            min_value=min_value,
+            max_value=max_value,
+            value=default,
+            step=1,
+            key=key,
+            bind="query-params",
+            on_change=from_number,
+            help=f"{label}: type any whole number from {min_value:,} to {max_value:,}; the "
+            "slider moves to the nearest mark.",
+        )
+    if value is None:  # an emptied box falls back to the default
+        value = default
+    if slider_key not in st.session_state:
+        st.session_state[slider_key] = nearest(value)
+    with col_slider:
+        st.select_slider(
+            label,
+            options=grid,
+            key=slider_key,
+            format_func=lambda v: f"{v:,}",
+            on_change=from_slider,
+            help=help,
+        )
+    return int(value)
+
+
+st.title("Cluster sampling: how cluster size erases amplification")
+st.markdown(
+    "Surveys often draw whole **clusters** — households, schools, regions — instead of "
+    "individual records, and keep everyone in the drawn clusters. Drawing ℓ of k clusters "
+    "looks like a secret sample of ℓ/k of the records, but Bun, Drechsler, Gaboardi, McMillan "
+    "& Sarathy (§5) show that the privacy amplification of such a sample **collapses to no "
+    "amplification as the clusters grow**: a private output can reveal which clusters were "
+    "drawn, and with them who is in the sample."
+)
+
+preset_buttons(
+    {
+        "Households": {
+            "cl_size": 3,
+            "cl_spread": 1.0,
+            "cl_k": 10000,
+            "cl_l": 1000,
+            "cl_eps": 1.0,
+        },
+        "Regions": {
+            "cl_size": 1000,
+            "cl_spread": 1.0,
+            "cl_k": 100,
+            "cl_l": 10,
+            "cl_eps": 0.1,
+        },
+        "Unequal sizes": {"cl_size": 30, "cl_spread": 10.0, "cl_eps": 0.01},
+        "Singletons = SRS": {"cl_size": 1, "cl_spread": 1.0},
+        "Systematic sampling": {"cl_view": OTHER_TAB, "cl_sys_k": 100},
+    },
+    key="cl",
+)
+
+c1, c2 = st.columns(2, gap="large")
+with c1:
+    size = log_int_control(
+        "Cluster size n (records in the person's cluster)",
+        "cl_size",
+        default=10,
+        min_value=1,
+        max_value=100_000,
+        help="n_i of Theorems 5.1–5.2: the cluster the protected person belongs to.",
+    )
+    spread = log_float_control(
+        "Size spread: other clusters hold n/spread to n·spread records",
+        "cl_spread",
+        default=1.0,
+        min_value=1.0,
+        max_value=100.0,
+        help="1 = all clusters equal, where the lower and upper bounds coincide. Otherwise "
+        "n_min = n/spread and n_max = n·spread (rounded, at least 1).",
+    )
+    eps = log_float_control(
+        "ε of the mechanism run on the sample",
+        "cl_eps",
+        default=0.1,
+        min_value=1e-3,
+        max_value=1000.0,
+        help="The mechanism is ε-differentially private in the deletion model (adding or "
+        "removing one record), as in Bun et al. §5.",
+    )
+with c2:
+    k = log_int_control(
+        "Number of clusters k",
+        "cl_k",
+        default=1000,
+        min_value=2,
+        max_value=1_000_000,
+    )
+    ell = log_int_control(
+        "Clusters drawn ℓ (uniformly, without replacement)",
+        "cl_l",
+        default=100,
+        min_value=1,
+        max_value=1_000_000,
+    )
+    log_y = bound_toggle("Log ε′ axis", "cl_log_y", default=False)
+
+if ell > k:
+    st.warning(
+        f"ℓ = {ell:,} clusters cannot be drawn from k = {k:,}; showing ℓ = k (every cluster "
+        "drawn, no amplification). Lower ℓ or raise k.",
+        icon=":material/warning:",
+    )
+    ell = k
+
+numbers = figs.summary(eps, k, ell, size, spread)
+m1, m2, m3, m4 = st.columns(4)
+m1.metric("ε′ lower bound (Thm 5.1)", f"{numbers['lower']:.4g}")
+m2.metric("ε′ upper bound (Thm 5.2)", f"{numbers['upper']:.4g}")
+m3.metric("Simple random sampling, same fraction", f"{numbers['srs']:.4g}")
+m4.metric("No amplification (ε)", f"{eps:.4g}")
+st.markdown("**Reading.** " + figs.reading(numbers, k, ell))
+
+
+def size_view() -> None:
+    fig, data = figs.eps_vs_size_figure(eps, k, ell, spread, size, log_y=log_y)
+    chart_block(
+        fig,
+        data,
+        key="cluster_eps_vs_size",
+        explanation=(
+            "The shaded band lies between the lower bound of Theorem 5.1 (some population "
+            "and some ε-private mechanism do this badly) and the upper bound of Theorem 5.2 "
+            "(no mechanism does worse). With equal clusters (spread 1) the two coincide and "
+            "the curve is exact. For clusters of one record the design is simple random "
+            "sampling; as clusters grow the curve leaves the simple-random-sampling line and "
+            "climbs to ε — once the person's cluster and another hold together a few times "
+            "1/ε records, the sample gives no protection beyond ε itself."
+        ),
+        formulas=[*THEOREM_FORMULAS, SRS_FORMULA],
+        note="n_min and n_max are the smallest and largest of the other clusters; the lower "
+        "bound uses n_i + n_min, the upper bound n_i + n_max.",
+    )
+
+
+def fraction_view() -> None:
+    fig, data = figs.eps_vs_fraction_figure(eps, k, size, spread, ell, log_y=log_y)
+    chart_block(
+        fig,
+        data,
+        key="cluster_eps_vs_fraction",
+        explanation=(
+            "Drawing a smaller fraction of the clusters is how one would hope to buy privacy. "
+            "For singleton clusters (long dashes) it works almost as well as simple random "
+            "sampling: ε′ ≈ (ℓ/k)·ε for small ε. Larger clusters lift the whole curve; once "
+            "(n_i + n_min)·ε is a few units it hugs ε until ℓ/k drops below about "
+            "exp(−(n_i + n_min)·ε). Only below that does drawing fewer clusters buy privacy."
+        ),
+        formulas=list(THEOREM_FORMULAS),
+        note="Every cluster is drawn with probability ℓ/k, so ℓ/k is also the expected "
+        "fraction of records in the sample, whatever the sizes.",
+    )
+
+
+def switch_to_establishments() -> None:
+    st.session_state[POPULATION_KEY] = "establishments"
+
+
+def population_view() -> None:
+    pop = active_population()
+    sizes = cache.population_cluster_sizes(pop.content_hash, pop)
+    if sizes is None:
+        st.info(
+            f"The active population ({pop.name}) has no cluster column. Choose "
+            "**Establishments** (regions as clusters) in the sidebar, or upload a CSV with a "
+            "cluster column on the Population page.",
+            icon=":material/info:",
+        )
+        st.button(
+            "Use the Establishments population",
+            key="cl_use_establishments",
+            on_click=switch_to_establishments,
+            icon=":material/swap_horiz:",
+        )
+        return
+    n_clusters = int(sizes.sizes.size)
+    if n_clusters < 2:
+        st.info(
+            "The population has a single cluster: drawing it is taking everyone, so nothing "
+            "is amplified (ε′ = ε).",
+            icon=":material/info:",
+        )
+        return
+    ell_pop = figs.population_sampled(k, ell, n_clusters)
+    frame = cache.population_bounds(pop.content_hash, pop, eps, ell_pop)
+    st.markdown(
+        f"**{pop.name}**: {pop.size:,} records in **{n_clusters:,} clusters** "
+        f"(“{pop.cluster_label}”), from {int(frame['size'].min()):,} to "
+        f"{int(frame['size'].max()):,} records. The design draws the same fraction as above: "
+        f"**ℓ = {ell_pop:,} of {n_clusters:,}** clusters, ε = {eps:g}."
+    )
+    worst = frame.iloc[0]
+    chart_block(
+        figs.per_cluster_figure(frame, eps, log_y=log_y),
+        frame,
+        key="cluster_per_cluster",
+        explanation=(
+            "Each point is a person in a cluster of that size (clusters of equal size share "
+            "a point). Lower and upper bounds use that cluster's size and the smallest and "
+            "largest of the other clusters. The squares are the lower bound §6.1 gives for "
+            "PPS cluster sampling (§6.2), where a cluster is drawn with probability "
+            "proportional to its size: large clusters are drawn more often, so their "
+            "members' bound rises above simple random sampling before their size is even "
+            f"used against them. The largest cluster here ({worst['cluster']}, "
+            f"{int(worst['size']):,} records) leaves "
+            f"{figs.eps_range(worst['lower'], worst['upper'])}."
+        ),
+        formulas=[
+            *THEOREM_FORMULAS,
+            r"\text{§6.1: }\tilde\varepsilon \ge \ln\!\big(1 + a_i\,(e^{\varepsilon}-1)\big)",
+            r"a_i = \min\!\big(1,\ \ell\,|C_i| / N\big)\ \text{(capped, πps)}",
+        ],
+    )
+    st.dataframe(
+        frame.head(500),
+        hide_index=True,
+        width="stretch",
+        height=280,
+        column_config={
+            c: st.column_config.NumberColumn(format="%.5g")
+            for c in ("lower", "upper", "srs", "pps inclusion", "pps lower")
+        },
+    )
+    if n_clusters > 500:
+        st.caption(f"The 500 largest of {n_clusters:,} clusters; the CSV download has all.")
+
+
+def two_stage_view() -> None:
+    st.markdown(
+        "Multi-stage designs keep only some records of the drawn clusters. Here each record "
+        "of a drawn cluster is kept independently with probability **r** (Poisson sampling). "
+        "That inner stage is a secret sample of records, so it amplifies whatever the "
+        "cluster sizes."
+    )
+    r = log_float_control(
+        "Within-cluster sampling probability r",
+        "cl_r",
+        default=0.1,
+        min_value=1e-4,
+        max_value=1.0,
+        help="r = 1 is single-stage cluster sampling.",
+    )
+    fig, data = figs.two_stage_figure(eps, k, ell, spread, r, size, log_y=log_y)
+    chart_block(
+        fig,
+        data,
+        key="cluster_two_stage",
+        explanation=(
+            "The bound composes the two stages as Bun et al. suggest in §5.2: Poisson "
+            "sampling with probability r turns the ε-private mechanism into an ε_r-private "
+            "one, ε_r = ln(1 + r(e^ε − 1)) (amplification by Poisson sampling, Balle, Barthe "
+            "& Gaboardi 2018), and Theorem 5.2 then applies to cluster sampling with ε_r in "
+            "place of ε. Large clusters still erase the cluster stage, but only down to ε_r ≈ "
+            "r·ε: the within-cluster stage keeps its amplification. This is an upper bound; "
+            "the paper states no matching lower bound for two-stage designs."
+        ),
+        formulas=[
+            r"\varepsilon_r = \ln\!\big(1 + r\,(e^{\varepsilon}-1)\big)",
+            r"\varepsilon' \le \ln\!\Big(1 + \frac{q\,(e^{\varepsilon_r}-1)}"
+            r"{q + (1-q)\,e^{-(n_i + n_{\max})\varepsilon_r}}\Big)",
+        ],
+    )
+
+
+def other_designs_view() -> None:
+    pop = active_population()
+    st.markdown(
+        "Proposition 6.1 gives a lower bound for **any** design from the inclusion "
+        "probabilities: a record included with probability a gives ε′ ≥ ln(1 + a(e^ε − 1)). "
+        "In **PPS sampling** records are drawn with probability proportional to a size "
+        "measure, so the largest record caps the amplification (§6.1)."
+    )
+    if cache.positive_values(pop.content_hash, pop):
+        fig, data = figs.pps_figure(eps, pop.values, pop.value_label, log_y=log_y)
+        chart_block(
+            fig,
+            data,
+            key="cluster_pps_records",
+            explanation=(
+                f"PPS sampling of the active population with “{pop.value_label}” as the size "
+                "measure: the largest record's inclusion probability, min(1, m·max y/Σy), "
+                "sets the bound. Where it is far above the simple-random-sampling line, "
+                "PPS gives away most of the amplification; once the largest records are "
+                "certainty units (probability 1), they get none."
+            ),
+            formulas=[
+                r"\tilde\varepsilon \ge \max_i \ln\!\big(1 + a_i\,(e^{\varepsilon}-1)\big)",
+                r"\max_i a_i = \min\!\Big(1,\ \frac{m \max_j y_j}{\sum_j y_j}\Big)",
+            ],
+        )
+    else:
+        st.info(
+            f"“{pop.value_label}” has negative values or none above 0, so it cannot serve as "
+            "a PPS size measure. Choose another population to see PPS sampling.",
+            icon=":material/info:",
+        )
+
+    st.markdown(
+        "**Systematic sampling** (§6.3) takes every k-th record after a random start. If the "
+        "attacker knows the order (say, alphabetical), that is cluster sampling of one of k "
+        "“clusters” of about N/k records each — no amplification unless the sample is tiny. "
+        "With a random, secret order it is simple random sampling."
+    )
+    n_pop = pop.size
+    if n_pop < 2:
+        st.info("Systematic sampling needs at least two records.")
+        return
+    interval = log_int_control(
+        "Sampling interval k (every k-th record)",
+        "cl_sys_k",
+        default=100,
+        min_value=2,
+        max_value=1_000_000,
+    )
+    if interval > n_pop:
+        st.warning(
+            f"The interval exceeds the population size N = {n_pop:,}; using k = N.",
+            icon=":material/warning:",
+        )
+        interval = n_pop
+    fig, data = figs.systematic_figure(eps, n_pop, interval, log_y=log_y)
+    chart_block(
+        fig,
+        data,
+        key="cluster_systematic",
+        explanation=(
+            f"With the active population's N = {n_pop:,} records and an interval of "
+            f"{interval:,}, the sample holds about {n_pop / interval:,.0f} records. Known "
+            "order: the bounds of Theorems 5.1–5.2 for k clusters of ⌊N/k⌋ or ⌈N/k⌉ records, "
+            "one of them drawn. Secret random order: equation (3) at rate 1/k."
+        ),
+        formulas=[
+            r"\ell = 1,\quad n_i, n_{\min}, n_{\max} \in \{\lfloor N/k \rfloor, "
+            r"\lceil N/k \rceil\}",
+            r"\varepsilon'_{\text{random order}} = \ln\!\big(1 + \tfrac1k(e^{\varepsilon}-1)\big)",
+        ],
+    )
+    lo, up = cl.systematic_eps_bounds(eps, n_pop, interval)
+    srs_sys = float(cl.srs_eps(eps, interval, 1))
+    st.dataframe(
+        figs.bounds_table(
+            [
+                ("systematic, order known to the attacker", lo, up),
+                ("systematic, secret random order (= SRS)", srs_sys, srs_sys),
+                ("no sampling", eps, eps),
+            ]
+        ),
+        hide_index=True,
+        column_config={
+            c: st.column_config.NumberColumn(format="%.5g")
+            for c in ("ε′ lower bound", "ε′ upper bound")
+        },
+    )
+
+
+def hypothesis_view() -> None:
+    st.markdown(
+        "Amplification by sampling rests on **secrecy of the sample**: an outsider does not "
+        "know whether a given person was drawn. Cluster sampling gives that secret away when "
+        "a private output can tell *which clusters* were drawn (§5.2). Suppose only the "
+        f"members of cluster i, {size:,} records, have some property, and the agency "
+        f"releases a private count of it (Laplace noise, ε = {eps:g}). If the cluster was "
+        f"drawn the count is about {size:,}; if not, about 0. A test that says “drawn” when "
+        f"the noisy count exceeds {size:,} does so half of the time when the cluster was "
+        f"drawn, and with probability {0.5 * math.exp(-eps * size):.3g} when it was not:"
+    )
+    table = figs.counting_test_table(eps, size)
+    st.dataframe(
+        table,
+        hide_index=True,
+        column_config={
+            "Pr(count + noise > n)": st.column_config.NumberColumn(format="%.4g"),
+        },
+    )
+    st.markdown(
+        f"The ratio of the two probabilities is e^(nε) = e^{eps * size:.4g} "
+        f"≈ {figs.exp_text(eps * size)}: the test's "
+        "*sharpness* ε′ = nε grows with the cluster. Theorem 5.3 turns any such test into a "
+        "lower bound on the population's guarantee: when the test is sharp, the person is as "
+        "exposed as if everyone knew their cluster was drawn."
+    )
+    fig, data = figs.hypothesis_figure(eps, k, ell, size, log_y=log_y)
+    chart_block(
+        fig,
+        data,
+        key="cluster_hypothesis_test",
+        explanation=(
+            "For a test with sharpness ε′ near 0 the bound is the simple-random-sampling "
+            "value: nothing about the clusters leaks. As ε′ grows past ln(k/ℓ), the bound "
+            "climbs to ε″ = ε: once the test is confident, the sampling adds no privacy. "
+            "This is why Theorem 5.1's lower bound approaches ε when (n_i + n_min)·ε is large."
+        ),
+        formulas=[
+            r"\Pr(H = 0 \mid C_i \in S) \ge e^{\varepsilon'}\,\Pr(H = 0 \mid C_i \notin S)",
+            r"\tilde\varepsilon \ge \ln\!\Big(1 + (e^{\varepsilon''}-1)\,\frac{\ell/k}"
+            r"{\ell/k + e^{-\varepsilon'}(1-\ell/k)}\Big)",
+        ],
+    )
+
+
+# Only the open tab computes (bind= makes the tabs lazy and puts the open tab in the URL).
+tabs = st.tabs(
+    [SIZE_TAB, FRACTION_TAB, POPULATION_TAB, TWO_STAGE_TAB, OTHER_TAB, TEST_TAB],
+    key="cl_view",
+    bind="query-params",
+)
+for tab, view in zip(
+    tabs,
+    (
+        size_view,
+        fraction_view,
+        population_view,
+        two_stage_view,
+        other_designs_view,
+        hypothesis_view,
+    ),
+    strict=True,
+):
+    with tab:
+        if tab.open:
+            view()
+
+with st.expander("Reproduce in Python", icon=":material/code:"):
+    st.code(figs.python_snippet(eps, k, ell, size, spread), language="python")

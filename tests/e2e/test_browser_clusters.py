@@ -1,0 +1,131 @@
+"""End-to-end: the Cluster sampling page in Chromium (sliders, URL, tabs, presets, downloads)."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlparse
+
+from tests.e2e.helpers import errors_on_page, exceptions_on_page, plot_texts, screenshot, settle
+
+TABS = (
+    "ε′ vs fraction drawn",
+    "This population's clusters",
+    "Two-stage",
+    "PPS & systematic",
+    "Hypothesis-testing view",
+)
+
+
+def _query(page) -> dict[str, list[str]]:
+    return parse_qs(urlparse(page.url).query)
+
+
+def _metric(page, index: int) -> str:
+    return page.locator('[data-testid="stMetricValue"]').nth(index).inner_text()
+
+
+def _main_text(page) -> str:
+    return page.locator('[data-testid="stMainBlockContainer"]').inner_text()
+
+
+def _open(page, url: str) -> None:
+    page.goto(url)
+    settle(page)
+    page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg')
+
+
+def test_cluster_page_loads_from_the_menu_with_all_lines(page, app_url):
+    page.goto(app_url)
+    settle(page)
+    page.get_by_role("link", name="Cluster sampling").click()
+    settle(page)
+    page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg')
+    assert page.get_by_role(
+        "heading", name="Cluster sampling: how cluster size erases"
+    ).is_visible()
+    texts = plot_texts(page)
+    for name in (
+        "lower bound (Thm 5.1)",
+        "upper bound (Thm 5.2)",
+        "simple random sampling, same fraction (eq. 3)",
+        "no amplification (ε)",
+    ):
+        assert name in texts, name
+    assert "Reading." in _main_text(page)
+    assert errors_on_page(page) == []
+    screenshot(page, "clusters_default")
+
+
+def test_size_slider_moves_the_result_and_the_url(page, app_url):
+    _open(page, f"{app_url}/clusters")
+    before = _metric(page, 0)
+    slider = page.locator('.st-key-cl_size__slider input[type="range"]')
+    for _ in range(3):  # one step at a time: each step reruns the script
+        slider.focus()
+        slider.press("ArrowRight")
+        settle(page)
+    box = page.locator(".st-key-cl_size input")
+    assert box.input_value() == "30"  # 10 → 15 → 20 → 30 on the 1-1.5-2-3-5-7 grid
+    assert _query(page).get("cl_size") == ["30"]
+    assert _metric(page, 0) != before
+    assert "your clusters: 30 records" in plot_texts(page)
+    assert errors_on_page(page) == []
+
+
+def test_exact_boxes_and_url_reproduce_a_design(page, app_url):
+    _open(page, f"{app_url}/clusters?cl_size=1000&cl_k=100&cl_l=10&cl_eps=0.1")
+    assert "in effect none" in _main_text(page)
+    assert "10 of 100 clusters drawn" in plot_texts(page)
+    box = page.locator(".st-key-cl_k input")
+    box.fill("5000")
+    box.press("Enter")
+    settle(page)
+    assert _query(page).get("cl_k") == ["5000"]
+    assert "10 of 5,000 clusters drawn" in plot_texts(page)
+    # More clusters drawn than exist: explained, not a crash.
+    box = page.locator(".st-key-cl_l input")
+    box.fill("9000")
+    box.press("Enter")
+    settle(page)
+    warnings = page.locator('[data-testid="stAlertContentWarning"]').all_inner_texts()
+    assert any("cannot be drawn" in w for w in warnings)
+    assert exceptions_on_page(page) == []
+    screenshot(page, "clusters_from_url")
+
+
+def test_every_tab_renders_and_is_kept_in_the_url(page, app_url):
+    _open(page, f"{app_url}/clusters?population=Establishments")
+    for tab in TABS:
+        page.get_by_role("tab", name=tab).click()
+        settle(page)
+        page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg')
+        assert exceptions_on_page(page) == [], tab
+        assert errors_on_page(page) == [], tab
+        assert _query(page).get("cl_view") == [tab]
+        screenshot(page, "clusters_tab_" + tab.split()[0].lower().replace("'", ""))
+    assert "Theorem 5.3: lower bound" in plot_texts(page)
+
+
+def test_preset_and_population_switch(page, app_url):
+    page.goto(f"{app_url}/clusters?cl_view=This+population%27s+clusters")
+    settle(page)
+    assert "has no cluster column" in _main_text(page)
+    page.get_by_role("button", name="Use the Establishments population").click()
+    settle(page)
+    page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg')
+    assert "PPS cluster sampling: lower bound" in plot_texts(page)
+    assert _query(page).get("population") == ["Establishments"]
+    page.get_by_role("button", name="Regions").click()
+    settle(page)
+    assert page.locator(".st-key-cl_size input").input_value() == "1000"
+    assert exceptions_on_page(page) == []
+
+
+def test_chart_data_download(page, app_url):
+    _open(page, f"{app_url}/clusters?cl_size=5")
+    with page.expect_download() as info:
+        page.locator(".st-key-csv_cluster_eps_vs_size button").click()
+    download = info.value
+    assert download.suggested_filename == "cluster_eps_vs_size.csv"
+    header = open(download.path(), encoding="utf-8").readline()
+    assert header.startswith("cluster_size,smallest_other,largest_other,eps")
+    assert "eps_lower_thm51" in header and "eps_srs_eq3" in header

@@ -1,0 +1,204 @@
+"""Streamlit AppTest for the Cluster sampling page (issue 4)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core import clusters as cl
+from tests.pages.harness import array, charts, open_page, trace_names
+from ui import cluster_figures as figs
+
+PAGE = "app_pages/clusters.py"
+SIZE_TAB = "ε′ vs cluster size"
+FRACTION_TAB = "ε′ vs fraction drawn"
+POPULATION_TAB = "This population's clusters"
+TWO_STAGE_TAB = "Two-stage"
+OTHER_TAB = "PPS & systematic"
+TEST_TAB = "Hypothesis-testing view"
+TABS = (SIZE_TAB, FRACTION_TAB, POPULATION_TAB, TWO_STAGE_TAB, OTHER_TAB, TEST_TAB)
+
+
+def _metrics(at) -> dict[str, float]:
+    return {m.label: float(m.value) for m in at.metric}
+
+
+def _reading(at) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith("**Reading.**"))
+
+
+def _trace(at, name: str, chart: int = 0) -> dict:
+    return next(t for t in charts(at)[chart]["data"] if t.get("name") == name)
+
+
+def test_default_page_draws_the_size_chart_with_all_reference_lines():
+    at = open_page(PAGE)
+    assert not at.error, [e.value for e in at.error]
+    names = trace_names(at)
+    assert {figs.LOWER, figs.UPPER, figs.SRS, figs.NONE} <= names
+    metrics = _metrics(at)
+    assert metrics["No amplification (ε)"] == pytest.approx(0.1)
+    lower, upper = cl.cluster_eps_bounds(0.1, 1000, 100, 10, 10, 10)
+    assert metrics["ε′ lower bound (Thm 5.1)"] == pytest.approx(lower, rel=1e-3)
+    assert metrics["ε′ upper bound (Thm 5.2)"] == pytest.approx(upper, rel=1e-3)
+    assert "the two bounds coincide" in _reading(at)
+
+
+def test_chart_values_are_the_theorems():
+    at = open_page(PAGE, {"cl_spread": "4", "cl_eps": "0.5", "cl_k": "50", "cl_l": "5"})
+    lower, upper = _trace(at, figs.LOWER), _trace(at, figs.UPPER)
+    x = array(lower["x"])
+    n_min, n_max = figs.other_sizes(x, 4.0)
+    want_lo, want_hi = cl.cluster_eps_bounds(0.5, 50, 5, x, n_min, n_max)
+    np.testing.assert_allclose(array(lower["y"]), want_lo, rtol=1e-12)
+    np.testing.assert_allclose(array(upper["y"]), want_hi, rtol=1e-12)
+    assert np.any(array(upper["y"]) > array(lower["y"]))  # unequal sizes: a real band
+    assert np.all(np.diff(array(lower["y"])) >= 0)  # grows with the cluster size
+    assert array(lower["y"])[-1] == pytest.approx(0.5)  # … up to ε
+    srs = array(_trace(at, figs.SRS)["y"])
+    assert srs[0] == pytest.approx(cl.srs_eps(0.5, 50, 5))
+
+
+@pytest.mark.parametrize("tab", TABS)
+@pytest.mark.parametrize("population", ["Lognormal", "Establishments"])
+def test_every_tab_runs(tab, population):
+    at = open_page(PAGE, {"cl_view": tab, "population": population})
+    assert not at.error, [e.value for e in at.error]
+    if tab == POPULATION_TAB and population == "Lognormal":
+        assert any("no cluster column" in i.value for i in at.info)
+    else:
+        assert charts(at), tab
+
+
+def test_larger_clusters_erase_the_amplification():
+    at = open_page(PAGE)
+    before = _metrics(at)["ε′ lower bound (Thm 5.1)"]
+    at.number_input(key="cl_size").set_value(1000).run()
+    assert not at.exception
+    after = _metrics(at)
+    assert after["ε′ lower bound (Thm 5.1)"] > before
+    assert after["ε′ lower bound (Thm 5.1)"] == pytest.approx(0.1, rel=1e-4)
+    assert "in effect none" in _reading(at)
+    marker = next(t for t in charts(at)[0]["data"] if t["name"].startswith("your clusters"))
+    assert array(marker["x"])[0] == 1000
+
+
+def test_size_slider_and_exact_box_stay_in_sync():
+    at = open_page(PAGE)
+    at.number_input(key="cl_size").set_value(42).run()
+    assert at.select_slider(key="cl_size__slider").value == 50
+    assert "of 42 records each" in _reading(at)
+    at.select_slider(key="cl_size__slider").set_value(500).run()
+    assert at.number_input(key="cl_size").value == 500
+    assert "of 500 records each" in _reading(at)
+
+
+def test_url_state_reproduces_singleton_clusters():
+    at = open_page(PAGE, {"cl_size": "1", "cl_k": "10", "cl_l": "1", "cl_eps": "1"})
+    assert at.number_input(key="cl_size").value == 1
+    assert at.select_slider(key="cl_size__slider").value == 1
+    metrics = _metrics(at)
+    lower, _ = cl.cluster_eps_bounds(1.0, 10, 1, 1, 1, 1)
+    assert metrics["ε′ lower bound (Thm 5.1)"] == pytest.approx(lower, rel=1e-3)
+    assert metrics["Simple random sampling, same fraction"] == pytest.approx(
+        cl.srs_eps(1.0, 10, 1), rel=1e-3
+    )
+
+
+def test_more_clusters_drawn_than_exist_is_explained():
+    at = open_page(PAGE, {"cl_k": "10", "cl_l": "5"})
+    assert not at.warning
+    at.number_input(key="cl_l").set_value(50).run()
+    assert not at.exception
+    assert any("cannot be drawn" in w.value for w in at.warning)
+    assert _metrics(at)["ε′ lower bound (Thm 5.1)"] == pytest.approx(0.1)
+
+
+def test_presets_set_the_paper_settings():
+    at = open_page(PAGE)
+    next(b for b in at.button if b.label == "Regions").click().run()
+    assert at.number_input(key="cl_size").value == 1000
+    assert at.number_input(key="cl_k").value == 100
+    assert at.select_slider(key="cl_size__slider").value == 1000
+    assert "in effect none" in _reading(at)
+    next(b for b in at.button if b.label == "Singletons = SRS").click().run()
+    assert at.number_input(key="cl_size").value == 1
+    next(b for b in at.button if b.label == "Systematic sampling").click().run()
+    assert not at.exception
+    assert any(n.startswith("your interval: every 100th") for n in trace_names(at))
+
+
+def test_fraction_tab_marks_the_design_and_contrasts_singletons():
+    at = open_page(PAGE, {"cl_view": FRACTION_TAB})
+    names = trace_names(at)
+    assert "clusters of 1 record (SRS, deletion model)" in names
+    assert "your design: 100 of 1,000" in names
+    at.number_input(key="cl_l").set_value(10).run()
+    assert "your design: 10 of 1,000" in trace_names(at)
+
+
+def test_population_tab_offers_a_population_with_clusters():
+    at = open_page(PAGE, {"cl_view": POPULATION_TAB})
+    at.button(key="cl_use_establishments").click().run()
+    assert not at.exception
+    assert at.selectbox(key="population").value == "establishments"
+    table = next(df.value for df in at.dataframe if "pps lower" in df.value.columns)
+    assert np.all(table["lower"] <= table["upper"])
+    assert table["size"].is_monotonic_decreasing
+    assert "PPS cluster sampling: lower bound (§6.1–6.2)" in trace_names(at)
+
+
+def test_two_stage_rate_moves_the_curve():
+    at = open_page(PAGE, {"cl_view": TWO_STAGE_TAB})
+    assert "two stage, r = 0.1: upper bound" in trace_names(at)
+    at.number_input(key="cl_r").set_value(0.01).run()
+    names = trace_names(at)
+    assert "two stage, r = 0.01: upper bound" in names
+    curve = array(_trace(at, "two stage, r = 0.01: upper bound")["y"])
+    single = array(_trace(at, "single stage: upper bound (Thm 5.2)")["y"])
+    assert np.all(curve <= single)
+
+
+def test_systematic_interval_changes_the_design_table():
+    at = open_page(PAGE, {"cl_view": OTHER_TAB, "population": "Establishments"})
+    assert "PPS: lower bound max ln(1 + aᵢ(e^ε − 1))" in trace_names(at)
+    at.number_input(key="cl_sys_k").set_value(20000).run()
+    table = next(df.value for df in at.dataframe if "design" in df.value.columns)
+    known = table.set_index("design").loc["systematic, order known to the attacker"]
+    lo, up = cl.systematic_eps_bounds(0.1, 100_000, 20000)
+    assert known["ε′ lower bound"] == pytest.approx(lo)
+    assert known["ε′ upper bound"] == pytest.approx(up)
+
+
+def test_hypothesis_tab_shows_the_counting_test():
+    at = open_page(PAGE, {"cl_view": TEST_TAB, "cl_size": "20"})
+    table = next(df.value for df in at.dataframe if "cluster i" in df.value.columns)
+    p = dict(zip(table["cluster i"], table["Pr(count + noise > n)"], strict=True))
+    assert p["drawn"] == 0.5 and p["not drawn"] == pytest.approx(0.5 * np.exp(-2.0))
+    assert any(n.startswith("counting test, cluster of 20") for n in trace_names(at))
+
+
+def test_extreme_values_stay_finite():
+    at = open_page(
+        PAGE,
+        {"cl_eps": "1000", "cl_size": "100000", "cl_k": "1000000", "cl_l": "1", "cl_spread": "100"},
+    )
+    assert not at.exception and not at.error
+    for chart in charts(at):
+        for trace in chart["data"]:
+            assert np.all(np.isfinite(array(trace["y"])))
+    at = open_page(PAGE, {"cl_eps": "0.001", "cl_size": "1", "cl_view": TEST_TAB})
+    assert not at.exception
+
+
+def test_python_snippet_runs_and_reproduces_the_numbers():
+    at = open_page(PAGE, {"cl_size": "7", "cl_spread": "2"})
+    code = at.get("code")[0].proto.code_text
+    assert "eps, k, ell = 0.1, 1000, 100" in code
+    printed: list[tuple] = []
+    exec(compile(code, "snippet", "exec"), {"print": lambda *a: printed.append(a)})
+    lower, upper, srs = printed[0]
+    metrics = _metrics(at)
+    assert srs == pytest.approx(metrics["Simple random sampling, same fraction"], rel=1e-3)
+    assert lower == pytest.approx(metrics["ε′ lower bound (Thm 5.1)"], rel=1e-3)
+    assert upper == pytest.approx(metrics["ε′ upper bound (Thm 5.2)"], rel=1e-3)
