@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from core import amplification as amp
@@ -130,26 +131,33 @@ def population_line() -> str:
     choice = active_choice()
     if choice == UPLOADED:
         return (
-            'pop = load_population_csv("your_file.csv", value_column=..., '
-            "stratum_column=..., lower=..., upper=...)"
+            f'pop = load_population_csv("your_file.csv", value_column={pop.value_label!r}, '
+            f"stratum_column={pop.stratum_label!r}, lower={pop.lower!r}, upper={pop.upper!r})"
         )
     return f'pop = make_builtin("{choice}", seed={seed})'
 
 
-def verdict(var_table, cmp: strata.NeighbourComparison | None) -> str:
+def verdict(var_table: pd.DataFrame, cmp: strata.NeighbourComparison | None) -> str:
     """Two plain-words sentences: which allocation is more accurate, which one is private."""
     v = dict(zip(var_table["design"], var_table["variance"], strict=True))
     ney, rand = v[cache.NEYMAN], v[cache.PROP_RAND]
-    if np.isfinite(rand) and ney > 0:
+    spread = int(np.count_nonzero(summ.sds > 0)) if summ is not None else 0
+    if not np.isfinite(ney):
         acc = (
-            f"**Accuracy.** With m = {m:,} records, Neyman allocation estimates the mean with "
-            f"a standard error of {np.sqrt(ney):,.4g}, against {np.sqrt(rand):,.4g} for "
-            f"randomised proportional allocation: its variance is {rand / ney:,.2f}× smaller."
+            f"**Accuracy.** m = {m:,} is smaller than the number of strata with spread "
+            f"({spread}): some stratum gets no record and the weighted mean is undefined. "
+            f"Choose m ≥ {spread}."
         )
     elif ney == 0:
         acc = (
             f"**Accuracy.** With m = {m:,} records Neyman allocation takes every stratum with "
             "spread whole: its weighted mean has no sampling error."
+        )
+    elif np.isfinite(rand):
+        acc = (
+            f"**Accuracy.** With m = {m:,} records, Neyman allocation estimates the mean with "
+            f"a standard error of {np.sqrt(ney):,.4g}, against {np.sqrt(rand):,.4g} for "
+            f"randomised proportional allocation: its variance is {rand / ney:,.2f}× smaller."
         )
     else:
         acc = (
@@ -162,19 +170,26 @@ def verdict(var_table, cmp: strata.NeighbourComparison | None) -> str:
     if cmp is not None and cmp.count_loss(eps, "neyman") > 0:
         moved = int(np.abs(cmp.neyman_shift).sum())
         ney_text = (
-            f"Neyman's allocation depends on the data: changing one record moves {moved} "
-            f"sampled record{'s' if moved != 1 else ''} between strata, so a mechanism that "
-            f"releases noisy stratum sample sizes leaks at least {moved}ε = "
-            f"{cmp.count_loss(eps, 'neyman'):.3g} — "
+            "Neyman's allocation depends on the data: changing one record changes its "
+            f"stratum sample sizes by {moved} in total, so a mechanism that releases noisy "
+            f"stratum sample sizes leaks {moved}ε = {cmp.count_loss(eps, 'neyman'):.3g} "
+            "between the two populations — "
             + ("more than" if moved > 1 else "as much as")
-            + f" privatising the whole population (ε = {eps:g})."
+            + f" privatising the whole population (ε = {eps:g}). No guarantee can be better."
         )
     else:
         ney_text = (
             "Here changing the smallest record does not move Neyman's allocation, but its "
             "sizes still depend on the stratum spreads, which no theorem protects."
         )
-    if bound < eps:
+    small = int(np.count_nonzero(rate * summ.sizes < 1)) if summ is not None else 0
+    if small:
+        prop_text = (
+            f"Randomised proportional allocation would be guaranteed ε′ ≤ {bound:.3g} "
+            f"(Theorem 7.2), but the theorem needs r·N_i ≥ 1 in every stratum and {small} "
+            f"strata are smaller than 1/r = {1 / rate:,.4g} records here: raise m."
+        )
+    elif bound < eps:
         prop_text = (
             f"Randomised proportional allocation guarantees ε′ ≤ {bound:.3g} (Theorem 7.2), "
             f"below ε = {eps:g}, though above the {srs:.3g} of a simple random sample."
@@ -202,6 +217,13 @@ def allocation_view() -> None:
         show_rates = bound_toggle("Show sampling rates m_i/N_i", "strat_show_rates", default=False)
     with t2:
         log_y = bound_toggle("Log axis", "strat_log_y", default=True)
+    whole = table.loc[
+        (table[f"{cache.NEYMAN} m_i"] == table["N_i"]) & (table["σ_i"] > 0), "stratum"
+    ].tolist()
+    whole_text = ""
+    if whole:
+        names = ", ".join(whole[:6]) + ("…" if len(whole) > 6 else "")
+        whole_text = f" — here {len(whole)} of {len(table)} strata ({names})"
     note = None
     if len(table) > figs.MAX_BARS:
         note = (
@@ -216,8 +238,8 @@ def allocation_view() -> None:
             f"Each group of bars is one stratum of {pop.name}. Proportional allocation draws the "
             f"same share r = m/N = {rate:.3g} of every stratum; Neyman draws more where the "
             "stratum is both large and spread out (N_i·σ_i) and takes a stratum whole when its "
-            "share would exceed its size — here the rare, very large establishments. The "
-            "randomised rounding is one draw (seed from the sidebar)."
+            f"share would exceed its size{whole_text}. The randomised rounding is one draw "
+            "(seed from the sidebar)."
         ),
         formulas=[
             r"m_i^{\mathrm{Neyman}} \propto N_i\,\sigma_i,\quad m_i \le N_i,\quad \sum_i m_i = m",
@@ -348,10 +370,10 @@ def neighbour_section() -> strata.NeighbourComparison | None:
     rnd_all = cmp.count_loss(eps, "randomized")
     if moved:
         st.warning(
-            f"**Privacy degradation.** Neyman allocation moves {moved} sampled record"
-            f"{'s' if moved != 1 else ''}; stratum **{cmp.labels[top]}** moves most "
-            f"({shift:+d}). A mechanism that is ε-DP on the sample and releases the noisy "
-            f"sample size of that stratum leaks {ney_one:.3g} = {abs(shift)}ε between P and P′; "
+            f"**Privacy degradation.** Neyman's stratum sample sizes change by {moved} in "
+            f"total; stratum **{cmp.labels[top]}** moves most ({shift:+d}). A mechanism "
+            "that is ε-DP on the sample and releases the noisy sample size of that stratum "
+            f"leaks {ney_one:.3g} = {abs(shift)}ε between P and P′; "
             f"releasing all {summ.k} noisy sizes leaks {ney_all:.3g} = {moved}ε. Without any "
             f"sampling the loss would be at most ε = {eps:g}. The same release leaks "
             f"{det_all:.3g} under rounded and {rnd_all:.3g} under randomised proportional "
@@ -395,7 +417,7 @@ def neighbour_section() -> strata.NeighbourComparison | None:
         column_config={
             "σ_i": st.column_config.NumberColumn(format="%.4g"),
             "σ′_i": st.column_config.NumberColumn(format="%.4g"),
-            "note": st.column_config.TextColumn(pinned=True),
+            "note": st.column_config.TextColumn(width="medium"),
         },
         column_order=["stratum", "note", *table.columns[1:]],
     )
@@ -685,14 +707,15 @@ def random_size_view() -> None:
             "the x-axis is its spread. A tightly concentrated size behaves like a fixed one "
             f"(ε′ ≈ {table['fixed size (Thm 2.2)'].iloc[0]:.3g}); as the spread grows, the "
             "tilted mean creeps towards n and ε′ towards ε. With n = 10⁴ and ε = 0.01 a spread "
-            "of about 800 already gives ε′ close to ε (Bun et al. Figure 2)."
+            "of about 800 already gives ε′ close to ε (Bun et al. Figure 2). The upper bound "
+            "holds for every ε-DP mechanism; the lower bound is reached by one of them, so the "
+            "two together pin ε′ down."
         ),
         formulas=[
             r"\tilde t(m) \propto e^{\varepsilon m}\,t(m),\qquad "
             r"a = \mathbb{E}_{m\sim\tilde t}[m]/n",
             r"\varepsilon' \le \log\big(1 + a(e^{\varepsilon}-1)\big)",
-            r"\varepsilon' \ge -\log\big(1 - a(1-e^{-\varepsilon})\big)"
-            r"\ \text{(some mechanism)}",
+            r"\varepsilon' \ge -\log\big(1 - a(1-e^{-\varepsilon})\big)",
         ],
     )
 

@@ -721,7 +721,7 @@ def simulate_weighted_means(
                 draws = gen.multivariate_hypergeometric(
                     multiplicity, int(k), size=rows.size, method="marginals"
                 )
-                sums[rows] = draws @ distinct
+                sums[rows] = (draws * distinct).sum(axis=1)
         else:
             for row in range(reps):
                 k = int(k_i[row])
@@ -882,9 +882,10 @@ def random_size_eps_bounds(eps_sample: float, n: int, size_pmf: ArrayLike) -> Ra
         logw = np.log(t) + e * sizes
     w = np.exp(logw - logw.max())
     w /= w.sum()
-    mean = float(w @ sizes)
+    # Plain sums, not ``@``: a BLAS dot product can stall on a busy machine (thread spin).
+    mean = float(np.sum(w * sizes))
     a = mean / nn
-    b = float(w @ (nn - sizes)) / nn
+    b = float(np.sum(w * (nn - sizes))) / nn
     with np.errstate(divide="ignore"):
         if e <= _EXP_SAFE:
             upper = math.log1p(a * math.expm1(e))

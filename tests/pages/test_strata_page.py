@@ -191,3 +191,86 @@ def test_reproduce_snippet_uses_current_parameters():
     at = _open({"strat_m": "2500"})
     code = next(c.value for c in at.code if "strata.neyman_allocation" in c.value)
     assert "m, eps = 2500, 0.5" in code and 'make_builtin("establishments"' in code
+
+
+@pytest.mark.parametrize("m", ["1", "12", "100000"])
+@pytest.mark.parametrize("tab", TABS[:3])
+def test_extreme_sample_sizes_are_handled(m, tab):
+    at = _open({"strat_m": m, "strat_view": tab})
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    if tab == TABS[0] and m == "1":
+        verdict = next(s.value for s in at.success)
+        assert "weighted mean is undefined" in verdict
+
+
+def _uploaded(values, labels, name="my strata.csv"):
+    from core.populations import Population
+
+    order = np.argsort(values, kind="stable")
+    return Population(
+        name=name,
+        values=np.asarray(values, dtype=float)[order],
+        lower=0.0,
+        upper=float(max(values)) + 10,
+        strata=np.asarray(labels)[order],
+        stratum_label="region",
+    )
+
+
+def _open_uploaded(pop, query=None):
+    from streamlit.testing.v1 import AppTest
+
+    from tests.pages.harness import ROOT, TIMEOUT
+
+    script = (
+        "import sys\n"
+        f"sys.path.insert(0, {str(ROOT)!r})\n"
+        "from ui.router import run_app\n"
+        f"run_app(default_page={PAGE!r})\n"
+    )
+    at = AppTest.from_string(script, default_timeout=TIMEOUT)
+    at.session_state["uploaded_population"] = pop
+    at.session_state["population"] = "uploaded"
+    if query:
+        at.query_params.update(query)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+@pytest.mark.parametrize("tab", TABS[:3])
+def test_uploaded_population_with_a_stratum_column(tab):
+    rng = np.random.default_rng(5)
+    values = np.concatenate([rng.normal(50, 5, 300), rng.normal(80, 20, 120), [7.0, 7.0, 7.0]])
+    labels = ["north"] * 300 + ["south"] * 120 + ["flat"] * 3  # "flat" has σ = 0
+    at = _open_uploaded(_uploaded(np.abs(values), labels), {"strat_m": "60", "strat_view": tab})
+    assert not at.error, [e.value for e in at.error]
+    assert charts(at)
+    if tab == TABS[0]:
+        chart = _chart(at, "Records drawn per stratum")
+        assert _bars(chart, "Neyman").sum() == 60
+        assert set(chart["data"][0]["x"]) == {"flat", "north", "south"}
+
+
+def test_uploaded_population_whose_smallest_record_is_alone_in_its_stratum():
+    values = [1.0] + [float(v) for v in range(10, 60)]
+    labels = ["tiny"] + ["a"] * 25 + ["b"] * 25
+    at = _open_uploaded(_uploaded(values, labels), {"strat_m": "20", "strat_view": "Privacy"})
+    assert any("cannot be built" in w.value for w in at.warning)
+    assert _chart(at, "Guarantee for the population")
+
+
+def test_many_strata_are_capped_in_the_charts():
+    rng = np.random.default_rng(9)
+    labels = np.repeat(np.arange(150), 20)
+    values = rng.gamma(2.0, 10.0, labels.size) + labels
+    pop = _uploaded(values, labels)
+    at = _open_uploaded(pop, {"strat_m": "600"})
+    assert not at.error
+    chart = _chart(at, "Records drawn per stratum")
+    assert len(chart["data"][0]["x"]) == 60
+    table = next(df.value for df in at.dataframe if "Neyman m_i" in df.value.columns)
+    assert len(table) == 150 and table["Neyman m_i"].sum() == 600
+    at = _open_uploaded(pop, {"strat_m": "600", "strat_view": "Privacy"})
+    assert not at.error
+    assert len(_chart(at, "Sampled records that move")["data"][0]["x"]) <= 62
