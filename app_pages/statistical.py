@@ -336,6 +336,12 @@ def equal_utility_view() -> None:
             ],
         )
     data = cache.equal_utility_vs_lambda(n, eps, tuple(eu_pis))
+    if data.empty:
+        st.info(
+            f"With n = {n} record(s) no sample is smaller than the data set, so there is no "
+            "sampling rate λ < 1 to compare. Choose n ≥ 2."
+        )
+        return
     chart_block(
         figs.equal_utility_lambda_figure(data, n=n, eps=eps, log_y=log_y),
         data,

@@ -25,7 +25,8 @@ PALETTE: tuple[str, ...] = (
 )
 
 #: Dash patterns paired with the palette, so that colour is never the only cue.
-DASHES: tuple[str, ...] = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+#: "dot" comes last: dotted lines are reserved for references (bounds, worst cases, floors).
+DASHES: tuple[str, ...] = ("solid", "dash", "dashdot", "longdash", "longdashdot", "dot")
 
 #: Colour of reference lines (bounds, "no amplification", floors).
 REFERENCE_COLOUR = "#555555"
@@ -96,7 +97,7 @@ def chart_layout(
             "title": {"text": legend_title or ""},
             "orientation": "h",
             "yanchor": "top",
-            "y": -0.2,
+            "y": -0.28,  # below the x-axis title, also on log axes with power tick labels
             "xanchor": "left",
             "x": 0.0,
         },
