@@ -53,7 +53,15 @@ async def _settle(page, timeout: float) -> None:
     raise TimeoutError("page kept running")
 
 
-async def _student(browser, url: str, index: int, paths: list[str], timeout: float) -> list[dict]:
+async def _student(
+    browser,
+    url: str,
+    index: int,
+    paths: list[str],
+    timeout: float,
+    stagger: float,
+) -> list[dict]:
+    await asyncio.sleep(index * stagger)  # students do not all press Enter in the same second
     context = await browser.new_context(viewport={"width": 1280, "height": 900})
     page = await context.new_page()
     page.set_default_timeout(timeout * 1000)
@@ -85,8 +93,12 @@ async def _student(browser, url: str, index: int, paths: list[str], timeout: flo
     return records
 
 
-async def run_classroom(url: str, sessions: int, timeout: float) -> dict:
-    """Run ``sessions`` concurrent students against ``url``; return records and a summary."""
+async def run_classroom(url: str, sessions: int, timeout: float, stagger: float = 0.5) -> dict:
+    """Run ``sessions`` concurrent students against ``url``; return records and a summary.
+
+    Session ``i`` starts ``i * stagger`` seconds after the first, so with the defaults all 30
+    are open within 15 seconds and then work concurrently.
+    """
     from playwright.async_api import async_playwright
 
     paths = page_paths()
@@ -97,7 +109,7 @@ async def run_classroom(url: str, sessions: int, timeout: float) -> dict:
         )
         try:
             results = await asyncio.gather(
-                *(_student(browser, url, i, paths, timeout) for i in range(sessions))
+                *(_student(browser, url, i, paths, timeout, stagger) for i in range(sessions))
             )
         finally:
             await browser.close()
@@ -119,9 +131,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("url")
     parser.add_argument("--sessions", type=int, default=30)
-    parser.add_argument("--timeout", type=float, default=240.0, help="seconds per wait")
+    parser.add_argument("--timeout", type=float, default=420.0, help="seconds per wait")
+    parser.add_argument("--stagger", type=float, default=0.5, help="seconds between starts")
     args = parser.parse_args()
-    result = asyncio.run(run_classroom(args.url, args.sessions, args.timeout))
+    result = asyncio.run(run_classroom(args.url, args.sessions, args.timeout, args.stagger))
     print(json.dumps(result))
 
 
