@@ -20,7 +20,7 @@ $(VENV)/.dev-installed: requirements-dev.txt $(VENV)/.runtime-installed
 
 ## Start the app on the built-in Lognormal population at http://localhost:$(PORT)
 run: $(VENV)/.runtime-installed
-	$(VENV)/bin/streamlit run app.py --server.port $(PORT)
+	OPENBLAS_NUM_THREADS=1 $(VENV)/bin/streamlit run app.py --server.port $(PORT)
 
 ## Debian's Chromium for the browser tests (never a downloaded browser)
 chromium:

@@ -1,9 +1,10 @@
 """A classroom of browsers: many concurrent sessions against one server.
 
 Each simulated student opens its own browser context (its own Streamlit session), visits every
-page of the app, waits for the first chart to be drawn, then moves a control (the sidebar seed)
-and waits for the page to settle. The driver records the time from navigation to the first
-rendered chart and every error or exception element it sees.
+page of the app, waits for the first chart to be drawn (or, on a page with nothing to chart for
+the default population, its explanation box), then moves a control (the sidebar seed) and waits
+for the page to settle. The driver records the time from navigation to the first rendered chart
+and every error or exception element it sees.
 
 Run as a module (the browser test and ``bench/bench_classroom.py`` do)::
 
@@ -29,6 +30,9 @@ from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from ui.router import PAGES  # noqa: E402
 
 CHART = '[data-testid="stPlotlyChart"] .main-svg'
+#: A page is "rendered" when its first chart is drawn, or, for a page that has no chart for
+#: the current population (e.g. no strata), when its explanation box is shown.
+RENDERED = f'{CHART}, [data-testid="stAlertContentInfo"]'
 ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
 RUNNING = '[data-testid="stStatusWidgetRunningIcon"]'
 
@@ -72,14 +76,14 @@ async def _student(
             t0 = time.perf_counter()
             try:
                 await page.goto(url + path)
-                await page.wait_for_selector(CHART)
+                await page.wait_for_selector(RENDERED)
                 record["chart_seconds"] = time.perf_counter() - t0
                 await _settle(page, timeout)
                 seed = page.get_by_role("spinbutton", name="Seed")
                 await seed.fill(str(index + 1))
                 await seed.press("Enter")
                 await _settle(page, timeout)
-                await page.wait_for_selector(CHART)
+                await page.wait_for_selector(RENDERED)
                 record["after_control_seconds"] = time.perf_counter() - t0
                 errors = page.locator(ERRORS)
                 record["errors"] = [

@@ -75,7 +75,8 @@ class Server:
 def serve(log: Path) -> Iterator[Server]:
     """Run ``streamlit run app.py`` on a free loopback port; yield the running server."""
     port = _free_port()
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    # One BLAS thread per server, as `make run` does: sessions share the two cores already.
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "OPENBLAS_NUM_THREADS": "1"}
     with log.open("wb") as out:
         proc = subprocess.Popen(
             [
