@@ -29,9 +29,9 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=30)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp, serve(Path(tmp) / "server.log") as server:
-        rss_before = server.rss_mb()
+        rss_before, cpu_before = server.rss_mb(), server.cpu_seconds()
         result = asyncio.run(run_classroom(server.url, args.sessions, timeout=300))
-        rss_after = server.rss_mb()
+        rss_after, cpu_after = server.rss_mb(), server.cpu_seconds()
     summary = result["summary"]
     print(f"{args.sessions} concurrent sessions, pages {summary['pages']}")
     print(f"  visits {summary['visits']}, visits with an error: {summary['visits_with_errors']}")
@@ -51,6 +51,12 @@ def main() -> None:
         f"worst {summary['worst_chart_seconds']:.1f} s, wall {summary['wall_seconds']:.0f} s"
     )
     print(f"  server RSS: {rss_before:.0f} MB before, {rss_after:.0f} MB after")
+    cpu = cpu_after - cpu_before
+    print(
+        f"  server CPU: {cpu:.0f} s for {summary['visits']} visits ({cpu / summary['visits']:.2f} s"
+        " per visit incl. its control move); the rest of the wall time is the browsers, which"
+        " here share the server's two cores"
+    )
 
 
 if __name__ == "__main__":

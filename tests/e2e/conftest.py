@@ -70,6 +70,12 @@ class Server:
                 return int(line.split()[1]) / 1024
         raise RuntimeError("VmRSS not found")
 
+    def cpu_seconds(self) -> float:
+        """User plus system CPU time the server process has used so far."""
+        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        ticks = os.sysconf("SC_CLK_TCK")
+        return (int(fields[11]) + int(fields[12])) / ticks
+
 
 @contextlib.contextmanager
 def serve(log: Path) -> Iterator[Server]:
