@@ -23,6 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
+from tests.pages.harness import open_page  # noqa: E402
 from ui import amplification_figures as figs  # noqa: E402
 
 
@@ -61,15 +62,8 @@ def bench_builders() -> None:
 
 
 def _open(query: dict[str, str]) -> AppTest:
-    script = (
-        f"import sys\nsys.path.insert(0, {str(ROOT)!r})\nfrom ui.router import run_app\n"
-        "run_app(default_page='app_pages/amplification.py')\n"
-    )
-    at = AppTest.from_string(script, default_timeout=120)
-    at.query_params.update(query)
-    at.run()
-    assert not at.exception
-    return at
+    """The page through the real router (the page tests' harness), with URL ``query``."""
+    return open_page("app_pages/amplification.py", query)
 
 
 def bench_reruns() -> None:

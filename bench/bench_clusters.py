@@ -34,6 +34,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from core import clusters as cl  # noqa: E402
 from core.populations import make_builtin  # noqa: E402
+from tests.pages.harness import open_page  # noqa: E402
 from ui import cluster_figures as figs  # noqa: E402
 
 BUDGET_MS = 100.0
@@ -110,15 +111,8 @@ def bench_builders() -> None:
 
 
 def _open(query: dict[str, str]) -> AppTest:
-    script = (
-        f"import sys\nsys.path.insert(0, {str(ROOT)!r})\nfrom ui.router import run_app\n"
-        "run_app(default_page='app_pages/clusters.py')\n"
-    )
-    at = AppTest.from_string(script, default_timeout=120)
-    at.query_params.update(query)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    """The page through the real router (the page tests' harness), with URL ``query``."""
+    return open_page("app_pages/clusters.py", query)
 
 
 def _rerun(at: AppTest, action: Callable[[AppTest], object]) -> tuple[float, float]:

@@ -31,6 +31,7 @@ logging.getLogger("streamlit").setLevel(logging.ERROR)
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from core import statistical as sp  # noqa: E402
+from tests.pages.harness import open_page  # noqa: E402
 from ui import statistical_cache as cache  # noqa: E402
 from ui import statistical_figures as figs  # noqa: E402
 
@@ -124,15 +125,8 @@ def bench_cache_and_figures() -> None:
 
 
 def _open(query: dict[str, str]) -> AppTest:
-    script = (
-        f"import sys\nsys.path.insert(0, {str(ROOT)!r})\nfrom ui.router import run_app\n"
-        "run_app(default_page='app_pages/statistical.py')\n"
-    )
-    at = AppTest.from_string(script, default_timeout=300)
-    at.query_params.update(query)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    """The page through the real router (the page tests' harness), with URL ``query``."""
+    return open_page("app_pages/statistical.py", query)
 
 
 def bench_reruns() -> None:

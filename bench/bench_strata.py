@@ -30,6 +30,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from core import strata  # noqa: E402
 from core.populations import make_builtin  # noqa: E402
+from tests.pages.harness import open_page  # noqa: E402
 
 
 def _time(fn, repeats: int = 10) -> tuple[float, float]:
@@ -116,15 +117,8 @@ def bench_builders() -> None:
 
 
 def _open(query: dict[str, str]) -> AppTest:
-    script = (
-        f"import sys\nsys.path.insert(0, {str(ROOT)!r})\nfrom ui.router import run_app\n"
-        "run_app(default_page='app_pages/strata.py')\n"
-    )
-    at = AppTest.from_string(script, default_timeout=120)
-    at.query_params.update({"population": "Establishments", **query})
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    """The page through the real router (the page tests' harness), with URL ``query``."""
+    return open_page("app_pages/strata.py", {"population": "Establishments", **query})
 
 
 def bench_reruns() -> None:
