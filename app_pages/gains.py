@@ -104,7 +104,8 @@ def mean_theory_view() -> None:
             r"= \Big(\frac{n}{N}\,\frac{\varepsilon_n}{\varepsilon}\Big)^2 < 1",
         ],
     )
-    eps_grid = np.geomspace(1e-6, 10.0, 120)
+    # Reach down far enough that the whole frontier (≈ τ·n/N for small rates) is on the map.
+    eps_grid = np.geomspace(max(1e-15, tau * 1e-5), 10.0, 120)
     heat_rates = np.geomspace(1e-4, 1.0, 120)
     fig, data = figs.r_heatmap_figure(eps_grid, heat_rates, tau)
     chart_block(
