@@ -33,6 +33,7 @@ an analysis of stratified and cluster sampling" (``shared/papers/bun-et-al_*``).
 from __future__ import annotations
 
 import csv
+import dataclasses
 import hashlib
 import io
 import math
@@ -122,6 +123,10 @@ class Population:
         hash behind; a value passed in is ignored.
     stratum_label, cluster_label : str
         Column names of the stratum and cluster labels (downloads, table headers).
+    recipe : str
+        A Python expression that rebuilds this population with this module's functions, e.g.
+        ``make_builtin("lognormal", seed=0)`` or ``load_population_csv("file.csv", ...)``;
+        empty when unknown. Used by the app's "Reproduce in Python" snippets. Not hashed.
 
     Raises
     ------
@@ -141,6 +146,7 @@ class Population:
     content_hash: str = ""
     stratum_label: str = "stratum"
     cluster_label: str = "cluster"
+    recipe: str = ""
 
     def __post_init__(self) -> None:
         setattr_ = object.__setattr__
@@ -191,6 +197,7 @@ class Population:
         setattr_(self, "stratum_label", str(self.stratum_label))
         setattr_(self, "cluster_label", str(self.cluster_label))
         setattr_(self, "notes", tuple(str(n) for n in self.notes))
+        setattr_(self, "recipe", str(self.recipe))
         setattr_(self, "content_hash", self._compute_hash())
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -419,6 +426,12 @@ def make_builtin(key: str, *, seed: int = 0, size: int | None = None) -> Populat
         )
     seed = _check_int(seed, "seed", 0, 2**63 - 1)
     n = _DEFAULT_SIZES[key] if size is None else _check_int(size, "size", 3, MAX_BUILTIN_SIZE)
+    pop = _draw_builtin(key, seed, n)
+    size_arg = "" if size is None else f", size={n}"
+    return dataclasses.replace(pop, recipe=f"make_builtin({key!r}, seed={seed}{size_arg})")
+
+
+def _draw_builtin(key: str, seed: int, n: int) -> Population:
     rng = np.random.Generator(np.random.PCG64(seed))
     tail = f"N = {n:,}, seed {seed}"
     if key == "lognormal":
@@ -1414,6 +1427,17 @@ def load_population_csv(
     if name is None:
         origin = table.source_name or "uploaded CSV"
         name = f"{value_column} from {origin}, N = {n_usable:,}"
+    file_name = table.source_name or "population.csv"
+    args = [
+        repr(file_name),
+        f"value_column={str(value_column)!r}",
+        f"lower={lo!r}",
+        f"upper={hi!r}",
+    ]
+    if stratum_column is not None:
+        args.append(f"stratum_column={str(stratum_column)!r}")
+    if cluster_column is not None:
+        args.append(f"cluster_column={str(cluster_column)!r}")
     return Population(
         name=name,
         values=values[order],
@@ -1425,6 +1449,7 @@ def load_population_csv(
         notes=tuple(list(table.notes) + notes),
         stratum_label=str(stratum_column) if stratum_column is not None else "stratum",
         cluster_label=str(cluster_column) if cluster_column is not None else "cluster",
+        recipe=f"load_population_csv({', '.join(args)})",
     )
 
 
