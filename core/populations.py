@@ -61,6 +61,7 @@ __all__ = [
     "MAX_UPLOAD_BYTES",
     "CsvTable",
     "Population",
+    "cluster_strata_note",
     "csv_safe_text",
     "load_population_csv",
     "make_builtin",
@@ -293,6 +294,31 @@ def _fmt(x: float) -> str:
     if x == int(x) and abs(x) < 1e15:
         return f"{int(x):,}"
     return f"{x:.6g}"
+
+
+def cluster_strata_note(pop: Population) -> str | None:
+    """A warning when one cluster label occurs in more than one stratum, else None.
+
+    Survey files often number their primary sampling units 1, 2, ... inside each stratum, so
+    the PSU column alone does not identify a cluster: "PSU 1" of stratum 3 and "PSU 1" of
+    stratum 4 are different clusters. Cluster sampling (Bun et al. 2022, §5) needs one id per
+    cluster; combining the stratum and PSU columns gives one.
+    """
+    if pop.strata is None or pop.clusters is None:
+        return None
+    pairs = pd.DataFrame({"s": pop.strata, "c": pop.clusters}).drop_duplicates()
+    per_cluster = pairs.groupby("c", sort=False)["s"].nunique()
+    shared = int(np.count_nonzero(per_cluster.to_numpy() > 1))
+    if not shared:
+        return None
+    return (
+        f"{_count(shared, 'cluster label')} of {per_cluster.size:,} in "
+        f"{_short(pop.cluster_label)} occur in more than one stratum of "
+        f"{_short(pop.stratum_label)}. That is right when clusters cut across strata (regions "
+        "across size classes, say); but survey files often number their clusters (PSUs) 1, 2, "
+        "… within each stratum, and then one label names several different clusters: choose "
+        "the stratum and the cluster column together as the cluster id."
+    )
 
 
 # --------------------------------------------------------------------------------------------
