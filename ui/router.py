@@ -12,6 +12,7 @@ from pathlib import Path
 import streamlit as st
 
 from ui.state import population_sidebar
+from ui.widgets import write_presets_to_url
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -55,3 +56,4 @@ def run_app(default_page: str = "app_pages/overview.py") -> None:
             "not release real private statistics."
         )
     navigation.run()
+    write_presets_to_url()

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import streamlit as st
+from streamlit.runtime.state import get_session_state
 
 #: Mantissas of the log-scale grid: every decade holds 1, 1.5, 2, 3, 5 and 7 so that the values
 #: the papers use (0.1, 0.5, 1, 2, 3, 5) sit exactly on the slider.
@@ -161,11 +162,51 @@ def bound_toggle(label: str, key: str, *, default: bool, help: str | None = None
     )
 
 
+#: Session-state key of the keys the last preset set, waiting for :func:`write_presets_to_url`.
+_PENDING_URL = "_preset_keys_for_url"
+
+
 def set_controls(values: Mapping[str, Any]) -> None:
-    """Set control values by key (for presets); log sliders resynchronise from their boxes."""
+    """Set control values by key (for presets); log sliders resynchronise from their boxes.
+
+    The keys are also queued for :func:`write_presets_to_url`, which puts the values into the
+    URL once the page has drawn the controls.
+    """
     for key, value in values.items():
         st.session_state[key] = value
         st.session_state.pop(_slider_key(key), None)
+    st.session_state[_PENDING_URL] = tuple(values)
+
+
+def write_presets_to_url() -> None:
+    """Write the values the last preset set into the URL; the router calls it after each page.
+
+    A preset usually sets controls that were not drawn in the previous run (on the tab it
+    opens, in a view it switches to). Streamlit binds such a control to the URL when it is
+    first drawn but leaves a value that code gave it out of the URL, so a copied link would
+    open the defaults. Once the page has run, every control the preset set has been drawn and
+    bound; this writes each one's value into the URL exactly as Streamlit would after a click
+    (its own serialiser; a default value is removed, as Streamlit keeps links short).
+
+    This reads Streamlit's session state below its public API (pinned in requirements.txt;
+    ``tests/pages/test_url_reproduction.py`` checks every preset of every page through it).
+    """
+    keys = st.session_state.pop(_PENDING_URL, None)
+    if not keys:
+        return
+    state = get_session_state()._state  # SessionState behind the thread-safe wrapper
+    for key in keys:
+        widget_id = state.get_widget_id_from_key(key)
+        metadata = state.get_widget_metadata(widget_id) if widget_id else None
+        if metadata is None or metadata.bind != "query-params":
+            continue  # not drawn on this page (or not URL-bound): nothing to write
+        value = state.get_widget_value(widget_id)
+        if value == metadata.deserializer(None):
+            state.query_params.remove_param(key)
+        else:
+            state.query_params.set_corrected_value(
+                key, metadata.serializer(value), metadata.value_type
+            )
 
 
 def preset_buttons(presets: Mapping[str, Mapping[str, Any]], *, key: str) -> None:
