@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import re
 from typing import Any
 
 import numpy as np
@@ -56,6 +58,13 @@ def histogram_data(content_hash: str, _pop: Population, bins: int, log_x: bool) 
     return pd.DataFrame({"bin_left": edges[:-1], "bin_right": edges[1:], "count": counts})
 
 
+def _number(x: float) -> str:
+    """A marker value for the legend: whole numbers with thousands separators, else 4 digits."""
+    if float(x).is_integer() and abs(x) < 1e15:
+        return f"{int(x):,}"
+    return f"{x:.4g}"
+
+
 def _marker_line(x: float, top: float, name: str, colour: str, dash: str) -> dict[str, Any]:
     """A vertical line from 0 to ``top`` at ``x``, named in the legend (never a floating label)."""
     return {
@@ -99,12 +108,12 @@ def histogram_figure(pop: Population, hist: pd.DataFrame, *, log_x: bool) -> go.
     mean = float(v.mean())
     top = float(max(counts.max(), 1)) * 1.05 if counts.size else 1.0
     markers = [
-        _marker_line(median, top, f"median {median:.4g}", PALETTE[3], "dash"),
-        _marker_line(mean, top, f"mean {mean:.4g}", PALETTE[2], "dot"),
+        _marker_line(median, top, f"median {_number(median)}", PALETTE[3], "dash"),
+        _marker_line(mean, top, f"mean {_number(mean)}", PALETTE[2], "dot"),
     ]
     for bound, name in ((pop.lower, "L"), (pop.upper, "U")):
         if not (log_x and bound <= 0):
-            line = _marker_line(bound, top, f"{name} = {bound:.4g}", REFERENCE_COLOUR, "solid")
+            line = _marker_line(bound, top, f"{name} = {_number(bound)}", REFERENCE_COLOUR, "solid")
             line["line"]["width"] = 1
             markers.append(line)
     layout = chart_layout(
@@ -118,21 +127,29 @@ def histogram_figure(pop: Population, hist: pd.DataFrame, *, log_x: bool) -> go.
     return make_figure([bars, *markers], layout)
 
 
-def label_sort_key(label: object) -> tuple[tuple[int, float, str], ...]:
-    """Natural order of a stratum or cluster label: numbers by value, then text.
+_NUMBER_RUN = re.compile(r"(\d+(?:\.\d+)?)")
 
-    A label built from several columns ("3 / 10") is compared part by part, so "3 / 2" comes
-    before "3 / 10" and "2 / 1" before "10 / 1".
+
+def label_sort_key(label: object) -> tuple[tuple[tuple[int, float, str], ...], ...]:
+    """Natural order of a stratum or cluster label: numbers by value, text by its characters.
+
+    A label that is a number ("10", "-1.5") sorts by its value; other labels sort by their
+    runs of digits and text, so "5-9" comes before "10-19" and "R2" before "R10". A label
+    built from several columns ("3 / 10") is compared part by part, so "3 / 2" comes before
+    "3 / 10" and "2 / 1" before "10 / 1". Numbers come before text.
     """
-    parts = str(label).split(" / ")
     key = []
-    for part in parts:
+    for part in str(label).split(" / "):
         try:
             number = float(part)
         except ValueError:
-            key.append((1, 0.0, part))
+            number = math.nan
+        if math.isfinite(number):
+            key.append(((0, number, ""), (2, 0.0, part)))
             continue
-        key.append((0, number, part) if np.isfinite(number) else (1, 0.0, part))
+        runs = [t for t in _NUMBER_RUN.split(part) if t]
+        tokens = [(0, float(t), "") if _NUMBER_RUN.fullmatch(t) else (1, 0.0, t) for t in runs]
+        key.append((*tokens, (2, 0.0, part)))
     return tuple(key)
 
 
@@ -151,11 +168,9 @@ def group_counts(labels: np.ndarray, values: np.ndarray) -> pd.DataFrame:
     )
     keys = [label_sort_key(x) for x in out["label"].tolist()]
     out = out.iloc[sorted(range(len(keys)), key=keys.__getitem__)].reset_index(drop=True)
-    ordered = sorted(keys)
-    if out["label"].dtype.kind not in "iu" and all(
-        len(k) == 1 and k[0][0] == 0 and _is_plain_integer(k[0][2]) for k in ordered
-    ):
-        out["label"] = [int(k[0][2]) for k in ordered]
+    labels_in_order = [str(x) for x in out["label"].tolist()]
+    if out["label"].dtype.kind not in "iu" and all(map(_is_plain_integer, labels_in_order)):
+        out["label"] = [int(x) for x in labels_in_order]
     return out
 
 
