@@ -188,9 +188,16 @@ def upload_form() -> None:
 def _describe(settings: _Settings) -> str:
     """The applied settings in words: value column, bounds, stratum and cluster columns."""
     _digest, value_column, lower, upper, strata, clusters = settings
-    parts = [f"value column {value_column!r}", f"bounds [{lower:g}, {upper:g}]"]
+    parts = [f"value column {value_column!r}", f"bounds [{_number(lower)}, {_number(upper)}]"]
     if strata:
         parts.append("strata " + " × ".join(strata))
     if clusters:
         parts.append("clusters " + " × ".join(clusters))
     return ", ".join(parts)
+
+
+def _number(x: float) -> str:
+    """A bound in full: whole numbers with thousands separators, others to 10 digits."""
+    if float(x).is_integer() and abs(x) < 1e15:
+        return f"{int(x):,}"
+    return f"{x:.10g}"
