@@ -10,10 +10,11 @@ from ui.population_view import (
     group_counts,
     histogram_data,
     histogram_figure,
-    population_snippet,
     population_summary,
+    shared_cluster_note,
 )
-from ui.state import active_choice, active_population, active_seed
+from ui.snippets import population_overview_snippet
+from ui.state import UPLOADED, active_choice, active_population
 from ui.upload import upload_form
 from ui.widgets import bound_toggle
 
@@ -27,15 +28,21 @@ st.markdown(
     "upload your own below; every page uses it."
 )
 
+
 pop = active_population()
 st.subheader(pop.name)
+shared_clusters = shared_cluster_note(pop.content_hash, pop)
 for note in pop.notes:
-    st.info(note, icon=":material/info:")
+    if note == shared_clusters:
+        st.warning(note, icon=":material/warning:")
+    else:
+        st.info(note, icon=":material/info:")
 
-left, right = st.columns([1, 2], gap="large")
+left, right = st.columns([2, 3], gap="large")
 with left:
     summary = population_summary(pop.content_hash, pop)
-    st.dataframe(summary, hide_index=True, width="stretch")
+    # A static table wraps its cells instead of cutting them, whatever the column width.
+    st.table(summary.set_index("quantity"))
     st.download_button(
         "Download population (CSV)",
         data=lambda: population_to_csv_bytes(pop),
@@ -87,7 +94,9 @@ if pop.strata is not None or pop.clusters is not None:
             continue
         with col:
             counts = group_counts(labels, pop.values)
-            st.markdown(f"**{what}s: {len(counts):,}**")
+            column = pop.stratum_label if what == "Stratum" else pop.cluster_label
+            plural = "Strata" if what == "Stratum" else "Clusters"
+            st.markdown(f"**{plural} ({column}): {len(counts):,}**")
             st.dataframe(
                 counts.rename(columns={"label": what.lower()}),
                 hide_index=True,
@@ -99,4 +108,6 @@ st.subheader("Upload your own population")
 upload_form()
 
 with st.expander("Reproduce in Python", icon=":material/code:"):
-    st.code(population_snippet(pop, active_choice(), active_seed()), language="python")
+    if active_choice() == UPLOADED:
+        st.caption("Put your CSV file next to the script (the snippet reads it by its name).")
+    st.code(population_overview_snippet(pop), language="python")

@@ -6,15 +6,15 @@ that caching layers use as the key (never the raw arrays).
 
 Built-in populations (:data:`BUILTIN_POPULATIONS`, :func:`make_builtin`)
     * ``"lognormal"`` -- Lognormal(mu=5, sigma=0.5), the skewed population of Hu, Drechsler
-      and Kim, section 4.3 (figures 6-8).
-    * ``"beta"`` -- Beta(2, 10) on [0, 1], Hu et al. section 2.4 (figures 1-2).
-    * ``"bimodal"`` -- the two-component scaled Beta mixture of Hu et al. section 4.4 and
+      & Kim (2023), §4.3 (figures 6-8).
+    * ``"beta"`` -- Beta(2, 10) on [0, 1], Hu et al. (2023), §2.4 (figures 1-2).
+    * ``"bimodal"`` -- the two-component scaled Beta mixture of Hu et al. (2023), §4.4 and
       Appendix B (figures 9-13), whose median sits at the top of the first component.
       :func:`paper_bimodal_population` replays the paper's own R code with ``set.seed(123)``
       bit for bit.
     * ``"bimodal_paper"`` -- that exact draw of the paper (the seed argument is not used).
-    * ``"establishments"`` -- a synthetic establishment register in the spirit of Bun et al.,
-      section 7.2 and Appendix E.1: employees top-coded at 10,000, twelve employee size
+    * ``"establishments"`` -- a synthetic establishment register in the spirit of Bun et al.
+      (2022), §7.2 and Appendix E.1: employees top-coded at 10,000, twelve employee size
       classes as strata and about 100 regions as clusters.
 
 CSV upload (:func:`read_csv_table`, :func:`load_population_csv`)
@@ -24,10 +24,12 @@ CSV upload (:func:`read_csv_table`, :func:`load_population_csv`)
 
 References
 ----------
-Hu, Drechsler and Kim, "Accuracy gains from privacy amplification through sampling for
-differential privacy" (``shared/papers/hu-drechsler-kim_*``).
-Bun, Drechsler, Gaboardi, McMillan and Sarathy, "Controlling privacy loss in sampling schemes:
-an analysis of stratified and cluster sampling" (``shared/papers/bun-et-al_*``).
+Hu, J., Drechsler, J. & Kim, H. J. (2023). Accuracy gains from privacy amplification through
+sampling for differential privacy. Journal of Survey Statistics and Methodology.
+arXiv:2103.09705.
+Bun, M., Drechsler, J., Gaboardi, M., McMillan, A. & Sarathy, J. (2022). Controlling privacy
+loss in sampling schemes: an analysis of stratified and cluster sampling. Foundations of
+Responsible Computing (FORC 2022). arXiv:2007.12674.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ import os
 import re
 import struct
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -83,6 +85,9 @@ MAX_BUILTIN_SIZE: int = 5_000_000
 _MIN_VALUES = 3
 _MAX_LABELS = 10_000
 _MISSING_LABEL = "(missing)"
+#: Joins the parts of a label built from several columns ("3 / 1") and their names.
+_LABEL_JOIN = " / "
+_LABEL_NAME_JOIN = " × "
 
 
 # --------------------------------------------------------------------------------------------
@@ -94,11 +99,11 @@ _MISSING_LABEL = "(missing)"
 class Population:
     """A finite population of real values with declared public bounds.
 
-    The population is the confidential data set Y_N of Hu et al. (section 2.1, bounded
+    The population is the confidential data set Y_N of Hu et al. (2023), §2.1 (bounded
     differential privacy: neighbours have the same size N and differ in one record). The
-    bounds ``[lower, upper]`` are the public range R of Hu et al. section 2.2: they enter the
+    bounds ``[lower, upper]`` are the public range R of Hu et al. (2023), §2.2: they enter the
     global sensitivity of the mean, R/N, and pad the order statistics in the smooth
-    sensitivity of the median (section 2.2, equation 4). They must be known without looking
+    sensitivity of the median (§2.2, equation 4). They must be known without looking
     at the data; a range read from the data is itself a disclosure.
 
     Parameters
@@ -112,7 +117,7 @@ class Population:
         Declared public bounds, finite, ``lower < upper``; every value lies in between.
     strata, clusters : numpy.ndarray or None
         Optional labels aligned with the sorted ``values`` (stratified sampling, Bun et al.
-        section 7; cluster sampling, section 5). Integer labels are stored as int64, all
+        (2022), §7; cluster sampling, §5). Integer labels are stored as int64, all
         others as Python ``str`` in an object array.
     value_label : str
         Name of the value column, used on axes and in downloads.
@@ -299,25 +304,52 @@ def _fmt(x: float) -> str:
 def cluster_strata_note(pop: Population) -> str | None:
     """A warning when one cluster label occurs in more than one stratum, else None.
 
-    Survey files often number their primary sampling units 1, 2, ... inside each stratum, so
-    the PSU column alone does not identify a cluster: "PSU 1" of stratum 3 and "PSU 1" of
-    stratum 4 are different clusters. Cluster sampling (Bun et al. 2022, §5) needs one id per
-    cluster; combining the stratum and PSU columns gives one.
+    Survey files often number their primary sampling units (PSUs) 1, 2, ... inside each
+    stratum, so the PSU column alone does not identify a cluster: "PSU 1" of stratum 3 and
+    "PSU 1" of stratum 4 are different clusters. Cluster sampling (Bun et al. (2022), §5)
+    draws whole clusters, so it needs one id per cluster; choosing the stratum and the PSU
+    column together as the cluster id (:func:`load_population_csv` accepts a list of
+    columns) gives one.
+
+    Parameters
+    ----------
+    pop : Population
+        A population with stratum and cluster labels; without either, there is nothing to
+        check and the result is None.
+
+    Returns
+    -------
+    str or None
+        The message for the user (how many cluster labels are shared, and what to do), or
+        None when every cluster label lies within a single stratum.
     """
     if pop.strata is None or pop.clusters is None:
         return None
-    pairs = pd.DataFrame({"s": pop.strata, "c": pop.clusters}).drop_duplicates()
+    return _cluster_strata_message(pop.strata, pop.clusters, pop.stratum_label, pop.cluster_label)
+
+
+def _cluster_strata_message(
+    strata: np.ndarray, clusters: np.ndarray, stratum_label: str, cluster_label: str
+) -> str | None:
+    """The text of :func:`cluster_strata_note` for aligned label arrays."""
+    pairs = pd.DataFrame({"s": strata, "c": clusters}).drop_duplicates()
     per_cluster = pairs.groupby("c", sort=False)["s"].nunique()
     shared = int(np.count_nonzero(per_cluster.to_numpy() > 1))
     if not shared:
         return None
+    # A label built from several columns is named "a × b": suggest every column once.
+    parts = stratum_label.split(_LABEL_NAME_JOIN) + cluster_label.split(_LABEL_NAME_JOIN)
+    combined = list(dict.fromkeys(parts))
+    verb = "occurs" if shared == 1 else "occur"
     return (
-        f"{_count(shared, 'cluster label')} of {per_cluster.size:,} in "
-        f"{_short(pop.cluster_label)} occur in more than one stratum of "
-        f"{_short(pop.stratum_label)}. That is right when clusters cut across strata (regions "
-        "across size classes, say); but survey files often number their clusters (PSUs) 1, 2, "
-        "… within each stratum, and then one label names several different clusters: choose "
-        "the stratum and the cluster column together as the cluster id."
+        f"{shared:,} of the {_count(per_cluster.size, 'cluster label')} in "
+        f"{_short(cluster_label)} {verb} in more than one stratum of {_short(stratum_label)}. "
+        "If the file numbers its clusters (PSUs) 1, 2, … within each stratum, one such label "
+        "stands for several different clusters, and cluster sampling would draw them as one: "
+        "choose "
+        + " and ".join(_short(c) for c in combined)
+        + " together as the cluster id. If the clusters really cut across strata (regions "
+        "across size classes, say), this is expected and nothing needs to change."
     )
 
 
@@ -352,10 +384,10 @@ _DEFAULT_SIZES = {
 
 #: Public bounds of the lognormal population (see :func:`make_builtin`).
 LOGNORMAL_BOUNDS: tuple[float, float] = (0.0, 2000.0)
-#: Top code of the establishment population (Bun et al. §7.2, App. E.1).
+#: Top code of the establishment population (Bun et al. (2022), §7.2, App. E.1).
 EMPLOYEES_TOP_CODE: int = 10_000
 
-#: The 12 employee size classes of Bun et al. App. E.1 (footnote 6), as (label, low, high).
+#: The 12 employee size classes of Bun et al. (2022), App. E.1 (footnote 6), as (label, low, high).
 ESTABLISHMENT_SIZE_CLASSES: tuple[tuple[str, int, int], ...] = (
     ("1-4", 1, 4),
     ("5-9", 5, 9),
@@ -372,7 +404,7 @@ ESTABLISHMENT_SIZE_CLASSES: tuple[tuple[str, int, int], ...] = (
 )
 
 # Share of establishments per size class. Loosely modelled on the shape of the U.S. County
-# Business Patterns tabulation that Bun et al. start from (most establishments are tiny, the
+# Business Patterns tabulation that Bun et al. (2022) start from (most establishments are tiny, the
 # counts fall roughly like 1/size beyond ten employees); they are not CBP figures.
 _SIZE_CLASS_SHARES = np.array(
     [0.5452, 0.170, 0.115, 0.095, 0.038, 0.026, 0.0070, 0.0025, 0.0006, 0.0004, 0.0002, 0.0001]
@@ -392,8 +424,8 @@ def make_builtin(key: str, *, seed: int = 0, size: int | None = None) -> Populat
         One of :data:`BUILTIN_POPULATIONS`:
 
         ``"lognormal"``
-            N draws from Lognormal(mu=5, sigma=0.5), the skewed population of Hu et al.
-            section 4.3 (figures 6-8). Public bounds [0, 2000]. The paper does not state
+            N draws from Lognormal(mu=5, sigma=0.5), the skewed population of Hu et
+            al. (2023), §4.3 (figures 6-8). Public bounds [0, 2000]. The paper does not state
             which range it pads the smooth sensitivity with, so we fix one that a data holder
             could declare from the model alone: 0 is the natural floor of a positive
             quantity, and 2000 ~ exp(5 + 0.5 * 5.2) is the 1 - 1e-7 quantile, so with the
@@ -402,10 +434,10 @@ def make_builtin(key: str, *, seed: int = 0, size: int | None = None) -> Populat
             matters: at small epsilon the padding term (upper - lower) * exp(-k beta)
             dominates the smooth sensitivity of the median.
         ``"beta"``
-            N draws from Beta(2, 10), Hu et al. section 2.4 (figures 1-2); bounds [0, 1], the
+            N draws from Beta(2, 10), Hu et al. (2023), §2.4 (figures 1-2); bounds [0, 1], the
             support of the distribution (the paper's range R = 1).
         ``"bimodal"``
-            The mixture of Hu et al. section 4.4, built exactly as the R code of Appendix B:
+            The mixture of Hu et al. (2023), §4.4, built exactly as the R code of Appendix B:
             (N + 1) // 2 draws of Beta(2, 10) / 2 and N // 2 draws of Beta(2, 10) + 1, then
             min-max rescaled to [0, 1]. Bounds [0, 1], the range the rescaling produces. The
             components cannot overlap (the first lies in [0, 0.5], the second in [1, 2]
@@ -421,7 +453,7 @@ def make_builtin(key: str, *, seed: int = 0, size: int | None = None) -> Populat
             ignored.
         ``"establishments"``
             A synthetic establishment register (value column ``employees``, integers 1 to
-            10,000) shaped after the example of Bun et al. section 7.2 and Appendix E.1: the
+            10,000) shaped after the example of Bun et al. (2022), §7.2 and Appendix E.1: the
             employee size is top-coded at 10,000 and the 12 strata ``size_class`` are the
             paper's employee size classes (:data:`ESTABLISHMENT_SIZE_CLASSES`). Class sizes
             are fixed shares of N (largest-remainder rounding) with a long right tail; within
@@ -512,7 +544,7 @@ def _check_int(x: Any, what: str, lo: int, hi: int) -> int:
 
 
 def _bimodal_population(first: np.ndarray, second: np.ndarray, name: str) -> Population:
-    """Min-max rescaled two-component mixture (Hu et al. App. B) as a Population."""
+    """Min-max rescaled two-component mixture (Hu et al. (2023), App. B) as a Population."""
     y = np.concatenate([first, second])
     lo, hi = y.min(), y.max()
     y = (y - lo) / (hi - lo)
@@ -542,7 +574,7 @@ def _establishments(rng: np.random.Generator, n: int, tail: str) -> Population:
             continue
         u = rng.random(m)
         if hi == EMPLOYEES_TOP_CODE:
-            # Untruncated Pareto(1) tail from `lo`, then top-coded (Bun et al. App. E.1).
+            # Untruncated Pareto(1) tail from `lo`, then top-coded (Bun et al. (2022), App. E.1).
             x = lo / (1.0 - u)
         else:
             # Pareto(1) truncated to [lo, hi + 1), then floored: integers in [lo, hi].
@@ -658,7 +690,7 @@ def _r_rbeta(n: int, aa: float, bb: float, unif: _RUniform) -> np.ndarray:
 
 
 def paper_bimodal_population(*, r_seed: int = 123, size: int = 10_001) -> Population:
-    """The bimodal population of Hu et al. §4.4 exactly as the paper drew it.
+    """The bimodal population of Hu et al. (2023), §4.4, exactly as the paper drew it.
 
     Replays the R code of Appendix B (``set.seed(123)``; ``rbeta`` with a = 2, b = 10; first
     component ``rbeta((N+1)/2, a, b) / 2``, second ``rbeta((N-1)/2, a, b) + 1``; min-max
@@ -699,8 +731,8 @@ def suggest_bounds(values: Any) -> tuple[float, float]:
     """The values' range rounded outward to round numbers, e.g. [3, 97] -> [0, 100].
 
     Convenient as a starting point, but a range read from the data is not differentially
-    private (Hu et al. §2.2 asks for a range R "which is not data-specific", §4.2): the user
-    should replace it with bounds known from outside the data.
+    private (Hu et al. (2023), §2.2 and §4.2, ask for a range R that does not depend on the
+    data): the user should replace it with bounds known from outside the data.
 
     Parameters
     ----------
@@ -1338,8 +1370,8 @@ def load_population_csv(
     value_column: str | None = None,
     lower: float | None = None,
     upper: float | None = None,
-    stratum_column: str | None = None,
-    cluster_column: str | None = None,
+    stratum_column: str | Sequence[str] | None = None,
+    cluster_column: str | Sequence[str] | None = None,
     name: str | None = None,
 ) -> Population:
     """Build a :class:`Population` from a CSV file.
@@ -1352,13 +1384,19 @@ def load_population_csv(
         Column of values; default the first numeric column. Blank, non-numeric and infinite
         cells are dropped (with their rows) and counted in a note.
     lower, upper : float, optional
-        Declared public bounds (Hu et al. §2.2: the range R must not be read from the data).
+        Declared public bounds (Hu et al. (2023), §2.2: the range R must not be read from the data).
         Values outside are clipped to them, with a note. A bound left as None is taken from
         the data with :func:`suggest_bounds`, with a warning that such bounds are not
         differentially private.
-    stratum_column, cluster_column : str, optional
-        Label columns for stratified (Bun et al. §7) and cluster sampling (§5). Blank labels
-        become ``"(missing)"``. Labels are reordered together with the values (stable sort).
+    stratum_column, cluster_column : str or sequence of str, optional
+        Label columns for stratified sampling (Bun et al. (2022), §7) and cluster sampling
+        (§5). A list of several columns builds one id from all of them: survey files number
+        their PSUs 1, 2, ... within each stratum, so ``cluster_column=["stratid", "psuid"]``
+        is the cluster id there. Combined labels read ``"3 / 1"`` (the parts joined by
+        ``" / "``) and the label name ``"stratid × psuid"``. Blank cells become
+        ``"(missing)"``. Labels are reordered together with the values (stable sort). When
+        cluster labels occur in more than one stratum, the text of
+        :func:`cluster_strata_note` is added to the notes.
     name : str, optional
         Display name; default built from the file name and the value column.
 
@@ -1390,8 +1428,10 @@ def load_population_csv(
                 + hint
             )
         value_column = table.numeric_columns[0]
-    for col in (value_column, stratum_column, cluster_column):
-        if col is not None and col not in columns:
+    stratum_columns = _column_list(stratum_column, "stratum")
+    cluster_columns = _column_list(cluster_column, "cluster")
+    for col in [value_column, *stratum_columns, *cluster_columns]:
+        if col not in columns:
             raise ValueError(_unknown_column(col, columns))
     numbers = table.column_values(value_column)
     usable = np.isfinite(numbers)
@@ -1448,8 +1488,14 @@ def load_population_csv(
             "instead."
         )
     order = np.argsort(values, kind="stable")
-    strata = _labels(table, stratum_column, usable, order, notes, "stratum")
-    clusters = _labels(table, cluster_column, usable, order, notes, "cluster")
+    strata = _labels(table, stratum_columns, usable, order, notes, "stratum")
+    clusters = _labels(table, cluster_columns, usable, order, notes, "cluster")
+    stratum_label = _LABEL_NAME_JOIN.join(stratum_columns) or "stratum"
+    cluster_label = _LABEL_NAME_JOIN.join(cluster_columns) or "cluster"
+    if strata is not None and clusters is not None:
+        shared = _cluster_strata_message(strata, clusters, stratum_label, cluster_label)
+        if shared is not None:
+            notes.append(shared)
     if name is None:
         origin = table.source_name or "uploaded CSV"
         name = f"{value_column} from {origin}, N = {n_usable:,}"
@@ -1460,10 +1506,14 @@ def load_population_csv(
         f"lower={lo!r}",
         f"upper={hi!r}",
     ]
-    if stratum_column is not None:
-        args.append(f"stratum_column={str(stratum_column)!r}")
-    if cluster_column is not None:
-        args.append(f"cluster_column={str(cluster_column)!r}")
+    for keyword, chosen in (
+        ("stratum_column", stratum_columns),
+        ("cluster_column", cluster_columns),
+    ):
+        if len(chosen) == 1:
+            args.append(f"{keyword}={chosen[0]!r}")
+        elif chosen:
+            args.append(f"{keyword}={chosen!r}")
     return Population(
         name=name,
         values=values[order],
@@ -1473,8 +1523,8 @@ def load_population_csv(
         clusters=clusters,
         value_label=str(value_column),
         notes=tuple(list(table.notes) + notes),
-        stratum_label=str(stratum_column) if stratum_column is not None else "stratum",
-        cluster_label=str(cluster_column) if cluster_column is not None else "cluster",
+        stratum_label=stratum_label,
+        cluster_label=cluster_label,
         recipe=f"load_population_csv({', '.join(args)})",
     )
 
@@ -1491,26 +1541,61 @@ def _check_bound(x: Any, which: str) -> float | None:
     return v
 
 
+def _column_list(column: Any, what: str) -> list[str]:
+    """The label column argument as a list of column names (empty for None)."""
+    if column is None:
+        return []
+    if isinstance(column, str):
+        return [column]
+    if not isinstance(column, (list, tuple)):
+        raise ValueError(
+            f"The {what} column must be a column name or a list of column names, got "
+            f"{_short(column)}."
+        )
+    names = list(column)
+    for c in names:
+        if not isinstance(c, str):
+            raise ValueError(f"The {what} columns must be column names, got {_short(c)}.")
+    twice = [c for c, k in Counter(names).items() if k > 1]
+    if twice:
+        raise ValueError(f"The {what} columns name {_short(twice[0])} more than once.")
+    return names
+
+
 def _labels(
     table: CsvTable,
-    column: str | None,
+    columns: list[str],
     usable: np.ndarray,
     order: np.ndarray,
     notes: list[str],
     what: str,
 ) -> np.ndarray | None:
-    if column is None:
+    """Label cells of the usable rows in value order; several columns joined as "a / b"."""
+    if not columns:
         return None
-    cells = table.frame[column].to_numpy(dtype=object)[usable][order]
-    blank = cells == ""
-    if blank.any():
-        cells = cells.copy()
-        cells[blank] = _MISSING_LABEL
+    parts = []
+    blank_rows = np.zeros(int(np.count_nonzero(usable)), dtype=bool)
+    for column in columns:
+        cells = table.frame[column].to_numpy(dtype=object)[usable][order]
+        blank = cells == ""
+        if blank.any():
+            cells = cells.copy()
+            cells[blank] = _MISSING_LABEL
+            blank_rows |= blank
+        parts.append(cells)
+    if blank_rows.any():
+        where = " or ".join(_short(c) for c in columns)
+        part = "label part" if len(columns) > 1 else "label"
         notes.append(
-            f"Gave the {what} label {_MISSING_LABEL!r} to {_count(int(blank.sum()), 'row')} "
-            f"whose cell in {_short(column)} is blank."
+            f"Gave the {what} {part} {_MISSING_LABEL!r} to "
+            f"{_count(int(blank_rows.sum()), 'row')} whose cell in {where} is blank."
         )
-    return cells
+    if len(parts) == 1:
+        return parts[0]
+    joined = parts[0].astype(str)
+    for cells in parts[1:]:
+        joined = np.char.add(np.char.add(joined, _LABEL_JOIN), cells.astype(str))
+    return joined.astype(object)
 
 
 # --------------------------------------------------------------------------------------------

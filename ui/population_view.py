@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import re
 from typing import Any
 
 import numpy as np
@@ -9,7 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from core.populations import Population
+from core.populations import Population, cluster_strata_note
 from ui.theme import PALETTE, REFERENCE_COLOUR, chart_layout, make_figure
 
 
@@ -38,6 +40,12 @@ def population_summary(content_hash: str, _pop: Population) -> pd.DataFrame:
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
+def shared_cluster_note(content_hash: str, _pop: Population) -> str | None:
+    """:func:`core.populations.cluster_strata_note` of ``_pop``, cached by its content hash."""
+    return cluster_strata_note(_pop)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
 def histogram_data(content_hash: str, _pop: Population, bins: int, log_x: bool) -> pd.DataFrame:
     """Histogram counts of ``_pop`` between its declared bounds (log-spaced bins if asked)."""
     v = _pop.values
@@ -50,48 +58,64 @@ def histogram_data(content_hash: str, _pop: Population, bins: int, log_x: bool) 
     return pd.DataFrame({"bin_left": edges[:-1], "bin_right": edges[1:], "count": counts})
 
 
-def _vertical_line(x: float, colour: str, dash: str, text: str) -> dict[str, Any]:
+def _number(x: float) -> str:
+    """A marker value for the legend: whole numbers with thousands separators, else 4 digits."""
+    if float(x).is_integer() and abs(x) < 1e15:
+        return f"{int(x):,}"
+    return f"{x:.4g}"
+
+
+def _marker_line(x: float, top: float, name: str, colour: str, dash: str) -> dict[str, Any]:
+    """A vertical line from 0 to ``top`` at ``x``, named in the legend (never a floating label)."""
     return {
-        "type": "line",
-        "xref": "x",
-        "yref": "paper",
-        "x0": x,
-        "x1": x,
-        "y0": 0,
-        "y1": 1,
+        "type": "scatter",
+        "x": [x, x],
+        "y": [0.0, top],
+        "mode": "lines",
+        "name": name,
         "line": {"color": colour, "dash": dash, "width": 2},
-        "label": {"text": text, "textposition": "end", "yanchor": "top", "font": {"size": 12}},
+        "hovertemplate": f"{name}<extra></extra>",
+        "showlegend": True,
     }
 
 
 def histogram_figure(pop: Population, hist: pd.DataFrame, *, log_x: bool) -> go.Figure:
-    """Bars of the histogram with the median, the mean and the declared bounds marked."""
+    """Bars of the histogram with the median, the mean and the declared bounds marked.
+
+    The four markers are vertical lines named in the legend below the chart rather than
+    labels drawn next to the lines: the median and the mean of a population are often a few
+    pixels apart (and L sits next to them for a skewed population), so labels on the plot
+    would overlap.
+    """
     left = hist["bin_left"].to_numpy()
     right = hist["bin_right"].to_numpy()
+    counts = hist["count"].to_numpy()
     centres = np.sqrt(left * right) if log_x else (left + right) / 2
     bars = {
         "type": "bar",
         "x": centres,
-        "y": hist["count"].to_numpy(),
+        "y": counts,
         "width": right - left,
         "marker": {"color": PALETTE[0], "line": {"width": 0}},
         "customdata": np.stack([left, right], axis=1),
         "hovertemplate": "%{customdata[0]:.4g} – %{customdata[1]:.4g}<br>%{y:,} records"
         "<extra></extra>",
         "name": "records",
+        "showlegend": False,
     }
     v = pop.values
     median = float(v[(v.size - 1) // 2])
     mean = float(v.mean())
-    shapes = [
-        _vertical_line(median, PALETTE[3], "dash", f"median {median:.4g}"),
-        _vertical_line(mean, PALETTE[2], "dot", f"mean {mean:.4g}"),
+    top = float(max(counts.max(), 1)) * 1.05 if counts.size else 1.0
+    markers = [
+        _marker_line(median, top, f"median {_number(median)}", PALETTE[3], "dash"),
+        _marker_line(mean, top, f"mean {_number(mean)}", PALETTE[2], "dot"),
     ]
-    shapes[1]["label"]["textposition"] = "middle"  # keep the two labels apart
     for bound, name in ((pop.lower, "L"), (pop.upper, "U")):
         if not (log_x and bound <= 0):
-            shapes.append(_vertical_line(bound, REFERENCE_COLOUR, "solid", f"{name} = {bound:.4g}"))
-            shapes[-1]["line"]["width"] = 1
+            line = _marker_line(bound, top, f"{name} = {_number(bound)}", REFERENCE_COLOUR, "solid")
+            line["line"]["width"] = 1
+            markers.append(line)
     layout = chart_layout(
         title=f"Distribution of {pop.value_label}",
         x_title=f"{pop.value_label} (y)",
@@ -99,33 +123,60 @@ def histogram_figure(pop: Population, hist: pd.DataFrame, *, log_x: bool) -> go.
         log_x=log_x,
         hovermode="closest",
     )
-    layout.update({"shapes": shapes, "bargap": 0, "showlegend": False})
-    return make_figure([bars], layout)
+    layout.update({"bargap": 0})
+    return make_figure([bars, *markers], layout)
+
+
+_NUMBER_RUN = re.compile(r"(\d+(?:\.\d+)?)")
+
+
+def label_sort_key(label: object) -> tuple[tuple[tuple[int, float, str], ...], ...]:
+    """Natural order of a stratum or cluster label: numbers by value, text by its characters.
+
+    A label that is a number ("10", "-1.5") sorts by its value; other labels sort by their
+    runs of digits and text, so "5-9" comes before "10-19" and "R2" before "R10". A label
+    built from several columns ("3 / 10") is compared part by part, so "3 / 2" comes before
+    "3 / 10" and "2 / 1" before "10 / 1". Numbers come before text.
+    """
+    key = []
+    for part in str(label).split(" / "):
+        try:
+            number = float(part)
+        except ValueError:
+            number = math.nan
+        if math.isfinite(number):
+            key.append(((0, number, ""), (2, 0.0, part)))
+            continue
+        runs = [t for t in _NUMBER_RUN.split(part) if t]
+        tokens = [(0, float(t), "") if _NUMBER_RUN.fullmatch(t) else (1, 0.0, t) for t in runs]
+        key.append((*tokens, (2, 0.0, part)))
+    return tuple(key)
 
 
 def group_counts(labels: np.ndarray, values: np.ndarray) -> pd.DataFrame:
-    """Records, mean and standard deviation of the values per label (stratum or cluster)."""
+    """Records, mean and standard deviation of the values per label (stratum or cluster).
+
+    Rows are in natural order (:func:`label_sort_key`): 1, 2, …, 10 rather than 1, 10, 2.
+    Labels that are all whole numbers are returned as integers, so a click on the column
+    header sorts them by value too.
+    """
     frame = pd.DataFrame({"label": labels, "value": values})
     out = (
-        frame.groupby("label", sort=True)["value"]
+        frame.groupby("label", sort=False)["value"]
         .agg(records="size", mean="mean", sd="std")
         .reset_index()
     )
+    keys = [label_sort_key(x) for x in out["label"].tolist()]
+    out = out.iloc[sorted(range(len(keys)), key=keys.__getitem__)].reset_index(drop=True)
+    labels_in_order = [str(x) for x in out["label"].tolist()]
+    if out["label"].dtype.kind not in "iu" and all(map(_is_plain_integer, labels_in_order)):
+        out["label"] = [int(x) for x in labels_in_order]
     return out
 
 
-def population_snippet(pop: Population, choice: str, seed: int) -> str:
-    """Python that rebuilds the active population with :mod:`core.populations`."""
-    if choice == "uploaded":
-        make = (
-            f'pop = load_population_csv("your_file.csv", value_column="{pop.value_label}", '
-            f"lower={pop.lower:g}, upper={pop.upper:g})"
-        )
-    else:
-        make = f'pop = make_builtin("{choice}", seed={seed})'
-    return f"""from core.populations import load_population_csv, make_builtin
-
-{make}
-print(pop.size, pop.lower, pop.upper, pop.content_hash[:12])
-print(pop.values[(pop.size - 1) // 2])  # the median rank used throughout the app
-"""
+def _is_plain_integer(text: str) -> bool:
+    """True for text that is exactly the decimal form of an integer ("7", "-3"; not "07")."""
+    try:
+        return str(int(text)) == text
+    except ValueError:
+        return False

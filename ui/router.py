@@ -11,7 +11,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui.state import population_sidebar
+from ui.state import page_notices, population_sidebar
 from ui.widgets import write_presets_to_url
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,5 +55,6 @@ def run_app(default_page: str = "app_pages/overview.py") -> None:
             "A teaching and analysis tool: it computes what the papers' formulas imply; it does "
             "not release real private statistics."
         )
+    page_notices()
     navigation.run()
     write_presets_to_url()

@@ -15,6 +15,8 @@ POPULATION_KEY = "population"
 SEED_KEY = "seed"
 UPLOADED = "uploaded"
 _UPLOAD_STATE = "uploaded_population"
+#: Set when a link or reload asked for an uploaded population this session does not have.
+_UPLOAD_MISSING = "population_upload_missing"
 DEFAULT_POPULATION = "lognormal"
 
 #: Short names shown in the selector; they are also what the URL carries (?population=Beta).
@@ -48,10 +50,48 @@ def use_uploaded_population(pop: Population) -> None:
     """Make ``pop`` this session's active population (call from a button callback)."""
     st.session_state[_UPLOAD_STATE] = pop
     st.session_state[POPULATION_KEY] = UPLOADED
+    st.session_state.pop(_UPLOAD_MISSING, None)
+
+
+def _note_missing_upload() -> None:
+    """Remember a URL that asks for an uploaded population this session does not hold.
+
+    Runs before the selector: the selector drops a value it does not offer (and with it the
+    URL parameter), so afterwards nothing would tell that the link asked for an upload.
+    """
+    requested = st.query_params.get(POPULATION_KEY)
+    wanted = {UPLOADED, _LABELS[UPLOADED].lower()}
+    if requested is not None and requested.lower() in wanted and uploaded_population() is None:
+        st.session_state[_UPLOAD_MISSING] = True
+
+
+def _population_changed() -> None:
+    """The user picked a population: the notice about a missing upload has done its job."""
+    st.session_state.pop(_UPLOAD_MISSING, None)
+
+
+def page_notices() -> None:
+    """Notices about the app's state shown in the main area of every page, above its title.
+
+    Today one: a shared link or a reload asked for ``population=Uploaded``, but uploaded data
+    never travels in a link (it stays in the browser session that uploaded it), so a built-in
+    population is shown instead. The notice stays until the user picks a population or
+    uploads a file.
+    """
+    if st.session_state.get(_UPLOAD_MISSING) and active_choice() != UPLOADED:
+        shown = population_label(active_choice())
+        st.warning(
+            f"This link asked for an uploaded population. Uploaded data is never carried in "
+            f"links (the file stays in the browser session that uploaded it), so every page "
+            f"now shows the built-in population **{shown}** instead. To use your file, upload "
+            "it again on the Population page.",
+            icon=":material/link_off:",
+        )
 
 
 def population_sidebar() -> None:
     """Global sidebar controls: the population every page uses, and the random seed."""
+    _note_missing_upload()
     options = list(BUILTIN_POPULATIONS)
     if uploaded_population() is not None:
         options.append(UPLOADED)
@@ -62,6 +102,7 @@ def population_sidebar() -> None:
         format_func=population_label,
         key=POPULATION_KEY,
         bind="query-params",
+        on_change=_population_changed,
         help="Every page computes on this population. Upload your own on the Population page.",
     )
     choice = active_choice()

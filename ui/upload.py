@@ -13,8 +13,11 @@ import numpy as np
 import streamlit as st
 
 from core.populations import (
+    MAX_COLUMNS,
+    MAX_ROWS,
     MAX_UPLOAD_BYTES,
     CsvTable,
+    cluster_strata_note,
     load_population_csv,
     read_csv_table,
     suggest_bounds,
@@ -22,7 +25,21 @@ from core.populations import (
 from ui.state import UPLOADED, active_choice, uploaded_population, use_uploaded_population
 
 _ERROR_KEY = "upload_error"
-_NONE = "(none)"
+#: The settings of the population made active by "Use this population" (see _Settings).
+_APPLIED_KEY = "upload_applied"
+_BUTTON = "Use this population"
+
+#: (file digest, value column, lower, upper, stratum columns, cluster columns)
+_Settings = tuple[str, str, float, float, tuple[str, ...], tuple[str, ...]]
+
+
+def limits_text() -> str:
+    """The upload limits in plain words (shown under the uploader, not only on hover)."""
+    return (
+        f"Limit: {MAX_UPLOAD_BYTES // 2**20} MB per file, at most {MAX_ROWS:,} rows and "
+        f"{MAX_COLUMNS:,} columns. A larger file is refused with a message saying which limit "
+        "it exceeds."
+    )
 
 
 @st.cache_data(max_entries=8, ttl=3600, show_spinner="Reading the file…")
@@ -31,30 +48,26 @@ def _read_table(digest: str, _data: bytes) -> CsvTable:
     return read_csv_table(io.BytesIO(_data))
 
 
-def _activate(
-    data: bytes,
-    value_column: str,
-    lower: float,
-    upper: float,
-    stratum_column: str | None,
-    cluster_column: str | None,
-    name: str,
-) -> None:
+def _activate(data: bytes, settings: _Settings, name: str) -> None:
     """Button callback: build the Population and make it active, or keep the error to show."""
+    _digest, value_column, lower, upper, strata, clusters = settings
+    source = io.BytesIO(data)
+    source.name = name  # the recipe of the Reproduce-in-Python snippets reads the file by name
     try:
         pop = load_population_csv(
-            io.BytesIO(data),
+            source,
             value_column=value_column,
             lower=lower,
             upper=upper,
-            stratum_column=stratum_column,
-            cluster_column=cluster_column,
+            stratum_column=list(strata) or None,
+            cluster_column=list(clusters) or None,
             name=name,
         )
     except ValueError as exc:
         st.session_state[_ERROR_KEY] = str(exc)
         return
     st.session_state.pop(_ERROR_KEY, None)
+    st.session_state[_APPLIED_KEY] = settings
     use_uploaded_population(pop)
 
 
@@ -67,6 +80,7 @@ def upload_form() -> None:
         help=f"Up to {MAX_UPLOAD_BYTES // 2**20} MB. Commas, semicolons, tabs or pipes; a header "
         "row is detected automatically.",
     )
+    st.caption(limits_text())
     if file is None:
         st.caption(
             "The file stays in your browser session; nothing is stored on the server or shown "
@@ -115,34 +129,75 @@ def upload_form() -> None:
         "Upper bound U", value=float(hi_guess), format="%g", key=f"up_upper_{tag}_{value_column}"
     )
     c1, c2 = st.columns(2)
-    labels = [_NONE, *[c for c in table.label_columns if c != value_column]]
-    stratum = c1.selectbox("Stratum column (optional)", labels, key=f"up_stratum_{tag}")
-    cluster = c2.selectbox("Cluster column (optional)", labels, key=f"up_cluster_{tag}")
+    labels = [c for c in table.label_columns if c != value_column]
+    strata = c1.multiselect(
+        "Stratum column(s) (optional)",
+        labels,
+        key=f"up_stratum_{tag}",
+        help="Several columns make one stratum id from all of them, e.g. region and size class.",
+    )
+    clusters = c2.multiselect(
+        "Cluster column(s) (optional)",
+        labels,
+        key=f"up_cluster_{tag}",
+        help="Survey files number their PSUs 1, 2, … within each stratum: then choose the "
+        "stratum column and the PSU column together (e.g. stratid and psuid) as the cluster id.",
+    )
     if lower >= upper:
         st.error("The lower bound must be smaller than the upper bound.")
         return
+    settings: _Settings = (
+        digest,
+        value_column,
+        float(lower),
+        float(upper),
+        tuple(strata),
+        tuple(clusters),
+    )
     st.button(
-        "Use this population",
+        _BUTTON,
         type="primary",
         icon=":material/check:",
         key=f"up_use_{tag}",
         on_click=_activate,
-        args=(
-            data,
-            value_column,
-            float(lower),
-            float(upper),
-            None if stratum == _NONE else stratum,
-            None if cluster == _NONE else cluster,
-            file.name,
-        ),
+        args=(data, settings, file.name),
     )
     if _ERROR_KEY in st.session_state:
         st.error(st.session_state[_ERROR_KEY], icon=":material/error:")
     active = uploaded_population()
-    if active is not None and active.name == file.name and active_choice() == UPLOADED:
-        st.success(
-            f"Every page now computes on {file.name} ({active.size:,} values). Pick a built-in "
-            "population in the sidebar to switch back.",
-            icon=":material/check_circle:",
+    applied = st.session_state.get(_APPLIED_KEY)
+    if active is None or applied is None or active_choice() != UPLOADED:
+        return
+    if applied != settings:
+        st.warning(
+            f"**Not applied yet.** Every page still computes on {active.name} with "
+            f"{_describe(applied)}. Press “{_BUTTON}” to apply the settings shown above.",
+            icon=":material/pending:",
         )
+        return
+    st.success(
+        f"Every page now computes on {file.name} ({active.size:,} values, "
+        f"{_describe(applied)}). Pick a built-in population in the sidebar to switch back.",
+        icon=":material/check_circle:",
+    )
+    note = cluster_strata_note(active)
+    if note is not None:
+        st.warning(note, icon=":material/warning:")
+
+
+def _describe(settings: _Settings) -> str:
+    """The applied settings in words: value column, bounds, stratum and cluster columns."""
+    _digest, value_column, lower, upper, strata, clusters = settings
+    parts = [f"value column {value_column!r}", f"bounds [{_number(lower)}, {_number(upper)}]"]
+    if strata:
+        parts.append("strata " + " × ".join(strata))
+    if clusters:
+        parts.append("clusters " + " × ".join(clusters))
+    return ", ".join(parts)
+
+
+def _number(x: float) -> str:
+    """A bound in full: whole numbers with thousands separators, others to 10 digits."""
+    if float(x).is_integer() and abs(x) < 1e15:
+        return f"{int(x):,}"
+    return f"{x:.10g}"

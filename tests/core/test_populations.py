@@ -22,6 +22,7 @@ from core.populations import (
     MAX_UPLOAD_BYTES,
     CsvTable,
     Population,
+    cluster_strata_note,
     csv_safe_text,
     load_population_csv,
     make_builtin,
@@ -770,3 +771,140 @@ def test_bimodal_paper_builtin_is_the_papers_draw():
     pop = make_builtin("bimodal_paper", seed=5)
     assert pop.content_hash == paper_bimodal_population().content_hash
     assert pop.values[(pop.size - 1) // 2] == pytest.approx(0.2109, abs=5e-5)
+
+
+# --------------------------------------------------------------------------------------------
+# Survey files: cluster and stratum ids from several columns (issue 10, item 3)
+# --------------------------------------------------------------------------------------------
+
+
+def nhanes_style_csv(n_strata: int = 15, psus: int = 2, per_psu: int = 25) -> bytes:
+    """An NHANES-style extract: PSUs numbered 1..psus within each stratum, blanks in the value."""
+    rng = np.random.default_rng(10)
+    rows = ["seqn,stratid,psuid,bmi"]
+    seqn = 0
+    for s in range(1, n_strata + 1):
+        for p in range(1, psus + 1):
+            for k in range(per_psu):
+                seqn += 1
+                value = "" if k % 9 == 4 else f"{rng.normal(27.0, 5.0):.1f}"
+                rows.append(f"{seqn},{s},{p},{value}")
+    return ("\n".join(rows) + "\n").encode()
+
+
+def test_nhanes_style_combined_cluster_id_gives_thirty_clusters():
+    data = nhanes_style_csv()
+    pop = load_population_csv(
+        data,
+        value_column="bmi",
+        lower=10,
+        upper=80,
+        stratum_column="stratid",
+        cluster_column=["stratid", "psuid"],
+    )
+    assert len(np.unique(pop.clusters)) == 30
+    assert len(np.unique(pop.strata)) == 15
+    assert pop.cluster_label == "stratid × psuid" and pop.stratum_label == "stratid"
+    assert {"1 / 1", "3 / 2", "15 / 2"} <= set(pop.clusters.tolist())
+    # Each combined label starts with its own stratum.
+    assert all(c.split(" / ")[0] == s for s, c in zip(pop.strata, pop.clusters, strict=True))
+    assert any("Dropped" in n for n in pop.notes)  # the blank values
+    assert not any("more than one stratum" in n for n in pop.notes)
+    assert cluster_strata_note(pop) is None
+
+
+def test_nhanes_style_psu_alone_carries_the_note():
+    data = nhanes_style_csv()
+    pop = load_population_csv(
+        data,
+        value_column="bmi",
+        lower=10,
+        upper=80,
+        stratum_column="stratid",
+        cluster_column="psuid",
+    )
+    assert len(np.unique(pop.clusters)) == 2
+    note = cluster_strata_note(pop)
+    assert note is not None and note in pop.notes
+    assert "2 of the 2 cluster labels in 'psuid'" in note
+    assert "'stratid' and 'psuid' together" in note
+
+
+def test_combined_stratum_columns_and_blank_parts():
+    data = b"v,a,b\n1,x,1\n2,x,\n3,y,1\n4,y,2\n"
+    pop = load_population_csv(data, stratum_column=["a", "b"], lower=0, upper=5)
+    assert pop.strata.tolist() == ["x / 1", "x / (missing)", "y / 1", "y / 2"]
+    assert pop.stratum_label == "a × b"
+    assert any("label part '(missing)' to 1 row" in n for n in pop.notes)
+    # One column given as a list is the same as the column name.
+    one = load_population_csv(data, stratum_column=["a"], lower=0, upper=5)
+    same = load_population_csv(data, stratum_column="a", lower=0, upper=5)
+    assert one.content_hash == same.content_hash and one.recipe == same.recipe
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "fragment"),
+    [
+        ({"cluster_column": ["a", "nope"]}, "no column named 'nope'"),
+        ({"cluster_column": ["a", "a"]}, "more than once"),
+        ({"stratum_column": [1, "a"]}, "must be column names"),
+        ({"stratum_column": 7}, "column name or a list"),
+    ],
+)
+def test_combined_column_errors(kwargs, fragment):
+    with pytest.raises(ValueError, match=fragment):
+        load_population_csv(b"v,a,b\n1,x,1\n2,x,2\n3,y,1\n", **kwargs)
+
+
+def test_recipe_rebuilds_population_with_column_lists(tmp_path):
+    path = tmp_path / "nhanes.csv"
+    path.write_bytes(nhanes_style_csv())
+    pop = load_population_csv(
+        path,
+        value_column="bmi",
+        lower=10,
+        upper=80,
+        stratum_column="stratid",
+        cluster_column=["stratid", "psuid"],
+    )
+    assert "cluster_column=['stratid', 'psuid']" in pop.recipe
+    assert pop.recipe.startswith("load_population_csv('nhanes.csv'")
+    rebuilt = eval(  # the recipe is our own text, evaluated against a copy of the file
+        pop.recipe.replace("'nhanes.csv'", repr(str(path)), 1),
+        {"load_population_csv": load_population_csv},
+    )
+    assert rebuilt.content_hash == pop.content_hash
+    assert rebuilt.cluster_label == pop.cluster_label
+
+
+# --------------------------------------------------------------------------------------------
+# Docstrings cite papers by author, year and section (issue 10, item 9)
+# --------------------------------------------------------------------------------------------
+
+
+def _docstrings_and_comments() -> str:
+    import ast
+
+    import core.populations as module
+
+    source = Path(module.__file__).read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    docs = [ast.get_docstring(tree) or ""]
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            docs.append(ast.get_docstring(node) or "")
+    comments = [
+        line.split("#", 1)[1] for line in source.splitlines() if line.lstrip().startswith("#")
+    ]
+    return " ".join(" ".join(d.split()) for d in docs + comments)
+
+
+def test_docstrings_cite_author_year_section_not_a_folder():
+    import re
+
+    text = _docstrings_and_comments()
+    assert "shared/papers" not in text and "papers/" not in text
+    mentions = re.findall(r"(?:Hu et al\.|Bun et al\.|Hu, Drechsler & Kim)(.{0,8})", text)
+    assert mentions
+    without_year = [m for m in mentions if not re.match(r" \(20\d\d\)", m)]
+    assert not without_year, without_year

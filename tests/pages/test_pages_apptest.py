@@ -24,28 +24,7 @@ def test_every_page_runs_without_exception(page):
     assert not at.error, [e.value for e in at.error]
 
 
-@pytest.mark.parametrize("population", ["lognormal", "beta", "bimodal", "establishments"])
-def test_population_page_for_each_builtin(population):
-    label = population.capitalize()
-    at = _open("app_pages/overview.py", {"population": label})
-    assert at.selectbox(key="population").value == population
-    assert not at.error
-
-
-def test_population_page_bins_change_histogram():
-    at = _open("app_pages/overview.py")
-    before = _charts(at)[0]
-    at.slider(key="pop_bins").set_value(120).run()
-    after = _charts(at)[0]
-    assert _array(after["data"][0]["x"]).size == 120 != _array(before["data"][0]["x"]).size
-
-
-def test_seed_changes_population():
-    at = _open("app_pages/overview.py")
-    summary_before = at.dataframe[0].value.copy()
-    at.number_input(key="seed").set_value(7).run()
-    assert not at.exception
-    assert not at.dataframe[0].value.equals(summary_before)
+# The Population page's own tests are in test_overview_page.py.
 
 
 def test_amplification_eps_list_changes_curves():
