@@ -144,11 +144,12 @@ def chart_layout(
             "y": 1.0,
             "yanchor": "top",
             "yref": "container",
-            "pad": {"t": TITLE_TOP_PAD, "l": 8},
+            # plotly lifts a multi-line title by about half a line per extra line
+            "pad": {"t": TITLE_TOP_PAD + 13 * (n_lines - 1), "l": 8},
             "font": {"size": 17},
         },
         "height": height + 22 * (n_lines - 1),
-        "margin": {"l": 10, "r": 10, "t": TITLE_TOP_PAD + 24 * n_lines + 12, "b": 10},
+        "margin": {"l": 10, "r": 10, "t": TITLE_TOP_PAD + 26 * n_lines + 10, "b": 10},
         "hovermode": hovermode,
         "showlegend": True,
         "legend": {
