@@ -7,6 +7,7 @@ reads in grey scale or on a projector.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -70,6 +71,49 @@ TEMPLATE = go.layout.Template(
 )
 
 
+#: Longest chart-title line, in characters. A chart sits in 3/5 of the main column on a
+#: laptop (about 560 px at 1280 px wide) and takes the full width on a phone, so longer
+#: titles are broken into lines at word boundaries instead of running off the figure.
+TITLE_LINE_CHARS = 52
+
+#: Space above the plot area: the title starts below plotly's toolbar (the modebar, about
+#: 25 px high in the top-right corner), so the toolbar never covers a long title.
+TITLE_TOP_PAD = 36
+
+
+def _balanced_lines(text: str, width: int) -> list[str]:
+    """Word-wrap ``text`` into as few lines as ``width`` allows, of similar lengths."""
+    n_lines = len(textwrap.wrap(text, width=width, break_long_words=False)) or 1
+    target = max(10, -(-len(text) // n_lines))  # ceil: the shortest width giving n_lines
+    for w in range(target, width + 1):
+        lines = textwrap.wrap(text, width=w, break_long_words=False)
+        if len(lines) <= n_lines:
+            return lines
+    return textwrap.wrap(text, width=width, break_long_words=False)
+
+
+def wrap_title(title: str, width: int = TITLE_LINE_CHARS) -> str:
+    """Break a chart title into lines of at most ``width`` characters, joined by ``<br>``.
+
+    A trailing parenthesis (the parameters, e.g. ``"(ε = 1, n = 100)"``) goes on a line of
+    its own when that is enough; otherwise words are spread evenly over the fewest lines.
+    Existing ``<br>`` breaks are kept; a single word longer than ``width`` is never split.
+    """
+    if width < 10:
+        raise ValueError(f"width must be at least 10 characters, got {width}")
+    lines: list[str] = []
+    for part in title.split("<br>"):
+        part = " ".join(part.split())
+        head, paren, tail = part.rpartition(" (")
+        if len(part) <= width:
+            lines.append(part)
+        elif paren and tail.endswith(")") and len(head) <= width and len(tail) + 1 <= width:
+            lines.extend([head, "(" + tail])
+        else:
+            lines.extend(_balanced_lines(part, width) or [""])
+    return "<br>".join(lines)
+
+
 def chart_layout(
     *,
     title: str,
@@ -84,13 +128,28 @@ def chart_layout(
     """The app's one chart style as a plotly layout dict.
 
     Axis titles should carry the symbol and, where there is one, the unit, e.g.
-    ``"sampling rate n/N"`` or ``"ε_sample (budget on the sample)"``.
+    ``"sampling rate n/N"`` or ``"ε_sample (budget on the sample)"``. Long titles are
+    wrapped (:func:`wrap_title`) and placed below the chart toolbar; the top margin grows
+    with the number of title lines so the plot keeps its height for the data.
     """
+    wrapped = wrap_title(title)
+    n_lines = wrapped.count("<br>") + 1
     return {
         "template": TEMPLATE,
-        "title": {"text": title, "x": 0.0, "xanchor": "left", "font": {"size": 17}},
-        "height": height,
-        "margin": {"l": 10, "r": 10, "t": 50, "b": 10},
+        "title": {
+            "text": wrapped,
+            "x": 0.0,
+            "xanchor": "left",
+            "xref": "container",
+            "y": 1.0,
+            "yanchor": "top",
+            "yref": "container",
+            # plotly lifts a multi-line title by about half a line per extra line
+            "pad": {"t": TITLE_TOP_PAD + 13 * (n_lines - 1), "l": 8},
+            "font": {"size": 17},
+        },
+        "height": height + 22 * (n_lines - 1),
+        "margin": {"l": 10, "r": 10, "t": TITLE_TOP_PAD + 26 * n_lines + 10, "b": 10},
         "hovermode": hovermode,
         "showlegend": True,
         "legend": {
@@ -156,3 +215,18 @@ def chart_config(filename: str) -> dict[str, object]:
         "toImageButtonOptions": {"format": "png", "filename": filename, "scale": 2},
         "modeBarButtonsToRemove": ["lasso2d", "select2d"],
     }
+
+
+#: App-wide CSS, injected once by the router (ui/router.py). Phones (≤ 640 px) get smaller
+#: page and chart titles; long formulas scroll inside their column instead of being cut;
+#: long words in headings wrap instead of running off the screen.
+APP_CSS = """
+h1, h2, h3 { overflow-wrap: anywhere; }
+.katex-display { overflow-x: auto; overflow-y: hidden; padding-bottom: 2px; }
+@media (max-width: 640px) {
+  h1 { font-size: 1.75rem !important; }
+  h2 { font-size: 1.4rem !important; }
+  .js-plotly-plot .gtitle { font-size: 14px !important; }
+  .katex-display > .katex { font-size: 1em; }
+}
+"""

@@ -1,0 +1,148 @@
+"""Every page at laptop, desktop and phone sizes: nothing overflows, the sidebar stays aside.
+
+For each page of the router (``ui.router.PAGES``, so a new page is covered without new test
+code) and each viewport, the page is loaded as a link would open it and measured in the DOM:
+
+- tables (``st.dataframe``): the grid's scroller must not be wider than the grid, i.e. no
+  column is cut off (a cut value column hides digits: "10,00" for 10,001);
+- formulas (KaTeX display blocks): no wider than the column they sit in;
+- chart titles (plotly ``.gtitle``): inside the figure's SVG and clear of the chart toolbar
+  (``.modebar``);
+- page headings: no horizontal overflow; the page itself never scrolls sideways;
+- on a phone, the sidebar starts collapsed and does not cover the main content.
+
+A failure names each offending element, its page and the overflow in pixels. Screenshots of
+every page at every size are saved under ``artifacts/screenshots/layout_*``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.helpers import screenshot, settle
+from ui.router import PAGES, ROOT
+
+#: (name, width, height): a laptop, a phone (iPhone 12–15 class) and a desktop.
+VIEWPORTS = (("laptop", 1280, 720), ("phone", 390, 844), ("desktop", 1440, 900))
+
+#: URL path of every page the router shows (the first page is the root).
+PAGE_PATHS = [
+    "/" if i == 0 else "/" + Path(script).stem
+    for i, (script, _title, _icon) in enumerate(PAGES)
+    if (ROOT / script).exists()
+]
+
+#: Pixels of slack for sub-pixel rounding.
+SLACK = 2
+
+#: Runs in the browser; returns one plain-words line per overflowing element.
+MEASURE = """(slack) => {
+  const problems = [];
+  const short = (text) => (text || '').replace(/\\s+/g, ' ').trim().slice(0, 60);
+  const vw = window.innerWidth;
+  if (document.documentElement.scrollWidth > vw + slack) {
+    problems.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} px ` +
+                  `wide in a ${vw} px window`);
+  }
+  document.querySelectorAll('[data-testid="stDataFrame"]').forEach((grid, i) => {
+    const scroller = grid.querySelector('.dvn-scroller');
+    if (!scroller) return;
+    const over = scroller.scrollWidth - scroller.clientWidth;
+    if (over > slack) {
+      const head = [...grid.querySelectorAll('[role="columnheader"]')]
+        .map((h) => h.textContent).join(' | ');
+      problems.push(`table #${i + 1} (columns: ${short(head)}) is cut by ${over} px: ` +
+                    `${scroller.scrollWidth} px of columns in a ${scroller.clientWidth} px box`);
+    }
+  });
+  document.querySelectorAll('[data-testid="stTable"] table').forEach((table, i) => {
+    const box = table.parentElement;
+    const over = table.scrollWidth - box.clientWidth;
+    if (over > slack) {
+      problems.push(`static table #${i + 1} overflows by ${over} px`);
+    }
+  });
+  document.querySelectorAll('.katex-display').forEach((formula, i) => {
+    const column = formula.parentElement;
+    const over = formula.scrollWidth - column.clientWidth;
+    if (over > slack) {
+      const tex = short(formula.querySelector('annotation')?.textContent);
+      problems.push(`formula #${i + 1} "${tex}" ` +
+                    `is ${formula.scrollWidth} px wide in a ${column.clientWidth} px column ` +
+                    `(${over} px cut)`);
+    }
+  });
+  document.querySelectorAll('.js-plotly-plot').forEach((plot, i) => {
+    const title = plot.querySelector('.gtitle');
+    const svg = plot.querySelector('svg.main-svg');
+    if (!title || !svg || !title.textContent.trim()) return;
+    const t = title.getBoundingClientRect();
+    const s = svg.getBoundingClientRect();
+    const name = `chart #${i + 1} title "${short(title.textContent)}"`;
+    if (t.right > s.right + slack || t.left < s.left - slack) {
+      problems.push(`${name} runs ${Math.round(Math.max(t.right - s.right, s.left - t.left))} ` +
+                    `px past its ${Math.round(s.width)} px figure`);
+    }
+    if (t.top < s.top - slack) {
+      problems.push(`${name} starts ${Math.round(s.top - t.top)} px above its figure`);
+    }
+    const bar = plot.querySelector('.modebar');
+    if (bar) {
+      const b = bar.getBoundingClientRect();
+      const overlap = b.width > 0 && t.left < b.right && b.left < t.right &&
+                      t.top < b.bottom && b.top < t.bottom;
+      if (overlap) problems.push(`${name} is covered by the chart toolbar`);
+    }
+  });
+  document.querySelectorAll('[data-testid="stMain"] h1, [data-testid="stMain"] h2')
+    .forEach((h) => {
+      const over = h.scrollWidth - h.clientWidth;
+      if (over > slack) problems.push(`heading "${short(h.textContent)}" overflows by ${over} px`);
+    });
+  return problems;
+}"""
+
+#: Runs in the browser: how much of the main content the sidebar covers, in pixels.
+SIDEBAR_COVER = """() => {
+  const sidebar = document.querySelector('[data-testid="stSidebar"]');
+  const main = document.querySelector('[data-testid="stMainBlockContainer"]');
+  if (!sidebar || !main) return 0;
+  const s = sidebar.getBoundingClientRect();
+  const m = main.getBoundingClientRect();
+  if (s.width === 0 || s.right <= 0) return 0;
+  return Math.max(0, Math.min(s.right, m.right) - Math.max(s.left, m.left));
+}"""
+
+
+def _load(page, url: str) -> None:
+    page.goto(url)
+    settle(page)
+    # Every chart drawn and every formula typeset before measuring.
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
+                 .every((c) => c.querySelector('.main-svg'))"""
+    )
+    page.evaluate("document.fonts.ready")
+    settle(page)
+
+
+@pytest.mark.parametrize(("name", "width", "height"), VIEWPORTS, ids=[v[0] for v in VIEWPORTS])
+@pytest.mark.parametrize("path", PAGE_PATHS, ids=[p.strip("/") or "population" for p in PAGE_PATHS])
+def test_nothing_overflows(browser, app_url, path, name, width, height):
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.set_default_timeout(90_000)
+    try:
+        _load(page, app_url + path)
+        slug = path.strip("/") or "population"
+        screenshot(page, f"layout_{slug}_{width}x{height}")
+        problems = page.evaluate(MEASURE, SLACK)
+        cover = page.evaluate(SIDEBAR_COVER)
+    finally:
+        context.close()
+    if width < 640:
+        problems += [f"the sidebar covers {cover:.0f} px of the content"] if cover > 0 else []
+    where = f"page {path} at {width}×{height} ({name})"
+    assert not problems, f"{where}:\n  " + "\n  ".join(problems)

@@ -1,0 +1,172 @@
+"""One glossary for the whole app: every symbol the pages use, in plain words.
+
+The entries are plain data (:data:`GLOSSARY`), so tests and the About page read the same
+source; :func:`glossary_expander` shows them, and the router calls it under every page.
+The symbols follow the project's naming: N is the population size, n the sample size,
+``rate`` = n/N, ``eps_target``/``eps_sample`` (ε_target/ε_sample) and
+``delta_target``/``delta_sample`` (δ_target/δ_sample); a cluster's size is M, never n.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+#: Label of the glossary expander shown under every page.
+GLOSSARY_LABEL = "Glossary: symbols used here"
+
+
+@dataclass(frozen=True)
+class Term:
+    """One glossary entry.
+
+    Attributes
+    ----------
+    symbol
+        The symbol as printed on screen (Unicode, e.g. ``"ε_target"``).
+    name
+        A short name, e.g. ``"target privacy loss"``.
+    meaning
+        One or two sentences in plain words.
+    """
+
+    symbol: str
+    name: str
+    meaning: str
+
+
+#: Every symbol used on the pages, grouped by topic (population and sample, privacy,
+#: designs, the mean and median, statistical privacy, simulations).
+GLOSSARY: tuple[Term, ...] = (
+    Term("N", "population size", "Number of records the agency holds: the whole register."),
+    Term("n", "sample size", "Number of records in the secret random sample drawn from the N."),
+    Term(
+        "rate = n/N",
+        "sampling rate",
+        "Share of the population that is sampled; 1 means the whole population is used.",
+    ),
+    Term(
+        "p",
+        "Poisson rate",
+        "Poisson sampling keeps each record on its own coin flip with probability p, so the "
+        "sample size itself is random (about p·N).",
+    ),
+    Term(
+        "ε_target",
+        "target privacy loss",
+        "The guarantee promised for the population: what the agency signs off. Smaller is "
+        "more private.",
+    ),
+    Term(
+        "ε_sample",
+        "budget on the sample",
+        "The privacy loss the mechanism may spend on the sample. A secret random sample lets "
+        "it exceed ε_target while the population still gets ε_target.",
+    ),
+    Term(
+        "δ_target",
+        "target failure probability",
+        "The small probability with which the population's guarantee ε_target may fail; by "
+        "default 1/(2N).",
+    ),
+    Term(
+        "δ_sample",
+        "failure probability on the sample",
+        "The δ the mechanism on the sample may use; the population then gets "
+        "δ_target = rate·δ_sample.",
+    ),
+    Term(
+        "M",
+        "cluster size",
+        "Number of records in one cluster (a household, a school, a region). Drawing a "
+        "cluster takes all M records at once.",
+    ),
+    Term("k", "number of clusters", "How many clusters the population is divided into."),
+    Term(
+        "ℓ",
+        "clusters sampled",
+        "How many of the k clusters are drawn, each with probability ℓ/k.",
+    ),
+    Term(
+        "H",
+        "number of strata",
+        "Stratified sampling splits the population into H groups (strata) and samples each.",
+    ),
+    Term("N_h", "stratum size", "Number of records in stratum h; the N_h add up to N."),
+    Term("n_h", "stratum sample size", "Number of records sampled from stratum h."),
+    Term(
+        "m",
+        "total stratified sample size",
+        "The sample size shared among the strata: the n_h add up to m.",
+    ),
+    Term(
+        "L, U",
+        "public bounds",
+        "Lower and upper limits of the values, declared in advance and not read from the "
+        "data; values outside are clipped.",
+    ),
+    Term(
+        "R = U − L",
+        "range",
+        "Width of the public bounds; it sets how much one record can move the mean.",
+    ),
+    Term(
+        "S",
+        "smooth sensitivity",
+        "How far the median could move if records changed, looking at nearby records and "
+        "discounting distant changes; the noise added to the median is scaled by S.",
+    ),
+    Term(
+        "β",
+        "smoothing parameter",
+        "How fast the smooth sensitivity discounts changes k records away (by e^(−kβ)); "
+        "larger for a larger ε, smaller for a smaller δ.",
+    ),
+    Term(
+        "r",
+        "noise ratio (Hu et al.)",
+        "Noise variance of the private population mean divided by that of the private "
+        "sample mean. Below 1 the sample gets more noise, so it cannot be more accurate.",
+    ),
+    Term(
+        "q",
+        "sampling-variance allowance (Hu et al.)",
+        "Largest sampling variance, as a share of the population's noise variance V_N, for "
+        "which the sample can still be more accurate.",
+    ),
+    Term(
+        "V_N, V_n",
+        "variances of the private mean",
+        "Error variance of the private mean computed on the population (V_N) and on a "
+        "sample of size n (V_n), noise and sampling included.",
+    ),
+    Term(
+        "π",
+        "property probability",
+        "In statistical privacy: the chance that a record has the property being counted "
+        "(a rare disease, say); the adversary knows π but not the records.",
+    ),
+    Term(
+        "T",
+        "repetitions",
+        "How many samples the simulation draws; more repetitions give narrower error bands.",
+    ),
+    Term(
+        "MSE",
+        "mean squared error",
+        "Average squared distance between the released value and the true population "
+        "value, over the repetitions; lower is more accurate.",
+    ),
+)
+
+
+def glossary_markdown(terms: tuple[Term, ...] = GLOSSARY) -> str:
+    """The glossary as a Markdown list, one line per symbol (wraps on narrow screens)."""
+    return "\n".join(f"- **{t.symbol}** — {t.name}: {t.meaning}" for t in terms)
+
+
+def glossary_expander(*, expanded: bool = False) -> None:
+    """Show the glossary in an expander labelled :data:`GLOSSARY_LABEL`."""
+    with st.expander(GLOSSARY_LABEL, expanded=expanded, icon=":material/menu_book:"):
+        st.markdown(glossary_markdown())
