@@ -7,7 +7,7 @@ from urllib.parse import parse_qs, urlparse
 from tests.e2e.helpers import errors_on_page, exceptions_on_page, plot_texts, screenshot, settle
 
 TABS = (
-    "ε′ vs fraction drawn",
+    "ε_target vs fraction drawn",
     "This population's clusters",
     "Two-stage",
     "PPS & systematic",
