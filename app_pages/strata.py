@@ -201,10 +201,11 @@ def allocation_view() -> None:
             "(seed from the sidebar)."
         ),
         formulas=[
-            r"m_i^{\mathrm{Neyman}} \propto N_i\,\sigma_i,\quad m_i \le N_i,\quad \sum_i m_i = m",
+            r"\begin{aligned}&m_i^{\mathrm{Neyman}} \propto N_i\,\sigma_i,\\"
+            r"&m_i \le N_i,\quad \textstyle\sum_i m_i = m\end{aligned}",
             r"m_i^{\mathrm{rounded}} = \lfloor r N_i + \tfrac12 \rfloor",
-            r"m_i^{\mathrm{rand}} = \lceil rN_i\rceil \text{ w.p. } rN_i - \lfloor rN_i\rfloor,"
-            r"\text{ else } \lfloor rN_i\rfloor",
+            r"\begin{aligned}m_i^{\mathrm{rand}} &= \lceil rN_i\rceil \text{ w.p. } "
+            r"rN_i - \lfloor rN_i\rfloor,\\ &= \lfloor rN_i\rfloor \text{ otherwise}\end{aligned}",
         ],
         note=note,
     )
@@ -468,8 +469,8 @@ def rounding_section() -> None:
             "almost coincide."
         ),
         formulas=[
-            r"\Pr\big[\tilde f_{\mathrm{rand}}(P) = \lceil r|P|\rceil\big] = "
-            r"r|P| - \lfloor r|P|\rfloor",
+            r"\begin{aligned}&\Pr\big[\tilde f_{\mathrm{rand}}(P) = \lceil r|P|\rceil\big]"
+            r"\\ &= r|P| - \lfloor r|P|\rfloor\end{aligned}",
             r"\text{loss} = \sup_y \Big|\log\frac{f_P(y)}{f_{P'}(y)}\Big|",
         ],
     )
@@ -529,10 +530,9 @@ def privacy_view() -> None:
             "when the neighbour does not move it) has no marker on the log axis."
         ),
         formulas=[
-            r"\begin{aligned}\varepsilon_{\mathrm{target}} \le\ & \log\big(1 + "
-            r"2r(e^{2\varepsilon_{\mathrm{sample}}}-1)\big)"
-            r"\\ & + \log\big(1 + r(e^{2\varepsilon_{\mathrm{sample}}}-1)\big)"
-            r"\\ & \approx 6r\,\varepsilon_{\mathrm{sample}}\end{aligned}",
+            r"\begin{aligned}\varepsilon_{\mathrm{target}} &\le L_2 + L_1"
+            r"\approx 6r\,\varepsilon_{\mathrm{sample}},\\"
+            r"L_c &= \log\big(1 + c\,r\,(e^{2\varepsilon_{\mathrm{sample}}}-1)\big)\end{aligned}",
             r"\varepsilon_{\mathrm{target}}^{\mathrm{Poisson}} = \log\big(1 + "
             r"r(e^{\varepsilon_{\mathrm{sample}}}-1)\big)",
         ],

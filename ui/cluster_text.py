@@ -27,15 +27,15 @@ SYMBOLS_CAPTION = (
 
 #: Theorems 5.1 and 5.2 (q = ℓ/k), each on two lines so they fit beside a laptop-size chart.
 THEOREM_FORMULAS = (
-    r"\begin{aligned}&\text{Thm 5.1: }\ \varepsilon_{\mathrm{target}} \ge \ln\!\Big(1 + "
+    r"\begin{aligned}&\text{Thm 5.1:}\\ &\varepsilon_{\mathrm{target}} \ge \ln\!\Big(1 + "
     r"\frac{q\,(e^{\varepsilon_{\mathrm{sample}}}-1)}{D_{\min}}\Big),\\"
     r"&D_{\min} = q + (1-q)\,e^{-(M_i + M_{\min})\,\varepsilon_{\mathrm{sample}}}\end{aligned}",
-    r"\begin{aligned}&\text{Thm 5.2: }\ \varepsilon_{\mathrm{target}} \le \ln\!\Big(1 + "
+    r"\begin{aligned}&\text{Thm 5.2:}\\ &\varepsilon_{\mathrm{target}} \le \ln\!\Big(1 + "
     r"\frac{q\,(e^{\varepsilon_{\mathrm{sample}}}-1)}{D_{\max}}\Big),\\"
     r"&D_{\max} = q + (1-q)\,e^{-(M_i + M_{\max})\,\varepsilon_{\mathrm{sample}}}\end{aligned}",
 )
 SRS_FORMULA = (
-    r"\begin{aligned}&\text{eq. (3), Poisson sampling at rate } q = \ell/k:\\"
+    r"\begin{aligned}&\text{eq. (3), Poisson at rate } q = \ell/k:\\"
     r"&\varepsilon_{\mathrm{target}} = \ln\!\big(1 + q\,(e^{\varepsilon_{\mathrm{sample}}}-1)"
     r"\big)\end{aligned}"
 )

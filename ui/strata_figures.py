@@ -330,7 +330,7 @@ def neighbour_figure(cmp: strata.NeighbourComparison, changed: tuple[int, int]) 
             }
         traces.append(bar)
     layout = chart_layout(
-        title="Sampled records that move when one record of the population changes",
+        title="Sampled records that move when one record changes",
         x_title="stratum",
         y_title="m′_i − m_i (records)",
         hovermode="x unified",
