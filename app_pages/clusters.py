@@ -6,31 +6,22 @@ import math
 
 import streamlit as st
 
+from core import amplification as amp
 from core import clusters as cl
+from core.populations import cluster_strata_note
 from ui import cluster_cache as cache
 from ui import cluster_figures as figs
+from ui import cluster_text as text
 from ui.charts import chart_block
 from ui.state import POPULATION_KEY, active_population
 from ui.widgets import bound_toggle, log_float_control, log_grid, preset_buttons
 
-SIZE_TAB = "ε′ vs cluster size"
-FRACTION_TAB = "ε′ vs fraction drawn"
+SIZE_TAB = "ε_target vs cluster size"
+FRACTION_TAB = "ε_target vs fraction drawn"
 POPULATION_TAB = "This population's clusters"
 TWO_STAGE_TAB = "Two-stage"
 OTHER_TAB = "PPS & systematic"
 TEST_TAB = "Hypothesis-testing view"
-
-#: Theorems 5.1 and 5.2 (q = ℓ/k), one line each so they fit beside the chart.
-THEOREM_FORMULAS = (
-    r"\text{Thm 5.1: }\varepsilon' \ge \ln\!\Big(1 + \frac{q\,(e^{\varepsilon}-1)}"
-    r"{q + (1-q)\,e^{-(n_i + n_{\min})\varepsilon}}\Big)",
-    r"\text{Thm 5.2: }\varepsilon' \le \ln\!\Big(1 + \frac{q\,(e^{\varepsilon}-1)}"
-    r"{q + (1-q)\,e^{-(n_i + n_{\max})\varepsilon}}\Big)",
-)
-SRS_FORMULA = (
-    r"\text{eq. (3): }\varepsilon'_{\mathrm{SRS}} = \ln\!\big(1 + q\,(e^{\varepsilon}-1)\big),"
-    r"\quad q = \ell/k"
-)
 
 
 def log_int_control(
@@ -122,34 +113,57 @@ preset_buttons(
     key="cl",
 )
 
+direction = st.radio(
+    "Which ε do you give?",
+    text.DIRECTIONS,
+    horizontal=True,
+    key="cl_dir",
+    bind="query-params",
+    help="ε_sample in: the budget of the mechanism on the sample, and the page shows the "
+    "guarantee ε_target the population gets. ε_target in: the guarantee you promise, and the "
+    "page shows the ε_sample each design allows (Theorems 5.1–5.2 and eq. 3 inverted exactly).",
+)
+from_target = direction == text.FROM_TARGET
 c1, c2 = st.columns(2, gap="large")
 with c1:
     size = log_int_control(
-        "Cluster size n (records in the person's cluster)",
+        "Cluster size M (records in the person's cluster)",
         "cl_size",
         default=10,
         min_value=1,
         max_value=100_000,
-        help="n_i of Theorems 5.1–5.2: the cluster the protected person belongs to.",
+        help="M_i of Theorems 5.1–5.2 (the paper's n_i): the cluster the protected person "
+        "belongs to.",
     )
     spread = log_float_control(
-        "Size spread: other clusters hold n/spread to n·spread records",
+        "Size spread: other clusters hold M/spread to M·spread records",
         "cl_spread",
         default=1.0,
         min_value=1.0,
         max_value=100.0,
         help="1 = all clusters equal, where the lower and upper bounds coincide. Otherwise "
-        "n_min = n/spread and n_max = n·spread (rounded, at least 1).",
+        "M_min = M/spread and M_max = M·spread (rounded, at least 1).",
     )
-    eps = log_float_control(
-        "ε of the mechanism run on the sample",
-        "cl_eps",
-        default=0.1,
-        min_value=1e-3,
-        max_value=1000.0,
-        help="The mechanism is ε-differentially private in the deletion model (adding or "
-        "removing one record), as in Bun et al. §5.",
-    )
+    if from_target:
+        eps_target = log_float_control(
+            "ε_target: the guarantee promised for the population",
+            "cl_eps_target",
+            default=0.1,
+            min_value=1e-3,
+            max_value=1000.0,
+            help="The page finds the largest ε_sample for which Theorem 5.2 guarantees this "
+            "ε_target, by solving the theorem's equation numerically.",
+        )
+    else:
+        eps = log_float_control(
+            "ε_sample: budget of the mechanism run on the sample",
+            "cl_eps",
+            default=0.1,
+            min_value=1e-3,
+            max_value=1000.0,
+            help="The mechanism is ε_sample-differentially private in the deletion model "
+            "(adding or removing one record), as in Bun et al. §5.",
+        )
 with c2:
     k = log_int_control(
         "Number of clusters k",
@@ -165,7 +179,8 @@ with c2:
         min_value=1,
         max_value=1_000_000,
     )
-    log_y = bound_toggle("Log ε′ axis", "cl_log_y", default=False)
+    log_y = bound_toggle("Log ε_target axis", "cl_log_y", default=False)
+st.caption(text.SYMBOLS_CAPTION)
 
 if ell > k:
     st.warning(
@@ -175,13 +190,40 @@ if ell > k:
     )
     ell = k
 
+size_min, size_max = (int(v) for v in figs.other_sizes(size, spread))
+if from_target:
+    safe, unsafe = cl.eps_sample_bounds_for_target(eps_target, k, ell, size, size_min, size_max)
+    poisson_sample = float(amp.eps_sample(eps_target, ell / k))
+    eps = float(safe)
+    t1, t2, t3, t4 = st.columns(4)
+    t1.metric("ε_sample allowed, guaranteed (Thm 5.2)", f"{safe:.4g}")
+    t2.metric("ε_sample above which Thm 5.1 breaks it", f"{unsafe:.4g}")
+    t3.metric("ε_sample, Poisson sampling at ℓ/k (eq. 3)", f"{poisson_sample:.4g}")
+    t4.metric("ε_sample without sampling", f"{eps_target:.4g}")
+    st.markdown(
+        "**Reading.** "
+        + text.target_reading(eps_target, safe, unsafe, poisson_sample, k, ell)
+        + f" The charts below use ε_sample = {eps:.4g}."
+    )
+
 numbers = figs.summary(eps, k, ell, size, spread)
-m1, m2, m3, m4 = st.columns(4)
-m1.metric("ε′ lower bound (Thm 5.1)", f"{numbers['lower']:.4g}")
-m2.metric("ε′ upper bound (Thm 5.2)", f"{numbers['upper']:.4g}")
-m3.metric("Simple random sampling, same fraction", f"{numbers['srs']:.4g}")
-m4.metric("No amplification (ε)", f"{eps:.4g}")
-st.markdown("**Reading.** " + figs.reading(numbers, k, ell))
+if not from_target:
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric(
+        "ε_target lower bound (Thm 5.1)",
+        text.metric_value(numbers["lower"], eps),
+        help=f"{numbers['lower']:.6g}"
+        + ("; " + text.NO_AMPLIFICATION if text.vacuous(numbers["lower"], eps) else ""),
+    )
+    m2.metric(
+        "ε_target upper bound (Thm 5.2)",
+        text.metric_value(numbers["upper"], eps),
+        help=f"{numbers['upper']:.6g}"
+        + ("; " + text.NO_AMPLIFICATION if text.vacuous(numbers["upper"], eps) else ""),
+    )
+    m3.metric("Poisson sampling, same fraction (eq. 3)", f"{numbers['srs']:.4g}")
+    m4.metric("No sampling (ε_target = ε_sample)", f"{eps:.4g}")
+    st.markdown("**Reading.** " + figs.reading(numbers, k, ell))
 
 
 def size_view() -> None:
@@ -191,17 +233,18 @@ def size_view() -> None:
         data,
         key="cluster_eps_vs_size",
         explanation=(
-            "The shaded band lies between the lower bound of Theorem 5.1 (some population "
-            "and some ε-private mechanism do this badly) and the upper bound of Theorem 5.2 "
-            "(no mechanism does worse). With equal clusters (spread 1) the two coincide and "
-            "the curve is exact. For clusters of one record the design is simple random "
-            "sampling; as clusters grow the curve leaves the simple-random-sampling line and "
-            "climbs to ε — once the person's cluster and another hold together a few times "
-            "1/ε records, the sample gives no protection beyond ε itself."
+            "The shaded band lies between the lower bound on ε_target of Theorem 5.1 (some "
+            "population and some ε_sample-private mechanism do this badly) and the upper bound "
+            "of Theorem 5.2 (no mechanism does worse). With equal clusters (spread 1) the two "
+            "coincide and the curve is exact. For clusters of one record the design samples "
+            "single records; as clusters grow the curve leaves the dotted line and climbs to "
+            "ε_sample — once the person's cluster and another hold together a few times "
+            "1/ε_sample records, the sample gives no protection beyond ε_sample itself. "
+            + text.SRS_EXPLANATION
         ),
-        formulas=[*THEOREM_FORMULAS, SRS_FORMULA],
-        note="n_min and n_max are the smallest and largest of the other clusters; the lower "
-        "bound uses n_i + n_min, the upper bound n_i + n_max.",
+        formulas=[*text.THEOREM_FORMULAS, text.SRS_FORMULA],
+        note="M_min and M_max are the smallest and largest of the other clusters; the lower "
+        "bound uses M_i + M_min, the upper bound M_i + M_max.",
     )
 
 
@@ -213,12 +256,13 @@ def fraction_view() -> None:
         key="cluster_eps_vs_fraction",
         explanation=(
             "Drawing a smaller fraction of the clusters is how one would hope to buy privacy. "
-            "For singleton clusters (long dashes) it works almost as well as simple random "
-            "sampling: ε′ ≈ (ℓ/k)·ε for small ε. Larger clusters lift the whole curve; once "
-            "(n_i + n_min)·ε is a few units it hugs ε until ℓ/k drops below about "
-            "exp(−(n_i + n_min)·ε). Only below that does drawing fewer clusters buy privacy."
+            "For singleton clusters (long dashes) it works almost as well as Poisson "
+            "sampling (dotted): ε_target ≈ (ℓ/k)·ε_sample for small ε_sample. Larger clusters "
+            "lift the whole curve; once (M_i + M_min)·ε_sample is a few units it hugs "
+            "ε_sample until ℓ/k drops below about exp(−(M_i + M_min)·ε_sample). Only below "
+            "that does drawing fewer clusters buy privacy."
         ),
-        formulas=list(THEOREM_FORMULAS),
+        formulas=list(text.THEOREM_FORMULAS),
         note="Every cluster is drawn with probability ℓ/k, so ℓ/k is also the expected "
         "fraction of records in the sample, whatever the sizes.",
     )
@@ -249,7 +293,7 @@ def population_view() -> None:
     if n_clusters < 2:
         st.info(
             "The population has a single cluster: drawing it is taking everyone, so nothing "
-            "is amplified (ε′ = ε).",
+            "is amplified (ε_target = ε_sample).",
             icon=":material/info:",
         )
         return
@@ -258,9 +302,12 @@ def population_view() -> None:
     st.markdown(
         f"**{pop.name}**: {pop.size:,} records in **{n_clusters:,} clusters** "
         f"(“{pop.cluster_label}”), from {int(frame['size'].min()):,} to "
-        f"{int(frame['size'].max()):,} records. The design draws the same fraction as above: "
-        f"**ℓ = {ell_pop:,} of {n_clusters:,}** clusters, ε = {eps:g}."
+        f"{int(frame['size'].max()):,} records. The design draws "
+        f"{text.fraction_sentence(k, ell, n_clusters, ell_pop)}, ε_sample = {eps:.4g}."
     )
+    note = cluster_strata_note(pop)
+    if note:
+        st.warning(note, icon=":material/warning:")
     worst = frame.iloc[0]
     chart_block(
         figs.per_cluster_figure(frame, eps, log_y=log_y),
@@ -272,14 +319,15 @@ def population_view() -> None:
             "largest of the other clusters. The squares are the lower bound §6.1 gives for "
             "PPS cluster sampling (§6.2), where a cluster is drawn with probability "
             "proportional to its size: large clusters are drawn more often, so their "
-            "members' bound rises above simple random sampling before their size is even "
+            "members' bound rises above Poisson sampling (dotted) before their size is even "
             f"used against them. The largest cluster here ({worst['cluster']}, "
             f"{int(worst['size']):,} records) leaves "
             f"{figs.eps_range(worst['lower'], worst['upper'])}."
         ),
         formulas=[
-            *THEOREM_FORMULAS,
-            r"\text{§6.1: }\tilde\varepsilon \ge \ln\!\big(1 + a_i\,(e^{\varepsilon}-1)\big)",
+            *text.THEOREM_FORMULAS,
+            r"\text{§6.1: }\varepsilon_{\mathrm{target}} \ge \ln\!\big(1 + a_i\,"
+            r"(e^{\varepsilon_{\mathrm{sample}}}-1)\big)",
             r"a_i = \min\!\big(1,\ \ell\,|C_i| / N\big)\ \text{(capped, πps)}",
         ],
     )
@@ -319,17 +367,19 @@ def two_stage_view() -> None:
         key="cluster_two_stage",
         explanation=(
             "The bound composes the two stages as Bun et al. suggest in §5.2: Poisson "
-            "sampling with probability r turns the ε-private mechanism into an ε_r-private "
-            "one, ε_r = ln(1 + r(e^ε − 1)) (amplification by Poisson sampling, Balle, Barthe "
-            "& Gaboardi 2018), and Theorem 5.2 then applies to cluster sampling with ε_r in "
-            "place of ε. Large clusters still erase the cluster stage, but only down to ε_r ≈ "
-            "r·ε: the within-cluster stage keeps its amplification. This is an upper bound; "
+            "sampling with probability r turns the ε_sample-private mechanism into an "
+            "ε_r-private one, ε_r = ln(1 + r(e^ε_sample − 1)) (amplification by Poisson "
+            "sampling, Balle, Barthe & Gaboardi 2018), and Theorem 5.2 then applies to cluster "
+            "sampling with ε_r in place of ε_sample. Large clusters still erase the cluster "
+            "stage, but only down to ε_r ≈ r·ε_sample: the within-cluster stage keeps its "
+            "amplification. This is an upper bound; "
             "the paper states no matching lower bound for two-stage designs."
         ),
         formulas=[
-            r"\varepsilon_r = \ln\!\big(1 + r\,(e^{\varepsilon}-1)\big)",
-            r"\varepsilon' \le \ln\!\Big(1 + \frac{q\,(e^{\varepsilon_r}-1)}"
-            r"{q + (1-q)\,e^{-(n_i + n_{\max})\varepsilon_r}}\Big)",
+            r"\varepsilon_r = \ln\!\big(1 + r\,(e^{\varepsilon_{\mathrm{sample}}}-1)\big)",
+            r"\begin{aligned}&\varepsilon_{\mathrm{target}} \le \ln\!\Big(1 + "
+            r"\frac{q\,(e^{\varepsilon_r}-1)}{D_r}\Big),\\"
+            r"&D_r = q + (1-q)\,e^{-(M_i + M_{\max})\varepsilon_r}\end{aligned}",
         ],
     )
 
@@ -338,7 +388,8 @@ def other_designs_view() -> None:
     pop = active_population()
     st.markdown(
         "Proposition 6.1 gives a lower bound for **any** design from the inclusion "
-        "probabilities: a record included with probability a gives ε′ ≥ ln(1 + a(e^ε − 1)). "
+        "probabilities: a record included with probability a gives ε_target ≥ "
+        "ln(1 + a(e^ε_sample − 1)). "
         "In **PPS sampling** records are drawn with probability proportional to a size "
         "measure, so the largest record caps the amplification (§6.1)."
     )
@@ -350,14 +401,15 @@ def other_designs_view() -> None:
             key="cluster_pps_records",
             explanation=(
                 f"PPS sampling of the active population with “{pop.value_label}” as the size "
-                "measure: the largest record's inclusion probability, min(1, m·max y/Σy), "
+                "measure: the largest record's inclusion probability, min(1, n·max y/Σy), "
                 "sets the bound. Where it is far above the simple-random-sampling line, "
                 "PPS gives away most of the amplification; once the largest records are "
                 "certainty units (probability 1), they get none."
             ),
             formulas=[
-                r"\tilde\varepsilon \ge \max_i \ln\!\big(1 + a_i\,(e^{\varepsilon}-1)\big)",
-                r"\max_i a_i = \min\!\Big(1,\ \frac{m \max_j y_j}{\sum_j y_j}\Big)",
+                r"\varepsilon_{\mathrm{target}} \ge \max_i \ln\!\big(1 + a_i\,"
+                r"(e^{\varepsilon_{\mathrm{sample}}}-1)\big)",
+                r"\max_i a_i = \min\!\Big(1,\ \frac{n \max_j y_j}{\sum_j y_j}\Big)",
             ],
         )
     else:
@@ -402,9 +454,10 @@ def other_designs_view() -> None:
             "one of them drawn. Secret random order: equation (3) at rate 1/k."
         ),
         formulas=[
-            r"\ell = 1,\quad n_i, n_{\min}, n_{\max} \in \{\lfloor N/k \rfloor, "
+            r"\ell = 1,\quad M_i, M_{\min}, M_{\max} \in \{\lfloor N/k \rfloor, "
             r"\lceil N/k \rceil\}",
-            r"\varepsilon'_{\text{random order}} = \ln\!\big(1 + \tfrac1k(e^{\varepsilon}-1)\big)",
+            r"\varepsilon_{\mathrm{target}}^{\text{random order}} = \ln\!\big(1 + "
+            r"\tfrac1k(e^{\varepsilon_{\mathrm{sample}}}-1)\big)",
         ],
     )
     lo, up = cl.systematic_eps_bounds(eps, n_pop, interval)
@@ -413,14 +466,14 @@ def other_designs_view() -> None:
         figs.bounds_table(
             [
                 ("systematic, order known to the attacker", lo, up),
-                ("systematic, secret random order (= SRS)", srs_sys, srs_sys),
+                ("systematic, secret random order (eq. 3)", srs_sys, srs_sys),
                 ("no sampling", eps, eps),
             ]
         ),
         hide_index=True,
         column_config={
             c: st.column_config.NumberColumn(format="%.5g")
-            for c in ("ε′ lower bound", "ε′ upper bound")
+            for c in ("ε_target lower bound", "ε_target upper bound")
         },
     )
 
@@ -431,7 +484,7 @@ def hypothesis_view() -> None:
         "know whether a given person was drawn. Cluster sampling gives that secret away when "
         "a private output can tell *which clusters* were drawn (§5.2). Suppose only the "
         f"members of cluster i, {size:,} records, have some property, and the agency "
-        f"releases a private count of it (Laplace noise, ε = {eps:g}). If the cluster was "
+        f"releases a private count of it (Laplace noise, ε_sample = {eps:.4g}). If the cluster was "
         f"drawn the count is about {size:,}; if not, about 0. A test that says “drawn” when "
         f"the noisy count exceeds {size:,} does so half of the time when the cluster was "
         f"drawn, and with probability {0.5 * math.exp(-eps * size):.3g} when it was not:"
@@ -441,15 +494,16 @@ def hypothesis_view() -> None:
         table,
         hide_index=True,
         column_config={
-            "Pr(count + noise > n)": st.column_config.NumberColumn(format="%.4g"),
+            "Pr(count + noise > M)": st.column_config.NumberColumn(format="%.4g"),
         },
     )
     st.markdown(
-        f"The ratio of the two probabilities is e^(nε) = e^{eps * size:.4g} "
+        f"The ratio of the two probabilities is e^(M·ε_sample) = e^{eps * size:.4g} "
         f"≈ {figs.exp_text(eps * size)}: the test's "
-        "*sharpness* ε′ = nε grows with the cluster. Theorem 5.3 turns any such test into a "
-        "lower bound on the population's guarantee: when the test is sharp, the person is as "
-        "exposed as if everyone knew their cluster was drawn."
+        "*sharpness* γ = M·ε_sample (the log of that ratio) grows with the cluster. "
+        "Theorem 5.3 turns any such test into a lower bound on the population's guarantee: "
+        "when the test is sharp, the person is as exposed as if everyone knew their cluster "
+        "was drawn."
     )
     fig, data = figs.hypothesis_figure(eps, k, ell, size, log_y=log_y)
     chart_block(
@@ -457,15 +511,17 @@ def hypothesis_view() -> None:
         data,
         key="cluster_hypothesis_test",
         explanation=(
-            "For a test with sharpness ε′ near 0 the bound is the simple-random-sampling "
-            "value: nothing about the clusters leaks. As ε′ grows past ln(k/ℓ), the bound "
-            "climbs to ε″ = ε: once the test is confident, the sampling adds no privacy. "
-            "This is why Theorem 5.1's lower bound approaches ε when (n_i + n_min)·ε is large."
+            "For a test with sharpness γ near 0 the bound on ε_target is the Poisson-sampling "
+            "value (dotted): nothing about the clusters leaks. As γ grows past ln(k/ℓ), the "
+            "bound climbs to ε_sample: once the test is confident, the sampling adds no "
+            "privacy. This is why Theorem 5.1's lower bound approaches ε_sample when "
+            "(M_i + M_min)·ε_sample is large."
         ),
         formulas=[
-            r"\Pr(H = 0 \mid C_i \in S) \ge e^{\varepsilon'}\,\Pr(H = 0 \mid C_i \notin S)",
-            r"\tilde\varepsilon \ge \ln\!\Big(1 + (e^{\varepsilon''}-1)\,\frac{\ell/k}"
-            r"{\ell/k + e^{-\varepsilon'}(1-\ell/k)}\Big)",
+            r"\Pr(H = 0 \mid C_i \in S) \ge e^{\gamma}\,\Pr(H = 0 \mid C_i \notin S)",
+            r"\begin{aligned}&\varepsilon_{\mathrm{target}} \ge \ln\!\Big(1 + "
+            r"(e^{\varepsilon_{\mathrm{sample}}}-1)\,\frac{q}{q + e^{-\gamma}(1-q)}\Big),"
+            r"\\ &q = \ell/k\end{aligned}",
         ],
     )
 
@@ -493,4 +549,16 @@ for tab, view in zip(
             view()
 
 with st.expander("Reproduce in Python", icon=":material/code:"):
-    st.code(figs.python_snippet(eps, k, ell, size, spread), language="python")
+    st.code(
+        text.python_snippet(
+            active_population(),
+            eps,
+            k,
+            ell,
+            size,
+            size_min,
+            size_max,
+            eps_target=eps_target if from_target else None,
+        ),
+        language="python",
+    )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from core import amplification as amp
@@ -11,8 +10,9 @@ from core import strata
 from core.populations import ESTABLISHMENT_SIZE_CLASSES
 from ui import strata_cache as cache
 from ui import strata_figures as figs
+from ui import strata_views as views
 from ui.charts import chart_block
-from ui.state import UPLOADED, active_choice, active_population, active_seed
+from ui.state import active_population, active_seed
 from ui.widgets import bound_toggle, log_float_control, preset_buttons
 
 ALLOC_TAB = "Allocations and accuracy"
@@ -67,36 +67,72 @@ preset_buttons(
     key="strat",
 )
 
+default_m = views.default_sample_size(N, summ.k if summ is not None else 1)
+direction = st.radio(
+    "Which ε do you give?",
+    views.DIRECTIONS,
+    horizontal=True,
+    key="strat_dir",
+    bind="query-params",
+    help="ε_sample in: the budget of the mechanism on the sample; the page shows the "
+    "guarantee ε_target. ε_target in: the guarantee you promise; the page shows the ε_sample "
+    "randomised proportional allocation allows (Theorems 4.3/7.2 inverted exactly).",
+)
 c1, c2 = st.columns([1, 2], gap="large")
 with c1:
     m_input = st.number_input(
-        "Total sample size m",
+        "Total sample size n (the paper's m)",
         min_value=1,
         max_value=5_000_000,
-        value=10_000,
+        value=None,
         step=500,
+        placeholder=f"automatic: {default_m:,}",
         key="strat_m",
         bind="query-params",
-        help="The paper draws m = 10,000 establishments. Proportional allocation uses r = m/N.",
+        help=f"Empty: {default_m:,}, i.e. {views.DEFAULT_SHARE:.0%} of this population's "
+        f"N = {N:,} records (at least 2 per stratum). A number you type is kept. The paper "
+        "draws 10,000 establishments. Proportional allocation uses the rate r = n/N.",
     )
 with c2:
-    eps = log_float_control(
-        "ε of the mechanism run on the sample",
-        "strat_eps",
-        default=0.5,
-        min_value=1e-3,
-        max_value=1000.0,
-        help="The budget ε_sample of the differentially private mechanism applied to the sample.",
-    )
-m = int(m_input if m_input is not None else 10_000)
+    if direction == views.FROM_TARGET:
+        eps_target = log_float_control(
+            "ε_target: the guarantee promised for the population",
+            "strat_eps_target",
+            default=0.1,
+            min_value=1e-3,
+            max_value=1000.0,
+            help="The page computes the ε_sample that randomised proportional allocation "
+            "allows for it (Theorem 7.2 solved for ε_sample).",
+        )
+    else:
+        eps = log_float_control(
+            "ε_sample: budget of the mechanism run on the sample",
+            "strat_eps",
+            default=0.5,
+            min_value=1e-3,
+            max_value=1000.0,
+            help="The budget of the differentially private mechanism applied to the sample.",
+        )
+m = int(m_input) if m_input is not None else default_m
 if m > N:
     st.warning(
-        f"The sample size m = {m:,} exceeds the population size N = {N:,}; using m = N "
+        f"The sample size n = {m:,} exceeds the population size N = {N:,}; using n = N "
         "(the whole population) instead.",
         icon=":material/warning:",
     )
     m = N
 rate = m / N
+if direction == views.FROM_TARGET:
+    eps = float(strata.proportional_eps_sample_for_target(eps_target, rate))
+    poisson_sample = float(amp.eps_sample(eps_target, rate))
+    t1, t2, t3 = st.columns(3)
+    t1.metric("ε_sample allowed, randomised proportional (Thm 7.2)", f"{eps:.4g}")
+    t2.metric("ε_sample allowed, Poisson sampling at n/N (eq. 3)", f"{poisson_sample:.4g}")
+    t3.metric("ε_sample without sampling", f"{eps_target:.4g}")
+    st.markdown(
+        views.target_reading(eps_target, rate, eps, poisson_sample)
+        + f" The tabs below use ε_sample = {eps:.4g}."
+    )
 
 
 def _num(x: float) -> str:
@@ -126,83 +162,6 @@ def no_strata_notice() -> None:
     )
 
 
-def population_line() -> str:
-    """How the snippet recreates the active population."""
-    choice = active_choice()
-    if choice == UPLOADED:
-        return (
-            f'pop = load_population_csv("your_file.csv", value_column={pop.value_label!r}, '
-            f"stratum_column={pop.stratum_label!r}, lower={pop.lower!r}, upper={pop.upper!r})"
-        )
-    return f'pop = make_builtin("{choice}", seed={seed})'
-
-
-def verdict(var_table: pd.DataFrame, cmp: strata.NeighbourComparison | None) -> str:
-    """Two plain-words sentences: which allocation is more accurate, which one is private."""
-    v = dict(zip(var_table["design"], var_table["variance"], strict=True))
-    ney, rand = v[cache.NEYMAN], v[cache.PROP_RAND]
-    spread = int(np.count_nonzero(summ.sds > 0)) if summ is not None else 0
-    if not np.isfinite(ney):
-        acc = (
-            f"**Accuracy.** m = {m:,} is smaller than the number of strata with spread "
-            f"({spread}): some stratum gets no record and the weighted mean is undefined. "
-            f"Choose m ≥ {spread}."
-        )
-    elif ney == 0:
-        acc = (
-            f"**Accuracy.** With m = {m:,} records Neyman allocation takes every stratum with "
-            "spread whole: its weighted mean has no sampling error."
-        )
-    elif np.isfinite(rand):
-        acc = (
-            f"**Accuracy.** With m = {m:,} records, Neyman allocation estimates the mean with "
-            f"a standard error of {np.sqrt(ney):,.4g}, against {np.sqrt(rand):,.4g} for "
-            f"randomised proportional allocation: its variance is {rand / ney:,.2f}× smaller."
-        )
-    else:
-        acc = (
-            f"**Accuracy.** With m = {m:,} records some strata have r·N_i < 1, so randomised "
-            "proportional allocation may leave one empty (infinite variance); Neyman "
-            f"allocation has a standard error of {np.sqrt(ney):,.4g}."
-        )
-    bound = float(strata.proportional_eps_bound(eps, rate))
-    srs = float(amp.eps_target(eps, rate))
-    if cmp is not None and cmp.count_loss(eps, "neyman") > 0:
-        moved = int(np.abs(cmp.neyman_shift).sum())
-        ney_text = (
-            "Neyman's allocation depends on the data: changing one record changes its "
-            f"stratum sample sizes by {moved} in total, so a mechanism that releases noisy "
-            f"stratum sample sizes leaks {moved}ε = {cmp.count_loss(eps, 'neyman'):.3g} "
-            "between the two populations — "
-            + ("more than" if moved > 1 else "as much as")
-            + f" privatising the whole population (ε = {eps:g}). No guarantee can be better."
-        )
-    else:
-        ney_text = (
-            "Here changing the smallest record does not move Neyman's allocation, but its "
-            "sizes still depend on the stratum spreads, which no theorem protects."
-        )
-    small = int(np.count_nonzero(rate * summ.sizes < 1)) if summ is not None else 0
-    if small:
-        prop_text = (
-            f"Randomised proportional allocation would be guaranteed ε′ ≤ {bound:.3g} "
-            f"(Theorem 7.2), but the theorem needs r·N_i ≥ 1 in every stratum and {small} "
-            f"strata are smaller than 1/r = {1 / rate:,.4g} records here: raise m."
-        )
-    elif bound < eps:
-        prop_text = (
-            f"Randomised proportional allocation guarantees ε′ ≤ {bound:.3g} (Theorem 7.2), "
-            f"below ε = {eps:g}, though above the {srs:.3g} of a simple random sample."
-        )
-    else:
-        prop_text = (
-            f"Randomised proportional allocation at r = {rate:.3g} and ε = {eps:g} is only "
-            f"guaranteed ε′ ≤ {bound:.3g} ≥ ε (Theorem 7.2): the bound amplifies for small "
-            "rates and small ε (≈ 6rε), not here."
-        )
-    return f"{acc}\n\n**Privacy.** {ney_text} {prop_text}"
-
-
 def allocation_view() -> None:
     """Allocation table, grouped bars, variance of the weighted mean and the verdict."""
     if summ is None:
@@ -211,7 +170,7 @@ def allocation_view() -> None:
     table = cache.allocation_table(pop.content_hash, pop, m, seed)
     var_table = cache.variance_table(pop.content_hash, pop, m)
     cmp = neighbour_comparison(None, AUTO_STRATUM, quiet=True)
-    st.success(verdict(var_table, cmp), icon=":material/gavel:")
+    st.success(views.verdict(var_table, cmp, summ, m, N, eps), icon=":material/gavel:")
     t1, t2, _ = st.columns([1, 1, 2])
     with t1:
         show_rates = bound_toggle("Show sampling rates m_i/N_i", "strat_show_rates", default=False)
@@ -242,10 +201,11 @@ def allocation_view() -> None:
             "(seed from the sidebar)."
         ),
         formulas=[
-            r"m_i^{\mathrm{Neyman}} \propto N_i\,\sigma_i,\quad m_i \le N_i,\quad \sum_i m_i = m",
+            r"\begin{aligned}&m_i^{\mathrm{Neyman}} \propto N_i\,\sigma_i,\\"
+            r"&m_i \le N_i,\quad \textstyle\sum_i m_i = m\end{aligned}",
             r"m_i^{\mathrm{rounded}} = \lfloor r N_i + \tfrac12 \rfloor",
-            r"m_i^{\mathrm{rand}} = \lceil rN_i\rceil \text{ w.p. } rN_i - \lfloor rN_i\rfloor,"
-            r"\text{ else } \lfloor rN_i\rfloor",
+            r"\begin{aligned}m_i^{\mathrm{rand}} &= \lceil rN_i\rceil \text{ w.p. } "
+            r"rN_i - \lfloor rN_i\rfloor,\\ &= \lfloor rN_i\rfloor \text{ otherwise}\end{aligned}",
         ],
         note=note,
     )
@@ -372,11 +332,12 @@ def neighbour_section() -> strata.NeighbourComparison | None:
         st.warning(
             f"**Privacy degradation.** Neyman's stratum sample sizes change by {moved} in "
             f"total; stratum **{cmp.labels[top]}** moves most ({shift:+d}). A mechanism "
-            "that is ε-DP on the sample and releases the noisy sample size of that stratum "
-            f"leaks {ney_one:.3g} = {abs(shift)}ε between P and P′; "
-            f"releasing all {summ.k} noisy sizes leaks {ney_all:.3g} = {moved}ε. Without any "
-            f"sampling the loss would be at most ε = {eps:g}. The same release leaks "
-            f"{det_all:.3g} under rounded and {rnd_all:.3g} under randomised proportional "
+            "that is ε_sample-DP on the sample and releases the noisy sample size of that "
+            f"stratum leaks {ney_one:.3g} = {abs(shift)}·ε_sample between P and P′; "
+            f"releasing all {summ.k} noisy sizes leaks {ney_all:.3g} = {moved}·ε_sample. "
+            f"Without any sampling the loss would be at most ε_sample = {eps:.4g}. The same "
+            f"release leaks {det_all:.3g} under rounded and {rnd_all:.3g} under randomised "
+            "proportional "
             "allocation.",
             icon=":material/priority_high:",
         )
@@ -508,15 +469,15 @@ def rounding_section() -> None:
             "almost coincide."
         ),
         formulas=[
-            r"\Pr\big[\tilde f_{\mathrm{rand}}(P) = \lceil r|P|\rceil\big] = "
-            r"r|P| - \lfloor r|P|\rfloor",
+            r"\begin{aligned}&\Pr\big[\tilde f_{\mathrm{rand}}(P) = \lceil r|P|\rceil\big]"
+            r"\\ &= r|P| - \lfloor r|P|\rfloor\end{aligned}",
             r"\text{loss} = \sup_y \Big|\log\frac{f_P(y)}{f_{P'}(y)}\Big|",
         ],
     )
 
 
 def privacy_view() -> None:
-    """ε′ of randomised proportional allocation vs SRS, Neyman's neighbour, the rounding example."""
+    """ε_target of randomised proportional allocation, Neyman's neighbour, the rounding example."""
     # The markers use the paper's neighbour (smallest record raised to U).
     cmp = neighbour_comparison(None, AUTO_STRATUM, quiet=True) if summ is not None else None
     markers: list[tuple[str, float, str]] = []
@@ -542,15 +503,16 @@ def privacy_view() -> None:
     srs = float(amp.eps_target(eps, rate))
     approx = float(strata.proportional_eps_approx(eps, rate))
     k1, k2, k3, k4 = st.columns(4)
-    k1.metric("ε on the sample", f"{eps:g}")
+    k1.metric("ε_sample (budget on the sample)", f"{eps:.4g}")
     k2.metric(
-        "ε′ bound, randomised proportional",
-        f"{bound:.4g}",
-        delta=f"{bound - eps:+.3g} vs ε",
+        "ε_target bound, randomised proportional (Thm 7.2)",
+        views.bound_value(bound, eps),
+        delta=f"{bound - eps:+.3g} vs ε_sample",
         delta_color="inverse",
+        help=views.bound_help(bound, eps),
     )
-    k3.metric("6rε (small-ε form)", f"{approx:.4g}")
-    k4.metric("ε′, simple random sample", f"{srs:.4g}")
+    k3.metric("6·r·ε_sample (small-ε form)", f"{approx:.4g}")
+    k4.metric("ε_target, Poisson sampling (eq. 3)", f"{srs:.4g}")
     fig, data = figs.privacy_rate_figure(eps, rate, markers)
     chart_block(
         fig,
@@ -558,19 +520,21 @@ def privacy_view() -> None:
         key="strata_privacy_rate",
         explanation=(
             "For each sampling rate, the guarantee the population gets when the mechanism on "
-            f"the sample spends ε = {eps:g}. Randomised proportional allocation (green) is "
-            "guaranteed roughly 6rε — six times the simple-random-sampling value for small ε, "
-            "and below ε only for small rates. The markers at this page's rate are the loss of "
-            "one concrete ε-DP mechanism (noisy stratum sample sizes) between the population and "
+            f"the sample spends ε_sample = {eps:.4g}. Randomised proportional allocation "
+            "(green) is guaranteed roughly 6·r·ε_sample — six times the Poisson-sampling value "
+            "(eq. 3) for small budgets, and below ε_sample only for small rates. The markers "
+            "at this page's rate are the loss of one concrete ε_sample-DP mechanism (noisy "
+            "stratum sample sizes) between the population and "
             "the paper's neighbour (smallest record raised to U): a lower bound for Neyman, "
             "which no theorem bounds from above. A loss of 0 (rounded proportional allocation "
             "when the neighbour does not move it) has no marker on the log axis."
         ),
         formulas=[
-            r"\begin{aligned}\varepsilon' \le\ & \log\big(1 + 2r(e^{2\varepsilon}-1)\big)"
-            r"\\ & + \log\big(1 + r(e^{2\varepsilon}-1)\big) \approx 6r\varepsilon"
-            r"\end{aligned}",
-            r"\varepsilon'_{\mathrm{SRS}} = \log\big(1 + r(e^{\varepsilon}-1)\big)",
+            r"\begin{aligned}\varepsilon_{\mathrm{target}} &\le L_2 + L_1"
+            r"\approx 6r\,\varepsilon_{\mathrm{sample}},\\"
+            r"L_c &= \log\big(1 + c\,r\,(e^{2\varepsilon_{\mathrm{sample}}}-1)\big)\end{aligned}",
+            r"\varepsilon_{\mathrm{target}}^{\mathrm{Poisson}} = \log\big(1 + "
+            r"r(e^{\varepsilon_{\mathrm{sample}}}-1)\big)",
         ],
     )
     if summ is not None:
@@ -579,8 +543,9 @@ def privacy_view() -> None:
             names = ", ".join(str(summ.labels[i]) for i in small[:8])
             st.warning(
                 f"Theorem 7.2 needs r·N_i ≥ 1 in every stratum; at r = {rate:.3g} it fails for "
-                f"{small.size} stratum(s) ({names}{'…' if small.size > 8 else ''}), so the bound "
-                "does not cover this design. Raise m.",
+                f"{small.size} {'stratum' if small.size == 1 else 'strata'} "
+                f"({names}{'…' if small.size > 8 else ''}), so the bound does not cover this "
+                "design. Raise n.",
                 icon=":material/warning:",
             )
         st.caption(
@@ -670,7 +635,7 @@ def random_size_view() -> None:
     c1, c2, c3 = st.columns(3)
     with c1:
         n_rs = st.number_input(
-            "Population size n",
+            "Population size N",
             min_value=10,
             max_value=1_000_000,
             value=10_000,
@@ -680,7 +645,7 @@ def random_size_view() -> None:
         )
     with c2:
         eps_rs = log_float_control(
-            "ε on the sample",
+            "ε_sample (budget on the sample)",
             "strat_rs_eps",
             default=0.01,
             min_value=1e-4,
@@ -688,7 +653,7 @@ def random_size_view() -> None:
         )
     with c3:
         mean_fraction = st.slider(
-            "Mean sample size, as a fraction of n",
+            "Mean sample size, as a fraction of N",
             0.05,
             0.95,
             0.5,
@@ -703,19 +668,22 @@ def random_size_view() -> None:
         table,
         key="strata_random_size",
         explanation=(
-            f"The sample size is a Gaussian with mean {mean_fraction:g}·n, cut to 0…n, and "
+            f"The sample size is a Gaussian with mean {mean_fraction:g}·N, cut to 0…N, and "
             "the x-axis is its spread. A tightly concentrated size behaves like a fixed one "
-            f"(ε′ ≈ {table['fixed size (Thm 2.2)'].iloc[0]:.3g}); as the spread grows, the "
-            "tilted mean creeps towards n and ε′ towards ε. With n = 10⁴ and ε = 0.01 a spread "
-            "of about 800 already gives ε′ close to ε (Bun et al. Figure 2). The upper bound "
+            f"(ε_target ≈ {table['fixed size (Thm 2.2)'].iloc[0]:.3g}); as the spread grows, "
+            "the tilted mean creeps towards N and ε_target towards ε_sample. With N = 10⁴ and "
+            "ε_sample = 0.01 a spread of about 800 already gives ε_target close to ε_sample "
+            "(Bun et al. Figure 2). The upper bound "
             "holds for every ε-DP mechanism; the lower bound is reached by one of them, so the "
-            "two together pin ε′ down."
+            "two together pin ε_target down."
         ),
         formulas=[
             r"\tilde t(m) \propto e^{\varepsilon m}\,t(m),\qquad "
             r"a = \mathbb{E}_{m\sim\tilde t}[m]/n",
-            r"\varepsilon' \le \log\big(1 + a(e^{\varepsilon}-1)\big)",
-            r"\varepsilon' \ge -\log\big(1 - a(1-e^{-\varepsilon})\big)",
+            r"\varepsilon_{\mathrm{target}} \le \log\big(1 + "
+            r"a(e^{\varepsilon_{\mathrm{sample}}}-1)\big)",
+            r"\varepsilon_{\mathrm{target}} \ge -\log\big(1 - "
+            r"a(1-e^{-\varepsilon_{\mathrm{sample}}})\big)",
         ],
     )
 
@@ -729,6 +697,4 @@ for tab, view in zip(
             view()
 
 with st.expander("Reproduce in Python", icon=":material/code:"):
-    if summ is None:
-        st.caption("The snippet needs a population with strata, e.g. the establishments.")
-    st.code(figs.python_snippet(population_line(), m, eps, seed), language="python")
+    st.code(views.python_snippet(pop, m, eps, seed), language="python")

@@ -1,8 +1,8 @@
 """Cluster sampling and other data-dependent designs: how much privacy amplification survives.
 
 Bun, Drechsler, Gaboardi, McMillan & Sarathy, "Controlling privacy loss in sampling schemes:
-an analysis of stratified and cluster sampling" (``shared/papers/bun-et-al_*``), sections 5
-and 6. Notation follows the paper:
+an analysis of stratified and cluster sampling" (Bun et al. 2022, Sections 5 and 6).
+Notation follows the paper:
 
 * the population ``P = C_1 ⊔ … ⊔ C_k`` is split into ``k`` clusters (``clusters_total``);
 * single-stage cluster sampling ``C_ℓ`` draws ``ℓ`` of the ``k`` clusters uniformly without
@@ -62,12 +62,14 @@ All public functions broadcast their numeric arguments with numpy rules and retu
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import NamedTuple, TypeAlias
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
+from scipy.optimize import brentq
 from scipy.special import gammaln, logsumexp
 
 from core import amplification as amp
@@ -79,6 +81,8 @@ __all__ = [
     "cluster_eps_bounds",
     "cluster_sizes",
     "combined_size_for_eps",
+    "eps_sample_bounds_for_target",
+    "eps_sample_for_target",
     "hypothesis_test_bound",
     "inclusion_eps",
     "per_cluster_bounds",
@@ -427,6 +431,123 @@ def combined_size_for_eps(
     s = np.where(below, np.maximum(s, 0.0), np.inf)
     s = np.where(np.isnan(s), 0.0, s)
     return _finish(s, scalar)
+
+
+def _inverse_one(
+    target: float, log_odds_out: float, combined_size: float, srs_inverse: float
+) -> float:
+    """The ε with ``_mixture_eps(ε, log_odds_out, s ε) = target`` (one point; see caller)."""
+    if math.isinf(-log_odds_out):  # every cluster drawn: no amplification
+        return target
+
+    def gap(log_e: float) -> float:
+        e = np.array(math.exp(log_e))
+        value = float(_mixture_eps(e, np.array(log_odds_out), combined_size * e))
+        return math.log(value) - math.log(target) if value > 0 else -math.inf
+
+    lo, hi = math.log(target), math.log(srs_inverse)
+    g_lo, g_hi = gap(lo), gap(hi)
+    if g_lo >= 0:  # the bound already equals ε at ε = target (huge clusters)
+        return target
+    if g_hi <= 0:  # the bound is the simple-random-sampling value here
+        return srs_inverse
+    return math.exp(brentq(gap, lo, hi, xtol=1e-14, rtol=4 * np.finfo(float).eps, maxiter=200))
+
+
+def eps_sample_for_target(
+    eps_target: ArrayLike,
+    clusters_total: ArrayLike,
+    clusters_sampled: ArrayLike,
+    combined_size: ArrayLike,
+) -> FloatOrArray:
+    """Inverse of :func:`cluster_eps` in ε: the ε_sample whose bound equals ``eps_target``.
+
+    Solves ``ε'(ε_sample; s) = ε_target`` for ``ε_sample``, where ``ε'(ε; s)`` is the
+    expression shared by Bun et al. (2022), Theorems 5.1 and 5.2::
+
+        ε_target = ln(1 + (ℓ/k)(e^{ε_sample} − 1) / (ℓ/k + (1 − ℓ/k) e^{−s ε_sample}))
+
+    With ``s = n_i + n_max`` (Theorem 5.2) the result is the largest budget that is
+    *guaranteed* to give ``ε_target``; with ``s = n_i + n_min`` (Theorem 5.1) the budget above
+    which some ε_sample-DP mechanism breaks ``ε_target``.
+
+    The right-hand side grows strictly with ``ε_sample`` and lies between the
+    simple-random-sampling value ``ln(1 + q(e^ε − 1))`` (equation 3) and ``ε`` itself, so the
+    root lies in ``[ε_target, ln(1 + (e^{ε_target} − 1)/q)]``: ``ε_sample = ε_target`` for
+    huge clusters (no amplification) and the Poisson/SRS inverse for ``s = 0``. The root is
+    found by ``scipy.optimize.brentq`` on the logarithms of both sides (relative tolerance
+    about 10⁻¹⁴), so tiny and large budgets are solved equally well.
+
+    Parameters
+    ----------
+    eps_target : float or array_like
+        Guarantee promised for the population, finite and > 0.
+    clusters_total, clusters_sampled : int or array_like
+        ``k`` and ``ℓ``, whole numbers with ``1 ≤ ℓ ≤ k``.
+    combined_size : float or array_like
+        ``s ≥ 0``, a number of records.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ``ε_sample ≥ ε_target``; equal to it when ``ℓ = k``.
+
+    Raises
+    ------
+    ValueError
+        For a non-positive or non-finite ``eps_target``, invalid counts or a negative size.
+    """
+    scalar = _all_scalar(eps_target, clusters_total, clusters_sampled, combined_size)
+    t = _check_eps("eps_target", eps_target)
+    k, ell = _check_design(clusters_total, clusters_sampled)
+    s = _as_float_array("combined_size", combined_size)
+    _require("combined_size", s, np.isfinite(s) & (s >= 0), "a finite number ≥ 0")
+    t, k, ell, s = _broadcast(eps_target=t, clusters_total=k, clusters_sampled=ell, combined_size=s)
+    odds = _log_odds_out(k, ell)
+    srs_inverse = np.asarray(amp.eps_sample(t, ell / k), dtype=np.float64).reshape(t.shape)
+    out = np.empty(t.shape, dtype=np.float64)
+    for idx in np.ndindex(t.shape):
+        out[idx] = _inverse_one(
+            float(t[idx]), float(odds[idx]), float(s[idx]), float(srs_inverse[idx])
+        )
+    return _finish(out, scalar)
+
+
+def eps_sample_bounds_for_target(
+    eps_target: ArrayLike,
+    clusters_total: ArrayLike,
+    clusters_sampled: ArrayLike,
+    size_i: ArrayLike,
+    size_min: ArrayLike,
+    size_max: ArrayLike,
+) -> EpsBounds:
+    """The budgets ε_sample that cluster sampling allows for a promised ``eps_target``.
+
+    Inverts :func:`cluster_eps_bounds` (Bun et al. 2022, Theorems 5.1 and 5.2) with
+    :func:`eps_sample_for_target`:
+
+    * ``lower``: Theorem 5.2 inverted at ``s = n_i + n_max`` — every mechanism with this
+      ε_sample gives the population ``eps_target`` or better (the safe budget);
+    * ``upper``: Theorem 5.1 inverted at ``s = n_i + n_min`` — above this ε_sample some
+      population and mechanism with these sizes exceed ``eps_target``.
+
+    Equal cluster sizes make the two coincide. Arguments as in :func:`cluster_eps_bounds`.
+    """
+    scalar = _all_scalar(eps_target, clusters_total, clusters_sampled, size_i, size_min, size_max)
+    ni = _check_count("size_i", size_i, 1)
+    lo = _check_count("size_min", size_min, 1)
+    hi = _check_count("size_max", size_max, 1)
+    ni, lo, hi = _broadcast(size_i=ni, size_min=lo, size_max=hi)
+    if np.any(lo > hi):
+        raise ValueError(
+            f"size_min must not exceed size_max; got size_min = {lo.max():g}, "
+            f"size_max = {hi.min():g}"
+        )
+    safe = np.asarray(eps_sample_for_target(eps_target, clusters_total, clusters_sampled, ni + hi))
+    unsafe = np.asarray(
+        eps_sample_for_target(eps_target, clusters_total, clusters_sampled, ni + lo)
+    )
+    return EpsBounds(_finish(safe, scalar), _finish(np.maximum(unsafe, safe), scalar))
 
 
 # ---------------------------------------------------------------------------------------

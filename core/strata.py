@@ -1,8 +1,7 @@
 """Stratified sampling: Neyman against proportional allocation, for accuracy and for privacy.
 
 Everything here follows Bun, Drechsler, Gaboardi, McMillan & Sarathy, "Controlling privacy
-loss in sampling schemes: an analysis of stratified and cluster sampling"
-(``shared/papers/bun-et-al_*``):
+loss in sampling schemes: an analysis of stratified and cluster sampling" (Bun et al. 2022):
 
 * Allocations (section 7). A population is split into k strata of sizes ``N_i``; an
   allocation says how many records ``m_i`` to draw, without replacement, from each.
@@ -14,7 +13,8 @@ loss in sampling schemes: an analysis of stratified and cluster sampling"
   with finite-population correction), :func:`randomized_proportional_variance`,
   :func:`srs_mean_variance`, and simulations by :func:`stratified_sample` and
   :func:`simulate_weighted_means`.
-* Privacy: :func:`proportional_eps_bound` (Theorems 4.3 and 7.2),
+* Privacy: :func:`proportional_eps_bound` (Theorems 4.3 and 7.2) and its inverse
+  :func:`proportional_eps_sample_for_target`,
   :func:`random_size_eps_bounds` (Theorem 3.1), the noisy-count attack of section 4.1
   (:func:`noisy_count_loss`) and the neighbouring-population comparison of section 7.2 and
   Appendix E.1 (:func:`top_code_neighbour`, :func:`compare_neighbours`).
@@ -53,6 +53,7 @@ __all__ = [
     "proportional_allocation",
     "proportional_eps_approx",
     "proportional_eps_bound",
+    "proportional_eps_sample_for_target",
     "random_size_eps_bounds",
     "randomized_proportional_variance",
     "rounding_example",
@@ -252,7 +253,8 @@ def stratum_summary(values: ArrayLike, strata: ArrayLike, *, ddof: int = 1) -> S
     Returns
     -------
     StratumSummary
-        Strata ordered numerically when the labels are integers, otherwise in the order
+        Strata ordered numerically when the labels are numbers or text that reads as numbers
+        (``"1", "2", …, "10"``), otherwise in the order
         they first occur in ``values`` -- for a population sorted by value (every
         :class:`core.populations.Population` is) that is the order of the strata's smallest
         values, so size classes come out smallest first.
@@ -271,10 +273,21 @@ def stratum_summary(values: ArrayLike, strata: ArrayLike, *, ddof: int = 1) -> S
     if not np.all(np.isfinite(v)):
         raise ValueError("every value must be a finite number")
     ddof = _whole("ddof", ddof, 0, 1)
-    codes, uniques = pd.factorize(labels, sort=labels.dtype.kind in "iu")
+    codes, uniques = pd.factorize(labels, sort=labels.dtype.kind in "iuf")
     if np.any(codes < 0):
         raise ValueError("stratum labels must not be missing")
     codes = codes.astype(np.int64)
+    uniques = np.asarray(uniques, dtype=object if labels.dtype.kind not in "iuf" else None)
+    if labels.dtype.kind not in "iuf":
+        # Labels read from a file are text: "1", "2", …, "10" must sort as numbers, not as
+        # "1", "10", "2".
+        numeric = pd.to_numeric(pd.Series(uniques), errors="coerce").to_numpy(dtype=float)
+        if uniques.size and not np.any(np.isnan(numeric)):
+            order = np.argsort(numeric, kind="stable")
+            rank = np.empty_like(order)
+            rank[order] = np.arange(order.size)
+            codes = rank[codes].astype(np.int64)
+            uniques = uniques[order]
     k = len(uniques)
     sizes = np.bincount(codes, minlength=k).astype(np.int64)
     means = np.bincount(codes, weights=v, minlength=k) / sizes
@@ -787,6 +800,57 @@ def proportional_eps_bound(eps_sample: ArrayLike, rate: ArrayLike) -> float | Fl
     e, r = np.broadcast_arrays(e, r)
     x = 2.0 * e
     return _finish(_log1p_c_expm1(2.0 * r, x) + _log1p_c_expm1(r, x), scalar)
+
+
+def proportional_eps_sample_for_target(
+    eps_target: ArrayLike, rate: ArrayLike
+) -> float | FloatArray:
+    """Inverse of :func:`proportional_eps_bound`: the ε_sample whose bound is ``eps_target``.
+
+    Bun et al. (2022), Theorems 4.3 and 7.2, solved for the budget of the mechanism on the
+    sample. With ``x = e^{2ε_sample} − 1`` and ``E = e^{ε_target} − 1`` the bound reads
+    ``(1 + 2rx)(1 + rx) = 1 + E``, a quadratic in ``x`` with one positive root::
+
+        x = 2E / (r (3 + sqrt(9 + 8E))),        ε_sample = log(1 + x) / 2.
+
+    The root is written without the cancelling difference ``−3 + sqrt(9 + 8E)``, so it is
+    exact at ``ε_target = 1e-12`` (where ε_sample ≈ ε_target / (6r)); for
+    ``ε_target > 700`` it is evaluated in logarithms
+    (``log x = log E / 2 − log 2 / 2 − log r``, exact to rounding there) and stays finite at
+    1000. The bound grows strictly with ε_sample from 0 to infinity, so the inverse exists for
+    every ``eps_target > 0``; it is *below* ``eps_target`` when the bound does not amplify
+    (large rates or large budgets), and the page then says that randomised proportional
+    allocation allows less than no sampling at all.
+
+    Parameters
+    ----------
+    eps_target : float or array_like
+        Guarantee promised for the population, finite and > 0.
+    rate : float or array_like
+        Sampling fraction r in (0, 1].
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ε_sample > 0, broadcast over the arguments; a float when both are scalars.
+
+    Raises
+    ------
+    ValueError
+        For a non-positive or non-finite ``eps_target`` or a rate outside (0, 1].
+    """
+    scalar = np.ndim(eps_target) == 0 and np.ndim(rate) == 0
+    t = _eps_array("eps_target", eps_target)
+    r = _rate_array("rate", rate)
+    t, r = np.broadcast_arrays(t, r)
+    with np.errstate(over="ignore", invalid="ignore"):
+        big_e = np.expm1(np.minimum(t, _EXP_SAFE))
+        x = 2.0 * big_e / (r * (3.0 + np.sqrt(9.0 + 8.0 * big_e)))
+        small = 0.5 * np.log1p(x)
+        log_e = t + np.log1p(-np.exp(-t))
+        log_x = 0.5 * log_e - 0.5 * math.log(2.0) - np.log(r)
+        big = 0.5 * np.logaddexp(0.0, log_x)
+    return _finish(np.where(t <= _EXP_SAFE, small, big), scalar)
 
 
 def proportional_eps_approx(eps_sample: ArrayLike, rate: ArrayLike) -> float | FloatArray:

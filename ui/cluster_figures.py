@@ -24,8 +24,8 @@ SIZE_MIN, SIZE_MAX = 1, 100_000
 
 LOWER = "lower bound (Thm 5.1)"
 UPPER = "upper bound (Thm 5.2)"
-SRS = "simple random sampling, same fraction (eq. 3)"
-NONE = "no amplification (ε)"
+SRS = "Poisson sampling, same fraction (eq. 3)"
+NONE = "no amplification (ε_target = ε_sample)"
 
 
 def whole_grid(lo: int, hi: int, points: int = CURVE_POINTS) -> np.ndarray:
@@ -55,7 +55,7 @@ def _hline(x0: float, x1: float, y: float, name: str, *, colour: str, dash: str)
         "mode": "lines",
         "name": name,
         "line": {"color": colour, "dash": dash, "width": 2},
-        "hovertemplate": f"{name}<br>ε′ = {y:.5g}<extra></extra>",
+        "hovertemplate": f"{name}<br>ε_target = {y:.5g}<extra></extra>",
     }
 
 
@@ -81,7 +81,7 @@ def _pct(x: float) -> str:
 
 
 def _y_axis(layout: dict[str, Any], eps: float, log_y: bool) -> dict[str, Any]:
-    """ε′ axis from 0 to just above ε (or log); legend clear of the x-axis title."""
+    """ε_target axis from 0 to just above ε_sample (or log); legend clear of the x-axis title."""
     layout["height"] = 500
     layout["legend"].update({"y": -0.22, "traceorder": "normal"})
     if log_y:
@@ -92,7 +92,7 @@ def _y_axis(layout: dict[str, Any], eps: float, log_y: bool) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------------------
-# ε′ against cluster size
+# ε_target against cluster size
 # ---------------------------------------------------------------------------------------
 
 
@@ -105,7 +105,7 @@ def eps_vs_size_figure(
     *,
     log_y: bool = False,
 ) -> tuple[go.Figure, pd.DataFrame]:
-    """ε′ bounds of Theorems 5.1/5.2 against the size ``n`` of the person's cluster.
+    """ε_target bounds of Theorems 5.1/5.2 against the size ``M`` of the person's cluster.
 
     The other clusters hold between ``n/spread`` and ``n·spread`` records. Flat lines: simple
     random sampling of the same fraction ``ℓ/k`` of records (eq. 3) and ``ε`` itself.
@@ -114,7 +114,7 @@ def eps_vs_size_figure(
     n_min, n_max = other_sizes(sizes, spread)
     lower, upper = cl.cluster_eps_bounds(eps, clusters_total, clusters_sampled, sizes, n_min, n_max)
     srs = float(cl.srs_eps(eps, clusters_total, clusters_sampled))
-    hover = "cluster size %{x:,.0f}<br>ε′ %{y:.5g}<extra>%{fullData.name}</extra>"
+    hover = "cluster size %{x:,.0f}<br>ε_target %{y:.5g}<extra>%{fullData.name}</extra>"
     traces: list[dict[str, Any]] = [
         line_trace(sizes, lower, LOWER, 0, hover),
         line_trace(sizes, upper, UPPER, 1, hover, fill="tonexty", fillcolor="rgba(230,159,0,0.15)"),
@@ -131,15 +131,14 @@ def eps_vs_size_figure(
             up_now,
             f"your clusters: {current_size:,} records",
             series_style(3)["color"],
-            f"cluster size {current_size:,}<br>ε′ between {lo_now:.5g} and {up_now:.5g}",
+            f"cluster size {current_size:,}<br>ε_target between {lo_now:.5g} and {up_now:.5g}",
         )
     )
     q = clusters_sampled / clusters_total
     layout = chart_layout(
-        title=f"Larger clusters erase the amplification ({clusters_sampled:,} of "
-        f"{clusters_total:,} clusters drawn, ε = {eps:g})",
-        x_title="cluster size n (records in the person's cluster)",
-        y_title="ε′ (guarantee for the population)",
+        title=f"Larger clusters erase amplification (ℓ/k = {q:.3g})",
+        x_title="cluster size M (records in the person's cluster)",
+        y_title="ε_target (guarantee for the population)",
         log_x=True,
         hovermode="closest",
     )
@@ -162,7 +161,7 @@ def eps_vs_size_figure(
 
 
 # ---------------------------------------------------------------------------------------
-# ε′ against the fraction of clusters sampled
+# ε_target against the fraction of clusters sampled
 # ---------------------------------------------------------------------------------------
 
 
@@ -175,14 +174,14 @@ def eps_vs_fraction_figure(
     *,
     log_y: bool = False,
 ) -> tuple[go.Figure, pd.DataFrame]:
-    """ε′ against ``ℓ/k`` for the chosen sizes, with singleton clusters and SRS for contrast."""
+    """ε_target against ``ℓ/k`` for the chosen sizes; singleton clusters and eq. (3) to compare."""
     ells = whole_grid(1, clusters_total)
     q = ells / clusters_total
     n_min, n_max = other_sizes(size, spread)
     lower, upper = cl.cluster_eps_bounds(eps, clusters_total, ells, size, n_min, n_max)
     single, _ = cl.cluster_eps_bounds(eps, clusters_total, ells, 1, 1, 1)
     srs = cl.srs_eps(eps, clusters_total, ells)
-    hover = "fraction of clusters %{x:.4g}<br>ε′ %{y:.5g}<extra>%{fullData.name}</extra>"
+    hover = "fraction of clusters %{x:.4g}<br>ε_target %{y:.5g}<extra>%{fullData.name}</extra>"
     traces: list[dict[str, Any]] = [
         line_trace(q, lower, LOWER, 0, hover),
         line_trace(q, upper, UPPER, 1, hover, fill="tonexty", fillcolor="rgba(230,159,0,0.15)"),
@@ -200,13 +199,13 @@ def eps_vs_fraction_figure(
             up_now,
             f"your design: {current_sampled:,} of {clusters_total:,}",
             series_style(3)["color"],
-            f"ℓ/k = {q_now:.4g}<br>ε′ between {lo_now:.5g} and {up_now:.5g}",
+            f"ℓ/k = {q_now:.4g}<br>ε_target between {lo_now:.5g} and {up_now:.5g}",
         )
     )
     layout = chart_layout(
-        title=f"Drawing fewer clusters helps while clusters are small (size {size:,})",
+        title=f"Fewer clusters help while clusters are small (M = {size:,})",
         x_title="fraction of clusters drawn ℓ/k (= expected fraction of records)",
-        y_title="ε′ (guarantee for the population)",
+        y_title="ε_target (guarantee for the population)",
         log_x=True,
         hovermode="closest",
     )
@@ -262,7 +261,7 @@ def per_cluster_figure(frame: pd.DataFrame, eps: float, *, log_y: bool = False) 
             "name": name,
             "customdata": custom,
             "marker": {"color": style["color"], "size": 9, "symbol": symbol, "opacity": 0.85},
-            "hovertemplate": "cluster size %{x:,.0f} (%{customdata} clusters)<br>ε′ %{y:.5g}"
+            "hovertemplate": "cluster size %{x:,.0f} (%{customdata} clusters)<br>ε_target %{y:.5g}"
             "<extra>%{fullData.name}</extra>",
         }
 
@@ -277,9 +276,9 @@ def per_cluster_figure(frame: pd.DataFrame, eps: float, *, log_y: bool = False) 
         _hline(x0, x1, eps, NONE, colour=REFERENCE_COLOUR, dash="dash"),
     ]
     layout = chart_layout(
-        title="Each cluster of this population: the guarantee of a person in it",
+        title="Each cluster: the guarantee of a person in it",
         x_title="size of the person's cluster (records)",
-        y_title="ε′ (guarantee for the population)",
+        y_title="ε_target (guarantee for the population)",
         log_x=True,
         hovermode="closest",
     )
@@ -309,7 +308,7 @@ def two_stage_figure(
     two = cl.two_stage_eps_upper(eps, clusters_total, clusters_sampled, sizes, n_max, within_rate)
     srs = float(cl.srs_eps(eps, clusters_total, clusters_sampled, within_rate))
     poisson = float(cl.srs_eps(eps, 1, 1, within_rate))  # ε_r: Poisson stage alone
-    hover = "cluster size %{x:,.0f}<br>ε′ %{y:.5g}<extra>%{fullData.name}</extra>"
+    hover = "cluster size %{x:,.0f}<br>ε_target %{y:.5g}<extra>%{fullData.name}</extra>"
     traces: list[dict[str, Any]] = [
         line_trace(sizes, single, "single stage: upper bound (Thm 5.2)", 1, hover),
         line_trace(sizes, two, f"two stage, r = {within_rate:g}: upper bound", 0, hover),
@@ -341,13 +340,13 @@ def two_stage_figure(
             now,
             f"your clusters: {current_size:,} records",
             series_style(3)["color"],
-            f"cluster size {current_size:,}<br>two-stage ε′ ≤ {now:.5g}",
+            f"cluster size {current_size:,}<br>two-stage ε_target ≤ {now:.5g}",
         )
     )
     layout = chart_layout(
-        title=f"Sampling inside the drawn clusters (r = {within_rate:g}) still amplifies",
-        x_title="cluster size n (records in the person's cluster)",
-        y_title="ε′ (guarantee for the population)",
+        title=f"Sampling inside drawn clusters (r = {within_rate:g}) amplifies",
+        x_title="cluster size M (records in the person's cluster)",
+        y_title="ε_target (guarantee for the population)",
         log_x=True,
         hovermode="closest",
     )
@@ -383,10 +382,10 @@ def pps_figure(
     a_max = cl.pps_max_inclusion(size_measures, m)
     pps = cl.inclusion_eps(eps, a_max)
     srs = cl.inclusion_eps(eps, rate)
-    hover = "sample %{customdata:,} of " + f"{n:,}" + " (rate %{x:.4g})<br>ε′ %{y:.5g}"
+    hover = "sample %{customdata:,} of " + f"{n:,}" + " (rate %{x:.4g})<br>ε_target %{y:.5g}"
     hover += "<extra>%{fullData.name}</extra>"
     traces = [
-        line_trace(rate, pps, "PPS: lower bound max ln(1 + aᵢ(e^ε − 1))", 0, hover),
+        line_trace(rate, pps, "PPS: lower bound max ln(1 + aᵢ(e^ε_sample − 1))", 0, hover),
         line_trace(rate, srs, "simple random sampling, same size (eq. 3)", 2, hover),
         _hline(float(rate[0]), float(rate[-1]), eps, NONE, colour=REFERENCE_COLOUR, dash="dash"),
     ]
@@ -394,8 +393,8 @@ def pps_figure(
         t["customdata"] = m.astype(np.int64)
     layout = chart_layout(
         title=f"PPS on “{label}”: the largest record caps the amplification",
-        x_title="sampling rate m/N",
-        y_title="ε′ (guarantee for the population)",
+        x_title="sampling rate n/N",
+        y_title="ε_target (guarantee for the population)",
         log_x=True,
         hovermode="closest",
     )
@@ -419,7 +418,7 @@ def systematic_figure(
     intervals = whole_grid(2, population_size)
     lower, upper = cl.systematic_eps_bounds(eps, population_size, intervals)
     srs = cl.srs_eps(eps, intervals, 1)
-    hover = "interval %{x:,.0f}<br>ε′ %{y:.5g}<extra>%{fullData.name}</extra>"
+    hover = "interval %{x:,.0f}<br>ε_target %{y:.5g}<extra>%{fullData.name}</extra>"
     traces: list[dict[str, Any]] = [
         line_trace(intervals, lower, "known order: lower bound (Thm 5.1)", 0, hover),
         line_trace(intervals, upper, "known order: upper bound (Thm 5.2)", 1, hover),
@@ -433,13 +432,13 @@ def systematic_figure(
             up,
             f"your interval: every {current_interval:,}th record",
             series_style(3)["color"],
-            f"interval {current_interval:,}<br>ε′ between {lo:.5g} and {up:.5g}",
+            f"interval {current_interval:,}<br>ε_target between {lo:.5g} and {up:.5g}",
         )
     )
     layout = chart_layout(
-        title=f"Systematic sampling of N = {population_size:,} records: every k-th record",
+        title=f"Systematic sampling: every k-th of N = {population_size:,}",
         x_title="sampling interval k (sample ≈ N/k records)",
-        y_title="ε′ (guarantee for the population)",
+        y_title="ε_target (guarantee for the population)",
         log_x=True,
         hovermode="closest",
     )
@@ -469,13 +468,13 @@ def hypothesis_figure(
     *,
     log_y: bool = False,
 ) -> tuple[go.Figure, pd.DataFrame]:
-    """Theorem 5.3's lower bound against the sharpness ε′ of a test for "cluster i drawn?"."""
+    """Theorem 5.3's lower bound against the sharpness γ of a test for "cluster i drawn?"."""
     tests = np.geomspace(1e-3, 1e3, CURVE_POINTS)
     bound = cl.hypothesis_test_bound(eps, tests, clusters_total, clusters_sampled)
     srs = float(cl.srs_eps(eps, clusters_total, clusters_sampled))
-    hover = "test sharpness ε′ %{x:.4g}<br>ε̃ ≥ %{y:.5g}<extra>%{fullData.name}</extra>"
+    hover = "test sharpness γ %{x:.4g}<br>ε_target ≥ %{y:.5g}<extra>%{fullData.name}</extra>"
     traces: list[dict[str, Any]] = [
-        line_trace(tests, bound, "Theorem 5.3: lower bound on ε̃ (ε″ = ε)", 0, hover),
+        line_trace(tests, bound, "Theorem 5.3: lower bound on ε_target", 0, hover),
         _hline(1e-3, 1e3, srs, SRS, colour=series_style(2)["color"], dash="dot"),
         _hline(1e-3, 1e3, eps, NONE, colour=REFERENCE_COLOUR, dash="dash"),
     ]
@@ -486,15 +485,15 @@ def hypothesis_figure(
             _marker(
                 test_now,
                 y_now,
-                f"counting test, cluster of {current_size:,}: ε′ = nε = {test_now:.3g}",
+                f"counting test, cluster of {current_size:,}: γ = M·ε_sample = {test_now:.3g}",
                 series_style(3)["color"],
-                f"ε′ = {test_now:.4g}<br>ε̃ ≥ {y_now:.5g}",
+                f"γ = {test_now:.4g}<br>ε_target ≥ {y_now:.5g}",
             )
         )
     layout = chart_layout(
-        title="Sharper tests for “was cluster i drawn?” leave less amplification",
-        x_title="sharpness of the test ε′ (log of its likelihood ratio)",
-        y_title="ε̃ (guarantee for the population)",
+        title="Sharper tests of “cluster i drawn?” leave less amplification",
+        x_title="sharpness γ of the test (log of its likelihood ratio)",
+        y_title="ε_target (guarantee for the population)",
         log_x=True,
         hovermode="closest",
     )
@@ -518,7 +517,7 @@ def counting_test_table(eps: float, size: int) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "cluster i": ["drawn", "not drawn"],
-            "Pr(count + noise > n)": [p_in, math.exp(log_out)],
+            "Pr(count + noise > M)": [p_in, math.exp(log_out)],
         }
     )
 
@@ -565,10 +564,10 @@ def _fmt(x: float) -> str:
 
 
 def eps_range(lower: float, upper: float) -> str:
-    """“ε′ between a and b”, or “ε′ ≈ a” when both print alike to four digits."""
+    """“ε_target between a and b”, or “ε_target ≈ a” when both print alike to four digits."""
     if _fmt(lower) == _fmt(upper):
-        return f"ε′ ≈ {_fmt(upper)}"
-    return f"ε′ between {_fmt(lower)} and {_fmt(upper)}"
+        return f"ε_target ≈ {_fmt(upper)}"
+    return f"ε_target between {_fmt(lower)} and {_fmt(upper)}"
 
 
 def exp_text(x: float) -> str:
@@ -594,10 +593,10 @@ def reading(numbers: dict[str, float], clusters_total: int, clusters_sampled: in
     if clusters_sampled >= clusters_total:
         return (
             f"All {clusters_total:,} clusters are drawn, so the sample is the population and "
-            f"nothing is amplified: ε′ = ε = {eps:g}."
+            f"nothing is amplified: ε_target = ε_sample = {eps:g}."
         )
     value = (
-        f"**ε′ = {_fmt(upper)}** (the two bounds coincide)"
+        f"**ε_target = {_fmt(upper)}** (the two bounds coincide)"
         if math.isclose(lower, upper, rel_tol=1e-12)
         else f"**{eps_range(lower, upper)}**"
     )
@@ -608,9 +607,9 @@ def reading(numbers: dict[str, float], clusters_total: int, clusters_sampled: in
     )
     text = (
         f"The agency draws **{clusters_sampled:,} of {clusters_total:,} clusters** ({frac}) "
-        f"{sizes}, and runs a mechanism with **ε = {eps:g}** on every record of the drawn "
-        f"clusters. A person in the population is then protected at {value}. A simple random "
-        f"sample of the same {frac} of the records would give **ε′ = {_fmt(srs)}**. Cluster "
+        f"{sizes}, and runs a mechanism with **ε_sample = {eps:g}** on every record of the drawn "
+        f"clusters. A person in the population is then protected at {value}. A Poisson "
+        f"sample of the same {frac} of the records would give **ε_target = {_fmt(srs)}**. Cluster "
         f"sampling keeps {kept} of that amplification"
     )
     if numbers["kept_high"] < 0.01:
@@ -621,44 +620,12 @@ def reading(numbers: dict[str, float], clusters_total: int, clusters_sampled: in
     if 0 < half < math.inf:
         text += (
             f" Half of it is lost once the person's cluster and one other cluster hold about "
-            f"{half:,.1f} records together (n_i + n_other; equal clusters of about "
+            f"{half:,.1f} records together (M_i + M_other; equal clusters of about "
             f"{max(half / 2, 0.5):,.1f} records)."
         )
     return text
 
 
-def python_snippet(
-    eps: float, clusters_total: int, clusters_sampled: int, size: int, spread: float
-) -> str:
-    """Python that reproduces the page's headline numbers with :mod:`core.clusters`."""
-    n_min, n_max = other_sizes(size, spread)
-    return f"""from core import clusters as cl
-
-eps, k, ell = {eps:g}, {clusters_total}, {clusters_sampled}
-n_i, n_min, n_max = {size}, {int(n_min)}, {int(n_max)}
-
-lower, upper = cl.cluster_eps_bounds(eps, k, ell, n_i, n_min, n_max)  # Theorems 5.1 and 5.2
-srs = cl.srs_eps(eps, k, ell)                                         # eq. (3) at rate ell/k
-print(lower, upper, srs)
-
-# Two-stage: Poisson sampling with probability r inside the drawn clusters (upper bound)
-print(cl.two_stage_eps_upper(eps, k, ell, n_i, n_max, within_rate=0.1))
-
-# Theorem 5.3: a counting test on a cluster of n_i records has sharpness eps * n_i
-print(cl.hypothesis_test_bound(eps, eps * n_i, k, ell))
-
-# Systematic sampling (§6.3): every 100th of 10,001 records, order known to the attacker
-print(cl.systematic_eps_bounds(eps, 10001, 100))
-
-# Per-cluster bounds for a population with a cluster column
-from core.populations import make_builtin
-
-pop = make_builtin("establishments", seed=0)
-labels, sizes = cl.cluster_sizes(pop.clusters)
-print(cl.per_cluster_bounds(eps, sizes, clusters_sampled=10, labels=labels).head())
-"""
-
-
 def bounds_table(rows: Sequence[tuple[str, float, float]]) -> pd.DataFrame:
-    """A small table of designs with their lower and upper bounds on ε′."""
-    return pd.DataFrame(rows, columns=["design", "ε′ lower bound", "ε′ upper bound"])
+    """A small table of designs with their lower and upper bounds on ε_target."""
+    return pd.DataFrame(rows, columns=["design", "ε_target lower bound", "ε_target upper bound"])

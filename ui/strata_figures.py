@@ -187,7 +187,7 @@ def simulation_figure(sim: pd.DataFrame, truth: float, value_label: str) -> go.F
 
 
 def privacy_rate_frame(eps: float, rate: float) -> pd.DataFrame:
-    """ε′ against the rate: Theorem 7.2, its 6rε form and simple random sampling."""
+    """ε_target against the rate: Theorem 7.2, its 6rε form and simple random sampling."""
     rates = np.union1d(np.geomspace(1e-4, 1.0, 240), [rate])
     return pd.DataFrame(
         {
@@ -203,7 +203,7 @@ def privacy_rate_frame(eps: float, rate: float) -> pd.DataFrame:
 def privacy_rate_figure(
     eps: float, rate: float, markers: list[tuple[str, float, str]]
 ) -> tuple[go.Figure, pd.DataFrame]:
-    """ε′ against the sampling rate, with this population's designs marked at its rate.
+    """ε_target against the sampling rate, with this population's designs marked at its rate.
 
     ``markers`` holds (label, privacy loss at ``rate``, design) for the noisy-count attack;
     losses of 0 cannot be drawn on the log axis and are left out.
@@ -216,7 +216,7 @@ def privacy_rate_figure(
             data["Theorem 7.2 bound"],
             "proportional, randomised rounding: upper bound (Thm 4.3/7.2)",
             2,
-            "r %{x:.4g}<br>ε′ ≤ %{y:.4g}<extra>Theorem 7.2</extra>",
+            "r %{x:.4g}<br>ε_target ≤ %{y:.4g}<extra>Theorem 7.2</extra>",
         ),
         line_trace(
             r,
@@ -230,7 +230,7 @@ def privacy_rate_figure(
             data["simple random sample"],
             "simple random sample (Thm 2.2)",
             3,
-            "r %{x:.4g}<br>ε′ = %{y:.4g}<extra>simple random sample</extra>",
+            "r %{x:.4g}<br>ε_target = %{y:.4g}<extra>simple random sample</extra>",
         ),
     ]
     symbols = {NEYMAN: "x", PROP_DET: "diamond", PROP_RAND: "circle"}
@@ -254,16 +254,16 @@ def privacy_rate_figure(
             }
         )
     layout = chart_layout(
-        title=f"Guarantee for the population ε′ against the rate (ε = {eps:g})",
+        title=f"Population guarantee against the rate (ε_sample = {eps:.3g})",
         x_title="sampling rate r = m / N",
-        y_title="ε′ (privacy loss for the population)",
+        y_title="ε_target (guarantee for the population)",
         log_x=True,
         log_y=True,
         hovermode="closest",
         height=460,
     )
     _legend_below(layout, -0.25)
-    eps_line = reference_line(eps, text=f"ε = {eps:g}: no sampling")
+    eps_line = reference_line(eps, text=f"ε_sample = {eps:.3g}: no sampling")
     eps_line["label"]["textposition"] = "start"  # type: ignore[index]
     layout["shapes"] = [
         eps_line,
@@ -330,7 +330,7 @@ def neighbour_figure(cmp: strata.NeighbourComparison, changed: tuple[int, int]) 
             }
         traces.append(bar)
     layout = chart_layout(
-        title="Sampled records that move when one record of the population changes",
+        title="Sampled records that move when one record changes",
         x_title="stratum",
         y_title="m′_i − m_i (records)",
         hovermode="x unified",
@@ -410,59 +410,35 @@ def random_size_figure(table: pd.DataFrame, eps: float, n: int) -> go.Figure:
     x = table["σ of the size"]
     traces = [
         line_trace(
-            x, table["upper bound"], "upper bound", 0, "σ %{x:.4g}<br>ε′ ≤ %{y:.5g}<extra></extra>"
+            x,
+            table["upper bound"],
+            "upper bound",
+            0,
+            "σ %{x:.4g}<br>ε_target ≤ %{y:.5g}",
         ),
         line_trace(
-            x, table["lower bound"], "lower bound", 1, "σ %{x:.4g}<br>ε′ ≥ %{y:.5g}<extra></extra>"
+            x,
+            table["lower bound"],
+            "lower bound",
+            1,
+            "σ %{x:.4g}<br>ε_target ≥ %{y:.5g}",
         ),
         line_trace(
             x,
             table["fixed size (Thm 2.2)"],
             "fixed size at the mean (Thm 2.2)",
             2,
-            "σ %{x:.4g}<br>ε′ = %{y:.5g}<extra>fixed size</extra>",
+            "σ %{x:.4g}<br>ε_target = %{y:.5g}<extra>fixed size</extra>",
         ),
     ]
     layout = chart_layout(
-        title=f"Random sample size on n = {n:,} records, ε = {eps:g} (Bun et al. Figure 2)",
+        title=f"Random sample size, N = {n:,}, ε_sample = {eps:g} (Fig. 2)",
         x_title="standard deviation σ of the sample size (records)",
-        y_title="ε′ (privacy loss for the population)",
+        y_title="ε_target (guarantee for the population)",
         log_x=True,
         hovermode="x unified",
     )
-    line = reference_line(eps, text=f"ε = {eps:g}: no amplification")
+    line = reference_line(eps, text=f"ε_sample = {eps:g}: no amplification")
     line["label"] = {**line["label"], "textposition": "start", "yanchor": "top"}  # type: ignore[dict-item]
     layout["shapes"] = [line]
     return make_figure(traces, layout)
-
-
-# --------------------------------------------------------------------------------------------
-# Reproduce in Python
-# --------------------------------------------------------------------------------------------
-
-
-def python_snippet(population_line: str, m: int, eps: float, seed: int) -> str:
-    """Code that recomputes the page's numbers with :mod:`core.strata`."""
-    return f"""import numpy as np
-from core import strata
-from core.populations import load_population_csv, make_builtin
-
-{population_line}
-summ = strata.stratum_summary(pop.values, pop.strata)
-m, eps = {m}, {eps:g}
-rate = m / pop.size
-
-neyman = strata.neyman_allocation(summ.sizes, summ.sds, m)
-rounded = strata.proportional_allocation(summ.sizes, rate, "deterministic")
-randomised = strata.proportional_allocation(summ.sizes, rate, "randomized", rng={seed})
-print(neyman, rounded, randomised, sep="\\n")
-print("Var, Neyman:", strata.stratified_mean_variance(summ.sizes, summ.sds, neyman))
-print("Var, randomised:", strata.randomized_proportional_variance(summ.sizes, summ.sds, rate))
-
-# Privacy: Theorem 7.2 against simple random sampling, and the Appendix E.1 neighbour
-print("eps' <=", strata.proportional_eps_bound(eps, rate), "~ 6 r eps =", 6 * rate * eps)
-neighbour = strata.top_code_neighbour(pop.values, summ, new_value=pop.upper)
-cmp = strata.compare_neighbours(summ, neighbour, m)
-print("Neyman shift:", cmp.neyman_shift, "loss >=", cmp.count_loss(eps, "neyman"))
-print("14 vs 15 at r = 1/10:", strata.rounding_example(14, 0.1).deterministic)
-"""

@@ -688,3 +688,85 @@ def test_other_invalid_arguments() -> None:
         cl.combined_size_for_eps(1.0, 10, 2, 0.0)
     with pytest.raises(ValueError, match="labels must be a non-empty"):
         cl.cluster_sizes([])
+
+
+# ---------------------------------------------------------------------------------------
+# The inverse direction: ε_target in, ε_sample out (issue 10, item 7)
+# ---------------------------------------------------------------------------------------
+
+
+@FAST
+@given(
+    t=st.floats(1e-10, 500.0),
+    k=st.integers(2, 10**6),
+    frac=st.floats(1e-6, 1.0),
+    s=st.floats(0.0, 1e5),
+)
+def test_eps_sample_for_target_round_trips(t, k, frac, s):
+    ell = max(1, min(k, round(frac * k)))
+    e = cl.eps_sample_for_target(t, k, ell, s)
+    assert t <= e <= amp.eps_sample(t, ell / k) * (1 + 1e-12)
+    back = cl.cluster_eps(e, k, ell, s)
+    # Where the bound is flat at ε (huge clusters) any ε_sample ≥ t maps to t; otherwise exact.
+    assert back == pytest.approx(t, rel=1e-9)
+
+
+@FAST
+@given(t=st.floats(1e-8, 50.0), k=st.integers(3, 10**5), s=st.floats(0.0, 1e3))
+def test_eps_sample_for_target_is_monotone(t, k, s):
+    ell = max(1, k // 3)
+    e1 = cl.eps_sample_for_target(t, k, ell, s)
+    assert cl.eps_sample_for_target(t * 1.5, k, ell, s) >= e1  # more promised, more allowed
+    assert cl.eps_sample_for_target(t, k, ell, s + 10.0) <= e1 * (1 + 1e-12)  # larger clusters
+
+
+def test_eps_sample_for_target_limits():
+    t, k, ell = 0.3, 1000, 100
+    # s = 0: simple random sampling (eq. 3), whose inverse is Hu et al.'s eps_sample.
+    assert cl.eps_sample_for_target(t, k, ell, 0.0) == pytest.approx(
+        amp.eps_sample(t, ell / k), rel=1e-12
+    )
+    # Huge clusters: no amplification, ε_sample = ε_target.
+    assert cl.eps_sample_for_target(t, k, ell, 1e7) == t
+    # Every cluster drawn: no amplification.
+    assert cl.eps_sample_for_target(t, k, k, 5.0) == t
+    # Extremes stay finite and exact.
+    assert cl.eps_sample_for_target(1000.0, 10**6, 1, 0.0) == pytest.approx(1000 + math.log(1e6))
+    tiny = cl.eps_sample_for_target(1e-12, 10, 1, 2.0)
+    assert cl.cluster_eps(tiny, 10, 1, 2.0) == pytest.approx(1e-12, rel=1e-12)
+
+
+def test_eps_sample_for_target_matches_a_hand_computed_equal_size_point():
+    # k = 2, ℓ = 1, equal clusters of n: s = 2n. With ε_sample = ln 3 and s = 0:
+    # ε' = ln(1 + (1/2)·2/(1/2 + 1/2)) = ln 2, so the inverse of ln 2 at s = 0 is ln 3.
+    assert cl.eps_sample_for_target(LN2, 2, 1, 0.0) == pytest.approx(LN3, rel=1e-13)
+    # Paper example (Bun et al. §5.1, text after Theorem 5.2): as (n_i + n_min)·ε grows the
+    # bound reaches ε, so households of 1,000 give no room: ε_sample = ε_target.
+    assert cl.eps_sample_for_target(1.0, 1000, 100, 2000.0) == pytest.approx(1.0, rel=1e-12)
+
+
+def test_eps_sample_bounds_for_target_invert_both_theorems():
+    t, k, ell, ni, lo, hi = 0.2, 500, 50, 8, 3, 40
+    safe, unsafe = cl.eps_sample_bounds_for_target(t, k, ell, ni, lo, hi)
+    assert safe < unsafe
+    lower, upper = cl.cluster_eps_bounds(safe, k, ell, ni, lo, hi)
+    assert upper == pytest.approx(t, rel=1e-10)  # Theorem 5.2 just meets the target
+    lower, upper = cl.cluster_eps_bounds(unsafe, k, ell, ni, lo, hi)
+    assert lower == pytest.approx(t, rel=1e-10)  # Theorem 5.1 just meets the target
+    same = cl.eps_sample_bounds_for_target(t, k, ell, 10, 10, 10)
+    assert same.lower == same.upper
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        (0.0, 10, 1, 1.0),
+        (-1.0, 10, 1, 1.0),
+        (math.inf, 10, 1, 1.0),
+        (0.1, 10, 11, 1.0),
+        (0.1, 10, 1, -1.0),
+    ],
+)
+def test_eps_sample_for_target_rejects_bad_arguments(args):
+    with pytest.raises(ValueError):
+        cl.eps_sample_for_target(*args)

@@ -578,3 +578,62 @@ def test_simulation_reports_empty_strata_as_nan() -> None:
 def test_invalid_arguments_raise_value_error(call, message) -> None:
     with pytest.raises(ValueError, match=message):
         call()
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 10: ε_target in → ε_sample out (Theorems 4.3/7.2 inverted), numeric stratum labels
+# ---------------------------------------------------------------------------------------------
+
+
+def _inverse_by_brentq(t: float, r: float) -> float:
+    """Slow reference: bracket and bisect the monotone bound with scipy's brentq."""
+    from scipy.optimize import brentq
+
+    hi = 1.0
+    while S.proportional_eps_bound(hi, r) < t:
+        hi *= 2.0
+    return brentq(lambda e: S.proportional_eps_bound(e, r) - t, 0.0 + 1e-300, hi, xtol=1e-13)
+
+
+@FAST
+@given(t=st.floats(1e-10, 1000.0), r=st.floats(1e-6, 1.0))
+def test_proportional_inverse_round_trips(t, r):
+    e = S.proportional_eps_sample_for_target(t, r)
+    assert S.proportional_eps_bound(e, r) == pytest.approx(t, rel=1e-9)
+
+
+@FAST
+@given(t=st.floats(1e-6, 30.0), r=st.floats(1e-4, 1.0))
+def test_proportional_inverse_matches_brentq_and_is_monotone(t, r):
+    e = S.proportional_eps_sample_for_target(t, r)
+    assert e == pytest.approx(_inverse_by_brentq(t, r), rel=1e-9, abs=1e-13)
+    assert S.proportional_eps_sample_for_target(t * 1.1, r) > e
+    assert S.proportional_eps_sample_for_target(t, min(1.0, r * 1.1)) <= e
+
+
+def test_proportional_inverse_limits_and_paper_value():
+    # Small budgets: the bound is ≈ 6rε (Theorem 4.3), so ε_sample ≈ ε_target/(6r).
+    assert S.proportional_eps_sample_for_target(1e-12, 0.1) == pytest.approx(1e-12 / 0.6, rel=1e-9)
+    # r = 1: (1 + 2x)(1 + x) = e^t; at t = ln 6, x = 1, so ε_sample = ln(2)/2.
+    assert S.proportional_eps_sample_for_target(math.log(6.0), 1.0) == pytest.approx(
+        math.log(2.0) / 2, rel=1e-14
+    )
+    # Finite and exact far out: ε_target = 1000 (the log branch) round-trips.
+    e = S.proportional_eps_sample_for_target(1000.0, 0.01)
+    assert math.isfinite(e) and S.proportional_eps_bound(e, 0.01) == pytest.approx(1000.0)
+    # Paper (§7.3): the budget on the sample is about ε/(6r): at r = 1/100 and
+    # ε_target = 10⁻⁴ that is 1/600 (the approximation is first order in ε_sample).
+    assert S.proportional_eps_sample_for_target(1e-4, 0.01) == pytest.approx(1 / 600, rel=0.01)
+    with pytest.raises(ValueError, match="eps_target"):
+        S.proportional_eps_sample_for_target(0.0, 0.1)
+    with pytest.raises(ValueError, match="rate"):
+        S.proportional_eps_sample_for_target(0.1, 1.5)
+
+
+def test_numeric_text_stratum_labels_sort_as_numbers():
+    labels = np.array([str(i) for i in (10, 2, 1, 11, 2, 10, 1, 3)])
+    summ = S.stratum_summary(np.arange(labels.size, dtype=float), labels)
+    assert summ.labels == ("1", "2", "3", "10", "11")
+    assert summ.sizes.tolist() == [2, 2, 1, 2, 1]
+    # codes still point at the right stratum
+    assert [summ.labels[c] for c in summ.codes] == labels.tolist()

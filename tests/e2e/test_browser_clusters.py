@@ -7,7 +7,7 @@ from urllib.parse import parse_qs, urlparse
 from tests.e2e.helpers import errors_on_page, exceptions_on_page, plot_texts, screenshot, settle
 
 TABS = (
-    "ε′ vs fraction drawn",
+    "ε_target vs fraction drawn",
     "This population's clusters",
     "Two-stage",
     "PPS & systematic",
@@ -46,8 +46,8 @@ def test_cluster_page_loads_from_the_menu_with_all_lines(page, app_url):
     for name in (
         "lower bound (Thm 5.1)",
         "upper bound (Thm 5.2)",
-        "simple random sampling, same fraction (eq. 3)",
-        "no amplification (ε)",
+        "Poisson sampling, same fraction (eq. 3)",
+        "no amplification (ε_target = ε_sample)",
     ):
         assert name in texts, name
     assert "Reading." in _main_text(page)
@@ -74,13 +74,13 @@ def test_size_slider_moves_the_result_and_the_url(page, app_url):
 def test_exact_boxes_and_url_reproduce_a_design(page, app_url):
     _open(page, f"{app_url}/clusters?cl_size=1000&cl_k=100&cl_l=10&cl_eps=0.1")
     assert "in effect none" in _main_text(page)
-    assert "10 of 100 clusters drawn" in plot_texts(page)
+    assert "ℓ/k = 0.1)" in plot_texts(page)
     box = page.locator(".st-key-cl_k input")
     box.fill("5000")
     box.press("Enter")
     settle(page)
     assert _query(page).get("cl_k") == ["5000"]
-    assert "10 of 5,000 clusters drawn" in plot_texts(page)
+    assert "ℓ/k = 0.002)" in plot_texts(page)
     # More clusters drawn than exist: explained, not a crash.
     box = page.locator(".st-key-cl_l input")
     box.fill("9000")

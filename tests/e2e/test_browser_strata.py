@@ -33,7 +33,7 @@ def test_strata_page_loads_and_sample_size_moves_the_chart(page, app_url):
     _scroll_to_top_of(page.get_by_text("Variance of the estimated population mean").first)
     screenshot(page, "strata_variance")
 
-    box = page.get_by_role("spinbutton", name="Total sample size m")
+    box = page.get_by_role("spinbutton", name="Total sample size n (the paper's m)")
     box.fill("2000")
     box.press("Enter")
     settle(page)

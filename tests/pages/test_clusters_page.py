@@ -10,8 +10,8 @@ from tests.pages.harness import array, charts, open_page, trace_names
 from ui import cluster_figures as figs
 
 PAGE = "app_pages/clusters.py"
-SIZE_TAB = "ε′ vs cluster size"
-FRACTION_TAB = "ε′ vs fraction drawn"
+SIZE_TAB = "ε_target vs cluster size"
+FRACTION_TAB = "ε_target vs fraction drawn"
 POPULATION_TAB = "This population's clusters"
 TWO_STAGE_TAB = "Two-stage"
 OTHER_TAB = "PPS & systematic"
@@ -19,8 +19,16 @@ TEST_TAB = "Hypothesis-testing view"
 TABS = (SIZE_TAB, FRACTION_TAB, POPULATION_TAB, TWO_STAGE_TAB, OTHER_TAB, TEST_TAB)
 
 
+def _metric_number(metric) -> float:
+    """The metric's number; a vacuous bound shows words and keeps its number in the help."""
+    try:
+        return float(metric.value)
+    except ValueError:
+        return float(metric.proto.help.split(";")[0])
+
+
 def _metrics(at) -> dict[str, float]:
-    return {m.label: float(m.value) for m in at.metric}
+    return {m.label: _metric_number(m) for m in at.metric}
 
 
 def _reading(at) -> str:
@@ -37,10 +45,10 @@ def test_default_page_draws_the_size_chart_with_all_reference_lines():
     names = trace_names(at)
     assert {figs.LOWER, figs.UPPER, figs.SRS, figs.NONE} <= names
     metrics = _metrics(at)
-    assert metrics["No amplification (ε)"] == pytest.approx(0.1)
+    assert metrics["No sampling (ε_target = ε_sample)"] == pytest.approx(0.1)
     lower, upper = cl.cluster_eps_bounds(0.1, 1000, 100, 10, 10, 10)
-    assert metrics["ε′ lower bound (Thm 5.1)"] == pytest.approx(lower, rel=1e-3)
-    assert metrics["ε′ upper bound (Thm 5.2)"] == pytest.approx(upper, rel=1e-3)
+    assert metrics["ε_target lower bound (Thm 5.1)"] == pytest.approx(lower, rel=1e-3)
+    assert metrics["ε_target upper bound (Thm 5.2)"] == pytest.approx(upper, rel=1e-3)
     assert "the two bounds coincide" in _reading(at)
 
 
@@ -72,12 +80,12 @@ def test_every_tab_runs(tab, population):
 
 def test_larger_clusters_erase_the_amplification():
     at = open_page(PAGE)
-    before = _metrics(at)["ε′ lower bound (Thm 5.1)"]
+    before = _metrics(at)["ε_target lower bound (Thm 5.1)"]
     at.number_input(key="cl_size").set_value(1000).run()
     assert not at.exception
     after = _metrics(at)
-    assert after["ε′ lower bound (Thm 5.1)"] > before
-    assert after["ε′ lower bound (Thm 5.1)"] == pytest.approx(0.1, rel=1e-4)
+    assert after["ε_target lower bound (Thm 5.1)"] > before
+    assert after["ε_target lower bound (Thm 5.1)"] == pytest.approx(0.1, rel=1e-4)
     assert "in effect none" in _reading(at)
     marker = next(t for t in charts(at)[0]["data"] if t["name"].startswith("your clusters"))
     assert array(marker["x"])[0] == 1000
@@ -99,8 +107,8 @@ def test_url_state_reproduces_singleton_clusters():
     assert at.select_slider(key="cl_size__slider").value == 1
     metrics = _metrics(at)
     lower, _ = cl.cluster_eps_bounds(1.0, 10, 1, 1, 1, 1)
-    assert metrics["ε′ lower bound (Thm 5.1)"] == pytest.approx(lower, rel=1e-3)
-    assert metrics["Simple random sampling, same fraction"] == pytest.approx(
+    assert metrics["ε_target lower bound (Thm 5.1)"] == pytest.approx(lower, rel=1e-3)
+    assert metrics["Poisson sampling, same fraction (eq. 3)"] == pytest.approx(
         cl.srs_eps(1.0, 10, 1), rel=1e-3
     )
 
@@ -111,7 +119,7 @@ def test_more_clusters_drawn_than_exist_is_explained():
     at.number_input(key="cl_l").set_value(50).run()
     assert not at.exception
     assert any("cannot be drawn" in w.value for w in at.warning)
-    assert _metrics(at)["ε′ lower bound (Thm 5.1)"] == pytest.approx(0.1)
+    assert _metrics(at)["ε_target lower bound (Thm 5.1)"] == pytest.approx(0.1)
 
 
 def test_presets_set_the_paper_settings():
@@ -161,19 +169,19 @@ def test_two_stage_rate_moves_the_curve():
 
 def test_systematic_interval_changes_the_design_table():
     at = open_page(PAGE, {"cl_view": OTHER_TAB, "population": "Establishments"})
-    assert "PPS: lower bound max ln(1 + aᵢ(e^ε − 1))" in trace_names(at)
+    assert "PPS: lower bound max ln(1 + aᵢ(e^ε_sample − 1))" in trace_names(at)
     at.number_input(key="cl_sys_k").set_value(20000).run()
     table = next(df.value for df in at.dataframe if "design" in df.value.columns)
     known = table.set_index("design").loc["systematic, order known to the attacker"]
     lo, up = cl.systematic_eps_bounds(0.1, 100_000, 20000)
-    assert known["ε′ lower bound"] == pytest.approx(lo)
-    assert known["ε′ upper bound"] == pytest.approx(up)
+    assert known["ε_target lower bound"] == pytest.approx(lo)
+    assert known["ε_target upper bound"] == pytest.approx(up)
 
 
 def test_hypothesis_tab_shows_the_counting_test():
     at = open_page(PAGE, {"cl_view": TEST_TAB, "cl_size": "20"})
     table = next(df.value for df in at.dataframe if "cluster i" in df.value.columns)
-    p = dict(zip(table["cluster i"], table["Pr(count + noise > n)"], strict=True))
+    p = dict(zip(table["cluster i"], table["Pr(count + noise > M)"], strict=True))
     assert p["drawn"] == 0.5 and p["not drawn"] == pytest.approx(0.5 * np.exp(-2.0))
     assert any(n.startswith("counting test, cluster of 20") for n in trace_names(at))
 
@@ -194,11 +202,14 @@ def test_extreme_values_stay_finite():
 def test_python_snippet_runs_and_reproduces_the_numbers():
     at = open_page(PAGE, {"cl_size": "7", "cl_spread": "2"})
     code = at.get("code")[0].proto.code_text
-    assert "eps, k, ell = 0.1, 1000, 100" in code
+    assert "eps_sample, k, ell = 0.1, 1000, 100" in code
+    assert "M_i, M_min, M_max = 7, 4, 14" in code
     printed: list[tuple] = []
     exec(compile(code, "snippet", "exec"), {"print": lambda *a: printed.append(a)})
-    lower, upper, srs = printed[0]
+    values = {a[0]: a[1] for a in printed if len(a) == 2 and isinstance(a[0], str)}
     metrics = _metrics(at)
-    assert srs == pytest.approx(metrics["Simple random sampling, same fraction"], rel=1e-3)
-    assert lower == pytest.approx(metrics["ε′ lower bound (Thm 5.1)"], rel=1e-3)
-    assert upper == pytest.approx(metrics["ε′ upper bound (Thm 5.2)"], rel=1e-3)
+    assert values["poisson ="] == pytest.approx(
+        metrics["Poisson sampling, same fraction (eq. 3)"], rel=1e-3
+    )
+    assert values["lower ="] == pytest.approx(metrics["ε_target lower bound (Thm 5.1)"], rel=1e-3)
+    assert values["upper ="] == pytest.approx(metrics["ε_target upper bound (Thm 5.2)"], rel=1e-3)

@@ -93,7 +93,7 @@ def test_privacy_tab_without_strata_still_shows_the_theory():
     at = open_page(PAGE, {"strat_view": "Privacy"})
     assert not at.exception
     assert any("has no strata" in i.value for i in at.info)
-    assert _chart(at, "Guarantee for the population")
+    assert _chart(at, "Population guarantee against the rate")
     assert _chart(at, "Released noisy count")
 
 
@@ -115,10 +115,10 @@ def test_privacy_tab_shows_neyman_degradation_and_paper_example():
 
 def test_privacy_eps_changes_the_bound_curve():
     at = _open({"strat_view": "Privacy"})
-    before = array(_chart(at, "Guarantee for the population")["data"][0]["y"])
+    before = array(_chart(at, "Population guarantee against the rate")["data"][0]["y"])
     at.number_input(key="strat_eps").set_value(0.05).run()
     assert not at.exception
-    after = array(_chart(at, "Guarantee for the population")["data"][0]["y"])
+    after = array(_chart(at, "Population guarantee against the rate")["data"][0]["y"])
     assert np.all(after < before)
     assert np.all(np.isfinite(after))
 
@@ -126,7 +126,7 @@ def test_privacy_eps_changes_the_bound_curve():
 def test_extreme_eps_stays_finite():
     at = _open({"strat_view": "Privacy", "strat_eps": "1000"})
     assert not at.exception
-    for trace in _chart(at, "Guarantee for the population")["data"]:
+    for trace in _chart(at, "Population guarantee against the rate")["data"]:
         assert np.all(np.isfinite(array(trace["y"])))
 
 
@@ -190,7 +190,7 @@ def test_paper_preset_sets_the_establishments_and_m():
 def test_reproduce_snippet_uses_current_parameters():
     at = _open({"strat_m": "2500"})
     code = next(c.value for c in at.code if "strata.neyman_allocation" in c.value)
-    assert "m, eps = 2500, 0.5" in code and 'make_builtin("establishments"' in code
+    assert "m, eps_sample = 2500, 0.5" in code and "make_builtin('establishments'" in code
 
 
 @pytest.mark.parametrize("m", ["1", "12", "100000"])
@@ -257,7 +257,7 @@ def test_uploaded_population_whose_smallest_record_is_alone_in_its_stratum():
     labels = ["tiny"] + ["a"] * 25 + ["b"] * 25
     at = _open_uploaded(_uploaded(values, labels), {"strat_m": "20", "strat_view": "Privacy"})
     assert any("cannot be built" in w.value for w in at.warning)
-    assert _chart(at, "Guarantee for the population")
+    assert _chart(at, "Population guarantee against the rate")
 
 
 def test_many_strata_are_capped_in_the_charts():
