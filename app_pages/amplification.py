@@ -283,7 +283,7 @@ def steinke_view() -> None:
         ),
         formulas=[r"\text{noise factor} \le \frac{c}{\log(1+c)}"],
     )
-    reproduce(text.steinke_snippet(st_eps, st_p))
+    reproduce(text.steinke_snippet(st_eps, st_p, st_c))
 
 
 # Only the open tab computes (bind= makes the tabs lazy and puts the open tab in the URL).

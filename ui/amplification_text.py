@@ -92,11 +92,16 @@ print(f"delta_sample={{delta_sample:.6g}}", "(vacuous)" if delta_sample >= 1 els
 """
 
 
-def steinke_snippet(eps_values: Sequence[float], rates: Sequence[float]) -> str:
-    """Python for Steinke's ratio p·ε_p/ε at the page's ε and p values."""
+def steinke_snippet(
+    eps_values: Sequence[float], rates: Sequence[float], constants: Sequence[float]
+) -> str:
+    """Python for Steinke's ratio p·ε_p/ε at the page's ε and p, and the floors log(1+c)/c."""
     return f"""from core import amplification as amp
 
 for eps in {_floats(eps_values)}:
     for p in {_floats(rates)}:
         print(f"eps={{eps:g}} p={{p:g}} ratio={{amp.steinke_ratio(eps, p):.6g}}")
+for c in {_floats(constants)}:
+    # with ε = c·p the ratio never falls below log(1 + c)/c (Steinke, eq. 6)
+    print(f"c={{c:g}} floor={{amp.steinke_floor(c):.6g}}")
 """

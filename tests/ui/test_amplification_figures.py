@@ -65,7 +65,7 @@ def test_snippets_run_and_use_the_parameters(capsys):
     for snippet in (
         code,
         text.forward_snippet([0.1, 1.0], 0.001, 5e-5),
-        text.steinke_snippet([0.1, 1.0], [0.01, 0.5]),
+        text.steinke_snippet([0.1, 1.0], [0.01, 0.5], [2.0]),
     ):
         exec(compile(snippet, "<snippet>", "exec"), {})  # the snippet must run as printed
     printed = capsys.readouterr().out
