@@ -198,7 +198,8 @@ def steinke_view() -> None:
     st.markdown(
         "The usual shorthand says a p-sample buys ε_p ≈ ε/p. Steinke's ratio **p·ε_p/ε** measures "
         "how true that is: 1 means amplification is free, ½ means the subsampled Laplace "
-        "mechanism adds twice the noise the shorthand promises."
+        "mechanism adds twice the noise the shorthand promises. In the names used on the "
+        "other tabs, ε is ε_target, p the sampling rate n/N and ε_p the ε_sample it allows."
     )
     c1, c2, c3 = st.columns(3)
     with c1:

@@ -411,6 +411,9 @@ def experiment_view() -> None:
             bind="query-params",
             help="Off: the sample keeps δ_target (only ε is amplified).",
         )
+    vacuous = text.vacuous_delta_warning(float(delta_target), rates, bool(amplify_delta))
+    if vacuous:
+        st.warning(vacuous, icon=":material/warning:")
     bar = st.progress(0.0, text="Simulating…")
 
     def progress(fraction: float, message: str) -> None:

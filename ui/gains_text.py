@@ -38,6 +38,28 @@ def delta_help(population_size: int, default: float) -> str:
     )
 
 
+def vacuous_delta_warning(
+    delta_target: float, rates: Sequence[float], amplify_delta: bool
+) -> str | None:
+    """A warning when δ_sample = δ_target/rate is at least 1 for some rate, else None.
+
+    Theorem 1 of Hu, Drechsler & Kim lets the sample use δ_target/rate; from 1 on that
+    bound is vacuous (every mechanism satisfies it), and the simulation caps it just below 1
+    (:data:`core.gains.DELTA_SAMPLE_CAP`).
+    """
+    if not amplify_delta:
+        return None
+    vacuous = [r for r in rates if not (delta_target / r < 1.0)]
+    if not vacuous:
+        return None
+    listed = ", ".join(f"{r:g}" for r in vacuous)
+    return (
+        f"δ_sample = δ_target/rate is at least 1 at rate {listed}: that δ bound is vacuous, it "
+        "puts no constraint on the sample's mechanism, and the simulation uses δ_sample just "
+        "below 1 instead. Lower δ_target or drop these rates."
+    )
+
+
 def _floats(values: Sequence[float]) -> str:
     return "[" + ", ".join(f"{float(v)!r}" for v in values) + "]"
 

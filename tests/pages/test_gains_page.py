@@ -130,3 +130,13 @@ def test_noise_violins_population_last_and_distinct_colour():
     texts = " ".join(m.value for m in at.markdown) + " ".join(c.value for c in at.caption)
     assert "population first" not in texts
     assert "population (rate 1) last" in texts
+
+
+def test_vacuous_delta_sample_is_said_so():
+    """Item 4: a δ_sample = δ_target/rate of 1 or more is shown as vacuous."""
+    query = {"gain_view": EXP_TAB, "gain_exp_eps": "1", "gain_exp_rates": "0.01, 0.5"}
+    at = open_page(PAGE, {**query, "gain_reps": "50", "gain_delta": "0.05"})
+    assert any("vacuous" in w.value and "0.01" in w.value for w in at.warning)
+    assert not any("0.5" in w.value for w in at.warning if "vacuous" in w.value)
+    at = open_page(PAGE, {**query, "gain_reps": "50"})
+    assert not any("vacuous" in w.value for w in at.warning)
