@@ -60,7 +60,7 @@ def test_statistical_controls_change_charts_and_url(page, app_url):
     settle(page)
     _charts_drawn(page)
     assert "n = 100 of N = 1,000" in plot_texts(page)
-    box = page.get_by_role("spinbutton", name="Records n")
+    box = page.get_by_role("spinbutton", name="Records N")
     box.fill("200")
     box.press("Enter")
     settle(page)
