@@ -18,14 +18,6 @@ from ui.population_view import histogram_data, histogram_figure
 from ui.state import active_population, active_seed
 from ui.widgets import float_list_input, log_float_control, preset_buttons
 
-MEAN_TAB = "Mean: noise ratio r and bound q"
-MEAN_POP_TAB = "Mean on this population"
-SENS_TAB = "Median: smooth sensitivity"
-EXP_TAB = "Median: sample or population?"
-
-FIG8_RATES = "0.01, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9"
-FIG8_EPS = "0.01, 0.1, 0.5, 1, 3, 5"
-
 st.title("Mean and median: is a private sample more accurate?")
 st.markdown(
     "Sampling buys a larger budget ε_sample but costs sampling variance, and the statistic's "
@@ -38,33 +30,7 @@ pop = active_population()
 seed = active_seed()
 N = pop.size
 
-preset_buttons(
-    {
-        "Figure 4–5 (r and q)": {"gain_view": MEAN_TAB, "gain_eps": "0.01, 0.1, 0.5, 1, 3"},
-        "Figures 6–7 (lognormal)": {
-            "gain_view": EXP_TAB,
-            "population": "lognormal",
-            "gain_exp_eps": "0.1, 0.5, 1",
-            "gain_exp_rates": "0.0101, 0.1001",
-            "gain_reps": 1000,
-        },
-        "Figure 8 (lognormal)": {
-            "gain_view": EXP_TAB,
-            "population": "lognormal",
-            "gain_exp_eps": FIG8_EPS,
-            "gain_exp_rates": FIG8_RATES,
-            "gain_reps": 1000,
-        },
-        "Figure 13 (bimodal)": {
-            "gain_view": EXP_TAB,
-            "population": "bimodal_paper",
-            "gain_exp_eps": FIG8_EPS,
-            "gain_exp_rates": FIG8_RATES,
-            "gain_reps": 1000,
-        },
-    },
-    key="gain",
-)
+preset_buttons(text.PRESETS, key="gain")
 
 
 def reproduce(code: str) -> None:
@@ -530,7 +496,7 @@ def experiment_view() -> None:
     )
 
 
-tabs = st.tabs([MEAN_TAB, MEAN_POP_TAB, SENS_TAB, EXP_TAB], key="gain_view", bind="query-params")
+tabs = st.tabs(list(text.TABS), key="gain_view", bind="query-params")
 for tab, view in zip(
     tabs, (mean_theory_view, mean_population_view, sensitivity_view, experiment_view), strict=True
 ):

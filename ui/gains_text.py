@@ -8,9 +8,45 @@ prints a number the page shows, computed the same way.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from core.populations import Population
 from ui.snippets import population_snippet
+
+MEAN_TAB = "Mean: noise ratio r and bound q"
+MEAN_POP_TAB = "Mean on this population"
+SENS_TAB = "Median: smooth sensitivity"
+EXP_TAB = "Median: sample or population?"
+
+FIG8_RATES = "0.01, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9"
+FIG8_EPS = "0.01, 0.1, 0.5, 1, 3, 5"
+TABS = (MEAN_TAB, MEAN_POP_TAB, SENS_TAB, EXP_TAB)
+
+#: Presets of the paper's figures; each opens the tab whose controls it sets (``gain_view``).
+PRESETS: dict[str, dict[str, Any]] = {
+    "Figure 4–5 (r and q)": {"gain_view": MEAN_TAB, "gain_eps": "0.01, 0.1, 0.5, 1, 3"},
+    "Figures 6–7 (lognormal)": {
+        "gain_view": EXP_TAB,
+        "population": "lognormal",
+        "gain_exp_eps": "0.1, 0.5, 1",
+        "gain_exp_rates": "0.0101, 0.1001",
+        "gain_reps": 1000,
+    },
+    "Figure 8 (lognormal)": {
+        "gain_view": EXP_TAB,
+        "population": "lognormal",
+        "gain_exp_eps": FIG8_EPS,
+        "gain_exp_rates": FIG8_RATES,
+        "gain_reps": 1000,
+    },
+    "Figure 13 (bimodal)": {
+        "gain_view": EXP_TAB,
+        "population": "bimodal_paper",
+        "gain_exp_eps": FIG8_EPS,
+        "gain_exp_rates": FIG8_RATES,
+        "gain_reps": 1000,
+    },
+}
 
 #: What the noise violins show; the population's violin is drawn last, in grey.
 NOISE_VIOLIN_TEXT = (
