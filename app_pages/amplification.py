@@ -6,7 +6,9 @@ import numpy as np
 import streamlit as st
 
 from ui import amplification_figures as figs
+from ui import amplification_text as text
 from ui.charts import chart_block
+from ui.page_defaults import delta_target_default, follow_population_default
 from ui.state import active_population
 from ui.widgets import bound_toggle, float_list_input, log_float_control, preset_buttons
 
@@ -18,27 +20,9 @@ st.markdown(
     "give the population the promised guarantee **ε_target** (Hu, Drechsler & Kim, Theorem 1)."
 )
 
-preset_buttons(
-    {
-        "Hu et al. Figure 3": {
-            "amp_eps_targets": "0.1, 0.5, 1",
-            "amp_rate_min": 0.001,
-            "amp_log_x": False,
-            "amp_log_y": False,
-        },
-        "Paper example: 101 of 10,001": {
-            "amp_eps_targets": "0.1, 1",
-            "amp_N": 10001,
-            "amp_n": 101,
-        },
-        "Steinke's figures": {
-            "amp_st_eps": "0.01, 0.1, 1, 2",
-            "amp_st_p": "0.001, 0.01, 0.1, 0.5",
-            "amp_st_c": "0.2, 0.5, 2, 5",
-        },
-    },
-    key="amp",
-)
+pop = active_population()
+N = pop.size
+preset_buttons(text.PRESETS, key="amp")
 
 c1, c2 = st.columns(2, gap="large")
 with c1:
@@ -57,15 +41,23 @@ with c1:
         max_value=0.5,
     )
 with c2:
+    delta_default = delta_target_default(N)
+    follow_population_default("amp_delta", delta_default)
     delta_target = log_float_control(
         "Target δ (δ_target)",
         "amp_delta",
-        default=5e-5,
+        default=delta_default,
         min_value=1e-12,
         max_value=0.1,
-        help="5·10⁻⁵ is 1/(2N) for N = 10,001, the setting of Hu et al.",
+        help=text.delta_help(N, delta_default),
         fmt="%.3e",
     )
+
+
+def reproduce(code: str) -> None:
+    """The tab's "Reproduce in Python" expander."""
+    with st.expander("Reproduce in Python", icon=":material/code:"):
+        st.code(code, language="python")
 
 
 def forward_view() -> None:
@@ -106,11 +98,14 @@ def forward_view() -> None:
         ),
         formulas=[r"\delta_{\mathrm{sample}} = \frac{\delta_{\mathrm{target}}}{n/N}"],
     )
+    reproduce(text.forward_snippet(eps_targets, rate_min, delta_target))
 
 
 def reverse_view() -> None:
     """ε_target for fixed sample budgets, and the calculator for a given n and N."""
-    pop = active_population()
+    n_default = text.default_sample_size(N)
+    follow_population_default("amp_N", N)
+    follow_population_default("amp_n", n_default)
     st.markdown(
         "Read the formula the other way round: a mechanism tuned to **ε_sample** on the sample, "
         "what guarantee does it give the population? And for your own sample size, what may "
@@ -130,20 +125,21 @@ def reverse_view() -> None:
             "Population size N",
             min_value=2,
             max_value=10**10,
-            value=10001,
+            value=N,
             step=1,
             key="amp_N",
             bind="query-params",
-            help=f"The active population has N = {pop.size:,}.",
+            help=f"Defaults to the active population's N = {N:,}.",
         )
         n_sample = st.number_input(
             "Sample size n",
             min_value=1,
             max_value=10**10,
-            value=101,
+            value=n_default,
             step=1,
             key="amp_n",
             bind="query-params",
+            help=f"Defaults to a 1 % sample of the active population, n = {n_default:,}.",
         )
     rates_rev = figs.rate_grid(rate_min, log_spacing=True)
     fig, data = figs.eps_target_figure(eps_samples, rates_rev, log_x=True, log_y=True)
@@ -182,11 +178,19 @@ def reverse_view() -> None:
                 "noise variance ratio r": st.column_config.NumberColumn(format="%.6f"),
             },
         )
+        if not (table["δ_sample"] < 1).all():
+            st.warning(
+                f"δ_sample = δ_target·N/n = {table['δ_sample'].iloc[0]:.3g} is at least 1: the "
+                "δ bound is vacuous, it puts no constraint on the mechanism run on the sample. "
+                "Lower δ_target or raise n.",
+                icon=":material/warning:",
+            )
         st.caption(
             "r is the ratio of the Laplace noise variance on the population to that on the "
             "sample for a mean (Hu et al. eq. 8). It is below 1 for every n < N: the sample mean "
             "always carries more noise. Values that print as 1.000000 are rounding."
         )
+        reproduce(text.reverse_snippet(eps_targets, delta_target, int(n_pop), int(n_sample)))
 
 
 def steinke_view() -> None:
@@ -194,7 +198,8 @@ def steinke_view() -> None:
     st.markdown(
         "The usual shorthand says a p-sample buys ε_p ≈ ε/p. Steinke's ratio **p·ε_p/ε** measures "
         "how true that is: 1 means amplification is free, ½ means the subsampled Laplace "
-        "mechanism adds twice the noise the shorthand promises."
+        "mechanism adds twice the noise the shorthand promises. In the names used on the "
+        "other tabs, ε is ε_target, p the sampling rate n/N and ε_p the ε_sample it allows."
     )
     c1, c2, c3 = st.columns(3)
     with c1:
@@ -279,17 +284,12 @@ def steinke_view() -> None:
         ),
         formulas=[r"\text{noise factor} \le \frac{c}{\log(1+c)}"],
     )
+    reproduce(text.steinke_snippet(st_eps, st_p, st_c))
 
 
 # Only the open tab computes (bind= makes the tabs lazy and puts the open tab in the URL).
 tab_forward, tab_reverse, tab_steinke = st.tabs(
-    [
-        "ε_sample against the rate",
-        "Reverse view and calculator",
-        "Steinke: limits of amplification",
-    ],
-    key="amp_view",
-    bind="query-params",
+    list(text.TABS), key="amp_view", bind="query-params"
 )
 
 for tab, view in (
@@ -300,15 +300,3 @@ for tab, view in (
     with tab:
         if tab.open:
             view()
-
-with st.expander("Reproduce in Python", icon=":material/code:"):
-    st.code(
-        figs.python_snippet(
-            eps_targets,
-            rate_min,
-            delta_target,
-            int(st.session_state.get("amp_N") or 10001),
-            int(st.session_state.get("amp_n") or 101),
-        ),
-        language="python",
-    )

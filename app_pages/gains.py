@@ -10,19 +10,13 @@ from core import gains
 from core.sensitivity import median_of_sorted
 from ui import gains_cache as cache
 from ui import gains_figures as figs
+from ui import gains_text as text
 from ui.charts import chart_block
 from ui.downloads import frame_to_csv_bytes
+from ui.page_defaults import delta_target_default, follow_population_default
 from ui.population_view import histogram_data, histogram_figure
 from ui.state import active_population, active_seed
 from ui.widgets import float_list_input, log_float_control, preset_buttons
-
-MEAN_TAB = "Mean: noise ratio r and bound q"
-MEAN_POP_TAB = "Mean on this population"
-SENS_TAB = "Median: smooth sensitivity"
-EXP_TAB = "Median: sample or population?"
-
-FIG8_RATES = "0.01, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9"
-FIG8_EPS = "0.01, 0.1, 0.5, 1, 3, 5"
 
 st.title("Mean and median: is a private sample more accurate?")
 st.markdown(
@@ -36,33 +30,13 @@ pop = active_population()
 seed = active_seed()
 N = pop.size
 
-preset_buttons(
-    {
-        "Figure 4–5 (r and q)": {"gain_view": MEAN_TAB, "gain_eps": "0.01, 0.1, 0.5, 1, 3"},
-        "Figures 6–7 (lognormal)": {
-            "gain_view": EXP_TAB,
-            "population": "lognormal",
-            "gain_exp_eps": "0.1, 0.5, 1",
-            "gain_exp_rates": "0.0101, 0.1001",
-            "gain_reps": 1000,
-        },
-        "Figure 8 (lognormal)": {
-            "gain_view": EXP_TAB,
-            "population": "lognormal",
-            "gain_exp_eps": FIG8_EPS,
-            "gain_exp_rates": FIG8_RATES,
-            "gain_reps": 1000,
-        },
-        "Figure 13 (bimodal)": {
-            "gain_view": EXP_TAB,
-            "population": "bimodal_paper",
-            "gain_exp_eps": FIG8_EPS,
-            "gain_exp_rates": FIG8_RATES,
-            "gain_reps": 1000,
-        },
-    },
-    key="gain",
-)
+preset_buttons(text.PRESETS, key="gain")
+
+
+def reproduce(code: str) -> None:
+    """The tab's "Reproduce in Python" expander."""
+    with st.expander("Reproduce in Python", icon=":material/code:"):
+        st.code(code, language="python")
 
 
 def mean_theory_view() -> None:
@@ -100,8 +74,9 @@ def mean_theory_view() -> None:
         ),
         formulas=[
             r"r\Big(\varepsilon, \tfrac{n}{N}\Big) = "
-            r"\frac{2\,(R/(\varepsilon N))^2}{2\,(R/(\varepsilon_n n))^2}",
-            r"= \Big(\frac{n}{N}\,\frac{\varepsilon_n}{\varepsilon}\Big)^2 < 1",
+            r"\frac{2\,(R/(\varepsilon N))^2}{2\,(R/(\varepsilon_{\mathrm{sample}} n))^2}",
+            r"= \Big(\frac{n}{N}\,\frac{\varepsilon_{\mathrm{sample}}}{\varepsilon}\Big)^2 < 1,"
+            r"\quad \text{with } \varepsilon = \varepsilon_{\mathrm{target}}",
         ],
     )
     # Reach down far enough that the whole frontier (≈ τ·n/N for small rates) is on the map.
@@ -137,7 +112,7 @@ def mean_theory_view() -> None:
         ),
         formulas=[
             r"\mathrm{Var}(g(\mathcal S)) \le q\,V_N",
-            r"q = 1 - \frac{\varepsilon^2}{\varepsilon_n^2}",
+            r"q = 1 - \frac{\varepsilon^2}{\varepsilon_{\mathrm{sample}}^2}",
         ],
     )
     worked = [(3.0, 0.6), (0.1, 0.6)] + [(e, 0.6) for e in eps_values if e not in (3.0, 0.1)]
@@ -161,6 +136,7 @@ def mean_theory_view() -> None:
         ),
         formulas=[r"q = 1 - \frac{\varepsilon^2}{\log^2\!\big(1 + (e^{\varepsilon}-1)\,N/n\big)}"],
     )
+    reproduce(text.theory_snippet(eps_values))
 
 
 def mean_population_view() -> None:
@@ -188,23 +164,27 @@ def mean_population_view() -> None:
         formulas=[
             r"V_N = 2\Big(\frac{R}{\varepsilon N}\Big)^2",
             r"V_n = \Big(1-\frac{n}{N}\Big)\frac{S_N^2}{n}"
-            r" + 2\Big(\frac{R}{\varepsilon_n n}\Big)^2",
+            r" + 2\Big(\frac{R}{\varepsilon_{\mathrm{sample}} n}\Big)^2",
         ],
     )
     st.markdown(
         "**The no-gain condition (§4.1).** Whatever the statistic g, if its sampling variance "
-        "is at least 2Δ²(1/ε² − 1/ε_n²) (Δ the population's global sensitivity), no Laplace "
+        "is at least 2Δ²(1/ε² − 1/ε_sample²) (Δ the population's global sensitivity), no Laplace "
         "release of a sample can beat the population."
     )
     st.latex(
         r"\mathrm{Var}(g(\mathcal S(Y_N))) \ge 2(\Delta_N^G)^2\Big(\frac{1}{\varepsilon^2}"
-        r" - \frac{1}{\varepsilon_n^2}\Big) \implies V_n \ge V_N"
+        r" - \frac{1}{\varepsilon_{\mathrm{sample}}^2}\Big) \implies V_n \ge V_N"
     )
     with st.expander("Check eq. (7) by simulation", icon=":material/science:"):
         c1, c2 = st.columns(2)
-        eps_check = c1.selectbox("ε_target", eps_values, key="gain_check_eps")
+        eps_check = c1.selectbox("ε_target", eps_values, key="gain_check_eps", bind="query-params")
         reps = c2.select_slider(
-            "Repetitions", [500, 1000, 2000, 5000], value=2000, key="gain_check_reps"
+            "Repetitions",
+            [500, 1000, 2000, 5000],
+            value=2000,
+            key="gain_check_reps",
+            bind="query-params",
         )
         sizes = tuple(sorted({max(2, round(N * r)) for r in (0.01, 0.1, 0.5)}))
         check = cache.mean_simulation_check(
@@ -215,6 +195,7 @@ def mean_population_view() -> None:
             "The simulated variance of the private sample mean (SRSWOR plus Laplace noise) "
             f"should match eq. (7) up to Monte Carlo error of about ±{200 / np.sqrt(reps):.0f} %."
         )
+    reproduce(text.mean_population_snippet(pop, eps_values))
 
 
 def sensitivity_view() -> None:
@@ -332,6 +313,7 @@ def sensitivity_view() -> None:
             "which is why samples can beat the population there."
         ),
     )
+    reproduce(text.sensitivity_snippet(pop, eps_values, int(reps), delta, seed))
 
 
 def experiment_view() -> None:
@@ -376,14 +358,16 @@ def experiment_view() -> None:
             bind="query-params",
         )
     with c5:
+        delta_default = delta_target_default(N)
+        follow_population_default("gain_delta", delta_default)
         delta_target = log_float_control(
             "δ_target",
             "gain_delta",
-            default=float(f"{1 / (2 * 10001):.6g}"),
+            default=delta_default,
             min_value=1e-12,
             max_value=0.1,
             fmt="%.3e",
-            help=f"The paper uses δ = 1/(2N); for this population that is {1 / (2 * N):.4e}.",
+            help=text.delta_help(N, delta_default),
         )
     with c6:
         amplify_delta = st.toggle(
@@ -393,6 +377,9 @@ def experiment_view() -> None:
             bind="query-params",
             help="Off: the sample keeps δ_target (only ε is amplified).",
         )
+    vacuous = text.vacuous_delta_warning(float(delta_target), rates, bool(amplify_delta))
+    if vacuous:
+        st.warning(vacuous, icon=":material/warning:")
     bar = st.progress(0.0, text="Simulating…")
 
     def progress(fraction: float, message: str) -> None:
@@ -428,15 +415,10 @@ def experiment_view() -> None:
         figs.log_mse_figure(summary),
         summary,
         key="median_log_mse",
-        explanation=(
-            "Each line is one ε_target: the mean squared error (log scale) of the private "
-            "sample median, measured against the population median, with ±2 Monte Carlo "
-            "standard errors shaded. The cross at rate 1 is the private population median. A "
-            "ring marks a rate that beats the population (Hu et al. Figures 8 and 13)."
-        ),
+        explanation=text.LOG_MSE_TEXT,
         formulas=[
             r"\mathrm{MSE}(n) = \frac1T\sum_{t=1}^T\Big[(m_n^{(t)} - m_N)^2 + "
-            r"\frac{8\,S_n^{(t)2}}{\varepsilon_n^2}\Big]"
+            r"\frac{8\,S_n^{(t)2}}{\varepsilon_{\mathrm{sample}}^2}\Big]"
             if estimator == "exact_noise_variance"
             else r"\mathrm{MSE}(n) = \frac1T\sum_{t=1}^T(\tilde m_n^{(t)} - m_N)^2"
         ],
@@ -474,7 +456,7 @@ def experiment_view() -> None:
             "the amplified budget. The paper reports median ratios of 1.28 (n = 1,001) and 3.72 "
             "(n = 101) at ε = 0.1 on Lognormal(5, 0.5) — Figures 6 and 10."
         ),
-        formulas=[r"\beta_n = \varepsilon_n / (2\ln(2/\delta_n))"],
+        formulas=[r"\beta_n = \varepsilon_{\mathrm{sample}} / (2\ln(2/\delta_n))"],
     )
     fig = figs.violin_by_rate_figure(
         per_rep,
@@ -488,12 +470,8 @@ def experiment_view() -> None:
         fig,
         per_rep,
         key="noise_added",
-        explanation=(
-            "The noise actually drawn in each repetition, population first (Figures 7 and 12). "
-            "A narrower violin for a sample means amplification outweighed its larger "
-            "sensitivity."
-        ),
-        formulas=[r"\eta_n \sim \mathrm{Laplace}(0, 2S_n/\varepsilon_n)"],
+        explanation=text.NOISE_VIOLIN_TEXT,
+        formulas=[r"\eta_n \sim \mathrm{Laplace}(0, 2S_n/\varepsilon_{\mathrm{sample}})"],
     )
     st.download_button(
         "Download all repetitions (CSV)",
@@ -504,24 +482,21 @@ def experiment_view() -> None:
         icon=":material/table:",
         key="csv_per_rep",
     )
-    with st.expander("Reproduce in Python", icon=":material/code:"):
-        st.code(
-            f"""from core.gains import median_gain_experiment
-from core.populations import make_builtin
-
-pop = make_builtin("lognormal", seed={seed})  # or load_population_csv(...)
-result = median_gain_experiment(
-    pop.values, lower=pop.lower, upper=pop.upper,
-    eps_targets={list(eps_values)}, rates={list(rates)}, reps={reps},
-    delta_target={delta_target:.6g}, seed={seed}, amplify_delta={amplify_delta},
-    estimator="{estimator}",
-)
-print(result.summary[["eps_target", "rate", "log_mse", "log_mse_se"]])""",
-            language="python",
+    reproduce(
+        text.experiment_snippet(
+            pop,
+            eps_values=eps_values,
+            rates=rates,
+            reps=int(reps),
+            delta_target=float(delta_target),
+            seed=seed,
+            amplify_delta=bool(amplify_delta),
+            estimator=str(estimator),
         )
+    )
 
 
-tabs = st.tabs([MEAN_TAB, MEAN_POP_TAB, SENS_TAB, EXP_TAB], key="gain_view", bind="query-params")
+tabs = st.tabs(list(text.TABS), key="gain_view", bind="query-params")
 for tab, view in zip(
     tabs, (mean_theory_view, mean_population_view, sensitivity_view, experiment_view), strict=True
 ):

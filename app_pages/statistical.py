@@ -8,12 +8,12 @@ import streamlit as st
 from core import statistical as sp
 from ui import statistical_cache as cache
 from ui import statistical_figures as figs
+from ui import statistical_text as text
 from ui.charts import chart_block
 from ui.widgets import (
     bound_toggle,
     float_list_input,
     log_float_control,
-    parse_float_list,
     preset_buttons,
 )
 
@@ -25,13 +25,14 @@ st.title("Statistical privacy: an adversary who knows only the distribution")
 st.markdown(
     "Differential privacy assumes the adversary knows **every other record**. Breutigam & "
     "Reischuk ask what happens when the adversary knows only **how the data were generated**: "
-    "n records, each with some property (a rare disease, say) with probability **π**. The "
+    "N records, each with some property (a rare disease, say) with probability **π**. The "
     "query is the fraction of records with the property. The other records' randomness then "
     "acts as noise of its own, and the privacy curve δ(ε) can be far below the worst case."
 )
 st.caption(
     "This page does not use the population chosen in the sidebar: it is about a property "
-    "query over n records that are each positive with probability π."
+    "query over N records that are each positive with probability π. N is the number of "
+    "records and n the number sampled (the paper calls them n and m)."
 )
 
 preset_buttons(
@@ -52,7 +53,7 @@ preset_buttons(
             "sp_nus": "1, 3",
             "sp_ratio_pis": "0.5, 0.1, 0.01",
         },
-        "Fig 6: n = 100": {
+        "Fig 6: N = 100": {
             "sp_view": PI_TAB,
             "sp_noise": "gaussian",
             "sp_n": 100,
@@ -81,14 +82,14 @@ c1, c2, c3, c4 = st.columns([1, 2, 2, 2], gap="medium")
 with c1:
     n = int(
         st.number_input(
-            "Records n",
+            "Records N",
             min_value=1,
             max_value=100_000,
             value=1000,
             step=100,
             key="sp_n",
             bind="query-params",
-            help="Database size. The paper uses n = 1,000 (and 100 for Figure 6).",
+            help="Database size N. The paper uses 1,000 records (and 100 for Figure 6).",
         )
     )
 with c2:
@@ -112,21 +113,27 @@ with c3:
     )
 with c4:
     lam = log_float_control(
-        "Sampling rate λ = m/n",
+        "Sampling rate λ = n/N",
         "sp_lambda",
         default=0.1,
         min_value=1e-3,
         max_value=1.0,
-        help="Subsampling answers the query on m = λ·n records drawn without replacement.",
+        help="Subsampling answers the query on n = λ·N records drawn without replacement.",
     )
 
 m = sp.sample_size(n, lam)
 if lam * n < 0.5:
     st.warning(
-        f"λ·n = {lam * n:.3g} rounds to an empty sample; using the smallest possible sample, "
-        f"m = 1 (rate {1 / n:.3g}).",
+        f"λ·N = {lam * n:.3g} rounds to an empty sample; using the smallest possible sample, "
+        f"n = 1 (rate {1 / n:.3g}).",
         icon=":material/warning:",
     )
+
+
+def reproduce(code: str) -> None:
+    """The tab's "Reproduce in Python" expander."""
+    with st.expander("Reproduce in Python", icon=":material/code:"):
+        st.code(code, language="python")
 
 
 def curve_view() -> None:
@@ -140,7 +147,7 @@ def curve_view() -> None:
             min_value=sp.MIN_NOISE_MULTIPLIER,
             max_value=1000.0,
             help="Gaussian standard deviation or Laplace scale, in units of the sensitivity "
-            "1/n of the query.",
+            "1/N of the query.",
         )
     with t2:
         eps_max = log_float_control(
@@ -169,11 +176,11 @@ def curve_view() -> None:
         ),
         formulas=[
             r"\delta(\varepsilon) = \max_{a \ne b}\int \big(f_a - e^{\varepsilon} f_b\big)_+\,dz",
-            r"Y = \tfrac{1}{n}\big(\mathbb 1[\text{critical}] + B\big),\quad "
-            r"B \sim \mathrm{Bin}(n-1, \pi)",
+            r"Y = \tfrac{1}{N}\big(\mathbb 1[\text{critical}] + B\big),\quad "
+            r"B \sim \mathrm{Bin}(N-1, \pi)",
         ],
         note=(
-            f"m = {m:,} sampled records (λ = {m / n:.3g}). δ is computed from the definition: "
+            f"n = {m:,} sampled records (λ = {m / n:.3g}). δ is computed from the definition: "
             "exact sums over the binomial probabilities, exact integrals for the noise. The log "
             "axis stops at 10⁻¹²; the data download has every value. In the worst case the "
             "exact answer gives the record away (δ = 1) and a noiseless sample only hides it "
@@ -207,15 +214,16 @@ def curve_view() -> None:
         explanation=(
             "The answer's distribution when the critical record has the property (+) and when "
             "it does not (−). Without a mechanism the two are the same binomial shape moved by "
-            "one record (1/n); subsampling mixes in a sample that misses the record; noise "
+            "one record (1/N); subsampling mixes in a sample that misses the record; noise "
             "smears both. δ(ε) is the mass by which one curve exceeds e^ε times the other."
         ),
         formulas=[
-            r"P_+(j) = \lambda\, b_{m-1}(j-1) + (1-\lambda)\, b_m(j)",
-            r"P_-(j) = \lambda\, b_{m-1}(j) + (1-\lambda)\, b_m(j)",
-            r"b_k(j) = \tbinom{k}{j}\pi^j(1-\pi)^{k-j},\quad \lambda = m/n",
+            r"P_+(j) = \lambda\, b_{n-1}(j-1) + (1-\lambda)\, b_n(j)",
+            r"P_-(j) = \lambda\, b_{n-1}(j) + (1-\lambda)\, b_n(j)",
+            r"b_k(j) = \tbinom{k}{j}\pi^j(1-\pi)^{k-j},\quad \lambda = n/N",
         ],
     )
+    reproduce(text.curve_snippet(size=n, pi=pi, eps=eps, nu=nu, lam=lam))
 
 
 def pi_view() -> None:
@@ -259,7 +267,7 @@ def pi_view() -> None:
             "of differential privacy for the same noise, which does not depend on π. Near "
             "π = 1/2 the other records are most uncertain and δ is far below the worst case; as "
             "π → 0 everyone else is almost surely negative and the two meet (at π = 0 exactly). "
-            "The paper's Figures 1 (Gaussian) and 3 (Laplace) use n = 1,000 and ε = 0.01; §5 "
+            "The paper's Figures 1 (Gaussian) and 3 (Laplace) use N = 1,000 and ε = 0.01; §5 "
             "quotes δ_DP = 0.38 (ν = 1) and 0.128 (ν = 3) for Gaussian noise."
         ),
         formulas=[
@@ -280,12 +288,13 @@ def pi_view() -> None:
             "How many times larger the worst-case δ is than the statistical δ, as the added "
             "noise grows from ν = 1 to 10. Stronger noise drowns the data's own randomness, so "
             "the ratio falls towards 1, but it stays above 1; the more uncertain the records "
-            "(π near 1/2), the larger it is (Figures 2 and 4; Figure 6 with n = 100)."
+            "(π near 1/2), the larger it is (Figures 2 and 4; Figure 6 with N = 100)."
         ),
         formulas=[
             r"\text{ratio} = \delta_{\mathrm{DP}}(\varepsilon) / \delta_{\mathrm{SP}}(\varepsilon)"
         ],
     )
+    reproduce(text.pi_snippet(size=n, eps=eps, noise=noise, nus=nus))
 
 
 def equal_utility_view() -> None:
@@ -331,15 +340,16 @@ def equal_utility_view() -> None:
                 "gives a larger one (the paper's Figure 5, λ = 0.1)."
             ),
             formulas=[
-                r"\mathrm{UL}(\mathrm{SAMP}) = \pi(1-\pi)\Big(\frac1m - \frac1n\Big)",
-                r"\Big(\frac{\nu_G}{n}\Big)^2 = \mathrm{UL} = 2\Big(\frac{\nu_L}{n}\Big)^2",
+                r"\mathrm{UL}(\mathrm{SAMP}) = \pi(1-\pi)\Big(\frac1n - \frac1N\Big)",
+                r"\Big(\frac{\nu_G}{N}\Big)^2 = \mathrm{UL} = 2\Big(\frac{\nu_L}{N}\Big)^2",
             ],
         )
+    reproduce(text.equal_utility_snippet(size=n, pi=pi, eps=eps, lam=lam))
     data = cache.equal_utility_vs_lambda(n, eps, tuple(eu_pis))
     if data.empty:
         st.info(
-            f"With n = {n} record(s) no sample is smaller than the data set, so there is no "
-            "sampling rate λ < 1 to compare. Choose n ≥ 2."
+            f"With N = {n} record(s) no sample is smaller than the data set, so there is no "
+            "sampling rate λ < 1 to compare. Choose N ≥ 2."
         )
         return
     chart_block(
@@ -352,7 +362,7 @@ def equal_utility_view() -> None:
             "δ falls; subsampling and Gaussian noise stay together while Laplace noise stays "
             "above them, relatively more so for small λ (the paper's Figure 8)."
         ),
-        formulas=[r"\nu_G = n\sqrt{\pi(1-\pi)(1/m - 1/n)}", r"\nu_L = \nu_G/\sqrt2"],
+        formulas=[r"\nu_G = N\sqrt{\pi(1-\pi)(1/n - 1/N)}", r"\nu_L = \nu_G/\sqrt2"],
     )
     data = cache.conjecture_vs_lambda(n, pi, eps)
     chart_block(
@@ -360,16 +370,19 @@ def equal_utility_view() -> None:
         data,
         key="sp_conjecture",
         explanation=(
-            "In differential privacy a λ-sample turns (ε, δ) into (log(1 + λ(e^ε − 1)), λδ). "
-            "The paper conjectures the same for statistical privacy even though a sample of m "
-            "records has less randomness of its own. Blue: δ of subsampling n records at the "
-            "amplified ε'; orange: λ times the δ of m records with no mechanism at ε. Blue below "
-            "orange supports the conjecture (the paper's Figure 7 uses n = 1,000, π = 0.5, "
-            "ε = 0.1)."
+            "In differential privacy a mechanism with budget ε_sample on a λ-sample gives the "
+            "population ε_target = log(1 + λ(e^ε_sample − 1)) and λδ. The paper conjectures the "
+            "same for statistical privacy even though a sample of n records has less randomness "
+            "of its own. Here ε_sample is the ε chosen above. Blue: δ of subsampling n of N "
+            "records at ε_target; orange: λ times the δ of the n sampled records with no "
+            "mechanism at ε_sample. Blue below orange supports the conjecture (the paper's "
+            "Figure 7 uses N = 1,000, π = 0.5, ε = 0.1)."
         ),
         formulas=[
-            r"\delta_{\mathrm{SAMP}(\lambda), n}\big(\log(1+\lambda(e^{\varepsilon}-1))\big)"
-            r"\ \le\ \lambda\,\delta_{m}(\varepsilon)\ ?"
+            r"\delta_{\mathrm{SAMP}(\lambda), N}(\varepsilon_{\mathrm{target}})"
+            r"\ \le\ \lambda\,\delta_{n}(\varepsilon_{\mathrm{sample}})\ ?",
+            r"\varepsilon_{\mathrm{target}} = \log\big(1+\lambda(e^{\varepsilon_{\mathrm{sample}}}"
+            r"-1)\big),\quad \varepsilon_{\mathrm{sample}} = \varepsilon",
         ],
     )
 
@@ -382,20 +395,3 @@ for tab, view in zip(tabs, (curve_view, pi_view, equal_utility_view), strict=Tru
                 view()
             except ValueError as exc:  # a combination the formulas reject: explain, go on
                 st.error(f"These settings cannot be computed: {exc}", icon=":material/error:")
-
-with st.expander("Reproduce in Python", icon=":material/code:"):
-    st.code(
-        figs.python_snippet(
-            n=n,
-            pi=pi,
-            eps=eps,
-            nu=float(st.session_state.get("sp_nu") or 1.0),
-            m=m,
-            lam=lam,
-            nus=parse_float_list(
-                str(st.session_state.get("sp_nus") or "1, 3"), min_value=0.01, max_value=1000
-            )[0]
-            or [1.0, 3.0],
-        ),
-        language="python",
-    )

@@ -13,6 +13,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from core import amplification as amp
+from ui.amplification_text import delta_sample_status
 from ui.theme import chart_layout, line_trace, make_figure, reference_line, series_style
 
 #: Points per curve: enough for smooth lines on log axes, cheap to compute and send.
@@ -200,6 +201,7 @@ def calculator_table(
 ) -> pd.DataFrame:
     """One row per ε_target: what a sample of ``sample_size`` out of ``population_size`` may use."""
     rate = sample_size / population_size
+    delta_s = float(amp.delta_sample(delta_target, rate))
     rows = []
     for e in eps_targets:
         e_s = float(amp.eps_sample(e, rate))
@@ -210,34 +212,9 @@ def calculator_table(
                 "ε_sample": e_s,
                 "ε_sample / ε_target": e_s / e,
                 "δ_target": delta_target,
-                "δ_sample": float(amp.delta_sample(delta_target, rate)),
+                "δ_sample": delta_s,
+                "δ on the sample": delta_sample_status(delta_s),
                 "noise variance ratio r": float(amp.noise_variance_ratio(e, rate)),
             }
         )
     return pd.DataFrame(rows)
-
-
-def python_snippet(
-    eps_targets: Sequence[float],
-    rate_min: float,
-    delta_target: float,
-    population_size: int,
-    sample_size: int,
-) -> str:
-    """Python that reproduces the page's numbers with :mod:`core.amplification`."""
-    eps_list = ", ".join(f"{e:g}" for e in eps_targets)
-    return f"""import numpy as np
-from core import amplification as amp
-
-eps_targets = [{eps_list}]
-rates = np.geomspace({rate_min:g}, 1.0, 300)
-for eps_target in eps_targets:
-    eps_sample = amp.eps_sample(eps_target, rates)   # budget usable on the sample
-    print(eps_target, eps_sample[:3])
-
-# Your sample: n = {sample_size:,} out of N = {population_size:,}
-rate = {sample_size} / {population_size}
-print(amp.eps_sample(eps_targets, rate))           # ε_sample for each ε_target
-print(amp.delta_sample({delta_target:g}, rate))     # δ_sample
-print(amp.steinke_ratio(eps_targets, rate))        # p·ε_p/ε
-"""

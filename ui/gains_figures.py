@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from plotly.colors import sample_colorscale
 
 from core import amplification as amp
 from ui.theme import (
@@ -26,6 +27,26 @@ from ui.theme import (
 
 #: Colour scale of the heat maps: perceptually uniform and colour-blind safe.
 HEAT_SCALE = "Viridis"
+#: Sequential scale of the sample violins (light = small sample, dark = large sample).
+SAMPLE_SCALE = "Blues"
+#: The population's violin: a neutral grey that no sample colour takes.
+POPULATION_COLOUR = "#555555"
+
+
+def sample_colours(count: int) -> list[str]:
+    """``count`` colours from light to dark blue for the sample violins, in rate order."""
+    if count <= 0:
+        return []
+    points = [0.35] if count == 1 else list(np.linspace(0.35, 1.0, count))
+    return [_hex(c) for c in sample_colorscale(SAMPLE_SCALE, points)]
+
+
+def _hex(colour: str) -> str:
+    """``rgb(r, g, b)`` from plotly's colour scales as ``#rrggbb``."""
+    if colour.startswith("#"):
+        return colour
+    r, g, b = (round(float(v)) for v in colour[colour.index("(") + 1 : -1].split(",")[:3])
+    return f"#{r:02x}{g:02x}{b:02x}"
 
 
 def _pct(rate: float) -> str:
@@ -226,8 +247,9 @@ def mean_variance_figure(table: pd.DataFrame) -> go.Figure:
 def log_mse_figure(summary: pd.DataFrame, *, band_se: float = 2.0) -> go.Figure:
     """log(MSE) against the rate per ε with ±``band_se`` Monte Carlo error bands.
 
-    The population (rate 1) is drawn as a cross, as in the paper; the best sampling rate of
-    each ε is ringed when it beats the population.
+    The population (rate 1) is drawn as a cross, as in the paper. Every sampling rate whose
+    log(MSE) is below the population's gets a small ring; the best of them a larger, thicker
+    one (see :func:`_beating_rate_rings`).
     """
     traces: list[dict[str, Any]] = []
     for i, (e, sub) in enumerate(summary.groupby("eps_target", sort=True)):
@@ -282,27 +304,7 @@ def log_mse_figure(summary: pd.DataFrame, *, band_se: float = 2.0) -> go.Figure:
                     + f"{e:g}</extra>",
                 }
             )
-            if len(y) and np.min(y) < p_val:
-                k = int(np.argmin(y))
-                traces.append(
-                    {
-                        "type": "scatter",
-                        "x": [x[k]],
-                        "y": [y[k]],
-                        "mode": "markers",
-                        "marker": {
-                            "symbol": "circle-open",
-                            "size": 20,
-                            "color": style["color"],
-                            "line": {"width": 3},
-                        },
-                        "legendgroup": f"eps{e:g}",
-                        "showlegend": False,
-                        "name": f"best rate, ε = {e:g}",
-                        "hovertemplate": "best rate %{x:.3g}: beats the population<extra>ε = "
-                        + f"{e:g}</extra>",
-                    }
-                )
+            traces.extend(_beating_rate_rings(x, y, p_val, style["color"], e))
     layout = chart_layout(
         title="Error of the private median: samples (lines) against the population (×)",
         x_title="sampling rate n/N (× = population, rate 1)",
@@ -311,6 +313,51 @@ def log_mse_figure(summary: pd.DataFrame, *, band_se: float = 2.0) -> go.Figure:
         height=480,
     )
     return make_figure(traces, layout)
+
+
+def _beating_rate_rings(
+    x: np.ndarray, y: np.ndarray, population_log_mse: float, colour: str, eps: float
+) -> list[dict[str, Any]]:
+    """Rings on every rate that beats the population, a larger ring on the best rate.
+
+    A rate "beats the population" when its log(MSE) is below the population's
+    (Hu et al. §4.3, Figures 8 and 13).
+    """
+    beating = np.flatnonzero(y < population_log_mse)
+    if beating.size == 0:
+        return []
+    best = int(beating[np.argmin(y[beating])])
+    rings: list[dict[str, Any]] = [
+        {
+            "type": "scatter",
+            "x": x[beating],
+            "y": y[beating],
+            "mode": "markers",
+            "marker": {
+                "symbol": "circle-open",
+                "size": 14,
+                "color": colour,
+                "line": {"width": 1.5},
+            },
+            "legendgroup": f"eps{eps:g}",
+            "showlegend": False,
+            "name": f"beats the population, ε = {eps:g}",
+            "hovertemplate": "rate %{x:.3g} beats the population<extra>ε = " + f"{eps:g}</extra>",
+        },
+        {
+            "type": "scatter",
+            "x": [x[best]],
+            "y": [y[best]],
+            "mode": "markers",
+            "marker": {"symbol": "circle-open", "size": 22, "color": colour, "line": {"width": 3}},
+            "legendgroup": f"eps{eps:g}",
+            "showlegend": False,
+            "name": f"best rate, ε = {eps:g}",
+            "hovertemplate": "best rate %{x:.3g}: beats the population<extra>ε = "
+            + f"{eps:g}</extra>",
+        },
+    ]
+    return rings
 
 
 def _rgba(hex_colour: str, alpha: float) -> str:
@@ -332,12 +379,21 @@ def violin_by_rate_figure(
 ) -> go.Figure:
     """Violins of ``column`` per sampling rate for one ε (the paper's Figures 6, 7, 10–12)."""
     sub = per_rep[np.isclose(per_rep["eps_target"], eps_target)]
+    groups = sorted(sub.groupby("rate", sort=True), key=lambda item: float(item[0]))
+    sample_rates = [float(rate) for rate, _ in groups if rate < 1]
+    colours = dict(zip(sample_rates, sample_colours(len(sample_rates)), strict=True))
     traces = []
-    for i, (rate, group) in enumerate(sub.groupby("rate", sort=False)):
-        label = "population" if rate >= 1 else f"n/N = {rate:.3g} (n = {int(group['n'].iloc[0]):,})"
+    for rate, group in groups:
+        is_population = rate >= 1
+        label = (
+            "population (rate 1)"
+            if is_population
+            else f"n/N = {rate:.3g} (n = {int(group['n'].iloc[0]):,})"
+        )
         values = group[column].to_numpy()
         if log_y:
             values = values[values > 0]
+        colour = POPULATION_COLOUR if is_population else colours[float(rate)]
         traces.append(
             {
                 "type": "violin",
@@ -346,7 +402,8 @@ def violin_by_rate_figure(
                 "box": {"visible": True},
                 "meanline": {"visible": False},
                 "points": False,
-                "line": {"color": PALETTE[i % len(PALETTE)]},
+                "line": {"color": colour},
+                "fillcolor": _rgba(colour, 0.45 if is_population else 0.3),
                 "hoverinfo": "y+name",
                 "spanmode": "hard",
             }

@@ -227,18 +227,23 @@ def equal_utility_vs_lambda(n: int, eps: float, pis: tuple[float, ...]) -> pd.Da
 
 @st.cache_data(max_entries=24, show_spinner="Checking the subsampling conjecture…")
 def conjecture_vs_lambda(n: int, pi: float, eps: float) -> pd.DataFrame:
-    """Figure 7 / §7: δ of subsampling at ε' = log(1 + λ(e^ε − 1)) against λ·δ_pure(m, ε)."""
+    """Figure 7 / §7: δ of subsampling at ε_target against λ·δ_pure(n sampled, ε_sample).
+
+    ε_target = log(1 + λ(e^ε_sample − 1)) with ε_sample = ``eps`` (DP amplification, Hu et al.
+    Theorem 1); the conjecture of Breutigam & Reischuk §7 is that the statistical δ amplifies
+    in the same way.
+    """
     rows = []
     for lam in LAMBDA_GRID:
         m = sp.sample_size(n, lam)
         rate = m / n
-        eps_prime = float(amp.eps_target(eps, rate))
+        eps_target = float(amp.eps_target(eps, rate))
         rows.append(
             {
                 "lambda": rate,
                 "m": m,
-                "eps_prime": eps_prime,
-                "subsampling_at_eps_prime": float(sp.delta_subsampling(n, m, pi, eps_prime)),
+                "eps_target": eps_target,
+                "subsampling_at_eps_target": float(sp.delta_subsampling(n, m, pi, eps_target)),
                 "lambda_times_pure_m": rate * float(sp.delta_no_mechanism(m, pi, eps)),
             }
         )

@@ -8,7 +8,6 @@ numbers into sentences.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -67,7 +66,7 @@ def privacy_curve_figure(
     traces = []
     labels = {
         "no mechanism": "no mechanism",
-        "subsampling": f"subsampling, m = {m:,} of {n:,}",
+        "subsampling": f"subsampling, n = {m:,} of N = {n:,}",
         "Gaussian noise": f"Gaussian noise, ν = {nu:g}",
         "Laplace noise": f"Laplace noise, ν = {nu:g}",
     }
@@ -177,7 +176,7 @@ def delta_vs_pi_figure(
             )
         )
     layout = chart_layout(
-        title=f"{NOISE_LABEL[noise]} noise: δ against π (n = {n:,}, ε = {eps:g})",
+        title=f"{NOISE_LABEL[noise]} noise: δ against π (N = {n:,}, ε = {eps:g})",
         x_title="π (probability a record has the property)",
         y_title="δ at the chosen ε",
         log_x=log_x,
@@ -209,8 +208,8 @@ def ratio_vs_nu_figure(
         )
     layout = chart_layout(
         title=f"{NOISE_LABEL[noise]} noise: how much larger the worst-case δ is "
-        f"(n = {n:,}, ε = {eps:g})",
-        x_title="ν (noise scale in units of the sensitivity 1/n)",
+        f"(N = {n:,}, ε = {eps:g})",
+        x_title="ν (noise scale in units of the sensitivity 1/N)",
         y_title="δ_DP / δ_SP",
         log_y=log_y,
     )
@@ -254,7 +253,7 @@ def equal_utility_pi_figure(
             )
         )
     layout = chart_layout(
-        title=f"Same utility loss as a {m / n:.3g} sample: δ against π (n = {n:,}, ε = {eps:g})",
+        title=f"Same utility loss as a {m / n:.3g} sample: δ against π (N = {n:,}, ε = {eps:g})",
         x_title="π (probability a record has the property)",
         y_title="δ at the chosen ε",
         log_y=log_y,
@@ -287,8 +286,8 @@ def equal_utility_lambda_figure(
                 )
             )
     layout = chart_layout(
-        title=f"Same utility loss: δ against the sampling rate λ (n = {n:,}, ε = {eps:g})",
-        x_title="λ = m/n (sampling rate)",
+        title=f"Same utility loss: δ against the sampling rate λ (N = {n:,}, ε = {eps:g})",
+        x_title="λ = n/N (sampling rate)",
         y_title="δ at the chosen ε",
         log_x=True,
         log_y=log_y,
@@ -300,28 +299,32 @@ def equal_utility_lambda_figure(
 
 
 def conjecture_figure(data: pd.DataFrame, *, n: int, pi: float, eps: float) -> go.Figure:
-    """Subsampling's δ at the amplified ε' against λ times the pure δ of m records (Fig. 7)."""
+    """Subsampling's δ at the amplified ε_target against λ times the pure δ of n records (Fig. 7).
+
+    ε_target = log(1 + λ(e^ε_sample − 1)) with ε_sample the page's ε (Breutigam & Reischuk §7).
+    """
     x = data["lambda"].to_numpy()
     traces = [
         line_trace(
             x,
-            _for_log(data["subsampling_at_eps_prime"], True),
-            "subsampling at ε' = log(1 + λ(e^ε − 1))",
+            _for_log(data["subsampling_at_eps_target"], True),
+            "subsampling at ε_target = log(1 + λ(e^ε_sample − 1))",
             0,
-            "λ %{x:.3g}<br>δ %{y:.4g}<extra>subsampling at ε'</extra>",
+            "λ %{x:.3g}<br>δ %{y:.4g}<extra>subsampling at ε_target</extra>",
         ),
         line_trace(
             x,
             _for_log(data["lambda_times_pure_m"], True),
-            "λ · δ of m records without a mechanism, at ε",
+            "λ · δ of the n sampled records without a mechanism, at ε_sample",
             1,
             "λ %{x:.3g}<br>λ·δ %{y:.4g}<extra>scaled pure δ</extra>",
             line=_plain(1),
         ),
     ]
     layout = chart_layout(
-        title=f"Conjecture (§7): amplification as in DP? (n = {n:,}, π = {pi:g}, ε = {eps:g})",
-        x_title="λ = m/n (sampling rate)",
+        title=f"Conjecture (§7): amplification as in DP? (N = {n:,}, π = {pi:g}, "
+        f"ε_sample = {eps:g})",
+        x_title="λ = n/N (sampling rate)",
         y_title="δ",
         log_x=True,
         log_y=True,
@@ -343,12 +346,12 @@ def privacy_reading(
     """Markdown bullets: δ of each mechanism at ε, and how far below the worst case."""
     settings = {
         "no mechanism": "no mechanism (the exact answer)",
-        "subsampling": f"subsampling {m:,} of {n:,} records",
+        "subsampling": f"subsampling n = {m:,} of N = {n:,} records",
         "Gaussian noise": f"Gaussian noise, ν = {nu:g}",
         "Laplace noise": f"Laplace noise, ν = {nu:g}",
     }
     lines = [
-        f"With **n = {n:,}** records, each positive with probability **π = {pi:g}**, an "
+        f"With **N = {n:,}** records, each positive with probability **π = {pi:g}**, an "
         f"adversary who knows only that distribution faces at **ε = {eps:g}**:",
     ]
     for r in summary.to_dict("records"):
@@ -432,7 +435,7 @@ def equal_utility_table(row: pd.Series, *, n: int, m: int, eps: float) -> pd.Dat
         {
             "mechanism": ["subsampling", "Gaussian noise", "Laplace noise"],
             "setting": [
-                f"m = {m:,} of {n:,}",
+                f"n = {m:,} of N = {n:,}",
                 f"ν = {row['nu_gaussian']:.4g}",
                 f"ν = {row['nu_laplace']:.4g}",
             ],
@@ -440,36 +443,3 @@ def equal_utility_table(row: pd.Series, *, n: int, m: int, eps: float) -> pd.Dat
             f"δ at ε = {eps:g}": [row["subsampling"], row["gaussian"], row["laplace"]],
         }
     )
-
-
-def python_snippet(
-    *, n: int, pi: float, eps: float, nu: float, m: int, lam: float, nus: Sequence[float]
-) -> str:
-    """Python that reproduces the page's numbers with :mod:`core.statistical`."""
-    nu_list = ", ".join(f"{v:g}" for v in nus)
-    return f"""import numpy as np
-from core import statistical as sp
-
-n, pi, eps, nu = {n}, {pi:g}, {eps:g}, {nu:g}
-m = sp.sample_size(n, {lam:g})                     # = {m}
-grid = np.geomspace(1e-4, 1.0, 200)
-
-# Privacy curves δ(ε) (Definition 5, eqs. 3-4; Theorems 4.1, 4.2; Lemmas 5, 6)
-sp.delta_no_mechanism(n, pi, grid)
-sp.delta_subsampling(n, m, pi, grid)
-sp.delta_gaussian(n, pi, grid, nu)
-sp.delta_laplace(n, pi, grid, nu)
-sp.delta_dp_gaussian(grid, nu), sp.delta_dp_laplace(grid, nu)   # worst case (DP)
-
-# Figures 1-4: δ against π at ε, for ν in [{nu_list}]
-for v in [{nu_list}]:
-    print(v, sp.delta_dp_gaussian(eps, v),
-          [sp.delta_gaussian(n, p, eps, v) for p in (0.01, 0.1, 0.5)])
-
-# Section 6: noise with the same utility loss as the sample
-nu_g = sp.equal_utility_noise_multiplier(n, m, pi, "gaussian")
-nu_l = sp.equal_utility_noise_multiplier(n, m, pi, "laplace")
-print(sp.delta_subsampling(n, m, pi, eps),
-      sp.delta_gaussian(n, pi, eps, nu_g),
-      sp.delta_laplace(n, pi, eps, nu_l))
-"""

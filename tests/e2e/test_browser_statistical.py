@@ -59,13 +59,13 @@ def test_statistical_controls_change_charts_and_url(page, app_url):
     page.goto(f"{app_url}/statistical?sp_n=1000&sp_lambda=0.1")
     settle(page)
     _charts_drawn(page)
-    assert "m = 100 of 1,000" in plot_texts(page)
-    box = page.get_by_role("spinbutton", name="Records n")
+    assert "n = 100 of N = 1,000" in plot_texts(page)
+    box = page.get_by_role("spinbutton", name="Records N")
     box.fill("200")
     box.press("Enter")
     settle(page)
     _charts_drawn(page)
-    assert "m = 20 of 200" in plot_texts(page)
+    assert "n = 20 of N = 200" in plot_texts(page)
     assert parse_qs(urlparse(page.url).query).get("sp_n") == ["200"]
     assert errors_on_page(page) == []
 
@@ -73,7 +73,7 @@ def test_statistical_controls_change_charts_and_url(page, app_url):
     settle(page)
     _charts_drawn(page)
     texts = plot_texts(page)
-    assert "Laplace noise: δ against π" in texts and "n = 1,000" in texts
+    assert "Laplace noise: δ against π" in texts and "N = 1,000" in texts
     assert exceptions_on_page(page) == []
     screenshot(page, "statistical_preset_laplace")
 

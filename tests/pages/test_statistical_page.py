@@ -35,17 +35,17 @@ def test_tabs_are_lazy():
 def test_curve_reacts_to_n_and_nu():
     at = open_page(PAGE)
     before = array(_trace(at, "Gaussian noise, ν = 1")["y"])
-    assert "subsampling, m = 100 of 1,000" in trace_names(at)
+    assert "subsampling, n = 100 of N = 1,000" in trace_names(at)
     at.number_input(key="sp_n").set_value(200).run()
     assert not at.exception
     names = trace_names(at)
-    assert "subsampling, m = 20 of 200" in names
+    assert "subsampling, n = 20 of N = 200" in names
     after = array(_trace(at, "Gaussian noise, ν = 1")["y"])
     assert not np.allclose(before, after)
     at.number_input(key="sp_nu").set_value(3.0).run()
     assert "Gaussian noise, ν = 3" in trace_names(at)
     reading = next(m.value for m in at.markdown if "an adversary who knows only" in m.value)
-    assert "n = 200" in reading and "ν = 3" in reading
+    assert "N = 200" in reading and "ν = 3" in reading
 
 
 def test_curve_reading_and_table_show_the_worst_case():
@@ -145,6 +145,48 @@ def test_tiny_and_extreme_settings_do_not_break():
 def test_reproduce_code_uses_current_parameters():
     at = open_page(PAGE, {"sp_n": "250", "sp_pi": "0.2"})
     code = next(c.value for c in at.get("code") if "core import statistical" in c.value)
-    assert "n, pi, eps, nu = 250, 0.2, 0.01, 1" in code
+    assert "N, pi, eps = 250, 0.2, 0.01" in code and "nu = 1.0" in code
     namespace: dict = {}
     exec(code, namespace)  # the snippet runs as shown
+
+
+#: Every preset of the page and the tab that holds the controls it sets.
+PRESET_TABS = {
+    "Figs 1–2: Gaussian": PI_TAB,
+    "Figs 3–4: Laplace": PI_TAB,
+    "Fig 6: N = 100": PI_TAB,
+    "Figs 5, 8: utility": EU_TAB,
+    "Fig 7: conjecture": EU_TAB,
+}
+
+
+@pytest.mark.parametrize(("label", "tab"), list(PRESET_TABS.items()))
+def test_every_preset_opens_the_tab_of_its_controls(label, tab):
+    """Item 2: a preset opens the tab whose controls it sets."""
+    at = open_page(PAGE, {"sp_view": CURVE_TAB})
+    next(b for b in at.button if b.label == label).click().run()
+    assert not at.exception
+    assert at.session_state["sp_view"] == tab
+    assert len([b for b in at.button if (b.key or "").startswith("sp_preset_")]) == len(PRESET_TABS)
+
+
+def _all_text(at) -> str:
+    parts = [m.value for m in at.markdown] + [c.value for c in at.caption]
+    parts += [str(x.value) for x in at.get("code")]
+    for chart in charts(at):
+        parts.append(str(chart["layout"].get("title", {}).get("text", "")))
+        parts += [str(t.get("name", "")) for t in chart["data"]]
+    return "\n".join(parts)
+
+
+@pytest.mark.parametrize("tab", [CURVE_TAB, PI_TAB, EU_TAB])
+def test_one_vocabulary_no_bare_eps_prime(tab):
+    """Item 7: N records, n sampled; ε_target and ε_sample by name, never a bare ε′."""
+    at = open_page(PAGE, {"sp_view": tab})
+    text = _all_text(at)
+    assert "ε'" not in text and "ε′" not in text
+    assert "m = " not in text  # the sample size is n, the records N
+    assert "N = 1,000" in text or "N records" in text
+    if tab == EU_TAB:
+        names = trace_names(at)
+        assert any("ε_target" in n for n in names) and any("ε_sample" in n for n in names)

@@ -56,7 +56,25 @@ def test_calculator_reproduces_paper_numbers():
     assert table["noise variance ratio r"].lt(1).all()
 
 
-def test_snippet_runs_and_uses_the_parameters():
-    code = figs.python_snippet([0.1, 1.0], 0.001, 5e-5, 10001, 101)
-    assert "eps_targets = [0.1, 1]" in code and "rate = 101 / 10001" in code
-    exec(compile(code, "<snippet>", "exec"), {})  # the snippet must run as printed
+def test_snippets_run_and_use_the_parameters(capsys):
+    from ui import amplification_text as text
+
+    code = text.reverse_snippet([0.1, 1.0], 5e-5, 10001, 101)
+    assert "[0.1, 1.0]" in code
+    assert "N, n = 10001, 101" in code
+    for snippet in (
+        code,
+        text.forward_snippet([0.1, 1.0], 0.001, 5e-5),
+        text.steinke_snippet([0.1, 1.0], [0.01, 0.5], [2.0]),
+    ):
+        exec(compile(snippet, "<snippet>", "exec"), {})  # the snippet must run as printed
+    printed = capsys.readouterr().out
+    assert "eps_target=1 eps_sample=5.1" in printed  # 101 of 10,001 at ε_target = 1
+
+
+def test_calculator_marks_a_vacuous_delta():
+    table = figs.calculator_table(10001, 10, [1.0], 0.01)
+    assert table["δ_sample"].iloc[0] > 1
+    assert table["δ on the sample"].iloc[0].startswith("vacuous")
+    table = figs.calculator_table(10001, 101, [1.0], 5e-5)
+    assert not table["δ on the sample"].iloc[0].startswith("vacuous")
