@@ -81,6 +81,33 @@ BREAKS: tuple[Break, ...] = (
         ),
     ),
     Break(
+        name="memory-keeps-every-upload",
+        item="3 bounds",
+        path="ui/upload.py",
+        old="    use_uploaded_population(pop)\n",
+        new=(
+            "    use_uploaded_population(pop)\n"
+            '    globals().setdefault("_KEPT", []).append((bytes(data), pop))\n'
+        ),
+        tests=("tests/e2e/test_robustness.py::test_memory_stays_bounded_over_many_uploads",),
+    ),
+    Break(
+        name="url-seed-not-reproduced",
+        item="4 URL reproduction",
+        path="ui/state.py",
+        old='        key=SEED_KEY,\n        bind="query-params",\n',
+        new="        key=SEED_KEY,\n",
+        tests=("tests/e2e/test_robustness.py::test_copied_url_reproduces_inputs_and_chart_data",),
+    ),
+    Break(
+        name="settle-returns-before-rerun",
+        item="5 settle",
+        path="tests/e2e/helpers.py",
+        old="start_timeout: float = 5.0",
+        new="start_timeout: float = 0.0",
+        tests=("tests/e2e/test_robustness.py::test_settle_waits_for_a_rerun_that_starts_late",),
+    ),
+    Break(
         name="exp-overflow-threshold",
         item="5 hypothesis boundaries",
         path="core/amplification.py",

@@ -170,8 +170,8 @@ def test_copied_url_reproduces_inputs_and_chart_data(browser, app_url):
     fresh session that opens the copied URL. They must also differ from the defaults, or the
     comparison would prove nothing.
 
-    Break it on purpose: drop ``bind="query-params"`` from the sidebar's Seed input (or make
-    ``ui.state.active_seed`` return 0): the fresh session then draws seed 0 and this fails.
+    Break it on purpose: drop ``bind="query-params"`` from the sidebar's Seed input: the
+    copied URL then lacks the seed, the fresh session draws seed 0 and this fails.
     """
     first = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
     first.goto(app_url)
