@@ -239,12 +239,12 @@ def test_settle_waits_for_a_rerun_that_starts_late(page, app_url):
     assert _chart_data(page) != before
 
 
-#: Allowed server memory growth per upload once the caches are full (MB per upload): the
-#: Theil-Sen slope of the server's RSS over the second half of the uploads. Measured on an
-#: unbroken server: 0.4-1.2 MB per upload (RSS jumps by +-20 MB between uploads). Keeping
-#: every whole upload (1.1 MB of CSV bytes plus the 0.8 MB population, more with the parsed
-#: table) adds at least 1.9 MB per upload on top and crosses the bound.
-MAX_GROWTH_MB_PER_UPLOAD = 1.6
+#: Allowed server memory growth per upload (MB per upload): the Theil-Sen slope of the
+#: server's RSS over the second half of 16 uploads of 400,000 rows (4.4 MB of CSV, a 3.2 MB
+#: population). Measured (one run each, two busy cores): 4.2 MB per upload on the unbroken
+#: app, 12.2 MB per upload when every whole upload is kept (the break described below). With
+#: 100,000-row uploads the two were 0.4-1.6 against 2.0 and could not be told apart.
+MAX_GROWTH_MB_PER_UPLOAD = 8.0
 
 
 def _slope(ys: list[float]) -> float:
@@ -252,8 +252,8 @@ def _slope(ys: list[float]) -> float:
     return float(theilslopes(np.asarray(ys, dtype=float))[0])
 
 
-@pytest.mark.parametrize("uploads", [20])
-def test_memory_stays_bounded_over_many_uploads(browser, fresh_server, tmp_path, uploads):
+@pytest.mark.parametrize(("uploads", "rows"), [(16, 400_000)])
+def test_memory_stays_bounded_over_many_uploads(browser, fresh_server, tmp_path, uploads, rows):
     """Server memory stops growing once the bounded caches are full.
 
     Break it on purpose: keep every upload alive (append the CSV bytes and the population
@@ -266,10 +266,9 @@ def test_memory_stays_bounded_over_many_uploads(browser, fresh_server, tmp_path,
     rss = [fresh_server.rss_mb()]
     for i in range(uploads):
         path = tmp_path / f"pop_{i}.csv"
-        rows = 100_000
         path.write_text(
             "value\n"
-            + "\n".join(f"{(k * 7919 + i * 104729) % 100_000 / 7.0:.4f}" for k in range(rows))
+            + "\n".join(f"{(k * 7919 + i * 104729) % rows / 7.0:.4f}" for k in range(rows))
         )
         _upload(page, path)
         _use_population(page)
