@@ -13,10 +13,11 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from core import amplification as amp
+from tests.conftest import require_module
 from tests.core import reference_amplification as ref
 
 EPS_MACH = float(np.finfo(np.float64).eps)
@@ -43,6 +44,18 @@ RATES = st.one_of(
 RATES_BELOW_ONE = RATES.filter(lambda p: p < 1.0)
 
 FAST = settings(max_examples=300, deadline=None)
+
+# Boundary points the properties below are also checked at (``@example``), whatever the
+# random draw: exp() overflows just above 709.78, so budgets of 709.2-709.9 reach an
+# eps_sample on either side of it (where code must switch to its overflow-free form);
+# 1e-12 is the smallest budget the app promises exactness at; rates 1e-9 and 1 - 1e-12 are
+# the extreme rates.
+#
+# Break it on purpose: set ``core.amplification._EXP_SAFE = 710.0`` (past the overflow
+# threshold): an eps_sample in (709.78, 710] then goes through ``expm1`` and gives inf, and
+# the @example points below fail on every run, not only in some.
+EXP_EDGE = 709.85  # exp(709.85) overflows: a budget just past the threshold
+ONE_MINUS = 1.0 - 1e-12
 
 
 def _close(ours: float, exact: float, rtol: float = 1e-12, atol: float = 0.0) -> bool:
@@ -194,6 +207,11 @@ def test_small_eps_series_for_sqrt_ratio_gap() -> None:
 
 @FAST
 @given(eps=EPS, rate=RATES)
+@example(eps=EXP_EDGE, rate=ONE_MINUS)
+@example(eps=709.2, rate=0.5)
+@example(eps=1e-12, rate=1e-9)
+@example(eps=1e-12, rate=ONE_MINUS)
+@example(eps=1000.0, rate=1e-9)
 def test_round_trip_eps(eps: float, rate: float) -> None:
     es = amp.eps_sample(eps, rate)
     assert _close(amp.eps_target(es, rate), eps, rtol=1e-12)
@@ -201,6 +219,11 @@ def test_round_trip_eps(eps: float, rate: float) -> None:
 
 @FAST
 @given(es=EPS, rate=RATES)
+@example(es=EXP_EDGE, rate=ONE_MINUS)
+@example(es=709.2, rate=0.5)
+@example(es=1e-12, rate=1e-9)
+@example(es=1e-12, rate=ONE_MINUS)
+@example(es=1000.0, rate=1e-9)
 def test_round_trip_eps_reverse(es: float, rate: float) -> None:
     et = amp.eps_target(es, rate)
     assert _close(amp.eps_sample(et, rate), es, rtol=1e-12)
@@ -208,6 +231,8 @@ def test_round_trip_eps_reverse(es: float, rate: float) -> None:
 
 @FAST
 @given(delta=st.floats(min_value=0.0, max_value=1.0, exclude_max=True), rate=RATES)
+@example(delta=0.5, rate=1e-9)
+@example(delta=1e-12, rate=ONE_MINUS)
 def test_round_trip_delta(delta: float, rate: float) -> None:
     # Two correctly rounded operations: at most 2 ulp apart.
     ds = amp.delta_sample(delta, rate)
@@ -219,6 +244,8 @@ def test_round_trip_delta(delta: float, rate: float) -> None:
 
 @FAST
 @given(eps=EPS, q=st.floats(min_value=0.0, max_value=0.999))
+@example(eps=EXP_EDGE, q=0.5)
+@example(eps=1e-12, q=0.999)
 def test_round_trip_rate_for_q(eps: float, q: float) -> None:
     rate = amp.rate_for_q(eps, q)
     assume(rate > 1e-300)  # below this the rate underflows
@@ -232,6 +259,11 @@ def test_round_trip_rate_for_q(eps: float, q: float) -> None:
 
 @FAST
 @given(eps=EPS, rate=RATES)
+@example(eps=EXP_EDGE, rate=ONE_MINUS)
+@example(eps=709.2, rate=0.5)
+@example(eps=1e-12, rate=1e-9)
+@example(eps=1e-12, rate=ONE_MINUS)
+@example(eps=1000.0, rate=1e-9)
 def test_round_trip_rate_for_eps_sample(eps: float, rate: float) -> None:
     es = amp.eps_sample(eps, rate)
     rate_back = amp.rate_for_eps_sample(eps, es)
@@ -280,6 +312,11 @@ def test_accuracy_quantities_monotone_in_rate(eps: float, r1: float, r2: float) 
 
 @FAST
 @given(eps=EPS, rate=RATES)
+@example(eps=EXP_EDGE, rate=ONE_MINUS)
+@example(eps=709.2, rate=0.5)
+@example(eps=1e-12, rate=1e-9)
+@example(eps=1e-12, rate=ONE_MINUS)
+@example(eps=1000.0, rate=1e-9)
 def test_ratio_at_most_one_and_gap_nonnegative(eps: float, rate: float) -> None:
     r = amp.noise_variance_ratio(eps, rate)
     gap = amp.noise_variance_gap(eps, rate)
@@ -295,6 +332,11 @@ def test_ratio_at_most_one_and_gap_nonnegative(eps: float, rate: float) -> None:
 
 @FAST
 @given(eps=EPS, rate=RATES_BELOW_ONE)
+@example(eps=EXP_EDGE, rate=ONE_MINUS)
+@example(eps=709.2, rate=0.5)
+@example(eps=1e-12, rate=1e-9)
+@example(eps=1e-12, rate=ONE_MINUS)
+@example(eps=1000.0, rate=1e-9)
 def test_gap_strictly_positive_below_rate_one(eps: float, rate: float) -> None:
     assert amp.noise_variance_gap(eps, rate) > 0
     assert amp.sampling_variance_bound(eps, rate) > 0
@@ -302,6 +344,11 @@ def test_gap_strictly_positive_below_rate_one(eps: float, rate: float) -> None:
 
 @FAST
 @given(eps=EPS, p=RATES)
+@example(eps=EXP_EDGE, p=ONE_MINUS)
+@example(eps=709.2, p=0.5)
+@example(eps=1e-12, p=1e-9)
+@example(eps=1e-12, p=ONE_MINUS)
+@example(eps=1000.0, p=1e-9)
 def test_steinke_sandwich(eps: float, p: float) -> None:
     # eps/(p + eps) <= log(1 + eps/p) <= eps_p <= eps/p.
     eps_p = amp.eps_sample(eps, p)
@@ -337,6 +384,11 @@ EXTREME_RATES = st.one_of(
 
 @settings(max_examples=500, deadline=None)
 @given(eps=EXTREME_EPS, rate=EXTREME_RATES)
+@example(eps=EXP_EDGE, rate=ONE_MINUS)
+@example(eps=709.2, rate=0.5)
+@example(eps=1e-12, rate=1e-9)
+@example(eps=1e-12, rate=ONE_MINUS)
+@example(eps=1000.0, rate=1e-9)
 def test_finite_at_extremes(eps: float, rate: float) -> None:
     es = amp.eps_sample(eps, rate)
     values = [
@@ -359,6 +411,8 @@ def test_finite_at_extremes(eps: float, rate: float) -> None:
 
 @settings(max_examples=300, deadline=None)
 @given(eps=EXTREME_EPS, q=st.floats(min_value=0.0, max_value=1.0, exclude_max=True))
+@example(eps=EXP_EDGE, q=0.5)
+@example(eps=1e-12, q=1e-12)
 def test_rates_finite_at_extremes(eps: float, q: float) -> None:
     rate = amp.rate_for_q(eps, q)
     assert 0 <= rate <= 1
@@ -522,14 +576,15 @@ def test_delta_sample_is_not_capped() -> None:
 
 
 # ---------------------------------------------------------------------------------------
-# Cross-checks against independent libraries (skipped only if they cannot be imported)
+# Cross-checks against independent libraries (skipped only if they cannot be imported, and
+# never under CI, where a missing library fails the test)
 # ---------------------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
 def dp():
     """The opendp.prelude module with the features the amplifier needs."""
-    prelude = pytest.importorskip("opendp.prelude")
+    prelude = require_module("opendp.prelude")
     prelude.enable_features("contrib", "honest-but-curious")
     return prelude
 
@@ -595,7 +650,7 @@ def test_dp_accounting_poisson_subsampled_laplace(scale: float, p: float) -> Non
     # 1e-12 tail, the largest privacy loss, which is exactly log(1 + p(e^eps - 1)).
     # The PLD is discretised pessimistically on a grid of width h, so it may only be
     # larger than the exact value, by at most one grid step.
-    pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    pld = require_module("dp_accounting.pld.privacy_loss_distribution")
     h = 1e-4
     dist = pld.from_laplace_mechanism(
         scale, sensitivity=1.0, sampling_prob=p, value_discretization_interval=h

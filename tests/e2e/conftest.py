@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -78,8 +78,11 @@ class Server:
 
 
 @contextlib.contextmanager
-def serve(log: Path) -> Iterator[Server]:
-    """Run ``streamlit run app.py`` on a free loopback port; yield the running server."""
+def serve(log: Path, extra_args: Sequence[str] = ()) -> Iterator[Server]:
+    """Run ``streamlit run app.py`` on a free loopback port; yield the running server.
+
+    ``extra_args`` are appended to the command line (e.g. a config option to switch off).
+    """
     port = _free_port()
     # One BLAS thread per server, as `make run` does: sessions share the two cores already.
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "OPENBLAS_NUM_THREADS": "1"}
@@ -97,6 +100,7 @@ def serve(log: Path) -> Iterator[Server]:
                 "127.0.0.1",
                 "--server.headless",
                 "true",
+                *extra_args,
             ],
             cwd=ROOT,
             stdout=out,

@@ -11,19 +11,72 @@ SCREENSHOTS = ROOT / "artifacts" / "screenshots"
 ERROR_SELECTORS = ('[data-testid="stException"]', '[data-testid="stAlertContentError"]')
 
 
-def settle(page, *, quiet_checks: int = 4, timeout: float = 60.0) -> None:
-    """Wait until the Streamlit script has stopped running and the page is quiet."""
+#: Installed into the page by :func:`settle`: counts the script runs the browser sees.
+#: A run is "busy" while Streamlit shows its running icon, a skeleton, or marks elements
+#: stale (``data-stale="true"``, set while a rerun has not redrawn them yet). A
+#: MutationObserver sees every change of the page, so a run that starts and ends between
+#: two polls is still counted.
+_RUN_WATCHER = """() => {
+    if (window.__stRuns) { return false; }
+    const busySelector = '[data-testid="stStatusWidgetRunningIcon"], '
+        + '[data-testid="stSkeleton"], [data-stale="true"]';
+    const runs = {started: 0, finished: 0, busy: false, settled: 0};
+    const update = () => {
+        const busy = document.querySelector(busySelector) !== null;
+        if (busy && !runs.busy) { runs.started += 1; }
+        if (!busy && runs.busy) { runs.finished += 1; }
+        runs.busy = busy;
+    };
+    update();
+    new MutationObserver(update).observe(document.documentElement, {
+        subtree: true, childList: true, attributes: true,
+        attributeFilter: ['data-stale', 'data-testid'],
+    });
+    window.__stRuns = runs;
+    return true;
+}"""
+
+
+def _runs(page) -> dict:
+    return page.evaluate("() => ({...window.__stRuns})")
+
+
+def settle(page, *, timeout: float = 60.0, start_timeout: float = 5.0) -> None:
+    """Wait until the rerun that the last action started has started and finished.
+
+    The page keeps a count of script runs (see ``_RUN_WATCHER``). After an action, a rerun
+    starts a moment later; returning while the page still looks quiet would read the old
+    page. So :func:`settle` waits for a run newer than the one the previous call saw to
+    start (for at most ``start_timeout`` seconds: some actions start none), then for the
+    page to be idle. On a freshly loaded page it waits until content is drawn and idle.
+
+    Raises
+    ------
+    AssertionError
+        If the page is still busy after ``timeout`` seconds.
+    """
     page.wait_for_selector('[data-testid="stMainBlockContainer"]', timeout=timeout * 1000)
+    fresh = page.evaluate(_RUN_WATCHER)
     deadline = time.monotonic() + timeout
-    quiet = 0
+    start_deadline = time.monotonic() + start_timeout
+    content = '[data-testid="stMainBlockContainer"] [data-testid="stElementContainer"]'
     while time.monotonic() < deadline:
-        running = page.locator('[data-testid="stStatusWidgetRunningIcon"]').count()
-        running += page.locator('[data-testid="stSkeleton"]').count()
-        quiet = quiet + 1 if running == 0 else 0
-        if quiet >= quiet_checks:
-            return
-        time.sleep(0.25)
-    raise AssertionError("the app kept running for more than the time bound")
+        runs = _runs(page)
+        if fresh:
+            # A new document: its first run is done once content is drawn and nothing runs.
+            started = runs["started"] > 0 or page.locator(content).count() > 0
+        else:
+            started = runs["started"] > runs["settled"] or time.monotonic() > start_deadline
+        if started and not runs["busy"]:
+            # Idle: confirm once more after a short pause (a run may trigger a follow-up).
+            time.sleep(0.1)
+            again = _runs(page)
+            if not again["busy"] and again["started"] == runs["started"]:
+                page.evaluate("() => { window.__stRuns.settled = window.__stRuns.started; }")
+                return
+            continue
+        time.sleep(0.05)
+    raise AssertionError(f"the app kept running for more than {timeout} s")
 
 
 def errors_on_page(page) -> list[str]:

@@ -13,8 +13,10 @@ import sys
 from tests.e2e.conftest import ROOT
 
 SESSIONS = 30
-#: Wall-clock bound for the whole classroom run (30 sessions × every page).
-CLASSROOM_BOUND_SECONDS = 1800
+#: A guard against a hung driver, not a performance bound: the run's duration depends on
+#: what else the two cores are doing, so no wall-clock time is asserted (bench_classroom.py
+#: reports the timings).
+HANG_GUARD_SECONDS = 1800
 
 
 def test_thirty_concurrent_sessions_render_every_page_without_errors(fresh_server):
@@ -30,7 +32,7 @@ def test_thirty_concurrent_sessions_render_every_page_without_errors(fresh_serve
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=CLASSROOM_BOUND_SECONDS,
+        timeout=HANG_GUARD_SECONDS,
         check=True,
     )
     result = json.loads(run.stdout.strip().splitlines()[-1])
@@ -40,4 +42,3 @@ def test_thirty_concurrent_sessions_render_every_page_without_errors(fresh_serve
     bad = [r for r in result["records"] if r.get("errors")]
     assert bad == [], bad[:5]
     assert all("chart_seconds" in r for r in result["records"])
-    assert summary["wall_seconds"] < CLASSROOM_BOUND_SECONDS
