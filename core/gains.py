@@ -916,13 +916,13 @@ def verdict_text(summary: pd.DataFrame, eps_target: float) -> str:
     Returns
     -------
     str
-        For example "At ε = 0.5 the 40 % sample is best: 22 % lower MSE than privatising
+        For example "At ε_target = 0.5 the 40 % sample is best: 22 % lower MSE than privatising
         the population."
     """
     rows = _rows_for(summary, eps_target)
     pop = rows[rows["rate"] == 1.0].iloc[0]
     samples = rows[rows["rate"] < 1.0]
-    eps_words = f"At ε = {eps_target:g}"
+    eps_words = f"At ε_target = {eps_target:g}"
     if samples.empty:
         return f"{eps_words} only the population was simulated; there is no sample to compare."
     best = samples.loc[samples["mse"].idxmin()]

@@ -67,9 +67,10 @@ def r_curves_figure(
         r = amp.noise_variance_ratio(e, rates)
         gap = amp.noise_variance_gap(e, rates)
         hover = (
-            "n/N %{x:.4g}<br>r %{y:.6g}<br>1 − r %{customdata:.3g}<extra>ε = " + f"{e:g}</extra>"
+            "n/N %{x:.4g}<br>r %{y:.6g}<br>1 − r %{customdata:.3g}<extra>ε_target = "
+            + f"{e:g}</extra>"
         )
-        traces.append(line_trace(rates, r, f"ε = {e:g}", i, hover, customdata=gap))
+        traces.append(line_trace(rates, r, f"ε_target = {e:g}", i, hover, customdata=gap))
         frames.append(pd.DataFrame({"eps_target": e, "rate": rates, "r": r, "one_minus_r": gap}))
     layout = chart_layout(
         title="Noise ratio r: population noise variance ÷ sample noise variance",
@@ -132,8 +133,8 @@ def q_curves_figure(
     traces, frames, marks = [], [], []
     for i, e in enumerate(eps_values):
         q = amp.sampling_variance_bound(e, rates)
-        hover = "n/N %{x:.4g}<br>q %{y:.4f}<extra>ε = " + f"{e:g}</extra>"
-        traces.append(line_trace(rates, q, f"ε = {e:g}", i, hover))
+        hover = "n/N %{x:.4g}<br>q %{y:.4f}<extra>ε_target = " + f"{e:g}</extra>"
+        traces.append(line_trace(rates, q, f"ε_target = {e:g}", i, hover))
         frames.append(pd.DataFrame({"eps_target": e, "rate": rates, "q": q}))
         marks.append((i, e, float(amp.rate_for_q(e, q_mark))))
     traces.append(
@@ -204,13 +205,13 @@ def mean_variance_figure(table: pd.DataFrame) -> go.Figure:
         style = series_style(i)
         hover = (
             "n/N %{x:.4g}<br>V_n %{y:.4g}<br>sampling %{customdata[0]:.3g}"
-            "<br>noise %{customdata[1]:.3g}<extra>ε = " + f"{e:g}</extra>"
+            "<br>noise %{customdata[1]:.3g}<extra>ε_target = " + f"{e:g}</extra>"
         )
         traces.append(
             line_trace(
                 sub["rate"].to_numpy(),
                 sub["V_n"].to_numpy(),
-                f"V_n, ε = {e:g}",
+                f"V_n, ε_target = {e:g}",
                 i,
                 hover,
                 customdata=sub[["sampling_part", "noise_part"]].to_numpy(),
@@ -225,8 +226,8 @@ def mean_variance_figure(table: pd.DataFrame) -> go.Figure:
                 "y": [v_pop, v_pop],
                 "mode": "lines",
                 "line": {"color": style["color"], "dash": "dot", "width": 1.5},
-                "name": f"V_N, ε = {e:g}",
-                "hovertemplate": f"V_N = {v_pop:.4g}<extra>population, ε = {e:g}</extra>",
+                "name": f"V_N, ε_target = {e:g}",
+                "hovertemplate": f"V_N = {v_pop:.4g}<extra>population, ε_target = {e:g}</extra>",
             }
         )
     layout = chart_layout(
@@ -272,16 +273,16 @@ def log_mse_figure(summary: pd.DataFrame, *, band_se: float = 2.0) -> go.Figure:
                 "hoverinfo": "skip",
                 "showlegend": False,
                 "legendgroup": f"eps{e:g}",
-                "name": f"±{band_se:g} SE, ε = {e:g}",
+                "name": f"±{band_se:g} SE, ε_target = {e:g}",
             }
         )
         traces.append(
             line_trace(
                 x,
                 y,
-                f"ε = {e:g}",
+                f"ε_target = {e:g}",
                 i,
-                "n/N %{x:.3g}<br>log(MSE) %{y:.3f} ± %{customdata:.3f}<extra>ε = "
+                "n/N %{x:.3g}<br>log(MSE) %{y:.3f} ± %{customdata:.3f}<extra>ε_target = "
                 + f"{e:g}</extra>",
                 customdata=se,
                 mode="lines+markers",
@@ -299,8 +300,8 @@ def log_mse_figure(summary: pd.DataFrame, *, band_se: float = 2.0) -> go.Figure:
                     "marker": {"symbol": "x", "size": 12, "color": style["color"]},
                     "legendgroup": f"eps{e:g}",
                     "showlegend": False,
-                    "name": f"population, ε = {e:g}",
-                    "hovertemplate": "population<br>log(MSE) %{y:.3f}<extra>ε = "
+                    "name": f"population, ε_target = {e:g}",
+                    "hovertemplate": "population<br>log(MSE) %{y:.3f}<extra>ε_target = "
                     + f"{e:g}</extra>",
                 }
             )
@@ -341,8 +342,9 @@ def _beating_rate_rings(
             },
             "legendgroup": f"eps{eps:g}",
             "showlegend": False,
-            "name": f"beats the population, ε = {eps:g}",
-            "hovertemplate": "rate %{x:.3g} beats the population<extra>ε = " + f"{eps:g}</extra>",
+            "name": f"beats the population, ε_target = {eps:g}",
+            "hovertemplate": "rate %{x:.3g} beats the population<extra>ε_target = "
+            + f"{eps:g}</extra>",
         },
         {
             "type": "scatter",
@@ -352,8 +354,8 @@ def _beating_rate_rings(
             "marker": {"symbol": "circle-open", "size": 22, "color": colour, "line": {"width": 3}},
             "legendgroup": f"eps{eps:g}",
             "showlegend": False,
-            "name": f"best rate, ε = {eps:g}",
-            "hovertemplate": "best rate %{x:.3g}: beats the population<extra>ε = "
+            "name": f"best rate, ε_target = {eps:g}",
+            "hovertemplate": "best rate %{x:.3g}: beats the population<extra>ε_target = "
             + f"{eps:g}</extra>",
         },
     ]
@@ -438,7 +440,7 @@ def release_violin_figure(
             {
                 "type": "violin",
                 "y": group[value].to_numpy(),
-                "name": f"ε = {e:g}",
+                "name": f"ε_target = {e:g}",
                 "box": {"visible": True},
                 "points": False,
                 "line": {"color": PALETTE[i % len(PALETTE)]},

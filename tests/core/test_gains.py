@@ -642,7 +642,7 @@ def test_best_rate_and_verdict_gain() -> None:
     assert tuple(best) == (best.rate, best.log_mse, best.relative_change)  # a plain tuple too
     text = gains.verdict_text(s, 0.5)
     assert text == (
-        "At ε = 0.5 the 40 % sample is best: 22 % lower MSE than privatising the population."
+        "At ε_target = 0.5 the 40 % sample is best: 22 % lower MSE than privatising the population."
     )
 
 
@@ -650,13 +650,13 @@ def test_verdict_no_gain_and_within_error() -> None:
     s = _summary([(3.0, 0.1, 1.35, 0.01), (3.0, 0.5, 2.0, 0.01), (3.0, 1.0, 1.0, 0.0)])
     assert gains.best_rate(s, 3.0) == (1.0, 0.0, 0.0)
     assert gains.verdict_text(s, 3.0) == (
-        "At ε = 3 no sampling rate beats the population; the best sample (10 %) has 35 % "
+        "At ε_target = 3 no sampling rate beats the population; the best sample (10 %) has 35 % "
         "higher MSE."
     )
     # 2 % better, but the standard error of the difference is 0.05 on the log scale.
     s2 = _summary([(0.1, 0.2, 0.98, 0.05), (0.1, 1.0, 1.0, 0.0)])
     text = gains.verdict_text(s2, 0.1)
-    assert text.startswith("At ε = 0.1 the 20 % sample is best: 2 % lower MSE")
+    assert text.startswith("At ε_target = 0.1 the 20 % sample is best: 2 % lower MSE")
     assert "within Monte Carlo error" in text
     # huge factors are written as factors
     s3 = _summary([(0.01, 0.01, 1e-4, 0.01), (0.01, 1.0, 1.0, 0.0)])
@@ -682,5 +682,5 @@ def test_verdict_on_a_real_experiment() -> None:
     )
     for e in [0.05, 5.0]:
         text = gains.verdict_text(ex.summary, e)
-        assert text.startswith(f"At ε = {e:g}")
+        assert text.startswith(f"At ε_target = {e:g}")
         assert text.endswith(".")

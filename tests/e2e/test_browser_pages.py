@@ -143,15 +143,15 @@ def test_gains_experiment_reacts_to_controls(page, app_url):
     page.goto(f"{app_url}/gains?gain_view=Median%3A+sample+or+population%3F&gain_reps=50")
     settle(page)
     page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg')
-    assert "ε = 0.5" in plot_texts(page)
+    assert "ε_target = 0.5" in plot_texts(page)
     box = page.get_by_role("textbox", name="ε_target values")
     box.fill("0.05, 2")
     box.press("Enter")
     settle(page)
     texts = plot_texts(page)
-    assert "ε = 2" in texts and "ε = 0.5" not in texts
+    assert "ε_target = 2" in texts and "ε_target = 0.5" not in texts
     verdict = page.locator('[data-testid="stMainBlockContainer"]').inner_text()
-    assert "At ε = 2" in verdict
+    assert "At ε_target = 2" in verdict
     assert exceptions_on_page(page) == []
     screenshot(page, "gains_experiment")
 

@@ -94,8 +94,8 @@ def test_every_rate_that_beats_the_population_is_ringed():
         },
     )
     chart = _experiment(at)
-    line = next(t for t in chart["data"] if t.get("name") == "ε = 3")
-    pop = next(t for t in chart["data"] if t.get("name") == "population, ε = 3")
+    line = next(t for t in chart["data"] if t.get("name") == "ε_target = 3")
+    pop = next(t for t in chart["data"] if t.get("name") == "population, ε_target = 3")
     pop_value = float(array(pop["y"])[0])
     beating = {
         round(float(x), 6)

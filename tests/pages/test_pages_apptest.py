@@ -144,12 +144,12 @@ def test_gains_mean_population_never_gains():
 
 def test_gains_experiment_controls_change_verdict_and_chart():
     at = _open(GAINS, {"gain_view": EXP_TAB, "gain_reps": "50"})
-    assert any("At ε = 0.5" in m.value for m in at.markdown)
+    assert any("At ε_target = 0.5" in m.value for m in at.markdown)
     at.text_input(key="gain_exp_eps").set_value("0.05, 2").run()
     assert not at.exception
     names = _names(at)
-    assert {"ε = 0.05", "ε = 2"} <= names and "ε = 0.5" not in names
-    assert any("At ε = 2" in m.value for m in at.markdown)
+    assert {"ε_target = 0.05", "ε_target = 2"} <= names and "ε_target = 0.5" not in names
+    assert any("At ε_target = 2" in m.value for m in at.markdown)
     at.radio(key="gain_estimator").set_value("drawn_noise").run()
     assert not at.exception
 

@@ -64,7 +64,7 @@ def test_gains_experiment_snippet_prints_the_page_verdicts(population):
     code = _snippet(at, "median_gain_experiment")
     assert "make_builtin(" in code and "seed=3" in code
     out = _run(code)
-    verdicts = [m.value[2:] for m in at.markdown if m.value.startswith("- At ε = ")]
+    verdicts = [m.value[2:] for m in at.markdown if m.value.startswith("- At ε_target = ")]
     assert len(verdicts) == 2
     for verdict in verdicts:
         assert verdict in out  # same population, same numbers, same words
@@ -77,7 +77,7 @@ def test_gains_mean_population_snippet_prints_V_N(population):
     assert out
     for label, value in out.items():
         eps = float(label.split("=")[1])
-        shown = float(array(_trace(at, f"V_N, ε = {eps:g}")["y"])[0])
+        shown = float(array(_trace(at, f"V_N, ε_target = {eps:g}")["y"])[0])
         assert value == pytest.approx(shown, rel=1e-5)
 
 
@@ -98,7 +98,7 @@ def test_gains_sensitivity_snippet_prints_the_median_releases(population):
     shown = {t["name"]: float(np.median(array(t["y"]))) for t in chart["data"]}
     assert len(out) == len(shown) == 3
     for label, value in out.items():
-        assert value == pytest.approx(shown[f"ε = {float(label.split('=')[1]):g}"], rel=1e-5)
+        assert value == pytest.approx(shown[f"ε_target = {float(label.split('=')[1]):g}"], rel=1e-5)
 
 
 def test_gains_theory_snippet_prints_the_q_table():
