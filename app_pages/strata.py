@@ -80,7 +80,7 @@ direction = st.radio(
 )
 c1, c2 = st.columns([1, 2], gap="large")
 with c1:
-    m_input = st.number_input(
+    n_input = st.number_input(
         "Total sample size n (the paper's m)",
         min_value=1,
         max_value=5_000_000,
@@ -113,7 +113,7 @@ with c2:
             max_value=1000.0,
             help="The budget of the differentially private mechanism applied to the sample.",
         )
-m = int(m_input) if m_input is not None else default_m
+m = int(n_input) if n_input is not None else default_m
 if m > N:
     st.warning(
         f"The sample size n = {m:,} exceeds the population size N = {N:,}; using n = N "
@@ -173,11 +173,11 @@ def allocation_view() -> None:
     st.success(views.verdict(var_table, cmp, summ, m, N, eps), icon=":material/gavel:")
     t1, t2, _ = st.columns([1, 1, 2])
     with t1:
-        show_rates = bound_toggle("Show sampling rates m_i/N_i", "strat_show_rates", default=False)
+        show_rates = bound_toggle("Show sampling rates n_i/N_i", "strat_show_rates", default=False)
     with t2:
         log_y = bound_toggle("Log axis", "strat_log_y", default=True)
     whole = table.loc[
-        (table[f"{cache.NEYMAN} m_i"] == table["N_i"]) & (table["σ_i"] > 0), "stratum"
+        (table[f"{cache.NEYMAN} n_i"] == table["N_i"]) & (table["σ_i"] > 0), "stratum"
     ].tolist()
     whole_text = ""
     if whole:
@@ -195,16 +195,16 @@ def allocation_view() -> None:
         key="strata_allocations",
         explanation=(
             f"Each group of bars is one stratum of {pop.name}. Proportional allocation draws the "
-            f"same share r = m/N = {rate:.3g} of every stratum; Neyman draws more where the "
+            f"same share r = n/N = {rate:.3g} of every stratum; Neyman draws more where the "
             "stratum is both large and spread out (N_i·σ_i) and takes a stratum whole when its "
             f"share would exceed its size{whole_text}. The randomised rounding is one draw "
             "(seed from the sidebar)."
         ),
         formulas=[
-            r"\begin{aligned}&m_i^{\mathrm{Neyman}} \propto N_i\,\sigma_i,\\"
-            r"&m_i \le N_i,\quad \textstyle\sum_i m_i = m\end{aligned}",
-            r"m_i^{\mathrm{rounded}} = \lfloor r N_i + \tfrac12 \rfloor",
-            r"\begin{aligned}m_i^{\mathrm{rand}} &= \lceil rN_i\rceil \text{ w.p. } "
+            r"\begin{aligned}&n_i^{\mathrm{Neyman}} \propto N_i\,\sigma_i,\\"
+            r"&n_i \le N_i,\quad \textstyle\sum_i n_i = n\end{aligned}",
+            r"n_i^{\mathrm{rounded}} = \lfloor r N_i + \tfrac12 \rfloor",
+            r"\begin{aligned}n_i^{\mathrm{rand}} &= \lceil rN_i\rceil \text{ w.p. } "
             r"rN_i - \lfloor rN_i\rfloor,\\ &= \lfloor rN_i\rfloor \text{ otherwise}\end{aligned}",
         ],
         note=note,
@@ -221,12 +221,12 @@ def allocation_view() -> None:
             **{f"{d} rate": st.column_config.NumberColumn(format="percent") for d in cache.DESIGNS},
         },
     )
-    totals = {d: int(table[f"{d} m_i"].sum()) for d in cache.DESIGNS}
+    totals = {d: int(table[f"{d} n_i"].sum()) for d in cache.DESIGNS}
     st.caption(
-        f"Totals: Neyman {totals[cache.NEYMAN]:,} (always m), proportional rounded "
-        f"{totals[cache.PROP_DET]:,}, randomised {totals[cache.PROP_RAND]:,} (m = {m:,} on "
+        f"Totals: Neyman {totals[cache.NEYMAN]:,} (always n), proportional rounded "
+        f"{totals[cache.PROP_DET]:,}, randomised {totals[cache.PROP_RAND]:,} (n = {m:,} on "
         "average). Neyman's integer sizes are the exact variance minimiser among whole-record "
-        "allocations of total m."
+        "allocations of total n."
     )
     chart_block(
         figs.variance_figure(var_table),
@@ -246,7 +246,7 @@ def allocation_view() -> None:
         formulas=[
             r"\hat\theta = \sum_i \frac{N_i}{N}\,\bar y_{S_i}",
             r"\mathrm{Var}(\hat\theta) = \sum_i \Big(\frac{N_i}{N}\Big)^2"
-            r"\Big(1 - \frac{m_i}{N_i}\Big)\frac{\sigma_i^2}{m_i}",
+            r"\Big(1 - \frac{n_i}{N_i}\Big)\frac{\sigma_i^2}{n_i}",
         ],
     )
     st.dataframe(
@@ -353,7 +353,7 @@ def neighbour_section() -> strata.NeighbourComparison | None:
         table,
         key="strata_neighbour",
         explanation=(
-            f"Bars show m′_i − m_i. The changed record leaves stratum {cmp.labels[left]} and "
+            f"Bars show n′_i − n_i. The changed record leaves stratum {cmp.labels[left]} and "
             f"joins stratum {cmp.labels[joined]}; Neyman reacts through the sizes and the "
             "spreads of both, and through the re-allocation of every stratum that is not taken "
             "whole. Rounded proportional allocation moves at most one record in each of the "
@@ -363,7 +363,7 @@ def neighbour_section() -> strata.NeighbourComparison | None:
         ),
         formulas=[
             r"M(S) = \big(|S_i| + \mathrm{Lap}(1/\varepsilon)\big)_{i=1}^k",
-            r"\text{loss}(P, P') = \varepsilon \sum_i |m'_i - m_i|",
+            r"\text{loss}(P, P') = \varepsilon \sum_i |n'_i - n_i|",
         ],
     )
     # A note column marks the strata that matter (cheaper than a pandas Styler).
@@ -382,7 +382,7 @@ def neighbour_section() -> strata.NeighbourComparison | None:
         },
         column_order=["stratum", "note", *table.columns[1:]],
     )
-    with st.expander("The paper's numbers (Appendix E.1, CBP establishments, m = 10,000)"):
+    with st.expander("The paper's numbers (Appendix E.1, CBP establishments, n = 10,000)"):
         p, q = (np.array(a) for a in strata.PAPER_NEYMAN_E1)
         st.dataframe(
             {

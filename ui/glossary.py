@@ -93,12 +93,12 @@ GLOSSARY: tuple[Term, ...] = (
         "number of strata",
         "Stratified sampling splits the population into H groups (strata) and samples each.",
     ),
-    Term("N_h", "stratum size", "Number of records in stratum h; the N_h add up to N."),
-    Term("n_h", "stratum sample size", "Number of records sampled from stratum h."),
+    Term("N_i", "stratum size", "Number of records in stratum i; the N_i add up to N."),
     Term(
-        "m",
-        "total stratified sample size",
-        "The sample size shared among the strata: the n_h add up to m.",
+        "n_i",
+        "stratum sample size",
+        "Number of records sampled from stratum i; the n_i add up to the sample size n "
+        "(Bun et al. write m for it).",
     ),
     Term(
         "L, U",

@@ -50,12 +50,12 @@ def allocation_table(content_hash: str, _pop: Population, m: int, seed: int) -> 
             "mean": summ.means,
             "σ_i": summ.sds,
             "Neyman share x_i": strata.neyman_shares(n, summ.sds, m),
-            f"{NEYMAN} m_i": neyman,
+            f"{NEYMAN} n_i": neyman,
             f"{NEYMAN} rate": neyman / n,
             "r·N_i": rate * n,
-            f"{PROP_DET} m_i": det,
+            f"{PROP_DET} n_i": det,
             f"{PROP_DET} rate": det / n,
-            f"{PROP_RAND} m_i": rnd,
+            f"{PROP_RAND} n_i": rnd,
             f"{PROP_RAND} rate": rnd / n,
         }
     )

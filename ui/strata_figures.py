@@ -84,23 +84,23 @@ def allocation_figure(table: pd.DataFrame, *, show_rates: bool, log_y: bool) -> 
     custom = np.column_stack([shown["N_i"], shown["σ_i"], shown["r·N_i"]])
     traces = []
     for design in DESIGNS:
-        m_i = shown[f"{design} m_i"].to_numpy()
+        n_i = shown[f"{design} n_i"].to_numpy()
         rate = shown[f"{design} rate"].to_numpy()
-        y = rate if show_rates else m_i
+        y = rate if show_rates else n_i
         hover = (
-            "stratum %{x}<br>m_i %{customdata[3]:,}<br>m_i/N_i %{customdata[4]:.3%}"
+            "stratum %{x}<br>n_i %{customdata[3]:,}<br>n_i/N_i %{customdata[4]:.3%}"
             "<br>N_i %{customdata[0]:,}<br>σ_i %{customdata[1]:.4g}<br>r·N_i %{customdata[2]:.2f}"
             f"<extra>{design}</extra>"
         )
-        traces.append(_bar(x, y, design, hover, customdata=np.column_stack([custom, m_i, rate])))
+        traces.append(_bar(x, y, design, hover, customdata=np.column_stack([custom, n_i, rate])))
     layout = chart_layout(
         title=(
-            "Sampling rate m_i / N_i per stratum"
+            "Sampling rate n_i / N_i per stratum"
             if show_rates
-            else "Records drawn per stratum, m_i, under each allocation"
+            else "Records drawn per stratum, n_i, under each allocation"
         ),
         x_title="stratum",
-        y_title="sampling rate m_i / N_i" if show_rates else "records drawn m_i",
+        y_title="sampling rate n_i / N_i" if show_rates else "records drawn n_i",
         log_y=log_y,
         hovermode="x unified",
     )
@@ -255,7 +255,7 @@ def privacy_rate_figure(
         )
     layout = chart_layout(
         title=f"Population guarantee against the rate (ε_sample = {eps:.3g})",
-        x_title="sampling rate r = m / N",
+        x_title="sampling rate r = n / N",
         y_title="ε_target (guarantee for the population)",
         log_x=True,
         log_y=True,
@@ -290,18 +290,18 @@ def neighbour_table(cmp: strata.NeighbourComparison) -> pd.DataFrame:
             "N′_i": cmp.sizes_neighbour,
             "σ_i": cmp.sds,
             "σ′_i": cmp.sds_neighbour,
-            "Neyman m_i": cmp.neyman,
-            "Neyman m′_i": cmp.neyman_neighbour,
+            "Neyman n_i": cmp.neyman,
+            "Neyman n′_i": cmp.neyman_neighbour,
             "Neyman shift": cmp.neyman_shift,
-            "proportional m_i": cmp.proportional,
-            "proportional m′_i": cmp.proportional_neighbour,
+            "proportional n_i": cmp.proportional,
+            "proportional n′_i": cmp.proportional_neighbour,
             "proportional shift": cmp.proportional_shift,
         }
     )
 
 
 def neighbour_figure(cmp: strata.NeighbourComparison, changed: tuple[int, int]) -> go.Figure:
-    """Bars of m′_i − m_i per stratum; the stratum that moves most is outlined and labelled.
+    """Bars of n′_i − n_i per stratum; the stratum that moves most is outlined and labelled.
 
     ``changed`` holds the strata the changed record left and joined.
     """
@@ -332,7 +332,7 @@ def neighbour_figure(cmp: strata.NeighbourComparison, changed: tuple[int, int]) 
     layout = chart_layout(
         title="Sampled records that move when one record changes",
         x_title="stratum",
-        y_title="m′_i − m_i (records)",
+        y_title="n′_i − n_i (records)",
         hovermode="x unified",
     )
     layout["xaxis"]["type"] = "category"

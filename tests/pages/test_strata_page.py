@@ -68,7 +68,7 @@ def test_moving_the_sample_size_changes_the_allocation():
 def test_rates_toggle_switches_the_chart():
     at = _open()
     at.toggle(key="strat_show_rates").set_value(True).run()
-    chart = _chart(at, "Sampling rate m_i / N_i")
+    chart = _chart(at, "Sampling rate n_i / N_i")
     assert np.all(_bars(chart, "Neyman") <= 1.0)
 
 
@@ -269,8 +269,8 @@ def test_many_strata_are_capped_in_the_charts():
     assert not at.error
     chart = _chart(at, "Records drawn per stratum")
     assert len(chart["data"][0]["x"]) == 60
-    table = next(df.value for df in at.dataframe if "Neyman m_i" in df.value.columns)
-    assert len(table) == 150 and table["Neyman m_i"].sum() == 600
+    table = next(df.value for df in at.dataframe if "Neyman n_i" in df.value.columns)
+    assert len(table) == 150 and table["Neyman n_i"].sum() == 600
     at = _open_uploaded(pop, {"strat_m": "600", "strat_view": "Privacy"})
     assert not at.error
     assert len(_chart(at, "Sampled records that move")["data"][0]["x"]) <= 62
