@@ -75,8 +75,8 @@ def mean_theory_view() -> None:
         formulas=[
             r"r\Big(\varepsilon, \tfrac{n}{N}\Big) = "
             r"\frac{2\,(R/(\varepsilon N))^2}{2\,(R/(\varepsilon_{\mathrm{sample}} n))^2}",
-            r"= \Big(\frac{n}{N}\,\frac{\varepsilon_{\mathrm{sample}}}{\varepsilon}\Big)^2 < 1,"
-            r"\quad \text{with } \varepsilon = \varepsilon_{\mathrm{target}}",
+            r"= \Big(\frac{n}{N}\,\frac{\varepsilon_{\mathrm{sample}}}{\varepsilon}\Big)^2 < 1",
+            r"\text{with } \varepsilon = \varepsilon_{\mathrm{target}}",
         ],
     )
     # Reach down far enough that the whole frontier (≈ τ·n/N for small rates) is on the map.

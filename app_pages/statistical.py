@@ -176,7 +176,7 @@ def curve_view() -> None:
         ),
         formulas=[
             r"\delta(\varepsilon) = \max_{a \ne b}\int \big(f_a - e^{\varepsilon} f_b\big)_+\,dz",
-            r"Y = \tfrac{1}{N}\big(\mathbb 1[\text{critical}] + B\big),\quad "
+            r"Y = \tfrac{1}{N}\big(\mathbb 1[\text{critical}] + B\big)",
             r"B \sim \mathrm{Bin}(N-1, \pi)",
         ],
         note=(
@@ -187,13 +187,8 @@ def curve_view() -> None:
             "when the record is not drawn (δ = λ)."
         ),
     )
-    st.dataframe(
-        summary,
-        hide_index=True,
-        column_config={
-            c: st.column_config.NumberColumn(format="%.4g") for c in summary.columns[1:]
-        },
-    )
+    # A static table wraps its long column names on a phone instead of hiding columns.
+    st.table(summary.set_index(summary.columns[0]).map(lambda v: f"{v:.4g}"))
     st.caption(
         f"At ε = {eps:g}. δ(+,−) bounds what the answer reveals when the critical record is "
         "positive, δ(−,+) when it is negative; the guarantee is their maximum (eq. 4)."
@@ -218,8 +213,10 @@ def curve_view() -> None:
             "smears both. δ(ε) is the mass by which one curve exceeds e^ε times the other."
         ),
         formulas=[
-            r"P_+(j) = \lambda\, b_{n-1}(j-1) + (1-\lambda)\, b_n(j)",
-            r"P_-(j) = \lambda\, b_{n-1}(j) + (1-\lambda)\, b_n(j)",
+            r"\begin{aligned}P_+(j) &= \lambda\, b_{n-1}(j-1)\\ &\quad + (1-\lambda)\, b_n(j)"
+            r"\end{aligned}",
+            r"\begin{aligned}P_-(j) &= \lambda\, b_{n-1}(j)\\ &\quad + (1-\lambda)\, b_n(j)"
+            r"\end{aligned}",
             r"b_k(j) = \tbinom{k}{j}\pi^j(1-\pi)^{k-j},\quad \lambda = n/N",
         ],
     )

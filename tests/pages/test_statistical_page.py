@@ -50,8 +50,7 @@ def test_curve_reacts_to_n_and_nu():
 
 def test_curve_reading_and_table_show_the_worst_case():
     at = open_page(PAGE)
-    table = next(df.value for df in at.dataframe if "δ = max" in df.value.columns)
-    rows = table.set_index("mechanism")
+    rows = next(t.value for t in at.table if "δ = max" in t.value.columns).astype(float)
     assert rows.loc["Gaussian noise", "worst-case δ (DP)"] == pytest.approx(0.3798, abs=1e-4)
     assert rows.loc["no mechanism", "worst-case δ (DP)"] == 1.0
     assert rows.loc["subsampling", "worst-case δ (DP)"] == pytest.approx(0.1)
