@@ -140,6 +140,47 @@ BREAKS: tuple[Break, ...] = (
         new="noise = d.z[j] * (2.0 * s / eps_s) * 1.1**0.5",
         tests=("tests/core/test_gains.py::test_estimators_agree_within_monte_carlo_error",),
     ),
+    Break(
+        name="population-median-off-by-one",
+        item="3 UI numbers",
+        path="ui/population_view.py",
+        old='f"{v[mid]:.6g}"',
+        new='f"{v[mid + 1]:.6g}"',
+        tests=(
+            "tests/pages/test_overview_page.py::test_summary_numbers_of_a_builtin_with_odd_size_equal_numpys",
+            "tests/pages/test_overview_page.py::test_summary_numbers_of_an_upload_with_even_size_equal_numpys",
+        ),
+    ),
+    Break(
+        name="population-mean-wrong",
+        item="3 UI numbers",
+        path="ui/population_view.py",
+        old='f"{v.mean():.6g}"',
+        new='f"{v[:-1].mean():.6g}"',
+        tests=(
+            "tests/pages/test_overview_page.py::test_summary_numbers_of_an_upload_with_even_size_equal_numpys",
+        ),
+    ),
+    Break(
+        name="population-log-histogram-crash",
+        item="3 UI numbers",
+        path="ui/population_view.py",
+        old="edges = np.geomspace(lo, _pop.upper, bins + 1)",
+        new="edges = np.geomspace(lo, _pop.upper, bins + 1)[::-1]",
+        tests=(
+            "tests/pages/test_overview_page.py::test_log_x_toggle_draws_log_spaced_bins_with_numpys_counts",
+        ),
+    ),
+    Break(
+        name="population-log-histogram-linear-bins",
+        item="3 UI numbers",
+        path="ui/population_view.py",
+        old="edges = np.geomspace(lo, _pop.upper, bins + 1)",
+        new="edges = np.linspace(lo, _pop.upper, bins + 1)",
+        tests=(
+            "tests/pages/test_overview_page.py::test_log_x_toggle_draws_log_spaced_bins_with_numpys_counts",
+        ),
+    ),
 )
 
 
