@@ -181,6 +181,36 @@ BREAKS: tuple[Break, ...] = (
             "tests/pages/test_overview_page.py::test_log_x_toggle_draws_log_spaced_bins_with_numpys_counts",
         ),
     ),
+    Break(
+        name="statistical-cache-wrong-worst-case",
+        item="3 UI numbers",
+        path="ui/statistical_cache.py",
+        old='"Gaussian noise": sp.delta_dp_gaussian(eps, nu),',
+        new='"Gaussian noise": sp.delta_dp_laplace(eps, nu),',
+        tests=(
+            "tests/ui/test_statistical_cache.py::test_privacy_curves_equal_core_for_every_mechanism_and_worst_case",
+        ),
+    ),
+    Break(
+        name="statistical-figure-plots-half-delta",
+        item="3 UI numbers",
+        path="ui/statistical_figures.py",
+        old='_for_log(part["delta"], log_y)',
+        new='_for_log(part["delta"] / 2, log_y)',
+        tests=(
+            "tests/ui/test_statistical_figures.py::test_privacy_curve_figure_plots_cores_delta_of_every_mechanism",
+        ),
+    ),
+    Break(
+        name="statistical-snippet-wrong-pi",
+        item="3 UI numbers",
+        path="ui/statistical_text.py",
+        old="sp.{func}(N, 0.5, eps, nu)",
+        new="sp.{func}(N, 0.25, eps, nu)",
+        tests=(
+            "tests/ui/test_statistical_text.py::test_pi_snippet_prints_delta_at_pi_half_and_the_worst_case",
+        ),
+    ),
 )
 
 
