@@ -211,6 +211,34 @@ BREAKS: tuple[Break, ...] = (
             "tests/ui/test_statistical_text.py::test_pi_snippet_prints_delta_at_pi_half_and_the_worst_case",
         ),
     ),
+    Break(
+        name="gains-q-curve-rate-doubled",
+        item="3 UI numbers",
+        path="ui/gains_figures.py",
+        old='traces.append(line_trace(rates, q, f"ε = {e:g}", i, hover))',
+        new='traces.append(line_trace(rates * 2, q, f"ε = {e:g}", i, hover))',
+        tests=("tests/ui/test_gains_figures.py::test_q_curves_and_marks_equal_core",),
+    ),
+    Break(
+        name="gains-cache-simulation-wrong-n",
+        item="3 UI numbers",
+        path="ui/gains_cache.py",
+        old="values, _pop.lower, _pop.upper, eps_target, n, reps, seed",
+        new="values, _pop.lower, _pop.upper, eps_target, n - 1, reps, seed",
+        tests=(
+            "tests/ui/test_gains_cache.py::test_mean_simulation_check_compares_eq_7_with_cores_simulation",
+        ),
+    ),
+    Break(
+        name="gains-vacuous-delta-off-by-rate",
+        item="3 UI numbers",
+        path="ui/gains_text.py",
+        old="if not (delta_target / r < 1.0)",
+        new="if not (delta_target * r < 1.0)",
+        tests=(
+            "tests/ui/test_gains_text.py::test_vacuous_delta_warning_lists_exactly_the_rates_where_delta_sample_reaches_one",
+        ),
+    ),
 )
 
 
