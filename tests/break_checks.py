@@ -149,6 +149,7 @@ BREAKS: tuple[Break, ...] = (
         tests=(
             "tests/pages/test_overview_page.py::test_summary_numbers_of_a_builtin_with_odd_size_equal_numpys",
             "tests/pages/test_overview_page.py::test_summary_numbers_of_an_upload_with_even_size_equal_numpys",
+            "tests/ui/test_population_view.py::test_population_summary_numbers_equal_numpys",
         ),
     ),
     Break(
@@ -237,6 +238,64 @@ BREAKS: tuple[Break, ...] = (
         new="if not (delta_target * r < 1.0)",
         tests=(
             "tests/ui/test_gains_text.py::test_vacuous_delta_warning_lists_exactly_the_rates_where_delta_sample_reaches_one",
+        ),
+    ),
+    Break(
+        name="steinke-vs-p-ratio-squared",
+        item="3 UI numbers",
+        path="ui/amplification_figures.py",
+        old="y = amp.steinke_ratio(e, rates)",
+        new="y = amp.steinke_ratio(e, rates) ** 2",
+        tests=(
+            "tests/ui/test_amplification_figures.py::test_steinke_vs_p_figure_plots_p_times_eps_p_over_eps",
+        ),
+    ),
+    Break(
+        name="amp-default-n-rounds-down",
+        item="3 UI numbers",
+        path="ui/amplification_text.py",
+        old="math.ceil(population_size / 100)",
+        new="math.floor(population_size / 100)",
+        tests=(
+            "tests/ui/test_amplification_text.py::test_default_sample_size_is_one_percent_rounded_up",
+        ),
+    ),
+    Break(
+        name="delta-default-one-over-n",
+        item="3 UI numbers",
+        path="ui/page_defaults.py",
+        old="1.0 / (2.0 * int(population_size))",
+        new="1.0 / (1.0 * int(population_size))",
+        tests=("tests/ui/test_page_defaults.py::test_delta_target_default_is_one_over_two_n",),
+    ),
+    Break(
+        name="overview-snippet-median-upper",
+        item="3 UI numbers",
+        path="ui/snippets.py",
+        old="pop.values[(pop.size - 1) // 2]",
+        new="pop.values[pop.size // 2]",
+        tests=(
+            "tests/ui/test_snippets.py::test_overview_snippet_prints_n_mean_lower_median_and_bounds",
+        ),
+    ),
+    Break(
+        name="theme-log-x-ignored",
+        item="3 UI numbers",
+        path="ui/theme.py",
+        old='"xaxis": _axis(x_title, log_x),',
+        new='"xaxis": _axis(x_title, False),',
+        tests=(
+            "tests/ui/test_theme.py::test_chart_layout_carries_titles_axis_types_and_grows_with_the_title",
+        ),
+    ),
+    Break(
+        name="state-builtin-ignores-seed",
+        item="3 UI numbers",
+        path="ui/state.py",
+        old="return make_builtin(key, seed=seed)",
+        new="return make_builtin(key, seed=0)",
+        tests=(
+            "tests/ui/test_state.py::test_builtin_population_is_cores_draw_for_the_key_and_seed",
         ),
     ),
 )
