@@ -298,6 +298,36 @@ BREAKS: tuple[Break, ...] = (
             "tests/ui/test_state.py::test_builtin_population_is_cores_draw_for_the_key_and_seed",
         ),
     ),
+    Break(
+        name="cluster-figure-upper-is-lower",
+        item="3 UI numbers",
+        path="ui/cluster_figures.py",
+        old='line_trace(sizes, upper, UPPER, 1, hover, fill="tonexty"',
+        new='line_trace(sizes, lower, UPPER, 1, hover, fill="tonexty"',
+        tests=(
+            "tests/ui/test_cluster_figures.py::test_eps_vs_size_figure_plots_theorems_5_1_and_5_2",
+        ),
+    ),
+    Break(
+        name="cluster-metric-vacuous-inverted",
+        item="3 UI numbers",
+        path="ui/cluster_text.py",
+        old='return "no amplification" if vacuous(bound, eps_sample) else f"{bound:.4g}"',
+        new='return "no amplification" if not vacuous(bound, eps_sample) else f"{bound:.4g}"',
+        tests=(
+            "tests/ui/test_cluster_text.py::test_metric_value_shows_the_bound_or_no_amplification",
+        ),
+    ),
+    Break(
+        name="cluster-cache-bounds-smallest-first",
+        item="3 UI numbers",
+        path="ui/cluster_cache.py",
+        old="ascending=[False, True]",
+        new="ascending=[True, True]",
+        tests=(
+            "tests/ui/test_cluster_cache.py::test_population_cluster_sizes_and_bounds_equal_core",
+        ),
+    ),
 )
 
 
