@@ -140,6 +140,202 @@ BREAKS: tuple[Break, ...] = (
         new="noise = d.z[j] * (2.0 * s / eps_s) * 1.1**0.5",
         tests=("tests/core/test_gains.py::test_estimators_agree_within_monte_carlo_error",),
     ),
+    Break(
+        name="population-median-off-by-one",
+        item="3 UI numbers",
+        path="ui/population_view.py",
+        old='f"{v[mid]:.6g}"',
+        new='f"{v[mid + 1]:.6g}"',
+        tests=(
+            "tests/pages/test_overview_page.py::test_summary_numbers_of_a_builtin_with_odd_size_equal_numpys",
+            "tests/pages/test_overview_page.py::test_summary_numbers_of_an_upload_with_even_size_equal_numpys",
+            "tests/ui/test_population_view.py::test_population_summary_numbers_equal_numpys",
+        ),
+    ),
+    Break(
+        name="population-mean-wrong",
+        item="3 UI numbers",
+        path="ui/population_view.py",
+        old='f"{v.mean():.6g}"',
+        new='f"{v[:-1].mean():.6g}"',
+        tests=(
+            "tests/pages/test_overview_page.py::test_summary_numbers_of_an_upload_with_even_size_equal_numpys",
+        ),
+    ),
+    Break(
+        name="population-log-histogram-crash",
+        item="3 UI numbers",
+        path="ui/population_view.py",
+        old="edges = np.geomspace(lo, _pop.upper, bins + 1)",
+        new="edges = np.geomspace(lo, _pop.upper, bins + 1)[::-1]",
+        tests=(
+            "tests/pages/test_overview_page.py::test_log_x_toggle_draws_log_spaced_bins_with_numpys_counts",
+        ),
+    ),
+    Break(
+        name="population-log-histogram-linear-bins",
+        item="3 UI numbers",
+        path="ui/population_view.py",
+        old="edges = np.geomspace(lo, _pop.upper, bins + 1)",
+        new="edges = np.linspace(lo, _pop.upper, bins + 1)",
+        tests=(
+            "tests/pages/test_overview_page.py::test_log_x_toggle_draws_log_spaced_bins_with_numpys_counts",
+        ),
+    ),
+    Break(
+        name="statistical-cache-wrong-worst-case",
+        item="3 UI numbers",
+        path="ui/statistical_cache.py",
+        old='"Gaussian noise": sp.delta_dp_gaussian(eps, nu),',
+        new='"Gaussian noise": sp.delta_dp_laplace(eps, nu),',
+        tests=(
+            "tests/ui/test_statistical_cache.py::test_privacy_curves_equal_core_for_every_mechanism_and_worst_case",
+        ),
+    ),
+    Break(
+        name="statistical-figure-plots-half-delta",
+        item="3 UI numbers",
+        path="ui/statistical_figures.py",
+        old='_for_log(part["delta"], log_y)',
+        new='_for_log(part["delta"] / 2, log_y)',
+        tests=(
+            "tests/ui/test_statistical_figures.py::test_privacy_curve_figure_plots_cores_delta_of_every_mechanism",
+        ),
+    ),
+    Break(
+        name="statistical-snippet-wrong-pi",
+        item="3 UI numbers",
+        path="ui/statistical_text.py",
+        old="sp.{func}(N, 0.5, eps, nu)",
+        new="sp.{func}(N, 0.25, eps, nu)",
+        tests=(
+            "tests/ui/test_statistical_text.py::test_pi_snippet_prints_delta_at_pi_half_and_the_worst_case",
+        ),
+    ),
+    Break(
+        name="gains-q-curve-rate-doubled",
+        item="3 UI numbers",
+        path="ui/gains_figures.py",
+        old='traces.append(line_trace(rates, q, f"ε = {e:g}", i, hover))',
+        new='traces.append(line_trace(rates * 2, q, f"ε = {e:g}", i, hover))',
+        tests=("tests/ui/test_gains_figures.py::test_q_curves_and_marks_equal_core",),
+    ),
+    Break(
+        name="gains-cache-simulation-wrong-n",
+        item="3 UI numbers",
+        path="ui/gains_cache.py",
+        old="values, _pop.lower, _pop.upper, eps_target, n, reps, seed",
+        new="values, _pop.lower, _pop.upper, eps_target, n - 1, reps, seed",
+        tests=(
+            "tests/ui/test_gains_cache.py::test_mean_simulation_check_compares_eq_7_with_cores_simulation",
+        ),
+    ),
+    Break(
+        name="gains-vacuous-delta-off-by-rate",
+        item="3 UI numbers",
+        path="ui/gains_text.py",
+        old="if not (delta_target / r < 1.0)",
+        new="if not (delta_target * r < 1.0)",
+        tests=(
+            "tests/ui/test_gains_text.py::test_vacuous_delta_warning_lists_exactly_the_rates_where_delta_sample_reaches_one",
+        ),
+    ),
+    Break(
+        name="steinke-vs-p-ratio-squared",
+        item="3 UI numbers",
+        path="ui/amplification_figures.py",
+        old="y = amp.steinke_ratio(e, rates)",
+        new="y = amp.steinke_ratio(e, rates) ** 2",
+        tests=(
+            "tests/ui/test_amplification_figures.py::test_steinke_vs_p_figure_plots_p_times_eps_p_over_eps",
+        ),
+    ),
+    Break(
+        name="amp-default-n-rounds-down",
+        item="3 UI numbers",
+        path="ui/amplification_text.py",
+        old="math.ceil(population_size / 100)",
+        new="math.floor(population_size / 100)",
+        tests=(
+            "tests/ui/test_amplification_text.py::test_default_sample_size_is_one_percent_rounded_up",
+        ),
+    ),
+    Break(
+        name="delta-default-one-over-n",
+        item="3 UI numbers",
+        path="ui/page_defaults.py",
+        old="1.0 / (2.0 * int(population_size))",
+        new="1.0 / (1.0 * int(population_size))",
+        tests=("tests/ui/test_page_defaults.py::test_delta_target_default_is_one_over_two_n",),
+    ),
+    Break(
+        name="overview-snippet-median-upper",
+        item="3 UI numbers",
+        path="ui/snippets.py",
+        old="pop.values[(pop.size - 1) // 2]",
+        new="pop.values[pop.size // 2]",
+        tests=(
+            "tests/ui/test_snippets.py::test_overview_snippet_prints_n_mean_lower_median_and_bounds",
+        ),
+    ),
+    Break(
+        name="theme-log-x-ignored",
+        item="3 UI numbers",
+        path="ui/theme.py",
+        old='"xaxis": _axis(x_title, log_x),',
+        new='"xaxis": _axis(x_title, False),',
+        tests=(
+            "tests/ui/test_theme.py::test_chart_layout_carries_titles_axis_types_and_grows_with_the_title",
+        ),
+    ),
+    Break(
+        name="state-builtin-ignores-seed",
+        item="3 UI numbers",
+        path="ui/state.py",
+        old="return make_builtin(key, seed=seed)",
+        new="return make_builtin(key, seed=0)",
+        tests=(
+            "tests/ui/test_state.py::test_builtin_population_is_cores_draw_for_the_key_and_seed",
+        ),
+    ),
+    Break(
+        name="cluster-figure-upper-is-lower",
+        item="3 UI numbers",
+        path="ui/cluster_figures.py",
+        old='line_trace(sizes, upper, UPPER, 1, hover, fill="tonexty"',
+        new='line_trace(sizes, lower, UPPER, 1, hover, fill="tonexty"',
+        tests=(
+            "tests/ui/test_cluster_figures.py::test_eps_vs_size_figure_plots_theorems_5_1_and_5_2",
+        ),
+    ),
+    Break(
+        name="cluster-metric-vacuous-inverted",
+        item="3 UI numbers",
+        path="ui/cluster_text.py",
+        old='return "no amplification" if vacuous(bound, eps_sample) else f"{bound:.4g}"',
+        new='return "no amplification" if not vacuous(bound, eps_sample) else f"{bound:.4g}"',
+        tests=(
+            "tests/ui/test_cluster_text.py::test_metric_value_shows_the_bound_or_no_amplification",
+        ),
+    ),
+    Break(
+        name="cluster-cache-bounds-smallest-first",
+        item="3 UI numbers",
+        path="ui/cluster_cache.py",
+        old="ascending=[False, True]",
+        new="ascending=[True, True]",
+        tests=(
+            "tests/ui/test_cluster_cache.py::test_population_cluster_sizes_and_bounds_equal_core",
+        ),
+    ),
+    Break(
+        name="strata-bound-help-drops-number",
+        item="3 UI numbers",
+        path="ui/strata_views.py",
+        old='    text = f"{bound:.6g}"',
+        new='    text = ""',
+        tests=("tests/ui/test_strata_views.py::test_bound_value_and_help",),
+    ),
 )
 
 

@@ -185,3 +185,125 @@ def test_snippet_of_an_upload_names_the_file_and_its_columns():
     values = at.table[0].value
     assert values.loc["Population size", "value"] == f"{_nhanes('psuid').size:,}"
     assert np.isfinite(float(values.loc["Mean", "value"]))
+
+
+# --------------------------------------------------------------------------------------------
+# Issue 11: the summary table's numbers and the log-scale histogram, checked against numpy
+# --------------------------------------------------------------------------------------------
+
+
+def _shown(at) -> dict[str, float]:
+    """The summary table's numbers (thousands separators removed) by quantity."""
+    return {
+        k: float(v.replace(",", "")) for k, v in _summary(at).items() if v.replace(",", "") != "—"
+    }
+
+
+def _check_summary_against_numpy(at, pop) -> None:
+    v = np.sort(np.asarray(pop.values, dtype=float))
+    n = v.size
+    k = -(-n // 2) - 1  # 0-based index of the ⌈N/2⌉-th order statistic (the lower middle one)
+    table = _summary(at)
+    shown = _shown(at)
+    assert table["Population size"] == f"{n:,}"
+    assert shown["Mean"] == pytest.approx(np.mean(v), rel=1e-5)
+    assert shown["Standard deviation"] == pytest.approx(np.std(v, ddof=1), rel=1e-5)
+    assert table["Median (lower middle value)"] == f"{v[k]:.6g}"
+    # A median one rank off would show a different number: the neighbours differ at 6 digits.
+    assert f"{v[k - 1]:.6g}" != table["Median (lower middle value)"] != f"{v[k + 1]:.6g}"
+    if n % 2:
+        assert table["Median (lower middle value)"] == f"{np.median(v):.6g}"
+    else:
+        assert shown["Median (lower middle value)"] < np.median(v)
+    assert shown["Smallest value"] == pytest.approx(v[0], rel=1e-5)
+    assert shown["Largest value"] == pytest.approx(v[-1], rel=1e-5)
+    assert shown["Declared lower bound"] == pytest.approx(pop.lower, rel=1e-6, abs=1e-12)
+    assert shown["Declared upper bound"] == pytest.approx(pop.upper, rel=1e-6)
+    assert shown["Declared range"] == pytest.approx(pop.upper - pop.lower, rel=1e-6)
+
+
+def test_summary_numbers_of_a_builtin_with_odd_size_equal_numpys():
+    """N = 10,001 (odd): the median shown is np.median, the ⌈N/2⌉-th order statistic.
+
+    Caught break (tests/break_checks.py ``population-median-off-by-one``): the summary reads
+    ``v[mid + 1]`` instead of ``v[mid]``.
+    """
+    from core.populations import make_builtin
+
+    at = open_page(PAGE, {"population": "Lognormal", "seed": "0"})
+    pop = make_builtin("lognormal", seed=0)
+    assert pop.size % 2 == 1
+    _check_summary_against_numpy(at, pop)
+
+
+def test_summary_numbers_of_an_upload_with_even_size_equal_numpys():
+    """N = 2,000 (even): the median shown is the lower of the two middle values, rank N/2.
+
+    Caught break (``population-median-off-by-one``): a median one rank too high shows the
+    upper middle value. ``population-mean-wrong`` (mean over all but the last record) is
+    caught too.
+    """
+    from core.populations import make_builtin
+
+    pop = make_builtin("beta", seed=1, size=2000)
+    at = _open_uploaded(pop)
+    _check_summary_against_numpy(at, pop)
+
+
+def _histogram(at) -> dict:
+    return next(c for c in charts(at) if c["layout"]["title"]["text"].startswith("Distribution"))
+
+
+@pytest.mark.parametrize("population", ["Lognormal", "Beta"])
+def test_log_x_toggle_draws_log_spaced_bins_with_numpys_counts(population):
+    """The ``pop_log_x`` toggle: a log x axis, bins of equal width in log y, counts that
+    equal np.histogram of log(y) over [log max(L, min positive y), log U].
+
+    Caught breaks: ``population-log-histogram-crash`` (the log branch raises) and
+    ``population-log-histogram-linear-bins`` (the log branch uses linear edges).
+    """
+    from core.populations import make_builtin
+
+    key = population.lower()
+    bins = 40
+    at = open_page(PAGE, {"population": population, "pop_bins": str(bins)})
+    assert _histogram(at)["layout"]["xaxis"]["type"] == "linear"
+    at.toggle(key="pop_log_x").set_value(True).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.main.warning or all("log axis" not in w.value for w in at.main.warning)
+    fig = _histogram(at)
+    assert fig["layout"]["xaxis"]["type"] == "log"
+    bars = next(t for t in fig["data"] if t["type"] == "bar")
+    centres, counts, widths = array(bars["x"]), array(bars["y"]), array(bars["width"])
+
+    pop = make_builtin(key, seed=0)
+    v, upper = pop.values, pop.upper
+    lo = max(pop.lower, float(v[v > 0].min()))
+    log_edges = np.linspace(np.log(lo), np.log(upper), bins + 1)
+    expected, _ = np.histogram(np.log(v[v > 0]), bins=log_edges)
+    assert counts.size == bins
+    np.testing.assert_array_equal(counts, expected)
+    assert counts.sum() == np.count_nonzero(v >= lo)
+    left, right = np.exp(log_edges[:-1]), np.exp(log_edges[1:])
+    np.testing.assert_allclose(centres, np.sqrt(left * right), rtol=1e-9)
+    np.testing.assert_allclose(widths, right - left, rtol=1e-9)
+    # The median marker is drawn at the population's median on the log axis too.
+    median = next(t for t in fig["data"] if (t.get("name") or "").startswith("median"))
+    assert array(median["x"])[0] == v[(v.size - 1) // 2]
+
+
+def test_log_x_toggle_on_a_population_without_positive_values_warns_not_crashes():
+    """All values ≤ 0: the page says a log axis needs positive values and keeps it linear."""
+    from core.populations import Population
+
+    values = np.linspace(-50.0, -1.0, 101)
+    pop = Population(name="negative", values=values, lower=-60.0, upper=-0.5)
+    at = _open_uploaded(pop)
+    at.toggle(key="pop_log_x").set_value(True).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("needs positive values" in w.value for w in at.main.warning)
+    fig = _histogram(at)
+    assert fig["layout"]["xaxis"]["type"] == "linear"
+    bars = next(t for t in fig["data"] if t["type"] == "bar")
+    expected, _ = np.histogram(values, bins=np.linspace(-60.0, -0.5, 61))
+    np.testing.assert_array_equal(array(bars["y"]), expected)

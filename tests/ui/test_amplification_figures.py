@@ -78,3 +78,21 @@ def test_calculator_marks_a_vacuous_delta():
     assert table["δ on the sample"].iloc[0].startswith("vacuous")
     table = figs.calculator_table(10001, 101, [1.0], 5e-5)
     assert not table["δ on the sample"].iloc[0].startswith("vacuous")
+
+
+def test_steinke_vs_p_figure_plots_p_times_eps_p_over_eps(rates):
+    """Steinke's ratio p·ε_p/ε with ε_p = log(1 + (e^ε − 1)/p) (his eq. 5), one curve per ε.
+
+    Break caught (tests/break_checks.py ``steinke-vs-p-ratio-squared``): the figure plots
+    the ratio squared (Hu's r instead of Steinke's ratio).
+    """
+    fig, frame = figs.steinke_vs_p_figure([0.1, 2.0], rates, log_x=True)
+    for trace, e in zip(fig.data, [0.1, 2.0], strict=True):
+        assert trace.name == f"ε = {e:g}"
+        np.testing.assert_array_equal(trace.x, rates)
+        eps_p = np.log1p(np.expm1(e) / rates)
+        np.testing.assert_allclose(trace.y, rates * eps_p / e, rtol=1e-9)
+        np.testing.assert_allclose(trace.y, amp.steinke_ratio(e, rates), rtol=1e-12)
+    assert fig.layout.xaxis.title.text == "sampling probability p"
+    assert fig.layout.yaxis.title.text.startswith("p·ε_p / ε") and fig.layout.xaxis.type == "log"
+    assert len(frame) == 2 * rates.size

@@ -85,3 +85,56 @@ def test_histogram_legend_writes_whole_numbers_with_separators():
     pop = make_builtin("establishments", seed=0, size=5000)
     names = [t.name for t in _figure(pop).data if t.showlegend]
     assert "U = 10,000" in names and "L = 0" in names
+
+
+# --------------------------------------------------------------------------------------------
+# Issue 11: the summary's numbers against numpy, the cluster note against core
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", [2001, 2000])
+def test_population_summary_numbers_equal_numpys(size):
+    """Every number of the summary table, for odd and even N.
+
+    Break caught (tests/break_checks.py ``population-median-off-by-one``): the median one
+    rank too high.
+    """
+    from ui.population_view import population_summary
+
+    pop = make_builtin("lognormal", seed=0, size=size)
+    table = population_summary(pop.content_hash, pop).set_index("quantity")["value"]
+    v = np.sort(pop.values)
+    lower_middle = v[-(-size // 2) - 1]  # the ⌈N/2⌉-th order statistic
+    assert table["Population size"] == f"{size:,}"
+    assert table["Mean"] == f"{v.mean():.6g}"
+    assert table["Median (lower middle value)"] == f"{lower_middle:.6g}"
+    neighbours = {f"{v[-(-size // 2) - 2]:.6g}", f"{v[-(-size // 2)]:.6g}"}
+    assert table["Median (lower middle value)"] not in neighbours  # one rank off would show
+    assert table["Standard deviation"] == f"{v.std(ddof=1):.6g}"
+    assert (table["Smallest value"], table["Largest value"]) == (f"{v[0]:.6g}", f"{v[-1]:.6g}")
+    assert table["Declared range"] == f"{pop.upper - pop.lower:.6g}"
+    assert "Strata" not in table.index
+    est = make_builtin("establishments", seed=0, size=size)
+    table = population_summary(est.content_hash, est).set_index("quantity")["value"]
+    assert table["Strata"] == str(len(np.unique(est.strata)))
+    assert table["Clusters"] == str(len(np.unique(est.clusters)))
+
+
+def test_population_summary_marks_the_median_rank_on_a_hand_made_population():
+    from ui.population_view import population_summary
+
+    pop = Population(name="four", values=np.array([1.0, 2.0, 7.0, 9.0]), lower=0.0, upper=10.0)
+    table = population_summary(pop.content_hash, pop).set_index("quantity")["value"]
+    assert table["Median (lower middle value)"] == "2"  # not np.median = 4.5
+    assert table["Mean"] == "4.75"
+    assert "Strata" not in table.index
+
+
+def test_shared_cluster_note_is_cores_note():
+    from core.populations import cluster_strata_note
+    from ui.population_view import shared_cluster_note
+
+    pop = make_builtin("establishments", seed=0, size=3000)
+    assert shared_cluster_note(pop.content_hash, pop) == cluster_strata_note(pop)
+    plain = make_builtin("beta", seed=0, size=50)
+    assert shared_cluster_note(plain.content_hash, plain) is None

@@ -99,3 +99,13 @@ def test_a_changed_bound_alone_is_marked_not_applied():
     assert any("Not applied" in w.value for w in at.warning)
     assert not at.success  # "Every page now computes on …" would claim the new bound
     assert _active(at).upper == 80.0
+
+
+def test_limits_text_states_cores_limits():
+    """The limits shown under the uploader are core's limits, in MB and rows."""
+    from core.populations import MAX_COLUMNS, MAX_ROWS, MAX_UPLOAD_BYTES
+    from ui.upload import limits_text
+
+    words = limits_text()
+    assert f"{MAX_UPLOAD_BYTES // 2**20} MB per file" in words
+    assert f"{MAX_ROWS:,} rows" in words and f"{MAX_COLUMNS:,} columns" in words

@@ -1,0 +1,64 @@
+"""ui.theme: one palette and dash per series, wrapped titles, log axes, reference lines.
+
+Break caught (tests/break_checks.py ``theme-log-x-ignored``): ``chart_layout`` draws the x
+axis linear when a log axis is asked for.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ui import theme
+
+
+def test_series_style_cycles_palette_and_dashes():
+    first, seventh = theme.series_style(0), theme.series_style(len(theme.PALETTE))
+    assert first["color"] == theme.PALETTE[0] == seventh["color"]
+    assert theme.series_style(1)["dash"] == theme.DASHES[1]
+    assert theme.series_style(len(theme.DASHES))["dash"] == theme.DASHES[0]
+    styles = {(s["color"], s["dash"]) for s in map(theme.series_style, range(6))}
+    assert len(styles) == 6
+
+
+def test_wrap_title_keeps_lines_short_and_words_whole():
+    title = "Privacy curve: the smallest δ for each ε (ε = 1, n = 100)"
+    wrapped = theme.wrap_title(title, width=52)
+    lines = wrapped.split("<br>")
+    assert len(lines) == 2 and all(len(line) <= 52 for line in lines)
+    long = "word " * 25
+    assert all(len(line) <= 52 for line in theme.wrap_title(long).split("<br>"))
+    assert lines[-1] == "(ε = 1, n = 100)"
+    assert " ".join(lines) == title
+    assert theme.wrap_title("short") == "short"
+    with pytest.raises(ValueError, match="at least 10"):
+        theme.wrap_title(title, width=5)
+
+
+def test_chart_layout_carries_titles_axis_types_and_grows_with_the_title():
+    layout = theme.chart_layout(
+        title="t", x_title="sampling rate n/N", y_title="ε_sample", log_x=True
+    )
+    assert layout["xaxis"]["title"]["text"] == "sampling rate n/N"
+    assert layout["yaxis"]["title"]["text"] == "ε_sample"
+    assert layout["xaxis"]["type"] == "log" and layout["yaxis"]["type"] == "linear"
+    long = theme.chart_layout(title="word " * 30, x_title="x", y_title="y")
+    assert long["height"] > layout["height"] and long["margin"]["t"] > layout["margin"]["t"]
+
+
+def test_make_figure_line_trace_and_reference_line():
+    trace = theme.line_trace([1, 2], [3, 4], "ε = 1", 2, "%{y}")
+    layout = theme.chart_layout(title="t", x_title="x", y_title="y")
+    layout["shapes"] = [theme.reference_line(0.5, text="r = 1")]
+    fig = theme.make_figure([trace], layout)
+    assert list(fig.data[0].x) == [1, 2] and list(fig.data[0].y) == [3, 4]
+    assert fig.data[0].line.color == theme.PALETTE[2] and fig.data[0].name == "ε = 1"
+    shape = fig.layout.shapes[0]
+    assert shape.y0 == shape.y1 == 0.5 and shape.line.dash == "dot"
+    assert shape.label.text == "r = 1"
+    assert "label" not in theme.reference_line(0.5)
+
+
+def test_chart_config_names_the_png_after_the_chart():
+    config = theme.chart_config("histogram")
+    assert config["toImageButtonOptions"]["filename"] == "histogram"
+    assert config["displaylogo"] is False
