@@ -106,7 +106,7 @@ def target_reading(
         f"clusters may spend **ε_sample = {safe:.4g}** (Theorem 5.2 inverted), {exact}. "
         f"Poisson sampling of the same fraction would allow ε_sample = {poisson:.4g}."
     )
-    if vacuous(eps_target, safe * (1 + 1e-12)):
+    if safe <= eps_target * (1 + 1e-12):  # ε_sample no larger than ε_target: nothing gained
         text += " In effect there is " + NO_AMPLIFICATION.split(":")[0] + ": ε_sample = ε_target."
     else:
         text += f" Cluster sampling multiplies the budget by {gain:.3g}."

@@ -23,3 +23,13 @@ def test_target_reading_names_safe_unsafe_and_poisson_budgets():
     assert "no more (Theorem 5.1 gives the same value" in equal
     census = text.target_reading(0.5, 0.5, 0.5, 0.5, 10, 10)
     assert census.startswith("All 10 clusters are drawn")
+
+
+def test_target_reading_says_no_amplification_when_the_budget_does_not_grow():
+    """Huge clusters leave ε_sample = ε_target: the reading says so, not "multiplies by 1".
+
+    Break: compare the other way round (``vacuous(eps_target, safe)``) and this fails.
+    """
+    words = text.target_reading(0.5, 0.5, 0.5, 0.6, 100, 10)
+    assert "no amplification" in words and "multiplies" not in words
+    assert "multiplies the budget by 2.4" in text.target_reading(0.5, 1.2, 1.9, 2.6, 100, 10)
