@@ -31,7 +31,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from core import amplification as amp
-from core import sensitivity as sens
+from core.mechanisms import Mechanism, SmoothLaplaceMedian
 
 __all__ = [
     "DELTA_SAMPLE_CAP",
@@ -65,8 +65,6 @@ _ESTIMATORS: tuple[str, ...] = ("exact_noise_variance", "drawn_noise")
 # Rows of the (reps x n) sample matrix handled at once: keeps the matrix of sorted sample
 # values (and its index matrix) at about 16 MB each, whatever n and reps are.
 _CHUNK_ELEMENTS = 2_000_000
-# Laplace(0, b) has variance 2 b^2; with b = 2 S / eps that is 8 S^2 / eps^2.
-_LAPLACE_VAR_FACTOR = 8.0
 
 
 # ---------------------------------------------------------------------------------------
@@ -539,6 +537,9 @@ class MedianExperiment:
         Seed used.
     estimator : str
         ``"exact_noise_variance"`` or ``"drawn_noise"``.
+    mechanism : str
+        :attr:`core.mechanisms.Mechanism.name` of the mechanism simulated
+        (``"smooth_median"`` by default).
     """
 
     summary: pd.DataFrame
@@ -549,14 +550,7 @@ class MedianExperiment:
     reps: int
     seed: int
     estimator: str
-
-
-def _batch_sensitivity(
-    samples: FloatArray, eps: float | FloatArray, delta: float, lower: float, upper: float
-) -> FloatArray:
-    """Smooth sensitivity of the median (Hu et al. eq. 4) of each sorted row of ``samples``."""
-    out = sens.smooth_sensitivity_median_batch(samples, eps, delta, lower, upper)
-    return np.asarray(out, dtype=np.float64).reshape(samples.shape[0])
+    mechanism: str = SmoothLaplaceMedian.name
 
 
 def _summarise(sq: FloatArray) -> tuple[float, float, float]:
@@ -582,20 +576,27 @@ class _RateDraws:
 
 
 def _median_block(
-    d: _RateDraws, j: int, eps_target: float, s_pop: float, m_N: float, exact: bool
+    d: _RateDraws,
+    j: int,
+    eps_target: float,
+    s_pop: float,
+    m_N: float,
+    exact: bool,
+    mechanism: Mechanism,
 ) -> tuple[dict[str, object], dict[str, np.ndarray]]:
     """Summary row and per-rep columns for one (eps_target, rate)."""
     T = d.medians.size
     eps_s = float(d.eps_sample[j])
     s = d.sensitivity[j]
     is_pop = d.rate == 1.0
-    noise = d.z[j] * (2.0 * s / eps_s)
+    noise = d.z[j] * mechanism.noise_scale(s, eps_s)
     err = d.medians - m_N
-    noise_var = _LAPLACE_VAR_FACTOR * (s / eps_s) ** 2
+    stated = mechanism.noise_variance(s, eps_s)
+    noise_var = np.full(T, np.nan) if stated is None else np.asarray(stated, dtype=np.float64)
     sq = err**2 + noise_var if exact else (err + noise) ** 2
     mse, mse_se, log_se = _summarise(sq)
     if exact and is_pop:
-        # A constant, 8 S_N^2 / eps^2: no Monte Carlo error at all.
+        # A constant (8 S_N^2 / eps^2 for the smooth median): no Monte Carlo error at all.
         mse_se, log_se = 0.0, 0.0
     with np.errstate(divide="ignore", invalid="ignore"):
         log_mse = float(np.log(mse))
@@ -643,6 +644,7 @@ def median_gain_experiment(
     amplify_delta: bool = True,
     estimator: Estimator = "exact_noise_variance",
     progress: ProgressCallback | None = None,
+    mechanism: Mechanism | None = None,
 ) -> MedianExperiment:
     """Simulate the privatised median on the population and on SRSWOR samples (Section 4.3).
 
@@ -697,6 +699,13 @@ def median_gain_experiment(
     progress : callable, optional
         ``progress(fraction_done, message)`` called after the population and after each
         rate.
+    mechanism : core.mechanisms.Mechanism, optional
+        The release mechanism; default :class:`core.mechanisms.SmoothLaplaceMedian` (steps
+        1 and 3 above).  Any additive :class:`~core.mechanisms.Mechanism` can be simulated
+        the same way: its statistic replaces the median (the ``sample_median`` column and
+        ``population_median`` then hold that statistic), its sensitivity and noise scale
+        replace ``S`` and ``2 S / eps``, and the exact estimator uses its stated
+        conditional noise variance (so it needs one; use ``"drawn_noise"`` otherwise).
 
     Returns
     -------
@@ -717,7 +726,9 @@ def median_gain_experiment(
     ------
     ValueError
         For empty lists, rates outside (0, 1], ``reps < 2``, bad bounds or delta, values
-        outside the bounds, or an unknown estimator.
+        outside the bounds, an unknown estimator, or a mechanism that is not an additive
+        :class:`core.mechanisms.Mechanism` (or states no noise variance for the exact
+        estimator).
     """
     lo, hi = _check_bounds(lower, upper)
     pop = _check_values(values, lo, hi)
@@ -730,9 +741,14 @@ def median_gain_experiment(
         raise ValueError(f"estimator must be one of {_ESTIMATORS}; got {estimator!r}")
     if progress is not None and not callable(progress):
         raise ValueError("progress must be a callable(fraction_done, message) or None")
+    mech = SmoothLaplaceMedian() if mechanism is None else mechanism
+    if not isinstance(mech, Mechanism) or not mech.additive:
+        raise ValueError(f"mechanism must be an additive core.mechanisms.Mechanism; got {mech!r}")
     N = pop.size
     delta = 1.0 / (2.0 * N) if delta_target is None else _check_delta("delta_target", delta_target)
     exact = estimator == "exact_noise_variance"
+    if exact and mech.unit_noise_variance is None:
+        raise ValueError(f"{mech!r} states no exact noise variance; use estimator='drawn_noise'")
 
     sample_ss, noise_ss = np.random.SeedSequence(seed).spawn(2)
     sample_rng = np.random.Generator(np.random.PCG64(sample_ss))
@@ -740,11 +756,11 @@ def median_gain_experiment(
 
     n_eps = eps.size
     steps = 1 + sample_rates.size
-    m_N = float(pop[sens.median_rank(N) - 1])
+    m_N = float(mech.statistic(pop[np.newaxis, :])[0])
     draws: list[_RateDraws] = []
 
     # Population: one sensitivity per eps_target; the "sample" is the population itself.
-    s_pop = _batch_sensitivity(np.broadcast_to(pop, (n_eps, N)), eps, delta, lo, hi)
+    s_pop = mech.sensitivity(np.broadcast_to(pop, (n_eps, N)), eps, delta, lo, hi)
     draws.append(
         _RateDraws(
             rate=1.0,
@@ -753,7 +769,7 @@ def median_gain_experiment(
             delta_sample=delta,
             medians=np.full(T, m_N),
             sensitivity=np.repeat(s_pop[:, np.newaxis], T, axis=1),
-            z=noise_rng.laplace(0.0, 1.0, size=(n_eps, T)),
+            z=mech.standard_noise(noise_rng, (n_eps, T)),
         )
     )
     if progress is not None:
@@ -767,13 +783,12 @@ def median_gain_experiment(
         medians = np.empty(T)
         s_all = np.empty((n_eps, T))
         chunk = max(1, min(T, _CHUNK_ELEMENTS // n))
-        m_idx = sens.median_rank(n) - 1
         for start in range(0, T, chunk):
             stop = min(T, start + chunk)
             samples = draw_sorted_samples(sample_rng, pop, n, stop - start)
-            medians[start:stop] = samples[:, m_idx]
+            medians[start:stop] = mech.statistic(samples)
             for j in range(n_eps):
-                s_all[j, start:stop] = _batch_sensitivity(samples, eps_s[j], delta_s, lo, hi)
+                s_all[j, start:stop] = mech.sensitivity(samples, eps_s[j], delta_s, lo, hi)
         draws.append(
             _RateDraws(
                 rate=float(rate),
@@ -782,7 +797,7 @@ def median_gain_experiment(
                 delta_sample=delta_s,
                 medians=medians,
                 sensitivity=s_all,
-                z=noise_rng.laplace(0.0, 1.0, size=(n_eps, T)),
+                z=mech.standard_noise(noise_rng, (n_eps, T)),
             )
         )
         if progress is not None:
@@ -794,7 +809,7 @@ def median_gain_experiment(
     per_rep_parts: list[dict[str, np.ndarray]] = []
     for j in range(n_eps):
         for d in draws:
-            row, part = _median_block(d, j, float(eps[j]), float(s_pop[j]), m_N, exact)
+            row, part = _median_block(d, j, float(eps[j]), float(s_pop[j]), m_N, exact, mech)
             row["estimator"] = estimator
             summary_rows.append(row)
             per_rep_parts.append(part)
@@ -812,6 +827,7 @@ def median_gain_experiment(
         reps=T,
         seed=seed,
         estimator=estimator,
+        mechanism=mech.name,
     )
 
 

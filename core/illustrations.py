@@ -31,6 +31,7 @@ from core.gains import (
     draw_sorted_samples,
     sample_size,
 )
+from core.mechanisms import GlobalLaplaceMedian, LaplaceMean, Mechanism, SmoothLaplaceMedian
 
 __all__ = ["privatized_means", "privatized_medians", "sample_medians"]
 
@@ -52,6 +53,32 @@ def _long_frame(eps: np.ndarray, reps: int, releases: np.ndarray) -> pd.DataFram
     )
 
 
+def _population_releases(
+    mechanism: Mechanism,
+    pop: np.ndarray,
+    lo: float,
+    hi: float,
+    eps: np.ndarray,
+    delta: float,
+    reps: int,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(releases, scale)``: ``reps`` releases of the whole population per epsilon.
+
+    ``releases`` has shape ``(len(eps), reps)``; row ``i`` is the mechanism's statistic of
+    the population plus ``reps`` standard noise draws times the scale at ``eps[i]``.
+    """
+    if not isinstance(mechanism, Mechanism) or not mechanism.additive:
+        raise ValueError(
+            f"mechanism must be an additive core.mechanisms.Mechanism; got {mechanism!r}"
+        )
+    statistic = float(mechanism.statistic(pop[np.newaxis, :])[0])
+    s = mechanism.sensitivity(np.broadcast_to(pop, (eps.size, pop.size)), eps, delta, lo, hi)
+    scale = np.asarray(mechanism.noise_scale(s, eps), dtype=np.float64)
+    noise = mechanism.standard_noise(rng, (eps.size, reps)) * scale[:, np.newaxis]
+    return statistic + noise, scale
+
+
 def privatized_means(
     values: ArrayLike,
     lower: float,
@@ -59,11 +86,13 @@ def privatized_means(
     eps_values: ArrayLike,
     reps: int,
     seed: int = 0,
+    mechanism: Mechanism | None = None,
 ) -> pd.DataFrame:
     """Repeated Laplace releases of the population mean (Hu et al. Section 2.4, Figure 1).
 
     Each release is ``mean(values) + Laplace(0, (R / N) / eps)`` with the global
-    sensitivity ``R / N`` of the mean, ``R = upper - lower`` (Definition 6).
+    sensitivity ``R / N`` of the mean, ``R = upper - lower`` (Definition 6): the
+    :class:`core.mechanisms.LaplaceMean` mechanism applied to the whole population.
 
     Parameters
     ----------
@@ -77,6 +106,10 @@ def privatized_means(
         Releases per epsilon, >= 2.
     seed : int
         Seed.
+    mechanism : core.mechanisms.Mechanism, optional
+        Another additive mechanism to release with (default
+        :class:`core.mechanisms.LaplaceMean`); pure-DP mechanisms only, as no delta is
+        passed (``1 / (2 N)`` is used if the mechanism asks for one).
 
     Returns
     -------
@@ -88,9 +121,9 @@ def privatized_means(
     eps = _check_eps_list("eps_values", eps_values)
     T = _check_reps(reps)
     rng = _rng(seed)
-    scale = sens.global_sensitivity_mean(pop.size, lo, hi) / eps
-    noise = rng.laplace(0.0, 1.0, size=(eps.size, T)) * scale[:, np.newaxis]
-    return _long_frame(eps, T, float(pop.mean()) + noise)
+    mech = LaplaceMean() if mechanism is None else mechanism
+    releases, _ = _population_releases(mech, pop, lo, hi, eps, 1.0 / (2.0 * pop.size), T, rng)
+    return _long_frame(eps, T, releases)
 
 
 def privatized_medians(
@@ -102,6 +135,7 @@ def privatized_medians(
     delta: float | None = None,
     seed: int = 0,
     sensitivity: Literal["global", "smooth"] = "global",
+    mechanism: Mechanism | None = None,
 ) -> pd.DataFrame:
     """Repeated Laplace releases of the population median (Hu et al. Section 2.4, Figure 2).
 
@@ -111,6 +145,10 @@ def privatized_medians(
       global sensitivity of the median being the whole range ``R = upper - lower``.
     * ``sensitivity="smooth"`` (Figure 2, right): ``median + Laplace(0, 2 S / eps)`` with
       ``S`` the smooth sensitivity (eq. 4) at ``(eps, delta)``; (eps, delta)-DP.
+
+    These are :class:`core.mechanisms.GlobalLaplaceMedian` and
+    :class:`core.mechanisms.SmoothLaplaceMedian`; ``mechanism`` releases with any other
+    additive :class:`core.mechanisms.Mechanism` instead.
 
     Parameters
     ----------
@@ -128,7 +166,9 @@ def privatized_medians(
     seed : int
         Seed.
     sensitivity : {"global", "smooth"}
-        Which sensitivity scales the noise.
+        Which sensitivity scales the noise; ignored when ``mechanism`` is given.
+    mechanism : core.mechanisms.Mechanism, optional
+        The release mechanism; by default the one ``sensitivity`` names.
 
     Returns
     -------
@@ -144,16 +184,14 @@ def privatized_medians(
     N = pop.size
     delta = 1.0 / (2.0 * N) if delta is None else _check_delta("delta", delta)
     rng = _rng(seed)
-    median = float(pop[sens.median_rank(N) - 1])
-    if sensitivity == "global":
-        scale = sens.global_sensitivity_median(lo, hi) / eps
+    if mechanism is not None:
+        mech = mechanism
+    elif sensitivity == "global":
+        mech = GlobalLaplaceMedian()
     else:
-        s = sens.smooth_sensitivity_median_batch(
-            np.broadcast_to(pop, (eps.size, N)), eps, delta, lo, hi
-        )
-        scale = 2.0 * np.asarray(s, dtype=np.float64) / eps
-    noise = rng.laplace(0.0, 1.0, size=(eps.size, T)) * scale[:, np.newaxis]
-    frame = _long_frame(eps, T, median + noise)
+        mech = SmoothLaplaceMedian()
+    releases, scale = _population_releases(mech, pop, lo, hi, eps, delta, T, rng)
+    frame = _long_frame(eps, T, releases)
     frame["scale"] = np.repeat(scale, T)
     return frame
 

@@ -684,3 +684,113 @@ def test_verdict_on_a_real_experiment() -> None:
         text = gains.verdict_text(ex.summary, e)
         assert text.startswith(f"At ε_target = {e:g}")
         assert text.endswith(".")
+
+
+# ---------------------------------------------------------------------------------------
+# The mechanism seam (issue 12): the default is today's release, bit for bit
+# ---------------------------------------------------------------------------------------
+
+_PIN_POP = np.sort(np.random.default_rng(1).uniform(0.0, 100.0, 41))
+_PIN_PER_REP = ["sample_median", "sensitivity", "sensitivity_ratio", "noise", "squared_error"]
+_PIN_SUMMARY = [
+    "eps_sample",
+    "delta_sample",
+    "log_mse",
+    "log_mse_se",
+    "mse",
+    "mse_se",
+    "sampling_mse",
+    "noise_variance",
+    "mean_sensitivity",
+    "median_sensitivity_ratio",
+]
+
+
+def _digest(frame: pd.DataFrame, columns: list[str]) -> str:
+    import hashlib
+
+    data = np.ascontiguousarray(frame[columns].to_numpy(dtype=np.float64))
+    return hashlib.sha256(data.tobytes()).hexdigest()[:16]
+
+
+def _pin_run(**kwargs) -> gains.MedianExperiment:
+    return gains.median_gain_experiment(
+        _PIN_POP,
+        lower=0.0,
+        upper=100.0,
+        eps_targets=(0.5, 2.0),
+        rates=(0.2, 0.5),
+        reps=6,
+        seed=3,
+        **kwargs,
+    )
+
+
+# Digests of (per_rep, summary) computed with the code before the mechanism seam existed.
+_PINS = {
+    ("exact_noise_variance", True): ("f64c683471d1e9a5", "4d4045f76310ab52"),
+    ("exact_noise_variance", False): ("11c2e2754f3b7916", "1ef5126d894e6969"),
+    ("drawn_noise", True): ("5112c280d483df28", "aeb80c6000fbca42"),
+    ("drawn_noise", False): ("ae4d740bef7414dd", "42c1bffd37c46b86"),
+}
+
+
+@pytest.mark.parametrize(("estimator", "amplify_delta"), sorted(_PINS))
+def test_default_mechanism_reproduces_the_numbers_before_the_seam(
+    estimator: str, amplify_delta: bool
+) -> None:
+    from core.mechanisms import SmoothLaplaceMedian
+
+    default = _pin_run(estimator=estimator, amplify_delta=amplify_delta)
+    explicit = _pin_run(
+        estimator=estimator, amplify_delta=amplify_delta, mechanism=SmoothLaplaceMedian()
+    )
+    pd.testing.assert_frame_equal(default.summary, explicit.summary, check_exact=True)
+    pd.testing.assert_frame_equal(default.per_rep, explicit.per_rep, check_exact=True)
+    assert default.mechanism == explicit.mechanism == "smooth_median"
+    got = (_digest(default.per_rep, _PIN_PER_REP), _digest(default.summary, _PIN_SUMMARY))
+    assert got == _PINS[(estimator, amplify_delta)]
+
+
+def test_experiment_with_the_laplace_mean_matches_eq7() -> None:
+    # The same simulation with the mean mechanism: the exact-noise MSE of each rate
+    # estimates V_n of eq. 7, and its noise part is exactly 2 (R / (n eps_sample))^2.
+    from core.mechanisms import LaplaceMean
+
+    pop = make_builtin("lognormal", seed=0, size=2001)
+    res = gains.median_gain_experiment(
+        pop.values,
+        lower=pop.lower,
+        upper=pop.upper,
+        eps_targets=(0.5,),
+        rates=(0.05, 0.3),
+        reps=3000,
+        seed=1,
+        mechanism=LaplaceMean(),
+    )
+    assert res.mechanism == "laplace_mean"
+    assert res.population_median == pytest.approx(float(pop.values.mean()), rel=1e-12)
+    s2 = float(np.var(pop.values, ddof=1))
+    for row in res.summary.itertuples():
+        R = pop.upper - pop.lower
+        assert row.noise_variance == pytest.approx(2 * (R / (row.n * row.eps_sample)) ** 2)
+        v_n = gains.mean_variance_sample(0.5, row.n, pop.size, s2, pop.lower, pop.upper)
+        assert row.mse == pytest.approx(v_n, abs=4 * row.mse_se + 1e-12 * v_n)
+
+
+def test_experiment_rejects_unusable_mechanisms() -> None:
+    from core.mechanisms import GlobalLaplaceMedian
+
+    class NoVariance(GlobalLaplaceMedian):
+        unit_noise_variance = None
+
+    kwargs = dict(lower=0.0, upper=100.0, eps_targets=(1.0,), rates=(0.5,), reps=3)
+    with pytest.raises(ValueError, match="additive"):
+        gains.median_gain_experiment(_PIN_POP, mechanism="smooth_median", **kwargs)
+    with pytest.raises(ValueError, match="drawn_noise"):
+        gains.median_gain_experiment(_PIN_POP, mechanism=NoVariance(), **kwargs)
+    drawn = gains.median_gain_experiment(
+        _PIN_POP, mechanism=NoVariance(), estimator="drawn_noise", **kwargs
+    )
+    assert drawn.summary["noise_variance"].isna().all()
+    assert np.isfinite(drawn.summary["mse"]).all()

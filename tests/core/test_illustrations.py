@@ -128,3 +128,53 @@ def test_bad_arguments(beta_pop) -> None:
         ill.sample_medians(v, [0.5], 10, seed=-3)
     with pytest.raises(ValueError, match="values"):
         ill.sample_medians([], [0.5], 10)
+
+
+# ---------------------------------------------------------------------------------------
+# The mechanism seam (issue 12): the defaults are today's releases, bit for bit
+# ---------------------------------------------------------------------------------------
+
+_PIN_POP = np.sort(np.random.default_rng(1).uniform(0.0, 100.0, 41))
+
+
+def _digest(frame: pd.DataFrame, columns: list[str]) -> str:
+    import hashlib
+
+    data = np.ascontiguousarray(frame[columns].to_numpy(dtype=np.float64))
+    return hashlib.sha256(data.tobytes()).hexdigest()[:16]
+
+
+def test_default_mechanisms_reproduce_the_numbers_before_the_seam() -> None:
+    from core import mechanisms as mech
+
+    eps = (0.1, 1.0, 5.0)
+    means = ill.privatized_means(_PIN_POP, 0.0, 100.0, eps, 7, 2)
+    assert _digest(means, ["eps", "release"]) == "98d719c6c1cf2cbe"
+    pd.testing.assert_frame_equal(
+        means, ill.privatized_means(_PIN_POP, 0.0, 100.0, eps, 7, 2, mech.LaplaceMean())
+    )
+    pins = {"global": "e553e4bb943c08e9", "smooth": "c51829c5154e47d0"}
+    explicit = {"global": mech.GlobalLaplaceMedian(), "smooth": mech.SmoothLaplaceMedian()}
+    for kind, pin in pins.items():
+        f = ill.privatized_medians(_PIN_POP, 0.0, 100.0, eps, 7, seed=2, sensitivity=kind)
+        assert _digest(f, ["eps", "release", "scale"]) == pin
+        # The mechanism argument wins over ``sensitivity``.
+        g = ill.privatized_medians(
+            _PIN_POP, 0.0, 100.0, eps, 7, seed=2, sensitivity="global", mechanism=explicit[kind]
+        )
+        pd.testing.assert_frame_equal(f, g, check_exact=True)
+    f = ill.privatized_medians(
+        _PIN_POP, 0.0, 100.0, (0.1, 1.0), 7, delta=0.01, seed=4, sensitivity="smooth"
+    )
+    assert _digest(f, ["eps", "release", "scale"]) == "35a04a7bdd9e8f66"
+
+
+def test_privatized_medians_with_the_mean_mechanism() -> None:
+    from core import mechanisms as mech
+
+    f = ill.privatized_medians(
+        _PIN_POP, 0.0, 100.0, (1.0,), 5, seed=0, mechanism=mech.LaplaceMean()
+    )
+    np.testing.assert_allclose(f["scale"], 100.0 / 41)
+    with pytest.raises(ValueError, match="additive"):
+        ill.privatized_means(_PIN_POP, 0.0, 100.0, (1.0,), 5, mechanism="mean")  # type: ignore[arg-type]
