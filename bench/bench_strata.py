@@ -9,7 +9,7 @@ Three figures are printed:
    the browser's drawing time is not included). Every control is set to values not seen
    before in that session where it matters (fresh sample sizes), so cache misses are counted.
 
-Run: ``.venv/bin/python bench/bench_strata.py``
+Run: ``.venv/bin/python -m bench.bench_strata``
 """
 
 from __future__ import annotations
@@ -17,29 +17,15 @@ from __future__ import annotations
 import itertools
 import os
 import statistics
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
+from streamlit.testing.v1 import AppTest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from streamlit.testing.v1 import AppTest  # noqa: E402
-
-from core import strata  # noqa: E402
-from core.populations import make_builtin  # noqa: E402
-from tests.pages.harness import open_page  # noqa: E402
-
-
-def _time(fn, repeats: int = 10) -> tuple[float, float]:
-    samples = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - t0) * 1000)
-    return statistics.median(samples), max(samples)
+from bench._timing import time_calls
+from core import strata
+from core.populations import make_builtin
+from tests.pages.harness import open_page
 
 
 def bench_core() -> None:
@@ -81,7 +67,8 @@ def bench_core() -> None:
     }
     print("Core on the establishments, N = 100,000 (median / max over 10 runs):")
     for name, fn in cases.items():
-        med, worst = _time(fn)
+        timing = time_calls(fn, 10)
+        med, worst = timing.median_ms, timing.worst_ms
         print(f"  {name:38s} {med:8.2f} ms / {worst:8.2f} ms")
 
 
@@ -112,7 +99,8 @@ def bench_builders() -> None:
     }
     print("Figure builders (median / max over 10 runs):")
     for name, fn in cases.items():
-        med, worst = _time(fn)
+        timing = time_calls(fn, 10)
+        med, worst = timing.median_ms, timing.worst_ms
         print(f"  {name:38s} {med:8.2f} ms / {worst:8.2f} ms")
 
 
