@@ -645,7 +645,9 @@ def srs_mean_variance(population_size: int, variance: float, m: int) -> float:
 
 
 def stratified_sample(
-    groups: Sequence[IntArray | Sequence[int]], allocation: ArrayLike, rng: np.random.Generator | int | None
+    groups: Sequence[IntArray | Sequence[int]],
+    allocation: ArrayLike,
+    rng: np.random.Generator | int | None,
 ) -> IntArray:
     """Indices of one stratified sample: ``m_i`` records from stratum i, without replacement.
 
