@@ -12,7 +12,10 @@ Three ways of timing, for three kinds of call:
 * :func:`best_of` / :func:`best_seconds` — the best of a few single calls (heavy computations;
   the least disturbed run), optionally with the call's result;
 * :func:`per_call_seconds` / :func:`autorange_seconds` — loops of a fast call, so a call of a
-  few microseconds is measured above the timer's resolution.
+  few microseconds is measured above the timer's resolution;
+* :func:`rerun_ms` / :func:`time_reruns` — a whole page rerun under Streamlit's AppTest after
+  an interaction (an upper bound on the server-side time; the browser's drawing is not
+  included).
 
 The process CPU time (``time.process_time``) is reported where the machine is shared: it does
 not count time spent waiting for another process.
@@ -24,9 +27,12 @@ import os
 import statistics
 import time
 import timeit
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:  # streamlit is imported only by the benches that drive pages
+    from streamlit.testing.v1 import AppTest
 
 T = TypeVar("T")
 
@@ -40,7 +46,9 @@ __all__ = [
     "fmt_seconds",
     "load_line",
     "per_call_seconds",
+    "rerun_ms",
     "time_calls",
+    "time_reruns",
 ]
 
 #: The repository root (benches that start subprocesses run them there).
@@ -80,6 +88,37 @@ def time_calls(fn: Callable[[], object], repeats: int = 10, *, warm_up: bool = F
         wall.append((time.perf_counter() - t0) * 1000)
         cpu.append((time.process_time() - c0) * 1000)
     return Timing(statistics.median(wall), min(wall), max(wall), statistics.median(cpu))
+
+
+def rerun_ms(at: AppTest, action: Callable[[AppTest], object]) -> tuple[float, float]:
+    """Wall and process CPU time in ms of ``action(at)`` followed by a whole rerun of the page.
+
+    Raises
+    ------
+    RuntimeError
+        If the page raised during the rerun (a timing of a broken page means nothing).
+    """
+    t0, c0 = time.perf_counter(), time.process_time()
+    action(at)
+    at.run()
+    wall = (time.perf_counter() - t0) * 1000
+    cpu = (time.process_time() - c0) * 1000
+    if at.exception:
+        raise RuntimeError(f"the page raised: {[e.value for e in at.exception]}")
+    return wall, cpu
+
+
+def time_reruns(
+    at: AppTest, actions: Sequence[Callable[[AppTest], object]], rounds: int = 3
+) -> Timing:
+    """:func:`rerun_ms` of every action in turn, ``rounds`` times over the list."""
+    if rounds < 1 or not actions:
+        raise ValueError(f"need at least one round and one action; got {rounds}, {len(actions)}")
+    samples = [rerun_ms(at, action) for _ in range(rounds) for action in actions]
+    wall = [w for w, _ in samples]
+    return Timing(
+        statistics.median(wall), min(wall), max(wall), statistics.median([c for _, c in samples])
+    )
 
 
 def best_of(fn: Callable[[], T], repeat: int) -> tuple[float, T]:

@@ -11,13 +11,10 @@ Run: ``.venv/bin/python -m bench.bench_amplification_page``
 
 from __future__ import annotations
 
-import statistics
-import time
-
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
-from bench._timing import time_calls
+from bench._timing import time_calls, time_reruns
 from tests.pages.harness import open_page
 from ui import amplification_figures as figs
 
@@ -57,14 +54,6 @@ def bench_reruns() -> None:
     forward = _open({})
     reverse = _open({"amp_view": "Reverse view and calculator"})
     steinke = _open({"amp_view": "Steinke: limits of amplification"})
-
-    def rerun(at: AppTest, action) -> float:
-        t0 = time.perf_counter()
-        action(at)
-        at.run()
-        elapsed = (time.perf_counter() - t0) * 1000
-        assert not at.exception, [e.value for e in at.exception]
-        return elapsed
 
     actions = {
         "ε_target list (first tab)": (
@@ -110,8 +99,8 @@ def bench_reruns() -> None:
     }
     print("Whole page rerun after an interaction, AppTest (median / max over 6 reruns):")
     for name, (at, acts) in actions.items():
-        samples = [rerun(at, a) for _ in range(3) for a in acts]
-        med, worst = statistics.median(samples), max(samples)
+        timing = time_reruns(at, acts, 3)
+        med, worst = timing.median_ms, timing.worst_ms
         print(f"  {name:34s} {med:7.1f} ms / {worst:7.1f} ms")
 
 

@@ -19,14 +19,12 @@ Run: ``.venv/bin/python -m bench.bench_clusters``
 from __future__ import annotations
 
 import os
-import statistics
-import time
 from collections.abc import Callable
 
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
-from bench._timing import Timing, time_calls
+from bench._timing import Timing, rerun_ms, time_calls, time_reruns
 from core import clusters as cl
 from core.populations import make_builtin
 from tests.pages.harness import open_page
@@ -99,16 +97,6 @@ def _open(query: dict[str, str]) -> AppTest:
     return open_page("app_pages/clusters.py", query)
 
 
-def _rerun(at: AppTest, action: Callable[[AppTest], object]) -> tuple[float, float]:
-    t0, c0 = time.perf_counter(), time.process_time()
-    action(at)
-    at.run()
-    wall = (time.perf_counter() - t0) * 1000
-    cpu = (time.process_time() - c0) * 1000
-    assert not at.exception, [e.value for e in at.exception]
-    return wall, cpu
-
-
 def bench_reruns() -> None:
     est = {"population": "Establishments"}
     pages = {
@@ -152,11 +140,8 @@ def bench_reruns() -> None:
     for name, (which, acts) in actions.items():
         at = pages[which]
         for act in acts:  # the first visit to each value fills the caches
-            _rerun(at, act)
-        samples = [_rerun(at, a) for _ in range(3) for a in acts]
-        wall = [w for w, _ in samples]
-        cpu = [c for _, c in samples]
-        _row(name, statistics.median(wall), max(wall), statistics.median(cpu))
+            rerun_ms(at, act)
+        _row(name, time_reruns(at, acts, 3))
 
 
 if __name__ == "__main__":

@@ -15,14 +15,13 @@ Run: ``.venv/bin/python -m bench.bench_statistical``
 from __future__ import annotations
 
 import logging
-import statistics
 import time
 
 import numpy as np
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from bench._timing import load_line, time_calls
+from bench._timing import load_line, rerun_ms, time_calls, time_reruns
 from core import statistical as sp
 from tests.pages.harness import open_page
 from ui import statistical_cache as cache
@@ -125,14 +124,6 @@ def bench_reruns() -> None:
     pi_tab = _open({"sp_view": "δ against π (Figures 1–4, 6)"})
     eu_tab = _open({"sp_view": "Equal utility (Figures 5, 7, 8)"})
 
-    def rerun(at: AppTest, action) -> float:
-        t0 = time.perf_counter()
-        action(at)
-        at.run()
-        elapsed = (time.perf_counter() - t0) * 1000
-        assert not at.exception, [e.value for e in at.exception]
-        return elapsed
-
     def number(key: str, values):
         return [lambda at, v=v: at.number_input(key=key).set_value(v) for v in values]
 
@@ -175,12 +166,12 @@ def bench_reruns() -> None:
     print("Whole page rerun after an interaction, AppTest (first = cold cache; then median / max")
     print("of 4 warm reruns):")
     for name, (at, acts) in actions.items():
-        first = rerun(at, acts[0])
-        rerun(at, acts[1])
-        warm = [rerun(at, a) for _ in range(2) for a in acts]
+        first, _ = rerun_ms(at, acts[0])
+        rerun_ms(at, acts[1])
+        warm = time_reruns(at, acts, 2)
         print(
-            f"  {name:34s} first {first:7.0f} ms   warm {statistics.median(warm):6.0f} ms / "
-            f"{max(warm):6.0f} ms"
+            f"  {name:34s} first {first:7.0f} ms   warm {warm.median_ms:6.0f} ms / "
+            f"{warm.worst_ms:6.0f} ms"
         )
 
 

@@ -16,13 +16,11 @@ from __future__ import annotations
 
 import itertools
 import os
-import statistics
-import time
 
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
-from bench._timing import time_calls
+from bench._timing import time_calls, time_reruns
 from core import strata
 from core.populations import make_builtin
 from tests.pages.harness import open_page
@@ -116,14 +114,6 @@ def bench_reruns() -> None:
     size = _open({"strat_view": "Random sample size (Theorem 3.1)"})
     fresh_m = itertools.count(3001, 97)  # a new sample size each time: a cache miss
 
-    def rerun(at: AppTest, action) -> float:
-        t0 = time.perf_counter()
-        action(at)
-        at.run()
-        elapsed = (time.perf_counter() - t0) * 1000
-        assert not at.exception, [e.value for e in at.exception]
-        return elapsed
-
     actions = {
         "sample size m, new value (alloc tab)": (
             alloc,
@@ -197,21 +187,14 @@ def bench_reruns() -> None:
         f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}):"
     )
     for name, (at, acts) in actions.items():
-        samples = [rerun(at, a) for _ in range(3) for a in acts]
-        med, worst = statistics.median(samples), max(samples)
+        timing = time_reruns(at, acts, 3)
+        med, worst = timing.median_ms, timing.worst_ms
         print(f"  {name:38s} {med:8.1f} ms / {worst:8.1f} ms")
     # Opening each tab from a link: a fresh session (includes AppTest's start-up), with the
     # caches already warm from the runs above, as for a second visitor.
     for tab in ("Allocations and accuracy", "Privacy", "Simulation check"):
-        samples = []
-        for _ in range(3):
-            t0 = time.perf_counter()
-            _open({"strat_view": tab})
-            samples.append((time.perf_counter() - t0) * 1000)
-        print(
-            f"  {'open tab: ' + tab:38s} {statistics.median(samples):8.1f} ms / "
-            f"{max(samples):8.1f} ms"
-        )
+        timing = time_calls(lambda tab=tab: _open({"strat_view": tab}), 3)
+        print(f"  {'open tab: ' + tab:38s} {timing.median_ms:8.1f} ms / {timing.worst_ms:8.1f} ms")
 
 
 if __name__ == "__main__":
