@@ -1,6 +1,6 @@
 """Timings of core.amplification on the grids the app draws.
 
-Run from the repository root:  .venv/bin/python bench/bench_amplification_core.py
+Run from the repository root:  .venv/bin/python -m bench.bench_amplification_core
 
 * a 400-point curve: eps = 1 (or q = 0.6, c = ...) against 400 log-spaced rates;
 * a 200 x 200 heat map: 200 eps values (1e-3 .. 10) against 200 rates (1e-4 .. 1).
@@ -11,23 +11,12 @@ Each figure is the best of 7 repetitions of a loop, per call.  Plain prints, no 
 from __future__ import annotations
 
 import sys
-import timeit
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
+from bench._timing import autorange_seconds
 from core import amplification as amp
-
-
-def best_seconds(call: Callable[[], object], repeat: int = 7) -> float:
-    """Best time per call in seconds, looping enough to reach ~20 ms per repetition."""
-    timer = timeit.Timer(call)
-    number, _ = timer.autorange()
-    number = max(1, number // 10) if number > 10 else number
-    return min(timer.repeat(repeat=repeat, number=number)) / number
 
 
 def cases(
@@ -54,7 +43,7 @@ def report(title: str, eps: np.ndarray, rate: np.ndarray, q: np.ndarray, c: np.n
     print(f"\n{title}  ({points} points)")
     print(f"  {'function':<28}{'ms per call':>12}{'ns per point':>14}")
     for name, call in cases(eps, rate, q, c):
-        seconds = best_seconds(call)
+        seconds = autorange_seconds(call)
         print(f"  {name:<28}{seconds * 1e3:>12.3f}{seconds * 1e9 / points:>14.1f}")
 
 
@@ -73,7 +62,7 @@ def main() -> None:
     c_2d = np.logspace(-3, 3, 200 * 200).reshape(200, 200)
     report("200 x 200 heat map (eps against rate)", eps_2d, rate_2d, q_2d, c_2d)
 
-    scalar = best_seconds(lambda: amp.eps_sample(1.0, 0.01))
+    scalar = autorange_seconds(lambda: amp.eps_sample(1.0, 0.01))
     print(f"\nscalar call eps_sample(1.0, 0.01): {scalar * 1e6:.1f} us")
 
 

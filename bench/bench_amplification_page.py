@@ -6,34 +6,17 @@ Two figures are printed:
    an upper bound on the server-side time of an interaction (AppTest adds its own overhead;
    the browser's drawing time is not included).
 
-Run: ``.venv/bin/python bench/bench_amplification_page.py``
+Run: ``.venv/bin/python -m bench.bench_amplification_page``
 """
 
 from __future__ import annotations
 
-import statistics
-import sys
-import time
-from pathlib import Path
-
 import numpy as np
+from streamlit.testing.v1 import AppTest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from streamlit.testing.v1 import AppTest  # noqa: E402
-
-from tests.pages.harness import open_page  # noqa: E402
-from ui import amplification_figures as figs  # noqa: E402
-
-
-def _time(fn, repeats: int = 20) -> tuple[float, float]:
-    samples = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - t0) * 1000)
-    return statistics.median(samples), max(samples)
+from bench._timing import time_calls, time_reruns
+from tests.pages.harness import open_page
+from ui import amplification_figures as figs
 
 
 def bench_builders() -> None:
@@ -57,7 +40,8 @@ def bench_builders() -> None:
     }
     print("Figure builders (median / max over 20 runs):")
     for name, fn in cases.items():
-        med, worst = _time(fn)
+        timing = time_calls(fn, 20)
+        med, worst = timing.median_ms, timing.worst_ms
         print(f"  {name:34s} {med:7.2f} ms / {worst:7.2f} ms")
 
 
@@ -70,14 +54,6 @@ def bench_reruns() -> None:
     forward = _open({})
     reverse = _open({"amp_view": "Reverse view and calculator"})
     steinke = _open({"amp_view": "Steinke: limits of amplification"})
-
-    def rerun(at: AppTest, action) -> float:
-        t0 = time.perf_counter()
-        action(at)
-        at.run()
-        elapsed = (time.perf_counter() - t0) * 1000
-        assert not at.exception, [e.value for e in at.exception]
-        return elapsed
 
     actions = {
         "ε_target list (first tab)": (
@@ -123,8 +99,8 @@ def bench_reruns() -> None:
     }
     print("Whole page rerun after an interaction, AppTest (median / max over 6 reruns):")
     for name, (at, acts) in actions.items():
-        samples = [rerun(at, a) for _ in range(3) for a in acts]
-        med, worst = statistics.median(samples), max(samples)
+        timing = time_reruns(at, acts, 3)
+        med, worst = timing.median_ms, timing.worst_ms
         print(f"  {name:34s} {med:7.1f} ms / {worst:7.1f} ms")
 
 

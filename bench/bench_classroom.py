@@ -5,7 +5,7 @@ contexts in Debian's Chromium, each visiting every page and moving the sidebar s
 the median and worst time from navigation to the first drawn chart, per page and overall, plus
 the server's resident memory before and after.
 
-Run: ``.venv/bin/python bench/bench_classroom.py [--sessions 30]``
+Run: ``.venv/bin/python -m bench.bench_classroom [--sessions 30]``
 """
 
 from __future__ import annotations
@@ -13,15 +13,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
-import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from tests.e2e.classroom import run_classroom  # noqa: E402
-from tests.e2e.conftest import serve  # noqa: E402
+from tests.e2e.classroom import run_classroom
+from tests.e2e.conftest import serve
 
 
 def main() -> None:

@@ -13,46 +13,28 @@ Wall time depends on what else the machine runs, so the process CPU time of each
 (``time.process_time``: the script thread's work, not AppTest's sleeping) and the load average
 are printed too; on a busy machine the CPU column is the figure to compare with the budget.
 
-Run: ``.venv/bin/python bench/bench_clusters.py``
+Run: ``.venv/bin/python -m bench.bench_clusters``
 """
 
 from __future__ import annotations
 
 import os
-import statistics
-import sys
-import time
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
+from streamlit.testing.v1 import AppTest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from streamlit.testing.v1 import AppTest  # noqa: E402
-
-from core import clusters as cl  # noqa: E402
-from core.populations import make_builtin  # noqa: E402
-from tests.pages.harness import open_page  # noqa: E402
-from ui import cluster_figures as figs  # noqa: E402
+from bench._timing import Timing, rerun_ms, time_calls, time_reruns
+from core import clusters as cl
+from core.populations import make_builtin
+from tests.pages.harness import open_page
+from ui import cluster_figures as figs
 
 BUDGET_MS = 100.0
 
 
-def _time(fn: Callable[[], object], repeats: int = 20) -> tuple[float, float, float]:
-    """Median and max wall time and median CPU time of ``fn``, in ms."""
-    fn()  # warm-up (imports, first allocations)
-    wall, cpu = [], []
-    for _ in range(repeats):
-        t0, c0 = time.perf_counter(), time.process_time()
-        fn()
-        wall.append((time.perf_counter() - t0) * 1000)
-        cpu.append((time.process_time() - c0) * 1000)
-    return statistics.median(wall), max(wall), statistics.median(cpu)
-
-
-def _row(name: str, med: float, worst: float, cpu: float) -> None:
+def _row(name: str, timing: Timing) -> None:
+    med, worst, cpu = timing.median_ms, timing.worst_ms, timing.cpu_median_ms
     flag = "ok" if min(med, cpu) < BUDGET_MS else "SLOW"
     print(f"  {name:44s} {med:8.2f} / {worst:8.2f} ms   cpu {cpu:7.2f} ms  {flag}")
 
@@ -86,7 +68,7 @@ def bench_core() -> None:
     }
     print("core.clusters (wall median / max over 20 runs, cpu median):")
     for name, fn in cases.items():
-        _row(name, *_time(fn))
+        _row(name, time_calls(fn, 20, warm_up=True))
 
 
 def bench_builders() -> None:
@@ -107,22 +89,12 @@ def bench_builders() -> None:
     }
     print("Figure builders (wall median / max over 20 runs, cpu median):")
     for name, fn in cases.items():
-        _row(name, *_time(fn))
+        _row(name, time_calls(fn, 20, warm_up=True))
 
 
 def _open(query: dict[str, str]) -> AppTest:
     """The page through the real router (the page tests' harness), with URL ``query``."""
     return open_page("app_pages/clusters.py", query)
-
-
-def _rerun(at: AppTest, action: Callable[[AppTest], object]) -> tuple[float, float]:
-    t0, c0 = time.perf_counter(), time.process_time()
-    action(at)
-    at.run()
-    wall = (time.perf_counter() - t0) * 1000
-    cpu = (time.process_time() - c0) * 1000
-    assert not at.exception, [e.value for e in at.exception]
-    return wall, cpu
 
 
 def bench_reruns() -> None:
@@ -168,11 +140,8 @@ def bench_reruns() -> None:
     for name, (which, acts) in actions.items():
         at = pages[which]
         for act in acts:  # the first visit to each value fills the caches
-            _rerun(at, act)
-        samples = [_rerun(at, a) for _ in range(3) for a in acts]
-        wall = [w for w, _ in samples]
-        cpu = [c for _, c in samples]
-        _row(name, statistics.median(wall), max(wall), statistics.median(cpu))
+            rerun_ms(at, act)
+        _row(name, time_reruns(at, acts, 3))
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Timings of core.gains and core.illustrations (prints; no asserts).
 
-Run: ``.venv/bin/python bench/bench_gains.py`` from the project root.
+Run: ``.venv/bin/python -m bench.bench_gains`` from the project root.
 
 Targets (Hu et al. Figure 8 at full size: 6 eps x 10 rates + population, T = 1000,
 N = 10,001, delta = 1/(2N)) <= 10 s; a default page run (T = 200, 3 eps, 6 rates) <= 2 s.
@@ -11,17 +11,14 @@ smooth sensitivity); nothing in core is modified.
 from __future__ import annotations
 
 import os
-import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
+from bench._timing import best_of, cpu_seconds
 from core import gains, illustrations, sensitivity
 from core.populations import make_builtin
 
@@ -40,23 +37,6 @@ def _timed(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
             _spent[name] += time.perf_counter() - t
 
     return wrapper
-
-
-def _best_of(repeat: int, func: Callable[[], Any]) -> tuple[float, Any]:
-    """Best wall time of ``repeat`` runs (the least disturbed by other processes)."""
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = func()
-        best = min(best, time.perf_counter() - t)
-    return best, out
-
-
-def _cpu_of(func: Callable[[], Any]) -> float:
-    """CPU time of this process for one run (insensitive to other load on the machine)."""
-    t = time.process_time()
-    func()
-    return time.process_time() - t
 
 
 def _experiment(pop, eps, rates, reps, estimator="exact_noise_variance"):
@@ -126,8 +106,8 @@ def main() -> None:
     for label, pop, eps, rates, reps, est in cases:
         estimator = "exact_noise_variance" if est == "exact" else "drawn_noise"
         run = lambda: _experiment(pop, eps, rates, reps, estimator)  # noqa: B023, E731
-        best, ex = _best_of(3, run)
-        cpu = _cpu_of(run)
+        best, ex = best_of(run, 3)
+        cpu = cpu_seconds(run)
         rows = len(ex.per_rep)
         print(f"  {label} {best:7.3f} s wall, {cpu:7.3f} s CPU   ({rows:,} per-rep rows)")
 
@@ -139,34 +119,34 @@ def main() -> None:
 
     print("\nMean and illustrations (best of 3):")
     rates_grid = np.linspace(0.001, 1.0, 400)
-    best, _ = _best_of(
-        3,
+    best, _ = best_of(
         lambda: gains.mean_gain_table(
             lognormal.values, lognormal.lower, lognormal.upper, FIG8_EPS, rates_grid
         ),
+        3,
     )
     print(f"  mean_gain_table 6 eps x 400 rates          {best:7.3f} s")
-    best, _ = _best_of(
-        3,
+    best, _ = best_of(
         lambda: gains.simulate_mean_release(
             lognormal.values, lognormal.lower, lognormal.upper, 0.5, 1000, 10_000, 0
         ),
+        3,
     )
     print(f"  simulate_mean_release n=1000, 10,000 reps  {best:7.3f} s")
     beta = make_builtin("beta", seed=0)
-    best, _ = _best_of(
-        3, lambda: illustrations.privatized_means(beta.values, 0, 1, [0.1, 0.5, 1], 1000)
+    best, _ = best_of(
+        lambda: illustrations.privatized_means(beta.values, 0, 1, [0.1, 0.5, 1], 1000), 3
     )
     print(f"  privatized_means 3 eps x 1000              {best:7.3f} s")
-    best, _ = _best_of(
-        3,
+    best, _ = best_of(
         lambda: illustrations.privatized_medians(
             beta.values, 0, 1, [0.1, 0.5, 1], 1000, sensitivity="smooth"
         ),
+        3,
     )
     print(f"  privatized_medians smooth 3 eps x 1000     {best:7.3f} s")
-    best, _ = _best_of(
-        3, lambda: illustrations.sample_medians(bimodal.values, [101 / 10001, 1001 / 10001], 1000)
+    best, _ = best_of(
+        lambda: illustrations.sample_medians(bimodal.values, [101 / 10001, 1001 / 10001], 1000), 3
     )
     print(f"  sample_medians 2 rates x 1000              {best:7.3f} s")
 

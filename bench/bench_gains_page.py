@@ -6,25 +6,20 @@ Printed figures:
 3. the page's default median experiment and the paper's Figure 8 preset computed directly
    (core only, no Streamlit), for comparison with the page figures.
 
-Run: ``.venv/bin/python bench/bench_gains_page.py``
+Run: ``.venv/bin/python -m bench.bench_gains_page``
 """
 
 from __future__ import annotations
 
 import statistics
-import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from streamlit.testing.v1 import AppTest
 
-from streamlit.testing.v1 import AppTest  # noqa: E402
-
-from core import gains  # noqa: E402
-from core.populations import make_builtin  # noqa: E402
-from core.sensitivity import warm_up  # noqa: E402
-from tests.pages.harness import open_page  # noqa: E402
+from core import gains
+from core.populations import make_builtin
+from core.sensitivity import warm_up
+from tests.pages.harness import open_page
 
 TABS = (
     "Mean: noise ratio r and bound q",

@@ -1,6 +1,6 @@
 """Timings of core.populations: built-in populations and CSV reading and writing.
 
-Run from the repository root:  .venv/bin/python bench/bench_populations.py
+Run from the repository root:  .venv/bin/python -m bench.bench_populations
 
 * each built-in population at its default size (best of 5 calls), and the paper's exact
   bimodal draw;
@@ -12,13 +12,7 @@ Plain prints, no asserts.
 
 from __future__ import annotations
 
-import sys
-import time
-from collections.abc import Callable
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
+from bench._timing import best_seconds
 from core.populations import (
     BUILTIN_POPULATIONS,
     load_population_csv,
@@ -28,16 +22,6 @@ from core.populations import (
     read_csv_table,
 )
 from tests.core.bad_csv_corpus import million_rows_csv
-
-
-def best_seconds(call: Callable[[], object], repeat: int) -> float:
-    """Best wall time of ``repeat`` calls, in seconds."""
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        call()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def main() -> None:

@@ -11,59 +11,29 @@ Printed:
 4. batch time for 1,000 samples of n = 1,001 and of n = 101;
 5. tie-heavy data (rounded values, many ties at the median).
 
-Run: ``.venv/bin/python bench/bench_sensitivity.py``
+Run: ``.venv/bin/python -m bench.bench_sensitivity``
 """
 
 from __future__ import annotations
 
-import statistics
 import subprocess
 import sys
 import tempfile
 import textwrap
 import time
-from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from core import sensitivity as cs  # noqa: E402
-from tests.core import reference_sensitivity as ref  # noqa: E402
+from bench._timing import ROOT
+from bench._timing import fmt_seconds as fmt
+from bench._timing import per_call_seconds as per_call
+from core import sensitivity as cs
+from tests.core import reference_sensitivity as ref
 
 N = 10_001
 DELTA = 1.0 / (2 * N)
 LOWER, UPPER = 0.0, 2000.0
 EPS_LIST = (0.01, 0.1, 1.0, 5.0)
-
-
-def per_call(fn, *, min_time: float = 0.3, repeats: int = 5) -> float:
-    """Median over ``repeats`` of the mean time of one call (seconds)."""
-    fn()
-    loops = 1
-    while True:
-        t0 = time.perf_counter()
-        for _ in range(loops):
-            fn()
-        if time.perf_counter() - t0 > min_time / repeats:
-            break
-        loops *= 2
-    samples = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        for _ in range(loops):
-            fn()
-        samples.append((time.perf_counter() - t0) / loops)
-    return statistics.median(samples)
-
-
-def fmt(seconds: float) -> str:
-    if seconds < 1e-3:
-        return f"{seconds * 1e6:8.1f} µs"
-    if seconds < 1.0:
-        return f"{seconds * 1e3:8.2f} ms"
-    return f"{seconds:8.2f} s "
 
 
 def first_call(cache_dir: str | None) -> str:

@@ -9,45 +9,30 @@ Printed:
 4. a whole script rerun under Streamlit's AppTest after moving each control (warm cache for
    repeated values) — an upper bound on the server-side time of an interaction.
 
-Run: ``.venv/bin/python bench/bench_statistical.py``
+Run: ``.venv/bin/python -m bench.bench_statistical``
 """
 
 from __future__ import annotations
 
 import logging
-import os
-import statistics
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import streamlit as st
+from streamlit.testing.v1 import AppTest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench._timing import load_line, rerun_ms, time_calls, time_reruns
+from core import statistical as sp
+from tests.pages.harness import open_page
+from ui import statistical_cache as cache
+from ui import statistical_figures as figs
+
 logging.getLogger("streamlit").setLevel(logging.ERROR)
-
-from streamlit.testing.v1 import AppTest  # noqa: E402
-
-from core import statistical as sp  # noqa: E402
-from tests.pages.harness import open_page  # noqa: E402
-from ui import statistical_cache as cache  # noqa: E402
-from ui import statistical_figures as figs  # noqa: E402
-
-
-def _time(fn, repeats: int = 10) -> tuple[float, float]:
-    samples = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - t0) * 1000)
-    return statistics.median(samples), min(samples)
 
 
 def bench_core() -> None:
     eps = np.geomspace(1e-4, 2.0, 200)
-    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
+    print(load_line())
     for n, pi in ((1000, 0.5), (1000, 0.01), (100_000, 0.5)):
         m = n // 10
         cases = {
@@ -68,7 +53,8 @@ def bench_core() -> None:
         print(f"Privacy curve, 200 ε values, n = {n:,}, π = {pi:g} (median / best of {repeats}):")
         total = 0.0
         for name, fn in cases.items():
-            med, best = _time(fn, repeats)
+            timing = time_calls(fn, repeats)
+            med, best = timing.median_ms, timing.best_ms
             total += med
             print(f"  {name:34s} {med:8.1f} ms / {best:8.1f} ms")
         print(f"  {'all of the above':34s} {total:8.1f} ms")
@@ -120,7 +106,8 @@ def bench_cache_and_figures() -> None:
     }
     print("Figure builders on ready data (median / best of 10):")
     for name, fn in builders.items():
-        med, best = _time(fn)
+        timing = time_calls(fn, 10)
+        med, best = timing.median_ms, timing.best_ms
         print(f"  {name:42s} {med:8.2f} ms / {best:8.2f} ms")
 
 
@@ -136,14 +123,6 @@ def bench_reruns() -> None:
     print(f"First load of the page (cold caches): {(time.perf_counter() - t0) * 1000:.0f} ms")
     pi_tab = _open({"sp_view": "δ against π (Figures 1–4, 6)"})
     eu_tab = _open({"sp_view": "Equal utility (Figures 5, 7, 8)"})
-
-    def rerun(at: AppTest, action) -> float:
-        t0 = time.perf_counter()
-        action(at)
-        at.run()
-        elapsed = (time.perf_counter() - t0) * 1000
-        assert not at.exception, [e.value for e in at.exception]
-        return elapsed
 
     def number(key: str, values):
         return [lambda at, v=v: at.number_input(key=key).set_value(v) for v in values]
@@ -187,12 +166,12 @@ def bench_reruns() -> None:
     print("Whole page rerun after an interaction, AppTest (first = cold cache; then median / max")
     print("of 4 warm reruns):")
     for name, (at, acts) in actions.items():
-        first = rerun(at, acts[0])
-        rerun(at, acts[1])
-        warm = [rerun(at, a) for _ in range(2) for a in acts]
+        first, _ = rerun_ms(at, acts[0])
+        rerun_ms(at, acts[1])
+        warm = time_reruns(at, acts, 2)
         print(
-            f"  {name:34s} first {first:7.0f} ms   warm {statistics.median(warm):6.0f} ms / "
-            f"{max(warm):6.0f} ms"
+            f"  {name:34s} first {first:7.0f} ms   warm {warm.median_ms:6.0f} ms / "
+            f"{warm.worst_ms:6.0f} ms"
         )
 
 

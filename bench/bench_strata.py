@@ -9,37 +9,21 @@ Three figures are printed:
    the browser's drawing time is not included). Every control is set to values not seen
    before in that session where it matters (fresh sample sizes), so cache misses are counted.
 
-Run: ``.venv/bin/python bench/bench_strata.py``
+Run: ``.venv/bin/python -m bench.bench_strata``
 """
 
 from __future__ import annotations
 
 import itertools
 import os
-import statistics
-import sys
-import time
-from pathlib import Path
 
 import numpy as np
+from streamlit.testing.v1 import AppTest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from streamlit.testing.v1 import AppTest  # noqa: E402
-
-from core import strata  # noqa: E402
-from core.populations import make_builtin  # noqa: E402
-from tests.pages.harness import open_page  # noqa: E402
-
-
-def _time(fn, repeats: int = 10) -> tuple[float, float]:
-    samples = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - t0) * 1000)
-    return statistics.median(samples), max(samples)
+from bench._timing import time_calls, time_reruns
+from core import strata
+from core.populations import make_builtin
+from tests.pages.harness import open_page
 
 
 def bench_core() -> None:
@@ -81,7 +65,8 @@ def bench_core() -> None:
     }
     print("Core on the establishments, N = 100,000 (median / max over 10 runs):")
     for name, fn in cases.items():
-        med, worst = _time(fn)
+        timing = time_calls(fn, 10)
+        med, worst = timing.median_ms, timing.worst_ms
         print(f"  {name:38s} {med:8.2f} ms / {worst:8.2f} ms")
 
 
@@ -112,7 +97,8 @@ def bench_builders() -> None:
     }
     print("Figure builders (median / max over 10 runs):")
     for name, fn in cases.items():
-        med, worst = _time(fn)
+        timing = time_calls(fn, 10)
+        med, worst = timing.median_ms, timing.worst_ms
         print(f"  {name:38s} {med:8.2f} ms / {worst:8.2f} ms")
 
 
@@ -127,14 +113,6 @@ def bench_reruns() -> None:
     sim = _open({"strat_view": "Simulation check"})
     size = _open({"strat_view": "Random sample size (Theorem 3.1)"})
     fresh_m = itertools.count(3001, 97)  # a new sample size each time: a cache miss
-
-    def rerun(at: AppTest, action) -> float:
-        t0 = time.perf_counter()
-        action(at)
-        at.run()
-        elapsed = (time.perf_counter() - t0) * 1000
-        assert not at.exception, [e.value for e in at.exception]
-        return elapsed
 
     actions = {
         "sample size m, new value (alloc tab)": (
@@ -209,21 +187,14 @@ def bench_reruns() -> None:
         f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}):"
     )
     for name, (at, acts) in actions.items():
-        samples = [rerun(at, a) for _ in range(3) for a in acts]
-        med, worst = statistics.median(samples), max(samples)
+        timing = time_reruns(at, acts, 3)
+        med, worst = timing.median_ms, timing.worst_ms
         print(f"  {name:38s} {med:8.1f} ms / {worst:8.1f} ms")
     # Opening each tab from a link: a fresh session (includes AppTest's start-up), with the
     # caches already warm from the runs above, as for a second visitor.
     for tab in ("Allocations and accuracy", "Privacy", "Simulation check"):
-        samples = []
-        for _ in range(3):
-            t0 = time.perf_counter()
-            _open({"strat_view": tab})
-            samples.append((time.perf_counter() - t0) * 1000)
-        print(
-            f"  {'open tab: ' + tab:38s} {statistics.median(samples):8.1f} ms / "
-            f"{max(samples):8.1f} ms"
-        )
+        timing = time_calls(lambda tab=tab: _open({"strat_view": tab}), 3)
+        print(f"  {'open tab: ' + tab:38s} {timing.median_ms:8.1f} ms / {timing.worst_ms:8.1f} ms")
 
 
 if __name__ == "__main__":

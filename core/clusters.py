@@ -202,7 +202,7 @@ def _check_design(clusters_total: ArrayLike, clusters_sampled: ArrayLike) -> tup
 # ---------------------------------------------------------------------------------------
 
 
-def _log_expm1(x: FloatArray) -> FloatArray:
+def _log_expm1(x: FloatArray | float) -> FloatArray:
     """``log(e^x − 1)`` for ``x > 0`` without overflow or cancellation."""
     x = np.asarray(x, dtype=np.float64)
     small = x <= _LOG_EXPM1_SWITCH
@@ -867,7 +867,7 @@ def per_cluster_bounds(
 # ---------------------------------------------------------------------------------------
 
 
-def _log_binom(n: FloatArray, j: FloatArray) -> FloatArray:
+def _log_binom(n: FloatArray | float, j: FloatArray | float) -> FloatArray:
     return gammaln(n + 1.0) - gammaln(j + 1.0) - gammaln(n - j + 1.0)
 
 

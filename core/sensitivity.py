@@ -91,7 +91,7 @@ from numpy.typing import ArrayLike, NDArray
 try:  # numba is optional: without it the numpy fallback below is used.
     import numba as _numba
 except ImportError:  # pragma: no cover - exercised only where numba is missing
-    _numba = None
+    _numba = None  # type: ignore[assignment]
 
 __all__ = [
     "HAVE_NUMBA",

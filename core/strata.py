@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 import numpy as np
 import pandas as pd
@@ -645,7 +645,9 @@ def srs_mean_variance(population_size: int, variance: float, m: int) -> float:
 
 
 def stratified_sample(
-    groups: Sequence[ArrayLike], allocation: ArrayLike, rng: np.random.Generator | int | None
+    groups: Sequence[IntArray | Sequence[int]],
+    allocation: ArrayLike,
+    rng: np.random.Generator | int | None,
 ) -> IntArray:
     """Indices of one stratified sample: ``m_i`` records from stratum i, without replacement.
 
@@ -991,12 +993,12 @@ def _directional_sups(
     ``Σ p_c e^{±εc} / Σ p'_c e^{±εc}``.
     """
 
-    def logmix(sizes: IntArray, probs: FloatArray, y: FloatArray) -> FloatArray:
+    def logmix(sizes: FloatArray, probs: FloatArray, y: FloatArray) -> FloatArray:
         with np.errstate(divide="ignore"):
             lp = np.log(probs)[None, :]
         return np.logaddexp.reduce(lp - eps * np.abs(y[:, None] - sizes[None, :]), axis=1)
 
-    def limit(sizes: IntArray, probs: FloatArray, sign: float) -> float:
+    def limit(sizes: FloatArray, probs: FloatArray, sign: float) -> float:
         with np.errstate(divide="ignore"):
             return float(np.logaddexp.reduce(np.log(probs) + sign * eps * sizes))
 
@@ -1048,7 +1050,7 @@ def noisy_count_loss(
     integer of the supports or in the limits y → ±∞.
     """
     e = float(_eps_array("eps_sample", eps_sample))
-    parts = []
+    parts: list[NDArray[Any]] = []
     for name_s, name_p, s_, p_ in (
         ("sizes_a", "probs_a", sizes_a, probs_a),
         ("sizes_b", "probs_b", sizes_b, probs_b),

@@ -3,11 +3,18 @@
 Streamlit executes ``app.py`` as a script (its ``__name__`` is not ``"__main__"``), so the
 router lives here as a function: ``app.py`` calls :func:`run_app`, and the tests call it with
 another landing page.
+
+:data:`PAGES` is the one place where pages are registered. Every entry must point at an
+existing script: :func:`check_pages` raises a clear error otherwise, so a missing file never
+turns into a silently vanished menu entry (the tests also check that every
+``app_pages/*.py`` is registered).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import streamlit as st
 
@@ -21,22 +28,99 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Title of the About page; the glossary under it starts open.
 ABOUT_TITLE = "About and references"
 
-#: (script, title, material icon) of every page, in menu order.
-PAGES: tuple[tuple[str, str, str], ...] = (
-    ("app_pages/overview.py", "Population", ":material/groups:"),
-    ("app_pages/amplification.py", "Amplification", ":material/zoom_in:"),
-    ("app_pages/gains.py", "Mean & median gains", ":material/query_stats:"),
-    ("app_pages/clusters.py", "Cluster sampling", ":material/workspaces:"),
-    ("app_pages/strata.py", "Stratified sampling", ":material/stacked_bar_chart:"),
-    ("app_pages/statistical.py", "Statistical privacy", ":material/casino:"),
-    ("app_pages/about.py", ABOUT_TITLE, ":material/info:"),
+#: The page shown at the root URL.
+DEFAULT_PAGE = "app_pages/overview.py"
+
+
+class PageSpec(NamedTuple):
+    """One menu entry: the page script (relative to the repository root), title and icon."""
+
+    script: str
+    title: str
+    icon: str
+
+
+#: Every page, in menu order: the only registry of pages.
+PAGES: tuple[PageSpec, ...] = (
+    PageSpec("app_pages/overview.py", "Population", ":material/groups:"),
+    PageSpec("app_pages/amplification.py", "Amplification", ":material/zoom_in:"),
+    PageSpec("app_pages/gains.py", "Mean & median gains", ":material/query_stats:"),
+    PageSpec("app_pages/clusters.py", "Cluster sampling", ":material/workspaces:"),
+    PageSpec("app_pages/strata.py", "Stratified sampling", ":material/stacked_bar_chart:"),
+    PageSpec("app_pages/statistical.py", "Statistical privacy", ":material/casino:"),
+    PageSpec("app_pages/about.py", ABOUT_TITLE, ":material/info:"),
 )
 
 
-def run_app(default_page: str = "app_pages/overview.py") -> None:
+def check_pages(pages: Sequence[PageSpec] = PAGES, root: Path = ROOT) -> None:
+    """Raise unless every entry of ``pages`` is unique and points at an existing script.
+
+    The converse (every ``app_pages/*.py`` is registered) is checked by the tests, so a stray
+    helper file never stops the app.
+
+    Parameters
+    ----------
+    pages : sequence of PageSpec
+        The registry to check (default: :data:`PAGES`).
+    root : pathlib.Path
+        Repository root the scripts are relative to.
+
+    Raises
+    ------
+    FileNotFoundError
+        If an entry points at a script that does not exist.
+    ValueError
+        If the registry is empty or a script or title is registered twice.
+    """
+    if not pages:
+        raise ValueError("the page registry ui.router.PAGES is empty")
+    for field in ("script", "title"):
+        seen = [getattr(spec, field) for spec in pages]
+        twice = sorted({value for value in seen if seen.count(value) > 1})
+        if twice:
+            raise ValueError(f"page {field}s registered more than once in PAGES: {twice}")
+    missing = [spec.script for spec in pages if not (root / spec.script).is_file()]
+    if missing:
+        raise FileNotFoundError(
+            f"PAGES in ui/router.py registers page scripts that do not exist: {missing}; "
+            "create the file or remove its entry"
+        )
+
+
+def navigation_pages(
+    default_page: str = DEFAULT_PAGE, pages: Sequence[PageSpec] = PAGES, root: Path = ROOT
+) -> list[st.Page]:
+    """The ``st.Page`` objects of the menu, after :func:`check_pages`.
+
+    Raises
+    ------
+    ValueError
+        If ``default_page`` is not a registered script (or the registry is inconsistent).
+    FileNotFoundError
+        If a registered script does not exist.
+    """
+    check_pages(pages, root)
+    scripts = [spec.script for spec in pages]
+    if default_page not in scripts:
+        raise ValueError(
+            f"default_page must be one of the registered pages {scripts}; got {default_page!r}"
+        )
+    return [
+        st.Page(
+            str(root / spec.script),
+            title=spec.title,
+            icon=spec.icon,
+            default=spec.script == default_page,
+        )
+        for spec in pages
+    ]
+
+
+def run_app(default_page: str = DEFAULT_PAGE) -> None:
     """Configure the page, draw the shared sidebar, run the selected page, add the glossary.
 
     ``default_page`` is the page shown at the root URL; tests use it to open a page directly.
+    A registry that does not match the page scripts raises (see :func:`check_pages`).
     The sidebar starts collapsed on narrow (phone) screens and open on wider ones.
     """
     st.set_page_config(
@@ -45,12 +129,7 @@ def run_app(default_page: str = "app_pages/overview.py") -> None:
         layout="wide",
         initial_sidebar_state="auto",  # collapsed on phones, open on wider screens
     )
-    pages = [
-        st.Page(str(ROOT / script), title=title, icon=icon, default=script == default_page)
-        for script, title, icon in PAGES
-        if (ROOT / script).exists()  # pages under construction appear once their file exists
-    ]
-    navigation = st.navigation(pages)
+    navigation = st.navigation(navigation_pages(default_page, PAGES))
     st.html(f"<style>{APP_CSS}</style>")
     with st.sidebar:
         st.markdown("### Sampling & privacy explorer")

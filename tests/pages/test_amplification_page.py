@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from tests.pages.harness import open_page
+from tests.pages.harness import array, charts, open_page, trace_names
 
 PAGE = "app_pages/amplification.py"
 FORWARD = "ε_sample against the rate"
@@ -77,3 +78,88 @@ def test_vacuous_delta_bound_is_said_so():
     table = next(df.value for df in at.dataframe if "ε_sample" in df.value.columns)
     assert not table["δ on the sample"].str.startswith("vacuous").any()
     assert not any("vacuous" in w.value for w in at.warning)
+
+
+# --- moved from test_pages_apptest.py -----------------------------------------------------
+
+
+def test_page_runs_without_exception():
+    at = open_page(PAGE)
+    assert charts(at), f"{PAGE} drew no chart"
+    assert not at.error, [e.value for e in at.error]
+
+
+def test_amplification_eps_list_changes_curves():
+    at = open_page(PAGE)
+    assert {"ε_target = 0.1", "ε_target = 0.5", "ε_target = 1"} <= trace_names(at)
+    at.text_input(key="amp_eps_targets").set_value("0.2, 3").run()
+    names = trace_names(at)
+    assert {"ε_target = 0.2", "ε_target = 3"} <= names
+    assert "ε_target = 0.5" not in names
+
+
+def test_amplification_invalid_entries_are_explained_not_raised():
+    at = open_page(PAGE)
+    at.text_input(key="amp_eps_targets").set_value("abc, -3, 1e9").run()
+    assert not at.exception
+    assert any("not a number" in w.value for w in at.warning)
+    assert {"ε_target = 0.1", "ε_target = 0.5"} <= trace_names(at)  # falls back to the defaults
+
+
+def test_amplification_calculator_reproduces_paper_numbers():
+    at = open_page(PAGE, {"amp_eps_targets": "0.1, 1", "amp_view": REVERSE})
+    table = next(df.value for df in at.dataframe if "ε_sample" in df.value.columns)
+    eps = dict(zip(table["ε_target"], table["ε_sample"], strict=True))
+    assert eps[0.1] == pytest.approx(2.43, abs=0.005)
+    assert eps[1.0] == pytest.approx(5.14, abs=0.005)
+
+
+def test_amplification_n_larger_than_N_is_explained():
+    at = open_page(PAGE, {"amp_view": REVERSE})
+    at.number_input(key="amp_n").set_value(20000).run()
+    assert not at.exception
+    assert any("exceeds the population size" in e.value for e in at.error)
+
+
+def test_amplification_log_slider_and_exact_box_stay_in_sync():
+    at = open_page(PAGE)
+    at.number_input(key="amp_rate_min").set_value(0.0042).run()
+    assert at.select_slider(key="amp_rate_min__slider").value == pytest.approx(0.005)
+    figs = charts(at)
+    assert array(figs[0]["data"][0]["x"]).min() == pytest.approx(0.0042)
+    at.select_slider(key="amp_rate_min__slider").set_value(0.02).run()
+    assert at.number_input(key="amp_rate_min").value == pytest.approx(0.02)
+
+
+def test_amplification_preset_sets_paper_values():
+    at = open_page(PAGE, {"amp_eps_targets": "2"})
+    preset = next(b for b in at.button if b.label == "Hu et al. Figure 3")
+    preset.click().run()
+    assert at.text_input(key="amp_eps_targets").value == "0.1, 0.5, 1"
+    assert {"ε_target = 0.1", "ε_target = 0.5", "ε_target = 1"} <= trace_names(at)
+
+
+def test_amplification_extreme_values_do_not_break():
+    at = open_page(
+        PAGE,
+        {"amp_eps_targets": "0.000001, 50", "amp_rate_min": "0.000001", "amp_log_y": "true"},
+    )
+    assert not at.exception
+    for chart in charts(at):
+        for trace in chart["data"]:
+            if "y" in trace:
+                assert np.all(np.isfinite(array(trace["y"])))
+
+
+@pytest.mark.parametrize("tab", [REVERSE, STEINKE])
+def test_amplification_tabs_compute_only_when_open(tab):
+    at = open_page(PAGE, {"amp_view": tab})
+    names = trace_names(at)
+    if tab == STEINKE:
+        assert "c = 2" in names and "ε_target = 0.5" not in names
+        at.text_input(key="amp_st_c").set_value("1, 10").run()
+        assert {"c = 1", "c = 10"} <= trace_names(at)
+    else:
+        assert "ε_sample = 5" in names and "ε_target = 0.5" not in names
+        at.text_input(key="amp_eps_samples").set_value("3").run()
+        assert "ε_sample = 3" in trace_names(at)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from tests.pages.harness import array, charts, open_page
+from tests.pages.harness import array, charts, open_page, trace_names
 
 PAGE = "app_pages/gains.py"
 MEAN_TAB = "Mean: noise ratio r and bound q"
@@ -140,3 +141,72 @@ def test_vacuous_delta_sample_is_said_so():
     assert not any("0.5" in w.value for w in at.warning if "vacuous" in w.value)
     at = open_page(PAGE, {**query, "gain_reps": "50"})
     assert not any("vacuous" in w.value for w in at.warning)
+
+
+# --- moved from test_pages_apptest.py -----------------------------------------------------
+
+
+@pytest.mark.parametrize("tab", [MEAN_TAB, MEAN_POP_TAB, SENS_TAB, EXP_TAB])
+def test_gains_every_tab_runs(tab):
+    at = open_page(PAGE, {"gain_view": tab, "gain_reps": "50", "gain_ill_reps": "100"})
+    assert charts(at), tab
+    assert not at.error, [e.value for e in at.error]
+
+
+def test_gains_q_table_reproduces_worked_examples():
+    at = open_page(PAGE, {"gain_view": MEAN_TAB})
+    table = next(df.value for df in at.dataframe if "largest rate n/N" in df.value.columns)
+    rates = dict(zip(table["ε_target"], table["largest rate n/N"], strict=True))
+    assert rates[3.0] == pytest.approx(0.1677, abs=5e-5)
+    assert rates[0.1] == pytest.approx(0.614, abs=5e-4)
+
+
+def test_gains_tau_moves_the_frontier():
+    at = open_page(PAGE, {"gain_view": MEAN_TAB})
+    before = array(charts(at)[1]["data"][1]["y"])
+    at.number_input(key="gain_tau").set_value(1e-2).run()
+    after = array(charts(at)[1]["data"][1]["y"])
+    assert np.all(after > before)
+
+
+def test_gains_mean_population_never_gains():
+    at = open_page(PAGE, {"gain_view": MEAN_POP_TAB})
+    chart = charts(at)[0]
+    solid = [t for t in chart["data"] if t["name"].startswith("V_n")]
+    dotted = [t for t in chart["data"] if t["name"].startswith("V_N")]
+    for vn, vN in zip(solid, dotted, strict=True):
+        assert np.all(array(vn["y"])[:-1] > array(vN["y"])[0])
+
+
+def test_gains_experiment_controls_change_verdict_and_chart():
+    at = open_page(PAGE, {"gain_view": EXP_TAB, "gain_reps": "50"})
+    assert any("At ε_target = 0.5" in m.value for m in at.markdown)
+    at.text_input(key="gain_exp_eps").set_value("0.05, 2").run()
+    assert not at.exception
+    names = trace_names(at)
+    assert {"ε_target = 0.05", "ε_target = 2"} <= names and "ε_target = 0.5" not in names
+    assert any("At ε_target = 2" in m.value for m in at.markdown)
+    at.radio(key="gain_estimator").set_value("drawn_noise").run()
+    assert not at.exception
+
+
+def test_gains_bimodal_preset_finds_a_gain_at_eps_3():
+    at = open_page(
+        PAGE,
+        {
+            "gain_view": EXP_TAB,
+            "population": "Bimodal",
+            "gain_exp_eps": "3, 5",
+            "gain_exp_rates": "0.1, 0.3, 0.5",
+            "gain_reps": "200",
+        },
+    )
+    table = next(df.value for df in at.dataframe if "sample wins" in df.value.columns)
+    wins = dict(zip(table["ε_target"], table["sample wins"], strict=True))
+    assert wins[3.0] and not wins[5.0]
+
+
+def test_gains_bad_rates_are_explained():
+    at = open_page(PAGE, {"gain_view": EXP_TAB, "gain_exp_rates": "0, 1.5, x", "gain_reps": "50"})
+    assert any("outside" in w.value or "not a number" in w.value for w in at.warning)
+    assert charts(at)

@@ -307,3 +307,12 @@ def test_log_x_toggle_on_a_population_without_positive_values_warns_not_crashes(
     bars = next(t for t in fig["data"] if t["type"] == "bar")
     expected, _ = np.histogram(values, bins=np.linspace(-60.0, -0.5, 61))
     np.testing.assert_array_equal(array(bars["y"]), expected)
+
+
+# --- moved from test_pages_apptest.py -----------------------------------------------------
+
+
+def test_page_runs_without_exception():
+    at = open_page(PAGE)
+    assert charts(at), f"{PAGE} drew no chart"
+    assert not at.error, [e.value for e in at.error]

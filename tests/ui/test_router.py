@@ -1,0 +1,75 @@
+"""The page registry of ui.router: one place, no silently vanished menu entries."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import ui.router as router
+from tests.pages.harness import ROOT, TIMEOUT
+from ui.router import PAGES, PageSpec, check_pages, navigation_pages
+
+
+def _run_router(default_page: str) -> AppTest:
+    """The real router (as ``app.py`` runs it) landing on ``default_page``."""
+    script = (
+        "import sys\n"
+        f"sys.path.insert(0, {str(ROOT)!r})\n"
+        "from ui.router import run_app\n"
+        f"run_app(default_page={default_page!r})\n"
+    )
+    at = AppTest.from_string(script, default_timeout=TIMEOUT)
+    at.run()
+    return at
+
+
+def test_every_registered_page_exists_and_every_page_script_is_registered():
+    registered = [spec.script for spec in PAGES]
+    on_disk = sorted(f"app_pages/{p.name}" for p in (ROOT / "app_pages").glob("*.py"))
+    assert sorted(registered) == on_disk
+    assert all((ROOT / script).is_file() for script in registered)
+    check_pages()  # the real registry passes the router's own check
+
+
+def test_registry_entries_are_unique_and_well_formed():
+    assert len({spec.script for spec in PAGES}) == len(PAGES)
+    assert len({spec.title for spec in PAGES}) == len(PAGES)
+    assert all(spec.icon.startswith(":material/") for spec in PAGES)
+    assert PAGES[0].script == router.DEFAULT_PAGE
+
+
+def test_a_missing_page_file_raises_a_clear_error():
+    pages = (*PAGES, PageSpec("app_pages/not_there.py", "Not there", ":material/help:"))
+    with pytest.raises(FileNotFoundError, match=r"app_pages/not_there\.py"):
+        check_pages(pages)
+    with pytest.raises(FileNotFoundError, match="do not exist"):
+        navigation_pages(router.DEFAULT_PAGE, pages)
+
+
+def test_a_missing_page_file_stops_the_app_instead_of_vanishing_from_the_menu(monkeypatch):
+    pages = (*PAGES, PageSpec("app_pages/not_there.py", "Not there", ":material/help:"))
+    monkeypatch.setattr(router, "PAGES", pages)
+    at = _run_router(router.DEFAULT_PAGE)
+    # The app's config redacts error details; the message itself is checked above.
+    assert at.exception, "a registered page without a file must not vanish silently"
+
+
+def test_an_unregistered_default_page_is_an_error():
+    with pytest.raises(ValueError, match="default_page must be one of the registered pages"):
+        navigation_pages("app_pages/typo.py")
+    assert _run_router("app_pages/typo.py").exception
+
+
+@pytest.mark.parametrize("field", ["script", "title"])
+def test_a_page_registered_twice_is_an_error(field: str):
+    first = PAGES[0]
+    twin = first._replace(**{"script" if field == "title" else "title": "other"})
+    with pytest.raises(ValueError, match=f"page {field}s registered more than once"):
+        check_pages((*PAGES, twin))
+
+
+def test_an_empty_registry_is_an_error(tmp_path: Path):
+    with pytest.raises(ValueError, match="empty"):
+        check_pages((), tmp_path)
