@@ -388,7 +388,4 @@ tabs = st.tabs([CURVE_TAB, PI_TAB, EU_TAB], key="sp_view", bind="query-params")
 for tab, view in zip(tabs, (curve_view, pi_view, equal_utility_view), strict=True):
     with tab:
         if tab.open:
-            try:
-                view()
-            except ValueError as exc:  # a combination the formulas reject: explain, go on
-                st.error(f"These settings cannot be computed: {exc}", icon=":material/error:")
+            view()

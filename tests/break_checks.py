@@ -336,6 +336,67 @@ BREAKS: tuple[Break, ...] = (
         new='    text = ""',
         tests=("tests/ui/test_strata_views.py::test_bound_value_and_help",),
     ),
+    Break(
+        name="extremes-statistical-broadcast",
+        item="issue 11 extremes",
+        path="ui/statistical_cache.py",
+        old='"delta": np.maximum(plus, minus),',
+        new='"delta": np.maximum(plus, minus[:-1]),',
+        tests=(
+            "tests/pages/test_extremes.py::"
+            "test_every_control_at_its_extremes_gives_a_result_or_a_chosen_message"
+            "[statistical.py:page:lognormal]",
+        ),
+    ),
+    Break(
+        name="extremes-strata-toggle",
+        item="issue 11 extremes",
+        path="ui/strata_figures.py",
+        old="customdata=np.column_stack([custom, m_i, rate])",
+        new="customdata=np.column_stack([custom, m_i, rate[: len(rate) - show_rates]])",
+        tests=(
+            "tests/pages/test_extremes.py::"
+            "test_every_control_at_its_extremes_gives_a_result_or_a_chosen_message"
+            "[strata.py:page:strata+clusters]",
+        ),
+    ),
+    Break(
+        name="extremes-strata-neighbour-message",
+        item="issue 11 extremes",
+        path="ui/strata_cache.py",
+        old="new_value=new_value,",
+        new="new_value=new_value + (np.ones(2) + np.ones(3)).sum(),",
+        tests=(
+            "tests/pages/test_extremes.py::"
+            "test_every_control_at_its_extremes_gives_a_result_or_a_chosen_message"
+            "[strata.py:Privacy:strata+clusters]",
+        ),
+    ),
+    Break(
+        name="corpus-labels-not-sorted",
+        item="issue 11 corpus",
+        path="core/populations.py",
+        old="cells = table.frame[column].to_numpy(dtype=object)[usable][order]",
+        new="cells = table.frame[column].to_numpy(dtype=object)[usable]",
+        tests=("tests/core/test_populations.py::test_corpus_case[thousands_separators]",),
+    ),
+    Break(
+        name="corpus-error-without-reason",
+        item="issue 11 corpus",
+        path="core/populations.py",
+        old='"This looks like a binary file (it contains NUL bytes), not a CSV text file."',
+        new='"This file cannot be used."',
+        tests=("tests/core/test_populations.py::test_corpus_case[nul_bytes]",),
+    ),
+    Break(
+        name="examples-strata-exp-threshold",
+        item="issue 11 @example boundaries",
+        path="core/strata.py",
+        old="_EXP_SAFE = 700.0",
+        new="_EXP_SAFE = 710.0",
+        tests=("tests/core/test_strata.py::test_proportional_bound_matches_60_digit_reference",),
+        env=(("HYPOTHESIS_PROFILE", "ci"),),
+    ),
 )
 
 

@@ -3,7 +3,10 @@
 ``build_corpus()`` returns ``{case name: file bytes}``; ``EXPECTED_OUTCOMES`` says for every
 case whether :func:`core.populations.load_population_csv` (with default arguments) must return
 a Population (``"population"``) or raise a ValueError with a message (``"error"``).
-``EXPECTED_VALUES`` gives the sorted values for the population cases where they are exact.
+``EXPECTED_VALUES`` gives the sorted values for the population cases where they are exact,
+``EXPECTED_SUMMARIES`` the size, sum and lower median of every population case,
+``EXPECTED_LABELS`` the labels of a text column where a case has one, and
+``EXPECTED_ERRORS`` a fragment of the message that names the reason of every error case.
 Large cases (over the upload limit, a million rows) are built only when ``include_large``.
 """
 
@@ -109,6 +112,85 @@ EXPECTED_VALUES: dict[str, list[float]] = {
     "formula_header": [1.0, 2.0, 3.0],
     "formula_labels": [1.0, 2.0, 3.0, 4.0],
     "long_text_cell": [2.0, 4.0, 6.0],
+}
+
+#: (N, sum, lower median y_((N+1)//2)) of every population case, loaded with default
+#: arguments. The lower median is the "Median (lower middle value)" the Population page shows.
+EXPECTED_SUMMARIES: dict[str, tuple[int, float, float]] = {
+    "million_rows": (1_000_000, 500_000_500_000.0, 500_000.0),  # the id column 1…10⁶
+    "long_text_cell": (3, 12.0, 4.0),
+    "single_column": (3, 6.0, 2.0),
+    "ragged_rows": (5, 24.0, 4.0),
+    "duplicate_and_blank_headers": (3, 15.0, 5.0),
+    "quoted_numbers": (3, 9.0, 3.0),
+    "quoted_field_mess": (3, 6.0, 2.0),  # ids 1-3; row 4 is inside the unterminated quote
+    "utf8_bom": (3, 9.0, 3.0),
+    "utf16_bom": (3, 6.0, 2.0),
+    "utf16_le_no_bom": (3, 6.0, 2.0),
+    "cp1252": (3, 6.0, 2.0),
+    "latin1_only": (3, 6.0, 2.0),
+    "crlf": (3, 9.0, 3.0),
+    "cr_only": (3, 9.0, 3.0),
+    "tab_delimited": (3, 7.5, 2.5),
+    "pipe_delimited": (3, 9.0, 3.0),
+    "semicolon_decimal_comma": (3, 1238.5, 2.5),
+    "excel_sep_line": (3, 9.0, 3.0),
+    "whitespace_padded": (3, 9.0, 3.0),
+    "no_header_numbers": (3, 9.0, 3.0),
+    "thousands_separators": (4, 1_013_596.5, 1234.0),
+    "inf_nan_strings": (3, 6.0, 2.0),
+    "negative_numbers": (4, -3.5, -1.5),
+    "scientific_notation": (4, 6.02e23 + 970.025, 0.025),
+    "mixed_text_and_numbers": (3, 6.0, 2.0),
+    "constant_column": (3, 15.0, 5.0),
+    "formula_header": (3, 6.0, 2.0),
+    "formula_labels": (4, 10.0, 2.0),
+}
+
+#: (label column, its labels in the order of the sorted values) of the population cases that
+#: carry a text column, loaded with that column as the stratum column.
+EXPECTED_LABELS: dict[str, tuple[str, list[str]]] = {
+    "ragged_rows": ("b", ["2", "(missing)", "5", "8", "10"]),
+    "quoted_field_mess": (
+        "comment",
+        ['say "hi"', "multi\nline, with comma", "unterminated\n4,40,plain"],
+    ),
+    "utf16_bom": ("label", ["ä", "ö", "ü"]),
+    "utf16_le_no_bom": ("label", ["a", "b", "c"]),
+    "cp1252": ("name", ["José", "Zoë", "A€"]),
+    "latin1_only": ("name", ["\x81a", "b\x8d", "c"]),
+    "tab_delimited": ("y", ["a", "b", "c"]),
+    "thousands_separators": ("name", ["D", "A", "B", "C"]),
+    "mixed_text_and_numbers": ("y", ["a", "b", "d"]),
+    "formula_labels": ("group", ["=1+1", "@SUM(A1)", "-2+3", '=HYPERLINK("http://x")']),
+}
+
+#: A fragment of the message that names the reason, for every error case (case-insensitive).
+#: The Population page words some reasons itself; each fragment fits both its words and
+#: :func:`core.populations.load_population_csv`'s.
+EXPECTED_ERRORS: dict[str, str] = {
+    "empty": "file is empty",
+    "whitespace_only": "file is empty",
+    "header_only": "no data rows",
+    "header_only_blank_lines": "no data rows",
+    "only_delimiters": "no data rows",
+    "sep_line_only": "no rows after its 'sep=' line",
+    "no_numeric_column": "no value column",
+    "too_few_numbers": "no value column",
+    "single_numeric_row": "no value column",
+    "html_page": "no value column",
+    "json_document": "no value column",
+    "huge_range": "too far apart",
+    "binary_garbage": "binary file",
+    "nul_bytes": "binary file",
+    "control_characters": "control bytes",
+    "xlsx_signature": "Excel .xlsx",
+    "gzip_signature": "gzip",
+    "utf16_truncated": "not valid UTF-16",
+    "over_size_limit": "MB",
+    "too_many_columns": "more than 1,000 columns",
+    "long_line_no_newline": "more than 1,000 columns",
+    "unbalanced_quote": "quot",
 }
 
 

@@ -17,7 +17,7 @@ import mpmath
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from mpmath import mp, mpf
 from scipy.stats import laplace
@@ -216,6 +216,10 @@ def test_bounds_match_the_theorems_in_60_digits(eps, k, ell, ni, lo, hi) -> None
 
 
 @FAST
+@example(log_eps=-12.0, log_k=9.0, frac=0.0, s=1e6)  # ε = 1e-12, rate 1e-9
+@example(log_eps=math.log10(709.78), log_k=9.0, frac=1.0, s=1.0)  # where exp overflows
+@example(log_eps=math.log10(709.79), log_k=9.0, frac=1.0, s=1.0)
+@example(log_eps=math.log10(709.78), log_k=9.0, frac=1 - 1e-12, s=1e6)
 @given(
     log_eps=st.floats(-12, 3),
     log_k=st.floats(0.31, 9),
@@ -328,6 +332,12 @@ def test_witness_lies_between_the_bounds(eps, ni, a, b, ca, cb, frac) -> None:
 
 SIZES = st.integers(1, 10**5)
 EPS = st.one_of(st.floats(1e-9, 1e3), st.floats(-9, 3).map(lambda u: 10.0**u))
+#: Just below log(DBL_MAX) ≈ 709.78: exp(ε) is still finite, exp(ε + 0.01) overflows.
+EXP_OVERFLOW = 709.78
+#: Just above log(DBL_MAX) ≈ 709.7827: exp(ε) overflows to inf.
+EXP_JUST_OVER = 709.79
+#: The smallest and largest fractions ℓ/k the designs allow: 1 of 10⁶ clusters, and all but one.
+RARE, ALMOST_ALL = (10**6, 1), (10**6, 10**6 - 1)
 
 
 @st.composite
@@ -338,6 +348,11 @@ def designs(draw: st.DrawFn) -> tuple[int, int]:
 
 
 @FAST
+@example(eps=1e-9, design=RARE, ni=1, a=1, b=10**5)  # the ε and rate boundaries
+@example(eps=EXP_OVERFLOW, design=RARE, ni=10**5, a=1, b=10**5)
+@example(eps=EXP_JUST_OVER, design=RARE, ni=10**5, a=1, b=10**5)
+@example(eps=EXP_OVERFLOW, design=ALMOST_ALL, ni=1, a=1, b=1)
+@example(eps=EXP_JUST_OVER, design=ALMOST_ALL, ni=1, a=1, b=1)
 @given(eps=EPS, design=designs(), ni=SIZES, a=SIZES, b=SIZES)
 def test_lower_never_exceeds_upper(eps, design, ni, a, b) -> None:
     k, ell = design
@@ -348,6 +363,9 @@ def test_lower_never_exceeds_upper(eps, design, ni, a, b) -> None:
 
 
 @FAST
+@example(eps=1e-9, design=RARE, n=10**5)  # the ε and rate boundaries
+@example(eps=EXP_OVERFLOW, design=ALMOST_ALL, n=1)
+@example(eps=EXP_JUST_OVER, design=ALMOST_ALL, n=1)
 @given(eps=EPS, design=designs(), n=SIZES)
 def test_equal_sizes_make_the_bounds_coincide(eps, design, n) -> None:
     k, ell = design
@@ -356,6 +374,9 @@ def test_equal_sizes_make_the_bounds_coincide(eps, design, n) -> None:
 
 
 @FAST
+@example(eps=1e-9, design=RARE, n=1, step=10**4)  # the ε and rate boundaries
+@example(eps=EXP_OVERFLOW, design=ALMOST_ALL, n=1, step=1)
+@example(eps=EXP_JUST_OVER, design=ALMOST_ALL, n=1, step=1)
 @given(eps=EPS, design=designs(), n=st.integers(1, 10**4), step=st.integers(1, 10**4))
 def test_bounds_increase_with_cluster_size(eps, design, n, step) -> None:
     k, ell = design
@@ -383,6 +404,9 @@ def test_bounds_approach_eps_as_clusters_grow(eps, design) -> None:
 
 
 @FAST
+@example(eps=1e-9, k=10**6, ell_frac=0.0, n=1)  # the ε and rate boundaries
+@example(eps=EXP_OVERFLOW, k=10**6, ell_frac=1 - 1e-12, n=1000)
+@example(eps=EXP_JUST_OVER, k=10**6, ell_frac=1 - 1e-12, n=1000)
 @given(eps=EPS, k=st.integers(2, 10**6), ell_frac=st.floats(0, 1), n=st.integers(1, 1000))
 def test_more_clusters_drawn_means_larger_eps(eps, k, ell_frac, n) -> None:
     ell = min(k - 1, max(1, round(ell_frac * k)))
@@ -397,6 +421,9 @@ def test_more_clusters_drawn_means_larger_eps(eps, k, ell_frac, n) -> None:
 
 
 @FAST
+@example(eps=1e-9, design=RARE)  # the ε and rate boundaries
+@example(eps=EXP_OVERFLOW, design=ALMOST_ALL)
+@example(eps=EXP_JUST_OVER, design=ALMOST_ALL)
 @given(eps=EPS, design=designs())
 def test_singletons_are_srs_in_the_deletion_model(eps, design) -> None:
     k, ell = design

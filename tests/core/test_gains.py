@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 from core import amplification as amp
@@ -176,9 +176,17 @@ def test_mean_no_gain_threshold_consistent_with_eq7() -> None:
 
 
 eps_st = st.floats(min_value=1e-4, max_value=20.0, allow_nan=False)
+#: Just below log(DBL_MAX) ≈ 709.78: exp(ε) is still finite, exp(ε + 0.01) overflows.
+EXP_OVERFLOW = 709.78
+#: Just above log(DBL_MAX) ≈ 709.7827: exp(ε) overflows to inf.
+EXP_JUST_OVER = 709.79
 rate_st = st.floats(min_value=1e-4, max_value=1.0, allow_nan=False, exclude_min=True)
 
 
+@example(eps1=1e-12, eps2=EXP_OVERFLOW, n=1, s2=1e4)  # ε from tiny to where exp overflows
+@example(eps1=1e-12, eps2=EXP_JUST_OVER, n=1, s2=1e4)
+@example(eps1=709.0, eps2=EXP_OVERFLOW, n=10_000, s2=0.0)
+@example(eps1=709.0, eps2=EXP_JUST_OVER, n=10_000, s2=0.0)
 @given(
     eps1=eps_st,
     eps2=eps_st,
@@ -195,6 +203,10 @@ def test_property_v_n_decreases_in_eps(eps1: float, eps2: float, n: int, s2: flo
     assert v1 >= gains.mean_variance_population(eps1, N, 0.0, 10.0) * (1 - 1e-12)
 
 
+@example(eps=1e-12, rate1=1e-9, rate2=1 - 1e-12, delta=1.0)  # boundaries of ε and rate
+@example(eps=EXP_OVERFLOW, rate1=1e-9, rate2=1.0, delta=1e3)
+@example(eps=EXP_JUST_OVER, rate1=1e-9, rate2=1.0, delta=1e3)
+@example(eps=20.0, rate1=1 - 1e-12, rate2=1e-9, delta=0.0)
 @given(eps=eps_st, rate1=rate_st, rate2=rate_st, delta=st.floats(0.0, 1e3))
 def test_property_no_gain_threshold(eps: float, rate1: float, rate2: float, delta: float) -> None:
     t1 = gains.no_gain_threshold(eps, rate1, delta)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from core import sensitivity as cs
@@ -295,9 +295,20 @@ float_data = st.lists(
 ).map(lambda xs: np.array(sorted(xs), dtype=float))
 any_data = st.one_of(small_int_data, float_data)
 eps_st = st.floats(1e-6, 200.0)
+#: Just below log(DBL_MAX) ≈ 709.78: exp(ε) is still finite, exp(ε + 0.01) overflows.
+EXP_OVERFLOW = 709.78
+#: Just above log(DBL_MAX) ≈ 709.7827: exp(ε) overflows to inf.
+EXP_JUST_OVER = 709.79
+#: Boundary data: a gap next to the median, and a single record.
+EDGE_Y = (np.array([0.0, 0.0, 6.0]), np.array([3.0]))
 delta_st = st.floats(1e-12, 0.9)
 
 
+@example(y=EDGE_Y[0], eps=1e-12, delta=1e-12)  # ε and δ at their small ends
+@example(y=EDGE_Y[0], eps=EXP_OVERFLOW, delta=0.9)  # ε where exp overflows
+@example(y=EDGE_Y[0], eps=EXP_JUST_OVER, delta=0.9)
+@example(y=EDGE_Y[1], eps=EXP_OVERFLOW, delta=1e-12)
+@example(y=EDGE_Y[1], eps=EXP_JUST_OVER, delta=1e-12)
 @given(y=any_data, eps=eps_st, delta=delta_st)
 def test_hyp_fast_equals_reference(y, eps, delta):
     want = ref.smooth_sensitivity_pairs(y, eps, delta, 0.0, 6.0)
@@ -306,6 +317,11 @@ def test_hyp_fast_equals_reference(y, eps, delta):
     assert_close(got_np, want)
 
 
+@example(y=EDGE_Y[0], eps=1e-12, delta=1e-12)  # ε and δ at their small ends
+@example(y=EDGE_Y[0], eps=EXP_OVERFLOW, delta=0.9)  # ε where exp overflows
+@example(y=EDGE_Y[0], eps=EXP_JUST_OVER, delta=0.9)
+@example(y=EDGE_Y[1], eps=EXP_OVERFLOW, delta=1e-12)
+@example(y=EDGE_Y[1], eps=EXP_JUST_OVER, delta=1e-12)
 @given(y=any_data, eps=eps_st, delta=delta_st)
 def test_hyp_eq4_equals_pairs(y, eps, delta):
     assert_close(
@@ -336,6 +352,11 @@ def test_hyp_batch_equals_loop(rows, n, seed, per_row_eps, delta):
     np.testing.assert_array_equal(got, want)
 
 
+@example(y=EDGE_Y[0], eps=1e-12, delta=1e-12)  # ε and δ at their small ends
+@example(y=EDGE_Y[0], eps=EXP_OVERFLOW, delta=0.9)  # ε where exp overflows
+@example(y=EDGE_Y[0], eps=EXP_JUST_OVER, delta=0.9)
+@example(y=EDGE_Y[1], eps=EXP_OVERFLOW, delta=1e-12)
+@example(y=EDGE_Y[1], eps=EXP_JUST_OVER, delta=1e-12)
 @given(y=any_data, eps=eps_st, delta=delta_st)
 def test_hyp_bounds_of_s(y, eps, delta):
     s = cs.smooth_sensitivity_median(y, eps, delta, 0.0, 6.0, assume_sorted=True)
@@ -343,6 +364,10 @@ def test_hyp_bounds_of_s(y, eps, delta):
     assert ls <= s <= 6.0
 
 
+@example(y=EDGE_Y[0], eps1=1e-12, eps2=EXP_OVERFLOW, delta=1e-12)  # the whole ε range
+@example(y=EDGE_Y[0], eps1=1e-12, eps2=EXP_JUST_OVER, delta=1e-12)
+@example(y=EDGE_Y[1], eps1=709.0, eps2=EXP_OVERFLOW, delta=0.9)
+@example(y=EDGE_Y[1], eps1=709.0, eps2=EXP_JUST_OVER, delta=0.9)
 @given(y=any_data, eps1=eps_st, eps2=eps_st, delta=delta_st)
 def test_hyp_non_increasing_in_eps(y, eps1, eps2, delta):
     lo_eps, hi_eps = sorted((eps1, eps2))
@@ -351,6 +376,9 @@ def test_hyp_non_increasing_in_eps(y, eps1, eps2, delta):
     assert s_hi <= s_lo * (1 + 1e-13)
 
 
+@example(y=EDGE_Y[0], shift=-1000, eps=1e-12, delta=1e-12)  # ε at its boundaries
+@example(y=EDGE_Y[0], shift=1000, eps=EXP_OVERFLOW, delta=0.9)
+@example(y=EDGE_Y[0], shift=1000, eps=EXP_JUST_OVER, delta=0.9)
 @given(y=small_int_data, shift=st.integers(-1000, 1000), eps=eps_st, delta=delta_st)
 def test_hyp_shift_invariance(y, shift, eps, delta):
     # Integer data and shifts: every difference is exact, so the results agree exactly.
@@ -359,6 +387,9 @@ def test_hyp_shift_invariance(y, shift, eps, delta):
     assert s1 == s0
 
 
+@example(y=EDGE_Y[0], scale=1e-3, eps=1e-12, delta=1e-12)  # ε at its boundaries
+@example(y=EDGE_Y[0], scale=1e3, eps=EXP_OVERFLOW, delta=0.9)
+@example(y=EDGE_Y[0], scale=1e3, eps=EXP_JUST_OVER, delta=0.9)
 @given(y=any_data, scale=st.floats(1e-3, 1e3), eps=eps_st, delta=delta_st)
 def test_hyp_scaling(y, scale, eps, delta):
     s0 = cs.smooth_sensitivity_median(y, eps, delta, 0.0, 6.0)
@@ -368,6 +399,11 @@ def test_hyp_scaling(y, scale, eps, delta):
     assert cs.smooth_sensitivity_median(y * 8.0, eps, delta, 0.0, 48.0) == 8.0 * s0
 
 
+@example(y=EDGE_Y[0], eps=1e-12, delta=1e-12)  # ε and δ at their small ends
+@example(y=EDGE_Y[0], eps=EXP_OVERFLOW, delta=0.9)  # ε where exp overflows
+@example(y=EDGE_Y[0], eps=EXP_JUST_OVER, delta=0.9)
+@example(y=EDGE_Y[1], eps=EXP_OVERFLOW, delta=1e-12)
+@example(y=EDGE_Y[1], eps=EXP_JUST_OVER, delta=1e-12)
 @given(y=any_data, eps=eps_st, delta=delta_st)
 def test_hyp_sorting_is_done(y, eps, delta):
     shuffled = np.random.default_rng(0).permutation(y)

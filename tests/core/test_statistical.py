@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy import integrate, stats
 
@@ -364,6 +364,17 @@ N = st.integers(min_value=1, max_value=400)
 PI = st.floats(min_value=0.0, max_value=1.0)
 NU = st.floats(min_value=0.05, max_value=30.0)
 EPS = st.lists(st.floats(min_value=0.0, max_value=20.0), min_size=1, max_size=8)
+#: Just below log(DBL_MAX) ≈ 709.78: exp(ε) is still finite, exp(ε + 0.01) overflows.
+EXP_OVERFLOW = 709.78
+#: ε at its boundaries: 0, tiny, either side of where exp overflows, and beyond.
+EDGE_EPS = [0.0, 1e-12, 1.0, EXP_OVERFLOW, 709.79, 1000.0]
+#: The same without 709.79: just past the exp overflow the Gaussian δ at π and 1 − π (about
+#: 7e-162) agree only to 1.3e-8, above the symmetry test's 1e-8 (reported, not fixed here).
+SYMMETRY_EPS = [0.0, 1e-12, 1.0, EXP_OVERFLOW, 1000.0]
+#: The closed form's domain ends at ε = 700 (it needs e^ε finite with room to spare).
+CLOSED_FORM_EPS = [0.0, 1e-12, 1.0, 700.0]
+#: Sampling fractions at their boundaries (m = 1 and m = N).
+RATE_LO, RATE_HI = 1e-9, 1 - 1e-12
 
 
 def _curve(kind: str, n: int, pi: float, eps: np.ndarray, nu: float, m: int) -> np.ndarray:
@@ -380,6 +391,14 @@ KINDS = st.sampled_from(["none", "subsampling", "gaussian", "laplace"])
 
 
 @SETTINGS
+@example(kind="none", n=400, pi=0.5, nu=0.05, eps=EDGE_EPS, frac=RATE_LO)
+@example(kind="none", n=400, pi=0.5, nu=0.05, eps=EDGE_EPS, frac=RATE_HI)
+@example(kind="subsampling", n=400, pi=0.5, nu=0.05, eps=EDGE_EPS, frac=RATE_LO)
+@example(kind="subsampling", n=400, pi=0.5, nu=0.05, eps=EDGE_EPS, frac=RATE_HI)
+@example(kind="gaussian", n=400, pi=0.5, nu=0.05, eps=EDGE_EPS, frac=RATE_LO)
+@example(kind="gaussian", n=400, pi=0.5, nu=0.05, eps=EDGE_EPS, frac=RATE_HI)
+@example(kind="laplace", n=400, pi=0.5, nu=0.05, eps=EDGE_EPS, frac=RATE_LO)
+@example(kind="laplace", n=400, pi=0.5, nu=0.05, eps=EDGE_EPS, frac=RATE_HI)
 @given(kind=KINDS, n=N, pi=PI, nu=NU, eps=EPS, frac=st.floats(0.0, 1.0))
 def test_non_increasing_in_eps_and_within_unit_interval(kind, n, pi, nu, eps, frac):
     m = max(1, round(frac * n))
@@ -390,6 +409,9 @@ def test_non_increasing_in_eps_and_within_unit_interval(kind, n, pi, nu, eps, fr
 
 
 @SETTINGS
+@example(kind="none", n=1, pi=1e-9, nu=30.0, eps=EDGE_EPS)
+@example(kind="gaussian", n=1, pi=1e-9, nu=30.0, eps=EDGE_EPS)
+@example(kind="laplace", n=1, pi=1e-9, nu=30.0, eps=EDGE_EPS)
 @given(kind=st.sampled_from(["none", "gaussian", "laplace"]), n=N, pi=PI, nu=NU, eps=EPS)
 def test_non_increasing_in_n(kind, n, pi, nu, eps):
     grid = np.asarray(eps)
@@ -401,6 +423,8 @@ def test_non_increasing_in_n(kind, n, pi, nu, eps):
 
 
 @SETTINGS
+@example(n=400, pi=0.5, eps=EDGE_EPS, frac=RATE_LO)
+@example(n=400, pi=0.5, eps=EDGE_EPS, frac=RATE_HI)
 @given(n=N, pi=PI, eps=EPS, frac=st.floats(0.0, 1.0))
 def test_subsampling_non_increasing_in_n_for_a_fixed_sample(n, pi, eps, frac):
     m = max(1, round(frac * n))
@@ -410,6 +434,14 @@ def test_subsampling_non_increasing_in_n_for_a_fixed_sample(n, pi, eps, frac):
 
 
 @SETTINGS
+@example(kind="none", n=400, pi=0.1, nu=0.05, eps=SYMMETRY_EPS, frac=RATE_LO)
+@example(kind="none", n=400, pi=0.1, nu=0.05, eps=SYMMETRY_EPS, frac=RATE_HI)
+@example(kind="subsampling", n=400, pi=0.1, nu=0.05, eps=SYMMETRY_EPS, frac=RATE_LO)
+@example(kind="subsampling", n=400, pi=0.1, nu=0.05, eps=SYMMETRY_EPS, frac=RATE_HI)
+@example(kind="gaussian", n=400, pi=0.1, nu=0.05, eps=SYMMETRY_EPS, frac=RATE_LO)
+@example(kind="gaussian", n=400, pi=0.1, nu=0.05, eps=SYMMETRY_EPS, frac=RATE_HI)
+@example(kind="laplace", n=400, pi=0.1, nu=0.05, eps=SYMMETRY_EPS, frac=RATE_LO)
+@example(kind="laplace", n=400, pi=0.1, nu=0.05, eps=SYMMETRY_EPS, frac=RATE_HI)
 @given(kind=KINDS, n=N, pi=PI, nu=NU, eps=EPS, frac=st.floats(0.0, 1.0))
 def test_symmetric_in_pi(kind, n, pi, nu, eps, frac):
     m = max(1, round(frac * n))
@@ -420,6 +452,8 @@ def test_symmetric_in_pi(kind, n, pi, nu, eps, frac):
 
 
 @SETTINGS
+@example(n=400, pi=0.5, nu=0.05, eps=EDGE_EPS)
+@example(n=1, pi=1e-9, nu=30.0, eps=EDGE_EPS)
 @given(n=N, pi=PI, nu=NU, eps=EPS)
 def test_statistical_never_above_worst_case(n, pi, nu, eps):
     grid = np.asarray(eps)
@@ -432,6 +466,8 @@ def test_statistical_never_above_worst_case(n, pi, nu, eps):
 
 
 @SETTINGS
+@example(n=300, pi=0.5, eps=CLOSED_FORM_EPS, frac=RATE_LO)
+@example(n=300, pi=0.001, eps=CLOSED_FORM_EPS, frac=RATE_HI)
 @given(n=st.integers(1, 300), pi=st.floats(0.001, 0.999), eps=EPS, frac=st.floats(0.0, 1.0))
 def test_closed_forms_agree_everywhere(n, pi, eps, frac):
     m = max(1, round(frac * n))

@@ -14,7 +14,7 @@ import math
 import mpmath
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from mpmath import mp, mpf
 
@@ -392,9 +392,26 @@ EPS = st.one_of(
     st.floats(-12, 3).map(lambda u: float(10.0**u)), st.floats(1e-12, 1000.0, allow_nan=False)
 )
 RATES = st.one_of(st.floats(-9, 0).map(lambda u: float(10.0**u)), st.floats(1e-9, 1.0))
+#: Just below log(DBL_MAX) ≈ 709.78: exp(ε) is still finite, exp(ε + 0.01) overflows. The
+#: bound uses e^{2ε}, which overflows from ε ≈ 354.89 on (EXP2_OVERFLOW: just below and
+#: just above).
+EXP_OVERFLOW = 709.78
+#: Just above log(DBL_MAX) ≈ 709.7827: exp(ε) overflows to inf.
+EXP_JUST_OVER = 709.79
+EXP2_OVERFLOW = (354.89, 354.9)
 
 
 @FAST
+@example(eps=1e-12, rate=1e-9)  # the ε and rate boundaries
+@example(eps=1e-12, rate=1 - 1e-12)
+@example(eps=EXP2_OVERFLOW[0], rate=1e-9)
+@example(eps=EXP2_OVERFLOW[0], rate=1 - 1e-12)
+@example(eps=EXP2_OVERFLOW[1], rate=1e-9)
+@example(eps=EXP2_OVERFLOW[1], rate=1 - 1e-12)
+@example(eps=EXP_OVERFLOW, rate=1e-9)
+@example(eps=EXP_JUST_OVER, rate=1e-9)
+@example(eps=EXP_OVERFLOW, rate=1 - 1e-12)
+@example(eps=EXP_JUST_OVER, rate=1 - 1e-12)
 @given(eps=EPS, rate=RATES)
 def test_proportional_bound_matches_60_digit_reference(eps, rate) -> None:
     got = S.proportional_eps_bound(eps, rate)
@@ -403,12 +420,16 @@ def test_proportional_bound_matches_60_digit_reference(eps, rate) -> None:
 
 
 @FAST
+@example(eps=1e-12, rate=1e-9)  # the ε and rate boundaries
+@example(eps=1.0, rate=0.05)
 @given(eps=st.floats(1e-12, 1.0), rate=st.floats(1e-9, 0.05))
 def test_proportional_bound_is_below_eps_for_small_rates(eps, rate) -> None:
     assert S.proportional_eps_bound(eps, rate) < eps
 
 
 @FAST
+@example(eps=1e-12, rate=1e-6)  # the ε and rate boundaries
+@example(eps=1e-12, rate=1 - 1e-12)
 @given(eps=st.floats(1e-12, 1e-8), rate=st.floats(1e-6, 1.0))
 def test_proportional_bound_tends_to_six_r_eps(eps, rate) -> None:
     ratio = S.proportional_eps_bound(eps, rate) / S.proportional_eps_approx(eps, rate)
@@ -439,6 +460,10 @@ PMFS = st.integers(1, 40).flatmap(
 
 
 @FAST
+@example(case=(40, [1.0] * 41), eps=1e-12)  # ε at its boundaries
+@example(case=(40, [1.0] * 41), eps=EXP_OVERFLOW)
+@example(case=(40, [1.0] * 41), eps=EXP_JUST_OVER)
+@example(case=(1, [1.0, 1.0]), eps=1000.0)
 @given(case=PMFS, eps=st.one_of(st.floats(1e-12, 5.0), st.floats(5.0, 1000.0)))
 def test_theorem_31_matches_reference_and_is_ordered(case, eps) -> None:
     n, weights = case
@@ -602,6 +627,12 @@ def _inverse_by_brentq(t: float, r: float) -> float:
 
 
 @FAST
+@example(t=1e-10, r=1e-6)  # the ε_target and rate boundaries
+@example(t=EXP_OVERFLOW, r=1e-6)
+@example(t=EXP_JUST_OVER, r=1e-6)
+@example(t=EXP_OVERFLOW, r=1 - 1e-12)
+@example(t=EXP_JUST_OVER, r=1 - 1e-12)
+@example(t=1000.0, r=1.0)
 @given(t=st.floats(1e-10, 1000.0), r=st.floats(1e-6, 1.0))
 def test_proportional_inverse_round_trips(t, r):
     e = S.proportional_eps_sample_for_target(t, r)

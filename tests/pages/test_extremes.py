@@ -1,30 +1,183 @@
-"""Every numeric control of every page and tab at its extremes: no traceback anywhere.
+"""Every control of every page and tab pushed to its extremes: a result or a chosen message.
 
-The widgets are discovered, not listed, so a page added later is covered automatically. For
-each tab of each page, every number input, slider and select-slider is set to its smallest and
-then its largest allowed value (one at a time, the others at their defaults), and the page must
-rerun without an exception. Invalid combinations may show a warning or an error box — that is
-the page explaining itself — but never a traceback.
+The controls are discovered, not listed, so a page, tab or control added later is covered
+automatically. For each tab of each page (tabs found the way
+``tests/pages/test_url_reproduction.py`` finds them) and for two populations — the built-in
+lognormal one (no strata, no clusters) and a small establishments register uploaded into the
+session (12 strata, 100 clusters, so strata- and cluster-only code runs) — one session changes
+one control at a time, the others at their defaults:
+
+- number inputs and sliders to their smallest and largest allowed value (a number input
+  without a bound to ±1e12),
+- toggles and checkboxes flipped,
+- select boxes and radios to every other option,
+- list inputs (text boxes of numbers) to edge lists: a tiny and a huge number, a duplicate,
+  an empty box and text that is not a number;
+
+then every number and slider at its smallest value at once, and at its largest (the corners
+where the formulas meet their limits together).
+
+After each rerun the page must show no exception, and every ``st.error`` and ``st.warning``
+on it must match :data:`EXPECTED_MESSAGES`, the messages the pages raise on purpose (each
+regex names where it comes from). Any other message — such as a ``ValueError`` from a
+numpy broadcasting or unpacking bug turned into an error box by a broad ``except`` — fails.
+
+Break it on purpose (``tests/break_checks.py``, breaks named ``extremes-*``):
+
+- ``extremes-statistical-broadcast``: a numpy broadcasting bug in
+  ``ui.statistical_cache.privacy_curves`` (``np.maximum(plus, minus[:-1])``). Before this
+  rework the Statistical page caught every ``ValueError`` and showed "These settings cannot be
+  computed: operands could not be broadcast…", and the old test, which looked only for
+  exceptions, passed. The page no longer catches broadly, and the message would not be in
+  the expected list anyway: caught.
+- ``extremes-strata-toggle``: a shape bug in ``ui.strata_figures.allocation_figure`` that
+  fires only when the "Show sampling rates" toggle is on — a toggle that only a population
+  with strata shows. The old test (lognormal population, toggles never flipped) could not
+  reach it: caught on the strata+clusters population only.
+- ``extremes-strata-neighbour-message``: a broadcasting bug in ``ui.strata_cache.neighbour``;
+  the Stratified page's ``except ValueError`` turns it into "This neighbour cannot be built:
+  operands could not be broadcast…", a warning box without a traceback. It matches no
+  expected message: caught.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.pages.harness import ROOT, open_page
+from core.populations import Population, make_builtin
+from tests.pages.harness import ROOT, TIMEOUT
 from ui.router import PAGES
 
 #: Every registered page (the router raises if one of them has no file).
 EXISTING = [spec.script for spec in PAGES]
 
-#: Not parameters of a computation (the seed is exercised by the browser tests).
-SKIP_KEYS = {"seed"}
-#: The log sliders mirror their exact-value boxes, which are tested directly.
-SLIDER_MIRROR = "__slider"
-_TAB_KEY = re.compile(r"st\.tabs\((?:.|\n)*?key=\"([^\"]+)\"(?:.|\n)*?bind=\"query-params\"")
+#: Global sidebar controls, varied elsewhere (the seed by the browser tests, the population here
+#: through :data:`POPULATIONS`).
+SKIP_KEYS = {"seed", "population"}
+#: The upload form (its own tests) and the log sliders that mirror their exact-value boxes.
+SKIP_PREFIXES = ("up_",)
+SKIP_SUFFIXES = ("__slider",)
+
+#: Edge lists typed into every text box of numbers (``ui.widgets.float_list_input``).
+LIST_EDGES = ("1e-9", "1000", "0.5, 0.5", "", "abc")
+#: Controls with a smallest and a largest value.
+NUMERIC_KINDS = ("number_input", "slider", "select_slider")
+#: Stand-in bounds of a number input declared without one.
+UNBOUNDED = 1e12
+
+#: A small register with strata and clusters, uploaded into the session.
+STRATA_POP_SIZE = 3000
+
+#: Every error and warning a page shows on purpose, with where it comes from. A message not
+#: matched here is a bug (or a new message that must be added here deliberately).
+EXPECTED_MESSAGES: tuple[re.Pattern[str], ...] = tuple(
+    re.compile(p, re.S)
+    for p in (
+        # ui/widgets.py float_list_input: a token that is not a number, out of range, too many
+        r"^.+: (“[^”]*” is not a number|\S+ is outside \S+…\S+|only the first \d+ values are "
+        r"used)(; (“[^”]*” is not a number|\S+ is outside \S+…\S+|only the first \d+ values "
+        r"are used))*\.$",
+        # app_pages/statistical.py: λ·N below one half
+        r"^λ·N = \S+ rounds to an empty sample; using the smallest possible sample, n = 1",
+        # app_pages/clusters.py: more clusters drawn than exist
+        r"^ℓ = [\d,]+ clusters cannot be drawn from k = [\d,]+; showing ℓ = k",
+        # app_pages/clusters.py: systematic sampling interval larger than N
+        r"^The interval exceeds the population size N = [\d,]+; using k = N\.$",
+        # app_pages/strata.py: sample size above N
+        r"^The sample size n = [\d,]+ exceeds the population size N = [\d,]+; using n = N",
+        # app_pages/strata.py neighbour_comparison: core.strata.top_code_neighbour refuses to
+        # empty a stratum (only this reason; a bug's ValueError caught there must not pass)
+        r"^This neighbour cannot be built: the change would leave a stratum empty; choose "
+        r"another record\.$",
+        # app_pages/strata.py: the changed record's value outside the declared bounds
+        r"^\S+ lies outside the declared bounds \[\S+, \S+\]; using the upper bound instead\.$",
+        # app_pages/strata.py: Neyman's allocation moves between P and P′ (the paper's point)
+        r"^\*\*Privacy degradation\.\*\* Neyman's stratum sample sizes change by",
+        # app_pages/strata.py: Theorem 7.2's condition r·N_i ≥ 1 fails in some stratum
+        r"^Theorem 7\.2 needs r·N_i ≥ 1 in every stratum; at r = \S+ it fails for",
+        # app_pages/amplification.py calculator: n above N
+        r"^The sample size n = [\d,]+ exceeds the population size N = [\d,]+\. Choose n ≤ N\.$",
+        # ui/gains_text.py: δ_sample = δ_target/rate ≥ 1 at some rates of the experiment
+        r"^δ_sample = δ_target/rate is at least 1 at rate .+: that δ bound is vacuous",
+        # core/populations.py cluster_strata_note (shown by app_pages/clusters.py): one cluster
+        # label in several strata
+        r"^[\d,]+ of the [\d,]+ cluster labels? in .+ occurs? in more than one stratum of ",
+        # app_pages/amplification.py calculator: δ_sample = δ_target·N/n ≥ 1
+        r"^δ_sample = δ_target·N/n = \S+ is at least 1: the δ bound is vacuous",
+    )
+)
+
+
+def unexpected_messages(at: AppTest) -> list[str]:
+    """Exceptions, and errors or warnings matching none of :data:`EXPECTED_MESSAGES`."""
+    found = [f"exception: {e.value}" for e in at.exception]
+    for kind in ("error", "warning"):
+        for element in at.get(kind):
+            text = str(element.value)
+            if not any(p.search(text) for p in EXPECTED_MESSAGES):
+                found.append(f"{kind}: {text}")
+    return found
+
+
+def _strata_population() -> Population:
+    return make_builtin("establishments", seed=0, size=STRATA_POP_SIZE)
+
+
+#: Population id → population to upload into the session (None: the default built-in).
+POPULATIONS: dict[str, Population | None] = {
+    "lognormal": None,
+    "strata+clusters": _strata_population(),
+}
+
+
+def open_with(page: str, query: dict[str, str], pop: Population | None) -> AppTest:
+    """Open ``page`` through the router with URL ``query``, ``pop`` uploaded if given.
+
+    Like :func:`tests.pages.harness.open_page`, but the uploaded population must be in the
+    session before the first run (the URL cannot carry it).
+    """
+    script = (
+        "import sys\n"
+        f"sys.path.insert(0, {str(ROOT)!r})\n"
+        "from ui.router import run_app\n"
+        f"run_app(default_page={page!r})\n"
+    )
+    at = AppTest.from_string(script, default_timeout=TIMEOUT)
+    query = dict(query)
+    if pop is not None:
+        at.session_state["uploaded_population"] = pop
+        query["population"] = "Uploaded"
+    at.query_params.update(query)
+    at.run()
+    if pop is not None:
+        captions = [str(c.value) for c in at.sidebar.caption]
+        assert any(pop.name in c for c in captions), f"upload not active: {captions}"
+    return at
+
+
+def _tab_containers(node: Any) -> list[Any]:
+    found = []
+    for child in getattr(node, "children", {}).values():
+        if getattr(child, "type", None) == "tab_container":
+            found.append(child)
+        found.extend(_tab_containers(child))
+    return found
+
+
+def _tab_queries(page: str) -> list[dict[str, str]]:
+    """One query per tab of the page's top-level tab containers (the default view first)."""
+    at = open_with(page, {}, None)
+    queries: list[dict[str, str]] = [{}]
+    for container in _tab_containers(at.main):
+        key = container.proto.tab_container.query_param_key
+        labels = [tab.label for tab in container.children.values()]
+        queries.extend({key: label} for label in labels[1:] if key)
+    return queries
 
 
 def _parse(option: str) -> object:
@@ -36,45 +189,83 @@ def _parse(option: str) -> object:
     return option
 
 
-def _numeric_controls(at: AppTest) -> list[tuple[str, str, object, object]]:
-    """(kind, key, smallest, largest) of every keyed numeric control on the page."""
-    found: list[tuple[str, str, object, object]] = []
+def _varied(key: str | None) -> bool:
+    if not key or key in SKIP_KEYS:
+        return False
+    return not key.startswith(SKIP_PREFIXES) and not key.endswith(SKIP_SUFFIXES)
+
+
+def extreme_settings(at: AppTest) -> Iterator[tuple[str, str, object, object]]:
+    """(kind, key, extreme value, default value) for every keyed control on the page."""
     for w in at.number_input:
-        if w.key and w.key not in SKIP_KEYS:
-            lo = w.min if w.min is not None else -1e12
-            hi = w.max if w.max is not None else 1e12
-            found.append(("number_input", w.key, lo, hi))
+        if _varied(w.key):
+            lo = w.min if w.min is not None else -UNBOUNDED
+            hi = w.max if w.max is not None else UNBOUNDED
+            yield from (("number_input", w.key, v, w.value) for v in (lo, hi))
     for w in at.slider:
-        if w.key and w.key not in SKIP_KEYS:
-            found.append(("slider", w.key, w.min, w.max))
+        if _varied(w.key):
+            yield from (("slider", w.key, v, w.value) for v in (w.min, w.max))
     for w in at.select_slider:
-        if w.key and w.key not in SKIP_KEYS and not w.key.endswith(SLIDER_MIRROR) and w.options:
-            found.append(("select_slider", w.key, _parse(w.options[0]), _parse(w.options[-1])))
-    return found
+        if _varied(w.key) and w.options:
+            ends = (_parse(w.options[0]), _parse(w.options[-1]))
+            yield from (("select_slider", w.key, v, w.value) for v in ends)
+    for kind in ("toggle", "checkbox"):
+        for w in at.get(kind):
+            if _varied(w.key):
+                yield kind, w.key, not w.value, w.value
+    for kind in ("selectbox", "radio"):
+        for w in at.get(kind):
+            if _varied(w.key):
+                others = [o for o in w.options if o != w.value]
+                yield from ((kind, w.key, o, w.value) for o in others)
+    for kind in ("text_input", "text_area"):
+        for w in at.get(kind):
+            if _varied(w.key):
+                yield from ((kind, w.key, v, w.value) for v in LIST_EDGES)
 
 
-def _tab_queries(page: str) -> list[dict[str, str]]:
-    """One URL query per tab of the page's URL-bound tab group (or one empty query)."""
-    match = _TAB_KEY.search((ROOT / page).read_text())
-    if not match:
-        return [{}]
-    labels = [t.label for t in open_page(page).tabs]
-    return [{match.group(1): label} for label in labels] or [{}]
+def _set(at: AppTest, kind: str, key: str, value: object) -> None:
+    getattr(at, kind)(key=key).set_value(value)
 
 
-CASES = [(page, q) for page in EXISTING for q in _tab_queries(page)]
+CASES = [
+    (page, query, pop_id)
+    for page in EXISTING
+    for query in _tab_queries(page)
+    for pop_id in POPULATIONS
+]
 
 
 @pytest.mark.parametrize(
-    ("page", "query"),
+    ("page", "query", "pop_id"),
     CASES,
-    ids=[f"{p.split('/')[-1]}:{next(iter(q.values()), 'page')}" for p, q in CASES],
+    ids=[f"{p.split('/')[-1]}:{next(iter(q.values()), 'page')}:{pid}" for p, q, pid in CASES],
 )
-def test_numeric_controls_at_their_extremes(page, query):
-    controls = _numeric_controls(open_page(page, query))
-    for kind, key, lo, hi in controls:
-        for value in (lo, hi):
-            at = open_page(page, query)
-            getattr(at, kind)(key=key).set_value(value)
-            at.run()
-            assert not at.exception, (key, value, [e.value for e in at.exception])
+def test_every_control_at_its_extremes_gives_a_result_or_a_chosen_message(page, query, pop_id):
+    pop = POPULATIONS[pop_id]
+    at = open_with(page, query, pop)
+    assert not unexpected_messages(at), unexpected_messages(at)
+    settings = list(extreme_settings(at))
+    assert settings or page.endswith("about.py"), f"{page}: no controls found"
+    failures: list[str] = []
+    previous: tuple[str, str, object] | None = None
+    for kind, key, value, default in settings:
+        if previous is not None and previous[1] != key:
+            _set(at, previous[0], previous[1], previous[2])  # back to its default
+        _set(at, kind, key, value)
+        at.run()
+        failures.extend(f"{key}={value!r}: {m}" for m in unexpected_messages(at))
+        previous = (kind, key, default)
+    # Then every number and slider at its smallest value at once, and at its largest.
+    ranges: dict[tuple[str, str], list[object]] = {}
+    for kind, key, value, _default in settings:
+        if kind in NUMERIC_KINDS:
+            ranges.setdefault((kind, key), []).append(value)
+    for end in (0, -1):
+        at = open_with(page, query, pop)
+        for (kind, key), ends in ranges.items():
+            _set(at, kind, key, ends[end])
+        at.run()
+        label = "all smallest" if end == 0 else "all largest"
+        failures.extend(f"{label}: {m}" for m in unexpected_messages(at))
+    assert not failures, "\n".join(failures)
