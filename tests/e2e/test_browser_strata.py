@@ -38,7 +38,7 @@ def test_strata_page_loads_and_sample_size_moves_the_chart(page, app_url):
     box.press("Enter")
     settle(page)
     assert parse_qs(urlparse(page.url).query).get("strat_m") == ["2000"]
-    assert "m = 2,000" in page.locator('[data-testid="stMainBlockContainer"]').inner_text()
+    assert "n = 2,000" in page.locator('[data-testid="stMainBlockContainer"]').inner_text()
     assert errors_on_page(page) == []
     screenshot(page, "strata_allocations_m2000")
 

@@ -36,7 +36,11 @@ from ui.router import PAGES
 
 #: Pages whose charts do not depend on the population (formulas; the population only fills in
 #: defaults such as N): checked all the same, but no tab needs to differ between A and B.
-POPULATION_FREE_PAGES = ("app_pages/amplification.py", "app_pages/statistical.py")
+POPULATION_FREE_PAGES = (
+    "app_pages/about.py",
+    "app_pages/amplification.py",
+    "app_pages/statistical.py",
+)
 UPLOAD_KEY = "uploaded_population"
 N = 600
 
