@@ -206,6 +206,16 @@ def check_list(
     return np.unique(arr)
 
 
+def check_eps_list(name: str, value: ArrayLike) -> FloatArray:
+    """A non-empty list of privacy parameters, each finite and > 0; sorted, no repeats."""
+    return check_list(name, value, lambda a: np.isfinite(a) & (a > 0), "a finite number > 0")
+
+
+def check_rate_list(name: str, value: ArrayLike) -> FloatArray:
+    """A non-empty list of sampling rates, each in (0, 1]; sorted, no repeats."""
+    return check_list(name, value, lambda a: (a > 0) & (a <= 1), "in the interval (0, 1]")
+
+
 # ---------------------------------------------------------------------------------------
 # Scalars
 # ---------------------------------------------------------------------------------------
@@ -252,6 +262,14 @@ def check_seed(seed: object, name: str = "seed") -> int:
     return check_whole(name, seed, 0, 2**63 - 1)
 
 
+def check_delta_open(name: str, value: object) -> float:
+    """A failure probability δ strictly between 0 and 1, as a Python float."""
+    x = finite_scalar(name, value)
+    if not 0.0 < x < 1.0:
+        raise ValueError(f"{name} must be in the interval (0, 1); got {value!r}")
+    return x
+
+
 def check_bounds(lower: object, upper: object) -> tuple[float, float]:
     """Public bounds: finite, ``lower < upper`` and ``upper − lower`` finite."""
     lo = finite_scalar("lower", lower)
@@ -270,3 +288,24 @@ def check_choice(name: str, value: object, options: Iterable[str]) -> str:
         listed = ", ".join(repr(o) for o in allowed)
         raise ValueError(f"{name} must be one of {listed}; got {value!r}")
     return value
+
+
+def values_in_bounds(values: ArrayLike, lower: float, upper: float) -> FloatArray:
+    """Data values: 1-d, finite, non-empty, inside the public bounds; a sorted copy."""
+    try:
+        arr = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError("values must be an array of numbers") from exc
+    if arr.ndim != 1:
+        raise ValueError(f"values must be one-dimensional; got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError("values must not be empty")
+    if not np.isfinite(arr).all():
+        raise ValueError("values must all be finite (no NaN or infinity)")
+    out = np.sort(arr)
+    if out[0] < lower or out[-1] > upper:
+        raise ValueError(
+            f"values must lie inside the public bounds [{lower!r}, {upper!r}]; "
+            f"found values in [{float(out[0])!r}, {float(out[-1])!r}]"
+        )
+    return out

@@ -53,6 +53,7 @@ from core._validation import (
     check_interval,
     check_nonnegative,
     check_rate,
+    check_whole,
     elementwise,
     finish,
     require,
@@ -68,6 +69,7 @@ __all__ = [
     "noise_variance_ratio",
     "rate_for_eps_sample",
     "rate_for_q",
+    "sample_size",
     "sampling_variance_bound",
     "steinke_floor",
     "steinke_ratio",
@@ -669,3 +671,35 @@ def eps_for_noise_gap(rate: ArrayLike, tau: ArrayLike) -> FloatOrArray:
     out[~inner] = np.inf
     shape = np.broadcast_shapes(np.shape(rr), np.shape(tt))
     return finish(out.reshape(shape), scalar)
+
+
+def sample_size(N: int, rate: float) -> int:
+    """Sample size for a sampling rate: ``n = round(rate · N)``, kept between 1 and ``N``.
+
+    The sampling rate ``rate = n/N`` of Hu, Drechsler & Kim (2023), §3, turned back into a
+    whole number of records; both the accuracy experiments (:mod:`core.gains`) and the
+    statistical-privacy pages (:mod:`core.statistical`, where it is ``m = round(λ n)``)
+    use this one rounding.
+
+    Parameters
+    ----------
+    N : int
+        Population size, a whole number ≥ 1.
+    rate : float
+        Sampling rate in (0, 1].
+
+    Returns
+    -------
+    int
+        ``min(N, max(1, round(rate · N)))`` (Python's round: halves go to the even number).
+
+    Raises
+    ------
+    ValueError
+        If ``N`` is not a whole number ≥ 1 or ``rate`` lies outside (0, 1].
+    """
+    big_n = check_whole("N", N, 1, 2**53)
+    r = float(check_rate("rate", rate))
+    if np.ndim(rate) != 0:
+        raise ValueError(f"rate must be a single number; got {rate!r}")
+    return int(min(big_n, max(1, round(r * big_n))))
