@@ -40,12 +40,13 @@ arguments raise ``ValueError`` naming the argument, the allowed range and the ba
 from __future__ import annotations
 
 import math
-from typing import TypeAlias
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 from core._validation import (
+    FloatArray,
+    FloatOrArray,
     all_scalar,
     as_float_array,
     broadcast,
@@ -75,8 +76,6 @@ __all__ = [
     "steinke_ratio",
 ]
 
-FloatArray: TypeAlias = NDArray[np.float64]
-FloatOrArray: TypeAlias = float | FloatArray
 
 # Above this exponent exp() of a double is close to overflowing (exp(709.78) = max float).
 _EXP_SAFE = 700.0

@@ -10,14 +10,7 @@
   (2022), §7.2 and Appendix E.1: employees top-coded at 10,000, twelve employee size
   classes as strata and about 100 regions as clusters.
 
-References
-----------
-Hu, J., Drechsler, J. & Kim, H. J. (2023). Accuracy gains from privacy amplification through
-sampling for differential privacy. Journal of Survey Statistics and Methodology.
-arXiv:2103.09705.
-Bun, M., Drechsler, J., Gaboardi, M., McMillan, A. & Sarathy, J. (2022). Controlling privacy
-loss in sampling schemes: an analysis of stratified and cluster sampling. Foundations of
-Responsible Computing (FORC 2022). arXiv:2007.12674.
+The papers are cited in full in :mod:`core.populations`.
 """
 
 from __future__ import annotations

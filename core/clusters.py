@@ -66,7 +66,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import NamedTuple, TypeAlias
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -76,6 +76,8 @@ from scipy.special import gammaln, logsumexp
 
 from core import amplification as amp
 from core._validation import (
+    FloatArray,
+    FloatOrArray,
     all_scalar,
     as_float_array,
     broadcast,
@@ -109,15 +111,11 @@ __all__ = [
     "witness_eps",
 ]
 
-FloatArray: TypeAlias = NDArray[np.float64]
-FloatOrArray: TypeAlias = float | FloatArray
 
 #: Above this ε, ``expm1`` is replaced by ``ε + log1p(−e^{−ε})`` (both exact to rounding).
 _LOG_EXPM1_SWITCH = 30.0
 #: Up to this ε, ``expm1(ε)`` is formed directly (``exp`` overflows just above 709.78).
 _EXP_SAFE = 700.0
-#: Largest integer a float64 holds exactly; cluster counts and sizes must stay below it.
-_MAX_COUNT = float(2**53)
 
 
 class EpsBounds(NamedTuple):

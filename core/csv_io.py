@@ -6,14 +6,7 @@ evaluated. Sizes are checked before anything is parsed (:data:`MAX_UPLOAD_BYTES`
 as a :class:`ValueError` whose message can be shown as is. On the way out,
 :func:`csv_safe_text` defuses cells a spreadsheet would run as formulas.
 
-References
-----------
-Hu, J., Drechsler, J. & Kim, H. J. (2023). Accuracy gains from privacy amplification through
-sampling for differential privacy. Journal of Survey Statistics and Methodology.
-arXiv:2103.09705.
-Bun, M., Drechsler, J., Gaboardi, M., McMillan, A. & Sarathy, J. (2022). Controlling privacy
-loss in sampling schemes: an analysis of stratified and cluster sampling. Foundations of
-Responsible Computing (FORC 2022). arXiv:2007.12674.
+The papers are cited in full in :mod:`core.populations`.
 """
 
 from __future__ import annotations

@@ -28,11 +28,13 @@ from typing import Literal, NamedTuple, TypeAlias
 
 import numpy as np
 import pandas as pd
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 from core import amplification as amp
 from core import sensitivity as sens
 from core._validation import (
+    FloatArray,
+    FloatOrArray,
     check_bounds,
     check_delta_open,
     check_eps_list,
@@ -61,8 +63,6 @@ __all__ = [
     "verdict_text",
 ]
 
-FloatArray: TypeAlias = NDArray[np.float64]
-FloatOrArray: TypeAlias = float | FloatArray
 Estimator: TypeAlias = Literal["exact_noise_variance", "drawn_noise"]
 ProgressCallback: TypeAlias = Callable[[float, str], object]
 

@@ -6,14 +6,7 @@ use as the key (never the raw arrays). Also here: :func:`cluster_strata_note` (a
 about cluster labels shared by strata) and :func:`suggest_bounds` (round bounds from data,
 a starting point only, since bounds read from the data are not private).
 
-References
-----------
-Hu, J., Drechsler, J. & Kim, H. J. (2023). Accuracy gains from privacy amplification through
-sampling for differential privacy. Journal of Survey Statistics and Methodology.
-arXiv:2103.09705.
-Bun, M., Drechsler, J., Gaboardi, M., McMillan, A. & Sarathy, J. (2022). Controlling privacy
-loss in sampling schemes: an analysis of stratified and cluster sampling. Foundations of
-Responsible Computing (FORC 2022). arXiv:2007.12674.
+The papers are cited in full in :mod:`core.populations`.
 """
 
 from __future__ import annotations

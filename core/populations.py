@@ -12,6 +12,15 @@ This module only re-exports; the code lives in four modules, one concern each:
 
 ``from core.populations import Population, make_builtin, load_population_csv`` keeps working
 for every name in ``__all__``.
+
+References
+----------
+Hu, J., Drechsler, J. & Kim, H. J. (2023). Accuracy gains from privacy amplification through
+sampling for differential privacy. Journal of Survey Statistics and Methodology.
+arXiv:2103.09705.
+Bun, M., Drechsler, J., Gaboardi, M., McMillan, A. & Sarathy, J. (2022). Controlling privacy
+loss in sampling schemes: an analysis of stratified and cluster sampling. Foundations of
+Responsible Computing (FORC 2022). arXiv:2007.12674.
 """
 
 from __future__ import annotations

@@ -5,14 +5,7 @@ Hu, Drechsler & Kim (2023), §4.4 and Appendix B, draw their bimodal population 
 pure-numpy copy of R's default Mersenne-Twister seeding and of R's ``rbeta`` (Cheng's
 algorithm BB), so the figures of the paper can be matched without R.
 
-References
-----------
-Hu, J., Drechsler, J. & Kim, H. J. (2023). Accuracy gains from privacy amplification through
-sampling for differential privacy. Journal of Survey Statistics and Methodology.
-arXiv:2103.09705.
-Bun, M., Drechsler, J., Gaboardi, M., McMillan, A. & Sarathy, J. (2022). Controlling privacy
-loss in sampling schemes: an analysis of stratified and cluster sampling. Foundations of
-Responsible Computing (FORC 2022). arXiv:2007.12674.
+The papers are cited in full in :mod:`core.populations`.
 """
 
 from __future__ import annotations

@@ -83,12 +83,18 @@ is used (exact, slower).
 from __future__ import annotations
 
 import math
-from typing import TypeAlias
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
-from core._validation import check_bounds, check_delta_open, describe_bad, finite_scalar, require
+from core._validation import (
+    FloatArray,
+    check_bounds,
+    check_delta_open,
+    describe_bad,
+    finite_scalar,
+    require,
+)
 
 try:  # numba is optional: without it the numpy fallback below is used.
     import numba as _numba
@@ -109,7 +115,6 @@ __all__ = [
     "warm_up",
 ]
 
-FloatArray: TypeAlias = NDArray[np.float64]
 
 HAVE_NUMBA: bool = _numba is not None
 

@@ -64,6 +64,8 @@ from scipy import signal, special
 from scipy.stats import binom
 
 from core._validation import (
+    FloatArray,
+    FloatOrArray,
     check_choice,
     check_interval,
     check_nonnegative,
@@ -100,8 +102,6 @@ __all__ = [
     "utility_loss_subsampling",
 ]
 
-FloatArray: TypeAlias = NDArray[np.float64]
-FloatOrArray: TypeAlias = float | FloatArray
 Mechanism: TypeAlias = Literal["none", "subsampling", "gaussian", "laplace"]
 Noise: TypeAlias = Literal["gaussian", "laplace"]
 

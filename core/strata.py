@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from core._validation import check_eps, check_rate, check_seed, check_whole, finish
+from core._validation import FloatArray, check_eps, check_rate, check_seed, check_whole, finish
 
 __all__ = [
     "PAPER_NEYMAN_E1",
@@ -68,7 +68,6 @@ __all__ = [
     "truncated_gaussian_pmf",
 ]
 
-FloatArray: TypeAlias = NDArray[np.float64]
 IntArray: TypeAlias = NDArray[np.int64]
 Rounding: TypeAlias = Literal["deterministic", "randomized"]
 
