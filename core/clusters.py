@@ -171,7 +171,9 @@ def _log_odds_out(k: FloatArray, ell: FloatArray) -> FloatArray:
         return np.log(k - ell) - np.log(ell)
 
 
-def _mixture_eps(eps: FloatArray, log_odds_out: FloatArray, exponent: FloatArray) -> FloatArray:
+def _mixture_eps(
+    eps_sample: FloatArray, log_odds_out: FloatArray, exponent: FloatArray
+) -> FloatArray:
     """``ln(1 + q (e^ε − 1) / (q + (1 − q) e^{−t}))`` without overflow, clamped to ``[0, ε]``.
 
     ``log_odds_out = log((1 − q)/q)`` and ``exponent = t``. With ``u = log_odds_out − t``
@@ -184,17 +186,17 @@ def _mixture_eps(eps: FloatArray, log_odds_out: FloatArray, exponent: FloatArray
       loses nothing).
     """
     u = log_odds_out - exponent  # exponent is finite, so no inf - inf
-    moderate = eps <= _EXP_SAFE
+    moderate = eps_sample <= _EXP_SAFE
     with np.errstate(over="ignore"):
-        direct = np.log1p(np.expm1(np.minimum(eps, _EXP_SAFE)) / (1.0 + np.exp(u)))
+        direct = np.log1p(np.expm1(np.minimum(eps_sample, _EXP_SAFE)) / (1.0 + np.exp(u)))
     if np.all(moderate):
         value = direct
     else:
-        in_logs = np.logaddexp(0.0, _log_expm1(eps) - np.logaddexp(0.0, u))
+        in_logs = np.logaddexp(0.0, _log_expm1(eps_sample) - np.logaddexp(0.0, u))
         value = np.where(moderate, direct, in_logs)
     # Drawing every cluster (q = 1) changes nothing: keep ε' = ε exact.
-    value = np.where(np.isneginf(log_odds_out), eps, value)
-    return np.clip(value, 0.0, eps)
+    value = np.where(np.isneginf(log_odds_out), eps_sample, value)
+    return np.clip(value, 0.0, eps_sample)
 
 
 # ---------------------------------------------------------------------------------------
@@ -824,7 +826,7 @@ def _log_binom(n: FloatArray, j: FloatArray) -> FloatArray:
     return gammaln(n + 1.0) - gammaln(j + 1.0) - gammaln(n - j + 1.0)
 
 
-def _log_esp(eps: float, m: int, values: FloatArray, counts: FloatArray) -> float:
+def _log_esp(eps_sample: float, m: int, values: FloatArray, counts: FloatArray) -> float:
     """``log Σ_{|J| = m} e^{−ε Σ_{j∈J} n_j}`` over ``m``-subsets of the other clusters.
 
     The clusters come in at most two size classes (``values`` with ``counts``); the sum runs
@@ -833,10 +835,10 @@ def _log_esp(eps: float, m: int, values: FloatArray, counts: FloatArray) -> floa
     if m == 0:
         return 0.0
     if values.size == 1:
-        return float(_log_binom(counts[0], float(m)) - eps * m * values[0])
+        return float(_log_binom(counts[0], float(m)) - eps_sample * m * values[0])
     (a, b), (ca, cb) = values, counts
     j = np.arange(max(0, m - int(cb)), min(int(ca), m) + 1, dtype=np.float64)
-    terms = _log_binom(ca, j) + _log_binom(cb, m - j) - eps * (j * a + (m - j) * b)
+    terms = _log_binom(ca, j) + _log_binom(cb, m - j) - eps_sample * (j * a + (m - j) * b)
     return float(logsumexp(terms))
 
 

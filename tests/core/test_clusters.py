@@ -770,3 +770,12 @@ def test_eps_sample_bounds_for_target_invert_both_theorems():
 def test_eps_sample_for_target_rejects_bad_arguments(args):
     with pytest.raises(ValueError):
         cl.eps_sample_for_target(*args)
+
+
+def test_eps_sample_for_target_never_below_eps_target_by_rounding() -> None:
+    # Found by hypothesis: the inversion landed one ulp below ε_target (sampling never costs
+    # privacy, so ε_sample ≥ ε_target must hold exactly).
+    t = 78.21875
+    assert cl.eps_sample_for_target(t, 298, 1, 0.46875) >= t
+    values = cl.eps_sample_for_target(np.array([t, 1.0]), 298, 1, 0.46875)
+    assert np.all(values >= np.array([t, 1.0]))
