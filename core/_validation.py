@@ -195,6 +195,16 @@ def elementwise(func: Callable[..., FloatArray], *args: FloatArray) -> FloatArra
     return func(*flat).reshape(shape)
 
 
+def check_vector(name: str, value: ArrayLike) -> FloatArray:
+    """A non-empty one-dimensional array of numbers (data values, sizes, weights)."""
+    arr = as_float_array(name, value)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional; got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty: at least one value is needed")
+    return arr
+
+
 def check_list(
     name: str, value: ArrayLike, test: Callable[[FloatArray], ArrayLike], allowed: str
 ) -> FloatArray:
@@ -292,16 +302,8 @@ def check_choice(name: str, value: object, options: Iterable[str]) -> str:
 
 def values_in_bounds(values: ArrayLike, lower: float, upper: float) -> FloatArray:
     """Data values: 1-d, finite, non-empty, inside the public bounds; a sorted copy."""
-    try:
-        arr = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError("values must be an array of numbers") from exc
-    if arr.ndim != 1:
-        raise ValueError(f"values must be one-dimensional; got shape {arr.shape}")
-    if arr.size == 0:
-        raise ValueError("values must not be empty")
-    if not np.isfinite(arr).all():
-        raise ValueError("values must all be finite (no NaN or infinity)")
+    arr = check_vector("values", values)
+    require("values", arr, np.isfinite(arr), "finite (no NaN or infinity)")
     out = np.sort(arr)
     if out[0] < lower or out[-1] > upper:
         raise ValueError(

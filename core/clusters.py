@@ -79,12 +79,12 @@ from core._validation import (
     FloatArray,
     FloatOrArray,
     all_scalar,
-    as_float_array,
     broadcast,
     check_count,
     check_eps,
     check_interval,
     check_nonnegative,
+    check_vector,
     finish,
     require,
 )
@@ -622,9 +622,7 @@ def pps_eps_lower(eps_sample: float, inclusion_probabilities: ArrayLike) -> floa
 
 
 def _check_size_measures(size_measures: ArrayLike) -> FloatArray:
-    r = as_float_array("size_measures", size_measures)
-    if r.ndim != 1 or r.size == 0:
-        raise ValueError("size_measures must be a non-empty one-dimensional array")
+    r = check_vector("size_measures", size_measures)
     require("size_measures", r, np.isfinite(r) & (r >= 0), "finite numbers ≥ 0")
     if not np.any(r > 0):
         raise ValueError("size_measures must contain at least one positive number")

@@ -91,6 +91,7 @@ from core._validation import (
     FloatArray,
     check_bounds,
     check_delta_open,
+    check_vector,
     describe_bad,
     finite_scalar,
     require,
@@ -144,18 +145,6 @@ def _check_eps_delta(eps: float, delta: float) -> tuple[float, float]:
     e = finite_scalar("eps", eps)
     require("eps", np.asarray(e), e > 0, "a finite number > 0")
     return e, check_delta_open("delta", delta)
-
-
-def _as_values(values: ArrayLike, name: str = "values") -> FloatArray:
-    try:
-        arr = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be numbers; got {type(values).__name__}") from exc
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional; got shape {arr.shape}")
-    if arr.size == 0:
-        raise ValueError(f"{name} is empty: at least one value is needed")
-    return arr
 
 
 def _check_data(
@@ -258,7 +247,7 @@ def median_of_sorted(values: ArrayLike) -> float:
         ``values[m - 1]``.  For odd ``n`` the usual median; for even ``n`` the lower of the two
         middle values (not their average), matching :func:`smooth_sensitivity_median`.
     """
-    arr = _as_values(values)
+    arr = check_vector("values", values)
     if not np.isfinite(arr).all():
         raise ValueError(f"values must be finite; {describe_bad(arr, ~np.isfinite(arr))}")
     if arr.size > 1 and (arr[1:] < arr[:-1]).any():
@@ -325,7 +314,7 @@ def local_sensitivity_mean(values: ArrayLike, lower: float, upper: float) -> flo
         Public bounds, ``lower < upper``.
     """
     lo, hi = check_bounds(lower, upper)
-    arr = _as_values(values)
+    arr = check_vector("values", values)
     _check_data(arr, lo, hi, sorted_=False, name="values")
     return max(hi - float(arr.min()), float(arr.max()) - lo) / arr.size
 
@@ -349,7 +338,7 @@ def local_sensitivity_median(
         Skip sorting (sortedness is still checked).
     """
     lo, hi = check_bounds(lower, upper)
-    arr = _as_values(values)
+    arr = check_vector("values", values)
     _check_data(arr, lo, hi, sorted_=assume_sorted, name="values")
     y = arr if assume_sorted else np.sort(arr)
     n = y.size
@@ -705,7 +694,7 @@ def smooth_sensitivity_median(
     """
     beta = smooth_beta(eps, delta)
     lo, hi = check_bounds(lower, upper)
-    arr = _as_values(values)
+    arr = check_vector("values", values)
     # C-contiguous and writeable: one compiled specialisation serves every call.
     y = np.require(arr if assume_sorted else np.sort(arr), np.float64, ["C", "W"])
     _check_data(y, lo, hi, sorted_=assume_sorted, name="values", report=arr)

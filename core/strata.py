@@ -39,7 +39,16 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from core._validation import FloatArray, check_eps, check_rate, check_seed, check_whole, finish
+from core._validation import (
+    FloatArray,
+    as_float_array,
+    check_eps,
+    check_rate,
+    check_seed,
+    check_vector,
+    check_whole,
+    finish,
+)
 
 __all__ = [
     "PAPER_NEYMAN_E1",
@@ -92,12 +101,7 @@ _EXP_SAFE = 700.0
 
 def _int_vector(name: str, value: ArrayLike, *, minimum: int) -> IntArray:
     """A 1-d vector of integers >= ``minimum`` (floats must be whole numbers)."""
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a list of whole numbers; got {value!r}") from None
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"{name} must be a non-empty one-dimensional list of numbers")
+    arr = check_vector(name, value)
     if not np.all(np.isfinite(arr)) or np.any(arr != np.floor(arr)):
         raise ValueError(f"{name} must contain whole numbers only")
     if np.any(arr < minimum):
@@ -110,10 +114,7 @@ def _int_vector(name: str, value: ArrayLike, *, minimum: int) -> IntArray:
 
 def _float_vector(name: str, value: ArrayLike, size: int) -> FloatArray:
     """A 1-d vector of ``size`` finite numbers >= 0."""
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a list of numbers; got {value!r}") from None
+    arr = as_float_array(name, value)
     if arr.shape != (size,):
         raise ValueError(f"{name} must have one entry per stratum ({size}); got shape {arr.shape}")
     if not np.all(np.isfinite(arr)) or np.any(arr < 0):

@@ -153,3 +153,13 @@ def test_sample_size_exists_once():
     from core import amplification, gains, statistical
 
     assert gains.sample_size is statistical.sample_size is amplification.sample_size
+
+
+def test_vectors_are_one_dimensional_and_not_empty():
+    np.testing.assert_array_equal(v.check_vector("sizes", [3, 1]), [3.0, 1.0])
+    with pytest.raises(ValueError, match=r"^sizes must be one-dimensional; got shape \(1, 2\)$"):
+        v.check_vector("sizes", [[3, 1]])
+    with pytest.raises(ValueError, match=r"^values must not be empty"):
+        v.check_vector("values", [])
+    with pytest.raises(ValueError, match=r"^values must be finite \(no NaN or infinity\); got nan"):
+        v.values_in_bounds([0.5, math.nan], 0.0, 1.0)
