@@ -40,11 +40,25 @@ arguments raise ``ValueError`` naming the argument, the allowed range and the ba
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from typing import TypeAlias
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
+
+from core._validation import (
+    FloatArray,
+    FloatOrArray,
+    all_scalar,
+    as_float_array,
+    broadcast,
+    check_eps,
+    check_interval,
+    check_nonnegative,
+    check_rate,
+    check_whole,
+    elementwise,
+    finish,
+    require,
+)
 
 __all__ = [
     "delta_sample",
@@ -56,13 +70,12 @@ __all__ = [
     "noise_variance_ratio",
     "rate_for_eps_sample",
     "rate_for_q",
+    "sample_size",
     "sampling_variance_bound",
     "steinke_floor",
     "steinke_ratio",
 ]
 
-FloatArray: TypeAlias = NDArray[np.float64]
-FloatOrArray: TypeAlias = float | FloatArray
 
 # Above this exponent exp() of a double is close to overflowing (exp(709.78) = max float).
 _EXP_SAFE = 700.0
@@ -77,97 +90,6 @@ _V_SERIES_TERMS = 18
 # ---------------------------------------------------------------------------------------
 # Validation helpers
 # ---------------------------------------------------------------------------------------
-
-
-def _as_float_array(name: str, value: ArrayLike) -> FloatArray:
-    """Convert ``value`` to a float64 array or raise a ValueError naming ``name``."""
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a number or an array of numbers; got {value!r}") from exc
-    return arr
-
-
-def _first_bad(arr: FloatArray, bad: NDArray[np.bool_]) -> str:
-    """Describe the first offending entry of ``arr`` (and how many there are)."""
-    flat_bad = np.flatnonzero(bad)
-    first = float(arr.reshape(-1)[flat_bad[0]])
-    if arr.ndim == 0:
-        return f"got {first!r}"
-    index = np.unravel_index(flat_bad[0], arr.shape)
-    where = index[0] if len(index) == 1 else tuple(int(i) for i in index)
-    more = f" ({flat_bad.size} of {arr.size} values are invalid)" if flat_bad.size > 1 else ""
-    return f"got {first!r} at index {where}{more}"
-
-
-def _require(name: str, arr: FloatArray, ok: NDArray[np.bool_], allowed: str) -> FloatArray:
-    """Raise a ValueError describing ``allowed`` unless every entry of ``ok`` is true."""
-    ok = np.asarray(ok)
-    if not ok.all():
-        raise ValueError(f"{name} must be {allowed}; {_first_bad(arr, ~ok)}")
-    return arr
-
-
-def _check_eps(name: str, value: ArrayLike) -> FloatArray:
-    """A privacy-loss parameter: finite and strictly positive."""
-    arr = _as_float_array(name, value)
-    ok = np.isfinite(arr) & (arr > 0)
-    return _require(name, arr, ok, "a finite number > 0")
-
-
-def _check_rate(name: str, value: ArrayLike) -> FloatArray:
-    """A sampling rate n/N or inclusion probability p in (0, 1]."""
-    arr = _as_float_array(name, value)
-    ok = (arr > 0) & (arr <= 1)
-    return _require(name, arr, ok, "in the interval (0, 1] (a sampling rate n/N)")
-
-
-def _check_delta(name: str, value: ArrayLike) -> FloatArray:
-    """A failure probability delta in [0, 1)."""
-    arr = _as_float_array(name, value)
-    ok = (arr >= 0) & (arr < 1)
-    return _require(name, arr, ok, "in the interval [0, 1)")
-
-
-def _check_nonnegative(name: str, value: ArrayLike) -> FloatArray:
-    """A finite, non-negative number."""
-    arr = _as_float_array(name, value)
-    ok = np.isfinite(arr) & (arr >= 0)
-    return _require(name, arr, ok, "a finite number >= 0")
-
-
-def _check_q(name: str, value: ArrayLike) -> FloatArray:
-    """A variance fraction q in [0, 1)."""
-    arr = _as_float_array(name, value)
-    ok = (arr >= 0) & (arr < 1)
-    return _require(name, arr, ok, "in the interval [0, 1) (a fraction of the variance)")
-
-
-def _broadcast(**named: FloatArray) -> tuple[FloatArray, ...]:
-    """Broadcast the validated arguments together, naming them if the shapes clash."""
-    try:
-        return tuple(np.broadcast_arrays(*named.values()))
-    except ValueError as exc:
-        shapes = ", ".join(f"{k} with shape {np.shape(v)}" for k, v in named.items())
-        raise ValueError(f"arguments cannot be broadcast together: {shapes}") from exc
-
-
-def _all_scalar(*values: ArrayLike) -> bool:
-    return all(np.ndim(v) == 0 for v in values)
-
-
-def _finish(result: FloatArray, scalar: bool) -> FloatOrArray:
-    """Return a Python float for scalar calls, a (fresh) float64 ndarray otherwise."""
-    if scalar:
-        return float(result)
-    return np.asarray(result, dtype=np.float64)
-
-
-def _elementwise(func: Callable[..., FloatArray], *args: FloatArray) -> FloatArray:
-    """Apply ``func`` to flat 1-d copies of broadcast arrays and restore the shape."""
-    shape = np.shape(args[0])
-    flat = [np.ascontiguousarray(a, dtype=np.float64).reshape(-1) for a in args]
-    return func(*flat).reshape(shape)
 
 
 # ---------------------------------------------------------------------------------------
@@ -350,11 +272,9 @@ def eps_sample(eps_target: ArrayLike, rate: ArrayLike) -> FloatOrArray:
     >>> round(eps_sample(1.0, 0.01), 2)  # Hu et al., Section 3: a 1 % sample
     5.15
     """
-    scalar = _all_scalar(eps_target, rate)
-    e, r = _broadcast(
-        eps_target=_check_eps("eps_target", eps_target), rate=_check_rate("rate", rate)
-    )
-    return _finish(_elementwise(_eps_sample_kernel, e, r), scalar)
+    scalar = all_scalar(eps_target, rate)
+    e, r = broadcast(eps_target=check_eps("eps_target", eps_target), rate=check_rate("rate", rate))
+    return finish(elementwise(_eps_sample_kernel, e, r), scalar)
 
 
 def eps_target(eps_sample: ArrayLike, rate: ArrayLike) -> FloatOrArray:
@@ -383,11 +303,9 @@ def eps_target(eps_sample: ArrayLike, rate: ArrayLike) -> FloatOrArray:
     ``log(rate e^eps_sample + 1 - rate)`` evaluated in the log domain.  This is the exact
     inverse of :func:`eps_sample` up to rounding (about 1e-15 relative).
     """
-    scalar = _all_scalar(eps_sample, rate)
-    e, r = _broadcast(
-        eps_sample=_check_eps("eps_sample", eps_sample), rate=_check_rate("rate", rate)
-    )
-    return _finish(_elementwise(_eps_target_kernel, e, r), scalar)
+    scalar = all_scalar(eps_sample, rate)
+    e, r = broadcast(eps_sample=check_eps("eps_sample", eps_sample), rate=check_rate("rate", rate))
+    return finish(elementwise(_eps_target_kernel, e, r), scalar)
 
 
 def delta_sample(delta_target: ArrayLike, rate: ArrayLike) -> FloatOrArray:
@@ -411,12 +329,13 @@ def delta_sample(delta_target: ArrayLike, rate: ArrayLike) -> FloatOrArray:
         (eps, 1)-DP), i.e. the target delta is met by sampling alone.  For subnormal
         rates (below ~1e-308) the quotient may overflow to ``inf``, which means the same.
     """
-    scalar = _all_scalar(delta_target, rate)
-    d, r = _broadcast(
-        delta_target=_check_delta("delta_target", delta_target), rate=_check_rate("rate", rate)
+    scalar = all_scalar(delta_target, rate)
+    d, r = broadcast(
+        delta_target=check_interval("delta_target", delta_target, 0.0, 1.0, high_open=True),
+        rate=check_rate("rate", rate),
     )
     with np.errstate(over="ignore"):
-        return _finish(d / r, scalar)
+        return finish(d / r, scalar)
 
 
 def delta_target(delta_sample: ArrayLike, rate: ArrayLike) -> FloatOrArray:
@@ -441,12 +360,12 @@ def delta_target(delta_sample: ArrayLike, rate: ArrayLike) -> FloatOrArray:
     float or numpy.ndarray
         ``rate * delta_sample``.
     """
-    scalar = _all_scalar(delta_sample, rate)
-    d, r = _broadcast(
-        delta_sample=_check_nonnegative("delta_sample", delta_sample),
-        rate=_check_rate("rate", rate),
+    scalar = all_scalar(delta_sample, rate)
+    d, r = broadcast(
+        delta_sample=check_nonnegative("delta_sample", delta_sample),
+        rate=check_rate("rate", rate),
     )
-    return _finish(r * d, scalar)
+    return finish(r * d, scalar)
 
 
 def noise_variance_ratio(eps_target: ArrayLike, rate: ArrayLike) -> FloatOrArray:
@@ -476,12 +395,10 @@ def noise_variance_ratio(eps_target: ArrayLike, rate: ArrayLike) -> FloatOrArray
         that print as exactly 1 are floating-point rounding; use
         :func:`noise_variance_gap` for an accurate ``1 - r``.
     """
-    scalar = _all_scalar(eps_target, rate)
-    e, r = _broadcast(
-        eps_target=_check_eps("eps_target", eps_target), rate=_check_rate("rate", rate)
-    )
-    s = _elementwise(lambda a, b: _sqrt_ratio(a, b)[0], e, r)
-    return _finish(s * s, scalar)
+    scalar = all_scalar(eps_target, rate)
+    e, r = broadcast(eps_target=check_eps("eps_target", eps_target), rate=check_rate("rate", rate))
+    s = elementwise(lambda a, b: _sqrt_ratio(a, b)[0], e, r)
+    return finish(s * s, scalar)
 
 
 def noise_variance_gap(eps_target: ArrayLike, rate: ArrayLike) -> FloatOrArray:
@@ -512,16 +429,14 @@ def noise_variance_gap(eps_target: ArrayLike, rate: ArrayLike) -> FloatOrArray:
         (unless it underflows, which needs ``eps`` below about 1e-300).  It rounds to
         1.0 when ``r`` is below ~1e-16 (large eps at tiny rates).
     """
-    scalar = _all_scalar(eps_target, rate)
-    e, r = _broadcast(
-        eps_target=_check_eps("eps_target", eps_target), rate=_check_rate("rate", rate)
-    )
+    scalar = all_scalar(eps_target, rate)
+    e, r = broadcast(eps_target=check_eps("eps_target", eps_target), rate=check_rate("rate", rate))
 
     def kernel(a: FloatArray, b: FloatArray) -> FloatArray:
         gap = _sqrt_ratio_gap(a, b)[0]
         return gap * (2.0 - gap)
 
-    return _finish(_elementwise(kernel, e, r), scalar)
+    return finish(elementwise(kernel, e, r), scalar)
 
 
 def sampling_variance_bound(eps_target: ArrayLike, rate: ArrayLike) -> FloatOrArray:
@@ -551,17 +466,15 @@ def sampling_variance_bound(eps_target: ArrayLike, rate: ArrayLike) -> FloatOrAr
     ``rate`` near 1 where the textbook form cancels.  When ``eps_target/eps_sample`` is
     below ~1e-8 (tiny eps at tiny rates) q rounds to 1.0 although it is < 1 exactly.
     """
-    scalar = _all_scalar(eps_target, rate)
-    e, r = _broadcast(
-        eps_target=_check_eps("eps_target", eps_target), rate=_check_rate("rate", rate)
-    )
+    scalar = all_scalar(eps_target, rate)
+    e, r = broadcast(eps_target=check_eps("eps_target", eps_target), rate=check_rate("rate", rate))
 
     def kernel(a: FloatArray, b: FloatArray) -> FloatArray:
         L = _excess_parts(a, b)[3]
         u = L / (a + L)
         return u * (2.0 - u)
 
-    return _finish(_elementwise(kernel, e, r), scalar)
+    return finish(elementwise(kernel, e, r), scalar)
 
 
 def rate_for_q(eps_target: ArrayLike, q: ArrayLike) -> FloatOrArray:
@@ -596,9 +509,12 @@ def rate_for_q(eps_target: ArrayLike, q: ArrayLike) -> FloatOrArray:
     overflow.  Its relative error is about ``d`` units in the last place, which is
     inherent: ``d`` itself cannot be represented more precisely.
     """
-    scalar = _all_scalar(eps_target, q)
-    e, qq = _broadcast(eps_target=_check_eps("eps_target", eps_target), q=_check_q("q", q))
-    return _finish(_elementwise(_rate_for_q_kernel, e, qq), scalar)
+    scalar = all_scalar(eps_target, q)
+    e, qq = broadcast(
+        eps_target=check_eps("eps_target", eps_target),
+        q=check_interval("q", q, 0.0, 1.0, high_open=True, meaning="a fraction of the variance"),
+    )
+    return finish(elementwise(_rate_for_q_kernel, e, qq), scalar)
 
 
 def rate_for_eps_sample(eps_target: ArrayLike, eps_sample: ArrayLike) -> FloatOrArray:
@@ -627,10 +543,10 @@ def rate_for_eps_sample(eps_target: ArrayLike, eps_sample: ArrayLike) -> FloatOr
     ``exp(-(eps_sample - eps_target)) expm1(-eps_target) / expm1(-eps_sample)`` with the
     difference taken exactly (two-sum), so no overflow and no loss of accuracy.
     """
-    scalar = _all_scalar(eps_target, eps_sample)
-    et, es = _broadcast(
-        eps_target=_check_eps("eps_target", eps_target),
-        eps_sample=_check_eps("eps_sample", eps_sample),
+    scalar = all_scalar(eps_target, eps_sample)
+    et, es = broadcast(
+        eps_target=check_eps("eps_target", eps_target),
+        eps_sample=check_eps("eps_sample", eps_sample),
     )
     bad = es < et
     if bad.any():
@@ -641,7 +557,7 @@ def rate_for_eps_sample(eps_target: ArrayLike, eps_sample: ArrayLike) -> FloatOr
             f"got eps_sample={float(es.reshape(-1)[i])!r} < "
             f"eps_target={float(et.reshape(-1)[i])!r}{where}"
         )
-    return _finish(_elementwise(_rate_for_eps_sample_kernel, et, es), scalar)
+    return finish(elementwise(_rate_for_eps_sample_kernel, et, es), scalar)
 
 
 def steinke_ratio(eps: ArrayLike, p: ArrayLike) -> FloatOrArray:
@@ -665,9 +581,9 @@ def steinke_ratio(eps: ArrayLike, p: ArrayLike) -> FloatOrArray:
         Ratio in (0, 1]: 1 at p = 1, tends to 1 as eps -> 0 for fixed p, and is at least
         :func:`steinke_floor` ``(c)`` whenever ``eps <= c p``.
     """
-    scalar = _all_scalar(eps, p)
-    e, pp = _broadcast(eps=_check_eps("eps", eps), p=_check_rate("p", p))
-    return _finish(_elementwise(lambda a, b: _sqrt_ratio(a, b)[0], e, pp), scalar)
+    scalar = all_scalar(eps, p)
+    e, pp = broadcast(eps=check_eps("eps", eps), p=check_rate("p", p))
+    return finish(elementwise(lambda a, b: _sqrt_ratio(a, b)[0], e, pp), scalar)
 
 
 def steinke_floor(c: ArrayLike) -> FloatOrArray:
@@ -687,8 +603,8 @@ def steinke_floor(c: ArrayLike) -> FloatOrArray:
     float or numpy.ndarray
         ``log1p(c) / c`` in (0, 1].
     """
-    scalar = _all_scalar(c)
-    cc = _check_nonnegative("c", c)
+    scalar = all_scalar(c)
+    cc = check_nonnegative("c", c)
 
     def kernel(x: FloatArray) -> FloatArray:
         out = np.ones_like(x)
@@ -696,7 +612,7 @@ def steinke_floor(c: ArrayLike) -> FloatOrArray:
         out[nz] = np.log1p(x[nz]) / x[nz]
         return out
 
-    return _finish(_elementwise(kernel, cc), scalar)
+    return finish(elementwise(kernel, cc), scalar)
 
 
 #: Search interval (log10 of eps) for :func:`eps_for_noise_gap`.
@@ -732,11 +648,11 @@ def eps_for_noise_gap(rate: ArrayLike, tau: ArrayLike) -> FloatOrArray:
         The frontier eps (relative accuracy ~1e-15 from the bisection), ``inf`` at rate 1,
         and 1e3 when even eps = 1e3 keeps the gap below ``tau``.
     """
-    scalar = _all_scalar(rate, tau)
-    rr = _check_rate("rate", rate)
-    tt = _as_float_array("tau", tau)
-    _require("tau", tt, (tt > 0) & (tt < 1), "in the interval (0, 1)")
-    r, t = _broadcast(rate=rr, tau=tt)
+    scalar = all_scalar(rate, tau)
+    rr = check_rate("rate", rate)
+    tt = as_float_array("tau", tau)
+    require("tau", tt, (tt > 0) & (tt < 1), "in the interval (0, 1)")
+    r, t = broadcast(rate=rr, tau=tt)
     r = r.astype(np.float64).ravel()
     t = t.astype(np.float64).ravel()
     lo = np.full(r.shape, _GAP_LOG10_EPS[0])
@@ -753,4 +669,36 @@ def eps_for_noise_gap(rate: ArrayLike, tau: ArrayLike) -> FloatOrArray:
     out = 10.0**lo
     out[~inner] = np.inf
     shape = np.broadcast_shapes(np.shape(rr), np.shape(tt))
-    return _finish(out.reshape(shape), scalar)
+    return finish(out.reshape(shape), scalar)
+
+
+def sample_size(N: int, rate: float) -> int:
+    """Sample size for a sampling rate: ``n = round(rate · N)``, kept between 1 and ``N``.
+
+    The sampling rate ``rate = n/N`` of Hu, Drechsler & Kim (2023), §3, turned back into a
+    whole number of records; both the accuracy experiments (:mod:`core.gains`) and the
+    statistical-privacy pages (:mod:`core.statistical`, where it is ``m = round(λ n)``)
+    use this one rounding.
+
+    Parameters
+    ----------
+    N : int
+        Population size, a whole number ≥ 1.
+    rate : float
+        Sampling rate in (0, 1].
+
+    Returns
+    -------
+    int
+        ``min(N, max(1, round(rate · N)))`` (Python's round: halves go to the even number).
+
+    Raises
+    ------
+    ValueError
+        If ``N`` is not a whole number ≥ 1 or ``rate`` lies outside (0, 1].
+    """
+    big_n = check_whole("N", N, 1, 2**53)
+    r = float(check_rate("rate", rate))
+    if np.ndim(rate) != 0:
+        raise ValueError(f"rate must be a single number; got {rate!r}")
+    return int(min(big_n, max(1, round(r * big_n))))

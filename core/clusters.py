@@ -7,9 +7,11 @@ Notation follows the paper:
 * the population ``P = C_1 ⊔ … ⊔ C_k`` is split into ``k`` clusters (``clusters_total``);
 * single-stage cluster sampling ``C_ℓ`` draws ``ℓ`` of the ``k`` clusters uniformly without
   replacement (``clusters_sampled``) and keeps every record of the drawn clusters;
-* ``M`` is ``ε``-**deletion** differentially private (``eps``); neighbouring populations
-  differ by one record added to one cluster, ``C_i' = C_i ∪ {x}`` with ``n_i = |C_i|``;
-* ``ε'`` is the privacy loss of the sampled mechanism ``M_{C_ℓ}`` on the population;
+* ``M`` is ``ε``-**deletion** differentially private on the sample (``eps_sample``);
+  neighbouring populations differ by one record added to one cluster,
+  ``C_i' = C_i ∪ {x}`` with ``n_i = |C_i|``;
+* ``ε'`` is the privacy loss of the sampled mechanism ``M_{C_ℓ}`` on the population
+  (``eps_target`` where it is an argument);
 * ``n_min`` and ``n_max`` are the smallest and largest sizes among the *other* clusters
   ``j ≠ i``.
 
@@ -64,7 +66,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import NamedTuple, TypeAlias
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -73,6 +75,19 @@ from scipy.optimize import brentq
 from scipy.special import gammaln, logsumexp
 
 from core import amplification as amp
+from core._validation import (
+    FloatArray,
+    FloatOrArray,
+    all_scalar,
+    broadcast,
+    check_count,
+    check_eps,
+    check_interval,
+    check_nonnegative,
+    check_vector,
+    finish,
+    require,
+)
 
 __all__ = [
     "ClusterSizes",
@@ -96,15 +111,11 @@ __all__ = [
     "witness_eps",
 ]
 
-FloatArray: TypeAlias = NDArray[np.float64]
-FloatOrArray: TypeAlias = float | FloatArray
 
 #: Above this ε, ``expm1`` is replaced by ``ε + log1p(−e^{−ε})`` (both exact to rounding).
 _LOG_EXPM1_SWITCH = 30.0
 #: Up to this ε, ``expm1(ε)`` is formed directly (``exp`` overflows just above 709.78).
 _EXP_SAFE = 700.0
-#: Largest integer a float64 holds exactly; cluster counts and sizes must stay below it.
-_MAX_COUNT = float(2**53)
 
 
 class EpsBounds(NamedTuple):
@@ -126,68 +137,10 @@ class ClusterSizes(NamedTuple):
 # ---------------------------------------------------------------------------------------
 
 
-def _as_float_array(name: str, value: ArrayLike) -> FloatArray:
-    if isinstance(value, bool | np.bool_):
-        raise ValueError(f"{name} must be a number, not a boolean; got {value!r}")
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a number or an array of numbers; got {value!r}") from exc
-    return arr
-
-
-def _require(name: str, arr: FloatArray, ok: NDArray[np.bool_], allowed: str) -> FloatArray:
-    ok = np.asarray(ok)
-    if not ok.all():
-        bad = np.flatnonzero(~ok)
-        first = float(arr.reshape(-1)[bad[0]]) if arr.size else float("nan")
-        where = "" if arr.ndim == 0 else f" at index {int(bad[0])}"
-        more = f" ({bad.size} of {arr.size} values are invalid)" if bad.size > 1 else ""
-        raise ValueError(f"{name} must be {allowed}; got {first!r}{where}{more}")
-    return arr
-
-
-def _check_eps(name: str, value: ArrayLike) -> FloatArray:
-    arr = _as_float_array(name, value)
-    return _require(name, arr, np.isfinite(arr) & (arr > 0), "a finite number > 0")
-
-
-def _check_count(name: str, value: ArrayLike, minimum: float) -> FloatArray:
-    """A whole number ≥ ``minimum`` (a count of clusters or records), held as float64."""
-    arr = _as_float_array(name, value)
-    ok = np.isfinite(arr) & (arr >= minimum) & (arr <= _MAX_COUNT) & (np.floor(arr) == arr)
-    return _require(name, arr, ok, f"a whole number ≥ {minimum:g}")
-
-
-def _check_probability(name: str, value: ArrayLike, *, allow_zero: bool) -> FloatArray:
-    arr = _as_float_array(name, value)
-    low_ok = arr >= 0 if allow_zero else arr > 0
-    interval = "[0, 1]" if allow_zero else "(0, 1]"
-    return _require(name, arr, low_ok & (arr <= 1), f"in the interval {interval}")
-
-
-def _broadcast(**named: FloatArray) -> tuple[FloatArray, ...]:
-    try:
-        return tuple(np.broadcast_arrays(*named.values()))
-    except ValueError as exc:
-        shapes = ", ".join(f"{k} with shape {np.shape(v)}" for k, v in named.items())
-        raise ValueError(f"arguments cannot be broadcast together: {shapes}") from exc
-
-
-def _all_scalar(*values: ArrayLike) -> bool:
-    return all(np.ndim(v) == 0 for v in values)
-
-
-def _finish(result: ArrayLike, scalar: bool) -> FloatOrArray:
-    if scalar:
-        return float(np.asarray(result).reshape(-1)[0])
-    return np.array(result, dtype=np.float64)
-
-
 def _check_design(clusters_total: ArrayLike, clusters_sampled: ArrayLike) -> tuple[FloatArray, ...]:
-    k = _check_count("clusters_total", clusters_total, 1)
-    ell = _check_count("clusters_sampled", clusters_sampled, 1)
-    k_b, ell_b = _broadcast(clusters_total=k, clusters_sampled=ell)
+    k = check_count("clusters_total", clusters_total, 1)
+    ell = check_count("clusters_sampled", clusters_sampled, 1)
+    k_b, ell_b = broadcast(clusters_total=k, clusters_sampled=ell)
     if np.any(ell_b > k_b):
         bad = int(np.flatnonzero((ell_b > k_b).reshape(-1))[0])
         raise ValueError(
@@ -218,7 +171,9 @@ def _log_odds_out(k: FloatArray, ell: FloatArray) -> FloatArray:
         return np.log(k - ell) - np.log(ell)
 
 
-def _mixture_eps(eps: FloatArray, log_odds_out: FloatArray, exponent: FloatArray) -> FloatArray:
+def _mixture_eps(
+    eps_sample: FloatArray, log_odds_out: FloatArray, exponent: FloatArray
+) -> FloatArray:
     """``ln(1 + q (e^ε − 1) / (q + (1 − q) e^{−t}))`` without overflow, clamped to ``[0, ε]``.
 
     ``log_odds_out = log((1 − q)/q)`` and ``exponent = t``. With ``u = log_odds_out − t``
@@ -231,17 +186,17 @@ def _mixture_eps(eps: FloatArray, log_odds_out: FloatArray, exponent: FloatArray
       loses nothing).
     """
     u = log_odds_out - exponent  # exponent is finite, so no inf - inf
-    moderate = eps <= _EXP_SAFE
+    moderate = eps_sample <= _EXP_SAFE
     with np.errstate(over="ignore"):
-        direct = np.log1p(np.expm1(np.minimum(eps, _EXP_SAFE)) / (1.0 + np.exp(u)))
+        direct = np.log1p(np.expm1(np.minimum(eps_sample, _EXP_SAFE)) / (1.0 + np.exp(u)))
     if np.all(moderate):
         value = direct
     else:
-        in_logs = np.logaddexp(0.0, _log_expm1(eps) - np.logaddexp(0.0, u))
+        in_logs = np.logaddexp(0.0, _log_expm1(eps_sample) - np.logaddexp(0.0, u))
         value = np.where(moderate, direct, in_logs)
     # Drawing every cluster (q = 1) changes nothing: keep ε' = ε exact.
-    value = np.where(np.isneginf(log_odds_out), eps, value)
-    return np.clip(value, 0.0, eps)
+    value = np.where(np.isneginf(log_odds_out), eps_sample, value)
+    return np.clip(value, 0.0, eps_sample)
 
 
 # ---------------------------------------------------------------------------------------
@@ -250,7 +205,7 @@ def _mixture_eps(eps: FloatArray, log_odds_out: FloatArray, exponent: FloatArray
 
 
 def cluster_eps(
-    eps: ArrayLike,
+    eps_sample: ArrayLike,
     clusters_total: ArrayLike,
     clusters_sampled: ArrayLike,
     combined_size: ArrayLike,
@@ -267,7 +222,7 @@ def cluster_eps(
 
     Parameters
     ----------
-    eps : float or array_like
+    eps_sample : float or array_like
         ε of the ε-deletion-DP mechanism run on the sample, finite and > 0.
     clusters_total, clusters_sampled : int or array_like
         ``k`` and ``ℓ``, whole numbers with ``1 ≤ ℓ ≤ k``.
@@ -279,17 +234,16 @@ def cluster_eps(
     float or numpy.ndarray
         ``ε'`` in ``[ln(1 + (ℓ/k)(e^ε − 1)), ε]``; exactly ``ε`` when ``ℓ = k``.
     """
-    scalar = _all_scalar(eps, clusters_total, clusters_sampled, combined_size)
-    e = _check_eps("eps", eps)
+    scalar = all_scalar(eps_sample, clusters_total, clusters_sampled, combined_size)
+    e = check_eps("eps_sample", eps_sample)
     k, ell = _check_design(clusters_total, clusters_sampled)
-    s = _as_float_array("combined_size", combined_size)
-    _require("combined_size", s, np.isfinite(s) & (s >= 0), "a finite number ≥ 0")
-    e, k, ell, s = _broadcast(eps=e, clusters_total=k, clusters_sampled=ell, combined_size=s)
-    return _finish(_mixture_eps(e, _log_odds_out(k, ell), s * e), scalar)
+    s = check_nonnegative("combined_size", combined_size)
+    e, k, ell, s = broadcast(eps_sample=e, clusters_total=k, clusters_sampled=ell, combined_size=s)
+    return finish(_mixture_eps(e, _log_odds_out(k, ell), s * e), scalar)
 
 
 def cluster_eps_bounds(
-    eps: ArrayLike,
+    eps_sample: ArrayLike,
     clusters_total: ArrayLike,
     clusters_sampled: ArrayLike,
     size_i: ArrayLike,
@@ -316,7 +270,7 @@ def cluster_eps_bounds(
 
     Parameters
     ----------
-    eps : float or array_like
+    eps_sample : float or array_like
         ε of the mechanism on the sample, finite and > 0.
     clusters_total, clusters_sampled : int or array_like
         ``k`` and ``ℓ``, whole numbers with ``1 ≤ ℓ ≤ k``.
@@ -335,21 +289,21 @@ def cluster_eps_bounds(
         For a non-positive or non-finite ε, counts that are not whole numbers, ``ℓ > k`` or
         ``size_min > size_max``.
     """
-    scalar = _all_scalar(eps, clusters_total, clusters_sampled, size_i, size_min, size_max)
-    e = _check_eps("eps", eps)
+    scalar = all_scalar(eps_sample, clusters_total, clusters_sampled, size_i, size_min, size_max)
+    e = check_eps("eps_sample", eps_sample)
     k, ell = _check_design(clusters_total, clusters_sampled)
-    ni = _check_count("size_i", size_i, 1)
-    lo = _check_count("size_min", size_min, 1)
-    hi = _check_count("size_max", size_max, 1)
-    lo_b, hi_b = _broadcast(size_min=lo, size_max=hi)
+    ni = check_count("size_i", size_i, 1)
+    lo = check_count("size_min", size_min, 1)
+    hi = check_count("size_max", size_max, 1)
+    lo_b, hi_b = broadcast(size_min=lo, size_max=hi)
     if np.any(lo_b > hi_b):
         bad = int(np.flatnonzero((lo_b > hi_b).reshape(-1))[0])
         raise ValueError(
             "size_min must not exceed size_max; got size_min = "
             f"{lo_b.reshape(-1)[bad]:g} > size_max = {hi_b.reshape(-1)[bad]:g}"
         )
-    e, k, ell, ni, lo, hi = _broadcast(
-        eps=e,
+    e, k, ell, ni, lo, hi = broadcast(
+        eps_sample=e,
         clusters_total=k,
         clusters_sampled=ell,
         size_i=ni,
@@ -359,7 +313,7 @@ def cluster_eps_bounds(
     odds = _log_odds_out(k, ell)
     lower = _mixture_eps(e, odds, (ni + lo) * e)
     upper = np.maximum(_mixture_eps(e, odds, (ni + hi) * e), lower)
-    return EpsBounds(_finish(lower, scalar), _finish(upper, scalar))
+    return EpsBounds(finish(lower, scalar), finish(upper, scalar))
 
 
 def records_fraction(
@@ -371,15 +325,15 @@ def records_fraction(
     drawn cluster is kept with probability ``r`` (``r = 1``: single stage), so each record is
     in the sample with probability ``r·ℓ/k``.
     """
-    scalar = _all_scalar(clusters_total, clusters_sampled, within_rate)
+    scalar = all_scalar(clusters_total, clusters_sampled, within_rate)
     k, ell = _check_design(clusters_total, clusters_sampled)
-    r = _check_probability("within_rate", within_rate, allow_zero=False)
-    k, ell, r = _broadcast(clusters_total=k, clusters_sampled=ell, within_rate=r)
-    return _finish(r * (ell / k), scalar)
+    r = check_interval("within_rate", within_rate, 0.0, 1.0, low_open=True)
+    k, ell, r = broadcast(clusters_total=k, clusters_sampled=ell, within_rate=r)
+    return finish(r * (ell / k), scalar)
 
 
 def srs_eps(
-    eps: ArrayLike,
+    eps_sample: ArrayLike,
     clusters_total: ArrayLike,
     clusters_sampled: ArrayLike,
     within_rate: ArrayLike = 1.0,
@@ -397,15 +351,15 @@ def srs_eps(
     cluster bounds. It is also :func:`cluster_eps` at combined size 0.
     """
     rate = records_fraction(clusters_total, clusters_sampled, within_rate)
-    _check_eps("eps", eps)
-    return amp.eps_target(eps, rate)
+    check_eps("eps_sample", eps_sample)
+    return amp.eps_target(eps_sample, rate)
 
 
 def combined_size_for_eps(
-    eps: ArrayLike,
+    eps_sample: ArrayLike,
     clusters_total: ArrayLike,
     clusters_sampled: ArrayLike,
-    eps_prime: ArrayLike,
+    eps_target: ArrayLike,
 ) -> FloatOrArray:
     """Inverse of :func:`cluster_eps` in ``s``: the combined size at which ε' reaches a level.
 
@@ -417,11 +371,11 @@ def combined_size_for_eps(
     reaches it) and ``inf`` when ``ε' ≥ ε`` (no finite size does). With equal cluster sizes
     ``n``, ``s = 2n``.
     """
-    scalar = _all_scalar(eps, clusters_total, clusters_sampled, eps_prime)
-    e = _check_eps("eps", eps)
+    scalar = all_scalar(eps_sample, clusters_total, clusters_sampled, eps_target)
+    e = check_eps("eps_sample", eps_sample)
     k, ell = _check_design(clusters_total, clusters_sampled)
-    t = _check_eps("eps_prime", eps_prime)
-    e, k, ell, t = _broadcast(eps=e, clusters_total=k, clusters_sampled=ell, eps_prime=t)
+    t = check_eps("eps_target", eps_target)
+    e, k, ell, t = broadcast(eps_sample=e, clusters_total=k, clusters_sampled=ell, eps_target=t)
     below = t < e
     tt = np.where(below, t, e * 0.5)  # placeholder where ε' ≥ ε; replaced below
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -430,7 +384,7 @@ def combined_size_for_eps(
         s = (_log_odds_out(k, ell) - u) / e
     s = np.where(below, np.maximum(s, 0.0), np.inf)
     s = np.where(np.isnan(s), 0.0, s)
-    return _finish(s, scalar)
+    return finish(s, scalar)
 
 
 def _inverse_one(
@@ -497,12 +451,11 @@ def eps_sample_for_target(
     ValueError
         For a non-positive or non-finite ``eps_target``, invalid counts or a negative size.
     """
-    scalar = _all_scalar(eps_target, clusters_total, clusters_sampled, combined_size)
-    t = _check_eps("eps_target", eps_target)
+    scalar = all_scalar(eps_target, clusters_total, clusters_sampled, combined_size)
+    t = check_eps("eps_target", eps_target)
     k, ell = _check_design(clusters_total, clusters_sampled)
-    s = _as_float_array("combined_size", combined_size)
-    _require("combined_size", s, np.isfinite(s) & (s >= 0), "a finite number ≥ 0")
-    t, k, ell, s = _broadcast(eps_target=t, clusters_total=k, clusters_sampled=ell, combined_size=s)
+    s = check_nonnegative("combined_size", combined_size)
+    t, k, ell, s = broadcast(eps_target=t, clusters_total=k, clusters_sampled=ell, combined_size=s)
     odds = _log_odds_out(k, ell)
     srs_inverse = np.asarray(amp.eps_sample(t, ell / k), dtype=np.float64).reshape(t.shape)
     out = np.empty(t.shape, dtype=np.float64)
@@ -510,7 +463,8 @@ def eps_sample_for_target(
         out[idx] = _inverse_one(
             float(t[idx]), float(odds[idx]), float(s[idx]), float(srs_inverse[idx])
         )
-    return _finish(out, scalar)
+    # Sampling never costs privacy: keep ε_sample ≥ ε_target against a last-bit rounding.
+    return finish(np.maximum(out, t), scalar)
 
 
 def eps_sample_bounds_for_target(
@@ -533,11 +487,11 @@ def eps_sample_bounds_for_target(
 
     Equal cluster sizes make the two coincide. Arguments as in :func:`cluster_eps_bounds`.
     """
-    scalar = _all_scalar(eps_target, clusters_total, clusters_sampled, size_i, size_min, size_max)
-    ni = _check_count("size_i", size_i, 1)
-    lo = _check_count("size_min", size_min, 1)
-    hi = _check_count("size_max", size_max, 1)
-    ni, lo, hi = _broadcast(size_i=ni, size_min=lo, size_max=hi)
+    scalar = all_scalar(eps_target, clusters_total, clusters_sampled, size_i, size_min, size_max)
+    ni = check_count("size_i", size_i, 1)
+    lo = check_count("size_min", size_min, 1)
+    hi = check_count("size_max", size_max, 1)
+    ni, lo, hi = broadcast(size_i=ni, size_min=lo, size_max=hi)
     if np.any(lo > hi):
         raise ValueError(
             f"size_min must not exceed size_max; got size_min = {lo.max():g}, "
@@ -547,7 +501,7 @@ def eps_sample_bounds_for_target(
     unsafe = np.asarray(
         eps_sample_for_target(eps_target, clusters_total, clusters_sampled, ni + lo)
     )
-    return EpsBounds(_finish(safe, scalar), _finish(np.maximum(unsafe, safe), scalar))
+    return EpsBounds(finish(safe, scalar), finish(np.maximum(unsafe, safe), scalar))
 
 
 # ---------------------------------------------------------------------------------------
@@ -556,7 +510,7 @@ def eps_sample_bounds_for_target(
 
 
 def two_stage_eps_upper(
-    eps: ArrayLike,
+    eps_sample: ArrayLike,
     clusters_total: ArrayLike,
     clusters_sampled: ArrayLike,
     size_i: ArrayLike,
@@ -584,19 +538,19 @@ def two_stage_eps_upper(
     within-cluster stage still amplifies. ``r = 1`` gives Theorem 5.2. This is an upper bound
     only; no matching lower bound is stated in the paper.
     """
-    scalar = _all_scalar(eps, clusters_total, clusters_sampled, size_i, size_max, within_rate)
-    e = _check_eps("eps", eps)
+    scalar = all_scalar(eps_sample, clusters_total, clusters_sampled, size_i, size_max, within_rate)
+    e = check_eps("eps_sample", eps_sample)
     k, ell = _check_design(clusters_total, clusters_sampled)
-    ni = _check_count("size_i", size_i, 1)
-    hi = _check_count("size_max", size_max, 1)
-    r = _check_probability("within_rate", within_rate, allow_zero=False)
-    e, k, ell, ni, hi, r = _broadcast(
-        eps=e, clusters_total=k, clusters_sampled=ell, size_i=ni, size_max=hi, within_rate=r
+    ni = check_count("size_i", size_i, 1)
+    hi = check_count("size_max", size_max, 1)
+    r = check_interval("within_rate", within_rate, 0.0, 1.0, low_open=True)
+    e, k, ell, ni, hi, r = broadcast(
+        eps_sample=e, clusters_total=k, clusters_sampled=ell, size_i=ni, size_max=hi, within_rate=r
     )
     eps_r = np.asarray(amp.eps_target(e, r), dtype=np.float64).reshape(e.shape)
     # eps_target is exact at r = 1 and returns a tiny positive ε_r otherwise (never 0 for ε > 0).
     eps_r = np.maximum(eps_r, np.finfo(np.float64).tiny)
-    return _finish(_mixture_eps(eps_r, _log_odds_out(k, ell), (ni + hi) * eps_r), scalar)
+    return finish(_mixture_eps(eps_r, _log_odds_out(k, ell), (ni + hi) * eps_r), scalar)
 
 
 def hypothesis_test_bound(
@@ -619,13 +573,12 @@ def hypothesis_test_bound(
     gone. For a counting mechanism and a cluster of ``n_i`` records that all have the counted
     property, the threshold test "output above n_i" has ``ε' = ε n_i``.
     """
-    scalar = _all_scalar(eps_known, test_eps, clusters_total, clusters_sampled)
-    e = _check_eps("eps_known", eps_known)
-    t = _as_float_array("test_eps", test_eps)
-    _require("test_eps", t, np.isfinite(t) & (t >= 0), "a finite number ≥ 0")
+    scalar = all_scalar(eps_known, test_eps, clusters_total, clusters_sampled)
+    e = check_eps("eps_known", eps_known)
+    t = check_nonnegative("test_eps", test_eps)
     k, ell = _check_design(clusters_total, clusters_sampled)
-    e, t, k, ell = _broadcast(eps_known=e, test_eps=t, clusters_total=k, clusters_sampled=ell)
-    return _finish(_mixture_eps(e, _log_odds_out(k, ell), t), scalar)
+    e, t, k, ell = broadcast(eps_known=e, test_eps=t, clusters_total=k, clusters_sampled=ell)
+    return finish(_mixture_eps(e, _log_odds_out(k, ell), t), scalar)
 
 
 # ---------------------------------------------------------------------------------------
@@ -633,7 +586,7 @@ def hypothesis_test_bound(
 # ---------------------------------------------------------------------------------------
 
 
-def inclusion_eps(eps: ArrayLike, inclusion_probability: ArrayLike) -> FloatOrArray:
+def inclusion_eps(eps_sample: ArrayLike, inclusion_probability: ArrayLike) -> FloatOrArray:
     """``ln(1 + a (e^ε − 1))``: the lower bound one record with inclusion probability ``a`` forces.
 
     Bun et al. Proposition 6.1 applied as in §6.1: the mechanism that outputs
@@ -642,44 +595,42 @@ def inclusion_eps(eps: ArrayLike, inclusion_probability: ArrayLike) -> FloatOrAr
     gives ``ε̃ ≥ ln(1 + a_i(e^ε − 1))`` for **any** sampling design (eq. 5). For simple
     random sampling (``a = m/n``) this equals equation (3), which is tight. ``a = 0`` gives 0.
     """
-    scalar = _all_scalar(eps, inclusion_probability)
-    e = _check_eps("eps", eps)
-    a = _check_probability("inclusion_probability", inclusion_probability, allow_zero=True)
-    e, a = _broadcast(eps=e, inclusion_probability=a)
+    scalar = all_scalar(eps_sample, inclusion_probability)
+    e = check_eps("eps_sample", eps_sample)
+    a = check_interval("inclusion_probability", inclusion_probability, 0.0, 1.0)
+    e, a = broadcast(eps_sample=e, inclusion_probability=a)
     out = np.zeros(e.shape, dtype=np.float64)
     pos = a > 0
     if pos.any():
         out[pos] = np.asarray(amp.eps_target(e[pos], a[pos]), dtype=np.float64)
-    return _finish(out, scalar)
+    return finish(out, scalar)
 
 
-def pps_eps_lower(eps: float, inclusion_probabilities: ArrayLike) -> float:
+def pps_eps_lower(eps_sample: float, inclusion_probabilities: ArrayLike) -> float:
     """§6.1: ``ε̃ ≥ max_i ln(1 + a_i (e^ε − 1))`` from the inclusion probabilities ``a_i``.
 
     Bun et al. §6.1 (from Proposition 6.1, eq. 5): the amplification of PPS sampling — and
     of any design — is capped by the largest inclusion probability of any record. Since the
     bound increases with ``a``, it is evaluated at ``max_i a_i``.
     """
-    if np.ndim(eps) != 0:
-        raise ValueError("eps must be a single number here")
-    a = _check_probability("inclusion_probabilities", inclusion_probabilities, allow_zero=True)
+    if np.ndim(eps_sample) != 0:
+        raise ValueError("eps_sample must be a single number here")
+    a = check_interval("inclusion_probabilities", inclusion_probabilities, 0.0, 1.0)
     if a.size == 0:
         raise ValueError("inclusion_probabilities must contain at least one probability")
-    return float(inclusion_eps(eps, float(np.max(a))))
+    return float(inclusion_eps(eps_sample, float(np.max(a))))
 
 
 def _check_size_measures(size_measures: ArrayLike) -> FloatArray:
-    r = _as_float_array("size_measures", size_measures)
-    if r.ndim != 1 or r.size == 0:
-        raise ValueError("size_measures must be a non-empty one-dimensional array")
-    _require("size_measures", r, np.isfinite(r) & (r >= 0), "finite numbers ≥ 0")
+    r = check_vector("size_measures", size_measures)
+    require("size_measures", r, np.isfinite(r) & (r >= 0), "finite numbers ≥ 0")
     if not np.any(r > 0):
         raise ValueError("size_measures must contain at least one positive number")
     return r
 
 
 def _check_sample_size(sample_size: int, positive_units: int) -> int:
-    m = _check_count("sample_size", sample_size, 1)
+    m = check_count("sample_size", sample_size, 1)
     if m > positive_units:
         raise ValueError(
             f"sample_size must not exceed the {positive_units:,} units with a positive size "
@@ -725,14 +676,14 @@ def pps_max_inclusion(size_measures: ArrayLike, sample_size: ArrayLike) -> Float
     """
     r = _check_size_measures(size_measures)
     scalar = np.ndim(sample_size) == 0
-    m = _check_count("sample_size", sample_size, 1)
+    m = check_count("sample_size", sample_size, 1)
     positive = int(np.count_nonzero(r > 0))
     if np.any(m > positive):
         raise ValueError(
             f"sample_size must not exceed the {positive:,} units with a positive size measure; "
             f"got {float(np.max(m)):g}"
         )
-    return _finish(np.minimum(1.0, m * (float(np.max(r)) / float(np.sum(r)))), scalar)
+    return finish(np.minimum(1.0, m * (float(np.max(r)) / float(np.sum(r)))), scalar)
 
 
 def _other_extremes(values: FloatArray, counts: FloatArray) -> tuple[FloatArray, FloatArray]:
@@ -745,7 +696,9 @@ def _other_extremes(values: FloatArray, counts: FloatArray) -> tuple[FloatArray,
     return n_min, n_max
 
 
-def systematic_eps_bounds(eps: ArrayLike, population_size: int, interval: ArrayLike) -> EpsBounds:
+def systematic_eps_bounds(
+    eps_sample: ArrayLike, population_size: int, interval: ArrayLike
+) -> EpsBounds:
     """§6.3: systematic sampling of an ordering known to the attacker, as cluster sampling.
 
     Every ``interval``-th record (interval ``k``) from a random start among the first ``k``
@@ -761,17 +714,17 @@ def systematic_eps_bounds(eps: ArrayLike, population_size: int, interval: ArrayL
 
     The sample holds about ``N/k`` records, so these bounds are essentially ε unless the
     sample is tiny. If the order is random and secret, systematic sampling *is* simple random
-    sampling: compare with ``srs_eps(eps, k, 1)``.
+    sampling: compare with ``srs_eps(eps_sample, k, 1)``.
     """
-    scalar = _all_scalar(eps, interval)
-    n = float(_check_count("population_size", population_size, 2))
-    e = _check_eps("eps", eps)
-    k = _check_count("interval", interval, 2)
+    scalar = all_scalar(eps_sample, interval)
+    n = float(check_count("population_size", population_size, 2))
+    e = check_eps("eps_sample", eps_sample)
+    k = check_count("interval", interval, 2)
     if np.any(k > n):
         raise ValueError(
             f"interval must not exceed population_size; got {float(np.max(k)):g} > {n:g}"
         )
-    e, k = _broadcast(eps=e, interval=k)
+    e, k = broadcast(eps_sample=e, interval=k)
     f = np.floor(n / k)
     rem = n - f * k
     s_lower = 2.0 * f + (rem >= 1)
@@ -779,7 +732,7 @@ def systematic_eps_bounds(eps: ArrayLike, population_size: int, interval: ArrayL
     odds = _log_odds_out(k, np.ones_like(k))
     lower = _mixture_eps(e, odds, s_lower * e)
     upper = np.maximum(_mixture_eps(e, odds, s_upper * e), lower)
-    return EpsBounds(_finish(lower, scalar), _finish(upper, scalar))
+    return EpsBounds(finish(lower, scalar), finish(upper, scalar))
 
 
 # ---------------------------------------------------------------------------------------
@@ -801,7 +754,7 @@ def cluster_sizes(labels: ArrayLike) -> ClusterSizes:
 
 
 def per_cluster_bounds(
-    eps: float,
+    eps_sample: float,
     sizes: ArrayLike,
     clusters_sampled: int,
     labels: ArrayLike | None = None,
@@ -810,7 +763,7 @@ def per_cluster_bounds(
 
     Parameters
     ----------
-    eps : float
+    eps_sample : float
         ε of the ε-deletion-DP mechanism on the sample.
     sizes : array_like of int
         Records in each of the ``k ≥ 2`` clusters.
@@ -829,20 +782,20 @@ def per_cluster_bounds(
         probability proportional to size, §6.2) and ``pps lower`` (the §6.1 bound
         ``ln(1 + a_i(e^ε − 1))`` for a record of that cluster).
     """
-    if np.ndim(eps) != 0:
-        raise ValueError("eps must be a single number here")
-    s = _check_count("sizes", sizes, 1)
+    if np.ndim(eps_sample) != 0:
+        raise ValueError("eps_sample must be a single number here")
+    s = check_count("sizes", sizes, 1)
     if s.ndim != 1 or s.size < 2:
         raise ValueError("sizes must list at least two clusters")
     k = s.size
-    ell = _check_count("clusters_sampled", clusters_sampled, 1)
+    ell = check_count("clusters_sampled", clusters_sampled, 1)
     if ell > k:
         raise ValueError(f"clusters_sampled must not exceed the {k:,} clusters; got {ell:g}")
     values, counts = np.unique(s, return_counts=True)
     n_min_c, n_max_c = _other_extremes(values, counts.astype(np.float64))
     idx = np.searchsorted(values, s)
     n_min, n_max = n_min_c[idx], n_max_c[idx]
-    lower_c, upper_c = cluster_eps_bounds(eps, k, ell, values, n_min_c, n_max_c)
+    lower_c, upper_c = cluster_eps_bounds(eps_sample, k, ell, values, n_min_c, n_max_c)
     a = pps_inclusion_probabilities(s, int(ell))
     names = np.arange(k) if labels is None else np.asarray(labels)
     if names.shape != (k,):
@@ -855,9 +808,9 @@ def per_cluster_bounds(
             "largest other": n_max.astype(np.int64),
             "lower": np.asarray(lower_c)[idx],
             "upper": np.asarray(upper_c)[idx],
-            "srs": srs_eps(eps, k, ell),
+            "srs": srs_eps(eps_sample, k, ell),
             "pps inclusion": a,
-            "pps lower": inclusion_eps(eps, a),
+            "pps lower": inclusion_eps(eps_sample, a),
         }
     )
 
@@ -871,7 +824,7 @@ def _log_binom(n: FloatArray | float, j: FloatArray | float) -> FloatArray:
     return gammaln(n + 1.0) - gammaln(j + 1.0) - gammaln(n - j + 1.0)
 
 
-def _log_esp(eps: float, m: int, values: FloatArray, counts: FloatArray) -> float:
+def _log_esp(eps_sample: float, m: int, values: FloatArray, counts: FloatArray) -> float:
     """``log Σ_{|J| = m} e^{−ε Σ_{j∈J} n_j}`` over ``m``-subsets of the other clusters.
 
     The clusters come in at most two size classes (``values`` with ``counts``); the sum runs
@@ -880,15 +833,15 @@ def _log_esp(eps: float, m: int, values: FloatArray, counts: FloatArray) -> floa
     if m == 0:
         return 0.0
     if values.size == 1:
-        return float(_log_binom(counts[0], float(m)) - eps * m * values[0])
+        return float(_log_binom(counts[0], float(m)) - eps_sample * m * values[0])
     (a, b), (ca, cb) = values, counts
     j = np.arange(max(0, m - int(cb)), min(int(ca), m) + 1, dtype=np.float64)
-    terms = _log_binom(ca, j) + _log_binom(cb, m - j) - eps * (j * a + (m - j) * b)
+    terms = _log_binom(ca, j) + _log_binom(cb, m - j) - eps_sample * (j * a + (m - j) * b)
     return float(logsumexp(terms))
 
 
 def witness_eps(
-    eps: float,
+    eps_sample: float,
     clusters_sampled: int,
     size_i: int,
     other_sizes: Sequence[int],
@@ -918,10 +871,10 @@ def witness_eps(
     evaluated with ``gammaln`` and ``logsumexp`` so that ``k = 10⁶``, sizes ``10⁵`` and
     ``ε = 1000`` do not overflow.
     """
-    e = float(_check_eps("eps", eps))
-    ni = float(_check_count("size_i", size_i, 1))
-    sizes = _check_count("other_sizes", other_sizes, 1).reshape(-1)
-    counts = _check_count("other_counts", other_counts, 0).reshape(-1)
+    e = float(check_eps("eps_sample", eps_sample))
+    ni = float(check_count("size_i", size_i, 1))
+    sizes = check_count("other_sizes", other_sizes, 1).reshape(-1)
+    counts = check_count("other_counts", other_counts, 0).reshape(-1)
     if sizes.size != counts.size or not 1 <= sizes.size <= 2:
         raise ValueError("other_sizes and other_counts must be one or two aligned entries")
     keep = counts > 0
@@ -933,7 +886,7 @@ def witness_eps(
     order = np.argsort(sizes)
     sizes, counts = sizes[order], counts[order]
     k = 1 + int(counts.sum())
-    ell = int(_check_count("clusters_sampled", clusters_sampled, 1))
+    ell = int(check_count("clusters_sampled", clusters_sampled, 1))
     if ell > k:
         raise ValueError(f"clusters_sampled must not exceed the {k:,} clusters; got {ell:,}")
     if ell == k:

@@ -46,6 +46,7 @@ from numpy.typing import ArrayLike, NDArray
 from core import amplification as amp
 from core import clusters as cl
 from core import strata as st
+from core._validation import check_rate
 
 if TYPE_CHECKING:
     from core.populations import Population
@@ -61,16 +62,6 @@ __all__ = [
 FloatArray: TypeAlias = NDArray[np.float64]
 IntArray: TypeAlias = NDArray[np.int64]
 FloatOrArray: TypeAlias = float | FloatArray
-
-
-def _check_rate(rate: object) -> float:
-    try:
-        r = float(rate)  # type: ignore[arg-type]
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"rate must be a number in (0, 1]; got {rate!r}") from exc
-    if not 0.0 < r <= 1.0:
-        raise ValueError(f"rate must lie in (0, 1]; got {rate!r}")
-    return r
 
 
 def _check_count(name: str, value: object, minimum: int) -> int:
@@ -192,7 +183,7 @@ class SimpleRandomSampling(_IndividualSampling):
     @classmethod
     def from_rate(cls, rate: float, population_size: int) -> SimpleRandomSampling:
         """The design with ``n = max(1, round(rate N))``, as the simulations use."""
-        r = _check_rate(rate)
+        r = float(check_rate("rate", rate))
         N = _check_count("population_size", population_size, 1)
         return cls(int(min(N, max(1, round(r * N)))), N)
 
@@ -232,7 +223,7 @@ class PoissonSampling(_IndividualSampling):
     label = "Poisson sampling"
 
     def __init__(self, rate: float) -> None:
-        self.rate = _check_rate(rate)
+        self.rate = float(check_rate("rate", rate))
 
     def draw(self, population: Population, rng: np.random.Generator) -> IntArray:
         """Row indices of the records whose uniform draw fell below ``rate``, ascending."""
@@ -270,7 +261,7 @@ class ProportionalStratified(Design):
     label = "proportional stratified sampling with randomised rounding"
 
     def __init__(self, rate: float) -> None:
-        self.rate = _check_rate(rate)
+        self.rate = float(check_rate("rate", rate))
 
     def eps_target(self, eps_sample: ArrayLike) -> FloatOrArray:
         """Bun et al. Theorems 4.3/7.2 (see the class docstring)."""

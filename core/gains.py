@@ -28,9 +28,22 @@ from typing import Literal, NamedTuple, TypeAlias
 
 import numpy as np
 import pandas as pd
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 from core import amplification as amp
+from core._validation import (
+    FloatArray,
+    FloatOrArray,
+    check_bounds,
+    check_delta_open,
+    check_eps_list,
+    check_rate_list,
+    check_seed,
+    check_whole,
+    finite_scalar,
+    values_in_bounds,
+)
+from core.amplification import sample_size
 from core.mechanisms import Mechanism, SmoothLaplaceMedian
 
 __all__ = [
@@ -50,8 +63,6 @@ __all__ = [
     "verdict_text",
 ]
 
-FloatArray: TypeAlias = NDArray[np.float64]
-FloatOrArray: TypeAlias = float | FloatArray
 Estimator: TypeAlias = Literal["exact_noise_variance", "drawn_noise"]
 ProgressCallback: TypeAlias = Callable[[float, str], object]
 
@@ -70,102 +81,6 @@ _CHUNK_ELEMENTS = 2_000_000
 # ---------------------------------------------------------------------------------------
 # Validation helpers
 # ---------------------------------------------------------------------------------------
-
-
-def _finite_scalar(name: str, value: object) -> float:
-    try:
-        x = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a number; got {value!r}") from exc
-    if not math.isfinite(x):
-        raise ValueError(f"{name} must be finite; got {value!r}")
-    return x
-
-
-def _check_bounds(lower: object, upper: object) -> tuple[float, float]:
-    lo = _finite_scalar("lower", lower)
-    hi = _finite_scalar("upper", upper)
-    if not lo < hi:
-        raise ValueError(f"lower must be < upper; got lower={lo!r}, upper={hi!r}")
-    return lo, hi
-
-
-def _check_values(values: ArrayLike, lower: float, upper: float) -> FloatArray:
-    """1-d, finite, non-empty, inside the public bounds; returned sorted (a copy)."""
-    try:
-        arr = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError("values must be an array of numbers") from exc
-    if arr.ndim != 1:
-        raise ValueError(f"values must be one-dimensional; got shape {arr.shape}")
-    if arr.size == 0:
-        raise ValueError("values must not be empty")
-    if not np.isfinite(arr).all():
-        raise ValueError("values must all be finite (no NaN or infinity)")
-    out = np.sort(arr)
-    if out[0] < lower or out[-1] > upper:
-        raise ValueError(
-            f"values must lie inside the public bounds [{lower!r}, {upper!r}]; "
-            f"found values in [{float(out[0])!r}, {float(out[-1])!r}]"
-        )
-    return out
-
-
-def _check_eps_list(name: str, eps_values: ArrayLike) -> FloatArray:
-    arr = np.atleast_1d(np.asarray(eps_values, dtype=np.float64))
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"{name} must be a non-empty list of privacy parameters")
-    if not (np.isfinite(arr) & (arr > 0)).all():
-        raise ValueError(f"{name} must all be finite and > 0; got {arr.tolist()!r}")
-    return np.unique(arr)
-
-
-def _check_rate_list(rates: ArrayLike) -> FloatArray:
-    arr = np.atleast_1d(np.asarray(rates, dtype=np.float64))
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError("rates must be a non-empty list of sampling rates in (0, 1]")
-    if not ((arr > 0) & (arr <= 1)).all():
-        raise ValueError(f"rates must all lie in (0, 1]; got {arr.tolist()!r}")
-    return np.unique(arr)
-
-
-def _check_reps(reps: object, minimum: int = 2) -> int:
-    if isinstance(reps, bool) or not isinstance(reps, int | np.integer):
-        raise ValueError(f"reps must be an integer >= {minimum}; got {reps!r}")
-    if reps < minimum:
-        raise ValueError(f"reps must be >= {minimum}; got {reps!r}")
-    return int(reps)
-
-
-def _check_delta(name: str, delta: object) -> float:
-    d = _finite_scalar(name, delta)
-    if not 0 < d < 1:
-        raise ValueError(f"{name} must lie in (0, 1); got {delta!r}")
-    return d
-
-
-def _check_seed(seed: object) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
-    return int(seed)
-
-
-def sample_size(rate: float, N: int) -> int:
-    """Sample size ``n = round(rate * N)``, at least 1, used for a sampling rate.
-
-    Parameters
-    ----------
-    rate : float
-        Sampling rate in (0, 1].
-    N : int
-        Population size.
-
-    Returns
-    -------
-    int
-        ``max(1, round(rate * N))`` (at most ``N``).
-    """
-    return int(min(N, max(1, round(rate * N))))
 
 
 def draw_sorted_samples(
@@ -231,7 +146,7 @@ def mean_variance_population(
     float or ndarray
         ``V_N``, broadcast over ``eps_target``.
     """
-    lo, hi = _check_bounds(lower, upper)
+    lo, hi = check_bounds(lower, upper)
     if N < 1:
         raise ValueError(f"N must be >= 1; got {N!r}")
     eps = np.asarray(eps_target, dtype=np.float64)
@@ -288,10 +203,10 @@ def mean_variance_sample(
         ``V_n``, broadcast over ``eps_target`` and ``n``.  At ``n = N`` it equals
         :func:`mean_variance_population`.
     """
-    lo, hi = _check_bounds(lower, upper)
+    lo, hi = check_bounds(lower, upper)
     if N < 1:
         raise ValueError(f"N must be >= 1; got {N!r}")
-    s2 = _finite_scalar("S2_N", S2_N)
+    s2 = finite_scalar("S2_N", S2_N)
     if s2 < 0:
         raise ValueError(f"S2_N must be >= 0; got {S2_N!r}")
     nn = np.asarray(n, dtype=np.float64)
@@ -380,15 +295,15 @@ def mean_gain_table(
         :func:`core.amplification.noise_variance_gap`, so it is <= 0 even where ``r``
         rounds to 1.
     """
-    lo, hi = _check_bounds(lower, upper)
-    pop = _check_values(values, lo, hi)
-    eps = _check_eps_list("eps_targets", eps_targets)
-    rr = _check_rate_list(rates)
+    lo, hi = check_bounds(lower, upper)
+    pop = values_in_bounds(values, lo, hi)
+    eps = check_eps_list("eps_targets", eps_targets)
+    rr = check_rate_list("rates", rates)
     N = pop.size
     s2 = float(np.var(pop, ddof=1)) if N > 1 else 0.0
     R = hi - lo
 
-    n = np.array([sample_size(r, N) for r in rr], dtype=np.float64)
+    n = np.array([sample_size(N, r) for r in rr], dtype=np.float64)
     E, Nn = np.meshgrid(eps, n, indexing="ij")
     _, RR = np.meshgrid(eps, rr, indexing="ij")
     sampling, noise, eps_s = _mean_parts(E, Nn, N, s2, R)
@@ -446,7 +361,7 @@ def best_rate_mean(
     float
         The minimising rate (1.0).
     """
-    rr = np.append(_check_rate_list(rates), 1.0)
+    rr = np.append(check_rate_list("rates", rates), 1.0)
     table = mean_gain_table(values, lower, upper, [eps_target], rr)
     # Minimising V_n is maximising gain = V_N / V_n - 1, which mean_gain_table computes
     # without cancellation; the population has gain 0 and wins ties.
@@ -492,16 +407,16 @@ def simulate_mean_release(
         Empirical variance (divisor ``reps - 1``) of the ``reps`` releases; its
         expectation is ``V_n`` of :func:`mean_variance_sample`.
     """
-    lo, hi = _check_bounds(lower, upper)
-    pop = _check_values(values, lo, hi)
-    eps = _finite_scalar("eps_target", eps_target)
+    lo, hi = check_bounds(lower, upper)
+    pop = values_in_bounds(values, lo, hi)
+    eps = finite_scalar("eps_target", eps_target)
     if eps <= 0:
         raise ValueError(f"eps_target must be > 0; got {eps_target!r}")
     N = pop.size
     if isinstance(n, bool) or not isinstance(n, int | np.integer) or not 1 <= n <= N:
         raise ValueError(f"n must be an integer with 1 <= n <= N = {N}; got {n!r}")
-    reps = _check_reps(reps)
-    rng = np.random.Generator(np.random.PCG64(_check_seed(seed)))
+    reps = check_whole("reps", reps, 2, 2**31)
+    rng = np.random.Generator(np.random.PCG64(check_seed(seed)))
     eps_s = float(amp.eps_sample(eps, n / N))
     means = np.empty(reps)
     for r in range(reps):
@@ -730,13 +645,13 @@ def median_gain_experiment(
         :class:`core.mechanisms.Mechanism` (or states no noise variance for the exact
         estimator).
     """
-    lo, hi = _check_bounds(lower, upper)
-    pop = _check_values(values, lo, hi)
-    eps = _check_eps_list("eps_targets", eps_targets)
-    rr = _check_rate_list(rates)
+    lo, hi = check_bounds(lower, upper)
+    pop = values_in_bounds(values, lo, hi)
+    eps = check_eps_list("eps_targets", eps_targets)
+    rr = check_rate_list("rates", rates)
     sample_rates = rr[rr < 1.0]
-    T = _check_reps(reps)
-    seed = _check_seed(seed)
+    T = check_whole("reps", reps, 2, 2**31)
+    seed = check_seed(seed)
     if estimator not in _ESTIMATORS:
         raise ValueError(f"estimator must be one of {_ESTIMATORS}; got {estimator!r}")
     if progress is not None and not callable(progress):
@@ -745,7 +660,9 @@ def median_gain_experiment(
     if not isinstance(mech, Mechanism) or not mech.additive:
         raise ValueError(f"mechanism must be an additive core.mechanisms.Mechanism; got {mech!r}")
     N = pop.size
-    delta = 1.0 / (2.0 * N) if delta_target is None else _check_delta("delta_target", delta_target)
+    delta = (
+        1.0 / (2.0 * N) if delta_target is None else check_delta_open("delta_target", delta_target)
+    )
     exact = estimator == "exact_noise_variance"
     if exact and mech.unit_noise_variance is None:
         raise ValueError(f"{mech!r} states no exact noise variance; use estimator='drawn_noise'")
@@ -776,7 +693,7 @@ def median_gain_experiment(
         progress(1.0 / steps, "population")
 
     for k, rate in enumerate(sample_rates):
-        n = sample_size(float(rate), N)
+        n = sample_size(N, float(rate))
         realised = n / N
         eps_s = np.atleast_1d(np.asarray(amp.eps_sample(eps, realised), dtype=np.float64))
         delta_s = min(delta / realised, DELTA_SAMPLE_CAP) if amplify_delta else delta

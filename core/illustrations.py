@@ -20,17 +20,17 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from core import sensitivity as sens
-from core.gains import (
-    _check_bounds,
-    _check_delta,
-    _check_eps_list,
-    _check_rate_list,
-    _check_reps,
-    _check_seed,
-    _check_values,
-    draw_sorted_samples,
-    sample_size,
+from core._validation import (
+    check_bounds,
+    check_delta_open,
+    check_eps_list,
+    check_rate_list,
+    check_seed,
+    check_whole,
+    values_in_bounds,
 )
+from core.amplification import sample_size
+from core.gains import draw_sorted_samples
 from core.mechanisms import GlobalLaplaceMedian, LaplaceMean, Mechanism, SmoothLaplaceMedian
 
 __all__ = ["privatized_means", "privatized_medians", "sample_medians"]
@@ -39,7 +39,7 @@ _CHUNK_ELEMENTS = 2_000_000
 
 
 def _rng(seed: int) -> np.random.Generator:
-    return np.random.Generator(np.random.PCG64(_check_seed(seed)))
+    return np.random.Generator(np.random.PCG64(check_seed(seed)))
 
 
 def _long_frame(eps: np.ndarray, reps: int, releases: np.ndarray) -> pd.DataFrame:
@@ -116,10 +116,10 @@ def privatized_means(
     pandas.DataFrame
         Columns ``eps, rep, release``; the true mean is ``np.mean(values)``.
     """
-    lo, hi = _check_bounds(lower, upper)
-    pop = _check_values(values, lo, hi)
-    eps = _check_eps_list("eps_values", eps_values)
-    T = _check_reps(reps)
+    lo, hi = check_bounds(lower, upper)
+    pop = values_in_bounds(values, lo, hi)
+    eps = check_eps_list("eps_values", eps_values)
+    T = check_whole("reps", reps, 2, 2**31)
     rng = _rng(seed)
     mech = LaplaceMean() if mechanism is None else mechanism
     releases, _ = _population_releases(mech, pop, lo, hi, eps, 1.0 / (2.0 * pop.size), T, rng)
@@ -177,12 +177,12 @@ def privatized_medians(
     """
     if sensitivity not in ("global", "smooth"):
         raise ValueError(f"sensitivity must be 'global' or 'smooth'; got {sensitivity!r}")
-    lo, hi = _check_bounds(lower, upper)
-    pop = _check_values(values, lo, hi)
-    eps = _check_eps_list("eps_values", eps_values)
-    T = _check_reps(reps)
+    lo, hi = check_bounds(lower, upper)
+    pop = values_in_bounds(values, lo, hi)
+    eps = check_eps_list("eps_values", eps_values)
+    T = check_whole("reps", reps, 2, 2**31)
     N = pop.size
-    delta = 1.0 / (2.0 * N) if delta is None else _check_delta("delta", delta)
+    delta = 1.0 / (2.0 * N) if delta is None else check_delta_open("delta", delta)
     rng = _rng(seed)
     if mechanism is not None:
         mech = mechanism
@@ -232,13 +232,13 @@ def sample_medians(
     if arr.ndim != 1 or arr.size == 0 or not np.isfinite(arr).all():
         raise ValueError("values must be a non-empty 1-d array of finite numbers")
     pop = np.sort(arr)
-    rr = _check_rate_list(rates)
-    T = _check_reps(reps)
+    rr = check_rate_list("rates", rates)
+    T = check_whole("reps", reps, 2, 2**31)
     rng = _rng(seed)
     N = pop.size
     parts = []
     for rate in rr:
-        n = sample_size(float(rate), N)
+        n = sample_size(N, float(rate))
         m_idx = sens.median_rank(n) - 1
         med = np.empty(T)
         chunk = max(1, min(T, _CHUNK_ELEMENTS // n))

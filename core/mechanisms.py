@@ -41,7 +41,6 @@ google's ``dp_accounting`` package (``pld/privacy_loss_mechanism.py``, ``dp_even
 
 from __future__ import annotations
 
-import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import ClassVar, TypeAlias
@@ -50,6 +49,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from core import sensitivity as sens
+from core._validation import check_bounds, check_delta_open
 
 __all__ = [
     "MECHANISMS",
@@ -114,16 +114,6 @@ def _check_batch(samples: ArrayLike, lower: float, upper: float) -> FloatArray:
     return arr
 
 
-def _check_bounds(lower: object, upper: object) -> tuple[float, float]:
-    try:
-        lo, hi = float(lower), float(upper)  # type: ignore[arg-type]
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"lower and upper must be numbers; got {lower!r}, {upper!r}") from exc
-    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
-        raise ValueError(f"need finite bounds with lower < upper; got lower={lo!r}, upper={hi!r}")
-    return lo, hi
-
-
 def _check_eps_rows(eps_sample: ArrayLike, rows: int) -> FloatArray:
     """``eps_sample`` as one value per row (a scalar is repeated)."""
     eps = np.asarray(eps_sample, dtype=np.float64)
@@ -134,16 +124,6 @@ def _check_eps_rows(eps_sample: ArrayLike, rows: int) -> FloatArray:
     if not (np.isfinite(eps) & (eps > 0)).all():
         raise ValueError(f"eps_sample must be finite and > 0; got {eps_sample!r}")
     return np.broadcast_to(eps, (rows,))
-
-
-def _check_delta(delta_sample: object) -> float:
-    try:
-        d = float(delta_sample)  # type: ignore[arg-type]
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"delta_sample must be a number; got {delta_sample!r}") from exc
-    if not 0.0 < d < 1.0:
-        raise ValueError(f"delta_sample must lie in (0, 1); got {delta_sample!r}")
-    return d
 
 
 class Mechanism(ABC):
@@ -245,10 +225,10 @@ class Mechanism(ABC):
         ValueError
             For a malformed batch, bounds, budget or delta.
         """
-        lo, hi = _check_bounds(lower, upper)
+        lo, hi = check_bounds(lower, upper)
         batch = _check_batch(samples, lo, hi)
         eps = _check_eps_rows(eps_sample, batch.shape[0])
-        delta = _check_delta(delta_sample)
+        delta = check_delta_open("delta_sample", delta_sample)
         if not isinstance(rng, np.random.Generator):
             raise ValueError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
         stat = self.statistic(batch)

@@ -83,10 +83,19 @@ is used (exact, slower).
 from __future__ import annotations
 
 import math
-from typing import TypeAlias
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
+
+from core._validation import (
+    FloatArray,
+    check_bounds,
+    check_delta_open,
+    check_vector,
+    describe_bad,
+    finite_scalar,
+    require,
+)
 
 try:  # numba is optional: without it the numpy fallback below is used.
     import numba as _numba
@@ -107,7 +116,6 @@ __all__ = [
     "warm_up",
 ]
 
-FloatArray: TypeAlias = NDArray[np.float64]
 
 HAVE_NUMBA: bool = _numba is not None
 
@@ -133,54 +141,10 @@ def _njit(func):
 # ---------------------------------------------------------------------------------------
 
 
-def _check_scalar(name: str, value: object) -> float:
-    try:
-        x = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a number; got {value!r}") from exc
-    return x
-
-
 def _check_eps_delta(eps: float, delta: float) -> tuple[float, float]:
-    e = _check_scalar("eps", eps)
-    d = _check_scalar("delta", delta)
-    if not (math.isfinite(e) and e > 0):
-        raise ValueError(f"eps must be a finite number > 0; got {eps!r}")
-    if not (0 < d < 1):
-        raise ValueError(f"delta must be in the open interval (0, 1); got {delta!r}")
-    return e, d
-
-
-def _check_bounds(lower: float, upper: float) -> tuple[float, float]:
-    lo = _check_scalar("lower", lower)
-    hi = _check_scalar("upper", upper)
-    if not (math.isfinite(lo) and math.isfinite(hi)):
-        raise ValueError(f"lower and upper must be finite; got lower={lower!r}, upper={upper!r}")
-    if not lo < hi:
-        raise ValueError(f"lower must be < upper; got lower={lower!r}, upper={upper!r}")
-    if not math.isfinite(hi - lo):
-        raise ValueError(f"upper - lower overflows; got lower={lower!r}, upper={upper!r}")
-    return lo, hi
-
-
-def _as_values(values: ArrayLike, name: str = "values") -> FloatArray:
-    try:
-        arr = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be numbers; got {type(values).__name__}") from exc
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional; got shape {arr.shape}")
-    if arr.size == 0:
-        raise ValueError(f"{name} is empty: at least one value is needed")
-    return arr
-
-
-def _describe(arr: FloatArray, bad: NDArray[np.bool_]) -> str:
-    flat = np.flatnonzero(bad.reshape(-1))
-    idx = np.unravel_index(flat[0], arr.shape)
-    where = int(idx[0]) if len(idx) == 1 else tuple(int(i) for i in idx)
-    more = f" ({flat.size} of {arr.size} values)" if flat.size > 1 else ""
-    return f"{float(arr.reshape(-1)[flat[0]])!r} at index {where}{more}"
+    e = finite_scalar("eps", eps)
+    require("eps", np.asarray(e), e > 0, "a finite number > 0")
+    return e, check_delta_open("delta", delta)
 
 
 def _check_data(
@@ -209,12 +173,12 @@ def _check_data(
     if report is not None:  # e.g. the caller's unsorted values, for indices in the message
         arr = report
     if not np.isfinite(arr).all():
-        raise ValueError(f"{name} must be finite; got {_describe(arr, ~np.isfinite(arr))}")
+        raise ValueError(f"{name} must be finite; {describe_bad(arr, ~np.isfinite(arr))}")
     outside = (arr < lower) | (arr > upper)
     if outside.any():
         raise ValueError(
             f"{name} must lie inside the public bounds [lower, upper] = [{lower!r}, {upper!r}]; "
-            f"got {_describe(arr, outside)}. Clip the data to the bounds or widen them."
+            f"{describe_bad(arr, outside)}. Clip the data to the bounds or widen them."
         )
     if sorted_ and arr.shape[-1] > 1:
         descending = np.zeros(arr.shape, dtype=bool)
@@ -222,7 +186,7 @@ def _check_data(
         if descending.any():
             raise ValueError(
                 f"{name} must be sorted in non-decreasing order (assume_sorted / *_sorted input); "
-                f"a value drops below its predecessor: {_describe(arr, descending)}"
+                f"a value drops below its predecessor: {describe_bad(arr, descending)}"
             )
 
 
@@ -283,9 +247,9 @@ def median_of_sorted(values: ArrayLike) -> float:
         ``values[m - 1]``.  For odd ``n`` the usual median; for even ``n`` the lower of the two
         middle values (not their average), matching :func:`smooth_sensitivity_median`.
     """
-    arr = _as_values(values)
+    arr = check_vector("values", values)
     if not np.isfinite(arr).all():
-        raise ValueError(f"values must be finite; got {_describe(arr, ~np.isfinite(arr))}")
+        raise ValueError(f"values must be finite; {describe_bad(arr, ~np.isfinite(arr))}")
     if arr.size > 1 and (arr[1:] < arr[:-1]).any():
         raise ValueError("values must be sorted in non-decreasing order")
     return float(arr[median_rank(arr.size) - 1])
@@ -319,7 +283,7 @@ def global_sensitivity_mean(n: int, lower: float, upper: float) -> float:
     Hu et al., Section 2.2: changing one record from one bound to the other moves the mean
     by ``R / n`` with ``R = upper - lower``.
     """
-    lo, hi = _check_bounds(lower, upper)
+    lo, hi = check_bounds(lower, upper)
     if isinstance(n, bool) or int(n) != n or int(n) < 1:
         raise ValueError(f"n must be an integer >= 1; got {n!r}")
     return (hi - lo) / int(n)
@@ -331,7 +295,7 @@ def global_sensitivity_median(lower: float, upper: float) -> float:
     Worst case: half the records (including the median) at ``lower``, the rest at
     ``upper``; moving one low record to ``upper`` moves the median across the whole range.
     """
-    lo, hi = _check_bounds(lower, upper)
+    lo, hi = check_bounds(lower, upper)
     return hi - lo
 
 
@@ -349,8 +313,8 @@ def local_sensitivity_mean(values: ArrayLike, lower: float, upper: float) -> flo
     lower, upper : float
         Public bounds, ``lower < upper``.
     """
-    lo, hi = _check_bounds(lower, upper)
-    arr = _as_values(values)
+    lo, hi = check_bounds(lower, upper)
+    arr = check_vector("values", values)
     _check_data(arr, lo, hi, sorted_=False, name="values")
     return max(hi - float(arr.min()), float(arr.max()) - lo) / arr.size
 
@@ -373,8 +337,8 @@ def local_sensitivity_median(
     assume_sorted : bool, optional
         Skip sorting (sortedness is still checked).
     """
-    lo, hi = _check_bounds(lower, upper)
-    arr = _as_values(values)
+    lo, hi = check_bounds(lower, upper)
+    arr = check_vector("values", values)
     _check_data(arr, lo, hi, sorted_=assume_sorted, name="values")
     y = arr if assume_sorted else np.sort(arr)
     n = y.size
@@ -729,8 +693,8 @@ def smooth_sensitivity_median(
         ``assume_sorted=True``, ``lower >= upper``, ``eps <= 0`` or ``delta`` not in (0, 1).
     """
     beta = smooth_beta(eps, delta)
-    lo, hi = _check_bounds(lower, upper)
-    arr = _as_values(values)
+    lo, hi = check_bounds(lower, upper)
+    arr = check_vector("values", values)
     # C-contiguous and writeable: one compiled specialisation serves every call.
     y = np.require(arr if assume_sorted else np.sort(arr), np.float64, ["C", "W"])
     _check_data(y, lo, hi, sorted_=assume_sorted, name="values", report=arr)
@@ -768,7 +732,7 @@ def smooth_sensitivity_median_batch(
     ndarray, shape (reps,)
         ``S`` of every row, equal to :func:`smooth_sensitivity_median` on that row.
     """
-    lo, hi = _check_bounds(lower, upper)
+    lo, hi = check_bounds(lower, upper)
     try:
         samples = np.asarray(samples_sorted, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -813,10 +777,10 @@ def _batch_betas(eps: float | ArrayLike, delta: float | ArrayLike, reps: int) ->
     e, d = result
     bad_e = ~(np.isfinite(e) & (e > 0))
     if bad_e.any():
-        raise ValueError(f"eps must be finite and > 0; got {_describe(e, bad_e)}")
+        raise ValueError(f"eps must be a finite number > 0; {describe_bad(e, bad_e)}")
     bad_d = ~((d > 0) & (d < 1))
     if bad_d.any():
-        raise ValueError(f"delta must be in the open interval (0, 1); got {_describe(d, bad_d)}")
+        raise ValueError(f"delta must be in the interval (0, 1); {describe_bad(d, bad_d)}")
     return np.ascontiguousarray(e / (2.0 * (np.log(2.0) - np.log(d))))
 
 

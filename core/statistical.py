@@ -63,6 +63,19 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import signal, special
 from scipy.stats import binom
 
+from core._validation import (
+    FloatArray,
+    FloatOrArray,
+    check_choice,
+    check_interval,
+    check_nonnegative,
+    check_whole,
+    finish,
+    finite_scalar,
+    require,
+)
+from core.amplification import sample_size
+
 __all__ = [
     "MAX_N",
     "MIN_NOISE_MULTIPLIER",
@@ -89,8 +102,6 @@ __all__ = [
     "utility_loss_subsampling",
 ]
 
-FloatArray: TypeAlias = NDArray[np.float64]
-FloatOrArray: TypeAlias = float | FloatArray
 Mechanism: TypeAlias = Literal["none", "subsampling", "gaussian", "laplace"]
 Noise: TypeAlias = Literal["gaussian", "laplace"]
 
@@ -115,78 +126,49 @@ _NEWTON_STEPS = 80
 # ---------------------------------------------------------------------------------------
 
 
-def _check_int(name: str, value: object, lo: int, hi: int) -> int:
-    """An integer in [lo, hi] (floats that are whole numbers are accepted)."""
-    try:
-        as_float = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a whole number; got {value!r}") from exc
-    if not math.isfinite(as_float) or as_float != int(as_float):
-        raise ValueError(f"{name} must be a whole number; got {value!r}")
-    out = int(as_float)
-    if not lo <= out <= hi:
-        raise ValueError(f"{name} must be between {lo:,} and {hi:,}; got {out:,}")
-    return out
-
-
 def _check_n(n: object) -> int:
-    return _check_int("n (number of records)", n, 1, MAX_N)
+    return check_whole("n (number of records)", n, 1, MAX_N)
 
 
 def _check_m(m: object, n: int) -> int:
-    return _check_int(f"m (sample size, at most n = {n:,})", m, 1, n)
+    return check_whole(f"m (sample size, at most n = {n:,})", m, 1, n)
 
 
 def _check_pi(pi: object, *, open_interval: bool = False) -> float:
     """The property probability π, in [0, 1] (or (0, 1) for the closed forms)."""
-    try:
-        value = float(pi)  # type: ignore[arg-type]
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"pi (property probability) must be a number; got {pi!r}") from exc
-    if open_interval:
-        if not 0.0 < value < 1.0:
-            raise ValueError(f"pi (property probability) must be in (0, 1); got {pi!r}")
-    elif not 0.0 <= value <= 1.0:
-        raise ValueError(f"pi (property probability) must be in [0, 1]; got {pi!r}")
-    return value
+    value = finite_scalar("pi (property probability)", pi)
+    return float(
+        check_interval(
+            "pi (property probability)",
+            value,
+            0.0,
+            1.0,
+            low_open=open_interval,
+            high_open=open_interval,
+        )
+    )
 
 
 def _check_nu(nu: object) -> float:
-    try:
-        value = float(nu)  # type: ignore[arg-type]
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"noise_multiplier must be a number; got {nu!r}") from exc
-    if not (math.isfinite(value) and value >= MIN_NOISE_MULTIPLIER):
-        raise ValueError(
-            f"noise_multiplier (noise scale in units of 1/n) must be a finite number "
-            f">= {MIN_NOISE_MULTIPLIER}; got {nu!r}"
-        )
+    name = "noise_multiplier (noise scale in units of 1/n)"
+    value = finite_scalar(name, nu)
+    require(
+        name,
+        np.asarray(value),
+        value >= MIN_NOISE_MULTIPLIER,
+        f"a finite number ≥ {MIN_NOISE_MULTIPLIER}",
+    )
     return value
 
 
-def _check_eps(eps: ArrayLike) -> tuple[FloatArray, tuple[int, ...], bool]:
-    """Flat float array of ε values (finite, >= 0), the original shape, and 'was scalar'."""
-    try:
-        arr = np.asarray(eps, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"eps must be a number or an array of numbers; got {eps!r}") from exc
-    bad = ~(np.isfinite(arr) & (arr >= 0))
-    if bad.any():
-        first = float(arr.reshape(-1)[np.flatnonzero(bad)[0]])
-        raise ValueError(f"eps must be finite and >= 0; got {first!r}")
+def _flat_eps(eps: ArrayLike) -> tuple[FloatArray, tuple[int, ...], bool]:
+    """Flat float array of ε values (finite, ≥ 0), the original shape, and 'was scalar'."""
+    arr = check_nonnegative("eps", eps)
     return arr.reshape(-1), arr.shape, arr.ndim == 0
 
 
-def _check_noise(noise: str) -> Noise:
-    if noise not in ("gaussian", "laplace"):
-        raise ValueError(f"noise must be 'gaussian' or 'laplace'; got {noise!r}")
-    return noise  # type: ignore[return-value]
-
-
-def _finish(flat: FloatArray, shape: tuple[int, ...], scalar: bool) -> FloatOrArray:
-    if scalar:
-        return float(flat[0])
-    return np.asarray(flat, dtype=np.float64).reshape(shape)
+def _finish_flat(flat: FloatArray, shape: tuple[int, ...], scalar: bool) -> FloatOrArray:
+    return finish(np.asarray(flat).reshape(shape), scalar)
 
 
 # ---------------------------------------------------------------------------------------
@@ -348,11 +330,11 @@ def noisy_query_densities(
     n = _check_n(n)
     pi = _check_pi(pi)
     nu = _check_nu(noise_multiplier)
-    noise = _check_noise(noise)
+    kind = check_choice("noise", noise, ("gaussian", "laplace"))
     u = np.asarray(x, dtype=np.float64) * n
     k, logp = _atoms(n, pi)
     flat = u.reshape(-1)
-    if noise == "gaussian":
+    if kind == "gaussian":
         win = _gaussian_mixture(n, pi, nu)
         log_minus, _ = win.log_density(flat)
         log_plus, _ = win.log_density(flat - 1.0)
@@ -677,7 +659,7 @@ def delta_directions(
     """
     n = _check_n(n)
     pi = _check_pi(pi)
-    flat, shape, scalar = _check_eps(eps)
+    flat, shape, scalar = _flat_eps(eps)
     if mechanism == "none":
         plus, minus = _discrete_deltas(_subsampling_pmfs(n, n, pi), flat)
     elif mechanism == "subsampling":
@@ -694,7 +676,7 @@ def delta_directions(
         raise ValueError(
             f"mechanism must be 'none', 'subsampling', 'gaussian' or 'laplace'; got {mechanism!r}"
         )
-    return _finish(plus, shape, scalar), _finish(minus, shape, scalar)
+    return _finish_flat(plus, shape, scalar), _finish_flat(minus, shape, scalar)
 
 
 def _max_directions(pair: tuple[FloatOrArray, FloatOrArray]) -> FloatOrArray:
@@ -803,13 +785,13 @@ def delta_dp_gaussian(eps: ArrayLike, noise_multiplier: float) -> FloatOrArray:
     noise_multiplier
         ν ≥ 0.01.
     """
-    flat, shape, scalar = _check_eps(eps)
+    flat, shape, scalar = _flat_eps(eps)
     nu = _check_nu(noise_multiplier)
     a = special.log_ndtr(0.5 / nu - flat * nu)
     b = special.log_ndtr(-0.5 / nu - flat * nu)
     with np.errstate(invalid="ignore"):
         val = np.exp(a) * -np.expm1(flat + b - a)
-    return _finish(np.clip(np.nan_to_num(val, nan=0.0), 0.0, 1.0), shape, scalar)
+    return _finish_flat(np.clip(np.nan_to_num(val, nan=0.0), 0.0, 1.0), shape, scalar)
 
 
 def delta_dp_laplace(eps: ArrayLike, noise_multiplier: float) -> FloatOrArray:
@@ -830,10 +812,10 @@ def delta_dp_laplace(eps: ArrayLike, noise_multiplier: float) -> FloatOrArray:
     noise_multiplier
         ν ≥ 0.01.
     """
-    flat, shape, scalar = _check_eps(eps)
+    flat, shape, scalar = _flat_eps(eps)
     nu = _check_nu(noise_multiplier)
     val = np.where(flat < 1.0 / nu, -np.expm1(np.minimum(flat - 1.0 / nu, 0.0) / 2.0), 0.0)
-    return _finish(val, shape, scalar)
+    return _finish_flat(val, shape, scalar)
 
 
 def delta_dp_subsampling(n: int, m: int, eps: ArrayLike) -> FloatOrArray:
@@ -858,8 +840,8 @@ def delta_dp_subsampling(n: int, m: int, eps: ArrayLike) -> FloatOrArray:
     """
     n = _check_n(n)
     m = _check_m(m, n)
-    flat, shape, scalar = _check_eps(eps)
-    return _finish(np.full(flat.shape, m / n), shape, scalar)
+    flat, shape, scalar = _flat_eps(eps)
+    return _finish_flat(np.full(flat.shape, m / n), shape, scalar)
 
 
 # ---------------------------------------------------------------------------------------
@@ -921,11 +903,11 @@ def delta_subsampling_closed_form(n: int, m: int, pi: float, eps: ArrayLike) -> 
     n = _check_n(n)
     m = _check_m(m, n)
     pi = _check_pi(pi, open_interval=True)
-    flat, shape, scalar = _check_eps(eps)
+    flat, shape, scalar = _flat_eps(eps)
     if (flat > 700).any():
         raise ValueError("the closed form needs e^eps to be finite: eps must be <= 700")
     plus, minus = _closed_form_sums(n, m, pi, flat)
-    return _finish(np.clip(np.maximum(plus, minus), 0.0, 1.0), shape, scalar)
+    return _finish_flat(np.clip(np.maximum(plus, minus), 0.0, 1.0), shape, scalar)
 
 
 def delta_no_mechanism_closed_form(n: int, pi: float, eps: ArrayLike) -> FloatOrArray:
@@ -956,7 +938,7 @@ def delta_gaussian_normal_approx(
     """
     n = _check_n(n)
     pi = _check_pi(pi)
-    flat, shape, scalar = _check_eps(eps)
+    flat, shape, scalar = _flat_eps(eps)
     nu = _check_nu(noise_multiplier)
     sigma = math.sqrt((nu / n) ** 2 + pi * (1.0 - pi) * (n - 1) / n**2)
     mu_plus = pi * (1.0 - 1.0 / n) + 1.0 / n
@@ -971,7 +953,7 @@ def delta_gaussian_normal_approx(
         plus = np.exp(a) * -np.expm1(flat + b - a)
         minus = np.exp(c) * -np.expm1(flat + d - c)
     val = np.clip(np.nan_to_num(np.maximum(plus, minus), nan=0.0), 0.0, 1.0)
-    return _finish(val, shape, scalar)
+    return _finish_flat(val, shape, scalar)
 
 
 def laplace_pure_eps(noise_multiplier: float) -> float:
@@ -986,15 +968,6 @@ def laplace_pure_eps(noise_multiplier: float) -> float:
 # ---------------------------------------------------------------------------------------
 # Utility loss and the equal-utility calibration (§4.4, §6)
 # ---------------------------------------------------------------------------------------
-
-
-def sample_size(n: int, rate: float) -> int:
-    """The sample size m = round(λ·n), at least 1, for a sampling rate λ in (0, 1]."""
-    n = _check_n(n)
-    rate = float(rate)
-    if not 0.0 < rate <= 1.0:
-        raise ValueError(f"rate (sampling rate λ) must be in (0, 1]; got {rate!r}")
-    return int(min(n, max(1, round(rate * n))))
 
 
 def utility_loss_subsampling(n: int, m: int, pi: float) -> float:
@@ -1017,7 +990,7 @@ def utility_loss_noise(n: int, noise_multiplier: float, noise: Noise) -> float:
     """
     n = _check_n(n)
     nu = _check_nu(noise_multiplier)
-    factor = 1.0 if _check_noise(noise) == "gaussian" else 2.0
+    factor = 1.0 if check_choice("noise", noise, ("gaussian", "laplace")) == "gaussian" else 2.0
     return factor * (nu / n) ** 2
 
 
@@ -1029,7 +1002,7 @@ def equal_utility_noise_multiplier(n: int, m: int, pi: float, noise: Noise) -> f
     when m = n or π ∈ {0, 1} (subsampling then costs nothing).
     """
     loss = utility_loss_subsampling(n, m, pi)
-    factor = 1.0 if _check_noise(noise) == "gaussian" else 2.0
+    factor = 1.0 if check_choice("noise", noise, ("gaussian", "laplace")) == "gaussian" else 2.0
     return float(n * math.sqrt(loss / factor))
 
 

@@ -39,6 +39,17 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from core._validation import (
+    FloatArray,
+    as_float_array,
+    check_eps,
+    check_rate,
+    check_seed,
+    check_vector,
+    check_whole,
+    finish,
+)
+
 __all__ = [
     "PAPER_NEYMAN_E1",
     "NeighbourComparison",
@@ -66,7 +77,6 @@ __all__ = [
     "truncated_gaussian_pmf",
 ]
 
-FloatArray: TypeAlias = NDArray[np.float64]
 IntArray: TypeAlias = NDArray[np.int64]
 Rounding: TypeAlias = Literal["deterministic", "randomized"]
 
@@ -91,12 +101,7 @@ _EXP_SAFE = 700.0
 
 def _int_vector(name: str, value: ArrayLike, *, minimum: int) -> IntArray:
     """A 1-d vector of integers >= ``minimum`` (floats must be whole numbers)."""
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a list of whole numbers; got {value!r}") from None
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"{name} must be a non-empty one-dimensional list of numbers")
+    arr = check_vector(name, value)
     if not np.all(np.isfinite(arr)) or np.any(arr != np.floor(arr)):
         raise ValueError(f"{name} must contain whole numbers only")
     if np.any(arr < minimum):
@@ -109,10 +114,7 @@ def _int_vector(name: str, value: ArrayLike, *, minimum: int) -> IntArray:
 
 def _float_vector(name: str, value: ArrayLike, size: int) -> FloatArray:
     """A 1-d vector of ``size`` finite numbers >= 0."""
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a list of numbers; got {value!r}") from None
+    arr = as_float_array(name, value)
     if arr.shape != (size,):
         raise ValueError(f"{name} must have one entry per stratum ({size}); got shape {arr.shape}")
     if not np.all(np.isfinite(arr)) or np.any(arr < 0):
@@ -120,43 +122,8 @@ def _float_vector(name: str, value: ArrayLike, size: int) -> FloatArray:
     return arr
 
 
-def _whole(name: str, value: object, lo: int, hi: int) -> int:
-    """A whole number in [lo, hi] (bools rejected)."""
-    if isinstance(value, bool):
-        raise ValueError(f"{name} must be a whole number; got {value!r}")
-    try:
-        v = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a whole number; got {value!r}") from None
-    if not math.isfinite(v) or v != math.floor(v):
-        raise ValueError(f"{name} must be a whole number; got {value!r}")
-    if not lo <= v <= hi:
-        raise ValueError(f"{name} must lie between {lo:,} and {hi:,}; got {int(v):,}")
-    return int(v)
-
-
-def _eps_array(name: str, value: ArrayLike) -> FloatArray:
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number or an array of numbers; got {value!r}") from None
-    if not np.all(np.isfinite(arr) & (arr > 0)):
-        raise ValueError(f"{name} must be a finite number > 0; got {value!r}")
-    return arr
-
-
-def _rate_array(name: str, value: ArrayLike) -> FloatArray:
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number or an array of numbers; got {value!r}") from None
-    if not np.all((arr > 0) & (arr <= 1)):
-        raise ValueError(f"{name} must lie in (0, 1] (a sampling fraction); got {value!r}")
-    return arr
-
-
 def _rate(value: object) -> float:
-    arr = _rate_array("rate", value)  # type: ignore[arg-type]
+    arr = check_rate("rate", value)  # type: ignore[arg-type]
     if arr.ndim != 0:
         raise ValueError("rate must be a single number")
     return float(arr)
@@ -167,7 +134,7 @@ def _generator(rng: np.random.Generator | int | None) -> np.random.Generator:
         return rng
     if rng is None:
         return np.random.default_rng()
-    return np.random.default_rng(_whole("seed", rng, 0, 2**63 - 1))
+    return np.random.default_rng(check_seed(rng))
 
 
 def _check_allocation(sizes: IntArray, allocation: ArrayLike) -> IntArray:
@@ -272,7 +239,7 @@ def stratum_summary(values: ArrayLike, strata: ArrayLike, *, ddof: int = 1) -> S
         raise ValueError(f"there are {labels.size:,} stratum labels for {v.size:,} values")
     if not np.all(np.isfinite(v)):
         raise ValueError("every value must be a finite number")
-    ddof = _whole("ddof", ddof, 0, 1)
+    ddof = check_whole("ddof", ddof, 0, 1)
     codes, uniques = pd.factorize(labels, sort=labels.dtype.kind in "iuf")
     if np.any(codes < 0):
         raise ValueError("stratum labels must not be missing")
@@ -312,7 +279,7 @@ def _check_sizes_sds_m(
     n = _int_vector("sizes", sizes, minimum=1)
     s = _float_vector("sds", sds, n.size)
     total = int(n.sum())
-    mm = _whole("m (total sample size)", m, 0, total)
+    mm = check_whole("m (total sample size)", m, 0, total)
     return n, s, mm
 
 
@@ -631,8 +598,8 @@ def srs_mean_variance(population_size: int, variance: float, m: int) -> float:
     ``Var = (1 - m / N) · S² / m`` with ``S²`` the population variance (divisor N - 1): the
     unstratified design both allocations are compared with.
     """
-    big_n = _whole("population_size", population_size, 1, 2**53)
-    mm = _whole("m (sample size)", m, 1, big_n)
+    big_n = check_whole("population_size", population_size, 1, 2**53)
+    mm = check_whole("m (sample size)", m, 1, big_n)
     s2 = float(variance)
     if not (math.isfinite(s2) and s2 >= 0):
         raise ValueError(f"variance must be a finite number >= 0; got {variance!r}")
@@ -711,7 +678,7 @@ def simulate_weighted_means(
     v = np.asarray(values, dtype=np.float64)
     if v.shape != summary.codes.shape:
         raise ValueError("values and the stratum summary do not describe the same records")
-    reps = _whole("reps", reps, 1, 10_000_000)
+    reps = check_whole("reps", reps, 1, 10_000_000)
     gen = _generator(rng)
     n = summary.sizes
     if (allocation is None) == (randomized_rate is None):
@@ -761,10 +728,6 @@ def _log1p_c_expm1(c: FloatArray, x: FloatArray) -> FloatArray:
     return np.where(x <= _EXP_SAFE, small, big)
 
 
-def _finish(result: FloatArray, scalar: bool) -> float | FloatArray:
-    return float(result) if scalar else np.asarray(result, dtype=np.float64)
-
-
 def proportional_eps_bound(eps_sample: ArrayLike, rate: ArrayLike) -> float | FloatArray:
     """Guarantee for the population under proportional allocation with randomised rounding.
 
@@ -797,11 +760,11 @@ def proportional_eps_bound(eps_sample: ArrayLike, rate: ArrayLike) -> float | Fl
     ``logaddexp(0, log c + 2ε + log1p(-e^{-2ε}))`` beyond (finite at ε = 1000).
     """
     scalar = np.ndim(eps_sample) == 0 and np.ndim(rate) == 0
-    e = _eps_array("eps_sample", eps_sample)
-    r = _rate_array("rate", rate)
+    e = check_eps("eps_sample", eps_sample)
+    r = check_rate("rate", rate)
     e, r = np.broadcast_arrays(e, r)
     x = 2.0 * e
-    return _finish(_log1p_c_expm1(2.0 * r, x) + _log1p_c_expm1(r, x), scalar)
+    return finish(_log1p_c_expm1(2.0 * r, x) + _log1p_c_expm1(r, x), scalar)
 
 
 def proportional_eps_sample_for_target(
@@ -842,8 +805,8 @@ def proportional_eps_sample_for_target(
         For a non-positive or non-finite ``eps_target`` or a rate outside (0, 1].
     """
     scalar = np.ndim(eps_target) == 0 and np.ndim(rate) == 0
-    t = _eps_array("eps_target", eps_target)
-    r = _rate_array("rate", rate)
+    t = check_eps("eps_target", eps_target)
+    r = check_rate("rate", rate)
     t, r = np.broadcast_arrays(t, r)
     with np.errstate(over="ignore", invalid="ignore"):
         big_e = np.expm1(np.minimum(t, _EXP_SAFE))
@@ -852,7 +815,7 @@ def proportional_eps_sample_for_target(
         log_e = t + np.log1p(-np.exp(-t))
         log_x = 0.5 * log_e - 0.5 * math.log(2.0) - np.log(r)
         big = 0.5 * np.logaddexp(0.0, log_x)
-    return _finish(np.where(t <= _EXP_SAFE, small, big), scalar)
+    return finish(np.where(t <= _EXP_SAFE, small, big), scalar)
 
 
 def proportional_eps_approx(eps_sample: ArrayLike, rate: ArrayLike) -> float | FloatArray:
@@ -861,9 +824,9 @@ def proportional_eps_approx(eps_sample: ArrayLike, rate: ArrayLike) -> float | F
     It follows from ``e^x - 1 ≈ x`` and ``log(1 + x) ≈ x``: ``2r·2ε + r·2ε = 6rε``.
     """
     scalar = np.ndim(eps_sample) == 0 and np.ndim(rate) == 0
-    e = _eps_array("eps_sample", eps_sample)
-    r = _rate_array("rate", rate)
-    return _finish(6.0 * r * e, scalar)
+    e = check_eps("eps_sample", eps_sample)
+    r = check_rate("rate", rate)
+    return finish(6.0 * r * e, scalar)
 
 
 # --------------------------------------------------------------------------------------------
@@ -927,8 +890,8 @@ def random_size_eps_bounds(eps_sample: float, n: int, size_pmf: ArrayLike) -> Ra
     log-domain forms ``logaddexp(log b, log a + ε)`` and ``-logaddexp(log b, log a - ε)``
     otherwise.
     """
-    e = float(_eps_array("eps_sample", eps_sample))
-    nn = _whole("n (population size)", n, 1, 100_000_000)
+    e = float(check_eps("eps_sample", eps_sample))
+    nn = check_whole("n (population size)", n, 1, 100_000_000)
     try:
         t = np.asarray(size_pmf, dtype=np.float64)
     except (TypeError, ValueError):
@@ -967,7 +930,7 @@ def truncated_gaussian_pmf(n: int, mean: float, sd: float) -> FloatArray:
 
     The distribution of Bun et al. Figure 2 (mean n/2, ``sd`` from 1 to 1,000, n = 10⁴).
     """
-    nn = _whole("n (population size)", n, 1, 100_000_000)
+    nn = check_whole("n (population size)", n, 1, 100_000_000)
     mu, s = float(mean), float(sd)
     if not (math.isfinite(mu) and math.isfinite(s) and s > 0):
         raise ValueError("mean must be finite and sd a finite number > 0")
@@ -983,7 +946,11 @@ def truncated_gaussian_pmf(n: int, mean: float, sd: float) -> FloatArray:
 
 
 def _directional_sups(
-    sizes_a: IntArray, probs_a: FloatArray, sizes_b: IntArray, probs_b: FloatArray, eps: float
+    sizes_a: IntArray,
+    probs_a: FloatArray,
+    sizes_b: IntArray,
+    probs_b: FloatArray,
+    eps_sample: float,
 ) -> tuple[float, float]:
     """``sup_y log f_a(y)/f_b(y)`` and ``sup_y log f_b(y)/f_a(y)`` for Laplace mixtures.
 
@@ -996,11 +963,11 @@ def _directional_sups(
     def logmix(sizes: FloatArray, probs: FloatArray, y: FloatArray) -> FloatArray:
         with np.errstate(divide="ignore"):
             lp = np.log(probs)[None, :]
-        return np.logaddexp.reduce(lp - eps * np.abs(y[:, None] - sizes[None, :]), axis=1)
+        return np.logaddexp.reduce(lp - eps_sample * np.abs(y[:, None] - sizes[None, :]), axis=1)
 
     def limit(sizes: FloatArray, probs: FloatArray, sign: float) -> float:
         with np.errstate(divide="ignore"):
-            return float(np.logaddexp.reduce(np.log(probs) + sign * eps * sizes))
+            return float(np.logaddexp.reduce(np.log(probs) + sign * eps_sample * sizes))
 
     keep_a, keep_b = probs_a > 0, probs_b > 0
     sa, pa = sizes_a[keep_a].astype(np.float64), probs_a[keep_a]
@@ -1049,7 +1016,7 @@ def noisy_count_loss(
     Between two integers the density ratio is monotone, so the supremum is attained at an
     integer of the supports or in the limits y → ±∞.
     """
-    e = float(_eps_array("eps_sample", eps_sample))
+    e = float(check_eps("eps_sample", eps_sample))
     parts: list[NDArray[Any]] = []
     for name_s, name_p, s_, p_ in (
         ("sizes_a", "probs_a", sizes_a, probs_a),
@@ -1081,7 +1048,7 @@ def allocation_count_loss(
     For the paper's Neyman allocations (:data:`PAPER_NEYMAN_E1`) the largest shift is 19
     records, so releasing the top stratum's noisy count leaks 19ε.
     """
-    e = float(_eps_array("eps_sample", eps_sample))
+    e = float(check_eps("eps_sample", eps_sample))
     a = _int_vector("allocation_a", allocation_a, minimum=0)
     b = _int_vector("allocation_b", allocation_b, minimum=0)
     if a.shape != b.shape:
@@ -1133,7 +1100,7 @@ def rounding_example(size: int = 14, rate: float = 0.1) -> RoundingExample:
     record); randomised rounding draws 1 or 2 from both, with probabilities 0.6/0.4 and
     0.5/0.5.
     """
-    nn = _whole("size", size, 1, 2**52)
+    nn = check_whole("size", size, 1, 2**52)
     r = _rate(rate)
     det = proportional_allocation([nn, nn + 1], r, "deterministic")
     floors, p = _randomized_parts(np.array([nn, nn + 1], dtype=np.int64), r)
@@ -1187,11 +1154,11 @@ def top_code_neighbour(
     nv = float(new_value)
     if not math.isfinite(nv):
         raise ValueError("new_value must be a finite number")
-    i = int(np.argmin(v)) if index is None else _whole("index", index, 0, v.size - 1)
+    i = int(np.argmin(v)) if index is None else check_whole("index", index, 0, v.size - 1)
     target = (
         int(summary.codes[int(np.argmax(v))])
         if new_stratum is None
-        else _whole("new_stratum", new_stratum, 0, summary.k - 1)
+        else check_whole("new_stratum", new_stratum, 0, summary.k - 1)
     )
     codes = np.array(summary.codes)
     v[i] = nv
@@ -1283,7 +1250,7 @@ class NeighbourComparison:
         :func:`noisy_count_loss`; coordinates are independent, so the loss of the joint
         release is the larger of the two directional sums of per-stratum suprema).
         """
-        e = float(_eps_array("eps_sample", eps_sample))
+        e = float(check_eps("eps_sample", eps_sample))
         if release not in ("all", "largest"):
             raise ValueError(f"release must be 'all' or 'largest'; got {release!r}")
         if design == "neyman":
@@ -1339,7 +1306,7 @@ def compare_neighbours(
     total = summary.population_size
     if neighbour.population_size != total:
         raise ValueError("neighbouring populations must have the same size")
-    mm = _whole("m (total sample size)", m, 1, total)
+    mm = check_whole("m (total sample size)", m, 1, total)
     rate = mm / total
     return NeighbourComparison(
         labels=summary.labels,

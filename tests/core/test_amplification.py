@@ -702,3 +702,26 @@ def test_eps_for_noise_gap_monotone_in_tau(rate, tau_small, factor):
 def test_eps_for_noise_gap_rejects_bad_tau(tau):
     with pytest.raises(ValueError, match="tau"):
         amp.eps_for_noise_gap(0.5, tau)
+
+
+# ---------------------------------------------------------------------------------------
+# sample_size: the one rounding of a rate to a number of records (gains and statistical)
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("N", "rate", "n"),
+    [(10_001, 0.1, 1000), (10, 1e-9, 1), (10, 1.0, 10), (300, 0.25, 75), (5, 0.5, 2)],
+)
+def test_sample_size_rounds_and_clamps(N, rate, n):
+    assert amp.sample_size(N, rate) == n
+    assert type(amp.sample_size(N, rate)) is int
+
+
+@pytest.mark.parametrize(
+    ("N", "rate", "match"),
+    [(0, 0.5, "N must be a whole number"), (10.5, 0.5, "N"), (10, 0.0, "rate"), (10, 1.5, "rate")],
+)
+def test_sample_size_rejects_bad_arguments(N, rate, match):
+    with pytest.raises(ValueError, match=match):
+        amp.sample_size(N, rate)

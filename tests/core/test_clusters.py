@@ -655,12 +655,12 @@ def test_scalars_give_floats_and_arrays_broadcast() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"eps": 0.0}, "eps must be a finite number > 0"),
-        ({"eps": -1.0}, "eps must be a finite number > 0"),
-        ({"eps": math.inf}, "eps must be a finite number > 0"),
-        ({"eps": math.nan}, "eps must be a finite number > 0"),
-        ({"eps": "big"}, "eps must be a number"),
-        ({"eps": True}, "eps must be a number, not a boolean"),
+        ({"eps_sample": 0.0}, "eps_sample must be a finite number > 0"),
+        ({"eps_sample": -1.0}, "eps_sample must be a finite number > 0"),
+        ({"eps_sample": math.inf}, "eps_sample must be a finite number > 0"),
+        ({"eps_sample": math.nan}, "eps_sample must be a finite number > 0"),
+        ({"eps_sample": "big"}, "eps_sample must be a number"),
+        ({"eps_sample": True}, "eps_sample must be a number, not a boolean"),
         ({"clusters_total": 10.5}, "clusters_total must be a whole number"),
         ({"clusters_total": 0}, "clusters_total must be a whole number ≥ 1"),
         ({"clusters_sampled": 0}, "clusters_sampled must be a whole number ≥ 1"),
@@ -674,7 +674,7 @@ def test_scalars_give_floats_and_arrays_broadcast() -> None:
 )
 def test_invalid_bounds_arguments_raise_clear_errors(kwargs, message) -> None:
     args = {
-        "eps": 1.0,
+        "eps_sample": 1.0,
         "clusters_total": 10,
         "clusters_sampled": 2,
         "size_i": 3,
@@ -711,7 +711,7 @@ def test_other_invalid_arguments() -> None:
         cl.witness_eps(1.0, 1, 1, [1, 2, 3], [1, 1, 1])
     with pytest.raises(ValueError, match="clusters_sampled must not exceed"):
         cl.witness_eps(1.0, 5, 1, [1], [3])
-    with pytest.raises(ValueError, match="eps_prime must be a finite number > 0"):
+    with pytest.raises(ValueError, match="eps_target must be a finite number > 0"):
         cl.combined_size_for_eps(1.0, 10, 2, 0.0)
     with pytest.raises(ValueError, match="labels must be a non-empty"):
         cl.cluster_sizes([])
@@ -797,3 +797,12 @@ def test_eps_sample_bounds_for_target_invert_both_theorems():
 def test_eps_sample_for_target_rejects_bad_arguments(args):
     with pytest.raises(ValueError):
         cl.eps_sample_for_target(*args)
+
+
+def test_eps_sample_for_target_never_below_eps_target_by_rounding() -> None:
+    # Found by hypothesis: the inversion landed one ulp below ε_target (sampling never costs
+    # privacy, so ε_sample ≥ ε_target must hold exactly).
+    t = 78.21875
+    assert cl.eps_sample_for_target(t, 298, 1, 0.46875) >= t
+    values = cl.eps_sample_for_target(np.array([t, 1.0]), 298, 1, 0.46875)
+    assert np.all(values >= np.array([t, 1.0]))

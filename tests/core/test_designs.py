@@ -233,8 +233,8 @@ def test_small_budgets_are_exact() -> None:
 @pytest.mark.parametrize(
     ("build", "match"),
     [
-        (lambda: dz.PoissonSampling(0.0), "rate must lie in"),
-        (lambda: dz.ProportionalStratified(1.5), "rate must lie in"),
+        (lambda: dz.PoissonSampling(0.0), r"rate must be in the interval \(0, 1\]"),
+        (lambda: dz.ProportionalStratified(1.5), r"rate must be in the interval \(0, 1\]"),
         (lambda: dz.PoissonSampling("a"), "rate must be a number"),
         (lambda: dz.SimpleRandomSampling(11, 10), "must not exceed population_size"),
         (lambda: dz.SimpleRandomSampling(2.5, 10), "whole number"),

@@ -196,7 +196,7 @@ def test_base_class_is_abstract() -> None:
         (np.array([[1.0, 2.0]]), 0.0, 0.1, (0.0, 10.0), "eps_sample"),
         (np.array([[1.0, 2.0]]), [1.0, 2.0], 0.1, (0.0, 10.0), "one per sample"),
         (np.array([[1.0, 2.0]]), 1.0, 1.0, (0.0, 10.0), "delta_sample"),
-        (np.array([[1.0, 2.0]]), 1.0, 0.1, (5.0, 5.0), "lower < upper"),
+        (np.array([[1.0, 2.0]]), 1.0, 0.1, (5.0, 5.0), "lower must be < upper"),
         ([["a", "b"]], 1.0, 0.1, (0.0, 10.0), "array of numbers"),
     ],
 )

@@ -12,7 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.populations import load_population_csv
-from tests.core.test_populations import nhanes_style_csv
+from tests.core.test_csv_io import nhanes_style_csv
 from tests.pages.harness import ROOT, TIMEOUT, array, charts, open_page
 
 PAGE = "app_pages/overview.py"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
-from tests.core.test_populations import nhanes_style_csv
+from tests.core.test_csv_io import nhanes_style_csv
 from tests.pages.harness import ROOT, TIMEOUT
 
 SCRIPT = f"""

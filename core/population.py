@@ -1,0 +1,342 @@
+"""The :class:`Population` value type every page computes on.
+
+A population is a sorted, read-only vector of values with declared public bounds, optional
+stratum and cluster labels aligned with the values, and a content hash that caching layers
+use as the key (never the raw arrays). Also here: :func:`cluster_strata_note` (a warning
+about cluster labels shared by strata) and :func:`suggest_bounds` (round bounds from data,
+a starting point only, since bounds read from the data are not private).
+
+The papers are cited in full in :mod:`core.populations`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import struct
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from core._validation import number_text, plural, quoted
+
+__all__ = ["Population", "cluster_strata_note", "suggest_bounds"]
+
+#: Joins the names of the columns of a label built from several columns ("region × psu").
+LABEL_NAME_JOIN = " × "
+
+# --------------------------------------------------------------------------------------------
+# Population
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class Population:
+    """A finite population of real values with declared public bounds.
+
+    The population is the confidential data set Y_N of Hu et al. (2023), §2.1 (bounded
+    differential privacy: neighbours have the same size N and differ in one record). The
+    bounds ``[lower, upper]`` are the public range R of Hu et al. (2023), §2.2: they enter the
+    global sensitivity of the mean, R/N, and pad the order statistics in the smooth
+    sensitivity of the median (§2.2, equation 4). They must be known without looking
+    at the data; a range read from the data is itself a disclosure.
+
+    Parameters
+    ----------
+    name : str
+        Human-readable description, e.g. ``"Lognormal(5, 0.5), N = 10,001, seed 0"``.
+    values : numpy.ndarray
+        The values, float64, sorted ascending. Stored as a private read-only copy; -0.0 is
+        stored as 0.0.
+    lower, upper : float
+        Declared public bounds, finite, ``lower < upper``; every value lies in between.
+    strata, clusters : numpy.ndarray or None
+        Optional labels aligned with the sorted ``values`` (stratified sampling, Bun et al.
+        (2022), §7; cluster sampling, §5). Integer labels are stored as int64, all
+        others as Python ``str`` in an object array.
+    value_label : str
+        Name of the value column, used on axes and in downloads.
+    notes : tuple of str
+        Messages for the user: rows dropped, values clipped, where the bounds came from.
+    content_hash : str
+        SHA-256 (hex) over the values, the bounds and the labels. Always recomputed from the
+        content when the object is built, so ``dataclasses.replace`` can never leave a stale
+        hash behind; a value passed in is ignored.
+    stratum_label, cluster_label : str
+        Column names of the stratum and cluster labels (downloads, table headers).
+    recipe : str
+        A Python expression that rebuilds this population with this module's functions, e.g.
+        ``make_builtin("lognormal", seed=0)`` or ``load_population_csv("file.csv", ...)``;
+        empty when unknown. Used by the app's "Reproduce in Python" snippets. Not hashed.
+
+    Raises
+    ------
+    ValueError
+        If the bounds are not finite with ``lower < upper``, a value is not finite, lies
+        outside the bounds or is out of order, or labels do not have one entry per value.
+    """
+
+    name: str
+    values: np.ndarray = field(repr=False)
+    lower: float
+    upper: float
+    strata: np.ndarray | None = field(default=None, repr=False)
+    clusters: np.ndarray | None = field(default=None, repr=False)
+    value_label: str = "value"
+    notes: tuple[str, ...] = ()
+    content_hash: str = ""
+    stratum_label: str = "stratum"
+    cluster_label: str = "cluster"
+    recipe: str = ""
+
+    def __post_init__(self) -> None:
+        setattr_ = object.__setattr__
+        try:
+            values = np.array(self.values, dtype=np.float64, copy=True)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"Population values must be numbers: {exc}") from None
+        if values.ndim != 1:
+            raise ValueError(
+                f"Population values must be one-dimensional, got shape {values.shape}."
+            )
+        if values.size == 0:
+            raise ValueError("A population needs at least one value.")
+        try:
+            lower, upper = float(self.lower), float(self.upper)
+        except (TypeError, ValueError):
+            raise ValueError("The bounds must be numbers.") from None
+        if not (math.isfinite(lower) and math.isfinite(upper)):
+            raise ValueError(f"The bounds must be finite numbers, got [{lower}, {upper}].")
+        if not lower < upper:
+            raise ValueError(
+                f"The lower bound must be smaller than the upper bound, got [{number_text(lower)}, "
+                f"{number_text(upper)}]."
+            )
+        if not math.isfinite(upper - lower):
+            raise ValueError(
+                f"The bounds [{number_text(lower)}, {number_text(upper)}] are too far apart "
+                "to compute with."
+            )
+        if not np.all(np.isfinite(values)):
+            bad = int(np.count_nonzero(~np.isfinite(values)))
+            raise ValueError(f"The population has {plural(bad, 'value')} that are not finite.")
+        values += 0.0  # turns -0.0 into 0.0 so equal numbers hash equally
+        if values.size > 1 and not np.all(values[1:] >= values[:-1]):
+            raise ValueError("Population values must be sorted in ascending order.")
+        if values[0] < lower or values[-1] > upper:
+            raise ValueError(
+                f"Population values span [{number_text(values[0])}, {number_text(values[-1])}], "
+                "outside the "
+                f"declared bounds [{number_text(lower)}, {number_text(upper)}]."
+            )
+        values.setflags(write=False)
+        setattr_(self, "values", values)
+        setattr_(self, "lower", lower)
+        setattr_(self, "upper", upper)
+        setattr_(self, "strata", _normalise_labels(self.strata, values.size, "stratum"))
+        setattr_(self, "clusters", _normalise_labels(self.clusters, values.size, "cluster"))
+        setattr_(self, "name", str(self.name))
+        setattr_(self, "value_label", str(self.value_label))
+        setattr_(self, "stratum_label", str(self.stratum_label))
+        setattr_(self, "cluster_label", str(self.cluster_label))
+        setattr_(self, "notes", tuple(str(n) for n in self.notes))
+        setattr_(self, "recipe", str(self.recipe))
+        setattr_(self, "content_hash", self._compute_hash())
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # Unpickled arrays (e.g. from st.cache_data) come back writeable: freeze them again.
+        for key in ("values", "strata", "clusters"):
+            arr = state.get(key)
+            if isinstance(arr, np.ndarray):
+                arr.setflags(write=False)
+        self.__dict__.update(state)
+
+    @property
+    def size(self) -> int:
+        """Number of records N."""
+        return int(self.values.size)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The population as a table: the value column, then stratum and cluster if present."""
+        data: dict[str, Any] = {self.value_label: self.values}
+        if self.strata is not None:
+            data[_unique_key(data, self.stratum_label)] = self.strata
+        if self.clusters is not None:
+            data[_unique_key(data, self.cluster_label)] = self.clusters
+        return pd.DataFrame(data)
+
+    def _compute_hash(self) -> str:
+        h = hashlib.sha256(b"dp-sampling-explorer/population/v1\0")
+        h.update(struct.pack("<q", self.values.size))
+        h.update(self.values.astype("<f8", copy=False).tobytes())
+        h.update(struct.pack("<dd", self.lower, self.upper))
+        for tag, labels in ((b"strata", self.strata), (b"clusters", self.clusters)):
+            h.update(tag)
+            _hash_labels(h, labels)
+        return h.hexdigest()
+
+
+def _unique_key(existing: Mapping[str, Any], key: str) -> str:
+    candidate, k = key, 2
+    while candidate in existing:
+        candidate, k = f"{key}_{k}", k + 1
+    return candidate
+
+
+def _normalise_labels(labels: Any, n: int, what: str) -> np.ndarray | None:
+    """Read-only copy of a label vector: int64 for integers, else an object array of str."""
+    if labels is None:
+        return None
+    arr = np.asarray(labels)
+    if arr.ndim != 1:
+        raise ValueError(f"The {what} labels must be one-dimensional.")
+    if arr.size != n:
+        raise ValueError(f"There are {arr.size:,} {what} labels for {n:,} values; need one each.")
+    if arr.dtype.kind == "i" or (
+        arr.dtype.kind == "u" and (arr.size == 0 or arr.max() <= np.iinfo(np.int64).max)
+    ):
+        out = arr.astype(np.int64, copy=True)
+    elif arr.dtype.kind == "O" and all(type(x) is str for x in arr):
+        out = arr.copy()
+    else:
+        out = np.array([str(x) for x in arr.tolist()], dtype=object)
+    out.setflags(write=False)
+    return out
+
+
+def _hash_labels(h: Any, labels: np.ndarray | None) -> None:
+    if labels is None:
+        h.update(b"\0none")
+        return
+    codes, uniques = pd.factorize(labels, sort=False)
+    kind = b"i" if labels.dtype.kind == "i" else b"s"
+    h.update(b"\0" + kind + struct.pack("<q", len(uniques)))
+    for u in uniques.tolist():
+        b = str(u).encode("utf-8", "surrogatepass")
+        h.update(struct.pack("<q", len(b)) + b)
+    h.update(np.asarray(codes, dtype="<i8").tobytes())
+
+
+def cluster_strata_note(pop: Population) -> str | None:
+    """A warning when one cluster label occurs in more than one stratum, else None.
+
+    Survey files often number their primary sampling units (PSUs) 1, 2, ... inside each
+    stratum, so the PSU column alone does not identify a cluster: "PSU 1" of stratum 3 and
+    "PSU 1" of stratum 4 are different clusters. Cluster sampling (Bun et al. (2022), §5)
+    draws whole clusters, so it needs one id per cluster; choosing the stratum and the PSU
+    column together as the cluster id (:func:`load_population_csv` accepts a list of
+    columns) gives one.
+
+    Parameters
+    ----------
+    pop : Population
+        A population with stratum and cluster labels; without either, there is nothing to
+        check and the result is None.
+
+    Returns
+    -------
+    str or None
+        The message for the user (how many cluster labels are shared, and what to do), or
+        None when every cluster label lies within a single stratum.
+    """
+    if pop.strata is None or pop.clusters is None:
+        return None
+    return cluster_strata_message(pop.strata, pop.clusters, pop.stratum_label, pop.cluster_label)
+
+
+def cluster_strata_message(
+    strata: np.ndarray, clusters: np.ndarray, stratum_label: str, cluster_label: str
+) -> str | None:
+    """The text of :func:`cluster_strata_note` for aligned label arrays."""
+    pairs = pd.DataFrame({"s": strata, "c": clusters}).drop_duplicates()
+    per_cluster = pairs.groupby("c", sort=False)["s"].nunique()
+    shared = int(np.count_nonzero(per_cluster.to_numpy() > 1))
+    if not shared:
+        return None
+    # A label built from several columns is named "a × b": suggest every column once.
+    parts = stratum_label.split(LABEL_NAME_JOIN) + cluster_label.split(LABEL_NAME_JOIN)
+    combined = list(dict.fromkeys(parts))
+    verb = "occurs" if shared == 1 else "occur"
+    return (
+        f"{shared:,} of the {plural(per_cluster.size, 'cluster label')} in "
+        f"{quoted(cluster_label)} {verb} in more than one stratum of {quoted(stratum_label)}. "
+        "If the file numbers its clusters (PSUs) 1, 2, … within each stratum, one such label "
+        "stands for several different clusters, and cluster sampling would draw them as one: "
+        "choose "
+        + " and ".join(quoted(c) for c in combined)
+        + " together as the cluster id. If the clusters really cut across strata (regions "
+        "across size classes, say), this is expected and nothing needs to change."
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Bounds
+# --------------------------------------------------------------------------------------------
+
+
+def suggest_bounds(values: Any) -> tuple[float, float]:
+    """The values' range rounded outward to round numbers, e.g. [3, 97] -> [0, 100].
+
+    Convenient as a starting point, but a range read from the data is not differentially
+    private (Hu et al. (2023), §2.2 and §4.2, ask for a range R that does not depend on the
+    data): the user should replace it with bounds known from outside the data.
+
+    Parameters
+    ----------
+    values : array_like
+        Numbers; non-finite entries are ignored.
+
+    Returns
+    -------
+    (lower, upper) : tuple of float
+        Finite with ``lower < upper``. The step is a power of ten no larger than the range;
+        a constant column gets one step either side of a value that is not itself round.
+
+    Raises
+    ------
+    ValueError
+        If there is no finite value.
+    """
+    v = np.asarray(values, dtype=np.float64).ravel()
+    v = v[np.isfinite(v)]
+    if v.size == 0:
+        raise ValueError("There is no finite value to take bounds from.")
+    lo, hi = float(v.min()), float(v.max())
+    span = hi - lo
+    if span == 0.0:
+        span = max(abs(lo), 1.0)
+    if not math.isfinite(span):
+        return _widen(lo, hi)
+    exponent = math.floor(math.log10(span))
+    step = float(f"1e{exponent}")
+    if step == 0.0:
+        return _widen(lo, hi)
+    q_lo, q_hi = lo / step, hi / step
+    if not (math.isfinite(q_lo) and math.isfinite(q_hi)):
+        return _widen(lo, hi)
+    k_lo, k_hi = math.floor(q_lo), math.ceil(q_hi)
+    if k_lo == k_hi:
+        k_lo, k_hi = k_lo - 1, k_hi + 1
+
+    def multiple(k: int) -> float:
+        # The double nearest to the decimal k * 10**exponent, so bounds print as round numbers.
+        return float(f"{k}e{exponent}")
+
+    lower, upper = multiple(k_lo), multiple(k_hi)
+    if lower > lo:
+        lower = multiple(k_lo - 1)
+    if upper < hi:
+        upper = multiple(k_hi + 1)
+    if not (math.isfinite(lower) and math.isfinite(upper)) or lower > lo or upper < hi:
+        return _widen(lo, hi)
+    return lower, upper
+
+
+def _widen(lo: float, hi: float) -> tuple[float, float]:
+    if lo < hi:
+        return lo, hi
+    down, up = math.nextafter(lo, -math.inf), math.nextafter(hi, math.inf)
+    return (down if math.isfinite(down) else lo), (up if math.isfinite(up) else hi)
