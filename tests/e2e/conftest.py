@@ -85,7 +85,16 @@ def serve(log: Path, extra_args: Sequence[str] = ()) -> Iterator[Server]:
     """
     port = _free_port()
     # One BLAS thread per server, as `make run` does: sessions share the two cores already.
-    env = {**os.environ, "PYTHONUNBUFFERED": "1", "OPENBLAS_NUM_THREADS": "1"}
+    # glibc hands freed blocks above 128 KiB back to the system at once, so the server's RSS
+    # follows the memory it really holds (the memory test reads it).
+    env = {
+        **os.environ,
+        "PYTHONUNBUFFERED": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "MALLOC_MMAP_THRESHOLD_": "131072",
+        "MALLOC_TRIM_THRESHOLD_": "131072",
+        "MALLOC_ARENA_MAX": "2",
+    }
     with log.open("wb") as out:
         proc = subprocess.Popen(
             [
