@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from ui import amplification_figures as figs
-from ui import amplification_text as text
+from ui.amplification import figures as figs
+from ui.amplification import text
 from ui.charts import chart_block
 from ui.page_defaults import delta_target_default, follow_population_default
 from ui.state import active_population

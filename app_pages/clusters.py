@@ -9,10 +9,9 @@ import streamlit as st
 from core import amplification as amp
 from core import clusters as cl
 from core.populations import cluster_strata_note
-from ui import cluster_cache as cache
-from ui import cluster_figures as figs
-from ui import cluster_text as text
 from ui.charts import chart_block
+from ui.clusters import cache, text
+from ui.clusters import figures as figs
 from ui.state import POPULATION_KEY, active_population
 from ui.widgets import bound_toggle, log_float_control, log_grid, preset_buttons
 

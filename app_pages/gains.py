@@ -8,13 +8,13 @@ import streamlit as st
 from core import amplification as amp
 from core import gains
 from core.sensitivity import median_of_sorted
-from ui import gains_cache as cache
-from ui import gains_figures as figs
-from ui import gains_text as text
 from ui.charts import chart_block
 from ui.downloads import frame_to_csv_bytes
+from ui.gains import cache, text
+from ui.gains import figures as figs
 from ui.page_defaults import delta_target_default, follow_population_default
-from ui.population_view import histogram_data, histogram_figure
+from ui.population.cache import histogram_data
+from ui.population.figures import histogram_figure
 from ui.state import active_population, active_seed
 from ui.widgets import float_list_input, log_float_control, preset_buttons
 
@@ -216,8 +216,7 @@ def sensitivity_view() -> None:
     delta = 1.0 / (2 * N)
     hist = histogram_data(pop.content_hash, pop, 80, False)
     chart_block(
-        histogram_figure(pop, hist, log_x=False),
-        hist,
+        *histogram_figure(pop, hist, log_x=False),
         key="population_median",
         explanation=(
             "The active population with its median marked (Hu et al. Figures 1 and 9). The "

@@ -6,10 +6,9 @@ import pandas as pd
 import streamlit as st
 
 from core import statistical as sp
-from ui import statistical_cache as cache
-from ui import statistical_figures as figs
-from ui import statistical_text as text
 from ui.charts import chart_block
+from ui.statistical import cache, text
+from ui.statistical import figures as figs
 from ui.widgets import (
     bound_toggle,
     float_list_input,

@@ -8,11 +8,10 @@ import streamlit as st
 from core import amplification as amp
 from core import strata
 from core.populations import ESTABLISHMENT_SIZE_CLASSES
-from ui import strata_cache as cache
-from ui import strata_figures as figs
-from ui import strata_views as views
 from ui.charts import chart_block
 from ui.state import active_population, active_seed
+from ui.strata import cache, views
+from ui.strata import figures as figs
 from ui.widgets import bound_toggle, log_float_control, preset_buttons
 
 ALLOC_TAB = "Allocations and accuracy"

@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from tests.pages.harness import open_page  # noqa: E402
-from ui import amplification_figures as figs  # noqa: E402
+from ui.amplification import figures as figs  # noqa: E402
 
 
 def _time(fn, repeats: int = 20) -> tuple[float, float]:

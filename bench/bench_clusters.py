@@ -35,7 +35,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from core import clusters as cl  # noqa: E402
 from core.populations import make_builtin  # noqa: E402
 from tests.pages.harness import open_page  # noqa: E402
-from ui import cluster_figures as figs  # noqa: E402
+from ui.clusters import figures as figs  # noqa: E402
 
 BUDGET_MS = 100.0
 

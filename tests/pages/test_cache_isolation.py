@@ -65,7 +65,7 @@ POP_B = _population(2)
 
 
 def _clear_caches() -> None:
-    from ui import gains_cache
+    from ui.gains import cache as gains_cache
 
     st.cache_data.clear()
     gains_cache._EXPERIMENTS.clear()

@@ -13,7 +13,7 @@ import pytest
 from core import clusters as cl
 from core.populations import BUILTIN_POPULATIONS
 from tests.pages.harness import ROOT, charts, open_page
-from ui import cluster_text as text
+from ui.clusters import text
 
 PAGE = "app_pages/clusters.py"
 POPULATION_TAB = "This population's clusters"

@@ -7,7 +7,7 @@ import pytest
 
 from core import clusters as cl
 from tests.pages.harness import array, charts, open_page, trace_names
-from ui import cluster_figures as figs
+from ui.clusters import figures as figs
 
 PAGE = "app_pages/clusters.py"
 SIZE_TAB = "ε_target vs cluster size"

@@ -16,7 +16,7 @@ from core import strata
 from core.populations import BUILTIN_POPULATIONS
 from tests.pages.harness import ROOT, array, charts, open_page
 from tests.pages.test_strata_page import _open_uploaded, _uploaded
-from ui import strata_views as views
+from ui.strata import views
 
 PAGE = "app_pages/strata.py"
 EST = {"population": "Establishments"}
