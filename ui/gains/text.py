@@ -7,10 +7,15 @@ prints a number the page shows, computed the same way.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
+import pandas as pd
+
+from core.gains import compare_with_population
 from core.populations import Population
+from ui.format import percent
 from ui.snippets import population_snippet
 
 MEAN_TAB = "Mean: noise ratio r and bound q"
@@ -155,10 +160,15 @@ def experiment_snippet(
     amplify_delta: bool,
     estimator: str,
 ) -> str:
-    """Python repeating the median experiment of §4.3 and printing the page's verdicts."""
+    """Python repeating the median experiment of §4.3 and printing the page's verdicts.
+
+    The verdict's words come from :func:`experiment_verdict` (this module imports no
+    Streamlit, so the snippet runs in plain Python).
+    """
     return (
         population_snippet(pop)
-        + f"""from core.gains import median_gain_experiment, verdict_text
+        + f"""from core.gains import median_gain_experiment
+from ui.gains.text import experiment_verdict
 
 eps_targets = {_floats(eps_values)}
 result = median_gain_experiment(
@@ -169,6 +179,74 @@ result = median_gain_experiment(
 )
 print(result.summary[["eps_target", "rate", "log_mse", "log_mse_se"]])
 for eps_target in eps_targets:
-    print(verdict_text(result.summary, eps_target))
+    print(experiment_verdict(result.summary, eps_target))
 """
     )
+
+
+def _factor(x: float) -> str:
+    """A ratio >= 1 with three significant digits and thousands separators."""
+    if not math.isfinite(x):
+        return "infinitely many"
+    if x < 100.0:
+        return f"{x:.3g}"
+    return f"{round(x, 2 - math.floor(math.log10(x))):,.0f}"
+
+
+def _change_words(rel: float, better: bool) -> str:
+    """Words for ``rel = MSE_sample / MSE_population - 1``."""
+    if better:
+        if rel > -0.9:
+            return f"{100.0 * -rel:.0f} % lower MSE"
+        return f"an MSE {_factor(1.0 / (1.0 + rel))} times smaller"
+    if rel >= 1.0:
+        return f"{_factor(rel + 1.0)} times the MSE"
+    return f"{max(100.0 * rel, 0.0):.0f} % higher MSE"
+
+
+def experiment_verdict(summary: pd.DataFrame, eps_target: float) -> str:
+    """One plain-words sentence: does sampling beat privatising the population at ``eps_target``?
+
+    Puts :func:`core.gains.compare_with_population` (Hu et al. §4.3: the sample rate with
+    the smallest MSE against the population row) into words, and adds that more repetitions
+    are needed when the two log(MSE) values lie within two Monte Carlo standard errors.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        ``MedianExperiment.summary``.
+    eps_target : float
+        One of the privacy losses in the summary.
+
+    Returns
+    -------
+    str
+        For example "At ε_target = 0.5 the 40 % sample is best: 22 % lower MSE than
+        privatising the population."
+
+    Raises
+    ------
+    ValueError
+        As :func:`core.gains.compare_with_population` (a missing column, ``eps_target`` or
+        population row).
+    """
+    cmp = compare_with_population(summary, eps_target)
+    eps_words = f"At ε_target = {eps_target:g}"
+    if math.isnan(cmp.best_sample_rate):
+        return f"{eps_words} only the population was simulated; there is no sample to compare."
+    if cmp.better:
+        text = (
+            f"{eps_words} the {percent(cmp.best_sample_rate)} sample is best: "
+            f"{_change_words(cmp.relative_change, True)} than privatising the population."
+        )
+    else:
+        text = (
+            f"{eps_words} no sampling rate beats the population; the best sample "
+            f"({percent(cmp.best_sample_rate)}) has {_change_words(cmp.relative_change, False)}."
+        )
+    if cmp.within_error:
+        text += (
+            " The difference is within Monte Carlo error (2 standard errors); "
+            "more repetitions are needed to tell them apart."
+        )
+    return text

@@ -10,6 +10,8 @@ import contextlib
 import io
 import re
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from core import amplification as amp
@@ -83,4 +85,62 @@ def test_experiment_snippet_prints_cores_verdict():
         estimator=_ESTIMATOR,
         **kwargs,
     )
-    assert gains.verdict_text(result.summary, 1.0) in output
+    assert text.experiment_verdict(result.summary, 1.0) in output
+
+
+# ---------------------------------------------------------------------------------------
+# experiment_verdict (moved here with the sentence from core.gains.verdict_text)
+# ---------------------------------------------------------------------------------------
+
+
+def _summary(rows: list[tuple[float, float, float, float]]) -> pd.DataFrame:
+    """rows of (eps_target, rate, mse, log_mse_se)."""
+    df = pd.DataFrame(rows, columns=["eps_target", "rate", "mse", "log_mse_se"])
+    df["log_mse"] = np.log(df.mse)
+    return df
+
+
+def test_verdict_gain() -> None:
+    s = _summary([(0.5, 0.1, 1.2, 0.01), (0.5, 0.4, 0.78, 0.01), (0.5, 1.0, 1.0, 0.0)])
+    assert text.experiment_verdict(s, 0.5) == (
+        "At ε_target = 0.5 the 40 % sample is best: 22 % lower MSE than privatising the population."
+    )
+
+
+def test_verdict_no_gain_and_within_error() -> None:
+    s = _summary([(3.0, 0.1, 1.35, 0.01), (3.0, 0.5, 2.0, 0.01), (3.0, 1.0, 1.0, 0.0)])
+    assert text.experiment_verdict(s, 3.0) == (
+        "At ε_target = 3 no sampling rate beats the population; the best sample (10 %) has 35 % "
+        "higher MSE."
+    )
+    # 2 % better, but the standard error of the difference is 0.05 on the log scale.
+    s2 = _summary([(0.1, 0.2, 0.98, 0.05), (0.1, 1.0, 1.0, 0.0)])
+    verdict = text.experiment_verdict(s2, 0.1)
+    assert verdict.startswith("At ε_target = 0.1 the 20 % sample is best: 2 % lower MSE")
+    assert "within Monte Carlo error" in verdict
+    # huge factors are written as factors
+    s3 = _summary([(0.01, 0.01, 1e-4, 0.01), (0.01, 1.0, 1.0, 0.0)])
+    assert "10,000 times smaller" in text.experiment_verdict(s3, 0.01)
+    s4 = _summary([(5.0, 0.9, 13.1, 0.01), (5.0, 1.0, 1.0, 0.0)])
+    assert "13.1 times the MSE" in text.experiment_verdict(s4, 5.0)
+    only = _summary([(1.0, 1.0, 1.0, 0.0)])
+    assert text.experiment_verdict(only, 1.0) == (
+        "At ε_target = 1 only the population was simulated; there is no sample to compare."
+    )
+
+
+def test_verdict_bad_summary_is_a_clear_error() -> None:
+    s = _summary([(0.5, 0.1, 1.2, 0.01), (0.5, 1.0, 1.0, 0.0)])
+    with pytest.raises(ValueError, match="columns"):
+        text.experiment_verdict(s.drop(columns="mse"), 0.5)
+
+
+def test_verdict_on_a_real_experiment() -> None:
+    values = np.clip(np.random.default_rng(5).lognormal(1.0, 0.6, 151), 0.0, 30.0)
+    ex = gains.median_gain_experiment(
+        values, lower=0.0, upper=30.0, eps_targets=[0.05, 5.0], rates=[0.2, 0.5], reps=50
+    )
+    for e in [0.05, 5.0]:
+        verdict = text.experiment_verdict(ex.summary, e)
+        assert verdict.startswith(f"At ε_target = {e:g}")
+        assert verdict.endswith(".")
