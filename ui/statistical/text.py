@@ -9,6 +9,53 @@ and n the number of records sampled (the paper calls them n and m).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
+
+CURVE_TAB = "Privacy curve δ(ε)"
+PI_TAB = "δ against π (Figures 1–4, 6)"
+EU_TAB = "Equal utility (Figures 5, 7, 8)"
+TABS = (CURVE_TAB, PI_TAB, EU_TAB)
+
+#: Presets of the paper's figures; each opens the tab whose controls it sets (``sp_view``).
+PRESETS: dict[str, dict[str, Any]] = {
+    "Figs 1–2: Gaussian": {
+        "sp_view": PI_TAB,
+        "sp_noise": "gaussian",
+        "sp_n": 1000,
+        "sp_eps": 0.01,
+        "sp_nus": "1, 3",
+        "sp_ratio_pis": "0.5, 0.1, 0.01",
+    },
+    "Figs 3–4: Laplace": {
+        "sp_view": PI_TAB,
+        "sp_noise": "laplace",
+        "sp_n": 1000,
+        "sp_eps": 0.01,
+        "sp_nus": "1, 3",
+        "sp_ratio_pis": "0.5, 0.1, 0.01",
+    },
+    "Fig 6: N = 100": {
+        "sp_view": PI_TAB,
+        "sp_noise": "gaussian",
+        "sp_n": 100,
+        "sp_eps": 0.01,
+        "sp_ratio_pis": "0.5, 0.1, 0.01",
+    },
+    "Figs 5, 8: utility": {
+        "sp_view": EU_TAB,
+        "sp_n": 1000,
+        "sp_eps": 0.01,
+        "sp_pi": 0.5,
+        "sp_lambda": 0.1,
+        "sp_eu_pis": "0.5, 0.1",
+    },
+    "Fig 7: conjecture": {
+        "sp_view": EU_TAB,
+        "sp_n": 1000,
+        "sp_eps": 0.1,
+        "sp_pi": 0.5,
+    },
+}
 
 
 def _floats(values: Sequence[float]) -> str:
