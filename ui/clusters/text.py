@@ -9,9 +9,40 @@ mechanism run on the sample, ε_target the guarantee the population gets.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from core.populations import Population
 from ui.snippets import population_snippet
+
+SIZE_TAB = "ε_target vs cluster size"
+FRACTION_TAB = "ε_target vs fraction drawn"
+POPULATION_TAB = "This population's clusters"
+TWO_STAGE_TAB = "Two-stage"
+OTHER_TAB = "PPS & systematic"
+TEST_TAB = "Hypothesis-testing view"
+
+TABS = (SIZE_TAB, FRACTION_TAB, POPULATION_TAB, TWO_STAGE_TAB, OTHER_TAB, TEST_TAB)
+
+#: Presets of the page (households, regions, unequal sizes, singletons, systematic).
+PRESETS: dict[str, dict[str, Any]] = {
+    "Households": {
+        "cl_size": 3,
+        "cl_spread": 1.0,
+        "cl_k": 10000,
+        "cl_l": 1000,
+        "cl_eps": 1.0,
+    },
+    "Regions": {
+        "cl_size": 1000,
+        "cl_spread": 1.0,
+        "cl_k": 100,
+        "cl_l": 10,
+        "cl_eps": 0.1,
+    },
+    "Unequal sizes": {"cl_size": 30, "cl_spread": 10.0, "cl_eps": 0.01},
+    "Singletons = SRS": {"cl_size": 1, "cl_spread": 1.0},
+    "Systematic sampling": {"cl_view": OTHER_TAB, "cl_sys_k": 100},
+}
 
 #: The direction control: which ε the user gives.
 FROM_SAMPLE = "ε_sample in → ε_target"
