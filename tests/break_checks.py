@@ -331,10 +331,10 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="strata-bound-help-drops-number",
         item="3 UI numbers",
-        path="ui/strata/views.py",
+        path="ui/strata/text.py",
         old='    text = f"{bound:.6g}"',
         new='    text = ""',
-        tests=("tests/ui/strata/test_strata_views.py::test_bound_value_and_help",),
+        tests=("tests/ui/strata/test_strata_text.py::test_bound_value_and_help",),
     ),
 )
 

@@ -16,7 +16,7 @@ from core import strata
 from core.populations import BUILTIN_POPULATIONS
 from tests.pages.harness import ROOT, array, charts, open_page
 from tests.pages.test_strata_page import _open_uploaded, _uploaded
-from ui.strata import views
+from ui.strata import text as strata_text
 
 PAGE = "app_pages/strata.py"
 EST = {"population": "Establishments"}
@@ -47,12 +47,12 @@ def _n9189():
 
 
 def test_default_sample_size_is_a_share_of_n_with_two_per_stratum():
-    assert views.default_sample_size(100_000, 12) == 10_000  # the paper's m
-    assert views.default_sample_size(9_189, 3) == 919
-    assert views.default_sample_size(30, 20) == 30  # 2 per stratum, capped at N
-    assert views.default_sample_size(100, 20) == 40
+    assert strata_text.default_sample_size(100_000, 12) == 10_000  # the paper's m
+    assert strata_text.default_sample_size(9_189, 3) == 919
+    assert strata_text.default_sample_size(30, 20) == 30  # 2 per stratum, capped at N
+    assert strata_text.default_sample_size(100, 20) == 40
     with pytest.raises(ValueError):
-        views.default_sample_size(0, 1)
+        strata_text.default_sample_size(0, 1)
 
 
 def test_small_population_gets_a_fitting_default_and_a_real_comparison():
@@ -93,7 +93,7 @@ def test_a_bound_that_does_not_amplify_is_said_in_words():
     at = open_page(PAGE, {**EST, "strat_eps": "5", "strat_view": "Privacy"})
     metric = _metric(at, BOUND)
     assert metric.value == "no amplification"
-    assert views.NO_AMPLIFICATION in metric.proto.help
+    assert strata_text.NO_AMPLIFICATION in metric.proto.help
     at = open_page(PAGE, {**EST, "strat_eps": "0.1", "strat_view": "Privacy"})
     assert float(_metric(at, BOUND).value) == pytest.approx(
         strata.proportional_eps_bound(0.1, 0.1), rel=1e-3
@@ -104,7 +104,7 @@ def test_a_bound_that_does_not_amplify_is_said_in_words():
 
 
 def test_target_direction_inverts_theorem_7_2():
-    at = open_page(PAGE, {**EST, "strat_dir": views.FROM_TARGET, "strat_eps_target": "0.2"})
+    at = open_page(PAGE, {**EST, "strat_dir": strata_text.FROM_TARGET, "strat_eps_target": "0.2"})
     assert not at.exception and not at.error
     shown = float(_metric(at, "ε_sample allowed, randomised proportional (Thm 7.2)").value)
     want = strata.proportional_eps_sample_for_target(0.2, 0.1)
