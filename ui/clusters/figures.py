@@ -231,7 +231,9 @@ def population_sampled(clusters_total: int, clusters_sampled: int, pop_clusters:
     return int(min(pop_clusters, max(1, round(share * pop_clusters))))
 
 
-def per_cluster_figure(frame: pd.DataFrame, eps: float, *, log_y: bool = False) -> go.Figure:
+def per_cluster_figure(
+    frame: pd.DataFrame, eps: float, *, log_y: bool = False
+) -> tuple[go.Figure, pd.DataFrame]:
     """Per-cluster bounds for the population, one point per distinct cluster size.
 
     Clusters of equal size share a point: every column plotted depends on the size alone
@@ -276,7 +278,7 @@ def per_cluster_figure(frame: pd.DataFrame, eps: float, *, log_y: bool = False) 
         hovermode="closest",
     )
     _y_axis(layout, eps, log_y)
-    return make_figure(traces, layout)
+    return make_figure(traces, layout), frame
 
 
 # ---------------------------------------------------------------------------------------

@@ -185,8 +185,7 @@ def population_view(ctx: ClusterInputs) -> None:
         st.warning(note, icon=":material/warning:")
     worst = frame.iloc[0]
     chart_block(
-        figs.per_cluster_figure(frame, eps, log_y=log_y),
-        frame,
+        *figs.per_cluster_figure(frame, eps, log_y=log_y),
         key="cluster_per_cluster",
         explanation=(
             "Each point is a person in a cluster of that size (clusters of equal size share "

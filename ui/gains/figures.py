@@ -194,7 +194,7 @@ def q_heatmap_figure(eps_grid: np.ndarray, rates: np.ndarray) -> tuple[go.Figure
 # --------------------------------------------------------------------------------------
 
 
-def mean_variance_figure(table: pd.DataFrame) -> go.Figure:
+def mean_variance_figure(table: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
     """V_n (eq. 7) against the rate for each ε, with V_N (eq. 6) as a dotted level."""
     traces = []
     for i, (e, sub) in enumerate(table.groupby("eps_target", sort=True)):
@@ -233,7 +233,7 @@ def mean_variance_figure(table: pd.DataFrame) -> go.Figure:
         log_x=True,
         log_y=True,
     )
-    return make_figure(traces, layout)
+    return make_figure(traces, layout), table
 
 
 # --------------------------------------------------------------------------------------
@@ -241,7 +241,9 @@ def mean_variance_figure(table: pd.DataFrame) -> go.Figure:
 # --------------------------------------------------------------------------------------
 
 
-def log_mse_figure(summary: pd.DataFrame, *, band_se: float = 2.0) -> go.Figure:
+def log_mse_figure(
+    summary: pd.DataFrame, *, band_se: float = 2.0
+) -> tuple[go.Figure, pd.DataFrame]:
     """log(MSE) against the rate per ε with ±``band_se`` Monte Carlo error bands.
 
     The population (rate 1) is drawn as a cross, as in the paper. Every sampling rate whose
@@ -309,7 +311,7 @@ def log_mse_figure(summary: pd.DataFrame, *, band_se: float = 2.0) -> go.Figure:
         hovermode="closest",
         height=480,
     )
-    return make_figure(traces, layout)
+    return make_figure(traces, layout), summary
 
 
 def _beating_rate_rings(
@@ -374,7 +376,7 @@ def violin_by_rate_figure(
     log_y: bool = False,
     reference: float | None = None,
     reference_text: str | None = None,
-) -> go.Figure:
+) -> tuple[go.Figure, pd.DataFrame]:
     """Violins of ``column`` per sampling rate for one ε (the paper's Figures 6, 7, 10–12)."""
     sub = per_rep[np.isclose(per_rep["eps_target"], eps_target)]
     groups = sorted(sub.groupby("rate", sort=True), key=lambda item: float(item[0]))
@@ -417,7 +419,7 @@ def violin_by_rate_figure(
     layout["xaxis"]["type"] = "category"
     if reference is not None:
         layout["shapes"] = [reference_line(reference, text=reference_text)]
-    return make_figure(traces, layout)
+    return make_figure(traces, layout), per_rep
 
 
 def release_violin_figure(
@@ -428,7 +430,7 @@ def release_violin_figure(
     y_title: str,
     truth: float,
     truth_text: str,
-) -> go.Figure:
+) -> tuple[go.Figure, pd.DataFrame]:
     """Violins of private releases per ε with the true value as a dashed line (Figs. 1–2)."""
     traces = []
     for i, (e, group) in enumerate(frame.groupby("eps", sort=True)):
@@ -455,7 +457,7 @@ def release_violin_figure(
             "line": {"color": REFERENCE_COLOUR, "dash": "dash", "width": 1.5},
         }
     ]
-    return make_figure(traces, layout)
+    return make_figure(traces, layout), frame
 
 
 def best_rate_table(summary: pd.DataFrame) -> pd.DataFrame:

@@ -151,8 +151,7 @@ def mean_population_view(ctx: GainsInputs) -> None:
     rates = tuple(float(r) for r in np.geomspace(max(2.0 / N, 1e-4), 1.0, 150))
     table = cache.mean_table(pop.content_hash, pop, tuple(eps_values), rates)
     chart_block(
-        figs.mean_variance_figure(table),
-        table,
+        *figs.mean_variance_figure(table),
         key="mean_variance",
         explanation=(
             f"On {pop.name} (S_N² = {pop.values.var(ddof=1):.4g}, R = "
@@ -231,7 +230,7 @@ def sensitivity_view(ctx: GainsInputs) -> None:
     )
     mean = float(pop.values.mean())
     median = median_of_sorted(pop.values)
-    fig = figs.release_violin_figure(
+    fig, _ = figs.release_violin_figure(
         data["means"],
         value="release",
         title="Private means, global sensitivity R/N",
@@ -249,7 +248,7 @@ def sensitivity_view(ctx: GainsInputs) -> None:
         ),
         formulas=[r"\tilde y = \bar y_N + \mathrm{Laplace}\big(0, R/(N\varepsilon)\big)"],
     )
-    fig = figs.release_violin_figure(
+    fig, _ = figs.release_violin_figure(
         data["medians_global"],
         value="release",
         title="Private medians, global sensitivity R",
@@ -267,7 +266,7 @@ def sensitivity_view(ctx: GainsInputs) -> None:
         ),
         formulas=[r"\tilde m = m_N + \mathrm{Laplace}(0, R/\varepsilon)"],
     )
-    fig = figs.release_violin_figure(
+    fig, _ = figs.release_violin_figure(
         data["medians_smooth"],
         value="release",
         title="Private medians, smooth sensitivity",
@@ -293,7 +292,7 @@ def sensitivity_view(ctx: GainsInputs) -> None:
     )
     medians = cache.sample_medians(pop.content_hash, pop, (0.0101, 0.1001), int(reps), seed)
     medians = medians.assign(eps_target=0.0)
-    fig = figs.violin_by_rate_figure(
+    fig, _ = figs.violin_by_rate_figure(
         medians,
         eps_target=0.0,
         column="sample_median",
@@ -413,8 +412,7 @@ def experiment_view(ctx: GainsInputs) -> None:
         "median): change the seed in the sidebar to see how much."
     )
     chart_block(
-        figs.log_mse_figure(summary),
-        summary,
+        *figs.log_mse_figure(summary),
         key="median_log_mse",
         explanation=text.LOG_MSE_TEXT,
         formulas=[
@@ -438,7 +436,7 @@ def experiment_view(ctx: GainsInputs) -> None:
         "ε_target for the violins", eps_values, key="gain_violin_eps", bind="query-params"
     )
     per_rep = result.per_rep
-    fig = figs.violin_by_rate_figure(
+    fig, _ = figs.violin_by_rate_figure(
         per_rep[per_rep["rate"] < 1],
         eps_target=float(eps_pick),
         column="sensitivity_ratio",
@@ -459,7 +457,7 @@ def experiment_view(ctx: GainsInputs) -> None:
         ),
         formulas=[r"\beta_n = \varepsilon_{\mathrm{sample}} / (2\ln(2/\delta_n))"],
     )
-    fig = figs.violin_by_rate_figure(
+    fig, _ = figs.violin_by_rate_figure(
         per_rep,
         eps_target=float(eps_pick),
         column="noise",

@@ -61,7 +61,7 @@ def fmt_delta(value: float) -> str:
 
 def privacy_curve_figure(
     curves: pd.DataFrame, *, nu: float, m: int, n: int, log_x: bool, log_y: bool, eps_mark: float
-) -> go.Figure:
+) -> tuple[go.Figure, pd.DataFrame]:
     """δ(ε) for every mechanism (solid) and the worst-case curves of the noises (dotted)."""
     traces = []
     labels = {
@@ -113,10 +113,10 @@ def privacy_curve_figure(
             },
         }
     ]
-    return make_figure(traces, layout)
+    return make_figure(traces, layout), curves
 
 
-def distributions_figure(dist: pd.DataFrame, *, title: str) -> go.Figure:
+def distributions_figure(dist: pd.DataFrame, *, title: str) -> tuple[go.Figure, pd.DataFrame]:
     """The answer's distribution with the critical record positive and negative."""
     discrete = bool((dist["kind"] == "probability").all())
     traces = []
@@ -142,7 +142,7 @@ def distributions_figure(dist: pd.DataFrame, *, title: str) -> go.Figure:
         y_title="P[answer = y]" if discrete else "density of the answer",
         hovermode="x unified",
     )
-    return make_figure(traces, layout)
+    return make_figure(traces, layout), dist
 
 
 # --------------------------------------------------------------------------------------
@@ -152,7 +152,7 @@ def distributions_figure(dist: pd.DataFrame, *, title: str) -> go.Figure:
 
 def delta_vs_pi_figure(
     data: pd.DataFrame, *, noise: str, n: int, eps: float, log_x: bool = False
-) -> go.Figure:
+) -> tuple[go.Figure, pd.DataFrame]:
     """Statistical δ against π for each ν (solid) and the worst-case δ (dotted, flat)."""
     traces = []
     for i, (nu, part) in enumerate(data.groupby("nu", sort=True)):
@@ -185,12 +185,12 @@ def delta_vs_pi_figure(
     if not log_x:
         layout["xaxis"]["range"] = [0, 0.5]
     layout["yaxis"]["rangemode"] = "tozero"
-    return make_figure(traces, layout)
+    return make_figure(traces, layout), data
 
 
 def ratio_vs_nu_figure(
     data: pd.DataFrame, *, noise: str, n: int, eps: float, log_y: bool
-) -> go.Figure:
+) -> tuple[go.Figure, pd.DataFrame]:
     """Worst-case δ ÷ statistical δ against ν, one curve per π."""
     traces = []
     for i, (pi, part) in enumerate(data.groupby("pi", sort=False)):
@@ -214,7 +214,7 @@ def ratio_vs_nu_figure(
         log_y=log_y,
     )
     layout["shapes"] = [reference_line(1.0, text="equal δ")]
-    return make_figure(traces, layout)
+    return make_figure(traces, layout), data
 
 
 # --------------------------------------------------------------------------------------
@@ -236,7 +236,7 @@ def _legend_below_log_axis(layout: dict[str, Any]) -> None:
 
 def equal_utility_pi_figure(
     data: pd.DataFrame, *, n: int, m: int, eps: float, log_y: bool = False
-) -> go.Figure:
+) -> tuple[go.Figure, pd.DataFrame]:
     """δ of the three mechanisms at the same utility loss, against π (Figure 5)."""
     traces = []
     for column, label in _EU_COLUMNS:
@@ -261,12 +261,12 @@ def equal_utility_pi_figure(
     layout["xaxis"]["range"] = [0, 0.5]
     if not log_y:
         layout["yaxis"]["rangemode"] = "tozero"
-    return make_figure(traces, layout)
+    return make_figure(traces, layout), data
 
 
 def equal_utility_lambda_figure(
     data: pd.DataFrame, *, n: int, eps: float, log_y: bool
-) -> go.Figure:
+) -> tuple[go.Figure, pd.DataFrame]:
     """δ of the three mechanisms at the same utility loss, against λ, per π (Figure 8)."""
     traces = []
     for j, (pi, part) in enumerate(data.groupby("pi", sort=False)):
@@ -295,10 +295,12 @@ def equal_utility_lambda_figure(
         hovermode="closest",
     )
     _legend_below_log_axis(layout)
-    return make_figure(traces, layout)
+    return make_figure(traces, layout), data
 
 
-def conjecture_figure(data: pd.DataFrame, *, n: int, pi: float, eps: float) -> go.Figure:
+def conjecture_figure(
+    data: pd.DataFrame, *, n: int, pi: float, eps: float
+) -> tuple[go.Figure, pd.DataFrame]:
     """Subsampling's δ at the amplified ε_target against λ times the pure δ of n records (Fig. 7).
 
     ε_target = log(1 + λ(e^ε_sample − 1)) with ε_sample the page's ε (Breutigam & Reischuk §7).
@@ -332,7 +334,7 @@ def conjecture_figure(data: pd.DataFrame, *, n: int, pi: float, eps: float) -> g
         hovermode="x unified",
     )
     _legend_below_log_axis(layout)
-    return make_figure(traces, layout)
+    return make_figure(traces, layout), data
 
 
 # --------------------------------------------------------------------------------------

@@ -67,8 +67,7 @@ def curve_view(ctx: StatisticalInputs) -> None:
     st.markdown(figs.privacy_reading(summary, n=n, pi=pi, eps=eps, nu=nu, m=m))
     curves = cache.privacy_curves(n, pi, m, nu, eps_max)
     chart_block(
-        figs.privacy_curve_figure(curves, nu=nu, m=m, n=n, log_x=log_x, log_y=log_y, eps_mark=eps),
-        curves,
+        *figs.privacy_curve_figure(curves, nu=nu, m=m, n=n, log_x=log_x, log_y=log_y, eps_mark=eps),
         key="sp_privacy_curve",
         explanation=(
             "Each solid line is the privacy curve against an adversary who knows the "
@@ -108,8 +107,7 @@ def curve_view(ctx: StatisticalInputs) -> None:
     dist = cache.distributions(n, pi, m, nu, shown)
     name = cache.MECHANISMS[shown] + (f", ν = {nu:g}" if shown in ("gaussian", "laplace") else "")
     chart_block(
-        figs.distributions_figure(dist, title=f"What the adversary compares: {name}"),
-        dist,
+        *figs.distributions_figure(dist, title=f"What the adversary compares: {name}"),
         key="sp_distributions",
         explanation=(
             "The answer's distribution when the critical record has the property (+) and when "
@@ -162,8 +160,7 @@ def pi_view(ctx: StatisticalInputs) -> None:
     st.markdown(figs.pi_reading(data, noise=noise, eps=eps))
     log_pi = bound_toggle("Log π axis", "sp_pi_log", default=False)
     chart_block(
-        figs.delta_vs_pi_figure(data, noise=noise, n=n, eps=eps, log_x=log_pi),
-        data,
+        *figs.delta_vs_pi_figure(data, noise=noise, n=n, eps=eps, log_x=log_pi),
         key="sp_delta_vs_pi",
         explanation=(
             "Solid: δ at the chosen ε for an adversary who knows only π; dotted: the worst case "
@@ -184,8 +181,7 @@ def pi_view(ctx: StatisticalInputs) -> None:
     log_ratio = bound_toggle("Log ratio axis", "sp_ratio_log", default=False)
     ratios = cache.ratio_vs_nu(n, eps, noise, tuple(ratio_pis))
     chart_block(
-        figs.ratio_vs_nu_figure(ratios, noise=noise, n=n, eps=eps, log_y=log_ratio),
-        ratios,
+        *figs.ratio_vs_nu_figure(ratios, noise=noise, n=n, eps=eps, log_y=log_ratio),
         key="sp_ratio_vs_nu",
         explanation=(
             "How many times larger the worst-case δ is than the statistical δ, as the added "
@@ -234,8 +230,7 @@ def equal_utility_view(ctx: StatisticalInputs) -> None:
         )
         data = cache.equal_utility_vs_pi(n, m, eps)
         chart_block(
-            figs.equal_utility_pi_figure(data, n=n, m=m, eps=eps, log_y=log_y),
-            data,
+            *figs.equal_utility_pi_figure(data, n=n, m=m, eps=eps, log_y=log_y),
             key="sp_equal_utility_pi",
             explanation=(
                 "Each mechanism is tuned to cost the same accuracy: the noise's variance equals "
@@ -257,8 +252,7 @@ def equal_utility_view(ctx: StatisticalInputs) -> None:
         )
         return
     chart_block(
-        figs.equal_utility_lambda_figure(data, n=n, eps=eps, log_y=log_y),
-        data,
+        *figs.equal_utility_lambda_figure(data, n=n, eps=eps, log_y=log_y),
         key="sp_equal_utility_lambda",
         explanation=(
             "The same comparison across sampling rates, one line style per π: colour is the "
@@ -270,8 +264,7 @@ def equal_utility_view(ctx: StatisticalInputs) -> None:
     )
     data = cache.conjecture_vs_lambda(n, pi, eps)
     chart_block(
-        figs.conjecture_figure(data, n=n, pi=pi, eps=eps),
-        data,
+        *figs.conjecture_figure(data, n=n, pi=pi, eps=eps),
         key="sp_conjecture",
         explanation=(
             "In differential privacy a mechanism with budget ε_sample on a λ-sample gives the "

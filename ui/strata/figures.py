@@ -77,7 +77,9 @@ def shown_strata(table: pd.DataFrame) -> pd.DataFrame:
 # --------------------------------------------------------------------------------------------
 
 
-def allocation_figure(table: pd.DataFrame, *, show_rates: bool, log_y: bool) -> go.Figure:
+def allocation_figure(
+    table: pd.DataFrame, *, show_rates: bool, log_y: bool
+) -> tuple[go.Figure, pd.DataFrame]:
     """Grouped bars: each design's sample size (or sampling rate) per stratum."""
     shown = shown_strata(table)
     x = shown["stratum"].tolist()
@@ -109,10 +111,10 @@ def allocation_figure(table: pd.DataFrame, *, show_rates: bool, log_y: bool) -> 
     _legend_below(layout, -0.42)
     if show_rates and not log_y:
         layout["yaxis"]["tickformat"] = ".0%"
-    return make_figure(traces, layout)
+    return make_figure(traces, layout), table
 
 
-def variance_figure(var_table: pd.DataFrame) -> go.Figure:
+def variance_figure(var_table: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
     """Bars: variance of the weighted mean per design (infinite ones are left out)."""
     traces = []
     for _, row in var_table.iterrows():
@@ -142,11 +144,14 @@ def variance_figure(var_table: pd.DataFrame) -> go.Figure:
     )
     layout["xaxis"]["type"] = "category"
     layout["showlegend"] = False
-    return make_figure(traces, layout)
+    return make_figure(traces, layout), var_table
 
 
-def simulation_figure(sim: pd.DataFrame, truth: float, value_label: str) -> go.Figure:
+def simulation_figure(
+    sim: pd.DataFrame, truth: float, value_label: str
+) -> tuple[go.Figure, pd.DataFrame]:
     """Violins of the simulated weighted means per design, the population mean dotted."""
+    frame, sim = sim, sim.dropna()  # rows without an estimate are not drawn
     traces = []
     for design in DESIGNS:
         y = sim.loc[sim["design"] == design, "weighted mean"].to_numpy()
@@ -178,7 +183,7 @@ def simulation_figure(sim: pd.DataFrame, truth: float, value_label: str) -> go.F
     line = reference_line(truth, text=f"population mean {truth:,.4g}")
     line["label"] = {**line["label"], "textposition": "start"}  # type: ignore[dict-item]
     layout["shapes"] = [line]
-    return make_figure(traces, layout)
+    return make_figure(traces, layout), frame
 
 
 # --------------------------------------------------------------------------------------------
@@ -300,7 +305,9 @@ def neighbour_table(cmp: strata.NeighbourComparison) -> pd.DataFrame:
     )
 
 
-def neighbour_figure(cmp: strata.NeighbourComparison, changed: tuple[int, int]) -> go.Figure:
+def neighbour_figure(
+    cmp: strata.NeighbourComparison, changed: tuple[int, int]
+) -> tuple[go.Figure, pd.DataFrame]:
     """Bars of n′_i − n_i per stratum; the stratum that moves most is outlined and labelled.
 
     ``changed`` holds the strata the changed record left and joined.
@@ -359,7 +366,7 @@ def neighbour_figure(cmp: strata.NeighbourComparison, changed: tuple[int, int]) 
         )
     layout["annotations"] = annotations
     layout["shapes"] = [reference_line(0.0)]
-    return make_figure(traces, layout)
+    return make_figure(traces, layout), table
 
 
 def rounding_density_frame(example: strata.RoundingExample, eps: float) -> pd.DataFrame:
@@ -405,7 +412,7 @@ def rounding_figure(example: strata.RoundingExample, eps: float) -> tuple[go.Fig
     return make_figure(traces, layout), data
 
 
-def random_size_figure(table: pd.DataFrame, eps: float, n: int) -> go.Figure:
+def random_size_figure(table: pd.DataFrame, eps: float, n: int) -> tuple[go.Figure, pd.DataFrame]:
     """Theorem 3.1 bounds against the spread of a truncated Gaussian size (Figure 2)."""
     x = table["σ of the size"]
     traces = [
@@ -441,4 +448,4 @@ def random_size_figure(table: pd.DataFrame, eps: float, n: int) -> go.Figure:
     line = reference_line(eps, text=f"ε_sample = {eps:g}: no amplification")
     line["label"] = {**line["label"], "textposition": "start", "yanchor": "top"}  # type: ignore[dict-item]
     layout["shapes"] = [line]
-    return make_figure(traces, layout)
+    return make_figure(traces, layout), table

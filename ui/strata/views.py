@@ -110,8 +110,7 @@ def allocation_view(ctx: StrataInputs) -> None:
             "N_i·σ_i; the table and the CSV have all of them."
         )
     chart_block(
-        figs.allocation_figure(table, show_rates=show_rates, log_y=log_y),
-        table,
+        *figs.allocation_figure(table, show_rates=show_rates, log_y=log_y),
         key="strata_allocations",
         explanation=(
             f"Each group of bars is one stratum of {pop.name}. Proportional allocation draws the "
@@ -149,8 +148,7 @@ def allocation_view(ctx: StrataInputs) -> None:
         "allocations of total n."
     )
     chart_block(
-        figs.variance_figure(var_table),
-        var_table,
+        *figs.variance_figure(var_table),
         key="strata_variance",
         explanation=(
             "How far the weighted mean of the sample is expected to fall from the population "
@@ -269,9 +267,9 @@ def neighbour_section(ctx: StrataInputs) -> strata.NeighbourComparison | None:
             "another neighbour.",
             icon=":material/info:",
         )
-    table = figs.neighbour_table(cmp)
+    fig, table = figs.neighbour_figure(cmp, (left, joined))
     chart_block(
-        figs.neighbour_figure(cmp, (left, joined)),
+        fig,
         table,
         key="strata_neighbour",
         explanation=(
@@ -522,8 +520,7 @@ def simulation_view(ctx: StrataInputs) -> None:
             }
         )
     chart_block(
-        figs.simulation_figure(sim.dropna(), truth, pop.value_label),
-        sim,
+        *figs.simulation_figure(sim, truth, pop.value_label),
         key="strata_simulation",
         explanation=(
             f"{reps:,} stratified samples of {m:,} records per design, each stratum sampled "
@@ -591,8 +588,7 @@ def random_size_view(ctx: StrataInputs) -> None:
     n_rs = int(n_rs or 10_000)
     table = cache.random_size_curve(n_rs, float(eps_rs), float(mean_fraction))
     chart_block(
-        figs.random_size_figure(table, float(eps_rs), n_rs),
-        table,
+        *figs.random_size_figure(table, float(eps_rs), n_rs),
         key="strata_random_size",
         explanation=(
             f"The sample size is a Gaussian with mean {mean_fraction:g}·N, cut to 0…N, and "

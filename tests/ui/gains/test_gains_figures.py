@@ -80,7 +80,7 @@ def test_q_heatmap_equals_core():
 def test_mean_variance_figure_plots_eqs_6_and_7():
     pop = make_builtin("beta", seed=0, size=501)
     table = gains.mean_gain_table(pop.values, pop.lower, pop.upper, [0.5, 1.0], [0.01, 0.1, 0.5])
-    fig = figs.mean_variance_figure(table)
+    fig, _ = figs.mean_variance_figure(table)
     by_name = {t.name: t for t in fig.data}
     v_pop = float(gains.mean_variance_population(1.0, pop.size, pop.lower, pop.upper))
     assert list(by_name["V_N, ε_target = 1"].y) == [pytest.approx(v_pop)] * 2
@@ -108,7 +108,7 @@ def _summary() -> pd.DataFrame:
 
 
 def test_log_mse_figure_marks_the_rates_that_beat_the_population():
-    fig = figs.log_mse_figure(_summary(), band_se=2.0)
+    fig, _ = figs.log_mse_figure(_summary(), band_se=2.0)
     line = next(t for t in fig.data if t.name == "ε_target = 0.5")
     assert list(line.x) == [0.1, 0.3, 0.6] and list(line.y) == [-2.0, -3.5, -3.2]
     band = next(t for t in fig.data if t.name == "±2 SE, ε_target = 0.5")
@@ -139,7 +139,7 @@ def test_violin_figures_draw_each_groups_values():
             "err": [0.0, 2.0, 3.0, 4.0, 5.0, 6.0],
         }
     )
-    fig = figs.violin_by_rate_figure(
+    fig, _ = figs.violin_by_rate_figure(
         per_rep, eps_target=1.0, column="err", title="t", y_title="y", log_y=True, reference=4.5
     )
     names = [t.name for t in fig.data]
@@ -148,7 +148,7 @@ def test_violin_figures_draw_each_groups_values():
     assert "ε_target = 1" in fig.layout.title.text and fig.layout.shapes[0].y0 == 4.5
 
     frame = pd.DataFrame({"eps": [0.5, 0.5, 2.0], "release": [1.0, 3.0, 2.0]})
-    fig = figs.release_violin_figure(
+    fig, _ = figs.release_violin_figure(
         frame, value="release", title="t", y_title="y", truth=2.0, truth_text="true"
     )
     assert [list(t.y) for t in fig.data] == [[1.0, 3.0], [2.0]]

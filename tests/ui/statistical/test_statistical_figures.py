@@ -41,7 +41,9 @@ def test_fmt_delta(value, text):
 @pytest.mark.parametrize("log_y", [False, True])
 def test_privacy_curve_figure_plots_cores_delta_of_every_mechanism(log_y):
     curves = cache.privacy_curves(N, PI, M, NU, 3.0)
-    fig = figs.privacy_curve_figure(curves, nu=NU, m=M, n=N, log_x=True, log_y=log_y, eps_mark=EPS)
+    fig, _ = figs.privacy_curve_figure(
+        curves, nu=NU, m=M, n=N, log_x=True, log_y=log_y, eps_mark=EPS
+    )
     eps = cache.eps_grid(3.0)
     by_name = {t.name: t for t in fig.data}
     assert len(by_name) == 8
@@ -67,7 +69,7 @@ def test_privacy_curve_figure_plots_cores_delta_of_every_mechanism(log_y):
 @pytest.mark.parametrize("mechanism", ["none", "gaussian"])
 def test_distributions_figure_draws_both_answers(mechanism):
     dist = cache.distributions(N, PI, M, NU, mechanism)
-    fig = figs.distributions_figure(dist, title="answers")
+    fig, _ = figs.distributions_figure(dist, title="answers")
     plus, minus = fig.data
     np.testing.assert_array_equal(plus.x, dist["answer"])
     np.testing.assert_array_equal(plus.y, dist["critical record positive"])
@@ -81,7 +83,7 @@ def test_distributions_figure_draws_both_answers(mechanism):
 
 def test_delta_vs_pi_figure_and_reading_equal_core():
     data = cache.delta_vs_pi(N, EPS, "gaussian", (1.0, 4.0))
-    fig = figs.delta_vs_pi_figure(data, noise="gaussian", n=N, eps=EPS)
+    fig, _ = figs.delta_vs_pi_figure(data, noise="gaussian", n=N, eps=EPS)
     assert "Gaussian" in fig.layout.title.text and f"N = {N:,}" in fig.layout.title.text
     assert fig.layout.xaxis.title.text.startswith("π")
     line = next(t for t in fig.data if t.name == "ν = 4, statistical")
@@ -102,7 +104,7 @@ def test_delta_vs_pi_figure_and_reading_equal_core():
 
 def test_ratio_vs_nu_figure_plots_worst_over_statistical():
     data = cache.ratio_vs_nu(N, EPS, "gaussian", (0.1,))
-    fig = figs.ratio_vs_nu_figure(data, noise="gaussian", n=N, eps=EPS, log_y=False)
+    fig, _ = figs.ratio_vs_nu_figure(data, noise="gaussian", n=N, eps=EPS, log_y=False)
     (trace,) = fig.data
     nus = np.asarray(trace.x)
     expected = [
@@ -115,14 +117,14 @@ def test_ratio_vs_nu_figure_plots_worst_over_statistical():
 
 def test_equal_utility_figures_table_and_reading_equal_core():
     data = cache.equal_utility_vs_pi(N, M, EPS)
-    fig = figs.equal_utility_pi_figure(data, n=N, m=M, eps=EPS)
+    fig, _ = figs.equal_utility_pi_figure(data, n=N, m=M, eps=EPS)
     assert f"{M / N:.3g} sample" in fig.layout.title.text
     sub = next(t for t in fig.data if t.name == "subsampling")
     expected = [float(sp.delta_subsampling(N, M, p, EPS)) for p in sub.x]
     np.testing.assert_allclose(_y(sub), expected, rtol=1e-10)
 
     lam = cache.equal_utility_vs_lambda(N, EPS, (0.3,))
-    fig = figs.equal_utility_lambda_figure(lam, n=N, eps=EPS, log_y=True)
+    fig, _ = figs.equal_utility_lambda_figure(lam, n=N, eps=EPS, log_y=True)
     gauss = next(t for t in fig.data if t.name == "Gaussian noise, π = 0.3")
     np.testing.assert_allclose(gauss.x, lam["lambda"])
     assert fig.layout.xaxis.title.text.startswith("λ = n/N") and fig.layout.xaxis.type == "log"
@@ -149,7 +151,7 @@ def test_equal_utility_reading_without_noise_to_match():
 
 def test_conjecture_figure_plots_both_sides():
     data = cache.conjecture_vs_lambda(N, PI, EPS)
-    fig = figs.conjecture_figure(data, n=N, pi=PI, eps=EPS)
+    fig, _ = figs.conjecture_figure(data, n=N, pi=PI, eps=EPS)
     left, right = fig.data
     rates = np.asarray(left.x)
     ms = data["m"].to_numpy()
