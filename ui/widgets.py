@@ -254,7 +254,7 @@ def write_presets_to_url() -> None:
     for key in keys:
         widget_id = state.get_widget_id_from_key(key)
         metadata = state.get_widget_metadata(widget_id) if widget_id else None
-        if metadata is None or metadata.bind != "query-params":
+        if widget_id is None or metadata is None or metadata.bind != "query-params":
             continue  # not drawn on this page (or not URL-bound): nothing to write
         value = state.get_widget_value(widget_id)
         if value == metadata.deserializer(None):

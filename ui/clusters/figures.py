@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from numpy.typing import NDArray
 
 from core import clusters as cl
 from ui.format import adaptive_percent as _pct
@@ -61,7 +62,9 @@ def _hline(x0: float, x1: float, y: float, name: str, *, colour: str, dash: str)
     }
 
 
-def _marker(x: float, y: float, name: str, colour: str, hover: str) -> dict[str, Any]:
+def _marker(
+    x: float, y: float | NDArray[np.float64], name: str, colour: str, hover: str
+) -> dict[str, Any]:
     return {
         "type": "scatter",
         "x": [x],

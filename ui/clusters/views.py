@@ -47,7 +47,10 @@ def target_metrics(
     ``eps_target`` when ℓ of k clusters are drawn and the person's cluster holds ``size``
     records, the others between ``size_min`` and ``size_max``.
     """
-    safe, unsafe = cl.eps_sample_bounds_for_target(eps_target, k, ell, size, size_min, size_max)
+    safe, unsafe = (
+        float(b)
+        for b in cl.eps_sample_bounds_for_target(eps_target, k, ell, size, size_min, size_max)
+    )
     poisson_sample = float(amp.eps_sample(eps_target, ell / k))
     eps = float(safe)
     t1, t2, t3, t4 = st.columns(4)
@@ -343,7 +346,7 @@ def other_designs_view(ctx: ClusterInputs) -> None:
             r"\tfrac1k(e^{\varepsilon_{\mathrm{sample}}}-1)\big)",
         ],
     )
-    lo, up = cl.systematic_eps_bounds(eps, n_pop, interval)
+    lo, up = (float(b) for b in cl.systematic_eps_bounds(eps, n_pop, interval))
     srs_sys = float(cl.srs_eps(eps, interval, 1))
     st.dataframe(
         figs.bounds_table(

@@ -185,7 +185,7 @@ def q_heatmap_figure(eps_grid: np.ndarray, rates: np.ndarray) -> tuple[go.Figure
         log_y=True,
         hovermode="closest",
     )
-    frame = pd.DataFrame({"eps_target": e.ravel(), "rate": p.ravel(), "q": q.ravel()})
+    frame = pd.DataFrame({"eps_target": e.ravel(), "rate": p.ravel(), "q": np.ravel(q)})
     return make_figure([heat], layout), frame
 
 

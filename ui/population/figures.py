@@ -92,7 +92,7 @@ def label_sort_key(label: object) -> tuple[tuple[tuple[int, float, str], ...], .
     built from several columns ("3 / 10") is compared part by part, so "3 / 2" comes before
     "3 / 10" and "2 / 1" before "10 / 1". Numbers come before text.
     """
-    key = []
+    key: list[tuple[tuple[int, float, str], ...]] = []
     for part in str(label).split(" / "):
         try:
             number = float(part)

@@ -181,9 +181,9 @@ def upload_form() -> None:
         f"{_describe(applied)}). Pick a built-in population in the sidebar to switch back.",
         icon=":material/check_circle:",
     )
-    note = cluster_strata_note(active)
-    if note is not None:
-        st.warning(note, icon=":material/warning:")
+    cluster_note = cluster_strata_note(active)
+    if cluster_note is not None:
+        st.warning(cluster_note, icon=":material/warning:")
 
 
 def _describe(settings: _Settings) -> str:

@@ -33,7 +33,7 @@ NU_GRID: tuple[float, ...] = tuple(float(v) for v in np.linspace(1.0, 10.0, 37))
 LAMBDA_GRID: tuple[float, ...] = tuple(float(x) for x in np.geomspace(0.01, 0.99, 33))
 
 #: Display names of the mechanisms, in the order of the chart colours.
-MECHANISMS = {
+MECHANISMS: dict[sp.Mechanism, str] = {
     "none": "no mechanism",
     "subsampling": "subsampling",
     "gaussian": "Gaussian noise",

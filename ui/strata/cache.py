@@ -6,6 +6,8 @@ only a sample of a large array); the population itself is passed unhashed as ``_
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -109,7 +111,7 @@ def simulation(content_hash: str, _pop: Population, m: int, reps: int, seed: int
     n = summ.sizes
     rate = m / summ.population_size
     rng = np.random.default_rng(seed)
-    designs = {
+    designs: dict[str, dict[str, Any]] = {
         NEYMAN: {"allocation": strata.neyman_allocation(n, summ.sds, m)},
         PROP_DET: {"allocation": strata.proportional_allocation(n, rate, "deterministic")},
         PROP_RAND: {"randomized_rate": rate},

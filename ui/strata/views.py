@@ -7,6 +7,7 @@ Each view draws one tab (its own controls, charts and verdict) from a frozen
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 import streamlit as st
@@ -59,7 +60,7 @@ def _num(x: float) -> str:
     return number(x, 6, grouping=True)
 
 
-def _table_height(rows: int) -> int | str:
+def _table_height(rows: int) -> int | Literal["auto"]:
     """Show every row of a short table (up to 20), scroll longer ones."""
     return 35 * (rows + 1) + 3 if rows <= 20 else "auto"
 
