@@ -9,9 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from core import amplification as amp
+from core import gains
 from core.populations import Population
 from core.sensitivity import median_of_sorted
 from ui.charts import chart_block
@@ -315,9 +317,20 @@ def sensitivity_view(ctx: GainsInputs) -> None:
     reproduce(text.sensitivity_snippet(pop, eps_values, int(reps), delta, seed))
 
 
-def experiment_view(ctx: GainsInputs) -> None:
-    """The §4.3 simulation: log(MSE) against the rate, verdict, and the violins."""
-    pop, seed, N = ctx.pop, ctx.seed, ctx.pop.size
+@dataclass(frozen=True)
+class ExperimentSettings:
+    """The controls of the §4.3 experiment tab (Hu et al.), read once per run."""
+
+    eps_values: tuple[float, ...]
+    rates: tuple[float, ...]
+    reps: int
+    estimator: str
+    delta_target: float
+    amplify_delta: bool
+
+
+def experiment_controls(N: int) -> ExperimentSettings:
+    """Draw the experiment's controls (URL-bound) for a population of ``N`` records."""
     c1, c2, c3 = st.columns([2, 2, 1])
     with c1:
         eps_values = float_list_input(
@@ -377,6 +390,22 @@ def experiment_view(ctx: GainsInputs) -> None:
             bind="query-params",
             help="Off: the sample keeps δ_target (only ε is amplified).",
         )
+    return ExperimentSettings(
+        eps_values=tuple(eps_values),
+        rates=tuple(rates),
+        reps=int(reps),
+        estimator=str(estimator),
+        delta_target=float(delta_target),
+        amplify_delta=bool(amplify_delta),
+    )
+
+
+def run_experiment(ctx: GainsInputs, settings: ExperimentSettings) -> gains.MedianExperiment:
+    """Warn about a vacuous δ_sample, then run the cached experiment with a progress bar."""
+    pop, seed = ctx.pop, ctx.seed
+    eps_values, rates, reps = settings.eps_values, settings.rates, settings.reps
+    delta_target, amplify_delta = settings.delta_target, settings.amplify_delta
+    estimator = settings.estimator
     vacuous = text.vacuous_delta_warning(float(delta_target), rates, bool(amplify_delta))
     if vacuous:
         st.warning(vacuous, icon=":material/warning:")
@@ -397,6 +426,15 @@ def experiment_view(ctx: GainsInputs) -> None:
         progress=progress,
     )
     bar.empty()
+    return result
+
+
+def experiment_verdict_section(
+    ctx: GainsInputs, settings: ExperimentSettings, result: gains.MedianExperiment
+) -> None:
+    """The verdict per ε_target, the log(MSE) chart (Figures 7, 8, 13) and the best-rate table."""
+    pop, seed = ctx.pop, ctx.seed
+    eps_values, reps, estimator = settings.eps_values, settings.reps, settings.estimator
     summary = result.summary
     st.subheader("Verdict")
     for e in eps_values:
@@ -431,11 +469,14 @@ def experiment_view(ctx: GainsInputs) -> None:
             "best sampling rate": st.column_config.NumberColumn(format="%.3g"),
         },
     )
+
+
+def experiment_violins(per_rep: pd.DataFrame, eps_values: tuple[float, ...]) -> None:
+    """Sensitivity-ratio and noise violins for one ε_target, and the per-repetition CSV."""
     st.subheader("Why: sensitivity and noise per design")
     eps_pick = st.selectbox(
         "ε_target for the violins", eps_values, key="gain_violin_eps", bind="query-params"
     )
-    per_rep = result.per_rep
     fig, _ = figs.violin_by_rate_figure(
         per_rep[per_rep["rate"] < 1],
         eps_target=float(eps_pick),
@@ -481,16 +522,24 @@ def experiment_view(ctx: GainsInputs) -> None:
         icon=":material/table:",
         key="csv_per_rep",
     )
+
+
+def experiment_view(ctx: GainsInputs) -> None:
+    """The §4.3 simulation: log(MSE) against the rate, verdict, and the violins."""
+    settings = experiment_controls(ctx.pop.size)
+    result = run_experiment(ctx, settings)
+    experiment_verdict_section(ctx, settings, result)
+    experiment_violins(result.per_rep, settings.eps_values)
     reproduce(
         text.experiment_snippet(
-            pop,
-            eps_values=eps_values,
-            rates=rates,
-            reps=int(reps),
-            delta_target=float(delta_target),
-            seed=seed,
-            amplify_delta=bool(amplify_delta),
-            estimator=str(estimator),
+            ctx.pop,
+            eps_values=list(settings.eps_values),
+            rates=list(settings.rates),
+            reps=settings.reps,
+            delta_target=settings.delta_target,
+            seed=ctx.seed,
+            amplify_delta=settings.amplify_delta,
+            estimator=settings.estimator,
         )
     )
 
