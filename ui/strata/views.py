@@ -193,17 +193,9 @@ def neighbour_comparison(
         return None
 
 
-def neighbour_section(ctx: StrataInputs) -> strata.NeighbourComparison | None:
-    """Section 7.2 / Appendix E.1: both allocations on P and on a neighbour P′."""
-    pop, summ, eps = ctx.pop, ctx.summ, ctx.eps_sample
-    st.subheader("Neyman's allocation depends on the data (§7.2, Appendix E.1)")
-    assert summ is not None
-    st.markdown(
-        "Take the population P and a neighbour P′ that differs in one record: as in the paper, "
-        f"the smallest unit ({_num(pop.values[0])}) is raised to the upper bound "
-        f"U = {_num(pop.upper)} (for establishments: the 10,000-employee top code) and joins "
-        "the stratum of the largest records. Both allocations are recomputed on P′."
-    )
+def neighbour_controls(ctx: StrataInputs, summ: strata.StratumSummary) -> tuple[float | None, int]:
+    """The changed record's new value (None: the upper bound U) and the stratum it joins."""
+    pop = ctx.pop
     c1, c2 = st.columns(2)
     with c1:
         new_value = st.number_input(
@@ -233,41 +225,14 @@ def neighbour_section(ctx: StrataInputs) -> strata.NeighbourComparison | None:
             icon=":material/warning:",
         )
         new_value = None
-    cmp = neighbour_comparison(ctx, new_value, text.AUTO_STRATUM if target is None else int(target))
-    if cmp is None:
-        return None
-    left = int(summ.codes[int(np.argmin(pop.values))])
-    joined = (
-        int(summ.codes[int(np.argmax(pop.values))])
-        if target in (None, text.AUTO_STRATUM)
-        else int(target)
-    )
+    return new_value, text.AUTO_STRATUM if target is None else int(target)
+
+
+def neighbour_chart(
+    cmp: strata.NeighbourComparison, summ: strata.StratumSummary, left: int, joined: int
+) -> None:
+    """Bars of n′_i − n_i (§7.2, Appendix E.1) and the per-stratum table with notes."""
     top = cmp.most_moved
-    shift = int(cmp.neyman_shift[top])
-    moved = int(np.abs(cmp.neyman_shift).sum())
-    ney_all = cmp.count_loss(eps, "neyman")
-    ney_one = cmp.count_loss(eps, "neyman", "largest")
-    det_all = cmp.count_loss(eps, "proportional")
-    rnd_all = cmp.count_loss(eps, "randomized")
-    if moved:
-        st.warning(
-            f"**Privacy degradation.** Neyman's stratum sample sizes change by {moved} in "
-            f"total; stratum **{cmp.labels[top]}** moves most ({shift:+d}). A mechanism "
-            "that is ε_sample-DP on the sample and releases the noisy sample size of that "
-            f"stratum leaks {ney_one:.3g} = {abs(shift)}·ε_sample between P and P′; "
-            f"releasing all {summ.k} noisy sizes leaks {ney_all:.3g} = {moved}·ε_sample. "
-            f"Without any sampling the loss would be at most ε_sample = {eps:.4g}. The same "
-            f"release leaks {det_all:.3g} under rounded and {rnd_all:.3g} under randomised "
-            "proportional "
-            "allocation.",
-            icon=":material/priority_high:",
-        )
-    else:
-        st.info(
-            "With this change Neyman's allocation does not move; try another sample size or "
-            "another neighbour.",
-            icon=":material/info:",
-        )
     fig, table = figs.neighbour_figure(cmp, (left, joined))
     chart_block(
         fig,
@@ -303,6 +268,10 @@ def neighbour_section(ctx: StrataInputs) -> strata.NeighbourComparison | None:
         },
         column_order=["stratum", "note", *table.columns[1:]],
     )
+
+
+def paper_e1_expander(summ: strata.StratumSummary) -> None:
+    """The paper's Neyman allocations on P and P′ (Appendix E.1), next to ours."""
     with st.expander("The paper's numbers (Appendix E.1, CBP establishments, n = 10,000)"):
         p, q = (np.array(a) for a in strata.PAPER_NEYMAN_E1)
         st.dataframe(
@@ -320,6 +289,36 @@ def neighbour_section(ctx: StrataInputs) -> strata.NeighbourComparison | None:
             f"Our establishments are synthetic; their top class has only {summ.sizes[-1]:,} "
             "units and is taken whole, so the shifts here are smaller — the leak is not."
         )
+
+
+def neighbour_section(ctx: StrataInputs) -> strata.NeighbourComparison | None:
+    """Section 7.2 / Appendix E.1: both allocations on P and on a neighbour P′."""
+    pop, summ, eps = ctx.pop, ctx.summ, ctx.eps_sample
+    st.subheader("Neyman's allocation depends on the data (§7.2, Appendix E.1)")
+    assert summ is not None
+    st.markdown(
+        "Take the population P and a neighbour P′ that differs in one record: as in the paper, "
+        f"the smallest unit ({_num(pop.values[0])}) is raised to the upper bound "
+        f"U = {_num(pop.upper)} (for establishments: the 10,000-employee top code) and joins "
+        "the stratum of the largest records. Both allocations are recomputed on P′."
+    )
+    new_value, target = neighbour_controls(ctx, summ)
+    cmp = neighbour_comparison(ctx, new_value, target)
+    if cmp is None:
+        return None
+    left = int(summ.codes[int(np.argmin(pop.values))])
+    joined = int(summ.codes[int(np.argmax(pop.values))]) if target == text.AUTO_STRATUM else target
+    degradation = text.neighbour_degradation(cmp, eps, summ.k)
+    if degradation is not None:
+        st.warning(degradation, icon=":material/priority_high:")
+    else:
+        st.info(
+            "With this change Neyman's allocation does not move; try another sample size or "
+            "another neighbour.",
+            icon=":material/info:",
+        )
+    neighbour_chart(cmp, summ, left, joined)
+    paper_e1_expander(summ)
     return cmp
 
 

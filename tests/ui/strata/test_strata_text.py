@@ -24,3 +24,29 @@ def test_target_reading_numbers():
     assert "**ε_sample = 0.9**" in words and f"would allow {poisson:.4g} (eq. 3)" in words
     assert strata_text.NO_AMPLIFICATION not in words
     assert strata_text.NO_AMPLIFICATION in strata_text.target_reading(0.5, 0.9, 0.5, 0.6)
+
+
+def test_neighbour_degradation_names_the_losses_of_core_count_loss():
+    """The §7.2 warning (moved out of the page into ui.strata.text) states core's losses."""
+    import dataclasses
+
+    from core import strata
+    from core.populations import make_builtin
+    from ui.strata import cache
+
+    pop = make_builtin("establishments", seed=0)
+    summ = cache.summary.__wrapped__(pop.content_hash, pop)
+    nb = strata.top_code_neighbour(pop.values, summ, new_value=pop.upper, new_stratum=None)
+    cmp = strata.compare_neighbours(summ, nb, 10_000)
+    eps = 0.5
+    words = strata_text.neighbour_degradation(cmp, eps, summ.k)
+    moved = int(abs(cmp.neyman_shift).sum())
+    assert moved > 0 and words is not None
+    assert f"change by {moved} in total" in words
+    assert f"stratum **{cmp.labels[cmp.most_moved]}** moves most" in words
+    assert f"leaks {cmp.count_loss(eps, 'neyman'):.3g} = {moved}·ε_sample" in words
+    assert f"{cmp.count_loss(eps, 'randomized'):.3g} under randomised" in words
+    assert f"releasing all {summ.k} noisy sizes" in words
+    # a comparison in which Neyman does not move gives no warning
+    same = dataclasses.replace(cmp, neyman_neighbour=cmp.neyman.copy())
+    assert strata_text.neighbour_degradation(same, eps, summ.k) is None
