@@ -36,6 +36,7 @@ from core import clusters as cl  # noqa: E402
 from core.populations import make_builtin  # noqa: E402
 from tests.pages.harness import open_page  # noqa: E402
 from ui.clusters import figures as figs  # noqa: E402
+from ui.clusters import text as cl_text  # noqa: E402
 
 BUDGET_MS = 100.0
 
@@ -103,7 +104,9 @@ def bench_builders() -> None:
         "pps_figure (1e5 records)": lambda: figs.pps_figure(0.1, est.values, "employees"),
         "systematic_figure (N = 1e5)": lambda: figs.systematic_figure(0.1, 100_000, 100),
         "hypothesis_figure": lambda: figs.hypothesis_figure(0.1, 1000, 100, 10),
-        "summary + reading": lambda: figs.reading(figs.summary(0.1, 1000, 100, 10, 4.0), 1000, 100),
+        "summary + reading": lambda: cl_text.reading(
+            figs.summary(0.1, 1000, 100, 10, 4.0), 1000, 100
+        ),
     }
     print("Figure builders (wall median / max over 20 runs, cpu median):")
     for name, fn in cases.items():

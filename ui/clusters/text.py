@@ -12,6 +12,8 @@ import math
 from typing import Any
 
 from core.populations import Population
+from ui.format import adaptive_percent as _pct
+from ui.format import significant as _fmt
 from ui.snippets import population_snippet
 
 SIZE_TAB = "ε_target vs cluster size"
@@ -190,3 +192,66 @@ if pop.clusters is not None and len(cl.cluster_sizes(pop.clusters).sizes) >= 2:
 # Systematic sampling (§6.3): every 100th of the population's records, order known
 print(cl.systematic_eps_bounds(eps_sample, pop.size, min(100, pop.size)))
 """
+
+
+def eps_range(lower: float, upper: float) -> str:
+    """“ε_target between a and b”, or “ε_target ≈ a” when both print alike to four digits."""
+    if _fmt(lower) == _fmt(upper):
+        return f"ε_target ≈ {_fmt(upper)}"
+    return f"ε_target between {_fmt(lower)} and {_fmt(upper)}"
+
+
+def exp_text(x: float) -> str:
+    """e^x in readable form without overflowing (x up to 10⁸ and beyond)."""
+    if x < 700:
+        return f"{math.exp(x):.4g}"
+    exponent = x / math.log(10)
+    return f"10^{exponent:,.0f}"
+
+
+def reading(numbers: dict[str, float], clusters_total: int, clusters_sampled: int) -> str:
+    """The result in plain words (markdown)."""
+    eps, size = numbers["eps"], int(numbers["size"])
+    lower, upper, srs = numbers["lower"], numbers["upper"], numbers["srs"]
+    frac = _pct(numbers["fraction"])
+    equal = numbers["size_min"] == numbers["size_max"] == size
+    sizes = (
+        f"of {size:,} records each"
+        if equal
+        else f"— the person's of {size:,} records, the others between "
+        f"{int(numbers['size_min']):,} and {int(numbers['size_max']):,}"
+    )
+    if clusters_sampled >= clusters_total:
+        return (
+            f"All {clusters_total:,} clusters are drawn, so the sample is the population and "
+            f"nothing is amplified: ε_target = ε_sample = {eps:g}."
+        )
+    value = (
+        f"**ε_target = {_fmt(upper)}** (the two bounds coincide)"
+        if math.isclose(lower, upper, rel_tol=1e-12)
+        else f"**{eps_range(lower, upper)}**"
+    )
+    kept = (
+        f"{_pct(numbers['kept_high'])}"
+        if math.isclose(numbers["kept_low"], numbers["kept_high"], rel_tol=1e-9, abs_tol=1e-12)
+        else f"between {_pct(numbers['kept_low'])} and {_pct(numbers['kept_high'])}"
+    )
+    text = (
+        f"The agency draws **{clusters_sampled:,} of {clusters_total:,} clusters** ({frac}) "
+        f"{sizes}, and runs a mechanism with **ε_sample = {eps:g}** on every record of the drawn "
+        f"clusters. A person in the population is then protected at {value}. A Poisson "
+        f"sample of the same {frac} of the records would give **ε_target = {_fmt(srs)}**. Cluster "
+        f"sampling keeps {kept} of that amplification"
+    )
+    if numbers["kept_high"] < 0.01:
+        text += " — in effect none: the sample might as well not be secret."
+    else:
+        text += "."
+    half = numbers["half_combined_size"]
+    if 0 < half < math.inf:
+        text += (
+            f" Half of it is lost once the person's cluster and one other cluster hold about "
+            f"{half:,.1f} records together (M_i + M_other; equal clusters of about "
+            f"{max(half / 2, 0.5):,.1f} records)."
+        )
+    return text

@@ -84,7 +84,7 @@ def sample_metrics(ctx: ClusterInputs) -> None:
     )
     m3.metric("Poisson sampling, same fraction (eq. 3)", f"{numbers['srs']:.4g}")
     m4.metric("No sampling (ε_target = ε_sample)", f"{eps:.4g}")
-    st.markdown("**Reading.** " + figs.reading(numbers, ctx.k, ctx.ell))
+    st.markdown("**Reading.** " + text.reading(numbers, ctx.k, ctx.ell))
 
 
 def size_view(ctx: ClusterInputs) -> None:
@@ -199,7 +199,7 @@ def population_view(ctx: ClusterInputs) -> None:
             "members' bound rises above Poisson sampling (dotted) before their size is even "
             f"used against them. The largest cluster here ({worst['cluster']}, "
             f"{int(worst['size']):,} records) leaves "
-            f"{figs.eps_range(worst['lower'], worst['upper'])}."
+            f"{text.eps_range(worst['lower'], worst['upper'])}."
         ),
         formulas=[
             *text.THEOREM_FORMULAS,
@@ -386,7 +386,7 @@ def hypothesis_view(ctx: ClusterInputs) -> None:
     )
     st.markdown(
         f"The ratio of the two probabilities is e^(M·ε_sample) = e^{eps * size:.4g} "
-        f"≈ {figs.exp_text(eps * size)}: the test's "
+        f"≈ {text.exp_text(eps * size)}: the test's "
         "*sharpness* γ = M·ε_sample (the log of that ratio) grows with the cluster. "
         "Theorem 5.3 turns any such test into a lower bound on the population's guarantee: "
         "when the test is sharp, the person is as exposed as if everyone knew their cluster "
