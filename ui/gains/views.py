@@ -199,37 +199,12 @@ def mean_population_view(ctx: GainsInputs) -> None:
     reproduce(text.mean_population_snippet(pop, eps_values))
 
 
-def sensitivity_view(ctx: GainsInputs) -> None:
-    """Figures 1–2 (global vs smooth sensitivity) and Figure 11 (sample medians)."""
-    pop, seed, N = ctx.pop, ctx.seed, ctx.pop.size
-    c1, c2 = st.columns(2)
-    with c1:
-        eps_values = float_list_input(
-            "ε values", "gain_ill_eps", default=(0.1, 0.5, 1.0), min_value=1e-3, max_value=20.0
-        )
-    with c2:
-        reps = st.select_slider(
-            "Repetitions",
-            [100, 200, 500, 1000],
-            value=1000,
-            key="gain_ill_reps",
-            bind="query-params",
-        )
-    delta = 1.0 / (2 * N)
-    hist = histogram_data(pop.content_hash, pop, 80, False)
-    chart_block(
-        *histogram_figure(pop, hist, log_x=False),
-        key="population_median",
-        explanation=(
-            "The active population with its median marked (Hu et al. Figures 1 and 9). The "
-            "smooth sensitivity of the median depends on how densely the data sit around the "
-            "median: a gap there (the bimodal populations) makes it large."
-        ),
-        formulas=[r"m_N = y_{(\lceil N/2 \rceil)}"],
-    )
-    data = cache.release_illustrations(
-        pop.content_hash, pop, tuple(eps_values), int(reps), delta, seed
-    )
+def release_violins(
+    ctx: GainsInputs, eps_values: tuple[float, ...], reps: int, delta: float
+) -> None:
+    """Private means and medians, global against smooth sensitivity (Hu et al. Figs. 1–2)."""
+    pop, seed = ctx.pop, ctx.seed
+    data = cache.release_illustrations(pop.content_hash, pop, eps_values, reps, delta, seed)
     mean = float(pop.values.mean())
     median = median_of_sorted(pop.values)
     fig, _ = figs.release_violin_figure(
@@ -292,7 +267,12 @@ def sensitivity_view(ctx: GainsInputs) -> None:
             r"\tilde m = m + \mathrm{Laplace}(0, 2S/\varepsilon)",
         ],
     )
-    medians = cache.sample_medians(pop.content_hash, pop, (0.0101, 0.1001), int(reps), seed)
+
+
+def sample_medians_chart(ctx: GainsInputs, reps: int, median: float) -> None:
+    """Unprivatised sample medians for n = 101 and 1,001 (Hu et al. Figure 11)."""
+    pop, seed = ctx.pop, ctx.seed
+    medians = cache.sample_medians(pop.content_hash, pop, (0.0101, 0.1001), reps, seed)
     medians = medians.assign(eps_target=0.0)
     fig, _ = figs.violin_by_rate_figure(
         medians,
@@ -314,6 +294,39 @@ def sensitivity_view(ctx: GainsInputs) -> None:
             "which is why samples can beat the population there."
         ),
     )
+
+
+def sensitivity_view(ctx: GainsInputs) -> None:
+    """Figures 1–2 (global vs smooth sensitivity) and Figure 11 (sample medians)."""
+    pop, seed, N = ctx.pop, ctx.seed, ctx.pop.size
+    c1, c2 = st.columns(2)
+    with c1:
+        eps_values = float_list_input(
+            "ε values", "gain_ill_eps", default=(0.1, 0.5, 1.0), min_value=1e-3, max_value=20.0
+        )
+    with c2:
+        reps = st.select_slider(
+            "Repetitions",
+            [100, 200, 500, 1000],
+            value=1000,
+            key="gain_ill_reps",
+            bind="query-params",
+        )
+    delta = 1.0 / (2 * N)
+    hist = histogram_data(pop.content_hash, pop, 80, False)
+    chart_block(
+        *histogram_figure(pop, hist, log_x=False),
+        key="population_median",
+        explanation=(
+            "The active population with its median marked (Hu et al. Figures 1 and 9). The "
+            "smooth sensitivity of the median depends on how densely the data sit around the "
+            "median: a gap there (the bimodal populations) makes it large."
+        ),
+        formulas=[r"m_N = y_{(\lceil N/2 \rceil)}"],
+    )
+    median = median_of_sorted(pop.values)
+    release_violins(ctx, tuple(eps_values), int(reps), delta)
+    sample_medians_chart(ctx, int(reps), median)
     reproduce(text.sensitivity_snippet(pop, eps_values, int(reps), delta, seed))
 
 
