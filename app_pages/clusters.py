@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui.charts import reproduce
 from ui.clusters import figures as figs
 from ui.clusters import text, views
 from ui.state import active_population
@@ -122,17 +123,15 @@ for tab, view in zip(tabs, views.TAB_VIEWS, strict=True):
         if tab.open:
             view(inputs)
 
-with st.expander("Reproduce in Python", icon=":material/code:"):
-    st.code(
-        text.python_snippet(
-            active_population(),
-            eps,
-            k,
-            ell,
-            size,
-            size_min,
-            size_max,
-            eps_target=eps_target if from_target else None,
-        ),
-        language="python",
+reproduce(
+    text.python_snippet(
+        active_population(),
+        eps,
+        k,
+        ell,
+        size,
+        size_min,
+        size_max,
+        eps_target=eps_target if from_target else None,
     )
+)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui.charts import reproduce
 from ui.state import active_population, active_seed
 from ui.strata import cache, text, views
 from ui.widgets import log_float_control, preset_buttons
@@ -92,5 +93,4 @@ for tab, view in zip(tabs, views.TAB_VIEWS, strict=True):
         if tab.open:
             view(inputs)
 
-with st.expander("Reproduce in Python", icon=":material/code:"):
-    st.code(text.python_snippet(pop, m, eps, seed), language="python")
+reproduce(text.python_snippet(pop, m, eps, seed))

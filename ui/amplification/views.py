@@ -14,7 +14,7 @@ import streamlit as st
 from core.populations import Population
 from ui.amplification import figures as figs
 from ui.amplification import text
-from ui.charts import chart_block
+from ui.charts import chart_block, reproduce
 from ui.page_defaults import follow_population_default
 from ui.widgets import bound_toggle, float_list_input
 
@@ -28,12 +28,6 @@ class AmplificationInputs:
     eps_targets: tuple[float, ...]
     rate_min: float
     delta_target: float
-
-
-def reproduce(code: str) -> None:
-    """The tab's "Reproduce in Python" expander."""
-    with st.expander("Reproduce in Python", icon=":material/code:"):
-        st.code(code, language="python")
 
 
 def forward_view(ctx: AmplificationInputs) -> None:

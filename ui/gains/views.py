@@ -16,7 +16,7 @@ from core import amplification as amp
 from core import gains
 from core.populations import Population
 from core.sensitivity import median_of_sorted
-from ui.charts import chart_block
+from ui.charts import chart_block, reproduce
 from ui.downloads import frame_to_csv_bytes
 from ui.gains import cache, text
 from ui.gains import figures as figs
@@ -32,12 +32,6 @@ class GainsInputs:
 
     pop: Population
     seed: int
-
-
-def reproduce(code: str) -> None:
-    """The tab's "Reproduce in Python" expander."""
-    with st.expander("Reproduce in Python", icon=":material/code:"):
-        st.code(code, language="python")
 
 
 def mean_theory_view(ctx: GainsInputs) -> None:

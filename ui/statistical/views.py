@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from core import statistical as sp
-from ui.charts import chart_block
+from ui.charts import chart_block, reproduce
 from ui.statistical import cache, text
 from ui.statistical import figures as figs
 from ui.widgets import (
@@ -32,12 +32,6 @@ class StatisticalInputs:
     eps: float
     lam: float
     m: int
-
-
-def reproduce(code: str) -> None:
-    """The tab's "Reproduce in Python" expander."""
-    with st.expander("Reproduce in Python", icon=":material/code:"):
-        st.code(code, language="python")
 
 
 def curve_view(ctx: StatisticalInputs) -> None:
