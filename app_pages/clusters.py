@@ -2,83 +2,13 @@
 
 from __future__ import annotations
 
-import math
-
 import streamlit as st
 
-from core import amplification as amp
-from core import clusters as cl
-from core.populations import cluster_strata_note
-from ui import cluster_cache as cache
-from ui import cluster_figures as figs
-from ui import cluster_text as text
-from ui.charts import chart_block
-from ui.state import POPULATION_KEY, active_population
-from ui.widgets import bound_toggle, log_float_control, log_grid, preset_buttons
-
-SIZE_TAB = "ε_target vs cluster size"
-FRACTION_TAB = "ε_target vs fraction drawn"
-POPULATION_TAB = "This population's clusters"
-TWO_STAGE_TAB = "Two-stage"
-OTHER_TAB = "PPS & systematic"
-TEST_TAB = "Hypothesis-testing view"
-
-
-def log_int_control(
-    label: str,
-    key: str,
-    *,
-    default: int,
-    min_value: int,
-    max_value: int,
-    help: str | None = None,
-) -> int:
-    """A log-scale slider over whole numbers with an exact box; the box is bound to the URL.
-
-    The integer twin of :func:`ui.widgets.log_float_control` (same ``<key>__slider`` naming,
-    so :func:`ui.widgets.preset_buttons` resynchronises it).
-    """
-    grid = sorted({round(v) for v in log_grid(min_value, max_value)})
-    slider_key = f"{key}__slider"
-
-    def nearest(value: float) -> int:
-        return min(grid, key=lambda g: abs(math.log(g) - math.log(max(value, 1))))
-
-    def from_slider() -> None:
-        st.session_state[key] = int(st.session_state[slider_key])
-
-    def from_number() -> None:
-        st.session_state[slider_key] = nearest(int(st.session_state[key]))
-
-    col_slider, col_number = st.columns([3, 1.4], vertical_alignment="bottom")
-    with col_number:
-        value = st.number_input(
-            "exact value",
-            min_value=min_value,
-            max_value=max_value,
-            value=default,
-            step=1,
-            key=key,
-            bind="query-params",
-            on_change=from_number,
-            help=f"{label}: type any whole number from {min_value:,} to {max_value:,}; the "
-            "slider moves to the nearest mark.",
-        )
-    if value is None:  # an emptied box falls back to the default
-        value = default
-    if slider_key not in st.session_state:
-        st.session_state[slider_key] = nearest(value)
-    with col_slider:
-        st.select_slider(
-            label,
-            options=grid,
-            key=slider_key,
-            format_func=lambda v: f"{v:,}",
-            on_change=from_slider,
-            help=help,
-        )
-    return int(value)
-
+from ui.charts import reproduce
+from ui.clusters import figures as figs
+from ui.clusters import text, views
+from ui.state import active_population
+from ui.widgets import bound_toggle, log_float_control, log_int_control, preset_buttons
 
 st.title("Cluster sampling: how cluster size erases amplification")
 st.markdown(
@@ -90,28 +20,7 @@ st.markdown(
     "drawn, and with them who is in the sample."
 )
 
-preset_buttons(
-    {
-        "Households": {
-            "cl_size": 3,
-            "cl_spread": 1.0,
-            "cl_k": 10000,
-            "cl_l": 1000,
-            "cl_eps": 1.0,
-        },
-        "Regions": {
-            "cl_size": 1000,
-            "cl_spread": 1.0,
-            "cl_k": 100,
-            "cl_l": 10,
-            "cl_eps": 0.1,
-        },
-        "Unequal sizes": {"cl_size": 30, "cl_spread": 10.0, "cl_eps": 0.01},
-        "Singletons = SRS": {"cl_size": 1, "cl_spread": 1.0},
-        "Systematic sampling": {"cl_view": OTHER_TAB, "cl_sys_k": 100},
-    },
-    key="cl",
-)
+preset_buttons(text.PRESETS, key="cl")
 
 direction = st.radio(
     "Which ε do you give?",
@@ -192,373 +101,37 @@ if ell > k:
 
 size_min, size_max = (int(v) for v in figs.other_sizes(size, spread))
 if from_target:
-    safe, unsafe = cl.eps_sample_bounds_for_target(eps_target, k, ell, size, size_min, size_max)
-    poisson_sample = float(amp.eps_sample(eps_target, ell / k))
-    eps = float(safe)
-    t1, t2, t3, t4 = st.columns(4)
-    t1.metric("ε_sample allowed, guaranteed (Thm 5.2)", f"{safe:.4g}")
-    t2.metric("ε_sample above which Thm 5.1 breaks it", f"{unsafe:.4g}")
-    t3.metric("ε_sample, Poisson sampling at ℓ/k (eq. 3)", f"{poisson_sample:.4g}")
-    t4.metric("ε_sample without sampling", f"{eps_target:.4g}")
-    st.markdown(
-        "**Reading.** "
-        + text.target_reading(eps_target, safe, unsafe, poisson_sample, k, ell)
-        + f" The charts below use ε_sample = {eps:.4g}."
-    )
-
-numbers = figs.summary(eps, k, ell, size, spread)
+    eps = views.target_metrics(eps_target, k, ell, size, size_min, size_max)
+inputs = views.ClusterInputs(
+    eps_sample=float(eps),
+    k=k,
+    ell=ell,
+    size=size,
+    spread=float(spread),
+    size_min=size_min,
+    size_max=size_max,
+    log_y=bool(log_y),
+    numbers=figs.summary(eps, k, ell, size, spread),
+)
 if not from_target:
-    m1, m2, m3, m4 = st.columns(4)
-    m1.metric(
-        "ε_target lower bound (Thm 5.1)",
-        text.metric_value(numbers["lower"], eps),
-        help=f"{numbers['lower']:.6g}"
-        + ("; " + text.NO_AMPLIFICATION if text.vacuous(numbers["lower"], eps) else ""),
-    )
-    m2.metric(
-        "ε_target upper bound (Thm 5.2)",
-        text.metric_value(numbers["upper"], eps),
-        help=f"{numbers['upper']:.6g}"
-        + ("; " + text.NO_AMPLIFICATION if text.vacuous(numbers["upper"], eps) else ""),
-    )
-    m3.metric("Poisson sampling, same fraction (eq. 3)", f"{numbers['srs']:.4g}")
-    m4.metric("No sampling (ε_target = ε_sample)", f"{eps:.4g}")
-    st.markdown("**Reading.** " + figs.reading(numbers, k, ell))
-
-
-def size_view() -> None:
-    fig, data = figs.eps_vs_size_figure(eps, k, ell, spread, size, log_y=log_y)
-    chart_block(
-        fig,
-        data,
-        key="cluster_eps_vs_size",
-        explanation=(
-            "The shaded band lies between the lower bound on ε_target of Theorem 5.1 (some "
-            "population and some ε_sample-private mechanism do this badly) and the upper bound "
-            "of Theorem 5.2 (no mechanism does worse). With equal clusters (spread 1) the two "
-            "coincide and the curve is exact. For clusters of one record the design samples "
-            "single records; as clusters grow the curve leaves the dotted line and climbs to "
-            "ε_sample — once the person's cluster and another hold together a few times "
-            "1/ε_sample records, the sample gives no protection beyond ε_sample itself. "
-            + text.SRS_EXPLANATION
-        ),
-        formulas=[*text.THEOREM_FORMULAS, text.SRS_FORMULA],
-        note="M_min and M_max are the smallest and largest of the other clusters; the lower "
-        "bound uses M_i + M_min, the upper bound M_i + M_max.",
-    )
-
-
-def fraction_view() -> None:
-    fig, data = figs.eps_vs_fraction_figure(eps, k, size, spread, ell, log_y=log_y)
-    chart_block(
-        fig,
-        data,
-        key="cluster_eps_vs_fraction",
-        explanation=(
-            "Drawing a smaller fraction of the clusters is how one would hope to buy privacy. "
-            "For singleton clusters (long dashes) it works almost as well as Poisson "
-            "sampling (dotted): ε_target ≈ (ℓ/k)·ε_sample for small ε_sample. Larger clusters "
-            "lift the whole curve; once (M_i + M_min)·ε_sample is a few units it hugs "
-            "ε_sample until ℓ/k drops below about exp(−(M_i + M_min)·ε_sample). Only below "
-            "that does drawing fewer clusters buy privacy."
-        ),
-        formulas=list(text.THEOREM_FORMULAS),
-        note="Every cluster is drawn with probability ℓ/k, so ℓ/k is also the expected "
-        "fraction of records in the sample, whatever the sizes.",
-    )
-
-
-def switch_to_establishments() -> None:
-    st.session_state[POPULATION_KEY] = "establishments"
-
-
-def population_view() -> None:
-    pop = active_population()
-    sizes = cache.population_cluster_sizes(pop.content_hash, pop)
-    if sizes is None:
-        st.info(
-            f"The active population ({pop.name}) has no cluster column. Choose "
-            "**Establishments** (regions as clusters) in the sidebar, or upload a CSV with a "
-            "cluster column on the Population page.",
-            icon=":material/info:",
-        )
-        st.button(
-            "Use the Establishments population",
-            key="cl_use_establishments",
-            on_click=switch_to_establishments,
-            icon=":material/swap_horiz:",
-        )
-        return
-    n_clusters = int(sizes.sizes.size)
-    if n_clusters < 2:
-        st.info(
-            "The population has a single cluster: drawing it is taking everyone, so nothing "
-            "is amplified (ε_target = ε_sample).",
-            icon=":material/info:",
-        )
-        return
-    ell_pop = figs.population_sampled(k, ell, n_clusters)
-    frame = cache.population_bounds(pop.content_hash, pop, eps, ell_pop)
-    st.markdown(
-        f"**{pop.name}**: {pop.size:,} records in **{n_clusters:,} clusters** "
-        f"(“{pop.cluster_label}”), from {int(frame['size'].min()):,} to "
-        f"{int(frame['size'].max()):,} records. The design draws "
-        f"{text.fraction_sentence(k, ell, n_clusters, ell_pop)}, ε_sample = {eps:.4g}."
-    )
-    note = cluster_strata_note(pop)
-    if note:
-        st.warning(note, icon=":material/warning:")
-    worst = frame.iloc[0]
-    chart_block(
-        figs.per_cluster_figure(frame, eps, log_y=log_y),
-        frame,
-        key="cluster_per_cluster",
-        explanation=(
-            "Each point is a person in a cluster of that size (clusters of equal size share "
-            "a point). Lower and upper bounds use that cluster's size and the smallest and "
-            "largest of the other clusters. The squares are the lower bound §6.1 gives for "
-            "PPS cluster sampling (§6.2), where a cluster is drawn with probability "
-            "proportional to its size: large clusters are drawn more often, so their "
-            "members' bound rises above Poisson sampling (dotted) before their size is even "
-            f"used against them. The largest cluster here ({worst['cluster']}, "
-            f"{int(worst['size']):,} records) leaves "
-            f"{figs.eps_range(worst['lower'], worst['upper'])}."
-        ),
-        formulas=[
-            *text.THEOREM_FORMULAS,
-            r"\text{§6.1: }\varepsilon_{\mathrm{target}} \ge \ln\!\big(1 + a_i\,"
-            r"(e^{\varepsilon_{\mathrm{sample}}}-1)\big)",
-            r"a_i = \min\!\big(1,\ \ell\,|C_i| / N\big)\ \text{(capped, πps)}",
-        ],
-    )
-    st.dataframe(
-        frame.head(500),
-        hide_index=True,
-        width="stretch",
-        height=280,
-        column_config={
-            c: st.column_config.NumberColumn(format="%.5g")
-            for c in ("lower", "upper", "srs", "pps inclusion", "pps lower")
-        },
-    )
-    if n_clusters > 500:
-        st.caption(f"The 500 largest of {n_clusters:,} clusters; the CSV download has all.")
-
-
-def two_stage_view() -> None:
-    st.markdown(
-        "Multi-stage designs keep only some records of the drawn clusters. Here each record "
-        "of a drawn cluster is kept independently with probability **r** (Poisson sampling). "
-        "That inner stage is a secret sample of records, so it amplifies whatever the "
-        "cluster sizes."
-    )
-    r = log_float_control(
-        "Within-cluster sampling probability r",
-        "cl_r",
-        default=0.1,
-        min_value=1e-4,
-        max_value=1.0,
-        help="r = 1 is single-stage cluster sampling.",
-    )
-    fig, data = figs.two_stage_figure(eps, k, ell, spread, r, size, log_y=log_y)
-    chart_block(
-        fig,
-        data,
-        key="cluster_two_stage",
-        explanation=(
-            "The bound composes the two stages as Bun et al. suggest in §5.2: Poisson "
-            "sampling with probability r turns the ε_sample-private mechanism into an "
-            "ε_r-private one, ε_r = ln(1 + r(e^ε_sample − 1)) (amplification by Poisson "
-            "sampling, Balle, Barthe & Gaboardi 2018), and Theorem 5.2 then applies to cluster "
-            "sampling with ε_r in place of ε_sample. Large clusters still erase the cluster "
-            "stage, but only down to ε_r ≈ r·ε_sample: the within-cluster stage keeps its "
-            "amplification. This is an upper bound; "
-            "the paper states no matching lower bound for two-stage designs."
-        ),
-        formulas=[
-            r"\varepsilon_r = \ln\!\big(1 + r\,(e^{\varepsilon_{\mathrm{sample}}}-1)\big)",
-            r"\begin{aligned}&\varepsilon_{\mathrm{target}} \le \ln\!\Big(1 + "
-            r"\frac{q\,(e^{\varepsilon_r}-1)}{D_r}\Big),\\"
-            r"&D_r = q + (1-q)\,e^{-(M_i + M_{\max})\varepsilon_r}\end{aligned}",
-        ],
-    )
-
-
-def other_designs_view() -> None:
-    pop = active_population()
-    st.markdown(
-        "Proposition 6.1 gives a lower bound for **any** design from the inclusion "
-        "probabilities: a record included with probability a gives ε_target ≥ "
-        "ln(1 + a(e^ε_sample − 1)). "
-        "In **PPS sampling** records are drawn with probability proportional to a size "
-        "measure, so the largest record caps the amplification (§6.1)."
-    )
-    if cache.positive_values(pop.content_hash, pop):
-        fig, data = figs.pps_figure(eps, pop.values, pop.value_label, log_y=log_y)
-        chart_block(
-            fig,
-            data,
-            key="cluster_pps_records",
-            explanation=(
-                f"PPS sampling of the active population with “{pop.value_label}” as the size "
-                "measure: the largest record's inclusion probability, min(1, n·max y/Σy), "
-                "sets the bound. Where it is far above the simple-random-sampling line, "
-                "PPS gives away most of the amplification; once the largest records are "
-                "certainty units (probability 1), they get none."
-            ),
-            formulas=[
-                r"\varepsilon_{\mathrm{target}} \ge \max_i \ln\!\big(1 + a_i\,"
-                r"(e^{\varepsilon_{\mathrm{sample}}}-1)\big)",
-                r"\max_i a_i = \min\!\Big(1,\ \frac{n \max_j y_j}{\sum_j y_j}\Big)",
-            ],
-        )
-    else:
-        st.info(
-            f"“{pop.value_label}” has negative values or none above 0, so it cannot serve as "
-            "a PPS size measure. Choose another population to see PPS sampling.",
-            icon=":material/info:",
-        )
-
-    st.markdown(
-        "**Systematic sampling** (§6.3) takes every k-th record after a random start. If the "
-        "attacker knows the order (say, alphabetical), that is cluster sampling of one of k "
-        "“clusters” of about N/k records each — no amplification unless the sample is tiny. "
-        "With a random, secret order it is simple random sampling."
-    )
-    n_pop = pop.size
-    if n_pop < 2:
-        st.info("Systematic sampling needs at least two records.")
-        return
-    interval = log_int_control(
-        "Sampling interval k (every k-th record)",
-        "cl_sys_k",
-        default=100,
-        min_value=2,
-        max_value=1_000_000,
-    )
-    if interval > n_pop:
-        st.warning(
-            f"The interval exceeds the population size N = {n_pop:,}; using k = N.",
-            icon=":material/warning:",
-        )
-        interval = n_pop
-    fig, data = figs.systematic_figure(eps, n_pop, interval, log_y=log_y)
-    chart_block(
-        fig,
-        data,
-        key="cluster_systematic",
-        explanation=(
-            f"With the active population's N = {n_pop:,} records and an interval of "
-            f"{interval:,}, the sample holds about {n_pop / interval:,.0f} records. Known "
-            "order: the bounds of Theorems 5.1–5.2 for k clusters of ⌊N/k⌋ or ⌈N/k⌉ records, "
-            "one of them drawn. Secret random order: equation (3) at rate 1/k."
-        ),
-        formulas=[
-            r"\ell = 1,\quad M_i, M_{\min}, M_{\max} \in \{\lfloor N/k \rfloor, "
-            r"\lceil N/k \rceil\}",
-            r"\varepsilon_{\mathrm{target}}^{\text{random order}} = \ln\!\big(1 + "
-            r"\tfrac1k(e^{\varepsilon_{\mathrm{sample}}}-1)\big)",
-        ],
-    )
-    lo, up = cl.systematic_eps_bounds(eps, n_pop, interval)
-    srs_sys = float(cl.srs_eps(eps, interval, 1))
-    st.dataframe(
-        figs.bounds_table(
-            [
-                ("systematic, order known to the attacker", lo, up),
-                ("systematic, secret random order (eq. 3)", srs_sys, srs_sys),
-                ("no sampling", eps, eps),
-            ]
-        ),
-        hide_index=True,
-        column_config={
-            c: st.column_config.NumberColumn(format="%.5g")
-            for c in ("ε_target lower bound", "ε_target upper bound")
-        },
-    )
-
-
-def hypothesis_view() -> None:
-    st.markdown(
-        "Amplification by sampling rests on **secrecy of the sample**: an outsider does not "
-        "know whether a given person was drawn. Cluster sampling gives that secret away when "
-        "a private output can tell *which clusters* were drawn (§5.2). Suppose only the "
-        f"members of cluster i, {size:,} records, have some property, and the agency "
-        f"releases a private count of it (Laplace noise, ε_sample = {eps:.4g}). If the cluster was "
-        f"drawn the count is about {size:,}; if not, about 0. A test that says “drawn” when "
-        f"the noisy count exceeds {size:,} does so half of the time when the cluster was "
-        f"drawn, and with probability {0.5 * math.exp(-eps * size):.3g} when it was not:"
-    )
-    table = figs.counting_test_table(eps, size)
-    st.dataframe(
-        table,
-        hide_index=True,
-        column_config={
-            "Pr(count + noise > M)": st.column_config.NumberColumn(format="%.4g"),
-        },
-    )
-    st.markdown(
-        f"The ratio of the two probabilities is e^(M·ε_sample) = e^{eps * size:.4g} "
-        f"≈ {figs.exp_text(eps * size)}: the test's "
-        "*sharpness* γ = M·ε_sample (the log of that ratio) grows with the cluster. "
-        "Theorem 5.3 turns any such test into a lower bound on the population's guarantee: "
-        "when the test is sharp, the person is as exposed as if everyone knew their cluster "
-        "was drawn."
-    )
-    fig, data = figs.hypothesis_figure(eps, k, ell, size, log_y=log_y)
-    chart_block(
-        fig,
-        data,
-        key="cluster_hypothesis_test",
-        explanation=(
-            "For a test with sharpness γ near 0 the bound on ε_target is the Poisson-sampling "
-            "value (dotted): nothing about the clusters leaks. As γ grows past ln(k/ℓ), the "
-            "bound climbs to ε_sample: once the test is confident, the sampling adds no "
-            "privacy. This is why Theorem 5.1's lower bound approaches ε_sample when "
-            "(M_i + M_min)·ε_sample is large."
-        ),
-        formulas=[
-            r"\Pr(H = 0 \mid C_i \in S) \ge e^{\gamma}\,\Pr(H = 0 \mid C_i \notin S)",
-            r"\begin{aligned}&\varepsilon_{\mathrm{target}} \ge \ln\!\Big(1 + "
-            r"(e^{\varepsilon_{\mathrm{sample}}}-1)\,\frac{q}{q + e^{-\gamma}(1-q)}\Big),"
-            r"\\ &q = \ell/k\end{aligned}",
-        ],
-    )
-
+    views.sample_metrics(inputs)
 
 # Only the open tab computes (bind= makes the tabs lazy and puts the open tab in the URL).
-tabs = st.tabs(
-    [SIZE_TAB, FRACTION_TAB, POPULATION_TAB, TWO_STAGE_TAB, OTHER_TAB, TEST_TAB],
-    key="cl_view",
-    bind="query-params",
-)
-for tab, view in zip(
-    tabs,
-    (
-        size_view,
-        fraction_view,
-        population_view,
-        two_stage_view,
-        other_designs_view,
-        hypothesis_view,
-    ),
-    strict=True,
-):
+tabs = st.tabs(list(text.TABS), key="cl_view", bind="query-params")
+for tab, view in zip(tabs, views.TAB_VIEWS, strict=True):
     with tab:
         if tab.open:
-            view()
+            view(inputs)
 
-with st.expander("Reproduce in Python", icon=":material/code:"):
-    st.code(
-        text.python_snippet(
-            active_population(),
-            eps,
-            k,
-            ell,
-            size,
-            size_min,
-            size_max,
-            eps_target=eps_target if from_target else None,
-        ),
-        language="python",
+reproduce(
+    text.python_snippet(
+        active_population(),
+        eps,
+        k,
+        ell,
+        size,
+        size_min,
+        size_max,
+        eps_target=eps_target if from_target else None,
     )
+)

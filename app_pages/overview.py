@@ -6,16 +6,11 @@ import streamlit as st
 
 from core.populations import population_to_csv_bytes
 from ui.downloads import frame_to_csv_bytes
-from ui.population_view import (
-    group_counts,
-    histogram_data,
-    histogram_figure,
-    population_summary,
-    shared_cluster_note,
-)
+from ui.population.cache import histogram_data, population_summary, shared_cluster_note
+from ui.population.figures import group_counts, histogram_figure
+from ui.population.upload import upload_form
 from ui.snippets import population_overview_snippet
 from ui.state import UPLOADED, active_choice, active_population
-from ui.upload import upload_form
 from ui.widgets import bound_toggle
 
 st.title("The population")
@@ -63,7 +58,7 @@ with right:
         st.warning("A log axis needs positive values; showing a linear axis instead.")
         log_x = False
     hist = histogram_data(pop.content_hash, pop, int(bins), bool(log_x))
-    st.plotly_chart(histogram_figure(pop, hist, log_x=log_x), key="chart_histogram")
+    st.plotly_chart(histogram_figure(pop, hist, log_x=log_x)[0], key="chart_histogram")
     st.download_button(
         "Download histogram (CSV)",
         data=frame_to_csv_bytes(hist),

@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 from bench._timing import time_calls, time_reruns
 from tests.pages.harness import open_page
-from ui import amplification_figures as figs
+from ui.amplification import figures as figs
 
 
 def bench_builders() -> None:

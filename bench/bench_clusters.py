@@ -28,7 +28,8 @@ from bench._timing import Timing, rerun_ms, time_calls, time_reruns
 from core import clusters as cl
 from core.populations import make_builtin
 from tests.pages.harness import open_page
-from ui import cluster_figures as figs
+from ui.clusters import figures as figs
+from ui.clusters import text as cl_text
 
 BUDGET_MS = 100.0
 
@@ -85,7 +86,9 @@ def bench_builders() -> None:
         "pps_figure (1e5 records)": lambda: figs.pps_figure(0.1, est.values, "employees"),
         "systematic_figure (N = 1e5)": lambda: figs.systematic_figure(0.1, 100_000, 100),
         "hypothesis_figure": lambda: figs.hypothesis_figure(0.1, 1000, 100, 10),
-        "summary + reading": lambda: figs.reading(figs.summary(0.1, 1000, 100, 10, 4.0), 1000, 100),
+        "summary + reading": lambda: cl_text.reading(
+            figs.summary(0.1, 1000, 100, 10, 4.0), 1000, 100
+        ),
     }
     print("Figure builders (wall median / max over 20 runs, cpu median):")
     for name, fn in cases.items():

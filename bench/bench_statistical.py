@@ -3,9 +3,9 @@
 Printed:
 1. a full privacy curve (200 ε values, n = 1,000) per mechanism straight from
    :mod:`core.statistical` (the issue's target: under 200 ms), and the same at n = 100,000;
-2. each cached computation of :mod:`ui.statistical_cache` on a cold cache (what the first
+2. each cached computation of :mod:`ui.statistical.cache` on a cold cache (what the first
    visitor with new settings waits for);
-3. each figure builder of :mod:`ui.statistical_figures` on ready data;
+3. each figure builder of :mod:`ui.statistical.figures` on ready data;
 4. a whole script rerun under Streamlit's AppTest after moving each control (warm cache for
    repeated values) — an upper bound on the server-side time of an interaction.
 
@@ -24,8 +24,8 @@ from streamlit.testing.v1 import AppTest
 from bench._timing import load_line, rerun_ms, time_calls, time_reruns
 from core import statistical as sp
 from tests.pages.harness import open_page
-from ui import statistical_cache as cache
-from ui import statistical_figures as figs
+from ui.statistical import cache
+from ui.statistical import figures as figs
 
 logging.getLogger("streamlit").setLevel(logging.ERROR)
 

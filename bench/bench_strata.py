@@ -72,8 +72,8 @@ def bench_core() -> None:
 
 def bench_builders() -> None:
     # Imported here: ui modules import streamlit's caching, harmless outside a session.
-    from ui import strata_cache as cache
-    from ui import strata_figures as figs
+    from ui.strata import cache
+    from ui.strata import figures as figs
 
     pop = make_builtin("establishments")
     table = cache.allocation_table.__wrapped__(pop.content_hash, pop, 10_000, 0)

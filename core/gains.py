@@ -13,7 +13,7 @@ trade-off.
   (:func:`mean_variance_population`, :func:`mean_variance_sample`,
   :func:`mean_gain_table`, :func:`best_rate_mean`, :func:`simulate_mean_release`).
 * Section 4.3 / 4.4 -- the median with smooth sensitivity, by simulation
-  (:func:`median_gain_experiment`, :func:`best_rate`, :func:`verdict_text`).
+  (:func:`median_gain_experiment`, :func:`best_rate`, :func:`compare_with_population`).
 
 Naming follows the project: ``eps_target`` is the guarantee for the population,
 ``eps_sample`` the budget spent on the sample, ``rate = n / N``.
@@ -50,8 +50,10 @@ __all__ = [
     "DELTA_SAMPLE_CAP",
     "BestRate",
     "MedianExperiment",
+    "PopulationComparison",
     "best_rate",
     "best_rate_mean",
+    "compare_with_population",
     "draw_sorted_samples",
     "mean_gain_table",
     "mean_variance_population",
@@ -60,7 +62,6 @@ __all__ = [
     "no_gain_threshold",
     "sample_size",
     "simulate_mean_release",
-    "verdict_text",
 ]
 
 Estimator: TypeAlias = Literal["exact_noise_variance", "drawn_noise"]
@@ -807,37 +808,26 @@ def best_rate(summary: pd.DataFrame, eps_target: float) -> BestRate:
     return BestRate(1.0, float(pop["log_mse"]), 0.0)
 
 
-def _pct(rate: float) -> str:
-    return f"{100.0 * rate:.3g} %"
+class PopulationComparison(NamedTuple):
+    """The best sample against the population for one ``eps_target`` (see
+    :func:`compare_with_population`)."""
+
+    eps_target: float
+    best_sample_rate: float
+    relative_change: float
+    better: bool
+    within_error: bool
 
 
-def _factor(x: float) -> str:
-    """A ratio >= 1 with three significant digits and thousands separators."""
-    if not math.isfinite(x):
-        return "infinitely many"
-    if x < 100.0:
-        return f"{x:.3g}"
-    return f"{round(x, 2 - math.floor(math.log10(x))):,.0f}"
+def compare_with_population(summary: pd.DataFrame, eps_target: float) -> PopulationComparison:
+    """The sample rate with the smallest MSE against privatising the population (Hu et al. §4.3).
 
-
-def _change_words(rel: float, better: bool) -> str:
-    """Words for ``rel = MSE_sample / MSE_population - 1``."""
-    if better:
-        if rel > -0.9:
-            return f"{100.0 * -rel:.0f} % lower MSE"
-        return f"an MSE {_factor(1.0 / (1.0 + rel))} times smaller"
-    if rel >= 1.0:
-        return f"{_factor(rel + 1.0)} times the MSE"
-    return f"{max(100.0 * rel, 0.0):.0f} % higher MSE"
-
-
-def verdict_text(summary: pd.DataFrame, eps_target: float) -> str:
-    """One plain-words sentence: does sampling beat privatising the population at ``eps_target``?
-
-    Compares the sample rate with the smallest MSE with the population row.  When the
-    two log(MSE) values differ by less than two Monte Carlo standard errors
-    (``2 sqrt(se_sample^2 + se_population^2)``; the sample and population releases are
-    simulated independently) the sentence says so.
+    Unlike :func:`best_rate`, the best *sample* is reported even when it loses to the
+    population, with ``relative_change = MSE_sample / MSE_population - 1`` (negative when
+    the sample wins).  ``within_error`` is true when the two log(MSE) values differ by at
+    most two Monte Carlo standard errors of their difference,
+    ``2 sqrt(se_sample^2 + se_population^2)`` (the sample and population releases are
+    simulated independently).
 
     Parameters
     ----------
@@ -848,34 +838,27 @@ def verdict_text(summary: pd.DataFrame, eps_target: float) -> str:
 
     Returns
     -------
-    str
-        For example "At ε_target = 0.5 the 40 % sample is best: 22 % lower MSE than privatising
-        the population."
+    PopulationComparison
+        ``(eps_target, best_sample_rate, relative_change, better, within_error)``; when
+        only the population was simulated, ``best_sample_rate`` and ``relative_change``
+        are NaN and both flags are false.
+
+    Raises
+    ------
+    ValueError
+        If the summary lacks a column, the ``eps_target`` or its population row.
     """
     rows = _rows_for(summary, eps_target)
     pop = rows[rows["rate"] == 1.0].iloc[0]
     samples = rows[rows["rate"] < 1.0]
-    eps_words = f"At ε_target = {eps_target:g}"
+    eps_target = float(eps_target)
     if samples.empty:
-        return f"{eps_words} only the population was simulated; there is no sample to compare."
+        return PopulationComparison(eps_target, math.nan, math.nan, False, False)
     best = samples.loc[samples["mse"].idxmin()]
     rel = _relative(float(best["mse"]), float(pop["mse"]))
-    better = bool(best["mse"] < pop["mse"])
-    if better:
-        text = (
-            f"{eps_words} the {_pct(float(best['rate']))} sample is best: "
-            f"{_change_words(rel, True)} than privatising the population."
-        )
-    else:
-        text = (
-            f"{eps_words} no sampling rate beats the population; the best sample "
-            f"({_pct(float(best['rate']))}) has {_change_words(rel, False)}."
-        )
     se = math.hypot(float(best["log_mse_se"]), float(pop["log_mse_se"]))
     diff = abs(float(best["log_mse"]) - float(pop["log_mse"]))
-    if math.isfinite(se) and math.isfinite(diff) and diff <= 2.0 * se:
-        text += (
-            " The difference is within Monte Carlo error (2 standard errors); "
-            "more repetitions are needed to tell them apart."
-        )
-    return text
+    within = math.isfinite(se) and math.isfinite(diff) and diff <= 2.0 * se
+    return PopulationComparison(
+        eps_target, float(best["rate"]), rel, bool(best["mse"] < pop["mse"]), bool(within)
+    )

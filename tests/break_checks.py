@@ -71,7 +71,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="cache-key-gains-experiment",
         item="2 cache isolation",
-        path="ui/gains_cache.py",
+        path="ui/gains/cache.py",
         old="    key = (\n        pop.content_hash,\n",
         new='    key = (\n        "constant",\n',
         tests=(
@@ -83,7 +83,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="memory-keeps-every-upload",
         item="3 bounds",
-        path="ui/upload.py",
+        path="ui/population/upload.py",
         old="    use_uploaded_population(pop)\n",
         new=(
             "    use_uploaded_population(pop)\n"
@@ -136,26 +136,26 @@ BREAKS: tuple[Break, ...] = (
         name="drawn-noise-variance-10pct",
         item="6 Monte Carlo",
         path="core/gains.py",
-        old="noise = d.z[j] * (2.0 * s / eps_s)",
-        new="noise = d.z[j] * (2.0 * s / eps_s) * 1.1**0.5",
+        old="noise = d.z[j] * mechanism.noise_scale(s, eps_s)",
+        new="noise = d.z[j] * mechanism.noise_scale(s, eps_s) * 1.1**0.5",
         tests=("tests/core/test_gains.py::test_estimators_agree_within_monte_carlo_error",),
     ),
     Break(
         name="population-median-off-by-one",
         item="3 UI numbers",
-        path="ui/population_view.py",
+        path="ui/population/cache.py",
         old='f"{v[mid]:.6g}"',
         new='f"{v[mid + 1]:.6g}"',
         tests=(
             "tests/pages/test_overview_page.py::test_summary_numbers_of_a_builtin_with_odd_size_equal_numpys",
             "tests/pages/test_overview_page.py::test_summary_numbers_of_an_upload_with_even_size_equal_numpys",
-            "tests/ui/test_population_view.py::test_population_summary_numbers_equal_numpys",
+            "tests/ui/population/test_population_figures.py::test_population_summary_numbers_equal_numpys",
         ),
     ),
     Break(
         name="population-mean-wrong",
         item="3 UI numbers",
-        path="ui/population_view.py",
+        path="ui/population/cache.py",
         old='f"{v.mean():.6g}"',
         new='f"{v[:-1].mean():.6g}"',
         tests=(
@@ -165,7 +165,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="population-log-histogram-crash",
         item="3 UI numbers",
-        path="ui/population_view.py",
+        path="ui/population/cache.py",
         old="edges = np.geomspace(lo, _pop.upper, bins + 1)",
         new="edges = np.geomspace(lo, _pop.upper, bins + 1)[::-1]",
         tests=(
@@ -175,7 +175,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="population-log-histogram-linear-bins",
         item="3 UI numbers",
-        path="ui/population_view.py",
+        path="ui/population/cache.py",
         old="edges = np.geomspace(lo, _pop.upper, bins + 1)",
         new="edges = np.linspace(lo, _pop.upper, bins + 1)",
         tests=(
@@ -185,79 +185,79 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="statistical-cache-wrong-worst-case",
         item="3 UI numbers",
-        path="ui/statistical_cache.py",
+        path="ui/statistical/cache.py",
         old='"Gaussian noise": sp.delta_dp_gaussian(eps, nu),',
         new='"Gaussian noise": sp.delta_dp_laplace(eps, nu),',
         tests=(
-            "tests/ui/test_statistical_cache.py::test_privacy_curves_equal_core_for_every_mechanism_and_worst_case",
+            "tests/ui/statistical/test_statistical_cache.py::test_privacy_curves_equal_core_for_every_mechanism_and_worst_case",
         ),
     ),
     Break(
         name="statistical-figure-plots-half-delta",
         item="3 UI numbers",
-        path="ui/statistical_figures.py",
+        path="ui/statistical/figures.py",
         old='_for_log(part["delta"], log_y)',
         new='_for_log(part["delta"] / 2, log_y)',
         tests=(
-            "tests/ui/test_statistical_figures.py::test_privacy_curve_figure_plots_cores_delta_of_every_mechanism",
+            "tests/ui/statistical/test_statistical_figures.py::test_privacy_curve_figure_plots_cores_delta_of_every_mechanism",
         ),
     ),
     Break(
         name="statistical-snippet-wrong-pi",
         item="3 UI numbers",
-        path="ui/statistical_text.py",
+        path="ui/statistical/text.py",
         old="sp.{func}(N, 0.5, eps, nu)",
         new="sp.{func}(N, 0.25, eps, nu)",
         tests=(
-            "tests/ui/test_statistical_text.py::test_pi_snippet_prints_delta_at_pi_half_and_the_worst_case",
+            "tests/ui/statistical/test_statistical_text.py::test_pi_snippet_prints_delta_at_pi_half_and_the_worst_case",
         ),
     ),
     Break(
         name="gains-q-curve-rate-doubled",
         item="3 UI numbers",
-        path="ui/gains_figures.py",
-        old='traces.append(line_trace(rates, q, f"ε = {e:g}", i, hover))',
-        new='traces.append(line_trace(rates * 2, q, f"ε = {e:g}", i, hover))',
-        tests=("tests/ui/test_gains_figures.py::test_q_curves_and_marks_equal_core",),
+        path="ui/gains/figures.py",
+        old='traces.append(line_trace(rates, q, f"ε_target = {e:g}", i, hover))',
+        new='traces.append(line_trace(rates * 2, q, f"ε_target = {e:g}", i, hover))',
+        tests=("tests/ui/gains/test_gains_figures.py::test_q_curves_and_marks_equal_core",),
     ),
     Break(
         name="gains-cache-simulation-wrong-n",
         item="3 UI numbers",
-        path="ui/gains_cache.py",
+        path="ui/gains/cache.py",
         old="values, _pop.lower, _pop.upper, eps_target, n, reps, seed",
         new="values, _pop.lower, _pop.upper, eps_target, n - 1, reps, seed",
         tests=(
-            "tests/ui/test_gains_cache.py::test_mean_simulation_check_compares_eq_7_with_cores_simulation",
+            "tests/ui/gains/test_gains_cache.py::test_mean_simulation_check_compares_eq_7_with_cores_simulation",
         ),
     ),
     Break(
         name="gains-vacuous-delta-off-by-rate",
         item="3 UI numbers",
-        path="ui/gains_text.py",
+        path="ui/gains/text.py",
         old="if not (delta_target / r < 1.0)",
         new="if not (delta_target * r < 1.0)",
         tests=(
-            "tests/ui/test_gains_text.py::test_vacuous_delta_warning_lists_exactly_the_rates_where_delta_sample_reaches_one",
+            "tests/ui/gains/test_gains_text.py::test_vacuous_delta_warning_lists_exactly_the_rates_where_delta_sample_reaches_one",
         ),
     ),
     Break(
         name="steinke-vs-p-ratio-squared",
         item="3 UI numbers",
-        path="ui/amplification_figures.py",
+        path="ui/amplification/figures.py",
         old="y = amp.steinke_ratio(e, rates)",
         new="y = amp.steinke_ratio(e, rates) ** 2",
         tests=(
-            "tests/ui/test_amplification_figures.py::test_steinke_vs_p_figure_plots_p_times_eps_p_over_eps",
+            "tests/ui/amplification/test_amplification_figures.py::test_steinke_vs_p_figure_plots_p_times_eps_p_over_eps",
         ),
     ),
     Break(
         name="amp-default-n-rounds-down",
         item="3 UI numbers",
-        path="ui/amplification_text.py",
+        path="ui/amplification/text.py",
         old="math.ceil(population_size / 100)",
         new="math.floor(population_size / 100)",
         tests=(
-            "tests/ui/test_amplification_text.py::test_default_sample_size_is_one_percent_rounded_up",
+            "tests/ui/amplification/test_amplification_text.py::test_default_sample_size_is_one_percent_rounded_up",
         ),
     ),
     Break(
@@ -301,45 +301,45 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="cluster-figure-upper-is-lower",
         item="3 UI numbers",
-        path="ui/cluster_figures.py",
+        path="ui/clusters/figures.py",
         old='line_trace(sizes, upper, UPPER, 1, hover, fill="tonexty"',
         new='line_trace(sizes, lower, UPPER, 1, hover, fill="tonexty"',
         tests=(
-            "tests/ui/test_cluster_figures.py::test_eps_vs_size_figure_plots_theorems_5_1_and_5_2",
+            "tests/ui/clusters/test_cluster_figures.py::test_eps_vs_size_figure_plots_theorems_5_1_and_5_2",
         ),
     ),
     Break(
         name="cluster-metric-vacuous-inverted",
         item="3 UI numbers",
-        path="ui/cluster_text.py",
+        path="ui/clusters/text.py",
         old='return "no amplification" if vacuous(bound, eps_sample) else f"{bound:.4g}"',
         new='return "no amplification" if not vacuous(bound, eps_sample) else f"{bound:.4g}"',
         tests=(
-            "tests/ui/test_cluster_text.py::test_metric_value_shows_the_bound_or_no_amplification",
+            "tests/ui/clusters/test_cluster_text.py::test_metric_value_shows_the_bound_or_no_amplification",
         ),
     ),
     Break(
         name="cluster-cache-bounds-smallest-first",
         item="3 UI numbers",
-        path="ui/cluster_cache.py",
+        path="ui/clusters/cache.py",
         old="ascending=[False, True]",
         new="ascending=[True, True]",
         tests=(
-            "tests/ui/test_cluster_cache.py::test_population_cluster_sizes_and_bounds_equal_core",
+            "tests/ui/clusters/test_cluster_cache.py::test_population_cluster_sizes_and_bounds_equal_core",
         ),
     ),
     Break(
         name="strata-bound-help-drops-number",
         item="3 UI numbers",
-        path="ui/strata_views.py",
+        path="ui/strata/text.py",
         old='    text = f"{bound:.6g}"',
         new='    text = ""',
-        tests=("tests/ui/test_strata_views.py::test_bound_value_and_help",),
+        tests=("tests/ui/strata/test_strata_text.py::test_bound_value_and_help",),
     ),
     Break(
         name="extremes-statistical-broadcast",
         item="issue 11 extremes",
-        path="ui/statistical_cache.py",
+        path="ui/statistical/cache.py",
         old='"delta": np.maximum(plus, minus),',
         new='"delta": np.maximum(plus, minus[:-1]),',
         tests=(
@@ -351,9 +351,9 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="extremes-strata-toggle",
         item="issue 11 extremes",
-        path="ui/strata_figures.py",
-        old="customdata=np.column_stack([custom, m_i, rate])",
-        new="customdata=np.column_stack([custom, m_i, rate[: len(rate) - show_rates]])",
+        path="ui/strata/figures.py",
+        old="customdata=np.column_stack([custom, n_i, rate])",
+        new="customdata=np.column_stack([custom, n_i, rate[: len(rate) - show_rates]])",
         tests=(
             "tests/pages/test_extremes.py::"
             "test_every_control_at_its_extremes_gives_a_result_or_a_chosen_message"
@@ -363,7 +363,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="extremes-strata-neighbour-message",
         item="issue 11 extremes",
-        path="ui/strata_cache.py",
+        path="ui/strata/cache.py",
         old="new_value=new_value,",
         new="new_value=new_value + (np.ones(2) + np.ones(3)).sum(),",
         tests=(
@@ -375,7 +375,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="corpus-labels-not-sorted",
         item="issue 11 corpus",
-        path="core/populations.py",
+        path="core/csv_io.py",
         old="cells = table.frame[column].to_numpy(dtype=object)[usable][order]",
         new="cells = table.frame[column].to_numpy(dtype=object)[usable]",
         tests=("tests/core/test_populations.py::test_corpus_case[thousands_separators]",),
@@ -383,7 +383,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="corpus-error-without-reason",
         item="issue 11 corpus",
-        path="core/populations.py",
+        path="core/csv_io.py",
         old='"This looks like a binary file (it contains NUL bytes), not a CSV text file."',
         new='"This file cannot be used."',
         tests=("tests/core/test_populations.py::test_corpus_case[nul_bytes]",),

@@ -69,3 +69,9 @@ def chart_block(
         st.markdown(explanation)
         for formula in formulas:
             st.latex(formula)
+
+
+def reproduce(code: str) -> None:
+    """A "Reproduce in Python" expander holding ``code`` (a snippet calling core)."""
+    with st.expander("Reproduce in Python", icon=":material/code:"):
+        st.code(code, language="python")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 import plotly.graph_objects as go
 
@@ -35,7 +35,15 @@ REFERENCE_COLOUR = "#555555"
 FONT_FAMILY = "Source Sans Pro, Helvetica, Arial, sans-serif"
 
 
-def series_style(index: int) -> dict[str, object]:
+class SeriesStyle(TypedDict):
+    """Colour, dash and width of one series (see :func:`series_style`)."""
+
+    color: str
+    dash: str
+    width: float
+
+
+def series_style(index: int) -> SeriesStyle:
     """Line style (colour and dash) of the ``index``-th series of a chart."""
     return {
         "color": PALETTE[index % len(PALETTE)],

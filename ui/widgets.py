@@ -151,6 +151,62 @@ def parse_float_list(
     return sorted(values), problems
 
 
+def log_int_control(
+    label: str,
+    key: str,
+    *,
+    default: int,
+    min_value: int,
+    max_value: int,
+    help: str | None = None,
+) -> int:
+    """A log-scale slider over whole numbers with an exact box; the box is bound to the URL.
+
+    The integer twin of :func:`log_float_control` (same ``<key>__slider`` naming,
+    so :func:`preset_buttons` resynchronises it).
+    """
+    grid = sorted({round(v) for v in log_grid(min_value, max_value)})
+    slider_key = f"{key}__slider"
+
+    def nearest(value: float) -> int:
+        return min(grid, key=lambda g: abs(math.log(g) - math.log(max(value, 1))))
+
+    def from_slider() -> None:
+        st.session_state[key] = int(st.session_state[slider_key])
+
+    def from_number() -> None:
+        st.session_state[slider_key] = nearest(int(st.session_state[key]))
+
+    col_slider, col_number = st.columns([3, 1.4], vertical_alignment="bottom")
+    with col_number:
+        value = st.number_input(
+            "exact value",
+            min_value=min_value,
+            max_value=max_value,
+            value=default,
+            step=1,
+            key=key,
+            bind="query-params",
+            on_change=from_number,
+            help=f"{label}: type any whole number from {min_value:,} to {max_value:,}; the "
+            "slider moves to the nearest mark.",
+        )
+    if value is None:  # an emptied box falls back to the default
+        value = default
+    if slider_key not in st.session_state:
+        st.session_state[slider_key] = nearest(value)
+    with col_slider:
+        st.select_slider(
+            label,
+            options=grid,
+            key=slider_key,
+            format_func=lambda v: f"{v:,}",
+            on_change=from_slider,
+            help=help,
+        )
+    return int(value)
+
+
 def bound_toggle(label: str, key: str, *, default: bool, help: str | None = None) -> bool:
     """A toggle bound to the URL."""
     return st.toggle(
@@ -198,7 +254,7 @@ def write_presets_to_url() -> None:
     for key in keys:
         widget_id = state.get_widget_id_from_key(key)
         metadata = state.get_widget_metadata(widget_id) if widget_id else None
-        if metadata is None or metadata.bind != "query-params":
+        if widget_id is None or metadata is None or metadata.bind != "query-params":
             continue  # not drawn on this page (or not URL-bound): nothing to write
         value = state.get_widget_value(widget_id)
         if value == metadata.deserializer(None):

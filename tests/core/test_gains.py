@@ -634,7 +634,7 @@ def test_sensitivity_ratios_match_figure_6() -> None:
 
 
 # ---------------------------------------------------------------------------------------
-# best_rate and verdict_text
+# best_rate and compare_with_population (the verdict's words live in ui.gains.text)
 # ---------------------------------------------------------------------------------------
 
 
@@ -645,36 +645,39 @@ def _summary(rows: list[tuple[float, float, float, float]]) -> pd.DataFrame:
     return df
 
 
-def test_best_rate_and_verdict_gain() -> None:
+def test_best_rate_and_comparison_gain() -> None:
     s = _summary([(0.5, 0.1, 1.2, 0.01), (0.5, 0.4, 0.78, 0.01), (0.5, 1.0, 1.0, 0.0)])
     best = gains.best_rate(s, 0.5)
     assert best.rate == 0.4
     assert best.log_mse == pytest.approx(math.log(0.78))
     assert best.relative_change == pytest.approx(-0.22)
     assert tuple(best) == (best.rate, best.log_mse, best.relative_change)  # a plain tuple too
-    text = gains.verdict_text(s, 0.5)
-    assert text == (
-        "At ε_target = 0.5 the 40 % sample is best: 22 % lower MSE than privatising the population."
+    cmp = gains.compare_with_population(s, 0.5)
+    assert (cmp.eps_target, cmp.best_sample_rate, cmp.better, cmp.within_error) == (
+        0.5,
+        0.4,
+        True,
+        False,
     )
+    assert cmp.relative_change == pytest.approx(-0.22)
 
 
-def test_verdict_no_gain_and_within_error() -> None:
+def test_comparison_no_gain_and_within_error() -> None:
     s = _summary([(3.0, 0.1, 1.35, 0.01), (3.0, 0.5, 2.0, 0.01), (3.0, 1.0, 1.0, 0.0)])
     assert gains.best_rate(s, 3.0) == (1.0, 0.0, 0.0)
-    assert gains.verdict_text(s, 3.0) == (
-        "At ε_target = 3 no sampling rate beats the population; the best sample (10 %) has 35 % "
-        "higher MSE."
-    )
+    cmp = gains.compare_with_population(s, 3.0)
+    assert cmp.best_sample_rate == 0.1 and not cmp.better and not cmp.within_error
+    assert cmp.relative_change == pytest.approx(0.35)
     # 2 % better, but the standard error of the difference is 0.05 on the log scale.
     s2 = _summary([(0.1, 0.2, 0.98, 0.05), (0.1, 1.0, 1.0, 0.0)])
-    text = gains.verdict_text(s2, 0.1)
-    assert text.startswith("At ε_target = 0.1 the 20 % sample is best: 2 % lower MSE")
-    assert "within Monte Carlo error" in text
-    # huge factors are written as factors
-    s3 = _summary([(0.01, 0.01, 1e-4, 0.01), (0.01, 1.0, 1.0, 0.0)])
-    assert "10,000 times smaller" in gains.verdict_text(s3, 0.01)
-    s4 = _summary([(5.0, 0.9, 13.1, 0.01), (5.0, 1.0, 1.0, 0.0)])
-    assert "13.1 times the MSE" in gains.verdict_text(s4, 5.0)
+    cmp2 = gains.compare_with_population(s2, 0.1)
+    assert cmp2.better and cmp2.within_error and cmp2.best_sample_rate == 0.2
+    # |log 0.98| = 0.0202 lies just inside 2 * 0.05; at se 0.01 it lies outside
+    s2b = _summary([(0.1, 0.2, 0.98, 0.01), (0.1, 1.0, 1.0, 0.0)])
+    assert not gains.compare_with_population(s2b, 0.1).within_error
+    # only the population simulated
+    only = gains.compare_with_population(_summary([(1.0, 1.0, 1.0, 0.0)]), 1.0)
+    assert math.isnan(only.best_sample_rate) and not only.better and not only.within_error
 
 
 def test_best_rate_bad_arguments() -> None:
@@ -684,18 +687,7 @@ def test_best_rate_bad_arguments() -> None:
     with pytest.raises(ValueError, match="population"):
         gains.best_rate(s[s.rate < 1], 0.5)
     with pytest.raises(ValueError, match="columns"):
-        gains.verdict_text(s.drop(columns="mse"), 0.5)
-
-
-def test_verdict_on_a_real_experiment() -> None:
-    values = _small_pop()
-    ex = gains.median_gain_experiment(
-        values, lower=0.0, upper=30.0, eps_targets=[0.05, 5.0], rates=[0.2, 0.5], reps=50
-    )
-    for e in [0.05, 5.0]:
-        text = gains.verdict_text(ex.summary, e)
-        assert text.startswith(f"At ε_target = {e:g}")
-        assert text.endswith(".")
+        gains.compare_with_population(s.drop(columns="mse"), 0.5)
 
 
 # ---------------------------------------------------------------------------------------

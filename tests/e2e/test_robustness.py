@@ -307,7 +307,7 @@ def test_memory_stays_bounded_over_many_uploads(browser, fresh_server, tmp_path,
     """Server memory stops growing once the bounded caches are full.
 
     Break it on purpose: keep every upload alive (append the CSV bytes and the population
-    to a module-level list in ``ui.upload._activate``): the slope over the second half
+    to a module-level list in ``ui.population.upload._activate``): the slope over the second half
     becomes about the size of an upload and this test fails.
     """
     page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()

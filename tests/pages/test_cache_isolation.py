@@ -16,7 +16,7 @@ must have at least one tab that does.
 
 Break it on purpose: in ``app_pages/overview.py`` call
 ``histogram_data("same", pop, ...)`` instead of ``histogram_data(pop.content_hash, pop, ...)``
-(a constant cache key), or do the same in ``ui/gains_cache.py``'s ``median_experiment`` key:
+(a constant cache key), or do the same in ``ui/gains/cache.py``'s ``median_experiment`` key:
 B's warm run then shows A's histogram (or A's experiment) and this test fails.
 """
 
@@ -69,7 +69,7 @@ POP_B = _population(2)
 
 
 def _clear_caches() -> None:
-    from ui import gains_cache
+    from ui.gains import cache as gains_cache
 
     st.cache_data.clear()
     gains_cache._EXPERIMENTS.clear()

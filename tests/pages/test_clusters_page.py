@@ -12,8 +12,8 @@ import pytest
 from core import clusters as cl
 from core.populations import BUILTIN_POPULATIONS
 from tests.pages.harness import ROOT, array, charts, open_page, trace_names
-from ui import cluster_figures as figs
-from ui import cluster_text as text
+from ui.clusters import figures as figs
+from ui.clusters import text
 
 PAGE = "app_pages/clusters.py"
 SIZE_TAB = "ε_target vs cluster size"

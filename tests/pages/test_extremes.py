@@ -25,16 +25,16 @@ numpy broadcasting or unpacking bug turned into an error box by a broad ``except
 Break it on purpose (``tests/break_checks.py``, breaks named ``extremes-*``):
 
 - ``extremes-statistical-broadcast``: a numpy broadcasting bug in
-  ``ui.statistical_cache.privacy_curves`` (``np.maximum(plus, minus[:-1])``). Before this
+  ``ui.statistical.cache.privacy_curves`` (``np.maximum(plus, minus[:-1])``). Before this
   rework the Statistical page caught every ``ValueError`` and showed "These settings cannot be
   computed: operands could not be broadcast…", and the old test, which looked only for
   exceptions, passed. The page no longer catches broadly, and the message would not be in
   the expected list anyway: caught.
-- ``extremes-strata-toggle``: a shape bug in ``ui.strata_figures.allocation_figure`` that
+- ``extremes-strata-toggle``: a shape bug in ``ui.strata.figures.allocation_figure`` that
   fires only when the "Show sampling rates" toggle is on — a toggle that only a population
   with strata shows. The old test (lognormal population, toggles never flipped) could not
   reach it: caught on the strata+clusters population only.
-- ``extremes-strata-neighbour-message``: a broadcasting bug in ``ui.strata_cache.neighbour``;
+- ``extremes-strata-neighbour-message``: a broadcasting bug in ``ui.strata.cache.neighbour``;
   the Stratified page's ``except ValueError`` turns it into "This neighbour cannot be built:
   operands could not be broadcast…", a warning box without a traceback. It matches no
   expected message: caught.

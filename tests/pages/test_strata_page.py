@@ -13,7 +13,7 @@ import pytest
 from core import strata
 from core.populations import BUILTIN_POPULATIONS
 from tests.pages.harness import ROOT, array, charts, open_page, trace_names
-from ui import strata_views as views
+from ui.strata import text as views
 
 PAGE = "app_pages/strata.py"
 EST = {"population": "Establishments"}

@@ -55,3 +55,26 @@ def test_parse_float_list_never_raises_and_respects_bounds(text):
     assert all(0.01 <= v <= 10 and math.isfinite(v) for v in parsed)
     assert parsed == sorted(set(parsed))
     assert all(isinstance(p, str) and p for p in problems)
+
+
+def _int_control_app() -> None:
+    import streamlit as st
+
+    from ui.widgets import log_int_control
+
+    value = log_int_control("Cluster size", "w_size", default=10, min_value=1, max_value=1000)
+    st.write(f"value={value}")
+
+
+def test_log_int_control_box_sets_the_value_and_moves_the_slider_to_the_nearest_mark():
+    """The integer log control (shared from ui.widgets; it used to be copied into a page)."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_int_control_app).run()
+    assert at.markdown[-1].value == "value=10"
+    assert at.select_slider(key="w_size__slider").value == 10
+    at.number_input(key="w_size").set_value(25).run()
+    assert at.markdown[-1].value == "value=25"
+    slider = at.select_slider(key="w_size__slider")
+    assert slider.value == 30  # log(30/25) < log(25/20): nearest on a log scale (not 20)
+    assert slider.options[0] == "1" and slider.options[-1] == "1,000"

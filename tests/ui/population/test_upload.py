@@ -1,0 +1,112 @@
+"""The upload form (ui.population.upload) driven through AppTest: several id columns,
+applied settings."""
+
+from __future__ import annotations
+
+import numpy as np
+from streamlit.testing.v1 import AppTest
+
+from tests.core.test_csv_io import nhanes_style_csv
+from tests.pages.harness import ROOT, TIMEOUT
+
+SCRIPT = f"""
+import sys
+sys.path.insert(0, {str(ROOT)!r})
+import streamlit as st
+from ui.state import active_population, active_choice
+from ui.population.upload import upload_form
+upload_form()
+pop = active_population()
+st.text(f"active: {{active_choice()}} {{pop.name}} {{pop.size}}")
+"""
+
+
+def _form_with_nhanes() -> AppTest:
+    at = AppTest.from_string(SCRIPT, default_timeout=TIMEOUT)
+    at.run()
+    at.file_uploader[0].set_value(("nhanes.csv", nhanes_style_csv(), "text/csv")).run()
+    assert not at.exception, [e.value for e in at.exception]
+    at.selectbox[0].set_value("bmi").run()  # the bound boxes belong to the value column
+    at.number_input[0].set_value(10.0)
+    at.number_input[1].set_value(80.0)
+    return at.run()
+
+
+def _multiselect(at: AppTest, label_start: str):
+    return next(m for m in at.multiselect if m.label.startswith(label_start))
+
+
+def _use(at: AppTest) -> AppTest:
+    next(b for b in at.button if b.label == "Use this population").click()
+    return at.run()
+
+
+def _active(at: AppTest):
+    return at.session_state["uploaded_population"]
+
+
+def test_several_columns_make_one_cluster_id():
+    at = _form_with_nhanes()
+    _multiselect(at, "Stratum").set_value(["stratid"])
+    _multiselect(at, "Cluster").set_value(["stratid", "psuid"])
+    _use(at.run())
+    pop = _active(at)
+    assert len(np.unique(pop.clusters)) == 30 and len(np.unique(pop.strata)) == 15
+    assert pop.cluster_label == "stratid × psuid" and (pop.lower, pop.upper) == (10.0, 80.0)
+    assert "cluster_column=['stratid', 'psuid']" in pop.recipe
+    assert pop.recipe.startswith("load_population_csv('nhanes.csv'")
+    assert [s.value for s in at.success] and not at.warning
+    assert at.text[-1].value.startswith("active: uploaded nhanes.csv")
+
+
+def test_psu_alone_warns_beside_the_form():
+    at = _form_with_nhanes()
+    _multiselect(at, "Stratum").set_value(["stratid"])
+    _multiselect(at, "Cluster").set_value(["psuid"])
+    _use(at.run())
+    warnings = [w.value for w in at.warning]
+    assert any("more than one stratum" in w and "'stratid' and 'psuid'" in w for w in warnings)
+
+
+def test_changed_settings_are_marked_not_applied_until_used():
+    at = _form_with_nhanes()
+    _multiselect(at, "Cluster").set_value(["psuid"])
+    _use(at.run())
+    before = _active(at)
+    assert not any("Not applied" in w.value for w in at.warning)
+    # Change the cluster columns and the upper bound: the pages still use the old settings.
+    _multiselect(at, "Cluster").set_value(["stratid", "psuid"])
+    at.number_input[1].set_value(60.0).run()
+    pending = [w.value for w in at.warning if "Not applied" in w.value]
+    assert len(pending) == 1 and "clusters psuid" in pending[0]
+    assert "bounds [10, 80]" in pending[0]
+    assert not at.success
+    assert _active(at) is before
+    _use(at)
+    after = _active(at)
+    assert after.upper == 60.0 and after.cluster_label == "stratid × psuid"
+    assert not any("Not applied" in w.value for w in at.warning) and at.success
+
+
+def test_size_limit_is_written_out():
+    at = AppTest.from_string(SCRIPT, default_timeout=TIMEOUT).run()
+    assert any("50 MB per file" in c.value for c in at.caption)
+
+
+def test_a_changed_bound_alone_is_marked_not_applied():
+    at = _use(_form_with_nhanes())
+    assert at.success and _active(at).upper == 80.0
+    at.number_input[1].set_value(70.0).run()
+    assert any("Not applied" in w.value for w in at.warning)
+    assert not at.success  # "Every page now computes on …" would claim the new bound
+    assert _active(at).upper == 80.0
+
+
+def test_limits_text_states_cores_limits():
+    """The limits shown under the uploader are core's limits, in MB and rows."""
+    from core.populations import MAX_COLUMNS, MAX_ROWS, MAX_UPLOAD_BYTES
+    from ui.population.upload import limits_text
+
+    words = limits_text()
+    assert f"{MAX_UPLOAD_BYTES // 2**20} MB per file" in words
+    assert f"{MAX_ROWS:,} rows" in words and f"{MAX_COLUMNS:,} columns" in words

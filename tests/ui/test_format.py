@@ -1,0 +1,43 @@
+"""Tests for ui.format: the one home of the number, percent and digit helpers."""
+
+from __future__ import annotations
+
+import pytest
+
+from ui.format import adaptive_percent, number, percent, significant
+
+
+@pytest.mark.parametrize(
+    ("x", "kwargs", "expected"),
+    [
+        (100_000.0, {}, "100,000"),
+        (-3.0, {}, "-3"),
+        (1234.56789, {}, "1234.57"),
+        (1234.56789, {"grouping": True}, "1,234.57"),
+        (0.000123456, {"digits": 4}, "0.0001235"),
+        (2.5, {"digits": 10}, "2.5"),
+        (1e16, {}, "1e+16"),
+    ],
+)
+def test_number(x, kwargs, expected):
+    assert number(x, **kwargs) == expected
+
+
+def test_significant_and_percent():
+    assert significant(1000.0) == "1000"
+    assert significant(3.14159, 3) == "3.14"
+    assert percent(0.125) == "12.5 %"
+    assert percent(0.1) == "10 %"
+
+
+@pytest.mark.parametrize(
+    ("x", "expected"), [(0.5, "50 %"), (0.1, "10 %"), (0.0123, "1.2 %"), (2e-5, "2.0e-03 %")]
+)
+def test_adaptive_percent(x, expected):
+    assert adaptive_percent(x) == expected
+
+
+@pytest.mark.parametrize("fn", [number, significant, percent])
+def test_digits_below_one_is_a_clear_error(fn):
+    with pytest.raises(ValueError, match="digits must be at least 1"):
+        fn(1.5, 0)

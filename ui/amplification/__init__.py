@@ -1,0 +1,1 @@
+"""The amplification topic: cached computations, figures, text and views of its page."""

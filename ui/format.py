@@ -1,0 +1,47 @@
+"""Number formatting shared by every page's text, legends and tables (pure, no Streamlit)."""
+
+from __future__ import annotations
+
+__all__ = ["adaptive_percent", "number", "percent", "significant"]
+
+
+def number(x: float, digits: int = 6, *, grouping: bool = False) -> str:
+    """A number for text: whole numbers with thousands separators, others to ``digits`` digits.
+
+    ``grouping`` also puts thousands separators into the non-integer form (``1,234.5``).
+    Whole numbers of magnitude 1e15 or more use the general form, as integers that large are
+    no longer exact in floating point.
+    """
+    if digits < 1:
+        raise ValueError(f"digits must be at least 1, got {digits}")
+    x = float(x)
+    if x.is_integer() and abs(x) < 1e15:
+        return f"{int(x):,}"
+    return f"{x:,.{digits}g}" if grouping else f"{x:.{digits}g}"
+
+
+def significant(x: float, digits: int = 4) -> str:
+    """``x`` to ``digits`` significant digits in the general form (``1000`` stays ``1000``)."""
+    if digits < 1:
+        raise ValueError(f"digits must be at least 1, got {digits}")
+    return f"{float(x):.{digits}g}"
+
+
+def percent(fraction: float, digits: int = 3) -> str:
+    """A fraction as a percentage to ``digits`` significant digits (``0.125`` → ``12.5 %``)."""
+    if digits < 1:
+        raise ValueError(f"digits must be at least 1, got {digits}")
+    return f"{100 * float(fraction):.{digits}g} %"
+
+
+def adaptive_percent(fraction: float) -> str:
+    """A fraction as a short percentage: whole percent from 10 %, two digits down to 0.1 %,
+    scientific notation below (``0.5`` → ``50 %``, ``0.0123`` → ``1.2 %``,
+    ``2e-5`` → ``2.0e-03 %``).
+    """
+    x = float(fraction)
+    if x >= 0.1:
+        return f"{100 * x:.0f} %"
+    if x >= 0.001:
+        return f"{100 * x:.2g} %"
+    return f"{100 * x:.1e} %"

@@ -1,0 +1,1 @@
+"""The gains topic: cached computations, figures, text and views of its page."""

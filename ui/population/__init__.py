@@ -1,0 +1,1 @@
+"""The population topic: cached summaries, the histogram and the CSV upload form."""

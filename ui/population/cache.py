@@ -1,0 +1,52 @@
+"""Cached summaries of the active population (Population page), keyed by its content hash."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core.populations import Population, cluster_strata_note
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def population_summary(content_hash: str, _pop: Population) -> pd.DataFrame:
+    """Summary statistics of ``_pop`` (cached by its content hash; the array is not hashed)."""
+    v = _pop.values
+    n = v.size
+    mid = (n - 1) // 2
+    rows = [
+        ("Population size", "N", f"{n:,}"),
+        ("Mean", "ȳ_N", f"{v.mean():.6g}"),
+        ("Median (lower middle value)", "y_(⌈N/2⌉)", f"{v[mid]:.6g}"),
+        ("Standard deviation", "S_N", f"{v.std(ddof=1):.6g}" if n > 1 else "—"),
+        ("Smallest value", "y_(1)", f"{v[0]:.6g}"),
+        ("Largest value", "y_(N)", f"{v[-1]:.6g}"),
+        ("Declared lower bound", "L", f"{_pop.lower:.6g}"),
+        ("Declared upper bound", "U", f"{_pop.upper:.6g}"),
+        ("Declared range", "R = U − L", f"{_pop.upper - _pop.lower:.6g}"),
+    ]
+    if _pop.strata is not None:
+        rows.append(("Strata", "H", f"{len(np.unique(_pop.strata)):,}"))
+    if _pop.clusters is not None:
+        rows.append(("Clusters", "K", f"{len(np.unique(_pop.clusters)):,}"))
+    return pd.DataFrame(rows, columns=["quantity", "symbol", "value"])
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def shared_cluster_note(content_hash: str, _pop: Population) -> str | None:
+    """:func:`core.populations.cluster_strata_note` of ``_pop``, cached by its content hash."""
+    return cluster_strata_note(_pop)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def histogram_data(content_hash: str, _pop: Population, bins: int, log_x: bool) -> pd.DataFrame:
+    """Histogram counts of ``_pop`` between its declared bounds (log-spaced bins if asked)."""
+    v = _pop.values
+    if log_x:
+        lo = max(_pop.lower, float(v[v > 0].min()) if np.any(v > 0) else 1e-12)
+        edges = np.geomspace(lo, _pop.upper, bins + 1)
+    else:
+        edges = np.linspace(_pop.lower, _pop.upper, bins + 1)
+    counts, edges = np.histogram(v, bins=edges)
+    return pd.DataFrame({"bin_left": edges[:-1], "bin_right": edges[1:], "count": counts})

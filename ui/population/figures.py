@@ -1,0 +1,136 @@
+"""Histogram and per-group table of the active population (Population page)."""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from core.populations import Population
+from ui.format import number
+from ui.theme import PALETTE, REFERENCE_COLOUR, chart_layout, make_figure
+
+
+def _marker_line(x: float, top: float, name: str, colour: str, dash: str) -> dict[str, Any]:
+    """A vertical line from 0 to ``top`` at ``x``, named in the legend (never a floating label)."""
+    return {
+        "type": "scatter",
+        "x": [x, x],
+        "y": [0.0, top],
+        "mode": "lines",
+        "name": name,
+        "line": {"color": colour, "dash": dash, "width": 2},
+        "hovertemplate": f"{name}<extra></extra>",
+        "showlegend": True,
+    }
+
+
+def histogram_figure(
+    pop: Population, hist: pd.DataFrame, *, log_x: bool
+) -> tuple[go.Figure, pd.DataFrame]:
+    """Bars of the histogram with the median, the mean and the declared bounds marked.
+
+    The four markers are vertical lines named in the legend below the chart rather than
+    labels drawn next to the lines: the median and the mean of a population are often a few
+    pixels apart (and L sits next to them for a skewed population), so labels on the plot
+    would overlap. Returns the figure and ``hist`` (its data, for the CSV download).
+    """
+    left = hist["bin_left"].to_numpy()
+    right = hist["bin_right"].to_numpy()
+    counts = hist["count"].to_numpy()
+    centres = np.sqrt(left * right) if log_x else (left + right) / 2
+    bars = {
+        "type": "bar",
+        "x": centres,
+        "y": counts,
+        "width": right - left,
+        "marker": {"color": PALETTE[0], "line": {"width": 0}},
+        "customdata": np.stack([left, right], axis=1),
+        "hovertemplate": "%{customdata[0]:.4g} – %{customdata[1]:.4g}<br>%{y:,} records"
+        "<extra></extra>",
+        "name": "records",
+        "showlegend": False,
+    }
+    v = pop.values
+    median = float(v[(v.size - 1) // 2])
+    mean = float(v.mean())
+    top = float(max(counts.max(), 1)) * 1.05 if counts.size else 1.0
+    markers = [
+        _marker_line(median, top, f"median {number(median, 4)}", PALETTE[3], "dash"),
+        _marker_line(mean, top, f"mean {number(mean, 4)}", PALETTE[2], "dot"),
+    ]
+    for bound, name in ((pop.lower, "L"), (pop.upper, "U")):
+        if not (log_x and bound <= 0):
+            line = _marker_line(
+                bound, top, f"{name} = {number(bound, 4)}", REFERENCE_COLOUR, "solid"
+            )
+            line["line"]["width"] = 1
+            markers.append(line)
+    layout = chart_layout(
+        title=f"Distribution of {pop.value_label}",
+        x_title=f"{pop.value_label} (y)",
+        y_title="number of records",
+        log_x=log_x,
+        hovermode="closest",
+    )
+    layout.update({"bargap": 0})
+    return make_figure([bars, *markers], layout), hist
+
+
+_NUMBER_RUN = re.compile(r"(\d+(?:\.\d+)?)")
+
+
+def label_sort_key(label: object) -> tuple[tuple[tuple[int, float, str], ...], ...]:
+    """Natural order of a stratum or cluster label: numbers by value, text by its characters.
+
+    A label that is a number ("10", "-1.5") sorts by its value; other labels sort by their
+    runs of digits and text, so "5-9" comes before "10-19" and "R2" before "R10". A label
+    built from several columns ("3 / 10") is compared part by part, so "3 / 2" comes before
+    "3 / 10" and "2 / 1" before "10 / 1". Numbers come before text.
+    """
+    key: list[tuple[tuple[int, float, str], ...]] = []
+    for part in str(label).split(" / "):
+        try:
+            number = float(part)
+        except ValueError:
+            number = math.nan
+        if math.isfinite(number):
+            key.append(((0, number, ""), (2, 0.0, part)))
+            continue
+        runs = [t for t in _NUMBER_RUN.split(part) if t]
+        tokens = [(0, float(t), "") if _NUMBER_RUN.fullmatch(t) else (1, 0.0, t) for t in runs]
+        key.append((*tokens, (2, 0.0, part)))
+    return tuple(key)
+
+
+def group_counts(labels: np.ndarray, values: np.ndarray) -> pd.DataFrame:
+    """Records, mean and standard deviation of the values per label (stratum or cluster).
+
+    Rows are in natural order (:func:`label_sort_key`): 1, 2, …, 10 rather than 1, 10, 2.
+    Labels that are all whole numbers are returned as integers, so a click on the column
+    header sorts them by value too.
+    """
+    frame = pd.DataFrame({"label": labels, "value": values})
+    out = (
+        frame.groupby("label", sort=False)["value"]
+        .agg(records="size", mean="mean", sd="std")
+        .reset_index()
+    )
+    keys = [label_sort_key(x) for x in out["label"].tolist()]
+    out = out.iloc[sorted(range(len(keys)), key=keys.__getitem__)].reset_index(drop=True)
+    labels_in_order = [str(x) for x in out["label"].tolist()]
+    if out["label"].dtype.kind not in "iu" and all(map(_is_plain_integer, labels_in_order)):
+        out["label"] = [int(x) for x in labels_in_order]
+    return out
+
+
+def _is_plain_integer(text: str) -> bool:
+    """True for text that is exactly the decimal form of an integer ("7", "-3"; not "07")."""
+    try:
+        return str(int(text)) == text
+    except ValueError:
+        return False

@@ -1,0 +1,197 @@
+"""The CSV upload form: read the file, choose columns and public bounds, make it active.
+
+Nothing from the file is evaluated: :mod:`core.populations` parses every cell as text and
+converts numbers itself. The uploaded bytes stay in this browser session's memory only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+
+import numpy as np
+import streamlit as st
+
+from core.populations import (
+    MAX_COLUMNS,
+    MAX_ROWS,
+    MAX_UPLOAD_BYTES,
+    CsvTable,
+    cluster_strata_note,
+    load_population_csv,
+    read_csv_table,
+    suggest_bounds,
+)
+from ui.format import number
+from ui.state import UPLOADED, active_choice, uploaded_population, use_uploaded_population
+
+_ERROR_KEY = "upload_error"
+#: The settings of the population made active by "Use this population" (see _Settings).
+_APPLIED_KEY = "upload_applied"
+_BUTTON = "Use this population"
+
+#: (file digest, value column, lower, upper, stratum columns, cluster columns)
+_Settings = tuple[str, str, float, float, tuple[str, ...], tuple[str, ...]]
+
+
+def limits_text() -> str:
+    """The upload limits in plain words (shown under the uploader, not only on hover)."""
+    return (
+        f"Limit: {MAX_UPLOAD_BYTES // 2**20} MB per file, at most {MAX_ROWS:,} rows and "
+        f"{MAX_COLUMNS:,} columns. A larger file is refused with a message saying which limit "
+        "it exceeds."
+    )
+
+
+@st.cache_data(max_entries=8, ttl=3600, show_spinner="Reading the file…")
+def _read_table(digest: str, _data: bytes) -> CsvTable:
+    """Parsed CSV, cached by the SHA-256 of its bytes (the bytes themselves are not hashed)."""
+    return read_csv_table(io.BytesIO(_data))
+
+
+def _activate(data: bytes, settings: _Settings, name: str) -> None:
+    """Button callback: build the Population and make it active, or keep the error to show."""
+    _digest, value_column, lower, upper, strata, clusters = settings
+    source = io.BytesIO(data)
+    source.name = name  # the recipe of the Reproduce-in-Python snippets reads the file by name
+    try:
+        pop = load_population_csv(
+            source,
+            value_column=value_column,
+            lower=lower,
+            upper=upper,
+            stratum_column=list(strata) or None,
+            cluster_column=list(clusters) or None,
+            name=name,
+        )
+    except ValueError as exc:
+        st.session_state[_ERROR_KEY] = str(exc)
+        return
+    st.session_state.pop(_ERROR_KEY, None)
+    st.session_state[_APPLIED_KEY] = settings
+    use_uploaded_population(pop)
+
+
+def upload_form() -> None:
+    """Render the upload form; on success the sidebar switches to the uploaded population."""
+    file = st.file_uploader(
+        "CSV file with one row per unit",
+        type=["csv", "tsv", "txt"],
+        key="upload_file",
+        help=f"Up to {MAX_UPLOAD_BYTES // 2**20} MB. Commas, semicolons, tabs or pipes; a header "
+        "row is detected automatically.",
+    )
+    st.caption(limits_text())
+    if file is None:
+        st.caption(
+            "The file stays in your browser session; nothing is stored on the server or shown "
+            "to other users. A shared link cannot carry an uploaded file."
+        )
+        return
+    data = file.getvalue()
+    if len(data) > MAX_UPLOAD_BYTES:
+        st.error(
+            f"The file is {len(data) / 2**20:.1f} MB; the limit is {MAX_UPLOAD_BYTES // 2**20} MB."
+        )
+        return
+    digest = hashlib.sha256(data).hexdigest()
+    try:
+        table = _read_table(digest, data)
+    except ValueError as exc:
+        st.error(f"This file cannot be used: {exc}", icon=":material/error:")
+        return
+    for note in table.notes:
+        st.info(note, icon=":material/info:")
+    st.caption(
+        f"Read {len(table.frame):,} rows and {table.frame.shape[1]} columns "
+        f"(delimiter {table.delimiter!r}, {'with' if table.has_header else 'without'} header)."
+    )
+    st.dataframe(table.frame.head(8), hide_index=True)
+    if not table.numeric_columns:
+        st.error("No column holds at least three numbers, so there is no value column to use.")
+        return
+
+    tag = digest[:10]
+    value_column = st.selectbox("Value column (y)", table.numeric_columns, key=f"up_value_{tag}")
+    column = table.column_values(value_column)
+    finite = column[np.isfinite(column)]
+    lo_guess, hi_guess = suggest_bounds(finite)
+    st.markdown(
+        "**Declare public bounds.** Differential privacy needs bounds that are known without "
+        "looking at the data (a legal limit, a top-code, a physical range). The boxes start at "
+        "the data's range rounded outward, which is convenient for exploring but is itself a "
+        "disclosure; replace them with your public bounds."
+    )
+    b1, b2 = st.columns(2)
+    lower = b1.number_input(
+        "Lower bound L", value=float(lo_guess), format="%g", key=f"up_lower_{tag}_{value_column}"
+    )
+    upper = b2.number_input(
+        "Upper bound U", value=float(hi_guess), format="%g", key=f"up_upper_{tag}_{value_column}"
+    )
+    c1, c2 = st.columns(2)
+    labels = [c for c in table.label_columns if c != value_column]
+    strata = c1.multiselect(
+        "Stratum column(s) (optional)",
+        labels,
+        key=f"up_stratum_{tag}",
+        help="Several columns make one stratum id from all of them, e.g. region and size class.",
+    )
+    clusters = c2.multiselect(
+        "Cluster column(s) (optional)",
+        labels,
+        key=f"up_cluster_{tag}",
+        help="Survey files number their PSUs 1, 2, … within each stratum: then choose the "
+        "stratum column and the PSU column together (e.g. stratid and psuid) as the cluster id.",
+    )
+    if lower >= upper:
+        st.error("The lower bound must be smaller than the upper bound.")
+        return
+    settings: _Settings = (
+        digest,
+        value_column,
+        float(lower),
+        float(upper),
+        tuple(strata),
+        tuple(clusters),
+    )
+    st.button(
+        _BUTTON,
+        type="primary",
+        icon=":material/check:",
+        key=f"up_use_{tag}",
+        on_click=_activate,
+        args=(data, settings, file.name),
+    )
+    if _ERROR_KEY in st.session_state:
+        st.error(st.session_state[_ERROR_KEY], icon=":material/error:")
+    active = uploaded_population()
+    applied = st.session_state.get(_APPLIED_KEY)
+    if active is None or applied is None or active_choice() != UPLOADED:
+        return
+    if applied != settings:
+        st.warning(
+            f"**Not applied yet.** Every page still computes on {active.name} with "
+            f"{_describe(applied)}. Press “{_BUTTON}” to apply the settings shown above.",
+            icon=":material/pending:",
+        )
+        return
+    st.success(
+        f"Every page now computes on {file.name} ({active.size:,} values, "
+        f"{_describe(applied)}). Pick a built-in population in the sidebar to switch back.",
+        icon=":material/check_circle:",
+    )
+    cluster_note = cluster_strata_note(active)
+    if cluster_note is not None:
+        st.warning(cluster_note, icon=":material/warning:")
+
+
+def _describe(settings: _Settings) -> str:
+    """The applied settings in words: value column, bounds, stratum and cluster columns."""
+    _digest, value_column, lower, upper, strata, clusters = settings
+    parts = [f"value column {value_column!r}", f"bounds [{number(lower, 10)}, {number(upper, 10)}]"]
+    if strata:
+        parts.append("strata " + " × ".join(strata))
+    if clusters:
+        parts.append("clusters " + " × ".join(clusters))
+    return ", ".join(parts)

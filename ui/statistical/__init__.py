@@ -1,0 +1,1 @@
+"""The statistical topic: cached computations, figures, text and views of its page."""

@@ -1,0 +1,1 @@
+"""The strata topic: cached computations, figures, text and views of its page."""
