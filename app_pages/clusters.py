@@ -103,6 +103,7 @@ size_min, size_max = (int(v) for v in figs.other_sizes(size, spread))
 if from_target:
     eps = views.target_metrics(eps_target, k, ell, size, size_min, size_max)
 inputs = views.ClusterInputs(
+    pop=active_population(),
     eps_sample=float(eps),
     k=k,
     ell=ell,
@@ -125,7 +126,7 @@ for tab, view in zip(tabs, views.TAB_VIEWS, strict=True):
 
 reproduce(
     text.python_snippet(
-        active_population(),
+        inputs.pop,
         eps,
         k,
         ell,

@@ -1,7 +1,7 @@
 """Tab views and headline metrics of the Cluster sampling page.
 
 Each view draws one tab from a frozen :class:`ClusterInputs` of the page-level inputs
-instead of reading page globals.
+(the active population among them) instead of reading page globals or session state.
 """
 
 from __future__ import annotations
@@ -13,20 +13,21 @@ import streamlit as st
 
 from core import amplification as amp
 from core import clusters as cl
-from core.populations import cluster_strata_note
+from core.populations import Population, cluster_strata_note
 from ui.charts import chart_block
 from ui.clusters import cache, text
 from ui.clusters import figures as figs
-from ui.state import POPULATION_KEY, active_population
+from ui.state import POPULATION_KEY
 from ui.widgets import log_float_control, log_int_control
 
 
 @dataclass(frozen=True)
 class ClusterInputs:
-    """The page-level inputs: ε_sample, k clusters of which ℓ are drawn, the protected
-    person's cluster size M with the spread and the sizes it gives, the log-axis toggle and
-    the headline numbers of :func:`ui.clusters.figures.summary`."""
+    """The page-level inputs: the active population, ε_sample, k clusters of which ℓ are
+    drawn, the protected person's cluster size M with the spread and the sizes it gives, the
+    log-axis toggle and the headline numbers of :func:`ui.clusters.figures.summary`."""
 
+    pop: Population
     eps_sample: float
     k: int
     ell: int
@@ -151,7 +152,7 @@ def switch_to_establishments() -> None:
 
 def population_view(ctx: ClusterInputs) -> None:
     eps, k, ell, log_y = ctx.eps_sample, ctx.k, ctx.ell, ctx.log_y
-    pop = active_population()
+    pop = ctx.pop
     sizes = cache.population_cluster_sizes(pop.content_hash, pop)
     if sizes is None:
         st.info(
@@ -271,7 +272,7 @@ def two_stage_view(ctx: ClusterInputs) -> None:
 
 def other_designs_view(ctx: ClusterInputs) -> None:
     eps, log_y = ctx.eps_sample, ctx.log_y
-    pop = active_population()
+    pop = ctx.pop
     st.markdown(
         "Proposition 6.1 gives a lower bound for **any** design from the inclusion "
         "probabilities: a record included with probability a gives ε_target ≥ "
