@@ -60,22 +60,34 @@ def _hline(x0: float, x1: float, y: float, name: str, *, colour: str, dash: str)
     }
 
 
-def _marker(
-    x: float, y: float | NDArray[np.float64], name: str, colour: str, hover: str
-) -> dict[str, Any]:
+def _marker(x: float, y: float | NDArray[np.float64], name: str, hover: str) -> dict[str, Any]:
+    """The diamond marking the current design, in the fourth series colour."""
     return {
         "type": "scatter",
         "x": [x],
         "y": [y],
         "mode": "markers",
         "name": name,
-        "marker": {"size": 11, "color": colour, "symbol": "diamond", "line": {"width": 0}},
+        "marker": {
+            "size": 11,
+            "color": series_style(3)["color"],
+            "symbol": "diamond",
+            "line": {"width": 0},
+        },
         "hovertemplate": hover + "<extra></extra>",
     }
 
 
-def _y_axis(layout: dict[str, Any], eps: float, log_y: bool) -> dict[str, Any]:
-    """ε_target axis from 0 to just above ε_sample (or log); legend clear of the x-axis title."""
+def _eps_layout(title: str, x_title: str, eps: float, log_y: bool) -> dict[str, Any]:
+    """Layout of every figure: log x-axis, ε_target axis from 0 to just above ε_sample (or
+    log), legend clear of the x-axis title."""
+    layout = chart_layout(
+        title=title,
+        x_title=x_title,
+        y_title="ε_target (guarantee for the population)",
+        log_x=True,
+        hovermode="closest",
+    )
     layout["height"] = 500
     layout["legend"].update({"y": -0.22, "traceorder": "normal"})
     if log_y:
@@ -124,19 +136,16 @@ def eps_vs_size_figure(
             current_size,
             up_now,
             f"your clusters: {current_size:,} records",
-            series_style(3)["color"],
             f"cluster size {current_size:,}<br>ε_target between {lo_now:.5g} and {up_now:.5g}",
         )
     )
     q = clusters_sampled / clusters_total
-    layout = chart_layout(
-        title=f"Larger clusters erase amplification (ℓ/k = {q:.3g})",
-        x_title="cluster size M (records in the person's cluster)",
-        y_title="ε_target (guarantee for the population)",
-        log_x=True,
-        hovermode="closest",
+    layout = _eps_layout(
+        f"Larger clusters erase amplification (ℓ/k = {q:.3g})",
+        "cluster size M (records in the person's cluster)",
+        eps,
+        log_y,
     )
-    _y_axis(layout, eps, log_y)
     data = pd.DataFrame(
         {
             "cluster_size": sizes.astype(np.int64),
@@ -192,18 +201,15 @@ def eps_vs_fraction_figure(
             q_now,
             up_now,
             f"your design: {current_sampled:,} of {clusters_total:,}",
-            series_style(3)["color"],
             f"ℓ/k = {q_now:.4g}<br>ε_target between {lo_now:.5g} and {up_now:.5g}",
         )
     )
-    layout = chart_layout(
-        title=f"Fewer clusters help while clusters are small (M = {size:,})",
-        x_title="fraction of clusters drawn ℓ/k (= expected fraction of records)",
-        y_title="ε_target (guarantee for the population)",
-        log_x=True,
-        hovermode="closest",
+    layout = _eps_layout(
+        f"Fewer clusters help while clusters are small (M = {size:,})",
+        "fraction of clusters drawn ℓ/k (= expected fraction of records)",
+        eps,
+        log_y,
     )
-    _y_axis(layout, eps, log_y)
     data = pd.DataFrame(
         {
             "clusters_sampled": ells.astype(np.int64),
@@ -271,14 +277,12 @@ def per_cluster_figure(
         _hline(x0, x1, srs, SRS, colour=series_style(2)["color"], dash="dot"),
         _hline(x0, x1, eps, NONE, colour=REFERENCE_COLOUR, dash="dash"),
     ]
-    layout = chart_layout(
-        title="Each cluster: the guarantee of a person in it",
-        x_title="size of the person's cluster (records)",
-        y_title="ε_target (guarantee for the population)",
-        log_x=True,
-        hovermode="closest",
+    layout = _eps_layout(
+        "Each cluster: the guarantee of a person in it",
+        "size of the person's cluster (records)",
+        eps,
+        log_y,
     )
-    _y_axis(layout, eps, log_y)
     return make_figure(traces, layout), frame
 
 
@@ -335,18 +339,15 @@ def two_stage_figure(
             current_size,
             now,
             f"your clusters: {current_size:,} records",
-            series_style(3)["color"],
             f"cluster size {current_size:,}<br>two-stage ε_target ≤ {now:.5g}",
         )
     )
-    layout = chart_layout(
-        title=f"Sampling inside drawn clusters (r = {within_rate:g}) amplifies",
-        x_title="cluster size M (records in the person's cluster)",
-        y_title="ε_target (guarantee for the population)",
-        log_x=True,
-        hovermode="closest",
+    layout = _eps_layout(
+        f"Sampling inside drawn clusters (r = {within_rate:g}) amplifies",
+        "cluster size M (records in the person's cluster)",
+        eps,
+        log_y,
     )
-    _y_axis(layout, eps, log_y)
     data = pd.DataFrame(
         {
             "cluster_size": sizes.astype(np.int64),
@@ -387,14 +388,12 @@ def pps_figure(
     ]
     for t in traces[:2]:
         t["customdata"] = m.astype(np.int64)
-    layout = chart_layout(
-        title=f"PPS on “{label}”: the largest record caps the amplification",
-        x_title="sampling rate n/N",
-        y_title="ε_target (guarantee for the population)",
-        log_x=True,
-        hovermode="closest",
+    layout = _eps_layout(
+        f"PPS on “{label}”: the largest record caps the amplification",
+        "sampling rate n/N",
+        eps,
+        log_y,
     )
-    _y_axis(layout, eps, log_y)
     data = pd.DataFrame(
         {
             "sample_size": m.astype(np.int64),
@@ -427,18 +426,15 @@ def systematic_figure(
             current_interval,
             up,
             f"your interval: every {current_interval:,}th record",
-            series_style(3)["color"],
             f"interval {current_interval:,}<br>ε_target between {lo:.5g} and {up:.5g}",
         )
     )
-    layout = chart_layout(
-        title=f"Systematic sampling: every k-th of N = {population_size:,}",
-        x_title="sampling interval k (sample ≈ N/k records)",
-        y_title="ε_target (guarantee for the population)",
-        log_x=True,
-        hovermode="closest",
+    layout = _eps_layout(
+        f"Systematic sampling: every k-th of N = {population_size:,}",
+        "sampling interval k (sample ≈ N/k records)",
+        eps,
+        log_y,
     )
-    _y_axis(layout, eps, log_y)
     data = pd.DataFrame(
         {
             "interval": intervals.astype(np.int64),
@@ -482,18 +478,15 @@ def hypothesis_figure(
                 test_now,
                 y_now,
                 f"counting test, cluster of {current_size:,}: γ = M·ε_sample = {test_now:.3g}",
-                series_style(3)["color"],
                 f"γ = {test_now:.4g}<br>ε_target ≥ {y_now:.5g}",
             )
         )
-    layout = chart_layout(
-        title="Sharper tests of “cluster i drawn?” leave less amplification",
-        x_title="sharpness γ of the test (log of its likelihood ratio)",
-        y_title="ε_target (guarantee for the population)",
-        log_x=True,
-        hovermode="closest",
+    layout = _eps_layout(
+        "Sharper tests of “cluster i drawn?” leave less amplification",
+        "sharpness γ of the test (log of its likelihood ratio)",
+        eps,
+        log_y,
     )
-    _y_axis(layout, eps, log_y)
     data = pd.DataFrame(
         {
             "test_eps": tests,
