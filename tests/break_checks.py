@@ -59,7 +59,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="cache-key-population-page",
         item="2 cache isolation",
-        path="app_pages/overview.py",
+        path="ui/population/views.py",
         old="histogram_data(pop.content_hash, pop, int(bins), bool(log_x))",
         new='histogram_data("constant", pop, int(bins), bool(log_x))',
         tests=(

@@ -14,7 +14,7 @@ The chart data of 2 and 3 must equal that of 4. Tabs whose charts do not depend 
 population (A and B give the same data) are noted; every page that uses the population
 must have at least one tab that does.
 
-Break it on purpose: in ``app_pages/overview.py`` call
+Break it on purpose: in ``ui/population/views.py`` call
 ``histogram_data("same", pop, ...)`` instead of ``histogram_data(pop.content_hash, pop, ...)``
 (a constant cache key), or do the same in ``ui/gains/cache.py``'s ``median_experiment`` key:
 B's warm run then shows A's histogram (or A's experiment) and this test fails.

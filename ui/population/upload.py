@@ -89,17 +89,43 @@ def upload_form() -> None:
         )
         return
     data = file.getvalue()
+    read = _read_file(data)
+    if read is None:
+        return
+    digest, table = read
+    tag = digest[:10]
+    value_column, lower, upper = _value_and_bounds(table, tag)
+    strata, clusters = _group_columns(table, tag, value_column)
+    if lower >= upper:
+        st.error("The lower bound must be smaller than the upper bound.")
+        return
+    settings: _Settings = (
+        digest,
+        value_column,
+        float(lower),
+        float(upper),
+        tuple(strata),
+        tuple(clusters),
+    )
+    _apply(data, settings, file.name, tag)
+
+
+def _read_file(data: bytes) -> tuple[str, CsvTable] | None:
+    """Check the size, parse the file and preview it; its digest and table, or None to stop.
+
+    Every refusal (too large, unreadable, no numeric column) is shown as an error here.
+    """
     if len(data) > MAX_UPLOAD_BYTES:
         st.error(
             f"The file is {len(data) / 2**20:.1f} MB; the limit is {MAX_UPLOAD_BYTES // 2**20} MB."
         )
-        return
+        return None
     digest = hashlib.sha256(data).hexdigest()
     try:
         table = _read_table(digest, data)
     except ValueError as exc:
         st.error(f"This file cannot be used: {exc}", icon=":material/error:")
-        return
+        return None
     for note in table.notes:
         st.info(note, icon=":material/info:")
     st.caption(
@@ -109,9 +135,12 @@ def upload_form() -> None:
     st.dataframe(table.frame.head(8), hide_index=True)
     if not table.numeric_columns:
         st.error("No column holds at least three numbers, so there is no value column to use.")
-        return
+        return None
+    return digest, table
 
-    tag = digest[:10]
+
+def _value_and_bounds(table: CsvTable, tag: str) -> tuple[str, float, float]:
+    """The value column and the public bounds L and U (the boxes start at the data's range)."""
     value_column = st.selectbox("Value column (y)", table.numeric_columns, key=f"up_value_{tag}")
     column = table.column_values(value_column)
     finite = column[np.isfinite(column)]
@@ -129,6 +158,11 @@ def upload_form() -> None:
     upper = b2.number_input(
         "Upper bound U", value=float(hi_guess), format="%g", key=f"up_upper_{tag}_{value_column}"
     )
+    return value_column, lower, upper
+
+
+def _group_columns(table: CsvTable, tag: str, value_column: str) -> tuple[list[str], list[str]]:
+    """The optional stratum and cluster columns (any label column but the value column)."""
     c1, c2 = st.columns(2)
     labels = [c for c in table.label_columns if c != value_column]
     strata = c1.multiselect(
@@ -144,24 +178,22 @@ def upload_form() -> None:
         help="Survey files number their PSUs 1, 2, … within each stratum: then choose the "
         "stratum column and the PSU column together (e.g. stratid and psuid) as the cluster id.",
     )
-    if lower >= upper:
-        st.error("The lower bound must be smaller than the upper bound.")
-        return
-    settings: _Settings = (
-        digest,
-        value_column,
-        float(lower),
-        float(upper),
-        tuple(strata),
-        tuple(clusters),
-    )
+    return strata, clusters
+
+
+def _apply(data: bytes, settings: _Settings, name: str, tag: str) -> None:
+    """The "Use this population" button and the state of what it applied.
+
+    Shows the last error, a "not applied yet" warning when the settings on screen differ
+    from the active ones, or a success message (and the shared-cluster warning).
+    """
     st.button(
         _BUTTON,
         type="primary",
         icon=":material/check:",
         key=f"up_use_{tag}",
         on_click=_activate,
-        args=(data, settings, file.name),
+        args=(data, settings, name),
     )
     if _ERROR_KEY in st.session_state:
         st.error(st.session_state[_ERROR_KEY], icon=":material/error:")
@@ -177,7 +209,7 @@ def upload_form() -> None:
         )
         return
     st.success(
-        f"Every page now computes on {file.name} ({active.size:,} values, "
+        f"Every page now computes on {name} ({active.size:,} values, "
         f"{_describe(applied)}). Pick a built-in population in the sidebar to switch back.",
         icon=":material/check_circle:",
     )

@@ -1,0 +1,44 @@
+"""Texts and the Python snippet of the Population page (pure: no Streamlit calls)."""
+
+from __future__ import annotations
+
+from core.populations import Population
+from ui.snippets import population_overview_snippet
+
+INTRO = (
+    "An agency holds every record of a population of **N** units. It wants to release a "
+    "private statistic — a mean or a median — with a promised guarantee **ε_target**. The "
+    "question this app explores: is the release *more accurate* if the agency first draws a "
+    "secret random sample of **n** units and privatises the sample's statistic, spending the "
+    "larger budget **ε_sample** that sampling allows? Choose the population in the sidebar or "
+    "upload your own below; every page uses it."
+)
+
+LOG_AXIS_HELP = "Useful for skewed populations."
+LOG_AXIS_WARNING = "A log axis needs positive values; showing a linear axis instead."
+
+HISTOGRAM_READING = (
+    "**What you see.** Each bar counts the records whose value falls in its interval. The dashed "
+    "line marks the median, the dotted line the mean, the grey lines the declared bounds L and "
+    "U. The bounds are public knowledge, not read from the data: the Laplace mechanism for a "
+    "mean on N records adds noise of scale R/(N·ε), and the median's global sensitivity is the "
+    "whole range R."
+)
+#: The global sensitivity of the mean, under the reading of the histogram.
+MEAN_SENSITIVITY_LATEX = r"\Delta^{G}_{\bar y} = \frac{R}{N}, \qquad R = U - L"
+
+UPLOAD_HEADING = "Upload your own population"
+UPLOADED_SNIPPET_CAPTION = (
+    "Put your CSV file next to the script (the snippet reads it by its name)."
+)
+
+
+def group_heading(what: str, column: str, count: int) -> str:
+    """Bold heading of a strata or clusters table: "**Strata (column): 12**"."""
+    plural = "Strata" if what == "Stratum" else "Clusters"
+    return f"**{plural} ({column}): {count:,}**"
+
+
+def python_snippet(pop: Population) -> str:
+    """The page's "Reproduce in Python" code: rebuild ``pop`` and print its summary numbers."""
+    return population_overview_snippet(pop)
