@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import base64
 import json
+import re
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from streamlit.testing.v1 import AppTest
@@ -48,3 +52,43 @@ def array(value: object) -> np.ndarray:
 def trace_names(at: AppTest) -> set[str]:
     """Names of every trace of every chart on the page."""
     return {t.get("name") for c in charts(at) for t in c["data"] if t.get("name")}
+
+
+def tab_containers(node: Any) -> list[Any]:
+    """Every tab container below ``node`` (``at.main``, ``at.sidebar``), nested ones included."""
+    found = []
+    for child in getattr(node, "children", {}).values():
+        if getattr(child, "type", None) == "tab_container":
+            found.append(child)
+        found.extend(tab_containers(child))
+    return found
+
+
+def tab_queries(at: AppTest) -> list[dict[str, str]]:
+    """The default view, then one URL query per further tab of the tab containers of ``at``."""
+    queries: list[dict[str, str]] = [{}]
+    for container in tab_containers(at.main):
+        key = container.proto.tab_container.query_param_key
+        labels = [tab.label for tab in container.children.values()]
+        queries.extend({key: label} for label in labels[1:] if key)
+    return queries
+
+
+def snippet(at: AppTest, marker: str) -> str:
+    """The first code block on the page that contains ``marker``."""
+    return next(c.value for c in at.get("code") if marker in c.value)
+
+
+def run_snippet(code: str) -> str:
+    """Run a snippet as a user would: a fresh interpreter with the repository as cwd; stdout."""
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def printed_numbers(code: str) -> dict[str, float]:
+    """Run ``code`` and read its ``name = number`` lines as ``{name: number}``."""
+    found = re.findall(r"^(\w[\w ]*?) = ([-+0-9.e]+)$", run_snippet(code), flags=re.M)
+    return {name: float(value) for name, value in found}

@@ -23,7 +23,6 @@ B's warm run then shows A's histogram (or A's experiment) and this test fails.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import numpy as np
 import pytest
@@ -31,7 +30,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from core.populations import Population
-from tests.pages.harness import ROOT, TIMEOUT, charts
+from tests.pages.harness import ROOT, TIMEOUT, charts, tab_queries
 from ui.router import PAGES
 
 #: Pages whose charts do not depend on the population (formulas; the population only fills in
@@ -97,30 +96,10 @@ def _chart_data(at: AppTest) -> str:
     return json.dumps([c["data"] for c in charts(at)], sort_keys=True)
 
 
-def _tab_containers(node: Any) -> list[Any]:
-    found = []
-    for child in getattr(node, "children", {}).values():
-        if getattr(child, "type", None) == "tab_container":
-            found.append(child)
-        found.extend(_tab_containers(child))
-    return found
-
-
-def _tab_queries(page: str) -> list[dict[str, str]]:
-    """The default view, then one query per further tab of the page's tab containers."""
-    at = _session(page, POP_A, {})
-    queries: list[dict[str, str]] = [{}]
-    for container in _tab_containers(at.main):
-        key = container.proto.tab_container.query_param_key
-        labels = [tab.label for tab in container.children.values()]
-        queries.extend({key: label} for label in labels[1:] if key)
-    return queries
-
-
 @pytest.mark.parametrize("page", [script for script, _, _ in PAGES])
 def test_no_session_or_population_sees_another_ones_cached_numbers(page: str) -> None:
     dependent = []
-    for query in _tab_queries(page):
+    for query in tab_queries(_session(page, POP_A, {})):
         _clear_caches()
         first = _session(page, POP_A, query)
         data_a = _chart_data(first)

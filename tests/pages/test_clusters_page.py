@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import re
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
 from core import clusters as cl
 from core.populations import BUILTIN_POPULATIONS
-from tests.pages.harness import ROOT, array, charts, open_page, trace_names
+from tests.pages.harness import array, charts, open_page, printed_numbers, trace_names
 from ui.clusters import figures as figs
 from ui.clusters import text
 
@@ -324,28 +320,19 @@ def test_a_bound_that_does_not_amplify_is_said_in_words():
 # --- item 6: the snippet rebuilds the active population ----------------------------------
 
 
-def _printed(code: str) -> dict[str, float]:
-    out = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
-    )
-    assert out.returncode == 0, out.stderr
-    found = re.findall(r"^(\w[\w ]*?) = ([-+0-9.e]+)$", out.stdout, flags=re.M)
-    return {name: float(value) for name, value in found}
-
-
 @pytest.mark.parametrize("key", list(BUILTIN_POPULATIONS))
 def test_snippet_rebuilds_each_builtin_and_prints_the_page_numbers(key):
     at = open_page(PAGE, {"cl_size": "7", "cl_spread": "2", "cl_eps": "0.3"})
     at.selectbox(key="population").set_value(key).run()
     code = at.get("code")[0].proto.code_text
     assert f"make_builtin({key!r}, seed=" in code
-    printed = _printed(code)
+    printed = printed_numbers(code)
     upper = _metric(at, "ε_target upper bound (Thm 5.2)")
     assert printed["upper"] == pytest.approx(float(upper.value), rel=1e-3)
 
 
 def test_snippet_in_the_target_direction_prints_the_allowed_eps_sample():
     at = open_page(PAGE, {"cl_dir": text.FROM_TARGET, "cl_eps_target": "0.05"})
-    printed = _printed(at.get("code")[0].proto.code_text)
+    printed = printed_numbers(at.get("code")[0].proto.code_text)
     shown = float(_metric(at, "ε_sample allowed, guaranteed (Thm 5.2)").value)
     assert printed["eps_sample allowed"] == pytest.approx(shown, rel=1e-3)

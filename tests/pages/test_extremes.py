@@ -44,13 +44,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.populations import Population, make_builtin
-from tests.pages.harness import ROOT, TIMEOUT
+from tests.pages.harness import ROOT, TIMEOUT, tab_queries
 from ui.router import PAGES
 
 #: Every registered page (the router raises if one of them has no file).
@@ -160,26 +159,6 @@ def open_with(page: str, query: dict[str, str], pop: Population | None) -> AppTe
     return at
 
 
-def _tab_containers(node: Any) -> list[Any]:
-    found = []
-    for child in getattr(node, "children", {}).values():
-        if getattr(child, "type", None) == "tab_container":
-            found.append(child)
-        found.extend(_tab_containers(child))
-    return found
-
-
-def _tab_queries(page: str) -> list[dict[str, str]]:
-    """One query per tab of the page's top-level tab containers (the default view first)."""
-    at = open_with(page, {}, None)
-    queries: list[dict[str, str]] = [{}]
-    for container in _tab_containers(at.main):
-        key = container.proto.tab_container.query_param_key
-        labels = [tab.label for tab in container.children.values()]
-        queries.extend({key: label} for label in labels[1:] if key)
-    return queries
-
-
 def _parse(option: str) -> object:
     for cast in (int, float):
         try:
@@ -231,7 +210,7 @@ def _set(at: AppTest, kind: str, key: str, value: object) -> None:
 CASES = [
     (page, query, pop_id)
     for page in EXISTING
-    for query in _tab_queries(page)
+    for query in tab_queries(open_with(page, {}, None))
     for pop_id in POPULATIONS
 ]
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import io
 import re
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -13,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from core.populations import load_population_csv
 from tests.core.test_csv_io import nhanes_style_csv
-from tests.pages.harness import ROOT, TIMEOUT, array, charts, open_page
+from tests.pages.harness import ROOT, TIMEOUT, array, charts, open_page, run_snippet
 
 PAGE = "app_pages/overview.py"
 
@@ -145,16 +143,8 @@ def test_combined_cluster_id_has_no_note_and_labels_sort_numerically():
 
 
 def _run_snippet(code: str) -> dict[str, str]:
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    return dict(re.findall(r"^(\w+) = (.+)$", done.stdout, flags=re.MULTILINE))
+    """Run ``code`` and read its ``name = text`` lines as ``{name: text}``."""
+    return dict(re.findall(r"^(\w+) = (.+)$", run_snippet(code), flags=re.MULTILINE))
 
 
 @pytest.mark.parametrize(

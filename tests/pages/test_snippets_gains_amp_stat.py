@@ -5,30 +5,15 @@ the page shows: for built-in populations other than the default one too."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
-from tests.pages.harness import ROOT, array, charts, open_page, trace_names
+from tests.pages.harness import array, charts, open_page, run_snippet, snippet, trace_names
 
 GAINS = "app_pages/gains.py"
 AMP = "app_pages/amplification.py"
 STAT = "app_pages/statistical.py"
-
-
-def _run(code: str) -> str:
-    """Run a snippet as a user would: a fresh interpreter with the repository as cwd."""
-    done = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    return done.stdout
-
-
-def _snippet(at, marker: str) -> str:
-    return next(c.value for c in at.get("code") if marker in c.value)
 
 
 def _printed(out: str, name: str) -> dict[str, float]:
@@ -61,9 +46,9 @@ def test_gains_experiment_snippet_prints_the_page_verdicts(population):
             "gain_reps": "50",
         },
     )
-    code = _snippet(at, "median_gain_experiment")
+    code = snippet(at, "median_gain_experiment")
     assert "make_builtin(" in code and "seed=3" in code
-    out = _run(code)
+    out = run_snippet(code)
     verdicts = [m.value[2:] for m in at.markdown if m.value.startswith("- At ε_target = ")]
     assert len(verdicts) == 2
     for verdict in verdicts:
@@ -73,7 +58,7 @@ def test_gains_experiment_snippet_prints_the_page_verdicts(population):
 @pytest.mark.parametrize("population", POPULATIONS)
 def test_gains_mean_population_snippet_prints_V_N(population):
     at = open_page(GAINS, {"gain_view": "Mean on this population", "population": population})
-    out = _printed(_run(_snippet(at, "mean_gain_table")), "V_N")
+    out = _printed(run_snippet(snippet(at, "mean_gain_table")), "V_N")
     assert out
     for label, value in out.items():
         eps = float(label.split("=")[1])
@@ -91,7 +76,7 @@ def test_gains_sensitivity_snippet_prints_the_median_releases(population):
             "gain_ill_reps": "100",
         },
     )
-    out = _printed(_run(_snippet(at, "privatized_medians")), "release")
+    out = _printed(run_snippet(snippet(at, "privatized_medians")), "release")
     chart = next(
         c for c in charts(at) if "smooth sensitivity" in c["layout"]["title"]["text"].lower()
     )
@@ -103,7 +88,7 @@ def test_gains_sensitivity_snippet_prints_the_median_releases(population):
 
 def test_gains_theory_snippet_prints_the_q_table():
     at = open_page(GAINS, {"gain_view": "Mean: noise ratio r and bound q", "gain_eps": "0.1, 3"})
-    out = _run(_snippet(at, "rate_for_q"))
+    out = run_snippet(snippet(at, "rate_for_q"))
     table = next(df.value for df in at.dataframe if "largest rate n/N" in df.value.columns)
     printed = {float(a): float(b) for a, b in (line.split() for line in out.splitlines())}
     for eps, rate in zip(table["ε_target"], table["largest rate n/N"], strict=True):
@@ -112,21 +97,21 @@ def test_gains_theory_snippet_prints_the_q_table():
 
 def test_amplification_snippets_print_what_the_tabs_show():
     at = open_page(AMP, {"amp_eps_targets": "0.2, 2", "amp_rate_min": "0.003"})
-    out = _printed(_run(_snippet(at, "rate_min =")), "eps_sample")
+    out = _printed(run_snippet(snippet(at, "rate_min =")), "eps_sample")
     for label, value in out.items():
         shown = float(array(_trace(at, f"ε_target = {float(label.split('=')[1]):g}")["y"])[0])
         assert value == pytest.approx(shown, rel=1e-5)
 
     at = open_page(AMP, {"amp_view": "Reverse view and calculator", "population": "Establishments"})
-    code = _snippet(at, "N, n =")
+    code = snippet(at, "N, n =")
     assert "N, n = 100000, 1000" in code
-    out = _printed(_run(code), "eps_sample")
+    out = _printed(run_snippet(code), "eps_sample")
     table = next(df.value for df in at.dataframe if "ε_sample" in df.value.columns)
     for eps, value in zip(table["ε_target"], table["ε_sample"], strict=True):
         assert out[f"eps_target={eps:g}"] == pytest.approx(value, rel=1e-5)
 
     at = open_page(AMP, {"amp_view": "Steinke: limits of amplification", "amp_st_c": "2, 5"})
-    out = _printed(_run(_snippet(at, "steinke_ratio")), "floor")
+    out = _printed(run_snippet(snippet(at, "steinke_ratio")), "floor")
     assert len(out) == 2
     for label, value in out.items():
         c = float(label.split("=")[1])
@@ -136,7 +121,7 @@ def test_amplification_snippets_print_what_the_tabs_show():
 
 def test_statistical_snippets_print_what_the_tabs_show():
     at = open_page(STAT, {"sp_n": "400", "sp_pi": "0.2", "sp_nu": "2"})
-    out = _run(_snippet(at, "delta_directions"))
+    out = run_snippet(snippet(at, "delta_directions"))
     printed = {k: float(v) for k, v in re.findall(r"^(.+?): delta=(\S+)$", out, re.M)}
     table = next(t.value for t in at.table if "δ = max" in t.value.columns).astype(float)
     assert set(printed) == set(table.index)
@@ -144,14 +129,14 @@ def test_statistical_snippets_print_what_the_tabs_show():
         assert printed[mechanism] == pytest.approx(value, rel=1e-3, abs=1e-15)  # 4 digits shown
 
     at = open_page(STAT, {"sp_view": "δ against π (Figures 1–4, 6)", "sp_nus": "1, 4"})
-    out = _printed(_run(_snippet(at, "delta_pi_half")), "delta_pi_half")
+    out = _printed(run_snippet(snippet(at, "delta_pi_half")), "delta_pi_half")
     for label, value in out.items():
         nu = float(label.split("=")[1])
         y = array(_trace(at, f"ν = {nu:g}, statistical")["y"])
         assert value == pytest.approx(float(y[-1]), rel=1e-5)  # π = 1/2 ends the curve
 
     at = open_page(STAT, {"sp_view": "Equal utility (Figures 5, 7, 8)", "sp_pi": "0.3"})
-    out = _run(_snippet(at, "equal_utility_noise_multiplier"))
+    out = run_snippet(snippet(at, "equal_utility_noise_multiplier"))
     table = next(df.value for df in at.dataframe if "utility loss (MSE)" in df.value.columns)
     delta_column = next(c for c in table.columns if c.startswith("δ at ε"))
     shown = dict(zip(table["mechanism"], table[delta_column], strict=True))

@@ -3,16 +3,12 @@ input is explained on the page, and a population without strata gets plain words
 
 from __future__ import annotations
 
-import re
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
 from core import strata
 from core.populations import BUILTIN_POPULATIONS
-from tests.pages.harness import ROOT, array, charts, open_page, trace_names
+from tests.pages.harness import array, charts, open_page, printed_numbers, snippet, trace_names
 from ui.strata import text as views
 
 PAGE = "app_pages/strata.py"
@@ -196,7 +192,7 @@ def test_paper_preset_sets_the_establishments_and_m():
 
 def test_reproduce_snippet_uses_current_parameters():
     at = _open({"strat_m": "2500"})
-    code = next(c.value for c in at.code if "strata.neyman_allocation" in c.value)
+    code = snippet(at, "strata.neyman_allocation")
     assert "m, eps_sample = 2500, 0.5" in code and "make_builtin('establishments'" in code
 
 
@@ -394,22 +390,13 @@ def test_numeric_stratum_labels_are_in_numeric_order():
 # --- item 6: snippets rebuild the active population and print the page's numbers ------------
 
 
-def _printed(code: str) -> dict[str, float]:
-    out = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
-    )
-    assert out.returncode == 0, out.stderr
-    found = re.findall(r"^(\w[\w ]*?) = ([-+0-9.e]+)$", out.stdout, flags=re.M)
-    return {name: float(value) for name, value in found}
-
-
 @pytest.mark.parametrize("key", list(BUILTIN_POPULATIONS))
 def test_snippet_rebuilds_each_builtin_and_prints_the_page_bound(key):
     at = open_page(PAGE, {"strat_view": "Privacy", "strat_eps": "0.3"})
     at.selectbox(key="population").set_value(key).run()
     code = at.get("code")[0].proto.code_text
     assert f"make_builtin({key!r}, seed=" in code
-    printed = _printed(code)
+    printed = printed_numbers(code)
     assert printed["bound"] == pytest.approx(float(_metric(at, BOUND).value), rel=1e-3)
     if key == "establishments":
         assert printed["neyman loss"] > 0

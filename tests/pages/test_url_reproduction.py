@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.pages.harness import open_page
+from tests.pages.harness import open_page, tab_containers, tab_queries
 from ui.router import PAGES
 
 #: Widget kinds whose keyed instances must agree between the two sessions.
@@ -37,15 +37,6 @@ SESSION_ONLY_PREFIXES = ("up_",)
 PRESET_MARK = "_preset_"
 
 
-def _tab_containers(node: Any) -> list[Any]:
-    found = []
-    for child in getattr(node, "children", {}).values():
-        if getattr(child, "type", None) == "tab_container":
-            found.append(child)
-        found.extend(_tab_containers(child))
-    return found
-
-
 def shown_state(at: AppTest) -> dict[str, Any]:
     """Every keyed control's value and every keyed tab container's selected tab."""
     state: dict[str, Any] = {}
@@ -55,22 +46,11 @@ def shown_state(at: AppTest) -> dict[str, Any]:
             if key and not key.startswith(SESSION_ONLY_PREFIXES):
                 state[key] = element.value
     for root in (at.main, at.sidebar):
-        for container in _tab_containers(root):
+        for container in tab_containers(root):
             proto = container.proto.tab_container
             if proto.query_param_key:
                 state[f"tab:{proto.query_param_key}"] = proto.default_tab_index
     return state
-
-
-def _tab_queries(page: str) -> list[dict[str, str]]:
-    """One query per tab of the page's top-level tab containers (the default view first)."""
-    at = open_page(page)
-    queries: list[dict[str, str]] = [{}]
-    for container in _tab_containers(at.main):
-        key = container.proto.tab_container.query_param_key
-        labels = [tab.label for tab in container.children.values()]
-        queries.extend({key: label} for label in labels[1:] if key)
-    return queries
 
 
 def _presets(at: AppTest) -> list[tuple[str, str]]:
@@ -85,7 +65,7 @@ def _url_query(at: AppTest) -> dict[str, Any]:
 def test_every_preset_writes_a_link_that_reproduces_the_page(page: str) -> None:
     seen: set[str] = set()
     checked = 0
-    for query in _tab_queries(page):
+    for query in tab_queries(open_page(page)):
         at = open_page(page, query)
         for key, label in _presets(at):
             if key in seen:
@@ -121,7 +101,7 @@ MIRROR_SUFFIX = "__slider"
 def test_every_control_on_every_tab_is_bound_to_the_url(page: str) -> None:
     """Controls in expanders and on tabs not shown by default are in the URL too."""
     unbound: dict[str, list[str]] = {}
-    for query in _tab_queries(page):
+    for query in tab_queries(open_page(page)):
         at = open_page(page, query)
         for kind in WIDGET_KINDS:
             for element in at.get(kind):

@@ -376,8 +376,13 @@ def violin_by_rate_figure(
     log_y: bool = False,
     reference: float | None = None,
     reference_text: str | None = None,
+    title_text: str | None = None,
 ) -> tuple[go.Figure, pd.DataFrame]:
-    """Violins of ``column`` per sampling rate for one ε (the paper's Figures 6, 7, 10–12)."""
+    """Violins of ``column`` per sampling rate for one ε (the paper's Figures 6, 7, 10–12).
+
+    The title is ``"<title> (ε_target = …)"``; ``title_text``, when given, is shown in its
+    place as it stands (not wrapped), with the margins sized for the generated title.
+    """
     sub = per_rep[np.isclose(per_rep["eps_target"], eps_target)]
     groups = sorted(sub.groupby("rate", sort=True), key=lambda item: float(item[0]))
     sample_rates = [float(rate) for rate, _ in groups if rate < 1]
@@ -415,6 +420,8 @@ def violin_by_rate_figure(
         log_y=log_y,
         hovermode="closest",
     )
+    if title_text is not None:
+        layout["title"]["text"] = title_text
     layout["showlegend"] = False
     layout["xaxis"]["type"] = "category"
     if reference is not None:

@@ -276,8 +276,8 @@ def sample_medians_chart(ctx: GainsInputs, reps: int, median: float) -> None:
         y_title="sample median",
         reference=median,
         reference_text=f"population median {median:.4g}",
+        title_text="Unprivatised sample medians, n = 101 and 1,001 (Figure 11)",
     )
-    fig.update_layout(title_text="Unprivatised sample medians, n = 101 and 1,001 (Figure 11)")
     chart_block(
         fig,
         medians,

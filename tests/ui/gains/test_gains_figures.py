@@ -146,6 +146,11 @@ def test_violin_figures_draw_each_groups_values():
     assert names == ["n/N = 0.1 (n = 10)", "n/N = 0.5 (n = 50)", "population (rate 1)"]
     assert list(fig.data[0].y) == [2.0]  # the zero cannot be drawn on a log axis
     assert "ε_target = 1" in fig.layout.title.text and fig.layout.shapes[0].y0 == 4.5
+    titled, _ = figs.violin_by_rate_figure(
+        per_rep, eps_target=1.0, column="err", title="t", y_title="y", title_text="Figure 11"
+    )
+    assert titled.layout.title.text == "Figure 11"  # as given, margins of the generated title
+    assert titled.layout.margin == fig.layout.margin
 
     frame = pd.DataFrame({"eps": [0.5, 0.5, 2.0], "release": [1.0, 3.0, 2.0]})
     fig, _ = figs.release_violin_figure(
