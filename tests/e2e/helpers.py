@@ -64,7 +64,9 @@ def settle(page, *, timeout: float = 60.0, start_timeout: float = 5.0) -> None:
         runs = _runs(page)
         if fresh:
             # A new document: its first run is done once content is drawn and nothing runs.
-            started = runs["started"] > 0 or page.locator(content).count() > 0
+            # Busy markers alone are not enough: under load the skeleton can go before the
+            # running icon comes, and the page looks idle with nothing drawn yet.
+            started = page.locator(content).count() > 0
         else:
             started = runs["started"] > runs["settled"] or time.monotonic() > start_deadline
         if started and not runs["busy"]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, urlparse
 
+from playwright.sync_api import expect
+
 from tests.e2e.helpers import errors_on_page, exceptions_on_page, plot_texts, screenshot, settle
 
 EST = "population=Establishments"
@@ -91,7 +93,7 @@ def test_strata_counter_example_preset_and_url_state(page, app_url):
 def test_strata_without_strata_offers_the_establishments(page, app_url):
     page.goto(f"{app_url}/strata")
     settle(page)
-    assert "has no strata" in page.locator('[data-testid="stMainBlockContainer"]').inner_text()
+    expect(page.locator('[data-testid="stMainBlockContainer"]')).to_contain_text("has no strata")
     assert exceptions_on_page(page) == []
     screenshot(page, "strata_no_strata")
     page.get_by_role("button", name="Use the establishments population").click()
