@@ -43,6 +43,7 @@ class PageSpec(NamedTuple):
 #: Every page, in menu order: the only registry of pages.
 PAGES: tuple[PageSpec, ...] = (
     PageSpec("app_pages/overview.py", "Population", ":material/groups:"),
+    PageSpec("app_pages/planner.py", "Release planner", ":material/checklist:"),
     PageSpec("app_pages/amplification.py", "Amplification", ":material/zoom_in:"),
     PageSpec("app_pages/gains.py", "Mean & median gains", ":material/query_stats:"),
     PageSpec("app_pages/clusters.py", "Cluster sampling", ":material/workspaces:"),

@@ -1,0 +1,143 @@
+"""Release planner: which design, rate and mechanism gives the most accurate release?"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui.page_defaults import delta_target_default, follow_population_default
+from ui.planner import cache, text, views
+from ui.state import active_population, active_seed
+from ui.widgets import log_float_control, parse_float_list, preset_buttons
+
+st.title("Release planner: which design and rate for my ε_target?")
+st.markdown(
+    "You must promise the population a guarantee ε_target and want the most accurate "
+    "released statistic. The planner tries privatising the whole register and several "
+    "random sample designs at many rates, and tells you which one to use and how accurate "
+    "the release will be."
+)
+
+pop = active_population()
+seed = active_seed()
+N = pop.size
+
+preset_buttons(text.PRESETS, key="plan")
+
+c1, c2, c3 = st.columns([1, 2, 2], gap="medium")
+with c1:
+    statistic = st.radio(
+        "Statistic",
+        list(text.STATISTIC_LABELS),
+        format_func=text.STATISTIC_LABELS.get,
+        key="plan_stat",
+        bind="query-params",
+    )
+with c2:
+    eps_target = log_float_control(
+        "ε_target: the guarantee promised for the population",
+        "plan_eps",
+        default=1.0,
+        min_value=1e-3,
+        max_value=50.0,
+        help="Each design spends the largest ε_sample its theorem allows for this ε_target.",
+    )
+with c3:
+    delta_default = delta_target_default(max(N, 1))
+    follow_population_default("plan_delta", delta_default)
+    delta_target = log_float_control(
+        "δ_target (used by the smooth-sensitivity median)",
+        "plan_delta",
+        default=delta_default,
+        min_value=1e-12,
+        max_value=0.1,
+        fmt="%.3e",
+        help=f"Defaults to 1/(2N) of the active population: N = {N:,} gives "
+        f"{delta_default:.4e}. A value you type is kept and stored in the link.",
+    )
+c4, c5, c6 = st.columns([2, 2, 1], gap="medium")
+with c4:
+    relation = st.radio(
+        "Neighbouring populations differ by",
+        list(text.RELATION_LABELS),
+        format_func=text.RELATION_LABELS.get,
+        key="plan_rel",
+        bind="query-params",
+        help=text.RELATION_HELP,
+    )
+    objective = st.radio(
+        "Best rate minimises",
+        list(text.OBJECTIVE_LABELS),
+        format_func=text.OBJECTIVE_LABELS.get,
+        horizontal=True,
+        key="plan_obj",
+        bind="query-params",
+    )
+with c5:
+    chosen = st.multiselect(
+        "Designs to compare",
+        list(text.PICKABLE_DESIGNS),
+        default=list(text.PICKABLE_DESIGNS),
+        format_func=text.design_label,
+        key="plan_designs",
+        bind="query-params",
+        help="Designs the population cannot support (no strata, no clusters) are listed "
+        "below with the reason. Neyman allocation is always listed, never planned.",
+    )
+with c6:
+    reps = st.select_slider(
+        "Repetitions T",
+        list(text.REPS_OPTIONS),
+        value=200,
+        key="plan_reps",
+        bind="query-params",
+        help="Monte Carlo samples per design and rate; fewer run faster, with wider bars.",
+    )
+
+problem = views.population_problem(pop)
+if problem is not None:
+    st.warning(problem, icon=":material/warning:")
+else:
+    defaults = cache.default_rates(pop.content_hash, pop)
+    with st.expander("Rates", icon=":material/percent:"):
+        rates_text = st.text_input(
+            "Sampling rates n/N to try",
+            value="",
+            placeholder="automatic: " + ", ".join(f"{r:g}" for r in defaults),
+            key="plan_rates",
+            bind="query-params",
+            help="Numbers in (0, 1], separated by commas; at least two records each "
+            f"(rate ≥ {2 / N:.3g}). Empty: the planner's default rates, refined around the "
+            "best one.",
+        )
+        rates_list, problems = parse_float_list(rates_text or "", min_value=2.0 / N, max_value=1.0)
+        if len(rates_list) > 12:
+            problems.append("only the first 12 values are used")
+            rates_list = rates_list[:12]
+        if problems:
+            st.warning(
+                "Sampling rates n/N to try: " + "; ".join(problems) + ".",
+                icon=":material/warning:",
+            )
+        if rates_text and not rates_list:
+            st.info("No usable rate; using the automatic rates.")
+    rates = tuple(rates_list) if rates_list else None
+    statuses = cache.statuses(pop.content_hash, pop, str(statistic), str(relation))
+    inputs = views.PlannerInputs(
+        pop=pop,
+        seed=seed,
+        statistic=str(statistic),
+        eps_target=float(eps_target),
+        delta_target=float(delta_target),
+        relation=str(relation),
+        designs=views.chosen_designs(chosen, statuses),
+        rates=rates,
+        reps=int(reps),
+        objective=str(objective),
+        statuses=statuses,
+    )
+    # Only the open tab computes (bind= makes the tabs lazy and puts the open tab in the URL).
+    tabs = st.tabs(list(text.TABS), key="plan_view", bind="query-params")
+    for tab, view in zip(tabs, views.TAB_VIEWS, strict=True):
+        with tab:
+            if tab.open:
+                view(inputs)

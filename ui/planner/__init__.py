@@ -1,0 +1,1 @@
+"""The release planner topic: cached computations, figures, text and views of its page."""

@@ -1,0 +1,177 @@
+"""Cached calls of :mod:`core.planner` behind the Release planner page.
+
+Every call is keyed by scalars (tuples of them) and the population's own ``content_hash``
+(Streamlit hashes only a sample of a large array); the population is passed unhashed as
+``_pop``. A rerun with the same inputs therefore never recomputes the comparison.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core import planner
+from core.populations import Population
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def statuses(
+    content_hash: str, _pop: Population, statistic: str, relation: str
+) -> tuple[planner.DesignStatus, ...]:
+    """Every design's status on the population (available or not, with its reason)."""
+    return planner.design_statuses(_pop, statistic, relation)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def default_rates(content_hash: str, _pop: Population) -> tuple[float, ...]:
+    """The planner's default rates for the population."""
+    return tuple(float(r) for r in planner.default_rates(_pop))
+
+
+@st.cache_data(max_entries=24, show_spinner="Comparing designs…")
+def plan(
+    content_hash: str,
+    _pop: Population,
+    *,
+    statistic: str,
+    eps_target: float,
+    delta_target: float,
+    designs: tuple[str, ...],
+    rates: tuple[float, ...] | None,
+    reps: int,
+    seed: int,
+    relation: str,
+    objective: str,
+    budget_share: float = 1.0,
+) -> planner.PlanResult:
+    """:func:`core.planner.plan` on the population, cached per scalar arguments."""
+    return planner.plan(
+        _pop,
+        statistic=statistic,
+        eps_target=eps_target,
+        delta_target=delta_target,
+        designs=designs,
+        rates=rates,
+        reps=reps,
+        seed=seed,
+        relation=relation,
+        objective=objective,
+        budget_share=budget_share,
+    )
+
+
+@st.cache_data(max_entries=16, show_spinner="Searching for the smallest ε_target…")
+def smallest_eps_target(
+    content_hash: str,
+    _pop: Population,
+    *,
+    statistic: str,
+    target_error_95: float,
+    delta_target: float,
+    designs: tuple[str, ...],
+    rates: tuple[float, ...] | None,
+    reps: int,
+    seed: int,
+    relation: str,
+) -> planner.AccuracyFirst:
+    """:func:`core.planner.smallest_eps_target` on the population, cached."""
+    return planner.smallest_eps_target(
+        _pop,
+        statistic=statistic,
+        target_error_95=target_error_95,
+        delta_target=delta_target,
+        designs=designs,
+        rates=rates,
+        reps=reps,
+        seed=seed,
+        relation=relation,
+    )
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def interquartile_range(content_hash: str, _pop: Population) -> float:
+    """The population's interquartile range Q3 − Q1 (for the default target error)."""
+    q1, q3 = np.quantile(_pop.values, [0.25, 0.75])
+    return float(q3 - q1)
+
+
+def cluster_sizes(pop: Population) -> np.ndarray | None:
+    """Records per cluster (M of each of the k clusters), or None without clusters."""
+    if pop.clusters is None:
+        return None
+    _, counts = np.unique(pop.clusters, return_counts=True)
+    return counts
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def cluster_count(content_hash: str, _pop: Population) -> int | None:
+    """The number of clusters k, or None without clusters."""
+    sizes = cluster_sizes(_pop)
+    return None if sizes is None else int(sizes.size)
+
+
+def budget_split(
+    content_hash: str,
+    _pop: Population,
+    *,
+    design: str,
+    eps_target: float,
+    shares: tuple[float, ...],
+    rate: float,
+    relation: str,
+) -> planner.BudgetSplit:
+    """:func:`core.planner.budget_split` with the design's parameters from the population.
+
+    Census: no rate; cluster: the population's cluster sizes and ℓ = round(rate·k) (at
+    least 1); every other design: the rate.
+    """
+    params: dict[str, object] = {"relation": relation}
+    if design == "cluster":
+        sizes = cluster_sizes(_pop)
+        if sizes is None:
+            raise ValueError("design 'cluster' needs a population with clusters")
+        params["sizes"] = sizes
+        params["clusters_sampled"] = max(1, round(rate * sizes.size))
+    elif design != "census":
+        params["rate"] = rate
+    return planner.budget_split(design, eps_target, shares, **params)
+
+
+#: Promised ε_target values of the composition chart: 0.01 to about 42, eight per decade.
+COMPOSITION_GRID = tuple(float(f"{10 ** (e / 8):.6g}") for e in range(-16, 14))
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def composition_curve(
+    content_hash: str,
+    _pop: Population,
+    *,
+    design: str,
+    shares: tuple[float, ...],
+    rate: float,
+    relation: str,
+) -> pd.DataFrame:
+    """Correct (compose, then amplify) and naive (amplify, then add) ε_target on a grid.
+
+    One :func:`core.planner.budget_split` per promised ε_target of :data:`COMPOSITION_GRID`.
+    """
+    rows = []
+    for eps in COMPOSITION_GRID:
+        split = budget_split(
+            content_hash,
+            _pop,
+            design=design,
+            eps_target=eps,
+            shares=shares,
+            rate=rate,
+            relation=relation,
+        )
+        rows.append(
+            {
+                "eps_target": eps,
+                "eps_target_correct": float(split.eps_target_correct),
+                "eps_target_naive": float(split.eps_target_naive),
+            }
+        )
+    return pd.DataFrame(rows)

@@ -1,0 +1,349 @@
+"""Texts, presets, labels and the Python snippet of the Release planner page.
+
+Pure functions of numbers (no Streamlit): the recommendation, the design notes and the
+explanations are tested without an app. Vocabulary: N population size, n sample size,
+rate = n/N; ε_target the guarantee promised for the population, ε_sample the budget the
+mechanism spends on the sample; a cluster's size is M.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+from core.planner import DESIGN_LABELS, DesignStatus, PlanResult
+from core.populations import Population
+from ui.format import adaptive_percent, number, significant
+from ui.snippets import population_snippet
+
+COMPARE_TAB = "Compare designs"
+ACCURACY_TAB = "Accuracy first"
+SEVERAL_TAB = "Several statistics"
+TABS = (COMPARE_TAB, ACCURACY_TAB, SEVERAL_TAB)
+
+#: The statistics the page offers, with their on-screen names.
+STATISTIC_LABELS = {"median": "median", "mean": "mean"}
+#: The two neighbouring relations, as the page names them.
+RELATION_LABELS = {
+    "replacement": "change one record",
+    "deletion": "add or remove one record",
+}
+#: The two objectives the best rate minimises.
+OBJECTIVE_LABELS = {"error_95": "95 % error bound", "rmse": "RMSE"}
+#: The designs a user can pick (Neyman is always listed with its reason, never planned).
+PICKABLE_DESIGNS = ("census", "srs", "poisson", "stratified_proportional", "cluster")
+#: Choices of the repetitions T.
+REPS_OPTIONS = (50, 100, 200, 500, 1000)
+#: Share of the population's interquartile range used as the default target error.
+TARGET_IQR_SHARE = 0.05
+
+#: Presets: Hu et al.'s lognormal population at a small and a large ε_target, the mean, and
+#: the establishment register with strata and clusters. Each opens the comparison tab.
+PRESETS: dict[str, dict[str, Any]] = {
+    "Hu et al. lognormal, ε = 0.1": {
+        "population": "lognormal",
+        "plan_stat": "median",
+        "plan_eps": 0.1,
+        "plan_view": COMPARE_TAB,
+    },
+    "Hu et al. lognormal, ε = 3": {
+        "population": "lognormal",
+        "plan_stat": "median",
+        "plan_eps": 3.0,
+        "plan_view": COMPARE_TAB,
+    },
+    "Mean": {"plan_stat": "mean", "plan_view": COMPARE_TAB},
+    "Establishments (strata)": {"population": "establishments", "plan_view": COMPARE_TAB},
+}
+
+RELATION_HELP = (
+    "Which two populations count as neighbours. The default, change one record, is the "
+    "relation the Hu et al. census and simple-random-sampling results use. Poisson, "
+    "stratified and cluster sampling are proven for add or remove one record; under "
+    "change one record they keep their promise by group privacy (a change is one removal "
+    "plus one addition), so they may spend only the ε_sample that their theorem allows for "
+    "ε_target/2."
+)
+
+NEYMAN_NEEDS = (
+    "An amplification claim would need an allocation that does not look at the data: for "
+    "example stratum spreads taken from a previous census, or spreads estimated privately "
+    "with part of the budget before the sample is drawn."
+)
+
+
+def design_label(name: str) -> str:
+    """Plain label of a design name (falls back to the name)."""
+    return DESIGN_LABELS.get(name, name)
+
+
+#: Words that keep their capital inside a sentence.
+_PROPER = ("Poisson", "Neyman", "Bernoulli")
+
+
+def _lower_first(label: str) -> str:
+    """``label`` for the middle of a sentence: first letter lower case unless a name."""
+    if not label or label.startswith(_PROPER):
+        return label
+    return label[:1].lower() + label[1:]
+
+
+def _article(phrase: str) -> str:
+    """``"a"`` or ``"an"`` before ``phrase`` (by its first letter or digit sound)."""
+    first = phrase.lstrip()[:1].lower()
+    return "an" if first in "aeiou" or phrase.lstrip().startswith(("8", "11 ", "18")) else "a"
+
+
+def status_line(status: DesignStatus, relation: str) -> str:
+    """One Markdown line for a design: available with its theorem, or why not.
+
+    A design proven for add/remove neighbours, planned under "change one record", gets the
+    group-privacy remark (it spends the ε_sample of ε_target/2).
+    """
+    if status.name == "neyman":
+        return (
+            f"**{status.label}**: not planned. {status.reason.rstrip('.')}. It gets no "
+            f"amplification claim (Bun et al. §7). {NEYMAN_NEEDS}"
+        )
+    if not status.available:
+        return f"**{status.label}**: not available here. {status.reason.rstrip('.')}."
+    line = f"**{status.label}**: {status.theorem}."
+    if status.relation == "deletion" and relation == "replacement":
+        line += (
+            " Proven for add or remove one record; here it spends the ε_sample allowed for "
+            "ε_target/2 (group privacy)."
+        )
+    return line
+
+
+def _share(fraction: float) -> str:
+    """A rate or share as a short percentage (``0.2`` → ``20 %``)."""
+    return adaptive_percent(fraction)
+
+
+def _bound(value: float) -> str:
+    return significant(value, 3)
+
+
+def plan_phrase(row: pd.Series) -> str:
+    """ "a 20 % proportional stratified sample" or "the whole register (census)"."""
+    if row["design"] == "census":
+        return "the whole register (no sampling)"
+    if row["design"] == "cluster" and not math.isnan(float(row.get("clusters_sampled", math.nan))):
+        return (
+            f"a cluster sample of {number(float(row['clusters_sampled']))} clusters "
+            f"(about {_share(float(row['rate']))} of the records)"
+        )
+    phrase = f"{_share(float(row['rate']))} {_lower_first(str(row['design_label']))}"
+    return f"{_article(phrase)} {phrase}"
+
+
+def measure_phrase(result: PlanResult, row: pd.Series) -> str:
+    """The accuracy of ``row`` in the units of the objective."""
+    stat = STATISTIC_LABELS.get(result.statistic, result.statistic)
+    if result.objective == "rmse":
+        return f"root mean squared error {_bound(float(row['rmse']))} around the population {stat}"
+    return f"95 % of releases within ±{_bound(float(row['error_95']))} of the population {stat}"
+
+
+def _objective(result: PlanResult) -> str:
+    return "rmse" if result.objective == "rmse" else "error_95"
+
+
+def mean_cluster_size(N: int, k: int) -> float:
+    """The average cluster size M̄ = N/k."""
+    if k < 1:
+        raise ValueError(f"k (number of clusters) must be at least 1, got {k}")
+    return N / k
+
+
+def recommendation(result: PlanResult, *, clusters: int | None = None) -> str:
+    """The plan in plain words: what to privatise, how accurate, against the census.
+
+    Parameters
+    ----------
+    result
+        The planner's result (``core.planner.plan``).
+    clusters
+        Number of clusters k of the population (for the "clusters of about M records"
+        remark about a cluster design that gains nothing); None without clusters.
+    """
+    best = result.best
+    key = _objective(result)
+    text = f"Privatise {plan_phrase(best)}: {measure_phrase(result, best)}"
+    census = result.census
+    if best["design"] == "census":
+        text += ". No sampling design is more accurate here at this ε_target."
+    elif census is not None and float(census[key]) > 0:
+        gain = 1.0 - float(best[key]) / float(census[key])
+        if gain > 0:
+            text += f", {_share(gain)} tighter than privatising the whole register."
+        else:
+            text += f", {_share(-gain)} looser than privatising the whole register."
+    else:
+        text += "."
+    losers = no_gain_sentences(result, clusters=clusters)
+    return " ".join([text, *losers])
+
+
+def no_gain_sentences(result: PlanResult, *, clusters: int | None = None) -> list[str]:
+    """Sentences about the sampling designs whose best rate is no better than the census.
+
+    A cluster design gets its own sentence naming the average cluster size M̄ = N/k (whole
+    clusters enter or leave the sample, which erases the amplification); the other designs
+    share one sentence with their best rate and how much less accurate they are.
+    """
+    if result.census is None:
+        return []
+    sentences = []
+    others = []
+    seen: set[str] = set()
+    for _, row in result.best_by_design.iterrows():
+        design = str(row["design"])
+        if design == "census" or design in seen:
+            continue
+        seen.add(design)
+        gain = float(row["gain"])
+        if math.isnan(gain) or gain > 0:
+            continue
+        label = _lower_first(str(row["design_label"]))
+        if design == "cluster" and clusters:
+            size = mean_cluster_size(result.N, clusters)
+            sentences.append(
+                f"{_article(label).capitalize()} {label} gains nothing: clusters of about "
+                f"{number(round(size))} records erase the amplification."
+            )
+        else:
+            worse = "as accurate as" if gain == 0 else f"{_share(-gain)} less accurate than"
+            others.append(
+                f"{_article(label)} {label} (at its best rate, {_share(float(row['rate']))}, "
+                f"{worse} the whole register)"
+            )
+    if others:
+        listed = others[0] if len(others) == 1 else ", ".join(others[:-1]) + " or " + others[-1]
+        sentences.insert(0, f"Sampling gains nothing here with {listed}.")
+    return sentences
+
+
+def accuracy_answer(
+    target: float, eps_target: float, feasible: bool, best: pd.Series | None, eps_max: float
+) -> str:
+    """The answer of the accuracy-first search in plain words."""
+    if not feasible or best is None or not math.isfinite(eps_target):
+        return (
+            f"No plan reaches a 95 % error bound of ±{_bound(target)} with ε_target up to "
+            f"{significant(eps_max, 3)}: even a weak guarantee leaves more sampling or noise "
+            "error than that. Allow a wider bound."
+        )
+    return (
+        f"The smallest ε_target that brings the 95 % error bound to ±{_bound(target)} or "
+        f"below is **{significant(eps_target, 3)}**, privatising {plan_phrase(best)} "
+        f"(its bound: ±{_bound(float(best['error_95']))})."
+    )
+
+
+def default_target_reason(target: float) -> str:
+    """How the default target error was chosen."""
+    return (
+        f"Empty: ±{_bound(target)}, i.e. {TARGET_IQR_SHARE:.0%} of the population's "
+        "interquartile range (the spread of its middle half)."
+    )
+
+
+def composition_verdict(eps_target: float, correct: float, naive: float) -> str:
+    """Which ε_target is right for several statistics from one sample, and why."""
+    return (
+        f"The statistics are computed on the same sample, so their budgets add up there and "
+        f"the sum is amplified once: the population gets ε_target = {significant(correct, 4)}, "
+        f"the guarantee you asked for. Amplifying each share and adding the results gives "
+        f"{significant(naive, 4)}, which understates the loss by "
+        f"{significant(max(correct - naive, 0.0), 3)}: composition happens on the sample, "
+        "before amplification, so only the first number is a valid promise."
+    )
+
+
+COMPARE_EXPLANATION = (
+    "Each line is one design with one mechanism: the error of the release at each sampling "
+    "rate (log axis), with bars of ±2 Monte Carlo standard errors. The dotted line is the "
+    "census: the same mechanism run on the whole register at ε_target. A smaller sample "
+    "lets the mechanism spend a larger ε_sample (less noise) but adds sampling error; the "
+    "marked point is the best plan."
+)
+
+COMPARE_FORMULAS = (
+    r"\mathrm{MSE} = \underbrace{E[(\hat\theta_S - \theta)^2]}_{\text{sampling part}} + "
+    r"\underbrace{E[(\tilde\theta - \hat\theta_S)^2]}_{\text{noise part}}",
+    r"P\big(|\tilde\theta - \theta| \le b_{95}\big) = 0.95",
+)
+
+#: How each design turns ε_sample into ε_target (r = rate, q = ℓ/k, s the two largest
+#: cluster sizes added).
+AMPLIFICATION_FORMULAS = (
+    r"\text{SRS, Poisson: } \varepsilon_{\mathrm{target}} = \log\!\big(1 + r\,"
+    r"(e^{\varepsilon_{\mathrm{sample}}} - 1)\big)",
+    r"\text{stratified: } \varepsilon_{\mathrm{target}} = \log\!\big(1 + 2r"
+    r"(e^{2\varepsilon_{\mathrm{sample}}} - 1)\big) + \log\!\big(1 + r"
+    r"(e^{2\varepsilon_{\mathrm{sample}}} - 1)\big)",
+    r"\text{cluster: } \varepsilon_{\mathrm{target}} = \log\!\Big(1 + \frac{q\,"
+    r"(e^{\varepsilon_{\mathrm{sample}}} - 1)}{q + (1-q)\,e^{-s\,"
+    r"\varepsilon_{\mathrm{sample}}}}\Big)",
+    r"\text{change one record: } \varepsilon_{\mathrm{sample}} = "
+    r"\mathrm{amp}^{-1}(\varepsilon_{\mathrm{target}}/2)\ \text{for add/remove designs}",
+)
+
+#: Composition of several statistics on one sample, amplified once.
+COMPOSITION_FORMULAS = (
+    r"\varepsilon_{\mathrm{target}} = \mathrm{amp}\big(\varepsilon_1 + \dots + "
+    r"\varepsilon_k\big) \;\ge\; \mathrm{amp}(\varepsilon_1) + \dots + "
+    r"\mathrm{amp}(\varepsilon_k)",
+)
+
+FORMULAS_EXPLANATION = (
+    "How to read the numbers. Each design turns the promised ε_target into the ε_sample its "
+    "theorem allows (simple random and Poisson samples by the formula below, Hu et al. §3 "
+    "and Bun et al. Theorem 2.2; proportional stratified samples by Bun et al. Theorems "
+    "4.3/7.2; cluster samples by Theorem 5.2, where a whole cluster enters or leaves at "
+    "once). The error of a release θ̃ around the population value θ splits into the sampling "
+    "part (the sample statistic θ̂_S misses θ) and the noise part (the mechanism moves the "
+    "release away from θ̂_S). The 95 % error bound b₉₅ is the half-width that 95 % of "
+    "releases stay within; it is what a release note states."
+)
+
+
+def python_snippet(
+    pop: Population,
+    *,
+    statistic: str,
+    eps_target: float,
+    delta_target: float,
+    designs: Sequence[str],
+    rates: Sequence[float] | None,
+    reps: int,
+    seed: int,
+    relation: str,
+    objective: str,
+) -> str:
+    """Code that recomputes the comparison with :func:`core.planner.plan`; prints the best row."""
+    rates_arg = "None" if rates is None else repr(tuple(float(r) for r in rates))
+    return f"""{population_snippet(pop)}from core import planner
+
+result = planner.plan(
+    pop,
+    statistic={statistic!r},
+    eps_target={float(eps_target)!r},
+    delta_target={float(delta_target)!r},
+    designs={tuple(designs)!r},
+    rates={rates_arg},
+    reps={int(reps)},
+    seed={int(seed)},
+    relation={relation!r},
+    objective={objective!r},
+)
+print(result.best_by_design.to_string())
+print("best rate =", result.best["rate"])
+print("best error_95 =", result.best["error_95"])
+print("best rmse =", result.best["rmse"])
+"""

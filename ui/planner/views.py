@@ -1,0 +1,386 @@
+"""Tab views of the Release planner page.
+
+Each view draws one tab from a frozen :class:`PlannerInputs` of the page-level inputs
+instead of reading page globals.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+import streamlit as st
+
+from core import planner
+from core.populations import Population
+from ui.charts import chart_block, reproduce
+from ui.downloads import frame_to_csv_bytes
+from ui.planner import cache, text
+from ui.planner import figures as figs
+
+#: Smallest population the planner accepts (fewer records leave no room for a sample).
+MIN_POPULATION = 20
+
+
+@dataclass(frozen=True)
+class PlannerInputs:
+    """The page-level inputs.
+
+    Attributes
+    ----------
+    pop, seed
+        The active population and the global seed.
+    statistic
+        ``"median"`` or ``"mean"``.
+    eps_target, delta_target
+        The guarantee promised for the population.
+    relation
+        ``"replacement"`` (change one record) or ``"deletion"`` (add or remove one record).
+    designs
+        The designs to plan: chosen by the user and available for the population.
+    rates
+        The sampling rates to evaluate, or None for the planner's default rates.
+    reps
+        Monte Carlo repetitions T.
+    objective
+        ``"error_95"`` or ``"rmse"``: what the best rate minimises.
+    statuses
+        Every design's status on the population (available or not, with its reason).
+    """
+
+    pop: Population
+    seed: int
+    statistic: str
+    eps_target: float
+    delta_target: float
+    relation: str
+    designs: tuple[str, ...]
+    rates: tuple[float, ...] | None
+    reps: int
+    objective: str
+    statuses: tuple[planner.DesignStatus, ...]
+
+
+def chosen_designs(
+    chosen: list[str] | tuple[str, ...], statuses: tuple[planner.DesignStatus, ...]
+) -> tuple[str, ...]:
+    """The chosen designs the population supports; every supported one (with a warning)
+    if none is chosen or none of the chosen is available."""
+    available = [s.name for s in statuses if s.available and s.name in text.PICKABLE_DESIGNS]
+    picked = tuple(d for d in chosen if d in available)
+    if picked:
+        return picked
+    if not chosen:
+        st.warning(
+            "No design is chosen; comparing every design this population supports.",
+            icon=":material/warning:",
+        )
+    else:
+        st.warning(
+            "None of the chosen designs is available for this population; comparing every "
+            "design it supports.",
+            icon=":material/warning:",
+        )
+    return tuple(available)
+
+
+def run_plan(ctx: PlannerInputs) -> planner.PlanResult:
+    """The cached comparison for the page's inputs."""
+    pop = ctx.pop
+    return cache.plan(
+        pop.content_hash,
+        pop,
+        statistic=ctx.statistic,
+        eps_target=ctx.eps_target,
+        delta_target=ctx.delta_target,
+        designs=ctx.designs,
+        rates=ctx.rates,
+        reps=ctx.reps,
+        seed=ctx.seed,
+        relation=ctx.relation,
+        objective=ctx.objective,
+    )
+
+
+def design_list(ctx: PlannerInputs) -> None:
+    """Every design: its theorem, or the plain-words reason it is not planned."""
+    lines = [text.status_line(s, ctx.relation) for s in ctx.statuses]
+    with st.expander("The designs, their theorems and what is missing", expanded=True):
+        st.markdown("\n".join(f"- {line}" for line in lines))
+
+
+def compare_view(ctx: PlannerInputs) -> None:
+    """Recommendation, ranked table, objective against rate, downloads and formulas."""
+    pop = ctx.pop
+    result = run_plan(ctx)
+    k = cache.cluster_count(pop.content_hash, pop)
+    recommendation = text.recommendation(result, clusters=k)
+    st.success(recommendation, icon=":material/recommend:")
+    design_list(ctx)
+    st.markdown("**Best rate of each design, ranked**")
+    ranked = figs.ranked_table(result)
+    st.dataframe(
+        ranked,
+        hide_index=True,
+        column_config={
+            "best rate": st.column_config.NumberColumn(format="%.3g"),
+            "n": st.column_config.NumberColumn(format="%.0f"),
+            "ε_sample": st.column_config.NumberColumn(format="%.4g"),
+            "RMSE": st.column_config.NumberColumn(format="%.4g"),
+            "± se": st.column_config.NumberColumn(format="%.2g"),
+            "95 % bound": st.column_config.NumberColumn(format="%.4g"),
+            "sampling part": st.column_config.NumberColumn(format="percent"),
+            "noise part": st.column_config.NumberColumn(format="percent"),
+            "gain vs census": st.column_config.NumberColumn(format="percent"),
+        },
+    )
+    fig, data = figs.objective_figure(result)
+    st.download_button(
+        "Download the full table (CSV)",
+        data=lambda: frame_to_csv_bytes(data),
+        file_name="release_plan.csv",
+        mime="text/csv",
+        key="plan_table_csv",
+        on_click="ignore",
+        icon=":material/table:",
+        help="Every evaluated design, mechanism and rate, with Monte Carlo standard errors.",
+    )
+    chart_block(
+        fig,
+        data,
+        key="planner_compare",
+        explanation=text.COMPARE_EXPLANATION,
+        formulas=text.COMPARE_FORMULAS,
+    )
+    with st.expander("How the planner computes", icon=":material/function:"):
+        st.markdown(text.FORMULAS_EXPLANATION)
+        for formula in text.AMPLIFICATION_FORMULAS:
+            st.latex(formula)
+    reproduce(
+        text.python_snippet(
+            pop,
+            statistic=ctx.statistic,
+            eps_target=ctx.eps_target,
+            delta_target=ctx.delta_target,
+            designs=ctx.designs,
+            rates=ctx.rates,
+            reps=ctx.reps,
+            seed=ctx.seed,
+            relation=ctx.relation,
+            objective=ctx.objective,
+        )
+    )
+
+
+def default_target(pop: Population) -> float:
+    """Default 95 % error bound: 5 % of the population's interquartile range (or of R)."""
+    iqr = cache.interquartile_range(pop.content_hash, pop)
+    spread = iqr if iqr > 0 else float(pop.upper - pop.lower)
+    return float(f"{text.TARGET_IQR_SHARE * spread:.3g}") if spread > 0 else 1.0
+
+
+def accuracy_view(ctx: PlannerInputs) -> None:
+    """The smallest ε_target (with its design and rate) whose 95 % bound is at most X."""
+    pop = ctx.pop
+    default = default_target(pop)
+    typed = st.number_input(
+        "95 % error bound I need (±X, in the value's units)",
+        min_value=1e-9,
+        value=None,
+        placeholder=f"automatic: {default:g}",
+        format="%g",
+        key="plan_target_err",
+        bind="query-params",
+        help=text.default_target_reason(default),
+    )
+    target = float(typed) if typed is not None else default
+    found = cache.smallest_eps_target(
+        pop.content_hash,
+        pop,
+        statistic=ctx.statistic,
+        target_error_95=target,
+        delta_target=ctx.delta_target,
+        designs=ctx.designs,
+        rates=ctx.rates,
+        reps=ctx.reps,
+        seed=ctx.seed,
+        relation=ctx.relation,
+    )
+    best = found.plan.best if found.plan is not None else None
+    answer = text.accuracy_answer(target, found.eps_target, found.feasible, best, EPS_MAX)
+    if found.feasible and found.plan is not None:
+        st.success(answer, icon=":material/target:")
+        fig, data = figs.objective_figure(found.plan, target=target)
+        chart_block(
+            fig,
+            data,
+            key="planner_accuracy",
+            explanation=(
+                "The comparison at the ε_target found: every design's error against the "
+                "rate, your bound as a dashed line. The best plan's marker sits on or below "
+                f"it. The search evaluated the planner {found.evaluations:,} times."
+            ),
+            formulas=text.COMPARE_FORMULAS[1:],
+        )
+    else:
+        st.info(answer, icon=":material/info:")
+
+
+#: The largest ε_target the accuracy-first search tries (core.planner's default range).
+EPS_MAX = 50.0
+
+
+def several_controls(ctx: PlannerInputs) -> tuple[str, float, tuple[str, ...], tuple[float, ...]]:
+    """Design, rate, statistics and their shares of the budget for the composition tab."""
+    c1, c2 = st.columns(2)
+    with c1:
+        design = st.selectbox(
+            "Design",
+            ctx.designs,
+            format_func=text.design_label,
+            key="plan_ms_design",
+            bind="query-params",
+        )
+        stats = st.multiselect(
+            "Statistics released from the same sample",
+            list(planner.STATISTICS),
+            default=list(planner.STATISTICS),
+            key="plan_ms_stats",
+            bind="query-params",
+        )
+    with c2:
+        rate = st.number_input(
+            "Sampling rate n/N",
+            min_value=0.001,
+            max_value=1.0,
+            value=0.1,
+            format="%g",
+            key="plan_ms_rate",
+            bind="query-params",
+            help="Ignored by the census, which uses every record. For a cluster sample: "
+            "ℓ = rate·k clusters (rounded, at least one).",
+        )
+        share = st.slider(
+            "Share of the budget spent on the first statistic",
+            min_value=0.05,
+            max_value=0.95,
+            value=0.5,
+            step=0.05,
+            key="plan_ms_share",
+            bind="query-params",
+        )
+    design = design if design is not None else ctx.designs[0]
+    if not stats:
+        st.info("No statistic is chosen; showing the mean and the median.")
+        stats = list(planner.STATISTICS)
+    shares = (float(share), 1.0 - float(share)) if len(stats) == 2 else (1.0,)
+    return str(design), float(rate), tuple(stats), shares
+
+
+def several_view(ctx: PlannerInputs) -> None:
+    """Several statistics from one sample: compose on the sample, amplify once."""
+    pop = ctx.pop
+    design, rate, stats, shares = several_controls(ctx)
+    if design != "census" and rate * pop.size < 2:
+        st.warning(
+            f"A rate of {rate:g} leaves fewer than two records of N = {pop.size:,}; using "
+            f"rate = {min(1.0, 2 / pop.size):.3g} instead.",
+            icon=":material/warning:",
+        )
+        rate = min(1.0, 2 / pop.size)
+    split = cache.budget_split(
+        pop.content_hash,
+        pop,
+        design=design,
+        eps_target=ctx.eps_target,
+        shares=shares,
+        rate=rate,
+        relation=ctx.relation,
+    )
+    m1, m2, m3 = st.columns(3)
+    m1.metric("ε_sample in total", f"{split.eps_sample_total:.4g}")
+    m2.metric("ε_target, composed then amplified (right)", f"{split.eps_target_correct:.4g}")
+    m3.metric("ε_target, amplified then added (wrong)", f"{split.eps_target_naive:.4g}")
+    st.markdown(
+        text.composition_verdict(ctx.eps_target, split.eps_target_correct, split.eps_target_naive)
+    )
+    rows = []
+    for stat, share, eps_part in zip(stats, shares, split.eps_samples, strict=True):
+        result = cache.plan(
+            pop.content_hash,
+            pop,
+            statistic=stat,
+            eps_target=ctx.eps_target,
+            delta_target=ctx.delta_target,
+            designs=(design,),
+            rates=None if design == "census" else (rate,),
+            reps=ctx.reps,
+            seed=ctx.seed,
+            relation=ctx.relation,
+            objective=ctx.objective,
+            budget_share=share,
+        )
+        best = result.best
+        rows.append(
+            {
+                "statistic": stat,
+                "share of the budget": share,
+                "ε_sample": float(eps_part),
+                "mechanism": best["mechanism_label"],
+                "RMSE": float(best["rmse"]),
+                "95 % bound": float(best["error_95"]),
+                "population value": result.population_value,
+            }
+        )
+    st.dataframe(
+        pd.DataFrame(rows),
+        hide_index=True,
+        column_config={
+            "share of the budget": st.column_config.NumberColumn(format="percent"),
+            "ε_sample": st.column_config.NumberColumn(format="%.4g"),
+            "RMSE": st.column_config.NumberColumn(format="%.4g"),
+            "95 % bound": st.column_config.NumberColumn(format="%.4g"),
+            "population value": st.column_config.NumberColumn(format="%.6g"),
+        },
+    )
+    fig, data = figs.composition_figure(
+        cache.composition_curve(
+            pop.content_hash,
+            pop,
+            design=design,
+            shares=shares,
+            rate=rate,
+            relation=ctx.relation,
+        ),
+        eps_target=ctx.eps_target,
+    )
+    chart_block(
+        fig,
+        data,
+        key="planner_composition",
+        explanation=(
+            "For each promised ε_target (x axis): the guarantee the population really gets "
+            "when the budgets are added on the sample and amplified once (the diagonal), and "
+            "the smaller number one gets by amplifying each statistic's part alone and adding "
+            "the results. The gap grows with ε_target: the naive sum understates the loss."
+        ),
+        formulas=text.COMPOSITION_FORMULAS,
+    )
+
+
+#: The view of each tab, in the order of :data:`ui.planner.text.TABS`.
+TAB_VIEWS = (compare_view, accuracy_view, several_view)
+
+
+def population_problem(pop: Population) -> str | None:
+    """Why the planner cannot run on ``pop`` (None if it can)."""
+    if pop.size < MIN_POPULATION:
+        return (
+            f"{pop.name} has only N = {pop.size:,} records; the planner needs at least "
+            f"{MIN_POPULATION} to leave room for a sample. Pick a larger population in the "
+            "sidebar."
+        )
+    if not math.isfinite(float(pop.upper - pop.lower)) or pop.upper <= pop.lower:
+        return f"{pop.name} has no usable public bounds [L, U]."
+    return None
