@@ -68,12 +68,6 @@ RELATION_HELP = (
     "ε_target/2."
 )
 
-NEYMAN_NEEDS = (
-    "An amplification claim would need an allocation that does not look at the data: for "
-    "example stratum spreads taken from a previous census, or spreads estimated privately "
-    "with part of the budget before the sample is drawn."
-)
-
 
 def design_label(name: str) -> str:
     """Plain label of a design name (falls back to the name)."""
@@ -97,26 +91,20 @@ def _article(phrase: str) -> str:
     return "an" if first in "aeiou" or phrase.lstrip().startswith(("8", "11 ", "18")) else "a"
 
 
-def status_line(status: DesignStatus, relation: str) -> str:
-    """One Markdown line for a design: available with its theorem, or why not.
+def status_line(status: DesignStatus) -> str:
+    """One Markdown line for a design: its theorem and caveat, or why it is not planned.
 
-    A design proven for add/remove neighbours, planned under "change one record", gets the
-    group-privacy remark (it spends the ε_sample of ε_target/2).
+    The reasons come from :func:`core.planner.design_statuses`: Neyman's data-dependent
+    allocation (with what an amplification claim would need), missing strata or clusters,
+    and the group-privacy caveat of add/remove theorems under "change one record".
     """
+    reason = status.reason.strip()
     if status.name == "neyman":
-        return (
-            f"**{status.label}**: not planned. {status.reason.rstrip('.')}. It gets no "
-            f"amplification claim (Bun et al. §7). {NEYMAN_NEEDS}"
-        )
+        return f"**{status.label}**: not planned. {reason}"
     if not status.available:
-        return f"**{status.label}**: not available here. {status.reason.rstrip('.')}."
+        return f"**{status.label}**: not available here. {reason}"
     line = f"**{status.label}**: {status.theorem}."
-    if status.relation == "deletion" and relation == "replacement":
-        line += (
-            " Proven for add or remove one record; here it spends the ε_sample allowed for "
-            "ε_target/2 (group privacy)."
-        )
-    return line
+    return f"{line} {reason}" if reason else line
 
 
 def _share(fraction: float) -> str:
@@ -131,7 +119,7 @@ def _bound(value: float) -> str:
 def plan_phrase(row: pd.Series) -> str:
     """ "a 20 % proportional stratified sample" or "the whole register (census)"."""
     if row["design"] == "census":
-        return "the whole register (no sampling)"
+        return "the whole register"
     if row["design"] == "cluster" and not math.isnan(float(row.get("clusters_sampled", math.nan))):
         return (
             f"a cluster sample of {number(float(row['clusters_sampled']))} clusters "
@@ -144,9 +132,13 @@ def plan_phrase(row: pd.Series) -> str:
 def measure_phrase(result: PlanResult, row: pd.Series) -> str:
     """The accuracy of ``row`` in the units of the objective."""
     stat = STATISTIC_LABELS.get(result.statistic, result.statistic)
+    value = float(row["rmse"] if result.objective == "rmse" else row["error_95"])
+    scale = abs(result.population_value) or 1.0
+    if value <= 1e-12 * scale:
+        return f"the release equals the population {stat} (error {significant(value, 2)})"
     if result.objective == "rmse":
-        return f"root mean squared error {_bound(float(row['rmse']))} around the population {stat}"
-    return f"95 % of releases within ±{_bound(float(row['error_95']))} of the population {stat}"
+        return f"root mean squared error {_bound(value)} around the population {stat}"
+    return f"95 % of releases within ±{_bound(value)} of the population {stat}"
 
 
 def _objective(result: PlanResult) -> str:
@@ -160,6 +152,21 @@ def mean_cluster_size(N: int, k: int) -> float:
     return N / k
 
 
+def relative_change(gain: float) -> str:
+    """How a design compares with the census, from ``gain = 1 − objective/census``.
+
+    A gain reads "38 % tighter than"; a loss below 100 % "12 % less accurate than"; a
+    larger loss "4.6 times the error of" (a percentage in the thousands says little).
+    """
+    if gain > 0:
+        return f"{_share(gain)} tighter than"
+    if gain == 0:
+        return "as accurate as"
+    if gain > -1:
+        return f"{_share(-gain)} less accurate than"
+    return f"{significant(1.0 - gain, 3)} times the error of"
+
+
 def recommendation(result: PlanResult, *, clusters: int | None = None) -> str:
     """The plan in plain words: what to privatise, how accurate, against the census.
 
@@ -168,25 +175,23 @@ def recommendation(result: PlanResult, *, clusters: int | None = None) -> str:
     result
         The planner's result (``core.planner.plan``).
     clusters
-        Number of clusters k of the population (for the "clusters of about M records"
+        Number of clusters k of the population (for the "clusters of about M̄ records"
         remark about a cluster design that gains nothing); None without clusters.
     """
     best = result.best
     key = _objective(result)
-    text = f"Privatise {plan_phrase(best)}: {measure_phrase(result, best)}"
+    text = (
+        f"Privatise {plan_phrase(best)} ({best['mechanism_label']}): {measure_phrase(result, best)}"
+    )
     census = result.census
     if best["design"] == "census":
         text += ". No sampling design is more accurate here at this ε_target."
     elif census is not None and float(census[key]) > 0:
         gain = 1.0 - float(best[key]) / float(census[key])
-        if gain > 0:
-            text += f", {_share(gain)} tighter than privatising the whole register."
-        else:
-            text += f", {_share(-gain)} looser than privatising the whole register."
+        text += f", {relative_change(gain)} privatising the whole register."
     else:
         text += "."
-    losers = no_gain_sentences(result, clusters=clusters)
-    return " ".join([text, *losers])
+    return " ".join([text, *no_gain_sentences(result, clusters=clusters)])
 
 
 def no_gain_sentences(result: PlanResult, *, clusters: int | None = None) -> list[str]:
@@ -194,7 +199,7 @@ def no_gain_sentences(result: PlanResult, *, clusters: int | None = None) -> lis
 
     A cluster design gets its own sentence naming the average cluster size M̄ = N/k (whole
     clusters enter or leave the sample, which erases the amplification); the other designs
-    share one sentence with their best rate and how much less accurate they are.
+    share one sentence with their best rate and how they compare with the census.
     """
     if result.census is None:
         return []
@@ -205,7 +210,7 @@ def no_gain_sentences(result: PlanResult, *, clusters: int | None = None) -> lis
         design = str(row["design"])
         if design == "census" or design in seen:
             continue
-        seen.add(design)
+        seen.add(design)  # its best mechanism (rows are ranked)
         gain = float(row["gain"])
         if math.isnan(gain) or gain > 0:
             continue
@@ -217,14 +222,12 @@ def no_gain_sentences(result: PlanResult, *, clusters: int | None = None) -> lis
                 f"{number(round(size))} records erase the amplification."
             )
         else:
-            worse = "as accurate as" if gain == 0 else f"{_share(-gain)} less accurate than"
             others.append(
-                f"{_article(label)} {label} (at its best rate, {_share(float(row['rate']))}, "
-                f"{worse} the whole register)"
+                f"{_article(label)} {label} at its best rate, {_share(float(row['rate']))}, "
+                f"is {relative_change(gain)} the whole register"
             )
     if others:
-        listed = others[0] if len(others) == 1 else ", ".join(others[:-1]) + " or " + others[-1]
-        sentences.insert(0, f"Sampling gains nothing here with {listed}.")
+        sentences.insert(0, "Sampling gains nothing here: " + "; ".join(others) + ".")
     return sentences
 
 

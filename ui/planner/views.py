@@ -105,7 +105,7 @@ def run_plan(ctx: PlannerInputs) -> planner.PlanResult:
 
 def design_list(ctx: PlannerInputs) -> None:
     """Every design: its theorem, or the plain-words reason it is not planned."""
-    lines = [text.status_line(s, ctx.relation) for s in ctx.statuses]
+    lines = [text.status_line(s) for s in ctx.statuses]
     with st.expander("The designs, their theorems and what is missing", expanded=True):
         st.markdown("\n".join(f"- {line}" for line in lines))
 

@@ -1,0 +1,98 @@
+"""ui.planner.cache: cached results equal core.planner's, keyed by the population's hash.
+
+Called outside a Streamlit session (st.cache_data then only warns).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from core import planner
+from core.populations import make_builtin
+from ui.planner import cache
+
+A = make_builtin("lognormal", seed=0, size=1001)
+B = make_builtin("lognormal", seed=1, size=1001)
+EST = make_builtin("establishments", seed=0, size=3000)
+ARGS = dict(
+    statistic="median",
+    eps_target=0.5,
+    delta_target=1e-4,
+    designs=("census", "srs"),
+    rates=(0.1, 0.5),
+    reps=50,
+    seed=2,
+    relation="replacement",
+    objective="error_95",
+)
+
+
+def test_plan_is_cores_plan_and_follows_the_population():
+    got = cache.plan(A.content_hash, A, **ARGS)
+    pd.testing.assert_frame_equal(got.table, planner.plan(A, **ARGS).table)
+    other = cache.plan(B.content_hash, B, **ARGS)
+    assert not np.array_equal(other.table["error_95"], got.table["error_95"])
+
+
+def test_budget_split_passes_the_design_parameters():
+    split = cache.budget_split(
+        EST.content_hash,
+        EST,
+        design="cluster",
+        eps_target=1.0,
+        shares=(0.5, 0.5),
+        rate=0.1,
+        relation="replacement",
+    )
+    _, sizes = np.unique(EST.clusters, return_counts=True)
+    expected = planner.budget_split(
+        "cluster",
+        1.0,
+        (0.5, 0.5),
+        relation="replacement",
+        sizes=sizes,
+        clusters_sampled=round(0.1 * sizes.size),
+    )
+    assert split == expected
+    srs = cache.budget_split(
+        A.content_hash,
+        A,
+        design="srs",
+        eps_target=1.0,
+        shares=(1.0,),
+        rate=0.2,
+        relation="replacement",
+    )
+    assert srs == planner.budget_split("srs", 1.0, (1.0,), relation="replacement", rate=0.2)
+    with pytest.raises(ValueError, match="clusters"):
+        cache.budget_split(
+            A.content_hash,
+            A,
+            design="cluster",
+            eps_target=1.0,
+            shares=(1.0,),
+            rate=0.2,
+            relation="replacement",
+        )
+
+
+def test_composition_curve_rows_are_budget_splits():
+    curve = cache.composition_curve(
+        A.content_hash, A, design="srs", shares=(0.5, 0.5), rate=0.1, relation="replacement"
+    )
+    assert list(curve["eps_target"]) == list(cache.COMPOSITION_GRID)
+    row = curve.iloc[10]
+    split = planner.budget_split(
+        "srs", row["eps_target"], (0.5, 0.5), relation="replacement", rate=0.1
+    )
+    assert row["eps_target_naive"] == split.eps_target_naive
+    assert row["eps_target_correct"] == split.eps_target_correct
+
+
+def test_interquartile_range_and_cluster_count():
+    q1, q3 = np.quantile(A.values, [0.25, 0.75])
+    assert cache.interquartile_range(A.content_hash, A) == pytest.approx(q3 - q1)
+    assert cache.cluster_count(A.content_hash, A) is None
+    assert cache.cluster_count(EST.content_hash, EST) == len(np.unique(EST.clusters))

@@ -1,0 +1,141 @@
+"""ui.planner.text: the recommendation and the design notes, with numbers from core.planner.
+
+The recommendation is checked for a gain (the lognormal population at ε_target = 0.05, seed
+0, where a simple random sample beats the census), for a loss (ε_target = 3, where it does
+not) and for a cluster design that gains nothing (one cluster holds half of the records).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core import planner
+from core.population import Population
+from core.populations import make_builtin
+from ui.format import adaptive_percent, significant
+from ui.planner import text
+
+LOGNORMAL = make_builtin("lognormal", seed=0)
+
+
+def _half_in_one_cluster(size: int = 2000) -> Population:
+    """Half of the records in cluster 0, the rest in ten clusters of equal size."""
+    rng = np.random.default_rng(3)
+    values = np.sort(rng.lognormal(3.0, 0.5, size))
+    clusters = np.concatenate([np.zeros(size // 2, int), 1 + np.arange(size // 2) % 10])
+    return Population(name="half.csv", values=values, lower=0.0, upper=200.0, clusters=clusters)
+
+
+@pytest.fixture(scope="module")
+def gain() -> planner.PlanResult:
+    return planner.plan(LOGNORMAL, eps_target=0.05, designs=("census", "srs"), reps=200)
+
+
+@pytest.fixture(scope="module")
+def loss() -> planner.PlanResult:
+    return planner.plan(LOGNORMAL, eps_target=3.0, designs=("census", "srs"), reps=200)
+
+
+def test_recommendation_for_a_gain_names_rate_bound_and_gain(gain):
+    best = gain.best
+    assert best["design"] == "srs"
+    words = text.recommendation(gain)
+    share = 1 - best["error_95"] / gain.census["error_95"]
+    article = "an" if adaptive_percent(best["rate"]).startswith(("8", "11 ", "18")) else "a"
+    assert words.startswith(
+        f"Privatise {article} {adaptive_percent(best['rate'])} simple random sample "
+        f"(without replacement) ({best['mechanism_label']}): 95 % of releases"
+    )
+    assert f"within ±{significant(best['error_95'], 3)} of the population median" in words
+    assert f"{adaptive_percent(share)} tighter than privatising the whole register." in words
+    assert "gains nothing" not in words
+
+
+def test_recommendation_for_a_loss_keeps_the_census_and_says_why(loss):
+    assert loss.best["design"] == "census"  # Hu et al.: no gain at ε = 3
+    words = text.recommendation(loss)
+    srs = loss.best_by_design[loss.best_by_design["design"] == "srs"].iloc[0]
+    census = loss.census
+    assert words.startswith(
+        f"Privatise the whole register ({census['mechanism_label']}): 95 % of releases "
+        f"within ±{significant(census['error_95'], 3)} of the population median."
+    )
+    assert "No sampling design is more accurate here at this ε_target." in words
+    assert srs["gain"] < -1  # the error is several times the census's
+    assert (
+        "Sampling gains nothing here: a simple random sample (without replacement) at its "
+        f"best rate, {adaptive_percent(srs['rate'])}, is "
+        f"{significant(1 - srs['gain'], 3)} times the error of the whole register." in words
+    )
+
+
+def test_relative_change_words():
+    assert text.relative_change(0.38) == "38 % tighter than"
+    assert text.relative_change(0.0) == "as accurate as"
+    assert text.relative_change(-0.12) == "12 % less accurate than"
+    assert text.relative_change(-3.6) == "4.6 times the error of"
+
+
+def test_rmse_objective_words():
+    result = planner.plan(
+        LOGNORMAL, eps_target=0.1, designs=("census", "srs"), reps=50, objective="rmse"
+    )
+    words = text.recommendation(result)
+    assert f"root mean squared error {significant(result.best['rmse'], 3)}" in words
+
+
+def test_cluster_design_that_gains_nothing_names_the_cluster_size():
+    pop = _half_in_one_cluster()
+    result = planner.plan(pop, eps_target=1.0, designs=("census", "cluster"), reps=50)
+    row = result.best_by_design[result.best_by_design["design"] == "cluster"].iloc[0]
+    assert row["gain"] <= 0  # the issue: never beats the census
+    words = text.recommendation(result, clusters=11)
+    assert "A cluster sample gains nothing: clusters of about 182 records erase the " in words
+    assert text.mean_cluster_size(2000, 11) == pytest.approx(181.818, rel=1e-4)
+    with pytest.raises(ValueError, match="k"):
+        text.mean_cluster_size(2000, 0)
+
+
+def test_status_lines_give_cores_reasons():
+    pop = make_builtin("lognormal", seed=0, size=500)
+    lines = {s.name: text.status_line(s) for s in planner.design_statuses(pop)}
+    assert "not planned" in lines["neyman"] and "Bun et al. §7" in lines["neyman"]
+    assert "earlier census" in lines["neyman"]
+    assert (
+        "not available here. The population has no stratum labels"
+        in lines["stratified_proportional"]
+    )
+    assert "not available here" in lines["cluster"]
+    assert "ε_target / 2" in lines["poisson"] and "group privacy" in lines["poisson"]
+    assert lines["srs"].endswith("(Balle, Barthe & Gaboardi 2018).")
+    deletion = {
+        s.name: text.status_line(s) for s in planner.design_statuses(pop, "median", "deletion")
+    }
+    assert "ε_target / 2" not in deletion["poisson"]
+    assert "not available here" in deletion["srs"]
+
+
+def test_accuracy_answer_and_composition_verdict(gain):
+    found = text.accuracy_answer(1.5, 0.25, True, gain.best, 50.0)
+    assert "**0.25**" in found and "±1.5 or below" in found
+    assert "No plan reaches" in text.accuracy_answer(1.5, float("nan"), False, None, 50.0)
+    verdict = text.composition_verdict(2.0, 2.0, 1.4)
+    assert "ε_target = 2" in verdict and "gives 1.4" in verdict and "by 0.6" in verdict
+
+
+def test_snippet_names_the_parameters():
+    code = text.python_snippet(
+        LOGNORMAL,
+        statistic="mean",
+        eps_target=0.5,
+        delta_target=1e-5,
+        designs=("census", "srs"),
+        rates=None,
+        reps=100,
+        seed=4,
+        relation="deletion",
+        objective="rmse",
+    )
+    assert "statistic='mean'" in code and "rates=None" in code and "seed=4" in code
+    compile(code, "snippet", "exec")
