@@ -105,6 +105,15 @@ def cluster_sizes(pop: Population) -> np.ndarray | None:
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
+def smallest_stratum(content_hash: str, _pop: Population) -> int | None:
+    """Records in the smallest stratum (min N_j), or None without strata."""
+    if _pop.strata is None:
+        return None
+    _, counts = np.unique(_pop.strata, return_counts=True)
+    return int(counts.min())
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
 def cluster_count(content_hash: str, _pop: Population) -> int | None:
     """The number of clusters k, or None without clusters."""
     sizes = cluster_sizes(_pop)

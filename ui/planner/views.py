@@ -118,6 +118,9 @@ def compare_view(ctx: PlannerInputs) -> None:
     recommendation = text.recommendation(result, clusters=k)
     st.success(recommendation, icon=":material/recommend:")
     design_list(ctx)
+    for design in ctx.designs:
+        if design != "census" and not (result.table["design"] == design).any():
+            st.info(text.no_rows_note(design, cache.smallest_stratum(pop.content_hash, pop)))
     st.markdown("**Best rate of each design, ranked**")
     ranked = figs.ranked_table(result)
     st.dataframe(

@@ -1,0 +1,217 @@
+"""AppTest for the Release planner page: every tab runs, controls change the numbers, the
+recommendation and the table are core.planner's, designs the population lacks are listed with
+their reason, bad input is explained on the page, and the snippet prints the page's numbers."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from core import gains, planner
+from core.population import Population
+from core.populations import make_builtin
+from tests.pages.harness import ROOT, TIMEOUT, charts, open_page, printed_numbers, snippet
+from ui.format import significant
+from ui.page_defaults import delta_target_default
+from ui.planner import text
+
+PAGE = "app_pages/planner.py"
+LOGNORMAL = make_builtin("lognormal", seed=0)
+#: Designs the page plans on the lognormal population (no strata, no clusters).
+LOGNORMAL_DESIGNS = ("census", "srs", "poisson")
+
+
+def _upload(pop: Population, query: dict[str, str] | None = None) -> AppTest:
+    """The page with ``pop`` uploaded into the session (the URL cannot carry it)."""
+    script = (
+        "import sys\n"
+        f"sys.path.insert(0, {str(ROOT)!r})\n"
+        "from ui.router import run_app\n"
+        f"run_app(default_page={PAGE!r})\n"
+    )
+    at = AppTest.from_string(script, default_timeout=TIMEOUT)
+    at.session_state["uploaded_population"] = pop
+    at.query_params.update({"population": "Uploaded", **(query or {})})
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _strata_and_clusters(size: int = 3000) -> Population:
+    """A small upload with three equal strata and thirty equal clusters."""
+    rng = np.random.default_rng(5)
+    return Population(
+        name="register.csv",
+        values=np.sort(np.clip(rng.lognormal(3.0, 0.6, size), 0.0, 500.0)),
+        lower=0.0,
+        upper=500.0,
+        strata=np.repeat(np.arange(3), size // 3),
+        clusters=np.tile(np.arange(30), size // 30),
+    )
+
+
+def _ranked(at: AppTest):
+    return at.dataframe[0].value
+
+
+def _page_plan(**changes) -> planner.PlanResult:
+    """core.planner.plan with the page's defaults on the lognormal population."""
+    args = dict(
+        statistic="median",
+        eps_target=1.0,
+        delta_target=delta_target_default(LOGNORMAL.size),
+        designs=LOGNORMAL_DESIGNS,
+        rates=None,
+        reps=200,
+        seed=0,
+        relation="replacement",
+        objective="error_95",
+    )
+    args.update(changes)
+    return planner.plan(LOGNORMAL, **args)
+
+
+@pytest.mark.parametrize("tab", text.TABS)
+def test_every_tab_runs_without_errors(tab):
+    at = open_page(PAGE, {"plan_view": tab})
+    assert charts(at), f"{tab} drew no chart"
+    assert not at.error and not at.warning, [m.value for m in [*at.error, *at.warning]]
+
+
+def test_recommendation_and_table_are_cores_best_rows():
+    at = open_page(PAGE)
+    result = _page_plan()
+    best = result.best
+    words = at.success[0].value
+    assert words == text.recommendation(result)
+    assert f"±{significant(best['error_95'], 3)}" in words
+    ranked = _ranked(at)
+    assert list(ranked["design"]) == list(result.best_by_design["design_label"])
+    np.testing.assert_array_equal(ranked["95 % bound"], result.best_by_design["error_95"])
+    np.testing.assert_array_equal(ranked["best rate"], result.best_by_design["rate"])
+
+
+def test_eps_target_changes_the_table():
+    first = _ranked(open_page(PAGE))
+    other = _ranked(open_page(PAGE, {"plan_eps": "0.3"}))
+    census = lambda t: t[t["design"] == planner.DESIGN_LABELS["census"]]  # noqa: E731
+    assert not np.allclose(census(first)["95 % bound"], census(other)["95 % bound"])
+    assert other["95 % bound"].min() > first["95 % bound"].min()
+
+
+def test_mean_rows_are_hu_et_al_eqs_6_and_7_exactly():
+    at = open_page(PAGE, {"plan_stat": "mean", "plan_obj": "rmse"})
+    ranked = _ranked(at)
+    N, L, U = LOGNORMAL.size, LOGNORMAL.lower, LOGNORMAL.upper
+    census = ranked[ranked["design"] == planner.DESIGN_LABELS["census"]].iloc[0]
+    assert census["RMSE"] == pytest.approx(
+        math.sqrt(gains.mean_variance_population(1.0, N, L, U)), rel=1e-12
+    )
+    srs = ranked[ranked["design"] == planner.DESIGN_LABELS["srs"]].iloc[0]
+    s2 = float(LOGNORMAL.values.var(ddof=1))
+    v_n = gains.mean_variance_sample(1.0, srs["n"], N, s2, L, U)
+    assert srs["RMSE"] == pytest.approx(math.sqrt(v_n), rel=1e-12)
+    assert "population mean" in at.success[0].value
+
+
+def test_designs_the_population_lacks_are_listed_with_their_reason():
+    at = open_page(PAGE)
+    notes = " ".join(m.value for m in at.markdown)
+    label = planner.DESIGN_LABELS["stratified_proportional"]
+    assert f"**{label}**: not available here. The population has no stratum labels" in notes
+    assert f"**{planner.DESIGN_LABELS['cluster']}**: not available here." in notes
+    assert "Bun et al. §7" in notes and "earlier census" in notes  # Neyman and what it needs
+    assert "ε_target / 2" in notes  # group privacy for the add/remove theorems
+    assert label not in set(_ranked(at)["design"])
+
+
+def test_population_with_strata_and_clusters_plans_them():
+    pop = make_builtin("establishments", seed=0, size=3000)
+    at = _upload(pop, {"plan_reps": "50"})
+    # One stratum holds a single record: only rate 1 satisfies rate·N_j ≥ 1 (Thm 7.2).
+    label = planner.DESIGN_LABELS["stratified_proportional"]
+    assert label not in set(_ranked(at)["design"])
+    assert any("smallest stratum has a single record" in i.value for i in at.info)
+    at = _upload(_strata_and_clusters(), {"plan_reps": "50"})
+    planned = set(_ranked(at)["design"])
+    assert planner.DESIGN_LABELS["stratified_proportional"] in planned
+    assert planner.DESIGN_LABELS["cluster"] in planned
+    several = _upload(
+        pop,
+        {"plan_reps": "50", "plan_view": text.SEVERAL_TAB, "plan_ms_design": "Cluster sample"},
+    )
+    assert not several.error and not several.warning
+    assert several.selectbox(key="plan_ms_design").value == "cluster"
+
+
+def test_several_statistics_show_correct_and_naive_targets():
+    label = planner.DESIGN_LABELS["srs"]  # the URL holds the shown label
+    at = open_page(PAGE, {"plan_view": text.SEVERAL_TAB, "plan_ms_design": label})
+    assert at.selectbox(key="plan_ms_design").value == "srs"
+    split = planner.budget_split("srs", 1.0, (0.5, 0.5), relation="replacement", rate=0.1)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["ε_target, composed then amplified (right)"] == f"{1.0:.4g}"
+    assert metrics["ε_target, amplified then added (wrong)"] == f"{split.eps_target_naive:.4g}"
+    assert split.eps_target_naive < 1.0
+    table = at.dataframe[0].value
+    assert list(table["statistic"]) == ["median", "mean"]
+    np.testing.assert_allclose(table["ε_sample"], split.eps_samples)
+    mean = planner.plan(
+        LOGNORMAL,
+        statistic="mean",
+        eps_target=1.0,
+        delta_target=delta_target_default(LOGNORMAL.size),
+        designs=("srs",),
+        rates=(0.1,),
+        reps=200,
+        budget_share=0.5,
+    )
+    assert table["RMSE"].iloc[1] == mean.best["rmse"]
+
+
+def test_accuracy_first_answer_is_cores_search():
+    at = open_page(PAGE, {"plan_view": text.ACCURACY_TAB, "plan_target_err": "3"})
+    found = planner.smallest_eps_target(
+        LOGNORMAL,
+        statistic="median",
+        target_error_95=3.0,
+        delta_target=delta_target_default(LOGNORMAL.size),
+        designs=LOGNORMAL_DESIGNS,
+        reps=200,
+    )
+    assert found.feasible
+    assert f"**{significant(found.eps_target, 3)}**" in at.success[0].value
+    unreachable = open_page(PAGE, {"plan_view": text.ACCURACY_TAB, "plan_target_err": "1e-9"})
+    assert "No plan reaches" in unreachable.info[0].value
+
+
+def test_delta_target_follows_the_population_until_typed():
+    at = open_page(PAGE)
+    assert at.number_input(key="plan_delta").value == delta_target_default(LOGNORMAL.size)
+    typed = open_page(PAGE, {"plan_delta": "1e-07"})
+    assert typed.number_input(key="plan_delta").value == pytest.approx(1e-7)
+
+
+def test_bad_inputs_are_explained_not_raised():
+    at = open_page(PAGE, {"plan_rates": "abc, 2, 0.1"})
+    warning = " ".join(w.value for w in at.warning)
+    assert "“abc” is not a number" in warning and "2 is outside" in warning
+    assert (_ranked(at)["best rate"].isin([0.1, 1.0]) | (_ranked(at)["best rate"] < 1)).all()
+    at.multiselect(key="plan_designs").set_value([]).run()
+    assert not at.exception
+    assert any("No design is chosen" in w.value for w in at.warning)
+    tiny = Population(name="tiny.csv", values=np.arange(10.0), lower=0.0, upper=10.0)
+    small = _upload(tiny)
+    assert any("needs at least 20" in w.value for w in small.warning)
+    assert not small.dataframe
+
+
+def test_snippet_prints_the_pages_numbers():
+    at = open_page(PAGE, {"plan_reps": "50"})
+    printed = printed_numbers(snippet(at, "planner.plan"))
+    result = _page_plan(reps=50)
+    assert printed["best error_95"] == pytest.approx(float(result.best["error_95"]), rel=1e-9)
+    assert printed["best rate"] == pytest.approx(float(result.best["rate"]), rel=1e-9)
