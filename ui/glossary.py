@@ -158,6 +158,24 @@ GLOSSARY: tuple[Term, ...] = (
         "Average squared distance between the released value and the true population "
         "value, over the repetitions; lower is more accurate.",
     ),
+    Term(
+        "RMSE",
+        "root mean squared error",
+        "The square root of the MSE: a typical distance between the released value and the "
+        "population value, in the value's own units.",
+    ),
+    Term(
+        "b₉₅",
+        "95 % error bound",
+        "The half-width ±b₉₅ that 95 % of releases stay within around the population "
+        "value; the accuracy figure a release note states.",
+    ),
+    Term(
+        "sampling part, noise part",
+        "parts of the error",
+        "The MSE of a private sample statistic splits into the error of the sample "
+        "statistic itself (sampling part) and the error the privacy noise adds (noise part).",
+    ),
 )
 
 

@@ -106,7 +106,7 @@ def cluster_sizes(pop: Population) -> np.ndarray | None:
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def smallest_stratum(content_hash: str, _pop: Population) -> int | None:
-    """Records in the smallest stratum (min N_j), or None without strata."""
+    """Records in the smallest stratum (min N_i), or None without strata."""
     if _pop.strata is None:
         return None
     _, counts = np.unique(_pop.strata, return_counts=True)

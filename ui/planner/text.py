@@ -236,14 +236,14 @@ def no_rows_note(design: str, smallest_stratum: int | None) -> str:
     label = design_label(design)
     if design == "stratified_proportional" and smallest_stratum:
         need = (
-            f"the smallest stratum has N_j = {smallest_stratum:,} records, so only rates from "
+            f"the smallest stratum has N_i = {smallest_stratum:,} records, so only rates from "
             f"{significant(1 / smallest_stratum, 3)} qualify. Add such a rate under *Rates*."
             if smallest_stratum > 1
             else "the smallest stratum has a single record, so no rate below 1 qualifies."
         )
         return (
             f"**{label}** is left out at these rates: Theorems 4.3/7.2 need at least one "
-            f"expected record from every stratum (rate·N_j ≥ 1), and {need}"
+            f"expected record from every stratum (rate·N_i ≥ 1), and {need}"
         )
     return f"**{label}** gives no usable sample at these rates; try other rates under *Rates*."
 
