@@ -668,7 +668,9 @@ def _simulate(
         keys = _draw_keys(frame, design, rows, key_rng)
         for p in points:
             mask = keys.mask(frame, p.size)
-            samples = [frame.values[mask[i]] for i in range(rows)]
+            row_of, col = np.nonzero(mask)
+            counts = np.bincount(row_of, minlength=rows)
+            samples = np.split(frame.values[col], np.cumsum(counts)[:-1])
             for j, name in enumerate(mechanisms):
                 noise_rng = np.random.default_rng([*_design_seed(seed, design), j, c, 17])
                 mechanism = _make_mechanism(name, frame, p.rate)
@@ -732,11 +734,10 @@ def _conditional_quantile(err: FloatArray, scale: FloatArray, level: float) -> t
     x = float(brentq(lambda v: float(_laplace_abs_cdf(v, err, scale).mean()) - level, 0.0, top))
     T = err.size
     probs = _laplace_abs_cdf(x, err, scale)
-    h = max(1e-9 * max(x, 1e-300), 1e-12 * top)
-    density = float(
-        (_laplace_abs_cdf(x + h, err, scale) - _laplace_abs_cdf(x - h, err, scale)).mean()
-    )
-    density /= 2 * h
+    h = 1e-3 * x if x > 0 else 1e-9 * top
+    upper = _laplace_abs_cdf(x + h, err, scale).mean()
+    lower = _laplace_abs_cdf(max(x - h, 0.0), err, scale).mean()
+    density = float(upper - lower) / (x + h - max(x - h, 0.0))
     se = float(probs.std(ddof=1)) / math.sqrt(T) / density if T > 1 and density > 0 else 0.0
     return x, se
 
