@@ -229,7 +229,7 @@ def test_release_follows_the_exact_distribution(
     assert out.noise_variance is None
 
 
-def test_release_per_row_budget_and_row_independence() -> None:
+def test_release_uses_each_rows_own_budget() -> None:
     # Row r's draw uses eps[r]: rows with a huge budget sit at the median, tiny ones spread.
     rng = np.random.default_rng(3)
     batch = np.sort(rng.uniform(LOWER, UPPER, size=(400, 21)), axis=1)
