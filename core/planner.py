@@ -668,9 +668,7 @@ def _simulate(
         keys = _draw_keys(frame, design, rows, key_rng)
         for p in points:
             mask = keys.mask(frame, p.size)
-            row_of, col = np.nonzero(mask)
-            counts = np.bincount(row_of, minlength=rows)
-            samples = np.split(frame.values[col], np.cumsum(counts)[:-1])
+            samples = [frame.values[mask[i]] for i in range(rows)]
             for j, name in enumerate(mechanisms):
                 noise_rng = np.random.default_rng([*_design_seed(seed, design), j, c, 17])
                 mechanism = _make_mechanism(name, frame, p.rate)
