@@ -245,7 +245,9 @@ def test_sample_masks_follow_each_design():
 
 def _best(result: pl.PlanResult, design: str, mechanism: str) -> float:
     rows = result.best_by_design
-    return float(rows[(rows["design"] == design) & (rows["mechanism"] == mechanism)]["rmse"].iloc[0])
+    return float(
+        rows[(rows["design"] == design) & (rows["mechanism"] == mechanism)]["rmse"].iloc[0]
+    )
 
 
 def test_lognormal_srs_median_gains_at_small_eps_and_not_at_3(lognormal):
