@@ -4,8 +4,8 @@ A *mechanism* takes a batch of samples -- a 2-d array, one sample per row, each 
 sorted ascending, every value inside the public bounds ``[lower, upper]`` -- and releases
 one privatised statistic per row under the budget ``(eps_sample, delta_sample)`` spent on
 that sample.  The simulations of :mod:`core.gains` and :mod:`core.illustrations` accept any
-:class:`Mechanism`, so a new mechanism (an exponential-mechanism median, say) is one new
-subclass here and touches nothing else.
+additive :class:`Mechanism`; the release planner accepts any :class:`Mechanism`, so a new
+mechanism is one new subclass here and touches nothing else.
 
 Invariants every subclass keeps
 -------------------------------
@@ -20,21 +20,34 @@ Invariants every subclass keeps
   returns ``None`` from :meth:`Mechanism.noise_variance`.
 * ``eps_sample`` may be one number for every row or one per row; ``delta_sample`` is a
   single number in (0, 1) and is ignored by pure-DP mechanisms.
+* :attr:`Mechanism.pure` says the guarantee is pure ``eps_sample``-DP (no δ);
+  :attr:`Mechanism.relations` names the neighbour relations under which the stated
+  guarantee holds: ``"replacement"`` (one record changed, the sample size fixed) and/or
+  ``"deletion"`` (one record added or removed).  The amplification theorems for designs
+  with a random sample size (Poisson, stratified with randomised rounding, cluster; Bun et
+  al. Sections 2, 4 and 5) need a mechanism that holds for ``"deletion"``.
 
-The three implementations come from Hu, Drechsler & Kim, "Accuracy gains from privacy
-amplification through sampling", Section 2.2 (Laplace mechanism with global sensitivity,
-Definition 6; smooth sensitivity of the median, equation 4, with the ``(eps, delta)``
-calibration ``Laplace(2 S / eps)`` of Nissim, Raskhodnikova & Smith):
+The first three implementations come from Hu, Drechsler & Kim, "Accuracy gains from
+privacy amplification through sampling", Section 2.2 (Laplace mechanism with global
+sensitivity, Definition 6; smooth sensitivity of the median, equation 4, with the
+``(eps, delta)`` calibration ``Laplace(2 S / eps)`` of Nissim, Raskhodnikova & Smith).
+:class:`ExponentialMedian` is the exponential mechanism (McSherry & Talwar 2007) for the
+median in the form of Smith (2011); :class:`HorvitzThompsonMean` is a noisy centred sum
+divided by the expected sample size, for designs whose sample size is random:
 
-=================================  ==============================  ======================
-class                               sensitivity ``S`` per row        Laplace scale ``b``
-=================================  ==============================  ======================
-:class:`SmoothLaplaceMedian`        smooth sensitivity (eq. 4)       ``2 S / eps``
-:class:`GlobalLaplaceMedian`        ``R = upper - lower``            ``S / eps``
-:class:`LaplaceMean`                ``R / n``                        ``S / eps``
-=================================  ==============================  ======================
+============================  =====================  =========================  ====  ========
+class                         sensitivity ``S``      release                    pure  relations
+============================  =====================  =========================  ====  ========
+:class:`SmoothLaplaceMedian`  smooth (eq. 4)         median + Lap(``2 S/eps``)  no    rep
+:class:`GlobalLaplaceMedian`  ``R = upper - lower``  median + Lap(``S/eps``)    yes   rep, del
+:class:`LaplaceMean`          ``R / n``              mean + Lap(``S/eps``)      yes   rep
+:class:`ExponentialMedian`    score: ``1``           interval ``i`` drawn with  yes   rep, del
+                                                     ``w_i e^(-eps|i-n/2|/2)``
+:class:`HorvitzThompsonMean`  ``(R/2) / (rate N)``   HT mean + Lap(``S/eps``)   yes   del
+============================  =====================  =========================  ====  ========
 
-Laplace(0, b) noise has variance ``2 b^2``.  The structure (an abstract base class whose
+``rep``: replacement, ``del``: deletion; ``R = upper - lower``.  Laplace(0, b) noise has
+variance ``2 b^2``.  The structure (an abstract base class whose
 subclasses override a few methods, invariants stated in the module docstring) follows
 google's ``dp_accounting`` package (``pld/privacy_loss_mechanism.py``, ``dp_event.py``).
 """
@@ -49,15 +62,29 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from core import sensitivity as sens
-from core._validation import check_bounds, check_delta_open
+from core._validation import (
+    as_float_array,
+    check_bounds,
+    check_delta_open,
+    check_eps,
+    check_interval,
+    check_whole,
+    finite_scalar,
+    require,
+    values_in_bounds,
+)
 
 __all__ = [
     "MECHANISMS",
+    "ExponentialMedian",
     "GlobalLaplaceMedian",
+    "HorvitzThompsonMean",
     "LaplaceMean",
     "Mechanism",
     "Release",
     "SmoothLaplaceMedian",
+    "exponential_median_distribution",
+    "exponential_median_error",
     "mechanism_by_name",
 ]
 
@@ -147,6 +174,12 @@ class Mechanism(ABC):
         it has no closed form.
     uses_delta : bool
         Whether ``delta_sample`` enters the calibration.
+    pure : bool
+        The guarantee is pure ``eps_sample``-DP (``delta_sample`` is not spent).
+    relations : frozenset of str
+        The neighbour relations, a subset of ``{"replacement", "deletion"}``, for which the
+        stated guarantee holds: ``"replacement"`` -- one record changed, the sample size
+        fixed; ``"deletion"`` -- one record added or removed.  The base class claims none.
     """
 
     name: ClassVar[str] = ""
@@ -154,6 +187,8 @@ class Mechanism(ABC):
     additive: ClassVar[bool] = True
     unit_noise_variance: ClassVar[float | None] = _LAPLACE_UNIT_VARIANCE
     uses_delta: ClassVar[bool] = False
+    pure: ClassVar[bool] = False
+    relations: ClassVar[frozenset[str]] = frozenset()
 
     @abstractmethod
     def statistic(self, samples: FloatArray) -> FloatArray:
@@ -261,11 +296,19 @@ class SmoothLaplaceMedian(_Median):
     ``(eps_sample, delta_sample)``-DP; ``S`` is computed at ``beta = eps / (2 ln(2 / delta))``
     by :func:`core.sensitivity.smooth_sensitivity_median_batch`.  The conditional noise
     variance is ``2 (2 S / eps)^2 = 8 S^2 / eps^2``.
+
+    Not pure (it spends ``delta_sample``).  Relations: ``{"replacement"}`` only.  The
+    smoothness property ``S(x) <= e^beta S(x')`` and the bound ``S(x) >= LS(x)`` are proved
+    for samples of one fixed size ``n`` with one record changed (Nissim, Raskhodnikova &
+    Smith 2007; Hu et al. eq. 4 sums over ``k`` changed records); adding or removing a record
+    also moves the median's rank, which that argument does not cover.
     """
 
     name = "smooth_median"
     label = "median, Laplace noise scaled to the smooth sensitivity"
     uses_delta = True
+    pure = False
+    relations = frozenset({"replacement"})
 
     def sensitivity(
         self,
@@ -289,10 +332,17 @@ class GlobalLaplaceMedian(_Median):
 
     Hu et al. Section 2.2 (Figure 2, left); pure ``eps_sample``-DP.  Conditional noise
     variance ``2 R^2 / eps^2``, the same for every sample.
+
+    Relations: both.  The lower median of any non-empty sample of values in
+    ``[lower, upper]`` lies in ``[lower, upper]``, so it moves by at most ``R = upper -
+    lower`` whatever happens to one record -- changed, added or removed (as long as the
+    sample stays non-empty) -- and ``Laplace(R / eps)`` noise then gives ``eps``-DP.
     """
 
     name = "global_median"
     label = "median, Laplace noise scaled to the global sensitivity"
+    pure = True
+    relations = frozenset({"replacement", "deletion"})
 
     def sensitivity(
         self,
@@ -315,10 +365,18 @@ class LaplaceMean(Mechanism):
 
     Pure ``eps_sample``-DP for samples of a fixed size ``n``; conditional noise variance
     ``2 (R / (n eps))^2``.
+
+    Relations: ``{"replacement"}`` only.  ``R / n`` bounds the move of the mean when one of
+    ``n`` records is changed.  When a record is added or removed the noise scale itself
+    changes (``R / (n eps)`` against ``R / ((n + 1) eps)``), and the ratio of two Laplace
+    densities with different scales grows without bound in the tails: no ``eps`` holds.
+    For a random sample size use :class:`HorvitzThompsonMean`.
     """
 
     name = "laplace_mean"
     label = "mean, Laplace noise scaled to the global sensitivity"
+    pure = True
+    relations = frozenset({"replacement"})
 
     def statistic(self, samples: FloatArray) -> FloatArray:
         """Arithmetic mean of each row."""
@@ -341,23 +399,461 @@ class LaplaceMean(Mechanism):
         return sensitivity / eps_sample
 
 
-#: The implemented mechanisms by :attr:`Mechanism.name`.
-MECHANISMS: dict[str, type[Mechanism]] = {
-    cls.name: cls for cls in (SmoothLaplaceMedian, GlobalLaplaceMedian, LaplaceMean)
-}
+# ---------------------------------------------------------------------------------------
+# The exponential mechanism for the median (pure eps, both neighbour relations)
+# ---------------------------------------------------------------------------------------
 
 
-def mechanism_by_name(name: str) -> Mechanism:
-    """A fresh mechanism from its :attr:`Mechanism.name` (e.g. ``"smooth_median"``).
+def _exponential_log_weights(edges: FloatArray, eps_sample: FloatArray) -> FloatArray:
+    """Unnormalised log-probabilities of the ``n + 1`` intervals of each row.
+
+    ``edges`` has shape ``(reps, n + 2)`` (``lower``, the sorted sample, ``upper``) and
+    ``eps_sample`` shape ``(reps,)``.  Entry ``i`` is ``log(z_{i+1} - z_i) - eps |i - n/2| / 2``
+    shifted so that the best interval of positive width has penalty 0; zero-width intervals
+    get ``-inf``.  The shift keeps at least one finite entry per row even when
+    ``eps |i - n/2|`` overflows.
+    """
+    n = edges.shape[1] - 2
+    width = np.diff(edges, axis=1)
+    distance = np.abs(np.arange(n + 1, dtype=np.float64) - n / 2.0)
+    positive = width > 0
+    nearest = np.where(positive, distance, np.inf).min(axis=1)
+    with np.errstate(divide="ignore", over="ignore"):
+        log_width = np.where(positive, np.log(np.where(positive, width, 1.0)), -np.inf)
+        penalty = (eps_sample[:, np.newaxis] / 2.0) * (distance - nearest[:, np.newaxis])
+    return np.asarray(log_width - penalty, dtype=np.float64)
+
+
+def _edges(batch: FloatArray, lower: float, upper: float) -> FloatArray:
+    """``[lower, x_1, ..., x_n, upper]`` for each sorted row, shape ``(reps, n + 2)``."""
+    reps = batch.shape[0]
+    return np.concatenate([np.full((reps, 1), lower), batch, np.full((reps, 1), upper)], axis=1)
+
+
+def exponential_median_distribution(
+    sorted_values: ArrayLike, eps_sample: float, lower: float, upper: float
+) -> tuple[FloatArray, FloatArray]:
+    """Exact output distribution of :class:`ExponentialMedian` on one sample.
+
+    The release is piecewise uniform: with ``z_0 = lower``, ``z_i = x_(i)`` (the sorted
+    sample) and ``z_{n+1} = upper``, it falls in interval ``i = [z_i, z_{i+1}]`` with
+    probability ``p_i`` proportional to ``(z_{i+1} - z_i) exp(-eps_sample |i - n/2| / 2)``
+    and is uniform inside it (Smith 2011; McSherry & Talwar 2007).
+
+    Parameters
+    ----------
+    sorted_values : array_like, shape (n,)
+        The sample, ``n >= 1``, inside ``[lower, upper]`` (sorted here if it is not).
+    eps_sample : float
+        Budget spent on the sample, finite and > 0.
+    lower, upper : float
+        Public bounds, ``lower < upper``.
+
+    Returns
+    -------
+    edges : ndarray, shape (n + 2,)
+        ``z_0, ..., z_{n+1}``.
+    probabilities : ndarray, shape (n + 1,)
+        ``p_0, ..., p_n`` (zero for zero-width intervals), summing to 1.
 
     Raises
     ------
     ValueError
-        For an unknown name; the message lists the known ones.
+        For empty or non-finite values, values outside the bounds, bad bounds or budget.
     """
-    try:
-        return MECHANISMS[name]()
-    except (KeyError, TypeError):
-        raise ValueError(
-            f"unknown mechanism {name!r}; choose one of {sorted(MECHANISMS)}"
-        ) from None
+    lo, hi = check_bounds(lower, upper)
+    values = values_in_bounds(sorted_values, lo, hi)
+    eps = float(check_eps("eps_sample", finite_scalar("eps_sample", eps_sample)))
+    edges = _edges(values[np.newaxis, :], lo, hi)
+    log_w = _exponential_log_weights(edges, np.array([eps]))[0]
+    top = log_w.max()
+    weights = np.exp(log_w - top)
+    return edges[0], weights / weights.sum()
+
+
+def exponential_median_error(
+    sorted_values: ArrayLike,
+    eps_sample: float,
+    lower: float,
+    upper: float,
+    centre: float,
+    level: float = 0.95,
+) -> tuple[float, float]:
+    """Exact mean squared error and ``level``-quantile of the error of the exponential median.
+
+    For one fixed sample (the census, say) the release ``Y`` of :class:`ExponentialMedian`
+    has the piecewise-uniform law of :func:`exponential_median_distribution`, so
+
+    * ``E[(Y - c)^2] = sum_i p_i ((m_i - c)^2 + w_i^2 / 12)`` with ``m_i`` and ``w_i`` the
+      midpoint and width of interval ``i``;
+    * ``F(t) = P(|Y - c| <= t) = G(c + t) - G(c - t)``, with ``G`` the piecewise-linear CDF
+      of ``Y``, is linear in ``t`` between the distances ``|z_j - c|``; the quantile is the
+      smallest ``t`` with ``F(t) >= level``, found on those breakpoints and interpolated.
+
+    No Monte Carlo; ``O(n log n)`` (one sort of the breakpoints), fine for ``n = 10^6``.
+
+    Parameters
+    ----------
+    sorted_values : array_like, shape (n,)
+        The sample, ``n >= 1``, inside ``[lower, upper]`` (sorted here if it is not).
+    eps_sample : float
+        Budget spent on the sample, finite and > 0.
+    lower, upper : float
+        Public bounds, ``lower < upper``.
+    centre : float
+        The value the error is measured from (e.g. the population median).
+    level : float, default 0.95
+        In (0, 1).
+
+    Returns
+    -------
+    mse : float
+        ``E[(Y - centre)^2]``.
+    quantile : float
+        The ``level``-quantile of ``|Y - centre|``.
+
+    Raises
+    ------
+    ValueError
+        For bad values, bounds, budget, a non-finite ``centre`` or ``level`` outside (0, 1).
+    """
+    c = finite_scalar("centre", centre)
+    q = float(check_interval("level", level, 0.0, 1.0, low_open=True, high_open=True))
+    edges, p = exponential_median_distribution(sorted_values, eps_sample, lower, upper)
+    left, right = edges[:-1], edges[1:]
+    width = right - left
+    mid = left + width / 2.0
+    mse = float(np.sum(p * ((mid - c) ** 2 + width**2 / 12.0)))
+
+    cdf = np.concatenate([[0.0], np.cumsum(p)])
+    cdf /= cdf[-1]
+    # np.interp needs increasing abscissae: keep the last CDF value at each repeated edge
+    # (the CDF is flat across zero-width intervals, so any copy gives the same value).
+    knots, last = np.unique(edges[::-1], return_index=True)
+    knot_cdf = cdf[::-1][last]
+    t = np.unique(np.concatenate([[0.0], np.abs(knots - c)]))
+    f = np.interp(c + t, knots, knot_cdf) - np.interp(c - t, knots, knot_cdf)
+    f = np.maximum.accumulate(np.clip(f, 0.0, 1.0))
+    k = int(np.searchsorted(f, q, side="left"))
+    if k >= f.size:  # rounding left F(max distance) a hair below 1
+        return mse, float(t[-1])
+    if k == 0:
+        return mse, 0.0
+    share = (q - f[k - 1]) / (f[k] - f[k - 1])
+    return mse, float(t[k - 1] + share * (t[k] - t[k - 1]))
+
+
+class ExponentialMedian(_Median):
+    """The exponential mechanism for the median (McSherry & Talwar 2007; Smith 2011).
+
+    With the sorted sample ``x_1 <= ... <= x_n`` padded by ``z_0 = lower`` and
+    ``z_{n+1} = upper``, interval ``i = [z_i, z_{i+1}]`` (``i = 0..n``) has ``i`` sample
+    values at or below its left end.  The release picks interval ``i`` with probability
+    proportional to ``(z_{i+1} - z_i) exp(-eps_sample |i - n/2| / 2)`` and then a point
+    uniformly inside it.  Equivalently the output density at ``y`` is proportional to
+    ``exp(eps_sample u(x, y) / 2)`` with the score ``u(x, y) = -|c_x(y) - n/2|``, where
+    ``c_x(y)`` counts the sample values ``<= y`` -- the exponential mechanism on
+    ``[lower, upper]`` with the uniform base measure.
+
+    Privacy: pure ``eps_sample``-DP under both relations.  The exponential mechanism with
+    weights ``exp(eps u / 2)`` is ``eps``-DP when, for every output ``y``, the score moves by
+    at most 1 between neighbours (the numerator moves by a factor ``e^(eps/2)`` at most, the
+    normalising integral too).  Fix ``y``:
+
+    * one record changed (``n`` fixed): removing the old value lowers ``c(y)`` by 0 or 1 and
+      inserting the new one raises it by 0 or 1, so ``c(y)`` moves by at most 1 and ``n/2``
+      not at all: ``|u|`` moves by at most 1;
+    * one record added (removal is the same pair read backwards): ``c(y)`` rises by 1 if the
+      new value is ``<= y`` and by 0 otherwise, while ``n/2`` rises by exactly ``1/2``; so
+      ``c(y) - n/2`` moves by ``+1/2`` or ``-1/2`` and ``|u|`` by at most ``1/2``.  (Adding
+      the two moves separately would give ``3/2``; they are not independent.)
+
+    So the score sensitivity is 1 in both cases (1/2 for deletion alone, where the mechanism
+    is in fact ``eps/2``-DP).  ``delta_sample`` is ignored.
+
+    The centre :meth:`statistic` is the lower median (as for the other medians); the
+    release is not unbiased for it and its conditional noise variance has no simple closed
+    form (:func:`exponential_median_error` gives exact errors for one sample).
+    """
+
+    name = "exponential"
+    label = "median, exponential mechanism"
+    additive = False
+    unit_noise_variance = None
+    pure = True
+    relations = frozenset({"replacement", "deletion"})
+
+    def sensitivity(
+        self,
+        samples: FloatArray,
+        eps_sample: float | FloatArray,
+        delta_sample: float,
+        lower: float,
+        upper: float,
+    ) -> FloatArray:
+        """Sensitivity 1 of the score ``-|c(y) - n/2|`` (a rank, not a value), every row."""
+        return np.ones(samples.shape[0], dtype=np.float64)
+
+    def noise_scale(self, sensitivity: FloatArray, eps_sample: float | FloatArray) -> FloatArray:
+        """The score scale ``2 S / eps``: the rank distance over which a weight falls by ``e``.
+
+        In ranks, not in the units of the data; the spread of the release in data units
+        depends on the gaps between the sample values.
+        """
+        return np.asarray(2.0 * sensitivity / eps_sample, dtype=np.float64)
+
+    def release(
+        self,
+        samples: ArrayLike,
+        eps_sample: float | ArrayLike,
+        delta_sample: float,
+        lower: float,
+        upper: float,
+        rng: np.random.Generator,
+    ) -> Release:
+        """Release one exponential-mechanism median per row (see the class docstring).
+
+        Vectorised over the batch: the interval of each row is drawn by the Gumbel-max trick
+        (``argmax_i (log w_i - eps |i - n/2| / 2 + G_i)`` with ``G_i`` i.i.d. standard
+        Gumbel; zero-width intervals have log-weight ``-inf``), then a uniform point inside
+        it.  ``O(n)`` per row; the log-weights keep ``eps = 1000`` and ``eps = 1e-12``
+        exact.  ``rng`` is advanced by ``reps (n + 1)`` Gumbel and ``reps`` uniform draws.
+        Parameters, return value and errors as :meth:`Mechanism.release`;
+        ``noise_variance`` is ``None`` and ``noise_scale`` is the score scale ``2 / eps``.
+        """
+        lo, hi = check_bounds(lower, upper)
+        batch = _check_batch(samples, lo, hi)
+        eps = _check_eps_rows(eps_sample, batch.shape[0])
+        check_delta_open("delta_sample", delta_sample)
+        if not isinstance(rng, np.random.Generator):
+            raise ValueError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
+        edges = _edges(batch, lo, hi)
+        log_w = _exponential_log_weights(edges, np.ascontiguousarray(eps))
+        chosen = np.argmax(log_w + rng.gumbel(size=log_w.shape), axis=1)
+        rows = np.arange(batch.shape[0])
+        left, right = edges[rows, chosen], edges[rows, chosen + 1]
+        released = np.clip(left + rng.random(batch.shape[0]) * (right - left), left, right)
+        s = self.sensitivity(batch, eps, 0.5, lo, hi)
+        return Release(released, self.statistic(batch), s, self.noise_scale(s, eps), None)
+
+
+# ---------------------------------------------------------------------------------------
+# Horvitz-Thompson mean for samples of random size (pure eps, add/remove neighbours)
+# ---------------------------------------------------------------------------------------
+
+
+class HorvitzThompsonMean(Mechanism):
+    """Noisy centred sum over the expected sample size: a private Horvitz-Thompson mean.
+
+    For designs whose sample size is random (Poisson sampling, proportional stratified
+    sampling with randomised rounding, cluster sampling; Bun et al. Sections 2, 4, 5), with
+    ``c = (lower + upper) / 2`` and ``R = upper - lower`` the release is::
+
+        c + (sum_i (x_i - c) + Laplace(0, (R / 2) / eps_sample)) / (rate N)
+
+    Without noise it is the Horvitz-Thompson estimator of the population mean when every
+    record is in the sample with probability ``rate``: ``E[sum_S (x_i - c)] = rate
+    sum_P (x_i - c)``, so it is unbiased for the population mean (the Laplace noise has mean
+    0).  Dividing by the *expected* size ``rate N`` rather than the realised size keeps the
+    noise scale free of the data.
+
+    Privacy: pure ``eps_sample``-DP for ``"deletion"`` neighbours.  Adding or removing one
+    record moves the centred sum by ``|x - c| <= R / 2`` and the noise is
+    ``Laplace((R / 2) / eps)``.  Relations: ``{"deletion"}`` only -- changing one record
+    moves the centred sum by up to ``R`` (from ``lower`` to ``upper``), so under replacement
+    the same noise gives only ``2 eps_sample`` (a change is a removal plus an addition).
+
+    Sensitivity (of the released statistic, in data units) ``S = (R / 2) / (rate N)``;
+    noise scale ``S / eps``; conditional noise variance ``2 (S / eps)^2``, the same for
+    every sample.
+
+    Samples of different sizes: :meth:`release` takes a batch of equal-length rows like
+    every mechanism; for one sample of any length (even empty) use :meth:`release_one` and
+    :meth:`statistic_one`, e.g. once per drawn Poisson sample.
+
+    Parameters
+    ----------
+    rate : float
+        Inclusion probability of each record, in (0, 1] (the expected ``n / N``).
+    population_size : int
+        ``N >= 1``.
+    lower, upper : float
+        Public bounds, ``lower < upper``; :meth:`release` must be called with the same ones.
+
+    Raises
+    ------
+    ValueError
+        For a rate outside (0, 1], a population size that is not a whole number >= 1, or
+        bounds with ``lower >= upper``.
+    """
+
+    name = "ht_mean"
+    label = "mean, noisy centred sum over the expected sample size"
+    pure = True
+    relations = frozenset({"deletion"})
+
+    def __init__(self, rate: float, population_size: int, lower: float, upper: float) -> None:
+        r = finite_scalar("rate", rate)
+        if not 0.0 < r <= 1.0:
+            raise ValueError(
+                f"rate must be in the interval (0, 1] (an inclusion probability); got {rate!r}"
+            )
+        self.rate: float = r
+        self.population_size: int = check_whole("population_size", population_size, 1, 2**53)
+        self.lower, self.upper = check_bounds(lower, upper)
+        self.centre: float = self.lower + (self.upper - self.lower) / 2.0
+        self.expected_size: float = self.rate * self.population_size
+        #: ``(R / 2) / (rate N)``, the sensitivity of the released statistic.
+        self.global_sensitivity: float = (self.upper - self.lower) / 2.0 / self.expected_size
+
+    def statistic(self, samples: FloatArray) -> FloatArray:
+        """``c + sum_i (x_i - c) / (rate N)`` for each row (the Horvitz-Thompson mean)."""
+        arr = np.asarray(samples, dtype=np.float64)
+        return np.asarray(
+            self.centre + (arr - self.centre).sum(axis=1) / self.expected_size, dtype=np.float64
+        )
+
+    def sensitivity(
+        self,
+        samples: FloatArray,
+        eps_sample: float | FloatArray,
+        delta_sample: float,
+        lower: float,
+        upper: float,
+    ) -> FloatArray:
+        """``(R / 2) / (rate N)`` for every row (the bounds are the constructor's)."""
+        return np.full(np.shape(samples)[0], self.global_sensitivity)
+
+    def noise_scale(self, sensitivity: FloatArray, eps_sample: float | FloatArray) -> FloatArray:
+        """``b = S / eps`` (Laplace mechanism on the centred sum, divided by ``rate N``)."""
+        return np.asarray(sensitivity / eps_sample, dtype=np.float64)
+
+    def _check_same_bounds(self, lower: float, upper: float) -> None:
+        lo, hi = check_bounds(lower, upper)
+        if (lo, hi) != (self.lower, self.upper):
+            raise ValueError(
+                f"this HorvitzThompsonMean was built for the bounds [{self.lower!r}, "
+                f"{self.upper!r}]; got lower={lo!r}, upper={hi!r}"
+            )
+
+    def release(
+        self,
+        samples: ArrayLike,
+        eps_sample: float | ArrayLike,
+        delta_sample: float,
+        lower: float,
+        upper: float,
+        rng: np.random.Generator,
+    ) -> Release:
+        """:meth:`Mechanism.release` for equal-length rows; the bounds must be the constructor's.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`Mechanism.release`, and when ``lower``, ``upper`` differ from the
+            bounds the mechanism was built with.
+        """
+        self._check_same_bounds(lower, upper)
+        return super().release(samples, eps_sample, delta_sample, lower, upper, rng)
+
+    def _check_one(self, sample: ArrayLike) -> FloatArray:
+        arr = as_float_array("sample", sample)
+        if arr.ndim != 1:
+            raise ValueError(f"sample must be one-dimensional; got shape {arr.shape}")
+        require("sample", arr, np.isfinite(arr), "finite (no NaN or infinity)")
+        if arr.size and (arr.min() < self.lower or arr.max() > self.upper):
+            raise ValueError(
+                f"sample must lie inside the public bounds [{self.lower!r}, {self.upper!r}]; "
+                f"found values in [{float(arr.min())!r}, {float(arr.max())!r}]"
+            )
+        return arr
+
+    def statistic_one(self, sample: ArrayLike) -> float:
+        """The Horvitz-Thompson mean ``c + sum_i (x_i - c) / (rate N)`` of one sample.
+
+        ``sample`` is 1-d, of any length (an empty sample gives ``c``), in any order,
+        inside the bounds (checked; ValueError otherwise).
+        """
+        arr = self._check_one(sample)
+        return float(self.centre + np.sum(arr - self.centre) / self.expected_size)
+
+    def release_one(self, sample: ArrayLike, eps_sample: float, rng: np.random.Generator) -> float:
+        """Release the private mean of one sample of any length (see the class docstring).
+
+        ``statistic_one(sample) + (S / eps_sample) Z`` with ``Z ~ Laplace(0, 1)``, one draw
+        of ``rng``.
+
+        Raises
+        ------
+        ValueError
+            For a sample that is not 1-d, finite and inside the bounds, a budget that is not
+            finite and > 0, or ``rng`` that is not a ``numpy.random.Generator``.
+        """
+        stat = self.statistic_one(sample)
+        eps = float(check_eps("eps_sample", finite_scalar("eps_sample", eps_sample)))
+        if not isinstance(rng, np.random.Generator):
+            raise ValueError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
+        return stat + self.global_sensitivity / eps * float(rng.laplace(0.0, 1.0))
+
+    def __repr__(self) -> str:
+        return (
+            f"HorvitzThompsonMean(rate={self.rate!r}, population_size={self.population_size!r}, "
+            f"lower={self.lower!r}, upper={self.upper!r})"
+        )
+
+    def _key(self) -> tuple[float, int, float, float]:
+        return (self.rate, self.population_size, self.lower, self.upper)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, HorvitzThompsonMean) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, *self._key()))
+
+
+#: The implemented mechanisms by :attr:`Mechanism.name`.
+MECHANISMS: dict[str, type[Mechanism]] = {
+    cls.name: cls
+    for cls in (
+        SmoothLaplaceMedian,
+        GlobalLaplaceMedian,
+        LaplaceMean,
+        ExponentialMedian,
+        HorvitzThompsonMean,
+    )
+}
+
+#: Constructor arguments of the mechanisms that need some (all others take none).
+_PARAMETERS: dict[str, tuple[str, ...]] = {
+    HorvitzThompsonMean.name: ("rate", "population_size", "lower", "upper"),
+}
+
+
+def mechanism_by_name(name: str, **parameters: object) -> Mechanism:
+    """A fresh mechanism from its :attr:`Mechanism.name` (e.g. ``"smooth_median"``).
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`MECHANISMS`.
+    **parameters
+        Constructor arguments, only for mechanisms that need them: ``"ht_mean"`` needs
+        ``rate``, ``population_size``, ``lower`` and ``upper``
+        (``mechanism_by_name("ht_mean", rate=0.1, population_size=1000, lower=0,
+        upper=10)``); the others take none.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name (the message lists the known ones), missing or unexpected
+        parameters (the message names the ones the mechanism takes), or parameters its
+        constructor refuses.
+    """
+    if not isinstance(name, str) or name not in MECHANISMS:
+        raise ValueError(f"unknown mechanism {name!r}; choose one of {sorted(MECHANISMS)}")
+    needed = _PARAMETERS.get(name, ())
+    if set(parameters) != set(needed):
+        wanted = ", ".join(needed) if needed else "no parameters"
+        got = ", ".join(sorted(parameters)) if parameters else "none"
+        raise ValueError(f"mechanism {name!r} takes {wanted}; got {got}")
+    return MECHANISMS[name](**parameters)

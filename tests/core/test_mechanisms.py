@@ -176,8 +176,8 @@ def test_mechanism_by_name_round_trip() -> None:
         got = mech.mechanism_by_name(cls.name)
         assert type(got) is cls and got == cls() and hash(got) == hash(cls())
         assert got.label and repr(got) == f"{cls.__name__}()"
-    with pytest.raises(ValueError, match="unknown mechanism 'exponential'"):
-        mech.mechanism_by_name("exponential")
+    with pytest.raises(ValueError, match="unknown mechanism 'exponentail'"):
+        mech.mechanism_by_name("exponentail")
 
 
 def test_base_class_is_abstract() -> None:
