@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import html
 import math
+import numbers
 import re
 import tomllib
 from collections.abc import Iterable
@@ -31,13 +32,10 @@ import pandas as pd
 import plotly.graph_objects as go
 from nbformat import v4
 
-from core.planner import DESIGN_LABELS, RELATIONS, STATISTICS, PlanResult
+from core.planner import DESIGN_LABELS, OBJECTIVES, RELATIONS, STATISTICS, PlanResult
 from ui.format import number, percent, significant
 
-__all__ = ["OBJECTIVES", "method_report", "plan_notebook"]
-
-#: Error measures the planner can rank plans by (``objective`` of :func:`core.planner.plan`).
-OBJECTIVES: tuple[str, ...] = ("error_95", "rmse")
+__all__ = ["DESIGN_EXPLANATIONS", "GROUP_PRIVACY_NOTE", "method_report", "plan_notebook"]
 
 #: The functions a population recipe may call (see :attr:`core.population.Population.recipe`).
 _RECIPE_FUNCTIONS = ("make_builtin", "load_population_csv")
@@ -177,11 +175,8 @@ def _check_choice(name: str, value: Any, allowed: Iterable[str]) -> str:
 def _check_float(
     name: str, value: Any, *, low: float, high: float, low_open: bool, high_open: bool
 ) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        try:
-            value = float(value)
-        except (TypeError, ValueError):
-            raise ValueError(f"{name} must be a number; got {value!r}") from None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a number; got {value!r}")
     x = float(value)
     too_low = x <= low if low_open else x < low
     too_high = x >= high if high_open else x > high
@@ -192,7 +187,10 @@ def _check_float(
 
 
 def _check_int(name: str, value: Any, *, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | float) or float(value) != int(value):
+    whole = isinstance(value, numbers.Integral) or (
+        isinstance(value, numbers.Real) and float(value).is_integer()
+    )
+    if isinstance(value, bool) or not whole:
         raise ValueError(f"{name} must be a whole number; got {value!r}")
     if int(value) < low:
         raise ValueError(f"{name} must be at least {low}; got {value!r}")
@@ -361,7 +359,7 @@ def plan_notebook(
     relation : str
         One of :data:`core.planner.RELATIONS`.
     objective : str
-        One of :data:`OBJECTIVES`.
+        One of :data:`core.planner.OBJECTIVES`.
 
     Returns
     -------

@@ -14,6 +14,7 @@ import re
 from html.parser import HTMLParser
 
 import nbformat
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import pytest
@@ -134,6 +135,23 @@ def test_notebook_for_add_remove_neighbours_leaves_out_the_group_privacy_note():
     assert "group privacy" not in markdown
 
 
+def test_notebook_accepts_numpy_numbers_and_lists():
+    arguments = {
+        **PARAMS,
+        "eps_target": np.float64(0.05),
+        "rates": [np.float64(0.1), 0.3],
+        "designs": ["srs", "census"],
+        "reps": np.int64(30),
+        "seed": np.int32(7),
+    }
+    code = plan_notebook(recipe=RECIPE, **arguments)
+    assert "np." not in code
+    nb = nbformat.reads(code, as_version=4)
+    call = next(cell.source for cell in nb.cells if "result = plan(" in cell.source)
+    for text in ("eps_target=0.05", "rates=(0.1, 0.3)", "designs=('srs', 'census')", "reps=30,"):
+        assert text in call
+
+
 def test_notebook_keeps_user_text_literal_in_markdown():
     recipe = f"load_population_csv('{PAYLOAD}.csv', value_column='`x`', lower=0.0, upper=1.0)"
     nb = nbformat.reads(plan_notebook(recipe=recipe, **PARAMS), as_version=4)
@@ -226,6 +244,8 @@ def test_notebook_executes_and_prints_the_plans_numbers(result):
         ({"delta_target": 1.0}, "delta_target"),
         ({"reps": 0}, "reps"),
         ({"reps": 2.5}, "reps"),
+        ({"reps": "30"}, "reps"),
+        ({"reps": float("nan")}, "reps"),
         ({"seed": -1}, "seed"),
     ],
 )
