@@ -11,7 +11,10 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import re
+import subprocess
+import sys
 from html.parser import HTMLParser
+from pathlib import Path
 
 import nbformat
 import numpy as np
@@ -150,6 +153,26 @@ def test_notebook_accepts_numpy_numbers_and_lists():
     call = next(cell.source for cell in nb.cells if "result = plan(" in cell.source)
     for text in ("eps_target=0.05", "rates=(0.1, 0.3)", "designs=('srs', 'census')", "reps=30,"):
         assert text in call
+
+
+def _setup_cell() -> str:
+    nb = nbformat.reads(plan_notebook(recipe=RECIPE, **PARAMS), as_version=4)
+    return next(cell.source for cell in nb.cells if "sys.path" in cell.source)
+
+
+def test_notebook_setup_finds_the_root_from_below_and_explains_elsewhere(tmp_path):
+    setup = _setup_cell() + "\nprint(root)\n"
+    below = subprocess.run(
+        [sys.executable, "-c", setup], cwd=ROOT / "tests", capture_output=True, text=True
+    )
+    assert below.returncode == 0, below.stderr
+    assert Path(below.stdout.strip()) == ROOT
+    elsewhere = subprocess.run(
+        [sys.executable, "-c", setup], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert elsewhere.returncode != 0
+    assert "FileNotFoundError: core/planner.py was not found" in elsewhere.stderr
+    assert "repository root" in elsewhere.stderr
 
 
 def test_notebook_keeps_user_text_literal_in_markdown():
