@@ -595,9 +595,15 @@ def _table(headings: Iterable[str], rows: Iterable[Iterable[str]]) -> str:
 def _designs_html(result: PlanResult) -> str:
     rows = []
     for status in result.statuses:
-        explanation = _text(DESIGN_EXPLANATIONS.get(status.name, ""))
+        # Neyman's reason from core already says what the allocation does and why it gets no
+        # claim; for the other designs the reason adds to the plain-words explanation.
+        explanation = (
+            ""
+            if status.name == "neyman" and status.reason
+            else _text(DESIGN_EXPLANATIONS.get(status.name, ""))
+        )
         if status.reason:
-            explanation += f"<br><em>{_text(status.reason)}</em>"
+            explanation += f"{'<br>' if explanation else ''}<em>{_text(status.reason)}</em>"
         rows.append(
             [
                 f"<strong>{_text(status.label)}</strong>",
@@ -608,8 +614,11 @@ def _designs_html(result: PlanResult) -> str:
             ]
         )
     group_note = ""
-    if result.relation == "replacement" and any(
-        s.available and s.relation == "deletion" for s in result.statuses
+    stated_by_core = any("group privacy" in s.reason for s in result.statuses)
+    if (
+        result.relation == "replacement"
+        and not stated_by_core
+        and any(s.available and s.relation == "deletion" for s in result.statuses)
     ):
         group_note = f"<p>{_text(GROUP_PRIVACY_NOTE)}</p>"
     table = _table(

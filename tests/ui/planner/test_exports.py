@@ -403,3 +403,21 @@ def test_report_rejects_bad_input(result, changes, message):
     }
     with pytest.raises(ValueError, match=message):
         method_report(**arguments)
+
+
+def test_report_states_the_group_privacy_rule_once(result, population):
+    """A change-one-record promise: the ε_target/2 rule appears, from core or from the report."""
+    page = method_report(result, go.Figure(), "Use the census.", "pop")
+    assert "group privacy" in page and GROUP_PRIVACY_NOTE not in page  # core's reasons say it
+    quiet = dataclasses.replace(
+        result, statuses=tuple(dataclasses.replace(s, reason="") for s in result.statuses)
+    )
+    assert GROUP_PRIVACY_NOTE in method_report(quiet, go.Figure(), "Use the census.", "pop")
+    deletion = plan(
+        population, statistic="median", eps_target=1.0, relation="deletion", reps=30, seed=1
+    )
+    quiet_deletion = dataclasses.replace(
+        deletion, statuses=tuple(dataclasses.replace(s, reason="") for s in deletion.statuses)
+    )
+    page = method_report(quiet_deletion, go.Figure(), "Use the census.", "pop")
+    assert "group privacy" not in page
