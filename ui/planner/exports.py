@@ -10,9 +10,11 @@
   note on the method (Monte Carlo with T repetitions and a seed; Hu et al. eqs. 6–7 where the
   error has a closed form).
 
-Both are pure functions of their arguments (no Streamlit), and neither writes a date, so the
-same plan gives the same bytes. Every piece of text that can come from a user (a population
-or file name, a column name, a link) is escaped before it reaches HTML or Markdown.
+Both are pure functions of their arguments (no Streamlit) and neither writes a date: the
+notebook of one plan is the same text every time, and the report differs only in the random
+id plotly gives the chart's element. Every piece of text that can come from a user (a
+population or file name, a column name, a link) is escaped before it reaches HTML, and kept
+in a code span in the notebook's Markdown.
 """
 
 from __future__ import annotations
