@@ -1,0 +1,1 @@
+"""Release planner: cached plans, figures, texts, views and its two exports."""
