@@ -613,11 +613,11 @@ class ExponentialMedian(_Median):
     ) -> Release:
         """Release one exponential-mechanism median per row (see the class docstring).
 
-        Vectorised over the batch: the interval of each row is drawn by the Gumbel-max trick
-        (``argmax_i (log w_i - eps |i - n/2| / 2 + G_i)`` with ``G_i`` i.i.d. standard
-        Gumbel; zero-width intervals have log-weight ``-inf``), then a uniform point inside
-        it.  ``O(n)`` per row; the log-weights keep ``eps = 1000`` and ``eps = 1e-12``
-        exact.  ``rng`` is advanced by ``reps (n + 1)`` Gumbel and ``reps`` uniform draws.
+        Vectorised over the batch: the interval of each row is drawn by inverting the
+        cumulative sum of the weights ``exp(log w_i - eps |i - n/2| / 2)`` (divided by the
+        largest; zero-width intervals have weight 0) at one uniform draw, then a uniform
+        point inside it.  ``O(n)`` per row; the log-weights keep ``eps = 1000`` and
+        ``eps = 1e-12`` exact.  ``rng`` is advanced by ``2 reps`` uniform draws.
         Parameters, return value and errors as :meth:`Mechanism.release`;
         ``noise_variance`` is ``None`` and ``noise_scale`` is the score scale ``2 / eps``.
         """
@@ -629,7 +629,11 @@ class ExponentialMedian(_Median):
             raise ValueError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
         edges = _edges(batch, lo, hi)
         log_w = _exponential_log_weights(edges, np.ascontiguousarray(eps))
-        chosen = np.argmax(log_w + rng.gumbel(size=log_w.shape), axis=1)
+        # Inverse-CDF draw of the interval: one uniform per row against the running sum of
+        # the weights (divided by the row's largest); zero-width intervals add nothing to the sum.
+        cumulative = np.cumsum(np.exp(log_w - log_w.max(axis=1, keepdims=True)), axis=1)
+        u = (1.0 - rng.random(batch.shape[0])) * cumulative[:, -1]
+        chosen = np.minimum((cumulative < u[:, np.newaxis]).sum(axis=1), log_w.shape[1] - 1)
         rows = np.arange(batch.shape[0])
         left, right = edges[rows, chosen], edges[rows, chosen + 1]
         released = np.clip(left + rng.random(batch.shape[0]) * (right - left), left, right)

@@ -732,11 +732,10 @@ def _conditional_quantile(err: FloatArray, scale: FloatArray, level: float) -> t
     x = float(brentq(lambda v: float(_laplace_abs_cdf(v, err, scale).mean()) - level, 0.0, top))
     T = err.size
     probs = _laplace_abs_cdf(x, err, scale)
-    h = max(1e-9 * max(x, 1e-300), 1e-12 * top)
-    density = float(
-        (_laplace_abs_cdf(x + h, err, scale) - _laplace_abs_cdf(x - h, err, scale)).mean()
-    )
-    density /= 2 * h
+    h = 1e-3 * x if x > 0 else 1e-9 * top
+    upper = _laplace_abs_cdf(x + h, err, scale).mean()
+    lower = _laplace_abs_cdf(max(x - h, 0.0), err, scale).mean()
+    density = float(upper - lower) / (x + h - max(x - h, 0.0))
     se = float(probs.std(ddof=1)) / math.sqrt(T) / density if T > 1 and density > 0 else 0.0
     return x, se
 

@@ -1,1 +1,1 @@
-"""The release planner topic: cached computations, figures, text and views of its page."""
+"""Release planner: cached plans, figures, texts, views and its two exports."""

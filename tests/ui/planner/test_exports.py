@@ -1,0 +1,423 @@
+"""The Release planner's exports: the reproducing notebook and the HTML method report.
+
+The notebook is executed with nbclient (kernel ``python3``, from the repository root) and its
+printed best plan must equal :func:`core.planner.plan` called here with the same parameters.
+The report must carry every ranked row's numbers and the recommendation, and must never let
+user text (a population or column name, a link) become markup.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import re
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import pytest
+
+from core.planner import PlanResult, plan
+from core.populations import make_builtin
+from tests.conftest import ROOT, skip_unless
+from ui.planner.exports import (
+    DESIGN_EXPLANATIONS,
+    GROUP_PRIVACY_NOTE,
+    method_report,
+    plan_notebook,
+)
+
+PAYLOAD = "<script>alert(1)</script>"
+
+#: A small built-in population and few repetitions keep the executed notebook fast.
+RECIPE = "make_builtin('establishments', seed=4, size=5000)"
+PARAMS: dict = {
+    "statistic": "median",
+    "eps_target": 0.05,
+    "delta_target": None,
+    "designs": None,
+    "rates": (0.1, 0.3, 0.6),
+    "reps": 30,
+    "seed": 7,
+    "relation": "replacement",
+    "objective": "error_95",
+}
+
+
+@pytest.fixture(scope="module")
+def population():
+    return make_builtin("establishments", seed=4, size=5000)
+
+
+@pytest.fixture(scope="module")
+def result(population) -> PlanResult:
+    return plan(population, **PARAMS)
+
+
+def _figure(result: PlanResult, name: str = "error against rate") -> go.Figure:
+    table = result.table
+    return go.Figure(
+        data=[
+            go.Scatter(x=group["rate"], y=group["error_95"], name=f"{design} {name}")
+            for design, group in table.groupby("design")
+        ]
+    )
+
+
+class _Tables(HTMLParser):
+    """Every ``<table>`` of a page as rows of cell texts (headings included)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: list[list[list[str]]] = []
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table":
+            self.tables.append([])
+        elif tag == "tr" and self.tables:
+            self.tables[-1].append([])
+        elif tag in ("td", "th"):
+            self._cell = []
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self._cell is not None:
+            self.tables[-1][-1].append("".join(self._cell).strip())
+            self._cell = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def _tables(page: str) -> list[list[list[str]]]:
+    parser = _Tables()
+    parser.feed(page)
+    return parser.tables
+
+
+def _number(cell: str) -> float:
+    return float(cell.replace(",", "").replace("%", "").strip())
+
+
+# ------------------------------------------------------------------------------------------
+# Notebook
+# ------------------------------------------------------------------------------------------
+
+
+def test_notebook_is_valid_and_calls_plan_with_the_parameters():
+    text = plan_notebook(recipe=RECIPE, **PARAMS)
+    nb = nbformat.reads(text, as_version=4)
+    nbformat.validate(nb)
+    assert nb.metadata.kernelspec.name == "python3"
+    kinds = [cell.cell_type for cell in nb.cells]
+    assert kinds[0] == "markdown" and "code" in kinds
+    assert "repository root" in nb.cells[0].source
+    code = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "code")
+    assert "from core.populations import load_population_csv, make_builtin" in code
+    assert "from core.planner import plan" in code
+    assert f"pop = {RECIPE}" in code
+    for name, value in PARAMS.items():
+        assert f"{name}={value!r}" in code
+    markdown = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "markdown")
+    for explanation in DESIGN_EXPLANATIONS.values():
+        assert explanation in markdown
+    assert GROUP_PRIVACY_NOTE in markdown  # a change-one-record promise: ε_target/2 rule
+
+
+def test_notebook_for_add_remove_neighbours_leaves_out_the_group_privacy_note():
+    nb = nbformat.reads(plan_notebook(recipe=RECIPE, **{**PARAMS, "relation": "deletion"}), 4)
+    code = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "code")
+    markdown = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "markdown")
+    assert "relation='deletion'" in code
+    assert "group privacy" not in markdown
+
+
+def test_notebook_accepts_numpy_numbers_and_lists():
+    arguments = {
+        **PARAMS,
+        "eps_target": np.float64(0.05),
+        "rates": [np.float64(0.1), 0.3],
+        "designs": ["srs", "census"],
+        "reps": np.int64(30),
+        "seed": np.int32(7),
+    }
+    code = plan_notebook(recipe=RECIPE, **arguments)
+    assert "np." not in code
+    nb = nbformat.reads(code, as_version=4)
+    call = next(cell.source for cell in nb.cells if "result = plan(" in cell.source)
+    for text in ("eps_target=0.05", "rates=(0.1, 0.3)", "designs=('srs', 'census')", "reps=30,"):
+        assert text in call
+
+
+def _setup_cell() -> str:
+    nb = nbformat.reads(plan_notebook(recipe=RECIPE, **PARAMS), as_version=4)
+    return next(cell.source for cell in nb.cells if "sys.path" in cell.source)
+
+
+def test_notebook_setup_finds_the_root_from_below_and_explains_elsewhere(tmp_path):
+    setup = _setup_cell() + "\nprint(root)\n"
+    below = subprocess.run(
+        [sys.executable, "-c", setup], cwd=ROOT / "tests", capture_output=True, text=True
+    )
+    assert below.returncode == 0, below.stderr
+    assert Path(below.stdout.strip()) == ROOT
+    elsewhere = subprocess.run(
+        [sys.executable, "-c", setup], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert elsewhere.returncode != 0
+    assert "FileNotFoundError: core/planner.py was not found" in elsewhere.stderr
+    assert "repository root" in elsewhere.stderr
+
+
+def test_notebook_keeps_user_text_literal_in_markdown():
+    recipe = f"load_population_csv('{PAYLOAD}.csv', value_column='`x`', lower=0.0, upper=1.0)"
+    nb = nbformat.reads(plan_notebook(recipe=recipe, **PARAMS), as_version=4)
+    line = next(s for s in nb.cells[0].source.splitlines() if s.startswith("- population"))
+    # The recipe sits in a code span whose fence is longer than any backtick run inside it.
+    assert line == f"- population: ``{recipe}``"
+
+
+def test_notebook_executes_and_prints_the_plans_numbers(result):
+    """Runs the notebook for real; under CI (CI=true) a missing kernel fails instead of skipping."""
+    skip_unless(
+        importlib.util.find_spec("ipykernel") is not None
+        and importlib.util.find_spec("nbclient") is not None,
+        "ipykernel and nbclient are installed (requirements-dev.txt): they execute the notebook",
+    )
+    from nbclient import NotebookClient
+
+    nb = nbformat.reads(plan_notebook(recipe=RECIPE, **PARAMS), as_version=4)
+    NotebookClient(
+        nb, kernel_name="python3", timeout=600, resources={"metadata": {"path": str(ROOT)}}
+    ).execute()
+
+    printed = "".join(
+        output.get("text", "")
+        for cell in nb.cells
+        if cell.cell_type == "code"
+        for output in cell.outputs
+        if output.output_type == "stream"
+    )
+    values = dict(
+        re.findall(
+            r"^(best design|best mechanism|rate|eps_sample|rmse|error_95) = (.+)$",
+            printed,
+            flags=re.MULTILINE,
+        )
+    )
+    best = result.best
+    assert values["best design"] == best["design"]
+    assert values["best mechanism"] == best["mechanism"]
+    for name in ("rate", "eps_sample", "rmse", "error_95"):
+        assert float(values[name]) == float(best[name]), name
+    assert f"N = {result.N:,}" in printed
+
+    # Every ranked row (Monte Carlo rows too, whatever wins) is printed with the plan's numbers.
+    ranked = re.findall(
+        r"^(\d+)\. (\w+) / (\w+): rate = (\S+), eps_sample = (\S+), rmse = (\S+), "
+        r"error_95 = (\S+)$",
+        printed,
+        flags=re.MULTILINE,
+    )
+    expected = result.best_by_design
+    assert len(ranked) == len(expected)
+    assert not expected["exact"].all()  # some rows are simulated: the seed matters
+    for line, row in zip(ranked, expected.to_dict("records"), strict=True):
+        assert line[1:3] == (row["design"], row["mechanism"])
+        numbers = [float(x) for x in line[3:]]
+        assert numbers == [row["rate"], row["eps_sample"], row["rmse"], row["error_95"]]
+    shown = [
+        output["data"]["text/plain"]
+        for cell in nb.cells
+        if cell.cell_type == "code"
+        for output in cell.outputs
+        if output.output_type == "execute_result" and "ranked = " in cell.source
+    ]
+    assert len(shown) == 1 and "design_label" in shown[0]
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"recipe": ""}, "recipe"),
+        ({"recipe": "   "}, "recipe"),
+        ({"recipe": "make_builtin("}, "recipe"),
+        ({"recipe": "__import__('os').system('echo hi')"}, "recipe"),
+        ({"recipe": "make_builtin('beta'); print(1)"}, "recipe"),
+        ({"recipe": "make_builtin(open('secrets').read())"}, "recipe"),
+        ({"recipe": "make_builtin(**kw)"}, "recipe"),
+        ({"statistic": "variance"}, "statistic"),
+        ({"relation": "swap"}, "relation"),
+        ({"objective": "mse"}, "objective"),
+        ({"designs": ("srs", "systematic")}, "design"),
+        ({"designs": ()}, "designs"),
+        ({"designs": "srs"}, "designs"),
+        ({"rates": ()}, "rates"),
+        ({"rates": (0.0, 0.5)}, "rate"),
+        ({"rates": (0.5, 1.5)}, "rate"),
+        ({"eps_target": 0.0}, "eps_target"),
+        ({"eps_target": float("nan")}, "eps_target"),
+        ({"eps_target": "a lot"}, "eps_target"),
+        ({"delta_target": 1.0}, "delta_target"),
+        ({"reps": 0}, "reps"),
+        ({"reps": 2.5}, "reps"),
+        ({"reps": "30"}, "reps"),
+        ({"reps": float("nan")}, "reps"),
+        ({"seed": -1}, "seed"),
+    ],
+)
+def test_notebook_rejects_bad_input(changes, message):
+    arguments = {"recipe": RECIPE, **PARAMS, **changes}
+    with pytest.raises(ValueError, match=message):
+        plan_notebook(**arguments)
+
+
+# ------------------------------------------------------------------------------------------
+# Method report
+# ------------------------------------------------------------------------------------------
+
+
+def test_report_holds_parameters_ranked_rows_and_recommendation(result, population):
+    recommendation = "Privatise a **30 %** simple random sample: 95 % of releases within ±3."
+    page = method_report(
+        result, _figure(result), recommendation, population.name, link="https://example.org/p?a=1"
+    )
+    assert page.startswith("<!DOCTYPE html>")
+    assert "Privatise a <strong>30 %</strong> simple random sample" in page
+    assert '<a href="https://example.org/p?a=1">' in page
+    # plotly.js is inline (the file works offline): no script is loaded from anywhere.
+    assert "Plotly.newPlot" in page and len(page) > 1_000_000
+    assert re.search(r"<script[^>]*\bsrc=", page) is None
+
+    tables = _tables(page)
+    parameters = {row[0]: row[1] for row in tables[0]}
+    assert parameters["Population"] == population.name
+    assert _number(parameters["N (population size)"]) == result.N
+    assert parameters["Seed"] == str(result.seed)
+    assert _number(parameters["Monte Carlo repetitions T"]) == result.reps
+    assert parameters["Statistic"] == result.statistic
+
+    designs = tables[1]
+    for status in result.statuses:
+        row = next(r for r in designs if r[0] == status.label)
+        assert row[2] == status.theorem
+        assert row[1] == ("yes" if status.available else "no")
+
+    ranked = tables[2]
+    heading, rows = ranked[0], ranked[1:]
+    best = result.best_by_design
+    assert len(rows) == len(best)
+    column = {name: heading.index(name) for name in heading}
+    for cells, (_, expected) in zip(rows, best.iterrows(), strict=True):
+        assert cells[column["Design"]] == expected["design_label"]
+        assert cells[column["Mechanism"]] == expected["mechanism_label"]
+        assert _number(cells[column["Rate n/N"]]) == pytest.approx(100 * expected["rate"], rel=5e-4)
+        for name, field in (
+            ("RMSE ± MC s.e.", "rmse"),
+            ("95 % error bound ± MC s.e.", "error_95"),
+            ("ε_sample", "eps_sample"),
+            ("Noise part (MSE)", "noise_part"),
+        ):
+            shown = cells[column[name]].split("±")
+            assert _number(shown[0]) == pytest.approx(expected[field], rel=5e-4), name
+            if len(shown) > 1:  # the Monte Carlo standard error beside a simulated error
+                se = expected[f"{field}_se"]
+                assert _number(shown[1]) == pytest.approx(se, rel=5e-4), name
+
+    rmse_cells = [cells[column["RMSE ± MC s.e."]] for cells in rows]
+    assert any("±" in cell for cell in rmse_cells)  # simulated rows carry their s.e.
+
+    method = page.split("<h2>Method</h2>", 1)[1]
+    assert f"T = {result.reps}" in method and str(result.seed) in method
+
+
+def test_report_escapes_user_text(result):
+    status = dataclasses.replace(result.statuses[-1], reason=f"needs the column {PAYLOAD}")
+    hostile = dataclasses.replace(result, statuses=(*result.statuses[:-1], status))
+    page = method_report(
+        hostile,
+        _figure(result, name=PAYLOAD),
+        f"Release it {PAYLOAD}",
+        f"upload {PAYLOAD}.csv",
+        link='https://example.org/?q="><script>alert(2)</script>',
+    )
+    assert PAYLOAD not in page
+    assert "alert(2)</script>" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert 'href="https://example.org/?q=&quot;&gt;&lt;script&gt;' in page
+    # The only script elements are plotly's own (its library, the chart config and the plot).
+    scripts = re.findall(r"<script[^>]*>", page)
+    assert all("alert" not in s for s in scripts)
+    assert len(scripts) <= 3
+
+
+def test_report_link_without_http_is_plain_text(result):
+    page = method_report(result, _figure(result), "Use the census.", "pop", link="javascript:x()")
+    assert "javascript:x()" in page and 'href="javascript' not in page
+
+
+def test_report_mean_names_the_exact_formulas(population):
+    mean = plan(
+        population,
+        statistic="mean",
+        eps_target=1.0,
+        designs=("census", "srs"),
+        rates=(0.2, 0.5),
+        reps=30,
+        seed=1,
+    )
+    page = method_report(mean, _figure(mean), "Use the census.", "pop")
+    assert "eqs. 6–7" in page and "closed formula" in page
+    median = method_report(
+        plan(population, statistic="median", eps_target=1.0, designs=("census",), reps=30, seed=1),
+        go.Figure(),
+        "Use the census.",
+        "pop",
+    )
+    assert "eqs. 6–7" not in median
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"result": pd.DataFrame()}, "result"),
+        ({"figure": {"data": []}}, "figure"),
+        ({"recommendation": " "}, "recommendation"),
+        ({"population_label": None}, "population_label"),
+        ({"link": 3}, "link"),
+    ],
+)
+def test_report_rejects_bad_input(result, changes, message):
+    arguments = {
+        "result": result,
+        "figure": go.Figure(),
+        "recommendation": "Use the census.",
+        "population_label": "pop",
+        **changes,
+    }
+    with pytest.raises(ValueError, match=message):
+        method_report(**arguments)
+
+
+def test_report_states_the_group_privacy_rule_once(result, population):
+    """A change-one-record promise: the ε_target/2 rule appears, from core or from the report."""
+    page = method_report(result, go.Figure(), "Use the census.", "pop")
+    assert "group privacy" in page and GROUP_PRIVACY_NOTE not in page  # core's reasons say it
+    quiet = dataclasses.replace(
+        result, statuses=tuple(dataclasses.replace(s, reason="") for s in result.statuses)
+    )
+    assert GROUP_PRIVACY_NOTE in method_report(quiet, go.Figure(), "Use the census.", "pop")
+    deletion = plan(
+        population, statistic="median", eps_target=1.0, relation="deletion", reps=30, seed=1
+    )
+    quiet_deletion = dataclasses.replace(
+        deletion, statuses=tuple(dataclasses.replace(s, reason="") for s in deletion.statuses)
+    )
+    page = method_report(quiet_deletion, go.Figure(), "Use the census.", "pop")
+    assert "group privacy" not in page
