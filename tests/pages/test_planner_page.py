@@ -53,6 +53,10 @@ def _strata_and_clusters(size: int = 3000) -> Population:
     )
 
 
+def _downloads(at: AppTest) -> list[str]:
+    return [b.proto.label for b in at.get("download_button")]
+
+
 def _ranked(at: AppTest):
     return at.dataframe[0].value
 
@@ -92,6 +96,11 @@ def test_recommendation_and_table_are_cores_best_rows():
     assert list(ranked["design"]) == list(result.best_by_design["design_label"])
     np.testing.assert_array_equal(ranked["95 % bound"], result.best_by_design["error_95"])
     np.testing.assert_array_equal(ranked["best rate"], result.best_by_design["rate"])
+    assert {
+        "Download the full table (CSV)",
+        "Download notebook (.ipynb)",
+        "Download method report (HTML)",
+    } <= set(_downloads(at))
 
 
 def test_eps_target_changes_the_table():
@@ -136,6 +145,8 @@ def test_population_with_strata_and_clusters_plans_them():
     assert label not in set(_ranked(at)["design"])
     assert any("smallest stratum has a single record" in i.value for i in at.info)
     at = _upload(_strata_and_clusters(), {"plan_reps": "50"})
+    assert "Download notebook (.ipynb)" not in _downloads(at)  # built in code: no recipe
+    assert any("No notebook for this population" in c.value for c in at.caption)
     planned = set(_ranked(at)["design"])
     assert planner.DESIGN_LABELS["stratified_proportional"] in planned
     assert planner.DESIGN_LABELS["cluster"] in planned

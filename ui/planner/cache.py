@@ -135,16 +135,21 @@ def budget_split(
     Census: no rate; cluster: the population's cluster sizes and ℓ = round(rate·k) (at
     least 1); every other design: the rate.
     """
-    params: dict[str, object] = {"relation": relation}
     if design == "cluster":
         sizes = cluster_sizes(_pop)
         if sizes is None:
             raise ValueError("design 'cluster' needs a population with clusters")
-        params["sizes"] = sizes
-        params["clusters_sampled"] = max(1, round(rate * sizes.size))
-    elif design != "census":
-        params["rate"] = rate
-    return planner.budget_split(design, eps_target, shares, **params)
+        return planner.budget_split(
+            design,
+            eps_target,
+            shares,
+            relation=relation,
+            sizes=sizes,
+            clusters_sampled=max(1, round(rate * sizes.size)),
+        )
+    return planner.budget_split(
+        design, eps_target, shares, relation=relation, rate=None if design == "census" else rate
+    )
 
 
 #: Promised ε_target values of the composition chart: 0.01 to about 42, eight per decade.

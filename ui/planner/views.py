@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from urllib.parse import urlencode
 
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 from core import planner
 from core.populations import Population
 from ui.charts import chart_block, reproduce
 from ui.downloads import frame_to_csv_bytes
-from ui.planner import cache, text
+from ui.planner import cache, exports, text
 from ui.planner import figures as figs
 
 #: Smallest population the planner accepts (fewer records leave no room for a sample).
@@ -156,6 +158,7 @@ def compare_view(ctx: PlannerInputs) -> None:
         explanation=text.COMPARE_EXPLANATION,
         formulas=text.COMPARE_FORMULAS,
     )
+    export_buttons(ctx, result, fig, recommendation)
     with st.expander("How the planner computes", icon=":material/function:"):
         st.markdown(text.FORMULAS_EXPLANATION)
         for formula in text.AMPLIFICATION_FORMULAS:
@@ -173,6 +176,84 @@ def compare_view(ctx: PlannerInputs) -> None:
             relation=ctx.relation,
             objective=ctx.objective,
         )
+    )
+
+
+def page_link() -> str | None:
+    """This page's address with its query (the state of every control), if known."""
+    url = st.context.url
+    if not url:
+        return None
+    query = urlencode({key: st.query_params[key] for key in st.query_params})
+    return f"{url.split('?', 1)[0]}?{query}" if query else url.split("?", 1)[0]
+
+
+def notebook_bytes(ctx: PlannerInputs) -> bytes:
+    """The reproducing notebook (:func:`ui.planner.exports.plan_notebook`) of the page's plan."""
+    return exports.plan_notebook(
+        recipe=ctx.pop.recipe,
+        statistic=ctx.statistic,
+        eps_target=ctx.eps_target,
+        delta_target=ctx.delta_target,
+        designs=ctx.designs,
+        rates=ctx.rates,
+        reps=ctx.reps,
+        seed=ctx.seed,
+        relation=ctx.relation,
+        objective=ctx.objective,
+    ).encode("utf-8")
+
+
+def report_bytes(
+    result: planner.PlanResult,
+    fig: go.Figure,
+    recommendation: str,
+    population_label: str,
+    link: str | None,
+) -> bytes:
+    """The HTML method report (:func:`ui.planner.exports.method_report`) of the page's plan."""
+    return exports.method_report(result, fig, recommendation, population_label, link).encode(
+        "utf-8"
+    )
+
+
+def export_buttons(
+    ctx: PlannerInputs, result: planner.PlanResult, fig: go.Figure, recommendation: str
+) -> None:
+    """Downloads of the reproducing notebook (when the population has a recipe) and of the
+    one-page HTML method report; both are built only when clicked."""
+    pop = ctx.pop
+    c1, c2 = st.columns(2)
+    if pop.recipe:
+        c1.download_button(
+            "Download notebook (.ipynb)",
+            data=lambda: notebook_bytes(ctx),
+            file_name="release_plan.ipynb",
+            mime="application/x-ipynb+json",
+            key="plan_notebook",
+            on_click="ignore",
+            icon=":material/code_blocks:",
+            help="A Jupyter notebook that rebuilds this population and calls core.planner "
+            "with these parameters.",
+        )
+    else:
+        c1.caption(
+            "No notebook for this population: it was built in code, so a notebook could "
+            "not rebuild it."
+        )
+    link = page_link()
+    c2.download_button(
+        "Download method report (HTML)",
+        data=lambda: exports.method_report(result, fig, recommendation, pop.name, link).encode(
+            "utf-8"
+        ),
+        file_name="release_plan_report.html",
+        mime="text/html",
+        key="plan_report",
+        on_click="ignore",
+        icon=":material/description:",
+        help="One page for a disclosure review board: parameters, designs and their "
+        "theorems, the chart, the table, the recommendation and the seed.",
     )
 
 

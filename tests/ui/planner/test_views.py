@@ -1,0 +1,75 @@
+"""ui.planner.views: the page's inputs reach the exports unchanged, and the population checks.
+
+The notebook is parsed (not executed: tests/ui/planner/test_exports.py executes one) and its
+code must call core.planner.plan with the page's parameters; the report must carry the
+recommendation and every ranked design.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from core import planner
+from core.population import Population
+from core.populations import make_builtin
+from ui.planner import figures as figs
+from ui.planner import text, views
+
+POP = make_builtin("lognormal", seed=3, size=2001)
+
+
+def _inputs(**changes) -> views.PlannerInputs:
+    args = dict(
+        pop=POP,
+        seed=7,
+        statistic="mean",
+        eps_target=0.25,
+        delta_target=1e-5,
+        relation="replacement",
+        designs=("census", "srs"),
+        rates=(0.1, 0.3),
+        reps=60,
+        objective="rmse",
+        statuses=planner.design_statuses(POP, "mean", "replacement"),
+    )
+    args.update(changes)
+    return views.PlannerInputs(**args)
+
+
+def test_notebook_carries_the_pages_parameters():
+    notebook = json.loads(views.notebook_bytes(_inputs()).decode("utf-8"))
+    code = "\n".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "code")
+    assert POP.recipe in code
+    for fragment in ("'mean'", "0.25", "1e-05", "(0.1, 0.3)", "60", "'rmse'", "'srs'"):
+        assert fragment in code, fragment
+    assert "seed=7" in code.replace(" ", "")
+
+
+def test_report_carries_the_recommendation_and_every_ranked_design():
+    ctx = _inputs()
+    result = planner.plan(
+        POP,
+        statistic="mean",
+        eps_target=0.25,
+        designs=ctx.designs,
+        rates=ctx.rates,
+        reps=60,
+        seed=7,
+        objective="rmse",
+    )
+    words = text.recommendation(result)
+    fig, _ = figs.objective_figure(result)
+    html = views.report_bytes(result, fig, words, POP.name, "http://x/planner?plan_eps=0.25")
+    page = html.decode("utf-8")
+    assert "plan_eps=0.25" in page
+    for label in result.best_by_design["design_label"]:
+        assert label in page
+    assert words.split(":")[0] in page
+
+
+def test_population_problem():
+    assert views.population_problem(POP) is None
+    tiny = Population(name="tiny.csv", values=np.arange(5.0), lower=0.0, upper=5.0)
+    assert "needs at least 20" in views.population_problem(tiny)
