@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from core import planner
 from ui.page_defaults import delta_target_default, follow_population_default
 from ui.planner import cache, text, views
 from ui.state import active_population, active_seed
@@ -27,8 +28,7 @@ c1, c2, c3 = st.columns([1, 2, 2], gap="medium")
 with c1:
     statistic = st.radio(
         "Statistic",
-        list(text.STATISTIC_LABELS),
-        format_func=text.STATISTIC_LABELS.get,
+        list(text.STATISTIC_LABELS.values()),
         key="plan_stat",
         bind="query-params",
     )
@@ -58,16 +58,14 @@ c4, c5, c6 = st.columns([2, 2, 1], gap="medium")
 with c4:
     relation = st.radio(
         "Neighbouring populations differ by",
-        list(text.RELATION_LABELS),
-        format_func=text.RELATION_LABELS.get,
+        list(text.RELATION_LABELS.values()),
         key="plan_rel",
         bind="query-params",
         help=text.RELATION_HELP,
     )
     objective = st.radio(
         "Best rate minimises",
-        list(text.OBJECTIVE_LABELS),
-        format_func=text.OBJECTIVE_LABELS.get,
+        list(text.OBJECTIVE_LABELS.values()),
         horizontal=True,
         key="plan_obj",
         bind="query-params",
@@ -75,9 +73,8 @@ with c4:
 with c5:
     chosen = st.multiselect(
         "Designs to compare",
-        list(text.PICKABLE_DESIGNS),
-        default=list(text.PICKABLE_DESIGNS),
-        format_func=text.design_label,
+        [text.design_label(d) for d in text.PICKABLE_DESIGNS],
+        default=[text.design_label(d) for d in text.PICKABLE_DESIGNS],
         key="plan_designs",
         bind="query-params",
         help="Designs the population cannot support (no strata, no clusters) are listed "
@@ -121,18 +118,23 @@ else:
         if rates_text and not rates_list:
             st.info("No usable rate; using the automatic rates.")
     rates = tuple(rates_list) if rates_list else None
-    statuses = cache.statuses(pop.content_hash, pop, str(statistic), str(relation))
+    # The controls show (and the URL carries) labels; core takes names.
+    statistic = text.name_of(text.STATISTIC_LABELS, statistic)
+    relation = text.name_of(text.RELATION_LABELS, relation)
+    objective = text.name_of(text.OBJECTIVE_LABELS, objective)
+    chosen = [text.name_of(planner.DESIGN_LABELS, label) for label in chosen]
+    statuses = cache.statuses(pop.content_hash, pop, statistic, relation)
     inputs = views.PlannerInputs(
         pop=pop,
         seed=seed,
-        statistic=str(statistic),
+        statistic=statistic,
         eps_target=float(eps_target),
         delta_target=float(delta_target),
-        relation=str(relation),
+        relation=relation,
         designs=views.chosen_designs(chosen, statuses),
         rates=rates,
         reps=int(reps),
-        objective=str(objective),
+        objective=objective,
         statuses=statuses,
     )
     # Only the open tab computes (bind= makes the tabs lazy and puts the open tab in the URL).

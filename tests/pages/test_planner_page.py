@@ -112,7 +112,7 @@ def test_eps_target_changes_the_table():
 
 
 def test_mean_rows_are_hu_et_al_eqs_6_and_7_exactly():
-    at = open_page(PAGE, {"plan_stat": "mean", "plan_obj": "rmse"})
+    at = open_page(PAGE, {"plan_stat": "mean", "plan_obj": "RMSE"})
     ranked = _ranked(at)
     N, L, U = LOGNORMAL.size, LOGNORMAL.lower, LOGNORMAL.upper
     census = ranked[ranked["design"] == planner.DESIGN_LABELS["census"]].iloc[0]
@@ -155,13 +155,13 @@ def test_population_with_strata_and_clusters_plans_them():
         {"plan_reps": "50", "plan_view": text.SEVERAL_TAB, "plan_ms_design": "Cluster sample"},
     )
     assert not several.error and not several.warning
-    assert several.selectbox(key="plan_ms_design").value == "cluster"
+    assert several.selectbox(key="plan_ms_design").value == "Cluster sample"
 
 
 def test_several_statistics_show_correct_and_naive_targets():
     label = planner.DESIGN_LABELS["srs"]  # the URL holds the shown label
     at = open_page(PAGE, {"plan_view": text.SEVERAL_TAB, "plan_ms_design": label})
-    assert at.selectbox(key="plan_ms_design").value == "srs"
+    assert at.selectbox(key="plan_ms_design").value == label
     split = planner.budget_split("srs", 1.0, (0.5, 0.5), relation="replacement", rate=0.1)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["ε_target, composed then amplified (right)"] == f"{1.0:.4g}"

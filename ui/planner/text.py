@@ -9,7 +9,7 @@ mechanism spends on the sample; a cluster's size is M.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -67,6 +67,18 @@ RELATION_HELP = (
     "plus one addition), so they may spend only the ε_sample that their theorem allows for "
     "ε_target/2."
 )
+
+
+def name_of(labels: Mapping[str, str], label: object) -> str:
+    """The name whose label is ``label`` (controls show labels, core takes names).
+
+    A value that is already a name, or unknown, is returned as a string unchanged (core then
+    names the bad value in its error).
+    """
+    for name, shown in labels.items():
+        if shown == label:
+            return name
+    return str(label)
 
 
 def design_label(name: str) -> str:

@@ -319,10 +319,9 @@ def several_controls(ctx: PlannerInputs) -> tuple[str, float, tuple[str, ...], t
     """Design, rate, statistics and their shares of the budget for the composition tab."""
     c1, c2 = st.columns(2)
     with c1:
-        design = st.selectbox(
+        shown = st.selectbox(
             "Design",
-            ctx.designs,
-            format_func=text.design_label,
+            [text.design_label(d) for d in ctx.designs],
             key="plan_ms_design",
             bind="query-params",
         )
@@ -354,7 +353,7 @@ def several_controls(ctx: PlannerInputs) -> tuple[str, float, tuple[str, ...], t
             key="plan_ms_share",
             bind="query-params",
         )
-    design = design if design is not None else ctx.designs[0]
+    design = text.name_of(planner.DESIGN_LABELS, shown) if shown is not None else ctx.designs[0]
     if not stats:
         st.info("No statistic is chosen; showing the mean and the median.")
         stats = list(planner.STATISTICS)

@@ -1,8 +1,9 @@
 """ui.planner.text: the recommendation and the design notes, with numbers from core.planner.
 
-The recommendation is checked for a gain (the lognormal population at ε_target = 0.05, seed
-0, where a simple random sample beats the census), for a loss (ε_target = 3, where it does
-not) and for a cluster design that gains nothing (one cluster holds half of the records).
+The recommendation is checked for a gain (Hu et al.'s bimodal population at ε_target = 0.1,
+sparse around its median, where a simple random sample beats the census), for a loss (the
+lognormal population at ε_target = 3) and for a cluster design that gains nothing (one
+cluster holds half of the records).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from ui.format import adaptive_percent, significant
 from ui.planner import text
 
 LOGNORMAL = make_builtin("lognormal", seed=0)
+BIMODAL = make_builtin("bimodal_paper", seed=0)
 
 
 def _half_in_one_cluster(size: int = 2000) -> Population:
@@ -29,7 +31,7 @@ def _half_in_one_cluster(size: int = 2000) -> Population:
 
 @pytest.fixture(scope="module")
 def gain() -> planner.PlanResult:
-    return planner.plan(LOGNORMAL, eps_target=0.05, designs=("census", "srs"), reps=200)
+    return planner.plan(BIMODAL, eps_target=0.1, designs=("census", "srs"), reps=200)
 
 
 @pytest.fixture(scope="module")
@@ -139,3 +141,10 @@ def test_snippet_names_the_parameters():
     )
     assert "statistic='mean'" in code and "rates=None" in code and "seed=4" in code
     compile(code, "snippet", "exec")
+
+
+def test_name_of_maps_shown_labels_back_to_core_names():
+    assert text.name_of(text.RELATION_LABELS, "add or remove one record") == "deletion"
+    assert text.name_of(planner.DESIGN_LABELS, planner.DESIGN_LABELS["cluster"]) == "cluster"
+    assert text.name_of(text.OBJECTIVE_LABELS, "RMSE") == "rmse"
+    assert text.name_of(text.OBJECTIVE_LABELS, "unknown") == "unknown"
