@@ -63,22 +63,12 @@ with c4:
         bind="query-params",
         help=text.RELATION_HELP,
     )
+with c5:
     objective = st.radio(
         "Best rate minimises",
         list(text.OBJECTIVE_LABELS.values()),
-        horizontal=True,
         key="plan_obj",
         bind="query-params",
-    )
-with c5:
-    chosen = st.multiselect(
-        "Designs to compare",
-        [text.design_label(d) for d in text.PICKABLE_DESIGNS],
-        default=[text.design_label(d) for d in text.PICKABLE_DESIGNS],
-        key="plan_designs",
-        bind="query-params",
-        help="Designs the population cannot support (no strata, no clusters) are listed "
-        "below with the reason. Neyman allocation is always listed, never planned.",
     )
 with c6:
     reps = st.select_slider(
@@ -89,6 +79,15 @@ with c6:
         bind="query-params",
         help="Monte Carlo samples per design and rate; fewer run faster, with wider bars.",
     )
+chosen = st.multiselect(
+    "Designs to compare",
+    [text.design_label(d) for d in text.PICKABLE_DESIGNS],
+    default=[text.design_label(d) for d in text.PICKABLE_DESIGNS],
+    key="plan_designs",
+    bind="query-params",
+    help="Designs the population cannot support (no strata, no clusters) are listed below "
+    "with the reason. Neyman allocation is always listed, never planned.",
+)
 
 problem = views.population_problem(pop)
 if problem is not None:

@@ -16,6 +16,7 @@ from core.populations import make_builtin
 from tests.pages.harness import ROOT, TIMEOUT, charts, open_page, printed_numbers, snippet
 from ui.format import significant
 from ui.page_defaults import delta_target_default
+from ui.planner import figures as figs
 from ui.planner import text
 
 PAGE = "app_pages/planner.py"
@@ -93,7 +94,7 @@ def test_recommendation_and_table_are_cores_best_rows():
     assert words == text.recommendation(result)
     assert f"±{significant(best['error_95'], 3)}" in words
     ranked = _ranked(at)
-    assert list(ranked["design"]) == list(result.best_by_design["design_label"])
+    assert list(ranked["design"]) == [figs.short_design(d) for d in result.best_by_design["design"]]
     np.testing.assert_array_equal(ranked["95 % bound"], result.best_by_design["error_95"])
     np.testing.assert_array_equal(ranked["best rate"], result.best_by_design["rate"])
     assert {
@@ -106,7 +107,7 @@ def test_recommendation_and_table_are_cores_best_rows():
 def test_eps_target_changes_the_table():
     first = _ranked(open_page(PAGE))
     other = _ranked(open_page(PAGE, {"plan_eps": "0.3"}))
-    census = lambda t: t[t["design"] == planner.DESIGN_LABELS["census"]]  # noqa: E731
+    census = lambda t: t[t["design"] == figs.short_design("census")]  # noqa: E731
     assert not np.allclose(census(first)["95 % bound"], census(other)["95 % bound"])
     assert other["95 % bound"].min() > first["95 % bound"].min()
 
@@ -115,11 +116,11 @@ def test_mean_rows_are_hu_et_al_eqs_6_and_7_exactly():
     at = open_page(PAGE, {"plan_stat": "mean", "plan_obj": "RMSE"})
     ranked = _ranked(at)
     N, L, U = LOGNORMAL.size, LOGNORMAL.lower, LOGNORMAL.upper
-    census = ranked[ranked["design"] == planner.DESIGN_LABELS["census"]].iloc[0]
+    census = ranked[ranked["design"] == figs.short_design("census")].iloc[0]
     assert census["RMSE"] == pytest.approx(
         math.sqrt(gains.mean_variance_population(1.0, N, L, U)), rel=1e-12
     )
-    srs = ranked[ranked["design"] == planner.DESIGN_LABELS["srs"]].iloc[0]
+    srs = ranked[ranked["design"] == figs.short_design("srs")].iloc[0]
     s2 = float(LOGNORMAL.values.var(ddof=1))
     v_n = gains.mean_variance_sample(1.0, srs["n"], N, s2, L, U)
     assert srs["RMSE"] == pytest.approx(math.sqrt(v_n), rel=1e-12)
@@ -134,22 +135,21 @@ def test_designs_the_population_lacks_are_listed_with_their_reason():
     assert f"**{planner.DESIGN_LABELS['cluster']}**: not available here." in notes
     assert "Bun et al. §7" in notes and "earlier census" in notes  # Neyman and what it needs
     assert "ε_target / 2" in notes  # group privacy for the add/remove theorems
-    assert label not in set(_ranked(at)["design"])
+    assert figs.short_design("stratified_proportional") not in set(_ranked(at)["design"])
 
 
 def test_population_with_strata_and_clusters_plans_them():
     pop = make_builtin("establishments", seed=0, size=3000)
     at = _upload(pop, {"plan_reps": "50"})
-    # One stratum holds a single record: only rate 1 satisfies rate·N_j ≥ 1 (Thm 7.2).
-    label = planner.DESIGN_LABELS["stratified_proportional"]
-    assert label not in set(_ranked(at)["design"])
+    # One stratum holds a single record: only rate 1 satisfies rate·N_i ≥ 1 (Thm 7.2).
+    assert figs.short_design("stratified_proportional") not in set(_ranked(at)["design"])
     assert any("smallest stratum has a single record" in i.value for i in at.info)
     at = _upload(_strata_and_clusters(), {"plan_reps": "50"})
     assert "Download notebook (.ipynb)" not in _downloads(at)  # built in code: no recipe
     assert any("No notebook for this population" in c.value for c in at.caption)
     planned = set(_ranked(at)["design"])
-    assert planner.DESIGN_LABELS["stratified_proportional"] in planned
-    assert planner.DESIGN_LABELS["cluster"] in planned
+    assert figs.short_design("stratified_proportional") in planned
+    assert figs.short_design("cluster") in planned
     several = _upload(
         pop,
         {"plan_reps": "50", "plan_view": text.SEVERAL_TAB, "plan_ms_design": "Cluster sample"},

@@ -37,6 +37,34 @@ TABLE_COLUMNS = (
     "is_best",
 )
 
+#: Short design names for the table and the legend (the design list gives the full ones).
+SHORT_DESIGNS = {
+    "census": "Census",
+    "srs": "SRS",
+    "poisson": "Poisson",
+    "stratified_proportional": "Stratified, proportional",
+    "cluster": "Cluster",
+    "neyman": "Neyman",
+}
+
+
+def short_design(name: str) -> str:
+    """The short name of a design (falls back to the name)."""
+    return SHORT_DESIGNS.get(name, name)
+
+
+def short_mechanism(label: str) -> str:
+    """A mechanism label without its statistic ("median, exponential mechanism" →
+    "exponential mechanism")."""
+    head, sep, tail = str(label).partition(", ")
+    return tail if sep and head in ("median", "mean") else str(label)
+
+
+def series_name(design: str, mechanism_label: str) -> str:
+    """Legend name of one design and mechanism."""
+    return f"{short_design(design)}, {short_mechanism(mechanism_label)}"
+
+
 #: How many Monte Carlo standard errors the error bars span on each side.
 SE_MULTIPLE = 2.0
 
@@ -80,7 +108,7 @@ def objective_figure(
         sampled.groupby(["design", "mechanism"], sort=False, dropna=False)
     ):
         group = group.sort_values("rate")
-        name = f"{group['design_label'].iloc[0]}, {group['mechanism_label'].iloc[0]}"
+        name = series_name(str(group["design"].iloc[0]), str(group["mechanism_label"].iloc[0]))
         custom = np.column_stack(
             [
                 np.full(len(group), name, dtype=object),
@@ -118,7 +146,7 @@ def objective_figure(
                 "x": [float(table["rate"].min()), 1.0],
                 "y": [census_value, census_value],
                 "mode": "lines",
-                "name": f"census, {result.census['mechanism_label']}",
+                "name": series_name("census", str(result.census["mechanism_label"])),
                 "line": {"color": "#555555", "dash": "dot", "width": 1.5},
                 "hovertemplate": f"census: {y_title} %{{y:.4g}}<extra></extra>",
             }
@@ -142,7 +170,7 @@ def objective_figure(
                 "line": {"color": "black", "width": 1},
             },
             "hovertemplate": (
-                f"best plan: {best['design_label']}, {best['mechanism_label']}<br>"
+                f"best plan: {series_name(str(best['design']), str(best['mechanism_label']))}<br>"
                 f"rate %{{x:.3g}}, {y_title} %{{y:.4g}}<extra></extra>"
             ),
         }
@@ -173,8 +201,8 @@ def ranked_table(result: PlanResult) -> pd.DataFrame:
         sampling_share = np.where(mse > 0, best["sampling_part"] / mse, 0.0)
     return pd.DataFrame(
         {
-            "design": best["design_label"].to_numpy(),
-            "mechanism": best["mechanism_label"].to_numpy(),
+            "design": [short_design(d) for d in best["design"]],
+            "mechanism": [short_mechanism(m) for m in best["mechanism_label"]],
             "best rate": best["rate"].to_numpy(dtype=float),
             "n": best["n"].to_numpy(dtype=float),
             "ε_sample": best["eps_sample"].to_numpy(dtype=float),

@@ -30,9 +30,11 @@ def test_chart_data_are_the_plan_table_rows(objective):
     drawn = sum(len(t.x) for t in lines)
     assert drawn == int((res.table["design"] != "census").sum())
     for trace in lines:
-        rows = res.table[
-            (res.table["design_label"] + ", " + res.table["mechanism_label"]) == trace.name
-        ].sort_values("rate")
+        names = [
+            figs.series_name(d, m)
+            for d, m in zip(res.table["design"], res.table["mechanism_label"], strict=True)
+        ]
+        rows = res.table[np.array(names) == trace.name].sort_values("rate")
         np.testing.assert_array_equal(array(trace.x), rows["rate"].to_numpy())
         np.testing.assert_array_equal(array(trace.y), rows[value].to_numpy())
         np.testing.assert_array_equal(array(trace.error_y.array), 2 * rows[se].to_numpy())
@@ -50,7 +52,10 @@ def test_target_line_is_drawn(result):
 def test_ranked_table_is_cores_best_rows(result):
     ranked = figs.ranked_table(result)
     best = result.best_by_design
-    assert list(ranked["design"]) == list(best["design_label"])
+    assert list(ranked["design"]) == [figs.SHORT_DESIGNS[d] for d in best["design"]]
+    assert all(
+        m in label for m, label in zip(ranked["mechanism"], best["mechanism_label"], strict=True)
+    )
     np.testing.assert_array_equal(ranked["best rate"], best["rate"])
     np.testing.assert_array_equal(ranked["95 % bound"], best["error_95"])
     np.testing.assert_array_equal(ranked["RMSE"], best["rmse"])
@@ -72,3 +77,10 @@ def test_composition_figure_draws_its_curve():
     pd.testing.assert_frame_equal(data, curve)
     np.testing.assert_array_equal(array(fig.data[1].y), [0.1, 0.8, 5.0])
     assert fig.layout.shapes[0].x0 == 1.0
+
+
+def test_short_names():
+    assert figs.short_mechanism("median, exponential mechanism") == "exponential mechanism"
+    assert figs.short_mechanism("odd label") == "odd label"
+    assert figs.series_name("srs", "mean, Laplace noise") == "SRS, Laplace noise"
+    assert figs.short_design("unknown") == "unknown"
