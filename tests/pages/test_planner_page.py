@@ -11,9 +11,18 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core import gains, planner
+from core.mechanisms import MECHANISMS
 from core.population import Population
 from core.populations import make_builtin
-from tests.pages.harness import ROOT, TIMEOUT, charts, open_page, printed_numbers, snippet
+from tests.pages.harness import (
+    ROOT,
+    TIMEOUT,
+    array,
+    charts,
+    open_page,
+    printed_numbers,
+    snippet,
+)
 from ui.format import significant
 from ui.page_defaults import delta_target_default
 from ui.planner import figures as figs
@@ -58,8 +67,18 @@ def _downloads(at: AppTest) -> list[str]:
     return [b.proto.label for b in at.get("download_button")]
 
 
-def _ranked(at: AppTest):
-    return at.dataframe[0].value
+def _ranked(at: AppTest) -> str:
+    """The ranked list of plans (Markdown, one numbered line per plan)."""
+    return next(m.value for m in at.markdown if m.value.startswith("1. **"))
+
+
+def _chart(at: AppTest, title_part: str) -> dict:
+    return next(c for c in charts(at) if title_part in c["layout"]["title"]["text"])
+
+
+def _line(chart: dict, name: str) -> tuple[np.ndarray, np.ndarray]:
+    trace = next(t for t in chart["data"] if t.get("name") == name)
+    return array(trace["x"]), array(trace["y"])
 
 
 def _page_plan(**changes) -> planner.PlanResult:
@@ -93,10 +112,7 @@ def test_recommendation_and_table_are_cores_best_rows():
     words = at.success[0].value
     assert words == text.recommendation(result)
     assert f"±{significant(best['error_95'], 3)}" in words
-    ranked = _ranked(at)
-    assert list(ranked["design"]) == [figs.short_design(d) for d in result.best_by_design["design"]]
-    np.testing.assert_array_equal(ranked["95 % bound"], result.best_by_design["error_95"])
-    np.testing.assert_array_equal(ranked["best rate"], result.best_by_design["rate"])
+    assert _ranked(at) == text.ranked_list(figs.ranked_table(result))
     assert {
         "Download the full table (CSV)",
         "Download notebook (.ipynb)",
@@ -104,26 +120,27 @@ def test_recommendation_and_table_are_cores_best_rows():
     } <= set(_downloads(at))
 
 
-def test_eps_target_changes_the_table():
-    first = _ranked(open_page(PAGE))
-    other = _ranked(open_page(PAGE, {"plan_eps": "0.3"}))
-    census = lambda t: t[t["design"] == figs.short_design("census")]  # noqa: E731
-    assert not np.allclose(census(first)["95 % bound"], census(other)["95 % bound"])
-    assert other["95 % bound"].min() > first["95 % bound"].min()
+def test_eps_target_changes_the_table_and_the_chart():
+    first, other = open_page(PAGE), open_page(PAGE, {"plan_eps": "0.3"})
+    assert _ranked(other) == text.ranked_list(figs.ranked_table(_page_plan(eps_target=0.3)))
+    assert _ranked(other) != _ranked(first)
+    census = [_chart(at, "95 % error bound")["layout"]["shapes"][0]["y0"] for at in (first, other)]
+    assert census[1] > census[0]  # a smaller ε_target: a wider census bound
 
 
 def test_mean_rows_are_hu_et_al_eqs_6_and_7_exactly():
     at = open_page(PAGE, {"plan_stat": "mean", "plan_obj": "RMSE"})
-    ranked = _ranked(at)
+    chart = _chart(at, "RMSE")
     N, L, U = LOGNORMAL.size, LOGNORMAL.lower, LOGNORMAL.upper
-    census = ranked[ranked["design"] == figs.short_design("census")].iloc[0]
-    assert census["RMSE"] == pytest.approx(
+    census = chart["layout"]["shapes"][0]["y0"]
+    assert census == pytest.approx(
         math.sqrt(gains.mean_variance_population(1.0, N, L, U)), rel=1e-12
     )
-    srs = ranked[ranked["design"] == figs.short_design("srs")].iloc[0]
+    rates, rmse = _line(chart, figs.series_name("srs", MECHANISMS["laplace_mean"].label))
     s2 = float(LOGNORMAL.values.var(ddof=1))
-    v_n = gains.mean_variance_sample(1.0, srs["n"], N, s2, L, U)
-    assert srs["RMSE"] == pytest.approx(math.sqrt(v_n), rel=1e-12)
+    v_n = gains.mean_variance_sample(1.0, rates * N, N, s2, L, U)
+    np.testing.assert_allclose(rmse, np.sqrt(v_n), rtol=1e-12)
+    assert rates.size >= 8
     assert "population mean" in at.success[0].value
 
 
@@ -135,21 +152,21 @@ def test_designs_the_population_lacks_are_listed_with_their_reason():
     assert f"**{planner.DESIGN_LABELS['cluster']}**: not available here." in notes
     assert "Bun et al. §7" in notes and "earlier census" in notes  # Neyman and what it needs
     assert "ε_target / 2" in notes  # group privacy for the add/remove theorems
-    assert figs.short_design("stratified_proportional") not in set(_ranked(at)["design"])
+    assert "**Stratified, proportional" not in _ranked(at)
 
 
 def test_population_with_strata_and_clusters_plans_them():
     pop = make_builtin("establishments", seed=0, size=3000)
     at = _upload(pop, {"plan_reps": "50"})
     # One stratum holds a single record: only rate 1 satisfies rate·N_i ≥ 1 (Thm 7.2).
-    assert figs.short_design("stratified_proportional") not in set(_ranked(at)["design"])
+    assert "**Stratified, proportional" not in _ranked(at)
     assert any("smallest stratum has a single record" in i.value for i in at.info)
     at = _upload(_strata_and_clusters(), {"plan_reps": "50"})
     assert "Download notebook (.ipynb)" not in _downloads(at)  # built in code: no recipe
     assert any("No notebook for this population" in c.value for c in at.caption)
-    planned = set(_ranked(at)["design"])
-    assert figs.short_design("stratified_proportional") in planned
-    assert figs.short_design("cluster") in planned
+    planned = _ranked(at)
+    assert "**Stratified, proportional, exponential mechanism**" in planned
+    assert "**Cluster, exponential mechanism**" in planned
     several = _upload(
         pop,
         {"plan_reps": "50", "plan_view": text.SEVERAL_TAB, "plan_ms_design": "Cluster sample"},
@@ -169,6 +186,7 @@ def test_several_statistics_show_correct_and_naive_targets():
     assert split.eps_target_naive < 1.0
     table = at.dataframe[0].value
     assert list(table["statistic"]) == ["median", "mean"]
+    assert list(table["share"]) == [0.5, 0.5]
     np.testing.assert_allclose(table["ε_sample"], split.eps_samples)
     mean = planner.plan(
         LOGNORMAL,
@@ -210,14 +228,16 @@ def test_bad_inputs_are_explained_not_raised():
     at = open_page(PAGE, {"plan_rates": "abc, 2, 0.1"})
     warning = " ".join(w.value for w in at.warning)
     assert "“abc” is not a number" in warning and "2 is outside" in warning
-    assert (_ranked(at)["best rate"].isin([0.1, 1.0]) | (_ranked(at)["best rate"] < 1)).all()
+    rates, _ = _line(_chart(at, "95 % error bound"), "SRS, exponential mechanism")
+    # 0.1 and one rate refined towards 1 (SRS rates are whole n over N)
+    np.testing.assert_allclose(rates, [0.1, math.sqrt(0.1)], rtol=1e-3)
     at.multiselect(key="plan_designs").set_value([]).run()
     assert not at.exception
     assert any("No design is chosen" in w.value for w in at.warning)
     tiny = Population(name="tiny.csv", values=np.arange(10.0), lower=0.0, upper=10.0)
     small = _upload(tiny)
     assert any("needs at least 20" in w.value for w in small.warning)
-    assert not small.dataframe
+    assert not charts(small)
 
 
 def test_snippet_prints_the_pages_numbers():

@@ -260,6 +260,36 @@ def no_rows_note(design: str, smallest_stratum: int | None) -> str:
     return f"**{label}** gives no usable sample at these rates; try other rates under *Rates*."
 
 
+def ranked_list(ranked: pd.DataFrame) -> str:
+    """The ranked table as a numbered Markdown list (one plan a line; it wraps on a phone).
+
+    ``ranked`` is :func:`ui.planner.figures.ranked_table`: per plan the best rate, the
+    expected n, ε_sample, RMSE ± its Monte Carlo standard error, the 95 % error bound, the
+    sampling and noise shares of the mean squared error and the gain against the census.
+    """
+    lines = []
+    for i, row in enumerate(ranked.itertuples(index=False), start=1):
+        r = dict(zip(ranked.columns, row, strict=True))
+        gain = float(r["gain vs census"])
+        if r["design"] == "Census" and gain == 0:
+            versus = "the reference"
+        elif math.isnan(gain):
+            versus = "no census to compare with"
+        else:
+            versus = f"{relative_change(gain)} the census"
+        rate = "whole register" if r["design"] == "Census" else f"rate {_share(r['best rate'])}"
+        se = float(r["± se"])
+        spread = f"± {significant(se, 2)}" if se > 0 else "(exact)"
+        lines.append(
+            f"{i}. **{r['design']}, {r['mechanism']}**: {rate} (n ≈ {number(round(r['n']))}), "
+            f"ε_sample = {significant(r['ε_sample'], 4)}; RMSE {significant(r['RMSE'], 4)} "
+            f"{spread}, 95 % bound ±{significant(r['95 % bound'], 4)}; error "
+            f"{100 * r['sampling part']:.0f} % sampling, {100 * r['noise part']:.0f} % noise; "
+            f"{versus}."
+        )
+    return "\n".join(lines)
+
+
 def accuracy_answer(
     target: float, eps_target: float, feasible: bool, best: pd.Series | None, eps_max: float
 ) -> str:
@@ -306,31 +336,33 @@ COMPARE_EXPLANATION = (
 )
 
 COMPARE_FORMULAS = (
-    r"\mathrm{MSE} = \underbrace{E[(\hat\theta_S - \theta)^2]}_{\text{sampling part}} + "
-    r"\underbrace{E[(\tilde\theta - \hat\theta_S)^2]}_{\text{noise part}}",
+    r"\begin{aligned}\mathrm{MSE} &= \underbrace{E[(\hat\theta_S - \theta)^2]}_{\text{sampling "
+    r"part}}\\ &+ \underbrace{E[(\tilde\theta - \hat\theta_S)^2]}_{\text{noise part}}"
+    r"\end{aligned}",
     r"P\big(|\tilde\theta - \theta| \le b_{95}\big) = 0.95",
 )
 
 #: How each design turns ε_sample into ε_target (r = rate, q = ℓ/k, s the two largest
-#: cluster sizes added).
+#: cluster sizes added); one short line each, so they fit a phone's width.
 AMPLIFICATION_FORMULAS = (
-    r"\text{SRS, Poisson: } \varepsilon_{\mathrm{target}} = \log\!\big(1 + r\,"
-    r"(e^{\varepsilon_{\mathrm{sample}}} - 1)\big)",
-    r"\text{stratified: } \varepsilon_{\mathrm{target}} = \log\!\big(1 + 2r"
-    r"(e^{2\varepsilon_{\mathrm{sample}}} - 1)\big) + \log\!\big(1 + r"
-    r"(e^{2\varepsilon_{\mathrm{sample}}} - 1)\big)",
-    r"\text{cluster: } \varepsilon_{\mathrm{target}} = \log\!\Big(1 + \frac{q\,"
-    r"(e^{\varepsilon_{\mathrm{sample}}} - 1)}{q + (1-q)\,e^{-s\,"
-    r"\varepsilon_{\mathrm{sample}}}}\Big)",
-    r"\text{change one record: } \varepsilon_{\mathrm{sample}} = "
-    r"\mathrm{amp}^{-1}(\varepsilon_{\mathrm{target}}/2)\ \text{for add/remove designs}",
+    r"\begin{aligned}&\text{SRS, Poisson:}\\ &\varepsilon_{\mathrm{target}} = \log\big(1 + r"
+    r"(e^{\varepsilon_{\mathrm{sample}}} - 1)\big)\end{aligned}",
+    r"\begin{aligned}&\text{stratified:}\\ &\varepsilon_{\mathrm{target}} = \log\big(1 + 2r"
+    r"(e^{2\varepsilon_{\mathrm{sample}}} - 1)\big)\\ &\qquad + \log\big(1 + r"
+    r"(e^{2\varepsilon_{\mathrm{sample}}} - 1)\big)\end{aligned}",
+    r"\begin{aligned}&\text{cluster:}\\ &\varepsilon_{\mathrm{target}} = \log\Big(1 + "
+    r"\frac{q\,(e^{\varepsilon_{\mathrm{sample}}} - 1)}{q + (1-q)\,"
+    r"e^{-s\,\varepsilon_{\mathrm{sample}}}}\Big)\end{aligned}",
+    r"\begin{aligned}&\text{change one record, add/remove theorem:}\\ "
+    r"&\varepsilon_{\mathrm{sample}} = \mathrm{amp}^{-1}(\varepsilon_{\mathrm{target}} / 2)"
+    r"\end{aligned}",
 )
 
 #: Composition of several statistics on one sample, amplified once.
 COMPOSITION_FORMULAS = (
-    r"\varepsilon_{\mathrm{target}} = \mathrm{amp}\big(\varepsilon_1 + \dots + "
-    r"\varepsilon_k\big) \;\ge\; \mathrm{amp}(\varepsilon_1) + \dots + "
-    r"\mathrm{amp}(\varepsilon_k)",
+    r"\begin{aligned}\varepsilon_{\mathrm{target}} &= \mathrm{amp}(\varepsilon_1 + \dots + "
+    r"\varepsilon_k)\\ &\ge \mathrm{amp}(\varepsilon_1) + \dots + \mathrm{amp}(\varepsilon_k)"
+    r"\end{aligned}",
 )
 
 FORMULAS_EXPLANATION = (

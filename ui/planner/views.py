@@ -18,6 +18,7 @@ from core import planner
 from core.populations import Population
 from ui.charts import chart_block, reproduce
 from ui.downloads import frame_to_csv_bytes
+from ui.format import significant
 from ui.planner import cache, exports, text
 from ui.planner import figures as figs
 
@@ -123,23 +124,8 @@ def compare_view(ctx: PlannerInputs) -> None:
     for design in ctx.designs:
         if design != "census" and not (result.table["design"] == design).any():
             st.info(text.no_rows_note(design, cache.smallest_stratum(pop.content_hash, pop)))
-    st.markdown("**Best rate of each design, ranked**")
-    ranked = figs.ranked_table(result)
-    st.dataframe(
-        ranked,
-        hide_index=True,
-        column_config={
-            "best rate": st.column_config.NumberColumn(format="%.3g"),
-            "n": st.column_config.NumberColumn(format="%.0f"),
-            "ε_sample": st.column_config.NumberColumn(format="%.4g"),
-            "RMSE": st.column_config.NumberColumn(format="%.4g"),
-            "± se": st.column_config.NumberColumn(format="%.2g"),
-            "95 % bound": st.column_config.NumberColumn(format="%.4g"),
-            "sampling part": st.column_config.NumberColumn(format="percent"),
-            "noise part": st.column_config.NumberColumn(format="percent"),
-            "gain vs census": st.column_config.NumberColumn(format="percent"),
-        },
-    )
+    st.markdown("**Best rate of each design and mechanism, ranked**")
+    st.markdown(text.ranked_list(figs.ranked_table(result)))
     fig, data = figs.objective_figure(result)
     st.download_button(
         "Download the full table (CSV)",
@@ -389,6 +375,7 @@ def several_view(ctx: PlannerInputs) -> None:
         text.composition_verdict(ctx.eps_target, split.eps_target_correct, split.eps_target_naive)
     )
     rows = []
+    notes = []
     for stat, share, eps_part in zip(stats, shares, split.eps_samples, strict=True):
         result = cache.plan(
             pop.content_hash,
@@ -408,25 +395,28 @@ def several_view(ctx: PlannerInputs) -> None:
         rows.append(
             {
                 "statistic": stat,
-                "share of the budget": share,
+                "share": share,
                 "ε_sample": float(eps_part),
-                "mechanism": best["mechanism_label"],
                 "RMSE": float(best["rmse"]),
-                "95 % bound": float(best["error_95"]),
-                "population value": result.population_value,
+                "b₉₅": float(best["error_95"]),
             }
         )
+        notes.append(
+            f"{stat}: {figs.short_mechanism(str(best['mechanism_label']))}, population value "
+            f"{significant(result.population_value, 6)}"
+        )
+    # Five short columns: the table fits a phone's width; the rest goes in the caption.
     st.dataframe(
         pd.DataFrame(rows),
         hide_index=True,
         column_config={
-            "share of the budget": st.column_config.NumberColumn(format="percent"),
+            "share": st.column_config.NumberColumn(format="percent", help="Share of ε_sample"),
             "ε_sample": st.column_config.NumberColumn(format="%.4g"),
             "RMSE": st.column_config.NumberColumn(format="%.4g"),
-            "95 % bound": st.column_config.NumberColumn(format="%.4g"),
-            "population value": st.column_config.NumberColumn(format="%.6g"),
+            "b₉₅": st.column_config.NumberColumn(format="%.4g", help="95 % error bound ±b₉₅"),
         },
     )
+    st.caption("Mechanisms: " + "; ".join(notes) + ". b₉₅: the 95 % error bound.")
     fig, data = figs.composition_figure(
         cache.composition_curve(
             pop.content_hash,
