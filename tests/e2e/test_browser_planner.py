@@ -4,9 +4,11 @@ moves the chart and the URL, and screenshots at desktop, laptop (1280×720) and 
 
 from __future__ import annotations
 
-from urllib.parse import parse_qs, urlparse
+from urllib.parse import parse_qs, quote, urlparse
 
 from tests.e2e.helpers import errors_on_page, exceptions_on_page, plot_texts, screenshot, settle
+from tests.e2e.test_layout import MEASURE, SLACK
+from ui.planner.text import TABS
 
 #: Fewer repetitions keep the browser runs short; the numbers are still core's.
 FAST = "plan_reps=50"
@@ -63,18 +65,21 @@ def test_planner_every_tab_renders(page, app_url):
         screenshot(page, name)
 
 
-def test_planner_screenshots_at_laptop_and_phone_width(browser, app_url):
+def test_planner_every_tab_fits_laptop_and_phone_width(browser, app_url):
+    """tests/e2e/test_layout.py measures the default tab only; this measures all three."""
     for label, width, height in (("laptop", 1280, 720), ("phone", 390, 844)):
         context = browser.new_context(viewport={"width": width, "height": height})
         page = context.new_page()
         page.set_default_timeout(60_000)
         try:
-            page.goto(f"{app_url}/planner?{FAST}")
-            settle(page)
-            _wait_for_chart(page)
-            assert errors_on_page(page) == []
-            width_px = page.evaluate("() => document.documentElement.scrollWidth")
-            assert width_px <= width + 2, f"{label}: the page scrolls sideways ({width_px} px)"
-            screenshot(page, f"planner_{label}")
+            for tab, shot in zip(TABS, ("compare", "accuracy", "several"), strict=True):
+                page.goto(f"{app_url}/planner?{FAST}&plan_view={quote(tab)}")
+                settle(page, timeout=120)
+                _wait_for_chart(page)
+                page.evaluate("document.fonts.ready")
+                assert errors_on_page(page) == []
+                problems = page.evaluate(MEASURE, SLACK)
+                assert not problems, f"{tab} at {label} width: {problems}"
+                screenshot(page, f"planner_{shot}_{label}")
         finally:
             context.close()

@@ -40,23 +40,23 @@ REPS_OPTIONS = (50, 100, 200, 500, 1000)
 #: Share of the population's interquartile range used as the default target error.
 TARGET_IQR_SHARE = 0.05
 
-#: Presets: Hu et al.'s lognormal population at a small and a large ε_target, the mean, and
-#: the establishment register with strata and clusters. Each opens the comparison tab.
+#: Presets: Hu et al.'s lognormal population (§4.3) at a small and a large ε_target, the mean,
+#: and the establishment register with strata and clusters. Each opens the comparison tab.
 PRESETS: dict[str, dict[str, Any]] = {
-    "Hu et al. lognormal, ε = 0.1": {
+    "Lognormal, ε = 0.1": {
         "population": "lognormal",
         "plan_stat": "median",
         "plan_eps": 0.1,
         "plan_view": COMPARE_TAB,
     },
-    "Hu et al. lognormal, ε = 3": {
+    "Lognormal, ε = 3": {
         "population": "lognormal",
         "plan_stat": "median",
         "plan_eps": 3.0,
         "plan_view": COMPARE_TAB,
     },
     "Mean": {"plan_stat": "mean", "plan_view": COMPARE_TAB},
-    "Establishments (strata)": {"population": "establishments", "plan_view": COMPARE_TAB},
+    "Establishments": {"population": "establishments", "plan_view": COMPARE_TAB},
 }
 
 RELATION_HELP = (
@@ -317,6 +317,12 @@ def default_target_reason(target: float) -> str:
 
 def composition_verdict(eps_target: float, correct: float, naive: float) -> str:
     """Which ε_target is right for several statistics from one sample, and why."""
+    if math.isclose(correct, naive, rel_tol=1e-12, abs_tol=0.0):
+        return (
+            f"Without amplification (the census, or a single statistic) both ways give "
+            f"ε_target = {significant(correct, 4)}: the budgets simply add up. Pick a sampling "
+            "design with two statistics to see the two totals part."
+        )
     return (
         f"The statistics are computed on the same sample, so their budgets add up there and "
         f"the sum is amplified once: the population gets ε_target = {significant(correct, 4)}, "

@@ -305,9 +305,11 @@ def several_controls(ctx: PlannerInputs) -> tuple[str, float, tuple[str, ...], t
     """Design, rate, statistics and their shares of the budget for the composition tab."""
     c1, c2 = st.columns(2)
     with c1:
+        # Sampling designs first: the census has no amplification to compose.
+        ordered = [d for d in ctx.designs if d != "census"] + ["census"]
         shown = st.selectbox(
             "Design",
-            [text.design_label(d) for d in ctx.designs],
+            [text.design_label(d) for d in ordered if d in ctx.designs],
             key="plan_ms_design",
             bind="query-params",
         )

@@ -122,6 +122,7 @@ def test_accuracy_answer_and_composition_verdict(gain):
     found = text.accuracy_answer(1.5, 0.25, True, gain.best, 50.0)
     assert "**0.25**" in found and "±1.5 or below" in found
     assert "No plan reaches" in text.accuracy_answer(1.5, float("nan"), False, None, 50.0)
+    assert "both ways give ε_target = 2" in text.composition_verdict(2.0, 2.0, 2.0)
     verdict = text.composition_verdict(2.0, 2.0, 1.4)
     assert "ε_target = 2" in verdict and "gives 1.4" in verdict and "by 0.6" in verdict
 
@@ -148,3 +149,23 @@ def test_name_of_maps_shown_labels_back_to_core_names():
     assert text.name_of(planner.DESIGN_LABELS, planner.DESIGN_LABELS["cluster"]) == "cluster"
     assert text.name_of(text.OBJECTIVE_LABELS, "RMSE") == "rmse"
     assert text.name_of(text.OBJECTIVE_LABELS, "unknown") == "unknown"
+
+
+def test_ranked_list_states_every_number_of_the_ranked_table(gain):
+    from ui.planner import figures as figs
+
+    ranked = figs.ranked_table(gain)
+    lines = text.ranked_list(ranked).splitlines()
+    assert len(lines) == len(ranked)
+    for i, (line, row) in enumerate(zip(lines, ranked.to_dict("records"), strict=True), 1):
+        assert line.startswith(f"{i}. **{row['design']}, {row['mechanism']}**")
+        assert f"ε_sample = {significant(row['ε_sample'], 4)}" in line
+        assert f"RMSE {significant(row['RMSE'], 4)}" in line
+        assert f"±{significant(row['95 % bound'], 4)}" in line
+        assert f"{100 * row['sampling part']:.0f} % sampling" in line
+        if row["design"] == "Census":
+            assert "(exact)" in line
+        else:
+            assert f"± {significant(row['± se'], 2)}" in line
+            assert text.relative_change(row["gain vs census"]) in line
+    assert lines[0].endswith("tighter than the census.")  # SRS wins here
