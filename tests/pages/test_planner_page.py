@@ -220,7 +220,14 @@ def test_accuracy_first_answer_is_cores_search():
 def test_delta_target_follows_the_population_until_typed():
     at = open_page(PAGE)
     assert at.number_input(key="plan_delta").value == delta_target_default(LOGNORMAL.size)
-    typed = open_page(PAGE, {"plan_delta": "1e-07"})
+    # The composition tab computes little, so switching to the 100,000 establishments is quick.
+    at = open_page(PAGE, {"plan_view": text.SEVERAL_TAB})
+    at.selectbox(key="population").set_value("establishments").run()
+    assert not at.exception
+    assert at.number_input(key="plan_delta").value == delta_target_default(100_000)
+    typed = open_page(PAGE, {"plan_delta": "1e-07", "plan_view": text.SEVERAL_TAB})
+    assert typed.number_input(key="plan_delta").value == pytest.approx(1e-7)
+    typed.selectbox(key="population").set_value("establishments").run()
     assert typed.number_input(key="plan_delta").value == pytest.approx(1e-7)
 
 
@@ -246,3 +253,16 @@ def test_snippet_prints_the_pages_numbers():
     result = _page_plan(reps=50)
     assert printed["best error_95"] == pytest.approx(float(result.best["error_95"]), rel=1e-9)
     assert printed["best rate"] == pytest.approx(float(result.best["rate"]), rel=1e-9)
+
+
+def test_a_rerun_does_not_recompute_the_comparison(monkeypatch):
+    at = open_page(PAGE)
+    shown = _ranked(at)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("core.planner.plan called again on a rerun")
+
+    monkeypatch.setattr(planner, "plan", refuse)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert _ranked(at) == shown
