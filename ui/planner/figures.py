@@ -154,6 +154,7 @@ def objective_figure(
     if target is not None:
         line = reference_line(float(target), text="your bound")
         line["line"] = {"color": PALETTE[2], "dash": "dash", "width": 1.5}
+        line["label"] = {"text": "your bound", "textposition": "start", "font": {"size": 12}}
         shapes.append(line)
     best = result.best
     traces.append(
@@ -260,7 +261,14 @@ def composition_figure(curve: pd.DataFrame, *, eps_target: float) -> tuple[go.Fi
             "y0": 0,
             "y1": 1,
             "line": {"color": "#555555", "dash": "dot", "width": 1.5},
-            "label": {"text": "this page's ε_target", "textposition": "end"},
+            # Horizontal, at the bottom of the line: clear of the curves and of a phone's edge.
+            "label": {
+                "text": "your ε_target",
+                "textposition": "start",
+                "textangle": 0,
+                "xanchor": "left",
+                "font": {"size": 12},
+            },
         }
     ]
     return make_figure(traces, layout), curve.copy()
