@@ -36,9 +36,9 @@ sampling with a fixed ``n`` is proven for changed records only and is not offere
 
 Mechanisms (:mod:`core.mechanisms`) must hold the guarantee the theorem needs:
 
-* median: ``"smooth_median"`` (Laplace noise on the smooth sensitivity, (ε, δ), change one
+* median: ``"smooth_laplace"`` (Laplace noise on the smooth sensitivity, (ε, δ), change one
   record, fixed n: census and SRS) and ``"exponential"`` (pure ε, both relations: every design);
-* mean: ``"laplace_mean"`` (R/n, change one record, fixed n: census and SRS; Hu et al. eqs.
+* mean: ``"laplace"`` (R/n, change one record, fixed n: census and SRS; Hu et al. eqs.
   6–7 give its error exactly) and ``"ht_mean"`` (a noisy centred sum over the expected sample
   size, pure ε, add/remove: Poisson, stratified and cluster samples, and the census under
   ``"deletion"``).
@@ -206,8 +206,8 @@ def mechanisms_for(statistic: str, design: str, relation: str) -> tuple[str, ...
         return ()
     fixed_size = design in ("census", "srs") and relation == "replacement"
     if statistic == "median":
-        return ("smooth_median", "exponential") if fixed_size else ("exponential",)
-    return ("laplace_mean",) if fixed_size else ("ht_mean",)
+        return ("smooth_laplace", "exponential") if fixed_size else ("exponential",)
+    return ("laplace",) if fixed_size else ("ht_mean",)
 
 
 def _cluster_design(population: Population, rate: float) -> ClusterSampling:
@@ -789,10 +789,10 @@ def _census_row(
 ) -> dict[str, float]:
     """Exact error of privatising the whole population with mechanism ``name``."""
     R = frame.upper - frame.lower
-    if name == "smooth_median":
+    if name == "smooth_laplace":
         s = sens.smooth_sensitivity_median(frame.values, eps, delta, frame.lower, frame.upper)
         b = 2.0 * s / eps
-    elif name == "laplace_mean":
+    elif name == "laplace":
         b = R / (frame.N * eps)
     elif name == "ht_mean":
         b = 0.5 * R / (frame.N * eps)
@@ -932,12 +932,12 @@ def _evaluate_design(
                 "n": p.n,
                 "clusters_sampled": p.clusters_sampled,
                 "eps_sample": p.eps_sample,
-                "delta_sample": p.delta_sample if name == "smooth_median" else 0.0,
+                "delta_sample": p.delta_sample if name == "smooth_laplace" else 0.0,
                 "exact": False,
             }
             summary = _summary_row(draws[(name, p.rate)], theta)
             row["n"] = summary.pop("mean_sample_size") if design != "srs" else p.n
-            if name == "laplace_mean" and design == "srs":
+            if name == "laplace" and design == "srs":
                 sampling, noise = _srs_mean_exact(frame, round(p.n), p.eps_sample)
                 summary.update(
                     rmse=math.sqrt(sampling + noise),
@@ -1054,7 +1054,7 @@ def plan(
             "n": float(N),
             "clusters_sampled": math.nan,
             "eps_sample": t * share,
-            "delta_sample": d * share if name == "smooth_median" else 0.0,
+            "delta_sample": d * share if name == "smooth_laplace" else 0.0,
             "exact": True,
         }
         row.update(_census_row(frame, statistic, name, t * share, d * share))

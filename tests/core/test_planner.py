@@ -190,8 +190,8 @@ def test_census_median_is_exact_for_both_mechanisms(lognormal):
     census = result.table[result.table["design"] == "census"].set_index("mechanism")
     d = 1 / (2 * lognormal.size)
     s = sens.smooth_sensitivity_median(lognormal.values, 1.0, d, lognormal.lower, lognormal.upper)
-    assert census.loc["smooth_median", "rmse"] == pytest.approx(math.sqrt(8) * s, rel=1e-12)
-    assert census.loc["smooth_median", "error_95"] == pytest.approx(2 * s * math.log(20))
+    assert census.loc["smooth_laplace", "rmse"] == pytest.approx(math.sqrt(8) * s, rel=1e-12)
+    assert census.loc["smooth_laplace", "error_95"] == pytest.approx(2 * s * math.log(20))
     assert census["exact"].all()
     assert (census["rmse_se"] == 0).all()
 
@@ -252,9 +252,9 @@ def _best(result: pl.PlanResult, design: str, mechanism: str) -> float:
 
 def test_lognormal_srs_median_gains_at_small_eps_and_not_at_3(lognormal):
     small = pl.plan(lognormal, statistic="median", eps_target=0.1, designs=["srs"], reps=100)
-    assert _best(small, "srs", "smooth_median") < 0.5 * _best(small, "census", "smooth_median")
+    assert _best(small, "srs", "smooth_laplace") < 0.5 * _best(small, "census", "smooth_laplace")
     large = pl.plan(lognormal, statistic="median", eps_target=3.0, designs=["srs"], reps=100)
-    assert _best(large, "srs", "smooth_median") > _best(large, "census", "smooth_median")
+    assert _best(large, "srs", "smooth_laplace") > _best(large, "census", "smooth_laplace")
 
 
 @pytest.mark.parametrize("statistic", pl.STATISTICS)
@@ -343,7 +343,7 @@ def test_deletion_relation_uses_add_remove_mechanisms():
     result = pl.plan(pop, statistic="mean", eps_target=1.0, reps=20, relation="deletion")
     assert set(result.table["mechanism"]) == {"ht_mean"}
     assert "srs" not in set(result.table["design"])
-    assert pl.mechanisms_for("median", "srs", "replacement") == ("smooth_median", "exponential")
+    assert pl.mechanisms_for("median", "srs", "replacement") == ("smooth_laplace", "exponential")
     assert pl.mechanisms_for("median", "cluster", "replacement") == ("exponential",)
 
 
