@@ -340,7 +340,11 @@ class _Quantile(Mechanism):
         return f"{type(self).__name__}(quantile={self.quantile!r})"
 
     def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and self.quantile == other.quantile  # type: ignore[attr-defined]
+        return (
+            isinstance(other, _Quantile)
+            and type(self) is type(other)
+            and (self.quantile == other.quantile)
+        )
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, self.quantile))
