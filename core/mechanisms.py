@@ -238,6 +238,16 @@ class Mechanism(ABC):
         """Standard noise draws, Laplace(0, 1) unless overridden."""
         return rng.laplace(0.0, 1.0, size=size)
 
+    def standard_noise_cdf(self, z: ArrayLike) -> FloatArray:
+        """CDF of one :meth:`standard_noise` draw, Laplace(0, 1) unless overridden.
+
+        ``F(z) = e^z / 2`` for ``z < 0`` and ``1 − e^{−z} / 2`` otherwise.  Used to integrate
+        the noise out of error bounds (:mod:`core.planner`).
+        """
+        zz = np.asarray(z, dtype=np.float64)
+        tail = 0.5 * np.exp(-np.abs(zz))
+        return np.asarray(np.where(zz < 0, tail, 1.0 - tail), dtype=np.float64)
+
     def noise_variance(
         self, sensitivity: FloatArray, eps_sample: float | FloatArray
     ) -> FloatArray | None:
@@ -471,6 +481,25 @@ class SmoothPureQuantile(_Quantile):
         """``S / alpha = 4 gamma S / eps = 16 S / eps``."""
         return np.asarray(self.ALPHA_DIVISOR * sensitivity / eps_sample, dtype=np.float64)
 
+    def standard_noise_cdf(self, z: ArrayLike) -> FloatArray:
+        """CDF of ``Z`` (density ``(√2 / π) / (1 + z^4)``), in closed form.
+
+        ``F(z) = 1/2 + (√2 / π) G(z)`` with the odd antiderivative
+        ``G(t) = ln((t² + √2 t + 1) / (t² − √2 t + 1)) / (4√2)
+        + (atan(√2 t + 1) + atan(√2 t − 1)) / (2√2)``, which tends to ``π / (2√2)``.
+        """
+        if PURE_NOISE_GAMMA != 4:  # pragma: no cover - the closed form is for gamma = 4
+            raise ValueError("the closed-form CDF is for gamma = 4")
+        t = np.asarray(z, dtype=np.float64)
+        r2 = math.sqrt(2.0)
+        a = np.abs(t)
+        with np.errstate(over="ignore", invalid="ignore"):
+            log_part = np.log1p(2.0 * r2 * a / (a * a - r2 * a + 1.0)) / (4.0 * r2)
+            log_part = np.where(np.isfinite(log_part), log_part, 0.0)
+        g = log_part + (np.arctan(r2 * a + 1.0) + np.arctan(r2 * a - 1.0)) / (2.0 * r2)
+        half = np.minimum(r2 / math.pi * g, 0.5)
+        return np.asarray(np.where(t < 0, 0.5 - half, 0.5 + half), dtype=np.float64)
+
     def standard_noise(self, rng: np.random.Generator, size: tuple[int, ...]) -> FloatArray:
         """Draws of ``Z`` with density ``∝ 1 / (1 + |z|^4)`` (beta-prime construction)."""
         g = PURE_NOISE_GAMMA
@@ -681,6 +710,10 @@ class GaussianMean(Mechanism):
     def standard_noise(self, rng: np.random.Generator, size: tuple[int, ...]) -> FloatArray:
         """Standard normal draws."""
         return rng.standard_normal(size)
+
+    def standard_noise_cdf(self, z: ArrayLike) -> FloatArray:
+        """The standard normal CDF ``Φ(z)``."""
+        return np.asarray(special.ndtr(np.asarray(z, dtype=np.float64)), dtype=np.float64)
 
     def release(
         self,

@@ -216,3 +216,32 @@ def test_release_rejects_bad_input(
 def test_release_rejects_a_seed_instead_of_a_generator() -> None:
     with pytest.raises(ValueError, match="Generator"):
         mech.LaplaceMean().release(_batch(2, 3), 1.0, 0.1, LOWER, UPPER, 3)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "mechanism",
+    [
+        mech.SmoothLaplaceQuantile(),
+        mech.SmoothPureQuantile(),
+        mech.GlobalLaplaceQuantile(),
+        mech.LaplaceMean(),
+        mech.GaussianMean(),
+    ],
+    ids=lambda m: m.name,
+)
+def test_standard_noise_cdf_integrates_the_noise_density(mechanism):
+    """The CDF each additive mechanism states agrees with its sampler and with quadrature."""
+    from scipy import integrate, stats
+
+    z = np.array([-40.0, -3.0, -1.0, -0.25, 0.0, 0.4, 1.5, 6.0, 80.0])
+    cdf = mechanism.standard_noise_cdf(z)
+    assert np.all(np.diff(cdf) > 0) and cdf[4] == pytest.approx(0.5, abs=1e-15)
+    if isinstance(mechanism, mech.SmoothPureQuantile):
+        ref = [integrate.quad(mechanism.noise_density, -np.inf, x)[0] for x in z[:-1]]
+        assert cdf[:-1] == pytest.approx(ref, rel=1e-8, abs=1e-13)
+    elif isinstance(mechanism, mech.GaussianMean):
+        assert cdf == pytest.approx(stats.norm.cdf(z), rel=1e-12, abs=1e-300)
+    else:
+        assert cdf == pytest.approx(stats.laplace.cdf(z), rel=1e-12, abs=1e-300)
+    draws = mechanism.standard_noise(np.random.default_rng(11), (20_000,))
+    assert stats.kstest(draws, mechanism.standard_noise_cdf).pvalue > 1e-3
