@@ -44,7 +44,7 @@ from core._validation import (
     values_in_bounds,
 )
 from core.amplification import sample_size
-from core.mechanisms import Mechanism, SmoothLaplaceMedian
+from core.mechanisms import Mechanism, SmoothLaplaceQuantile
 
 __all__ = [
     "DELTA_SAMPLE_CAP",
@@ -455,7 +455,7 @@ class MedianExperiment:
         ``"exact_noise_variance"`` or ``"drawn_noise"``.
     mechanism : str
         :attr:`core.mechanisms.Mechanism.name` of the mechanism simulated
-        (``"smooth_median"`` by default).
+        (``"smooth_laplace"`` by default).
     """
 
     summary: pd.DataFrame
@@ -466,7 +466,7 @@ class MedianExperiment:
     reps: int
     seed: int
     estimator: str
-    mechanism: str = SmoothLaplaceMedian.name
+    mechanism: str = SmoothLaplaceQuantile.name
 
 
 def _summarise(sq: FloatArray) -> tuple[float, float, float]:
@@ -616,7 +616,7 @@ def median_gain_experiment(
         ``progress(fraction_done, message)`` called after the population and after each
         rate.
     mechanism : core.mechanisms.Mechanism, optional
-        The release mechanism; default :class:`core.mechanisms.SmoothLaplaceMedian` (steps
+        The release mechanism; default :class:`core.mechanisms.SmoothLaplaceQuantile` (steps
         1 and 3 above).  Any additive :class:`~core.mechanisms.Mechanism` can be simulated
         the same way: its statistic replaces the median (the ``sample_median`` column and
         ``population_median`` then hold that statistic), its sensitivity and noise scale
@@ -657,7 +657,7 @@ def median_gain_experiment(
         raise ValueError(f"estimator must be one of {_ESTIMATORS}; got {estimator!r}")
     if progress is not None and not callable(progress):
         raise ValueError("progress must be a callable(fraction_done, message) or None")
-    mech = SmoothLaplaceMedian() if mechanism is None else mechanism
+    mech = SmoothLaplaceQuantile() if mechanism is None else mechanism
     if not isinstance(mech, Mechanism) or not mech.additive:
         raise ValueError(f"mechanism must be an additive core.mechanisms.Mechanism; got {mech!r}")
     N = pop.size

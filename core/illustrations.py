@@ -31,7 +31,7 @@ from core._validation import (
 )
 from core.amplification import sample_size
 from core.gains import draw_sorted_samples
-from core.mechanisms import GlobalLaplaceMedian, LaplaceMean, Mechanism, SmoothLaplaceMedian
+from core.mechanisms import GlobalLaplaceQuantile, LaplaceMean, Mechanism, SmoothLaplaceQuantile
 
 __all__ = ["privatized_means", "privatized_medians", "sample_medians"]
 
@@ -146,8 +146,8 @@ def privatized_medians(
     * ``sensitivity="smooth"`` (Figure 2, right): ``median + Laplace(0, 2 S / eps)`` with
       ``S`` the smooth sensitivity (eq. 4) at ``(eps, delta)``; (eps, delta)-DP.
 
-    These are :class:`core.mechanisms.GlobalLaplaceMedian` and
-    :class:`core.mechanisms.SmoothLaplaceMedian`; ``mechanism`` releases with any other
+    These are :class:`core.mechanisms.GlobalLaplaceQuantile` and
+    :class:`core.mechanisms.SmoothLaplaceQuantile`; ``mechanism`` releases with any other
     additive :class:`core.mechanisms.Mechanism` instead.
 
     Parameters
@@ -187,9 +187,9 @@ def privatized_medians(
     if mechanism is not None:
         mech = mechanism
     elif sensitivity == "global":
-        mech = GlobalLaplaceMedian()
+        mech = GlobalLaplaceQuantile()
     else:
-        mech = SmoothLaplaceMedian()
+        mech = SmoothLaplaceQuantile()
     releases, scale = _population_releases(mech, pop, lo, hi, eps, delta, T, rng)
     frame = _long_frame(eps, T, releases)
     frame["scale"] = np.repeat(scale, T)

@@ -27,24 +27,40 @@ Invariants every subclass keeps
   with a random sample size (Poisson, stratified with randomised rounding, cluster; Bun et
   al. Sections 2, 4 and 5) need a mechanism that holds for ``"deletion"``.
 
-The first three implementations come from Hu, Drechsler & Kim, "Accuracy gains from
-privacy amplification through sampling", Section 2.2 (Laplace mechanism with global
-sensitivity, Definition 6; smooth sensitivity of the median, equation 4, with the
-``(eps, delta)`` calibration ``Laplace(2 S / eps)`` of Nissim, Raskhodnikova & Smith).
-:class:`ExponentialMedian` is the exponential mechanism (McSherry & Talwar 2007) for the
-median in the form of Smith (2011); :class:`HorvitzThompsonMean` is a noisy centred sum
-divided by the expected sample size, for designs whose sample size is random:
+Sources: Hu, Drechsler & Kim, "Accuracy gains from privacy amplification through
+sampling", Section 2.2 (Laplace mechanism with global sensitivity, Definition 6; smooth
+sensitivity of the median, equation 4, with the ``(eps, delta)`` calibration
+``Laplace(2 S / eps)`` of Nissim, Raskhodnikova & Smith 2007), generalised here to any
+quantile by replacing the median's rank; the admissible heavy-tailed noise of Nissim,
+Raskhodnikova & Smith (2007, Section 2) for a pure-ε smooth-sensitivity release; the
+exponential mechanism (McSherry & Talwar 2007) for a quantile in the form of Smith (2011);
+the analytic Gaussian mechanism of Balle & Wang (2018); and a noisy centred sum divided by
+the expected sample size for designs whose sample size is random.  Quantile mechanisms take
+``quantile`` (0.5, the lower median, by default) and release the order statistic of rank
+``k = ceil(q n)`` (:func:`core.sensitivity.quantile_rank`):
 
-============================  =====================  =========================  ====  ========
-class                         sensitivity ``S``      release                    pure  relations
-============================  =====================  =========================  ====  ========
-:class:`SmoothLaplaceMedian`  smooth (eq. 4)         median + Lap(``2 S/eps``)  no    rep
-:class:`GlobalLaplaceMedian`  ``R = upper - lower``  median + Lap(``S/eps``)    yes   rep, del
-:class:`LaplaceMean`          ``R / n``              mean + Lap(``S/eps``)      yes   rep
-:class:`ExponentialMedian`    score: ``1``           interval ``i`` drawn with  yes   rep, del
-                                                     ``w_i e^(-eps|i-n/2|/2)``
-:class:`HorvitzThompsonMean`  ``(R/2) / (rate N)``   HT mean + Lap(``S/eps``)   yes   del
-============================  =====================  =========================  ====  ========
+==============================  =====================  ==========================  ====  ========
+class (name)                    sensitivity ``S``      release                     pure  relations
+==============================  =====================  ==========================  ====  ========
+:class:`SmoothLaplaceQuantile`  smooth (eq. 4, rank    ``y_(k)``+Lap(``2S/eps``)    no    rep
+``"smooth_laplace"``            ``k``), beta =
+                                ``eps/(2 ln(2/delta))``
+:class:`SmoothPureQuantile`     smooth, beta =         ``y_(k) + (16 S/eps) Z``,   yes   rep
+``"smooth_pure"``               ``eps / 4``            ``h(z) ∝ 1/(1+z^4)``
+:class:`ExponentialQuantile`    score: ``1``           interval ``i`` drawn with   yes   rep, del
+``"exponential"``                                      ``w_i e^(-eps|i-qn|/2)``
+:class:`GlobalLaplaceQuantile`  ``R = upper - lower``  ``y_(k)`` + Lap(``S/eps``)  yes   rep, del
+``"global_laplace"``
+:class:`LaplaceMean`            ``R / n``              mean + Lap(``S/eps``)       yes   rep
+``"laplace"``
+:class:`GaussianMean`           ``R / n``              mean + N(0, ``sigma^2``),   no    rep
+``"gaussian"``                                         Balle & Wang calibration
+:class:`HorvitzThompsonMean`    ``(R/2) / (rate N)``   HT mean + Lap(``S/eps``)    yes   del
+``"ht_mean"``
+==============================  =====================  ==========================  ====  ========
+
+:func:`release` is the one-call public entry point (a mechanism by name, one released
+value per row).
 
 ``rep``: replacement, ``del``: deletion; ``R = upper - lower``.  Laplace(0, b) noise has
 variance ``2 b^2``.  The structure (an abstract base class whose
@@ -54,12 +70,14 @@ google's ``dp_accounting`` package (``pld/privacy_loss_mechanism.py``, ``dp_even
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import ClassVar, TypeAlias
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy import special
 
 from core import sensitivity as sens
 from core._validation import (
@@ -76,16 +94,23 @@ from core._validation import (
 
 __all__ = [
     "MECHANISMS",
-    "ExponentialMedian",
-    "GlobalLaplaceMedian",
+    "PURE_NOISE_GAMMA",
+    "ExponentialQuantile",
+    "GaussianMean",
+    "GlobalLaplaceQuantile",
     "HorvitzThompsonMean",
     "LaplaceMean",
     "Mechanism",
     "Release",
-    "SmoothLaplaceMedian",
+    "SmoothLaplaceQuantile",
+    "SmoothPureQuantile",
+    "analytic_gaussian_sigma",
     "exponential_median_distribution",
     "exponential_median_error",
+    "exponential_quantile_distribution",
+    "exponential_quantile_error",
     "mechanism_by_name",
+    "release",
 ]
 
 FloatArray: TypeAlias = NDArray[np.float64]
@@ -213,6 +238,16 @@ class Mechanism(ABC):
         """Standard noise draws, Laplace(0, 1) unless overridden."""
         return rng.laplace(0.0, 1.0, size=size)
 
+    def standard_noise_cdf(self, z: ArrayLike) -> FloatArray:
+        """CDF of one :meth:`standard_noise` draw, Laplace(0, 1) unless overridden.
+
+        ``F(z) = e^z / 2`` for ``z < 0`` and ``1 − e^{−z} / 2`` otherwise.  Used to integrate
+        the noise out of error bounds (:mod:`core.planner`).
+        """
+        zz = np.asarray(z, dtype=np.float64)
+        tail = 0.5 * np.exp(-np.abs(zz))
+        return np.asarray(np.where(zz < 0, tail, 1.0 - tail), dtype=np.float64)
+
     def noise_variance(
         self, sensitivity: FloatArray, eps_sample: float | FloatArray
     ) -> FloatArray | None:
@@ -282,30 +317,69 @@ class Mechanism(ABC):
         return hash(type(self).__name__)
 
 
-class _Median(Mechanism):
-    """Shared statistic of the median mechanisms: the lower median ``y_((n+1)//2)``."""
+class _Quantile(Mechanism):
+    """Shared statistic of the quantile mechanisms: the order statistic ``y_(k)``.
+
+    ``k = quantile_rank(n, quantile)`` (:func:`core.sensitivity.quantile_rank`,
+    ``ceil(q n)`` clipped to ``[1, n]``); ``quantile = 0.5`` gives the lower median
+    ``y_((n+1)//2)`` of Hu et al. Section 4.3.
+
+    Parameters
+    ----------
+    quantile : float, default 0.5
+        The level ``q`` in (0, 1).
+
+    Raises
+    ------
+    ValueError
+        For a quantile outside (0, 1).
+    """
+
+    def __init__(self, quantile: float = 0.5) -> None:
+        self.quantile: float = sens.check_quantile(quantile)
+
+    def rank(self, n: int) -> int:
+        """1-indexed rank of the released order statistic in a sample of ``n`` values."""
+        return sens.quantile_rank(n, self.quantile)
 
     def statistic(self, samples: FloatArray) -> FloatArray:
-        """Lower median of each sorted row (rank ``(n + 1) // 2``, Hu et al. Section 4.3)."""
-        return np.asarray(samples[:, sens.median_rank(samples.shape[1]) - 1], dtype=np.float64)
+        """Order statistic ``y_(k)`` of each sorted row, ``k = quantile_rank(n, quantile)``."""
+        return np.asarray(samples[:, self.rank(samples.shape[1]) - 1], dtype=np.float64)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(quantile={self.quantile!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, _Quantile)
+            and type(self) is type(other)
+            and (self.quantile == other.quantile)
+        )
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, self.quantile))
 
 
-class SmoothLaplaceMedian(_Median):
-    """Median + ``Laplace(0, 2 S / eps)`` with ``S`` the smooth sensitivity (Hu et al. eq. 4).
+class SmoothLaplaceQuantile(_Quantile):
+    """Quantile + ``Laplace(0, 2 S / eps)``, ``S`` the smooth sensitivity (Hu et al. eq. 4).
 
-    ``(eps_sample, delta_sample)``-DP; ``S`` is computed at ``beta = eps / (2 ln(2 / delta))``
-    by :func:`core.sensitivity.smooth_sensitivity_median_batch`.  The conditional noise
-    variance is ``2 (2 S / eps)^2 = 8 S^2 / eps^2``.
+    ``(eps_sample, delta_sample)``-DP; ``S`` is the smooth sensitivity of the order
+    statistic ``y_(k)`` (eq. 4 of Hu et al. with the median's rank replaced by ``k``),
+    computed at ``beta = eps / (2 ln(2 / delta))`` by
+    :func:`core.sensitivity.smooth_sensitivity_quantile_batch`.  This is the Laplace
+    calibration of Nissim, Raskhodnikova & Smith (2007) that Hu et al. use in Section 2.2
+    and 4.3.  The conditional noise variance is ``2 (2 S / eps)^2 = 8 S^2 / eps^2``.  For
+    ``quantile = 0.5`` it is exactly the median release of Hu et al. (Figures 8 and 13).
 
     Not pure (it spends ``delta_sample``).  Relations: ``{"replacement"}`` only.  The
     smoothness property ``S(x) <= e^beta S(x')`` and the bound ``S(x) >= LS(x)`` are proved
     for samples of one fixed size ``n`` with one record changed (Nissim, Raskhodnikova &
     Smith 2007; Hu et al. eq. 4 sums over ``k`` changed records); adding or removing a record
-    also moves the median's rank, which that argument does not cover.
+    also moves the rank ``k``, which that argument does not cover.
     """
 
-    name = "smooth_median"
-    label = "median, Laplace noise scaled to the smooth sensitivity"
+    name = "smooth_laplace"
+    label = "quantile, Laplace noise scaled to the smooth sensitivity"
     uses_delta = True
     pure = False
     relations = frozenset({"replacement"})
@@ -318,8 +392,10 @@ class SmoothLaplaceMedian(_Median):
         lower: float,
         upper: float,
     ) -> FloatArray:
-        """Smooth sensitivity of the median of each row (Hu et al. Section 2.2, eq. 4)."""
-        out = sens.smooth_sensitivity_median_batch(samples, eps_sample, delta_sample, lower, upper)
+        """Smooth sensitivity of the quantile of each row (Hu et al. Section 2.2, eq. 4)."""
+        out = sens.smooth_sensitivity_quantile_batch(
+            samples, eps_sample, delta_sample, lower, upper, quantile=self.quantile
+        )
         return np.asarray(out, dtype=np.float64).reshape(samples.shape[0])
 
     def noise_scale(self, sensitivity: FloatArray, eps_sample: float | FloatArray) -> FloatArray:
@@ -327,20 +403,128 @@ class SmoothLaplaceMedian(_Median):
         return 2.0 * sensitivity / eps_sample
 
 
-class GlobalLaplaceMedian(_Median):
-    """Median + ``Laplace(0, R / eps)``: the global sensitivity of the median is the range.
+#: Tail exponent ``gamma`` of the heavy-tailed noise of :class:`SmoothPureQuantile`.
+PURE_NOISE_GAMMA = 4.0
 
-    Hu et al. Section 2.2 (Figure 2, left); pure ``eps_sample``-DP.  Conditional noise
-    variance ``2 R^2 / eps^2``, the same for every sample.
 
-    Relations: both.  The lower median of any non-empty sample of values in
-    ``[lower, upper]`` lies in ``[lower, upper]``, so it moves by at most ``R = upper -
-    lower`` whatever happens to one record -- changed, added or removed (as long as the
-    sample stays non-empty) -- and ``Laplace(R / eps)`` noise then gives ``eps``-DP.
+class SmoothPureQuantile(_Quantile):
+    """Quantile + heavy-tailed noise scaled to a smooth sensitivity: pure ``eps``-DP.
+
+    Noise (Nissim, Raskhodnikova & Smith 2007, Section 2, the admissible family
+    ``h(z) ∝ 1 / (1 + |z|^gamma)``) with ``gamma = 4`` (:data:`PURE_NOISE_GAMMA`)::
+
+        release = y_(k) + (S / alpha) Z,   h(z) = (gamma sin(pi / gamma) / (2 pi)) / (1 + |z|^gamma)
+        alpha = eps / (4 gamma) = eps / 16,   beta = eps / gamma = eps / 4,
+
+    where ``S`` is the ``beta``-smooth sensitivity of the order statistic ``y_(k)``
+    (eq. 4 of Hu et al. at rank ``k`` and at this ``beta``;
+    :func:`core.sensitivity.smooth_sensitivity_beta_batch`).  ``alpha = eps / (4 gamma)``
+    and ``beta = eps / gamma`` are the constants NRS give for this family.
+
+    Guarantee: pure ``eps_sample``-DP, relations ``{"replacement"}`` (the smooth-sensitivity
+    argument is for one record changed in a sample of fixed size).  Direct proof, which
+    the tests check on exact densities: for neighbours ``x, x'`` write ``s = S(x)``,
+    ``s' = S(x') = e^lam s`` with ``|lam| <= beta`` (smoothness) and
+    ``|f(x) - f(x')| <= s`` (``S >= LS``).  With ``g(z) = log(1 + |z|^gamma)`` and
+    ``u = alpha (y - f(x)) / s``, the log density ratio at any output ``y`` is::
+
+        log p_x(y) - log p_x'(y) = lam + g(e^-lam (u - D)) - g(u),   |D| <= alpha.
+
+    ``g`` is ``gamma``-Lipschitz in ``z`` (``gamma |z|^(gamma-1) <= gamma (1 + |z|^gamma)``),
+    so the shift by ``D`` costs at most ``gamma alpha = eps / 4``; and
+    ``d/dlam [lam + g(e^-lam w)] = 1 - gamma |z|^gamma / (1 + |z|^gamma)`` lies in
+    ``[1 - gamma, 1]``, so the rescaling costs at most ``(gamma - 1) beta = 3 eps / 4``.
+    Total ``<= eps``.
+
+    Variance: ``Var Z = sin(pi / gamma) / sin(3 pi / gamma)`` (finite for ``gamma > 3``),
+    which is 1 for ``gamma = 4``; so the conditional noise variance is
+    ``(S / alpha)^2 = 256 S^2 / eps^2``.  Sampler: ``|Z|^gamma`` is beta-prime
+    ``(1 / gamma, 1 - 1 / gamma)`` distributed, so ``Z = ± (B / (1 - B))^(1 / gamma)`` with
+    ``B ~ Beta(1 / gamma, 1 - 1 / gamma)`` and a fair random sign.
     """
 
-    name = "global_median"
-    label = "median, Laplace noise scaled to the global sensitivity"
+    name = "smooth_pure"
+    label = "quantile, heavy-tailed noise scaled to the smooth sensitivity (pure ε)"
+    unit_noise_variance = math.sin(math.pi / PURE_NOISE_GAMMA) / math.sin(
+        3.0 * math.pi / PURE_NOISE_GAMMA
+    )
+    uses_delta = False
+    pure = True
+    relations = frozenset({"replacement"})
+    #: ``alpha = eps / ALPHA_DIVISOR`` and ``beta = eps / BETA_DIVISOR``.
+    ALPHA_DIVISOR: ClassVar[float] = 4.0 * PURE_NOISE_GAMMA
+    BETA_DIVISOR: ClassVar[float] = PURE_NOISE_GAMMA
+
+    @staticmethod
+    def noise_density(z: ArrayLike) -> FloatArray:
+        """Density ``h(z) = (gamma sin(pi / gamma) / (2 pi)) / (1 + |z|^gamma)`` of ``Z``."""
+        g = PURE_NOISE_GAMMA
+        zz = np.abs(np.asarray(z, dtype=np.float64))
+        return np.asarray(g * math.sin(math.pi / g) / (2.0 * math.pi) / (1.0 + zz**g))
+
+    def sensitivity(
+        self,
+        samples: FloatArray,
+        eps_sample: float | FloatArray,
+        delta_sample: float,
+        lower: float,
+        upper: float,
+    ) -> FloatArray:
+        """``beta``-smooth sensitivity of the quantile of each row, ``beta = eps / gamma``."""
+        beta = np.asarray(eps_sample, dtype=np.float64) / self.BETA_DIVISOR
+        out = sens.smooth_sensitivity_beta_batch(
+            samples, beta, lower, upper, quantile=self.quantile
+        )
+        return np.asarray(out, dtype=np.float64).reshape(samples.shape[0])
+
+    def noise_scale(self, sensitivity: FloatArray, eps_sample: float | FloatArray) -> FloatArray:
+        """``S / alpha = 4 gamma S / eps = 16 S / eps``."""
+        return np.asarray(self.ALPHA_DIVISOR * sensitivity / eps_sample, dtype=np.float64)
+
+    def standard_noise_cdf(self, z: ArrayLike) -> FloatArray:
+        """CDF of ``Z`` (density ``(√2 / π) / (1 + z^4)``), in closed form.
+
+        ``F(z) = 1/2 + (√2 / π) G(z)`` with the odd antiderivative
+        ``G(t) = ln((t² + √2 t + 1) / (t² − √2 t + 1)) / (4√2)
+        + (atan(√2 t + 1) + atan(√2 t − 1)) / (2√2)``, which tends to ``π / (2√2)``.
+        """
+        if PURE_NOISE_GAMMA != 4:  # pragma: no cover - the closed form is for gamma = 4
+            raise ValueError("the closed-form CDF is for gamma = 4")
+        t = np.asarray(z, dtype=np.float64)
+        r2 = math.sqrt(2.0)
+        a = np.abs(t)
+        with np.errstate(over="ignore", invalid="ignore"):
+            log_part = np.log1p(2.0 * r2 * a / (a * a - r2 * a + 1.0)) / (4.0 * r2)
+            log_part = np.where(np.isfinite(log_part), log_part, 0.0)
+        g = log_part + (np.arctan(r2 * a + 1.0) + np.arctan(r2 * a - 1.0)) / (2.0 * r2)
+        half = np.minimum(r2 / math.pi * g, 0.5)
+        return np.asarray(np.where(t < 0, 0.5 - half, 0.5 + half), dtype=np.float64)
+
+    def standard_noise(self, rng: np.random.Generator, size: tuple[int, ...]) -> FloatArray:
+        """Draws of ``Z`` with density ``∝ 1 / (1 + |z|^4)`` (beta-prime construction)."""
+        g = PURE_NOISE_GAMMA
+        b = rng.beta(1.0 / g, 1.0 - 1.0 / g, size=size)
+        sign = np.where(rng.random(size) < 0.5, -1.0, 1.0)
+        with np.errstate(divide="ignore"):
+            return np.asarray(sign * (b / (1.0 - b)) ** (1.0 / g), dtype=np.float64)
+
+
+class GlobalLaplaceQuantile(_Quantile):
+    """Quantile + ``Laplace(0, R / eps)``: the global sensitivity of an order statistic.
+
+    Hu et al. Section 2.2 and 2.4 (Figure 2, left, for the median); pure
+    ``eps_sample``-DP.  Conditional noise variance ``2 R^2 / eps^2``, the same for every
+    sample.
+
+    Relations: both.  Any order statistic of a non-empty sample of values in
+    ``[lower, upper]`` lies in ``[lower, upper]``, so it moves by at most
+    ``R = upper - lower`` whatever happens to one record -- changed, added or removed (as
+    long as the sample stays non-empty; the rank may change with ``n``, the bound does
+    not) -- and ``Laplace(R / eps)`` noise then gives ``eps``-DP.
+    """
+
+    name = "global_laplace"
+    label = "quantile, Laplace noise scaled to the global sensitivity"
     pure = True
     relations = frozenset({"replacement", "deletion"})
 
@@ -373,7 +557,7 @@ class LaplaceMean(Mechanism):
     For a random sample size use :class:`HorvitzThompsonMean`.
     """
 
-    name = "laplace_mean"
+    name = "laplace"
     label = "mean, Laplace noise scaled to the global sensitivity"
     pure = True
     relations = frozenset({"replacement"})
@@ -399,23 +583,184 @@ class LaplaceMean(Mechanism):
         return sensitivity / eps_sample
 
 
+def analytic_gaussian_sigma(
+    eps_sample: float | ArrayLike, delta_sample: float, sensitivity: float | ArrayLike = 1.0
+) -> FloatArray:
+    """Smallest ``sigma`` for which ``N(0, sigma^2)`` noise is ``(eps, delta)``-DP.
+
+    The analytic Gaussian mechanism of Balle & Wang (2018, Theorem 8 and Algorithm 1):
+    adding ``N(0, sigma^2)`` to a statistic of sensitivity ``D`` is
+    ``(eps, delta)``-DP if and only if::
+
+        Phi(D / (2 sigma) - eps sigma / D) - e^eps Phi(-D / (2 sigma) - eps sigma / D) <= delta.
+
+    The left side decreases in ``sigma``; the smallest ``sigma`` is found by bisection on
+    ``log(sigma / D)`` (to a relative ``1e-13``), vectorised over ``eps``.  The second term
+    is evaluated as ``exp(eps + log Phi(.))`` so that large ``eps`` does not overflow.
+
+    Parameters
+    ----------
+    eps_sample : float or array_like
+        Budgets, finite and > 0.
+    delta_sample : float
+        In (0, 1).
+    sensitivity : float or array_like, default 1
+        ``D >= 0`` (broadcast with ``eps_sample``); ``sigma`` is proportional to it.
+
+    Returns
+    -------
+    ndarray
+        ``sigma`` with the broadcast shape of ``eps_sample`` and ``sensitivity``.
+
+    Raises
+    ------
+    ValueError
+        For a budget that is not finite and > 0, ``delta`` outside (0, 1) or a negative
+        or non-finite sensitivity.
+    """
+    eps = np.asarray(check_eps("eps_sample", eps_sample), dtype=np.float64)
+    delta = check_delta_open("delta_sample", delta_sample)
+    d = np.asarray(as_float_array("sensitivity", sensitivity), dtype=np.float64)
+    require("sensitivity", d, np.isfinite(d) & (d >= 0), "a finite number >= 0")
+    eps, d = np.broadcast_arrays(eps, d)
+    unique, inverse = np.unique(eps, return_inverse=True)
+    log_delta = math.log(delta)
+
+    def excess(log_s: FloatArray) -> FloatArray:
+        """``log(lhs) - log(delta)`` up to sign: > 0 while ``sigma / D = e^log_s`` is too small."""
+        s = np.exp(log_s)
+        a = 1.0 / (2.0 * s)
+        b = unique * s
+        first = special.log_ndtr(a - b)
+        second = unique + special.log_ndtr(-a - b)
+        # log(e^first - e^second), first >= second always (the lhs is >= 0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            gap = first + np.log1p(-np.exp(np.minimum(second - first, 0.0)))
+        return np.asarray(gap - log_delta, dtype=np.float64)
+
+    lo = np.full(unique.shape, -1.0)
+    hi = np.full(unique.shape, 1.0)
+    for _ in range(200):  # widen the bracket until excess(lo) > 0 >= excess(hi)
+        low_bad = excess(lo) <= 0
+        high_bad = excess(hi) > 0
+        if not (low_bad.any() or high_bad.any()):
+            break
+        lo = np.where(low_bad, lo - 2.0, lo)
+        hi = np.where(high_bad, hi + 2.0, hi)
+    for _ in range(100):
+        mid = (lo + hi) / 2.0
+        too_small = excess(mid) > 0
+        lo = np.where(too_small, mid, lo)
+        hi = np.where(too_small, hi, mid)
+        if np.all(hi - lo <= 1e-14):
+            break
+    return np.asarray(np.exp(hi)[inverse].reshape(eps.shape) * d, dtype=np.float64)
+
+
+class GaussianMean(Mechanism):
+    """Mean + ``N(0, sigma^2)``, ``sigma`` from the analytic Gaussian mechanism.
+
+    Sensitivity ``R / n`` (one of ``n`` records changed, as for :class:`LaplaceMean`);
+    ``sigma`` is the smallest standard deviation for which Gaussian noise is
+    ``(eps_sample, delta_sample)``-DP at that sensitivity, from the exact condition of
+    Balle & Wang (2018, Theorem 8), solved numerically (Algorithm 1 of the same paper;
+    :func:`analytic_gaussian_sigma`).  Unlike the classical calibration
+    ``sigma = D sqrt(2 ln(1.25 / delta)) / eps`` it is exact and holds for every ``eps``.
+
+    ``(eps, delta)``-DP, not pure.  Relations: ``{"replacement"}`` only (adding or removing
+    a record changes ``n`` and so the noise scale).  Standard noise ``N(0, 1)``
+    (:attr:`unit_noise_variance` 1), noise scale ``sigma``; conditional noise variance
+    ``sigma^2``.
+    """
+
+    name = "gaussian"
+    label = "mean, Gaussian noise (analytic calibration)"
+    unit_noise_variance = 1.0
+    uses_delta = True
+    pure = False
+    relations = frozenset({"replacement"})
+
+    def statistic(self, samples: FloatArray) -> FloatArray:
+        """Arithmetic mean of each row."""
+        return np.asarray(samples.mean(axis=1), dtype=np.float64)
+
+    def sensitivity(
+        self,
+        samples: FloatArray,
+        eps_sample: float | FloatArray,
+        delta_sample: float,
+        lower: float,
+        upper: float,
+    ) -> FloatArray:
+        """``R / n`` for every row (:func:`core.sensitivity.global_sensitivity_mean`)."""
+        n = samples.shape[1]
+        return np.full(samples.shape[0], sens.global_sensitivity_mean(n, lower, upper))
+
+    def noise_scale(self, sensitivity: FloatArray, eps_sample: float | FloatArray) -> FloatArray:
+        """Not available without ``delta_sample``: raises ``ValueError``.
+
+        ``sigma`` depends on ``delta_sample`` too; :meth:`release` computes it, and
+        :func:`analytic_gaussian_sigma` gives it for any ``(eps, delta, sensitivity)``.
+        """
+        raise ValueError(
+            "the Gaussian noise scale depends on delta_sample: use "
+            "analytic_gaussian_sigma(eps_sample, delta_sample, sensitivity) or release()"
+        )
+
+    def standard_noise(self, rng: np.random.Generator, size: tuple[int, ...]) -> FloatArray:
+        """Standard normal draws."""
+        return rng.standard_normal(size)
+
+    def standard_noise_cdf(self, z: ArrayLike) -> FloatArray:
+        """The standard normal CDF ``Φ(z)``."""
+        return np.asarray(special.ndtr(np.asarray(z, dtype=np.float64)), dtype=np.float64)
+
+    def release(
+        self,
+        samples: ArrayLike,
+        eps_sample: float | ArrayLike,
+        delta_sample: float,
+        lower: float,
+        upper: float,
+        rng: np.random.Generator,
+    ) -> Release:
+        """Release ``mean + sigma Z`` per row, ``Z ~ N(0, 1)`` (one draw of ``rng`` per row).
+
+        Parameters, return value and errors as :meth:`Mechanism.release`; ``noise_scale``
+        is ``sigma`` and ``noise_variance`` is ``sigma^2``.
+        """
+        lo, hi = check_bounds(lower, upper)
+        batch = _check_batch(samples, lo, hi)
+        eps = _check_eps_rows(eps_sample, batch.shape[0])
+        delta = check_delta_open("delta_sample", delta_sample)
+        if not isinstance(rng, np.random.Generator):
+            raise ValueError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
+        stat = self.statistic(batch)
+        s = self.sensitivity(batch, eps, delta, lo, hi)
+        sigma = analytic_gaussian_sigma(eps, delta, s)
+        released = stat + self.standard_noise(rng, (batch.shape[0],)) * sigma
+        return Release(released, stat, s, sigma, sigma**2)
+
+
 # ---------------------------------------------------------------------------------------
 # The exponential mechanism for the median (pure eps, both neighbour relations)
 # ---------------------------------------------------------------------------------------
 
 
-def _exponential_log_weights(edges: FloatArray, eps_sample: FloatArray) -> FloatArray:
+def _exponential_log_weights(
+    edges: FloatArray, eps_sample: FloatArray, quantile: float = 0.5
+) -> FloatArray:
     """Unnormalised log-probabilities of the ``n + 1`` intervals of each row.
 
     ``edges`` has shape ``(reps, n + 2)`` (``lower``, the sorted sample, ``upper``) and
-    ``eps_sample`` shape ``(reps,)``.  Entry ``i`` is ``log(z_{i+1} - z_i) - eps |i - n/2| / 2``
+    ``eps_sample`` shape ``(reps,)``.  Entry ``i`` is ``log(z_{i+1} - z_i) - eps |i - q n| / 2``
     shifted so that the best interval of positive width has penalty 0; zero-width intervals
     get ``-inf``.  The shift keeps at least one finite entry per row even when
-    ``eps |i - n/2|`` overflows.
+    ``eps |i - q n|`` overflows.
     """
     n = edges.shape[1] - 2
     width = np.diff(edges, axis=1)
-    distance = np.abs(np.arange(n + 1, dtype=np.float64) - n / 2.0)
+    distance = np.abs(np.arange(n + 1, dtype=np.float64) - quantile * n)
     positive = width > 0
     nearest = np.where(positive, distance, np.inf).min(axis=1)
     with np.errstate(divide="ignore", over="ignore"):
@@ -430,14 +775,18 @@ def _edges(batch: FloatArray, lower: float, upper: float) -> FloatArray:
     return np.concatenate([np.full((reps, 1), lower), batch, np.full((reps, 1), upper)], axis=1)
 
 
-def exponential_median_distribution(
-    sorted_values: ArrayLike, eps_sample: float, lower: float, upper: float
+def exponential_quantile_distribution(
+    sorted_values: ArrayLike,
+    eps_sample: float,
+    lower: float,
+    upper: float,
+    quantile: float = 0.5,
 ) -> tuple[FloatArray, FloatArray]:
-    """Exact output distribution of :class:`ExponentialMedian` on one sample.
+    """Exact output distribution of :class:`ExponentialQuantile` on one sample.
 
     The release is piecewise uniform: with ``z_0 = lower``, ``z_i = x_(i)`` (the sorted
     sample) and ``z_{n+1} = upper``, it falls in interval ``i = [z_i, z_{i+1}]`` with
-    probability ``p_i`` proportional to ``(z_{i+1} - z_i) exp(-eps_sample |i - n/2| / 2)``
+    probability ``p_i`` proportional to ``(z_{i+1} - z_i) exp(-eps_sample |i - q n| / 2)``
     and is uniform inside it (Smith 2011; McSherry & Talwar 2007).
 
     Parameters
@@ -448,6 +797,8 @@ def exponential_median_distribution(
         Budget spent on the sample, finite and > 0.
     lower, upper : float
         Public bounds, ``lower < upper``.
+    quantile : float, default 0.5
+        The level ``q`` in (0, 1).
 
     Returns
     -------
@@ -459,30 +810,33 @@ def exponential_median_distribution(
     Raises
     ------
     ValueError
-        For empty or non-finite values, values outside the bounds, bad bounds or budget.
+        For empty or non-finite values, values outside the bounds, bad bounds, budget or
+        quantile.
     """
     lo, hi = check_bounds(lower, upper)
-    values = values_in_bounds(sorted_values, lo, hi)
+    values = np.sort(values_in_bounds(sorted_values, lo, hi))
     eps = float(check_eps("eps_sample", finite_scalar("eps_sample", eps_sample)))
+    q = sens.check_quantile(quantile)
     edges = _edges(values[np.newaxis, :], lo, hi)
-    log_w = _exponential_log_weights(edges, np.array([eps]))[0]
+    log_w = _exponential_log_weights(edges, np.array([eps]), q)[0]
     top = log_w.max()
     weights = np.exp(log_w - top)
     return edges[0], weights / weights.sum()
 
 
-def exponential_median_error(
+def exponential_quantile_error(
     sorted_values: ArrayLike,
     eps_sample: float,
     lower: float,
     upper: float,
     centre: float,
     level: float = 0.95,
+    quantile: float = 0.5,
 ) -> tuple[float, float]:
-    """Exact mean squared error and ``level``-quantile of the error of the exponential median.
+    """Exact mean squared error and ``level``-quantile of the error of the exponential quantile.
 
-    For one fixed sample (the census, say) the release ``Y`` of :class:`ExponentialMedian`
-    has the piecewise-uniform law of :func:`exponential_median_distribution`, so
+    For one fixed sample (the census, say) the release ``Y`` of :class:`ExponentialQuantile`
+    has the piecewise-uniform law of :func:`exponential_quantile_distribution`, so
 
     * ``E[(Y - c)^2] = sum_i p_i ((m_i - c)^2 + w_i^2 / 12)`` with ``m_i`` and ``w_i`` the
       midpoint and width of interval ``i``;
@@ -504,6 +858,8 @@ def exponential_median_error(
         The value the error is measured from (e.g. the population median).
     level : float, default 0.95
         In (0, 1).
+    quantile : float, default 0.5
+        The quantile ``q`` the mechanism releases, in (0, 1).
 
     Returns
     -------
@@ -519,7 +875,7 @@ def exponential_median_error(
     """
     c = finite_scalar("centre", centre)
     q = float(check_interval("level", level, 0.0, 1.0, low_open=True, high_open=True))
-    edges, p = exponential_median_distribution(sorted_values, eps_sample, lower, upper)
+    edges, p = exponential_quantile_distribution(sorted_values, eps_sample, lower, upper, quantile)
     left, right = edges[:-1], edges[1:]
     width = right - left
     mid = left + width / 2.0
@@ -543,15 +899,34 @@ def exponential_median_error(
     return mse, float(t[k - 1] + share * (t[k] - t[k - 1]))
 
 
-class ExponentialMedian(_Median):
-    """The exponential mechanism for the median (McSherry & Talwar 2007; Smith 2011).
+def exponential_median_distribution(
+    sorted_values: ArrayLike, eps_sample: float, lower: float, upper: float
+) -> tuple[FloatArray, FloatArray]:
+    """:func:`exponential_quantile_distribution` of the median (``quantile = 0.5``)."""
+    return exponential_quantile_distribution(sorted_values, eps_sample, lower, upper, 0.5)
+
+
+def exponential_median_error(
+    sorted_values: ArrayLike,
+    eps_sample: float,
+    lower: float,
+    upper: float,
+    centre: float,
+    level: float = 0.95,
+) -> tuple[float, float]:
+    """:func:`exponential_quantile_error` of the median (``quantile = 0.5``)."""
+    return exponential_quantile_error(sorted_values, eps_sample, lower, upper, centre, level, 0.5)
+
+
+class ExponentialQuantile(_Quantile):
+    """The exponential mechanism for a quantile (McSherry & Talwar 2007; Smith 2011).
 
     With the sorted sample ``x_1 <= ... <= x_n`` padded by ``z_0 = lower`` and
     ``z_{n+1} = upper``, interval ``i = [z_i, z_{i+1}]`` (``i = 0..n``) has ``i`` sample
     values at or below its left end.  The release picks interval ``i`` with probability
-    proportional to ``(z_{i+1} - z_i) exp(-eps_sample |i - n/2| / 2)`` and then a point
+    proportional to ``(z_{i+1} - z_i) exp(-eps_sample |i - q n| / 2)`` and then a point
     uniformly inside it.  Equivalently the output density at ``y`` is proportional to
-    ``exp(eps_sample u(x, y) / 2)`` with the score ``u(x, y) = -|c_x(y) - n/2|``, where
+    ``exp(eps_sample u(x, y) / 2)`` with the score ``u(x, y) = -|c_x(y) - q n|``, where
     ``c_x(y)`` counts the sample values ``<= y`` -- the exponential mechanism on
     ``[lower, upper]`` with the uniform base measure.
 
@@ -561,23 +936,31 @@ class ExponentialMedian(_Median):
     normalising integral too).  Fix ``y``:
 
     * one record changed (``n`` fixed): removing the old value lowers ``c(y)`` by 0 or 1 and
-      inserting the new one raises it by 0 or 1, so ``c(y)`` moves by at most 1 and ``n/2``
+      inserting the new one raises it by 0 or 1, so ``c(y)`` moves by at most 1 and ``q n``
       not at all: ``|u|`` moves by at most 1;
     * one record added (removal is the same pair read backwards): ``c(y)`` rises by 1 if the
-      new value is ``<= y`` and by 0 otherwise, while ``n/2`` rises by exactly ``1/2``; so
-      ``c(y) - n/2`` moves by ``+1/2`` or ``-1/2`` and ``|u|`` by at most ``1/2``.  (Adding
-      the two moves separately would give ``3/2``; they are not independent.)
+      new value is ``<= y`` and by 0 otherwise, while ``q n`` rises by exactly ``q``; so
+      ``c(y) - q n`` moves by ``1 - q`` or ``-q`` and ``|u|`` by at most
+      ``max(q, 1 - q) < 1``.  (Adding the two moves separately would give ``1 + q``; they
+      are not independent.)
 
-    So the score sensitivity is 1 in both cases (1/2 for deletion alone, where the mechanism
-    is in fact ``eps/2``-DP).  ``delta_sample`` is ignored.
+    So the score sensitivity is 1 in both cases (``max(q, 1 - q)`` for deletion alone --
+    1/2 for the median -- where the mechanism is in fact ``max(q, 1 - q) eps``-DP).
+    ``delta_sample`` is ignored.
 
-    The centre :meth:`statistic` is the lower median (as for the other medians); the
-    release is not unbiased for it and its conditional noise variance has no simple closed
-    form (:func:`exponential_median_error` gives exact errors for one sample).
+    The centre :meth:`statistic` is the order statistic ``y_(k)``,
+    ``k = quantile_rank(n, q)`` (the lower median for ``q = 1/2``); the release is not
+    unbiased for it and its conditional noise variance has no simple closed form
+    (:func:`exponential_quantile_error` gives exact errors for one sample).
+
+    Parameters
+    ----------
+    quantile : float, default 0.5
+        The level ``q`` in (0, 1).
     """
 
     name = "exponential"
-    label = "median, exponential mechanism"
+    label = "quantile, exponential mechanism"
     additive = False
     unit_noise_variance = None
     pure = True
@@ -591,7 +974,7 @@ class ExponentialMedian(_Median):
         lower: float,
         upper: float,
     ) -> FloatArray:
-        """Sensitivity 1 of the score ``-|c(y) - n/2|`` (a rank, not a value), every row."""
+        """Sensitivity 1 of the score ``-|c(y) - q n|`` (a rank, not a value), every row."""
         return np.ones(samples.shape[0], dtype=np.float64)
 
     def noise_scale(self, sensitivity: FloatArray, eps_sample: float | FloatArray) -> FloatArray:
@@ -611,10 +994,10 @@ class ExponentialMedian(_Median):
         upper: float,
         rng: np.random.Generator,
     ) -> Release:
-        """Release one exponential-mechanism median per row (see the class docstring).
+        """Release one exponential-mechanism quantile per row (see the class docstring).
 
         Vectorised over the batch: the interval of each row is drawn by inverting the
-        cumulative sum of the weights ``exp(log w_i - eps |i - n/2| / 2)`` (divided by the
+        cumulative sum of the weights ``exp(log w_i - eps |i - q n| / 2)`` (divided by the
         largest; zero-width intervals have weight 0) at one uniform draw, then a uniform
         point inside it.  ``O(n)`` per row; the log-weights keep ``eps = 1000`` and
         ``eps = 1e-12`` exact.  ``rng`` is advanced by ``2 reps`` uniform draws.
@@ -628,7 +1011,7 @@ class ExponentialMedian(_Median):
         if not isinstance(rng, np.random.Generator):
             raise ValueError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
         edges = _edges(batch, lo, hi)
-        log_w = _exponential_log_weights(edges, np.ascontiguousarray(eps))
+        log_w = _exponential_log_weights(edges, np.ascontiguousarray(eps), self.quantile)
         # Inverse-CDF draw of the interval: one uniform per row against the running sum of
         # the weights (divided by the row's largest); zero-width intervals add nothing to the sum.
         cumulative = np.cumsum(np.exp(log_w - log_w.max(axis=1, keepdims=True)), axis=1)
@@ -819,31 +1202,42 @@ class HorvitzThompsonMean(Mechanism):
 MECHANISMS: dict[str, type[Mechanism]] = {
     cls.name: cls
     for cls in (
-        SmoothLaplaceMedian,
-        GlobalLaplaceMedian,
+        SmoothLaplaceQuantile,
+        SmoothPureQuantile,
+        ExponentialQuantile,
+        GlobalLaplaceQuantile,
         LaplaceMean,
-        ExponentialMedian,
+        GaussianMean,
         HorvitzThompsonMean,
     )
 }
 
-#: Constructor arguments of the mechanisms that need some (all others take none).
+#: Constructor arguments each mechanism requires (all others require none).
 _PARAMETERS: dict[str, tuple[str, ...]] = {
     HorvitzThompsonMean.name: ("rate", "population_size", "lower", "upper"),
 }
 
+#: Constructor arguments each mechanism accepts but does not require.
+_OPTIONAL: dict[str, tuple[str, ...]] = {
+    cls.name: ("quantile",) for cls in MECHANISMS.values() if issubclass(cls, _Quantile)
+}
+
+#: Placeholder ``delta_sample`` handed to pure mechanisms, which ignore it.
+_UNUSED_DELTA = 0.5
+
 
 def mechanism_by_name(name: str, **parameters: object) -> Mechanism:
-    """A fresh mechanism from its :attr:`Mechanism.name` (e.g. ``"smooth_median"``).
+    """A fresh mechanism from its :attr:`Mechanism.name` (e.g. ``"smooth_laplace"``).
 
     Parameters
     ----------
     name : str
         A key of :data:`MECHANISMS`.
     **parameters
-        Constructor arguments, only for mechanisms that need them: ``"ht_mean"`` needs
-        ``rate``, ``population_size``, ``lower`` and ``upper``
-        (``mechanism_by_name("ht_mean", rate=0.1, population_size=1000, lower=0,
+        Constructor arguments: the quantile mechanisms (``"smooth_laplace"``,
+        ``"smooth_pure"``, ``"exponential"``, ``"global_laplace"``) accept ``quantile``
+        (0.5 by default); ``"ht_mean"`` needs ``rate``, ``population_size``, ``lower`` and
+        ``upper`` (``mechanism_by_name("ht_mean", rate=0.1, population_size=1000, lower=0,
         upper=10)``); the others take none.
 
     Raises
@@ -856,8 +1250,91 @@ def mechanism_by_name(name: str, **parameters: object) -> Mechanism:
     if not isinstance(name, str) or name not in MECHANISMS:
         raise ValueError(f"unknown mechanism {name!r}; choose one of {sorted(MECHANISMS)}")
     needed = _PARAMETERS.get(name, ())
-    if set(parameters) != set(needed):
-        wanted = ", ".join(needed) if needed else "no parameters"
+    optional = _OPTIONAL.get(name, ())
+    given = set(parameters)
+    if not set(needed) <= given or not given <= set(needed) | set(optional):
+        takes = [*needed, *(f"optionally {o}" for o in optional)]
+        wanted = ", ".join(takes) if takes else "no parameters"
         got = ", ".join(sorted(parameters)) if parameters else "none"
         raise ValueError(f"mechanism {name!r} takes {wanted}; got {got}")
     return MECHANISMS[name](**parameters)
+
+
+def release(
+    samples: ArrayLike,
+    *,
+    mechanism: str | Mechanism,
+    eps: float | ArrayLike,
+    delta: float = 0.0,
+    lower: float,
+    upper: float,
+    rng: np.random.Generator,
+    quantile: float = 0.5,
+) -> FloatArray:
+    """Release one private statistic per sorted sample: the public API of the mechanisms.
+
+    ``release(samples, mechanism="exponential", eps=1.0, lower=0, upper=10, rng=rng,
+    quantile=0.9)`` is ``mechanism_by_name("exponential", quantile=0.9).release(samples,
+    1.0, ., 0, 10, rng).released``.
+
+    Parameters
+    ----------
+    samples : array_like, shape (reps, n)
+        One sample per row, each sorted ascending, inside ``[lower, upper]`` (checked).
+    mechanism : str or Mechanism
+        A name of :data:`MECHANISMS` (``"smooth_laplace"``, ``"smooth_pure"``,
+        ``"exponential"``, ``"global_laplace"``, ``"laplace"``, ``"gaussian"``), or a
+        mechanism object (e.g. a :class:`HorvitzThompsonMean`, which needs constructor
+        arguments).
+    eps : float or array_like, shape (reps,)
+        The budget ``eps_sample`` spent on each sample, finite and > 0.
+    delta : float, default 0
+        ``delta_sample``: in (0, 1) for the mechanisms that spend it (``"smooth_laplace"``,
+        ``"gaussian"``); must be 0 or in (0, 1) for the pure ones, which ignore it.
+    lower, upper : float
+        Public bounds, ``lower < upper``.
+    rng : numpy.random.Generator
+        Source of randomness.
+    quantile : float, default 0.5
+        For the quantile mechanisms, the level in (0, 1); a mean mechanism (or a
+        mechanism object) accepts only the default.
+
+    Returns
+    -------
+    ndarray, shape (reps,)
+        The released values.
+
+    Raises
+    ------
+    ValueError
+        For an unknown mechanism, a ``delta`` the mechanism cannot use, a ``quantile``
+        outside (0, 1) or given to a mechanism that has none, and everything
+        :meth:`Mechanism.release` refuses.
+    """
+    if isinstance(mechanism, Mechanism):
+        if quantile != 0.5:
+            raise ValueError(
+                "with a mechanism object, give the quantile to its constructor "
+                f"(e.g. ExponentialQuantile(quantile=0.9)); got quantile={quantile!r}"
+            )
+        mech = mechanism
+    elif isinstance(mechanism, str) and mechanism in _OPTIONAL:
+        mech = mechanism_by_name(mechanism, quantile=quantile)
+    else:
+        mech = mechanism_by_name(mechanism)  # raises for an unknown name
+        if quantile != 0.5:
+            raise ValueError(
+                f"quantile is only for the quantile mechanisms {sorted(_OPTIONAL)}; "
+                f"mechanism {mechanism!r} got quantile={quantile!r}"
+            )
+    d = finite_scalar("delta", delta)
+    if mech.uses_delta:
+        if not 0.0 < d < 1.0:
+            raise ValueError(
+                f"delta must be in the interval (0, 1) for mechanism {mech.name!r}, which "
+                f"spends delta_sample; got {delta!r}"
+            )
+    elif not 0.0 <= d < 1.0:
+        raise ValueError(f"delta must be in the interval [0, 1); got {delta!r}")
+    used = d if mech.uses_delta else _UNUSED_DELTA
+    return mech.release(samples, eps, used, lower, upper, rng).released

@@ -36,9 +36,9 @@ sampling with a fixed ``n`` is proven for changed records only and is not offere
 
 Mechanisms (:mod:`core.mechanisms`) must hold the guarantee the theorem needs:
 
-* median: ``"smooth_median"`` (Laplace noise on the smooth sensitivity, (ε, δ), change one
+* median: ``"smooth_laplace"`` (Laplace noise on the smooth sensitivity, (ε, δ), change one
   record, fixed n: census and SRS) and ``"exponential"`` (pure ε, both relations: every design);
-* mean: ``"laplace_mean"`` (R/n, change one record, fixed n: census and SRS; Hu et al. eqs.
+* mean: ``"laplace"`` (R/n, change one record, fixed n: census and SRS; Hu et al. eqs.
   6–7 give its error exactly) and ``"ht_mean"`` (a noisy centred sum over the expected sample
   size, pure ε, add/remove: Poisson, stratified and cluster samples, and the census under
   ``"deletion"``).
@@ -71,7 +71,7 @@ Invariants
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -126,7 +126,10 @@ DESIGN_LABELS: dict[str, str] = {
     "neyman": "Neyman-allocated stratified sample",
 }
 SAMPLED_DESIGNS = ("srs", "poisson", "stratified_proportional", "cluster")
-STATISTICS = ("median", "mean")
+STATISTICS = ("median", "quantile", "mean")
+#: Mechanisms for a quantile (the median included) and for the mean, in display order.
+QUANTILE_MECHANISMS = ("smooth_laplace", "smooth_pure", "exponential", "global_laplace")
+MEAN_MECHANISMS = ("laplace", "gaussian", "ht_mean")
 RELATIONS = ("replacement", "deletion")
 OBJECTIVES = ("error_95", "rmse")
 
@@ -194,10 +197,13 @@ class DesignStatus:
 def mechanisms_for(statistic: str, design: str, relation: str) -> tuple[str, ...]:
     """Names of the mechanisms whose guarantee fits ``design``'s theorem under ``relation``.
 
-    See the module docstring: the smooth-sensitivity median and the ``R/n`` Laplace mean hold
-    for a changed record in a sample of fixed size (census, SRS); the exponential mechanism
-    holds for both relations; the noisy centred sum (``"ht_mean"``) for added or removed
-    records.
+    Smooth-sensitivity quantiles (Laplace, (ε, δ); heavy-tailed, pure ε), the Laplace and
+    the Gaussian mean (``R/n``) hold for a changed record in a sample of fixed size: census
+    and SRS under ``"replacement"``. The exponential mechanism and Laplace noise on the
+    global sensitivity ``U − L`` hold for both relations and any sample size: every design.
+    The noisy centred sum (``"ht_mean"``) holds for added or removed records: the random
+    sample sizes of Poisson, stratified and cluster samples, and the census under
+    ``"deletion"``.
     """
     check_choice("statistic", statistic, STATISTICS)
     check_choice("design", design, DESIGN_LABELS)
@@ -205,9 +211,9 @@ def mechanisms_for(statistic: str, design: str, relation: str) -> tuple[str, ...
     if design == "neyman" or (design == "srs" and relation == "deletion"):
         return ()
     fixed_size = design in ("census", "srs") and relation == "replacement"
-    if statistic == "median":
-        return ("smooth_median", "exponential") if fixed_size else ("exponential",)
-    return ("laplace_mean",) if fixed_size else ("ht_mean",)
+    if statistic != "mean":
+        return QUANTILE_MECHANISMS if fixed_size else ("exponential", "global_laplace")
+    return ("laplace", "gaussian") if fixed_size else ("ht_mean",)
 
 
 def _cluster_design(population: Population, rate: float) -> ClusterSampling:
@@ -536,13 +542,22 @@ class _Draws:
     noise_variance: list[FloatArray] = field(default_factory=list)
     noise_scale: list[FloatArray] = field(default_factory=list)
     sizes: list[FloatArray] = field(default_factory=list)
-    laplace: bool = False
+    noise_cdf: Callable[[FloatArray], FloatArray] | None = None
 
 
-def _make_mechanism(name: str, frame: _Frame, rate: float) -> mech.Mechanism:
+def _make_mechanism(name: str, frame: _Frame, rate: float, quantile: float) -> mech.Mechanism:
     if name == "ht_mean":
         return mech.HorvitzThompsonMean(rate, frame.N, frame.lower, frame.upper)
+    if name in QUANTILE_MECHANISMS:
+        return mech.mechanism_by_name(name, quantile=quantile)
     return mech.mechanism_by_name(name)
+
+
+def _noise_cdf(mechanism: mech.Mechanism) -> Callable[[FloatArray], FloatArray] | None:
+    """The standard noise CDF of an additive mechanism with a stated variance, else None."""
+    if not mechanism.additive or mechanism.unit_noise_variance is None:
+        return None
+    return mechanism.standard_noise_cdf
 
 
 def _release_rows(
@@ -660,9 +675,14 @@ def _simulate(
     points: Sequence[_Point],
     reps: int,
     seed: int,
+    quantile: float,
 ) -> dict[tuple[str, float], _Draws]:
     """Monte Carlo of ``design`` at ``points`` for each mechanism, common random numbers."""
-    results = {(m, p.rate): _Draws(laplace=_laplace_noise(m)) for m in mechanisms for p in points}
+    results = {
+        (m, p.rate): _Draws(noise_cdf=_noise_cdf(_make_mechanism(m, frame, p.rate, quantile)))
+        for m in mechanisms
+        for p in points
+    }
     key_rng = np.random.default_rng(_design_seed(seed, design))
     for c, rows in enumerate(_chunks(reps, frame.N)):
         keys = _draw_keys(frame, design, rows, key_rng)
@@ -671,7 +691,7 @@ def _simulate(
             samples = [frame.values[mask[i]] for i in range(rows)]
             for j, name in enumerate(mechanisms):
                 noise_rng = np.random.default_rng([*_design_seed(seed, design), j, c, 17])
-                mechanism = _make_mechanism(name, frame, p.rate)
+                mechanism = _make_mechanism(name, frame, p.rate, quantile)
                 _release_rows(
                     mechanism,
                     samples,
@@ -701,41 +721,45 @@ def _quantile_se(abs_err: FloatArray, level: float) -> tuple[float, float]:
     return q, float(hi - lo) / 4.0
 
 
-def _laplace_noise(name: str) -> bool:
-    """Whether mechanism ``name`` adds Laplace noise to the sample's statistic."""
-    cls = mech.MECHANISMS[name]
-    return bool(cls.additive) and cls.standard_noise is mech.Mechanism.standard_noise
-
-
-def _laplace_abs_cdf(x: float, err: FloatArray, scale: FloatArray) -> FloatArray:
-    """``P(|e_i + b_i Z| <= x)`` for ``Z ~ Laplace(0, 1)``, per repetition."""
-
-    def cdf(z: FloatArray) -> FloatArray:
-        return np.where(z < 0, 0.5 * np.exp(np.minimum(z, 0.0)), -0.5 * np.expm1(-np.abs(z)) + 0.5)
-
+def _abs_cdf(
+    x: float, err: FloatArray, scale: FloatArray, cdf: Callable[[FloatArray], FloatArray]
+) -> FloatArray:
+    """``P(|e_i + b_i Z| <= x)`` per repetition, ``Z`` with the standard noise CDF ``cdf``."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        hi = np.where(scale > 0, cdf((x - err) / scale), (err <= x).astype(float))
-        lo = np.where(scale > 0, cdf((-x - err) / scale), (err < -x).astype(float))
+        safe = np.where(scale > 0, scale, 1.0)
+        hi = np.where(scale > 0, cdf((x - err) / safe), (err <= x).astype(float))
+        lo = np.where(scale > 0, cdf((-x - err) / safe), (err < -x).astype(float))
     return np.asarray(hi - lo, dtype=np.float64)
 
 
-def _conditional_quantile(err: FloatArray, scale: FloatArray, level: float) -> tuple[float, float]:
-    """The ``level`` quantile of ``|release − θ|`` with the Laplace noise integrated out.
+def _conditional_quantile(
+    err: FloatArray,
+    scale: FloatArray,
+    level: float,
+    cdf: Callable[[FloatArray], FloatArray] | None = None,
+) -> tuple[float, float]:
+    """The ``level`` quantile of ``|release − θ|`` with the additive noise integrated out.
 
     Given the samples, ``release − θ = e_i + b_i Z`` with ``e_i`` the sample's error and
-    ``Z ~ Laplace(0, 1)``; the bound ``x`` solves ``mean_i P(|e_i + b_i Z| <= x) = level``
-    (a Rao–Blackwellised estimate: only the sampling part is left to Monte Carlo, and the
-    census, with ``e = 0``, is exact: ``x = b ln(1 / (1 − level))``). The standard error is
-    the delta method's ``sd_i(P_i(x)) / sqrt(T) / mean_i(p_i(x))``.
+    ``Z`` the mechanism's standard noise (CDF ``cdf``; Laplace(0, 1) by default); the bound
+    ``x`` solves ``mean_i P(|e_i + b_i Z| <= x) = level`` (a Rao–Blackwellised estimate: only
+    the sampling part is left to Monte Carlo, and the census, with ``e = 0``, is exact: for
+    Laplace noise ``x = b ln(1 / (1 − level))``). The standard error is the delta method's
+    ``sd_i(P_i(x)) / sqrt(T) / mean_i(p_i(x))``.
     """
-    top = float(np.max(np.abs(err)) + np.max(scale) * (math.log(1.0 / (1.0 - level)) + 40.0))
-    x = float(brentq(lambda v: float(_laplace_abs_cdf(v, err, scale).mean()) - level, 0.0, top))
+    f = mech.LaplaceMean().standard_noise_cdf if cdf is None else cdf
+
+    def coverage(v: float) -> float:
+        return float(_abs_cdf(v, err, scale, f).mean())
+
+    top = float(np.max(np.abs(err))) + float(np.max(scale))
+    while coverage(top) < level:
+        top *= 2.0
+    x = float(brentq(lambda v: coverage(v) - level, 0.0, top, xtol=1e-14 * top, rtol=1e-13))
     T = err.size
-    probs = _laplace_abs_cdf(x, err, scale)
+    probs = _abs_cdf(x, err, scale, f)
     h = 1e-3 * x if x > 0 else 1e-9 * top
-    upper = _laplace_abs_cdf(x + h, err, scale).mean()
-    lower = _laplace_abs_cdf(max(x - h, 0.0), err, scale).mean()
-    density = float(upper - lower) / (x + h - max(x - h, 0.0))
+    density = (coverage(x + h) - coverage(max(x - h, 0.0))) / (x + h - max(x - h, 0.0))
     se = float(probs.std(ddof=1)) / math.sqrt(T) / density if T > 1 and density > 0 else 0.0
     return x, se
 
@@ -755,9 +779,9 @@ def _summary_row(draws: _Draws, theta: float) -> dict[str, float]:
     mse = float(sq.mean())
     mse_se = float(sq.std(ddof=1)) / math.sqrt(T) if T > 1 else math.nan
     rmse = math.sqrt(mse)
-    if draws.laplace and np.isfinite(nv).all():
+    if draws.noise_cdf is not None and np.isfinite(nv).all():
         scale = np.concatenate(draws.noise_scale)
-        e95, e95_se = _conditional_quantile(stat - theta, scale, LEVEL)
+        e95, e95_se = _conditional_quantile(stat - theta, scale, LEVEL, draws.noise_cdf)
     else:
         e95, e95_se = _quantile_se(np.abs(rel - theta), LEVEL)
     return {
@@ -775,35 +799,48 @@ def _summary_row(draws: _Draws, theta: float) -> dict[str, float]:
 # Exact rows: the census, and the mean under SRS (Hu et al. eqs. 6-7)
 # ---------------------------------------------------------------------------------------
 
-_LN20 = math.log(1.0 / (1.0 - LEVEL))  # |Laplace(b)| exceeds b ln 20 with probability 5 %
 
-
-def _population_value(frame: _Frame, statistic: str) -> float:
+def _population_value(frame: _Frame, statistic: str, quantile: float = 0.5) -> float:
+    """The population's mean, or its order statistic of rank ``quantile_rank(N, q)``."""
     if statistic == "mean":
         return float(frame.values.mean())
-    return float(frame.values[sens.median_rank(frame.N) - 1])
+    return float(frame.values[sens.quantile_rank(frame.N, quantile) - 1])
 
 
 def _census_row(
-    frame: _Frame, statistic: str, name: str, eps: float, delta: float
+    frame: _Frame, name: str, eps: float, delta: float, quantile: float
 ) -> dict[str, float]:
-    """Exact error of privatising the whole population with mechanism ``name``."""
-    R = frame.upper - frame.lower
-    if name == "smooth_median":
-        s = sens.smooth_sensitivity_median(frame.values, eps, delta, frame.lower, frame.upper)
-        b = 2.0 * s / eps
-    elif name == "laplace_mean":
-        b = R / (frame.N * eps)
-    elif name == "ht_mean":
-        b = 0.5 * R / (frame.N * eps)
-    else:
-        theta = _population_value(frame, "median")
-        mse, e95 = mech.exponential_median_error(
-            frame.values, eps, frame.lower, frame.upper, theta, level=LEVEL
+    """Exact error of privatising the whole population with mechanism ``name``.
+
+    The census's statistic is the population value itself, so the error is the noise alone:
+    for an additive mechanism ``b Z`` with ``b`` its noise scale on the population (RMSE
+    ``b sqrt(Var Z)``, 95 % bound ``b z`` with ``P(|Z| <= z) = 0.95``); for the exponential
+    mechanism its exact piecewise-uniform distribution
+    (:func:`core.mechanisms.exponential_quantile_error`).
+    """
+    if name == "exponential":
+        theta = _population_value(frame, "quantile", quantile)
+        mse, e95 = mech.exponential_quantile_error(
+            frame.values, eps, frame.lower, frame.upper, theta, level=LEVEL, quantile=quantile
         )
-        stat_sq = 0.0
-        return _exact(math.sqrt(mse), e95, stat_sq, mse)
-    return _exact(math.sqrt(2.0) * b, b * _LN20, 0.0, 2.0 * b * b)
+        return _exact(math.sqrt(mse), e95, 0.0, mse)
+    mechanism = _make_mechanism(name, frame, 1.0, quantile)
+    rel = mechanism.release(
+        frame.values[np.newaxis, :],
+        eps,
+        delta,
+        frame.lower,
+        frame.upper,
+        np.random.default_rng(0),
+    )
+    assert rel.noise_variance is not None
+    b = float(rel.noise_scale[0])
+    variance = float(rel.noise_variance[0])
+    cdf = mechanism.standard_noise_cdf
+    z95 = 0.0
+    if b > 0:
+        z95 = float(brentq(lambda z: float(cdf(z) - cdf(-z)) - LEVEL, 0.0, 1e6, xtol=1e-15))
+    return _exact(math.sqrt(variance), b * z95, 0.0, variance)
 
 
 def _exact(rmse: float, e95: float, sampling: float, noise: float) -> dict[str, float]:
@@ -817,11 +854,20 @@ def _exact(rmse: float, e95: float, sampling: float, noise: float) -> dict[str, 
     }
 
 
-def _srs_mean_exact(frame: _Frame, n: int, eps_sample: float) -> tuple[float, float]:
-    """Sampling and noise parts of Hu et al. eq. 7 at sample size ``n``."""
+def _srs_mean_exact(
+    frame: _Frame, name: str, n: int, eps_sample: float, delta_sample: float
+) -> tuple[float, float]:
+    """Sampling and noise parts of the mean of an SRS of size ``n`` (Hu et al. eq. 7).
+
+    Sampling part ``(1 − n/N) S_N² / n``; noise part ``2 (R / (ε n))²`` for Laplace noise
+    and ``σ²`` of the analytic Gaussian mechanism at sensitivity ``R / n`` for Gaussian.
+    """
     N = frame.N
     s2 = float(frame.values.var(ddof=1)) if N > 1 else 0.0
     R = frame.upper - frame.lower
+    if name == "gaussian":
+        sigma = float(mech.analytic_gaussian_sigma(eps_sample, delta_sample, R / n))
+        return (1.0 - n / N) * s2 / n, sigma * sigma
     return (1.0 - n / N) * s2 / n, 2.0 * (R / (eps_sample * n)) ** 2
 
 
@@ -870,6 +916,7 @@ class PlanResult:
     objective: str
     budget_share: float
     N: int
+    quantile: float = 0.5
 
 
 def _check_rates(rates: Iterable[float] | None, population: Population) -> tuple[float, ...]:
@@ -901,44 +948,82 @@ def _refine(points_rates: Sequence[float], objective_values: Sequence[float]) ->
     return out
 
 
+@dataclass(frozen=True)
+class _Setting:
+    """The checked arguments of one :func:`plan` call that every design shares."""
+
+    statistic: str
+    quantile: float
+    eps_target: float
+    delta_target: float
+    relation: str
+    reps: int
+    seed: int
+    share: float
+    theta: float
+    mechanisms: tuple[str, ...] | None
+
+    def names(self, design: str) -> tuple[str, ...]:
+        """The mechanisms fitting ``design``, restricted to the ones asked for."""
+        fit = mechanisms_for(self.statistic, design, self.relation)
+        return fit if self.mechanisms is None else tuple(m for m in fit if m in self.mechanisms)
+
+
+def _base_row(design: str, name: str, rate: float, n: float, ell: float) -> dict[str, Any]:
+    return {
+        "design": design,
+        "design_label": DESIGN_LABELS[design],
+        "mechanism": name,
+        "mechanism_label": mech.MECHANISMS[name].label,
+        "rate": rate,
+        "n": n,
+        "clusters_sampled": ell,
+        "exact": False,
+    }
+
+
+def _census_rows(frame: _Frame, setting: _Setting) -> list[dict[str, Any]]:
+    rows = []
+    for name in setting.names("census"):
+        row = _base_row("census", name, 1.0, float(frame.N), math.nan)
+        uses_delta = mech.MECHANISMS[name].uses_delta
+        eps = setting.eps_target * setting.share
+        delta = setting.delta_target * setting.share
+        row.update(eps_sample=eps, delta_sample=delta if uses_delta else 0.0, exact=True)
+        row.update(_census_row(frame, name, eps, delta, setting.quantile))
+        rows.append(row)
+    return rows
+
+
 def _evaluate_design(
-    design: str,
-    statistic: str,
-    frame: _Frame,
-    rates: Sequence[float],
-    eps_target: float,
-    delta_target: float,
-    relation: str,
-    reps: int,
-    seed: int,
-    share: float,
-    theta: float,
+    design: str, frame: _Frame, rates: Sequence[float], setting: _Setting
 ) -> list[dict[str, Any]]:
-    names = mechanisms_for(statistic, design, relation)
-    points = _points(design, frame, rates, eps_target, delta_target, relation, share)
+    """Rows of ``design`` at ``rates`` for every fitting mechanism (Monte Carlo)."""
+    names = setting.names(design)
+    points = _points(
+        design,
+        frame,
+        rates,
+        setting.eps_target,
+        setting.delta_target,
+        setting.relation,
+        setting.share,
+    )
     if not points or not names:
         return []
-    draws = _simulate(design, names, frame, points, reps, seed)
+    draws = _simulate(design, names, frame, points, setting.reps, setting.seed, setting.quantile)
     rows = []
     for name in names:
-        label = mech.MECHANISMS[name].label
+        uses_delta = mech.MECHANISMS[name].uses_delta
         for p in points:
-            row: dict[str, Any] = {
-                "design": design,
-                "design_label": DESIGN_LABELS[design],
-                "mechanism": name,
-                "mechanism_label": label,
-                "rate": p.rate,
-                "n": p.n,
-                "clusters_sampled": p.clusters_sampled,
-                "eps_sample": p.eps_sample,
-                "delta_sample": p.delta_sample if name == "smooth_median" else 0.0,
-                "exact": False,
-            }
-            summary = _summary_row(draws[(name, p.rate)], theta)
+            row = _base_row(design, name, p.rate, p.n, p.clusters_sampled)
+            row.update(eps_sample=p.eps_sample, delta_sample=p.delta_sample if uses_delta else 0.0)
+            summary = _summary_row(draws[(name, p.rate)], setting.theta)
             row["n"] = summary.pop("mean_sample_size") if design != "srs" else p.n
-            if name == "laplace_mean" and design == "srs":
-                sampling, noise = _srs_mean_exact(frame, round(p.n), p.eps_sample)
+            if design == "srs" and name in ("laplace", "gaussian"):
+                sampling, noise = _srs_mean_exact(
+                    frame, name, round(p.n), p.eps_sample, p.delta_sample
+                )
                 summary.update(
                     rmse=math.sqrt(sampling + noise),
                     rmse_se=0.0,
@@ -949,6 +1034,75 @@ def _evaluate_design(
             row.update(summary)
             rows.append(row)
     return rows
+
+
+def _with_refinement(
+    design: str, frame: _Frame, grid: Sequence[float], setting: _Setting, objective: str
+) -> list[dict[str, Any]]:
+    """The grid rows of ``design`` plus two rates around each mechanism's best grid rate."""
+    got = _evaluate_design(design, frame, grid, setting)
+    extra: list[float] = []
+    for m in dict.fromkeys(r["mechanism"] for r in got):
+        mine = [r for r in got if r["mechanism"] == m]
+        extra += _refine([r["rate"] for r in mine], [r[objective] for r in mine])
+    known = {r["rate"] for r in got}
+    new = [r for r in dict.fromkeys(extra) if r not in known]
+    known_rows = {(r["mechanism"], r["rate"]) for r in got}
+    for r in _evaluate_design(design, frame, new, setting):
+        if (r["mechanism"], r["rate"]) not in known_rows:
+            r["refined"] = True
+            got.append(r)
+    return got
+
+
+def _chosen_designs(designs: Sequence[str] | None, statuses: Sequence[DesignStatus]) -> list[str]:
+    available = [st.name for st in statuses if st.available]
+    if designs is None:
+        return [name for name in available if name != "census"]
+    chosen: list[str] = []
+    for name in designs:
+        check_choice("design", name, DESIGN_LABELS)
+        if name not in available:
+            reason = next(st.reason for st in statuses if st.name == name)
+            raise ValueError(f"the design {name!r} is not available here: {reason}")
+        if name != "census" and name not in chosen:
+            chosen.append(name)
+    return chosen
+
+
+def _check_mechanisms(mechanisms: Sequence[str] | None, statistic: str) -> tuple[str, ...] | None:
+    if mechanisms is None:
+        return None
+    allowed = MEAN_MECHANISMS if statistic == "mean" else QUANTILE_MECHANISMS
+    out = tuple(check_choice("mechanism", m, allowed) for m in mechanisms)
+    if not out:
+        raise ValueError(f"mechanisms must name at least one of {list(allowed)}")
+    return out
+
+
+def _ranked(table: pd.DataFrame, objective: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The table in display order with ``is_best``, and the best rows ranked with ``gain``."""
+    table["refined"] = table.get("refined", pd.Series(False, index=table.index))
+    table["refined"] = table["refined"].fillna(False).astype(bool)
+    order = {name: i for i, name in enumerate(DESIGN_LABELS)}
+    mech_order = {name: i for i, name in enumerate(QUANTILE_MECHANISMS + MEAN_MECHANISMS)}
+    table = table.sort_values(
+        by=["design", "mechanism", "rate"],
+        key=lambda col: (
+            col.map(order)
+            if col.name == "design"
+            else (col.map(mech_order) if col.name == "mechanism" else col)
+        ),
+        kind="stable",
+    ).reset_index(drop=True)
+    best_idx = table.groupby(["design", "mechanism"], sort=False)[objective].idxmin()
+    table["is_best"] = False
+    table.loc[best_idx.to_numpy(), "is_best"] = True
+    best = table[table["is_best"]].sort_values(objective, kind="stable").reset_index(drop=True)
+    census = best[best["design"] == "census"]
+    ref = float(census[objective].iloc[0]) if len(census) else math.nan
+    best["gain"] = 1.0 - best[objective] / ref if ref > 0 else math.nan
+    return table, best
 
 
 def plan(
@@ -965,6 +1119,8 @@ def plan(
     objective: str = "error_95",
     budget_share: float = 1.0,
     refine: bool = True,
+    quantile: float = 0.5,
+    mechanisms: Sequence[str] | None = None,
 ) -> PlanResult:
     """Compare designs, rates and mechanisms for releasing ``statistic`` at ``eps_target``.
 
@@ -981,11 +1137,12 @@ def plan(
     population : Population
         The population (sorted values, bounds, optional strata and clusters).
     statistic : str
-        ``"median"`` (lower median, Hu et al. §4.3) or ``"mean"``.
+        ``"median"`` (lower median, Hu et al. §4.3), ``"quantile"`` (the order statistic
+        of rank :func:`core.sensitivity.quantile_rank` for ``quantile``) or ``"mean"``.
     eps_target : float
         The promised guarantee, finite and > 0.
     delta_target : float, optional
-        The promised δ, in (0, 1); default ``1 / (2N)``. Used by the (ε, δ) mechanism only.
+        The promised δ, in (0, 1); default ``1 / (2N)``. Used by (ε, δ) mechanisms only.
     designs : sequence of str, optional
         Design names to compare (default: every available design). The census is always
         included as the reference.
@@ -1006,6 +1163,10 @@ def plan(
         the rest goes to other statistics released from the same sample (:func:`budget_split`).
     refine : bool
         Refine around each design's best rate.
+    quantile : float
+        ``q`` in (0, 1) for ``statistic="quantile"`` (``"median"`` means 0.5).
+    mechanisms : sequence of str, optional
+        Restrict the comparison to these mechanism names (default: every fitting one).
 
     Returns
     -------
@@ -1019,96 +1180,56 @@ def plan(
     check_choice("statistic", statistic, STATISTICS)
     check_choice("relation", relation, RELATIONS)
     check_choice("objective", objective, OBJECTIVES)
+    q = 0.5 if statistic == "median" else sens.check_quantile(quantile)
     t = _positive("eps_target", eps_target)
     N = population.size
     d = 1.0 / (2.0 * N) if delta_target is None else check_delta_open("delta_target", delta_target)
-    T = check_whole("reps", reps, 2, 100_000)
-    s = check_seed(seed)
     share = _positive("budget_share", budget_share)
     if share > 1:
         raise ValueError(f"budget_share must be a number in (0, 1]; got {budget_share!r}")
     grid = _check_rates(rates, population)
     statuses = design_statuses(population, statistic, relation)
-    available = [st.name for st in statuses if st.available]
-    if designs is None:
-        chosen = [name for name in available if name != "census"]
-    else:
-        chosen = []
-        for name in designs:
-            check_choice("design", name, DESIGN_LABELS)
-            if name not in available:
-                reason = next(st.reason for st in statuses if st.name == name)
-                raise ValueError(f"the design {name!r} is not available here: {reason}")
-            if name != "census" and name not in chosen:
-                chosen.append(name)
+    chosen = _chosen_designs(designs, statuses)
     frame = _Frame.of(population)
-    theta = _population_value(frame, statistic)
-    rows: list[dict[str, Any]] = []
-    for name in mechanisms_for(statistic, "census", relation):
-        row = {
-            "design": "census",
-            "design_label": DESIGN_LABELS["census"],
-            "mechanism": name,
-            "mechanism_label": mech.MECHANISMS[name].label,
-            "rate": 1.0,
-            "n": float(N),
-            "clusters_sampled": math.nan,
-            "eps_sample": t * share,
-            "delta_sample": d * share if name == "smooth_median" else 0.0,
-            "exact": True,
-        }
-        row.update(_census_row(frame, statistic, name, t * share, d * share))
-        rows.append(row)
+    setting = _Setting(
+        statistic=statistic,
+        quantile=q,
+        eps_target=t,
+        delta_target=d,
+        relation=relation,
+        reps=check_whole("reps", reps, 2, 100_000),
+        seed=check_seed(seed),
+        share=share,
+        theta=_population_value(frame, statistic, q),
+        mechanisms=_check_mechanisms(mechanisms, statistic),
+    )
+    rows = _census_rows(frame, setting)
     for name in chosen:
-        got = _evaluate_design(name, statistic, frame, grid, t, d, relation, T, s, share, theta)
-        if refine and got:
-            extra: list[float] = []
-            for m in dict.fromkeys(r["mechanism"] for r in got):
-                mine = [r for r in got if r["mechanism"] == m]
-                extra += _refine([r["rate"] for r in mine], [r[objective] for r in mine])
-            known = {r["rate"] for r in got}
-            new = [r for r in dict.fromkeys(extra) if r not in known]
-            more = _evaluate_design(name, statistic, frame, new, t, d, relation, T, s, share, theta)
-            known_now = {(r["mechanism"], r["rate"]) for r in got}
-            for r in more:
-                if (r["mechanism"], r["rate"]) not in known_now:
-                    r["refined"] = True
-                    got.append(r)
-        rows.extend(got)
-    table = pd.DataFrame(rows)
-    table["refined"] = table.get("refined", pd.Series(False, index=table.index))
-    table["refined"] = table["refined"].fillna(False).astype(bool)
-    table = table.sort_values(["design", "mechanism", "rate"], kind="stable").reset_index(drop=True)
-    order = {name: i for i, name in enumerate(DESIGN_LABELS)}
-    table = table.sort_values(
-        by=["design", "mechanism", "rate"],
-        key=lambda col: col.map(order) if col.name == "design" else col,
-        kind="stable",
-    ).reset_index(drop=True)
-    best_idx = table.groupby(["design", "mechanism"], sort=False)[objective].idxmin()
-    table["is_best"] = False
-    table.loc[best_idx.to_numpy(), "is_best"] = True
-    best = table[table["is_best"]].sort_values(objective, kind="stable").reset_index(drop=True)
+        if refine:
+            rows.extend(_with_refinement(name, frame, grid, setting, objective))
+        else:
+            rows.extend(_evaluate_design(name, frame, grid, setting))
+    if not rows:
+        raise ValueError("no mechanism fits the chosen designs, relation and statistic")
+    table, best = _ranked(pd.DataFrame(rows), objective)
     census_rows = best[best["design"] == "census"]
-    census = census_rows.iloc[0] if len(census_rows) else None
-    ref = float(census[objective]) if census is not None else math.nan
-    best["gain"] = 1.0 - best[objective] / ref if ref > 0 else math.nan
     return PlanResult(
         table=table,
         best_by_design=best,
         best=best.iloc[0],
-        census=census,
+        census=census_rows.iloc[0] if len(census_rows) else None,
         statuses=statuses,
-        population_value=theta,
+        population_value=setting.theta,
         statistic=statistic,
         eps_target=t,
         delta_target=d,
-        reps=T,
-        seed=s,
+        reps=setting.reps,
+        seed=setting.seed,
         relation=relation,
         objective=objective,
         budget_share=share,
         N=N,
+        quantile=q,
     )
 
 
@@ -1155,6 +1276,8 @@ def smallest_eps_target(
     relation: str = "replacement",
     eps_range: tuple[float, float] = (1e-3, 50.0),
     tolerance: float = 0.02,
+    quantile: float = 0.5,
+    mechanisms: Sequence[str] | None = None,
 ) -> AccuracyFirst:
     """The smallest ε_target whose best plan has a 95 % error bound at most ``target_error_95``.
 
@@ -1192,6 +1315,8 @@ def smallest_eps_target(
             relation=relation,
             objective="error_95",
             refine=refine,
+            quantile=quantile,
+            mechanisms=mechanisms,
         )
 
     def ok(result: PlanResult) -> bool:

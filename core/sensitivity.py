@@ -1,4 +1,4 @@
-"""Global, local and smooth sensitivity of the mean and the median.
+"""Global, local and smooth sensitivity of the mean, the median and any quantile.
 
 Sources
 -------
@@ -25,6 +25,15 @@ pairs of ranks on both sides of the median::
 
 (Ranks outside 0..n+1 would repeat a bound at a larger distance, so they never win.)
 The released median is ``y_(m) + Laplace(0, 2 S / eps)``; that is (eps, delta)-DP.
+
+Any quantile.  The same formula with the median's rank ``m`` replaced by the rank ``k`` of
+another order statistic (:func:`quantile_rank`, ``k = ceil(q n)``) is the smooth
+sensitivity of ``y_(k)``: ``A^(j) = max_{t=0..j+1} (y_(k+t) - y_(k+t-j-1))`` is the largest
+local sensitivity of ``y_(k)`` over data sets at distance ``j`` -- ``j`` changed records
+can push ``y_(k)`` to any order statistic between ``y_(k-j)`` and ``y_(k+j)``, and one
+more change moves it to a neighbouring one -- whatever ``k`` is.  Every algorithm below
+takes the rank as an argument (:func:`smooth_sensitivity_quantile`); the median functions
+call it with ``k = m``.
 
 Median rank.  For odd ``n`` the median is ``y_(m)`` with ``m = (n+1)/2``, the case the
 paper states.  For even ``n`` this module uses the *lower* median, ``m = n/2``, both for
@@ -91,6 +100,7 @@ from core._validation import (
     FloatArray,
     check_bounds,
     check_delta_open,
+    check_interval,
     check_vector,
     describe_bad,
     finite_scalar,
@@ -104,15 +114,21 @@ except ImportError:  # pragma: no cover - exercised only where numba is missing
 
 __all__ = [
     "HAVE_NUMBA",
+    "check_quantile",
     "global_sensitivity_mean",
     "global_sensitivity_median",
     "local_sensitivity_mean",
     "local_sensitivity_median",
+    "local_sensitivity_quantile",
     "median_of_sorted",
     "median_rank",
+    "quantile_rank",
     "smooth_beta",
+    "smooth_sensitivity_beta_batch",
     "smooth_sensitivity_median",
     "smooth_sensitivity_median_batch",
+    "smooth_sensitivity_quantile",
+    "smooth_sensitivity_quantile_batch",
     "warm_up",
 ]
 
@@ -233,6 +249,46 @@ def median_rank(n: int) -> int:
     return (n + 1) // 2
 
 
+def check_quantile(quantile: object) -> float:
+    """A quantile level in the open interval (0, 1), as a Python float."""
+    q = finite_scalar("quantile", quantile)
+    return float(check_interval("quantile", q, 0.0, 1.0, low_open=True, high_open=True))
+
+
+def quantile_rank(n: int, quantile: float) -> int:
+    """1-indexed rank ``k`` of the order statistic released as the ``quantile`` of ``n`` values.
+
+    Parameters
+    ----------
+    n : int
+        Number of values, ``n >= 1``.
+    quantile : float
+        Level ``q`` in (0, 1).
+
+    Returns
+    -------
+    int
+        ``k = ceil(q n)`` clipped to ``[1, n]``: the smallest rank with at least a share
+        ``q`` of the values at or below ``y_(k)`` (the inverse of the empirical CDF).  When
+        ``q n`` is within ``1e-12`` (relative) of a whole number it is taken as that number,
+        so that the binary rounding of, say, ``0.1`` does not move ``ceil(0.1 * 10)`` to 2.
+        For ``q = 0.5``: ``ceil(n / 2) = (n + 1) // 2`` = :func:`median_rank`.
+
+    Raises
+    ------
+    ValueError
+        For ``n`` not a whole number >= 1 or ``quantile`` not in (0, 1).
+    """
+    if isinstance(n, bool) or int(n) != n or int(n) < 1:
+        raise ValueError(f"n must be an integer >= 1; got {n!r}")
+    n = int(n)
+    q = check_quantile(quantile)
+    x = q * n
+    whole = round(x)
+    k = whole if abs(x - whole) <= 1e-12 * max(1.0, x) else math.ceil(x)
+    return min(max(k, 1), n)
+
+
 def median_of_sorted(values: ArrayLike) -> float:
     """The (lower) median ``y_(m)``, ``m = median_rank(n)``, of sorted values.
 
@@ -349,6 +405,34 @@ def local_sensitivity_median(
     return max(above - med, med - below)
 
 
+def local_sensitivity_quantile(
+    values: ArrayLike,
+    lower: float,
+    upper: float,
+    *,
+    quantile: float = 0.5,
+    assume_sorted: bool = False,
+) -> float:
+    """Local sensitivity of the order statistic ``y_(k)``, ``k = quantile_rank(n, quantile)``.
+
+    ``max(y_(k+1) - y_(k), y_(k) - y_(k-1))`` with ``y_(0) = lower``, ``y_(n+1) = upper``:
+    the ``j = 0`` term of eq. (4) of Hu et al. (Section 2.2) at rank ``k``, so it never
+    exceeds :func:`smooth_sensitivity_quantile`.  Parameters as
+    :func:`local_sensitivity_median`, plus ``quantile`` in (0, 1).
+    """
+    lo, hi = check_bounds(lower, upper)
+    q = check_quantile(quantile)
+    arr = check_vector("values", values)
+    _check_data(arr, lo, hi, sorted_=assume_sorted, name="values")
+    y = arr if assume_sorted else np.sort(arr)
+    n = y.size
+    k = quantile_rank(n, q)
+    below = lo if k - 2 < 0 else float(y[k - 2])
+    above = hi if k >= n else float(y[k])
+    at = float(y[k - 1])
+    return max(above - at, at - below)
+
+
 # ---------------------------------------------------------------------------------------
 # Compiled kernels (plain Python functions when numba is missing; only used with numba)
 # ---------------------------------------------------------------------------------------
@@ -433,14 +517,15 @@ def _row_rescan(
     return (yj - yi) * math.exp(-beta * (arg - i - 1)), arg
 
 
-def _smooth_core(y: FloatArray, lower: float, upper: float, beta: float, w: FloatArray) -> float:
-    """Smooth sensitivity of the lower median of sorted ``y`` (see module docstring).
+def _smooth_core(
+    y: FloatArray, lower: float, upper: float, beta: float, w: FloatArray, m: int
+) -> float:
+    """Smooth sensitivity of the order statistic of rank ``m`` of sorted ``y`` (module docstring).
 
-    ``w`` is a scratch buffer of length >= ``len(y) + 1``.  Padded rank ``r`` (0..n+1) is
-    ``lower`` for r = 0, ``y[r - 1]`` for 1..n and ``upper`` for n+1.
+    ``w`` is a scratch buffer of length >= ``len(y) + 2``; ``1 <= m <= len(y)``.  Padded rank
+    ``r`` (0..n+1) is ``lower`` for r = 0, ``y[r - 1]`` for 1..n and ``upper`` for n+1.
     """
     n = y.shape[0]
-    m = (n + 1) // 2
     big_r = upper - lower
 
     # Padded order statistic without copying: rank r in 0..n+1.
@@ -579,12 +664,12 @@ def _smooth_core(y: FloatArray, lower: float, upper: float, beta: float, w: Floa
 
 
 def _batch_core(
-    samples: FloatArray, lower: float, upper: float, betas: FloatArray, out: FloatArray
+    samples: FloatArray, lower: float, upper: float, betas: FloatArray, m: int, out: FloatArray
 ) -> None:
     reps, n = samples.shape
     w = np.empty(n + 2)
     for r in range(reps):
-        out[r] = _smooth_core(samples[r], lower, upper, betas[r], w)
+        out[r] = _smooth_core(samples[r], lower, upper, betas[r], w, m)
 
 
 if _numba is not None:
@@ -600,7 +685,9 @@ if _numba is not None:
 # ---------------------------------------------------------------------------------------
 
 
-def _smooth_numpy(y: FloatArray, lower: float, upper: float, beta: float) -> float:
+def _smooth_numpy(
+    y: FloatArray, lower: float, upper: float, beta: float, m: int | None = None
+) -> float:
     """Exact smooth sensitivity without numba: divide and conquer, one numpy pass per level.
 
     All rows of one recursion level are solved together: the level's (row, column segment)
@@ -609,7 +696,8 @@ def _smooth_numpy(y: FloatArray, lower: float, upper: float, beta: float) -> flo
     are compared by ``log(y_j - y_i) - beta (j - i - 1)`` so that nothing underflows.
     """
     n = y.size
-    m = (n + 1) // 2
+    if m is None:  # the lower median
+        m = (n + 1) // 2
     ypad = np.concatenate(([lower], y, [upper]))
     rl = np.array([0], dtype=np.int64)
     rh = np.array([m], dtype=np.int64)
@@ -648,6 +736,72 @@ def _smooth_numpy(y: FloatArray, lower: float, upper: float, beta: float) -> flo
 # ---------------------------------------------------------------------------------------
 
 
+def smooth_sensitivity_quantile(
+    values: ArrayLike,
+    eps: float,
+    delta: float,
+    lower: float,
+    upper: float,
+    *,
+    quantile: float = 0.5,
+    assume_sorted: bool = False,
+) -> float:
+    """Smooth sensitivity of a quantile's order statistic: eq. (4) of Hu et al. at rank ``k``.
+
+    ``S = max_{j=0..n} exp(-j beta) max_{t=0..j+1} (y_(k+t) - y_(k+t-j-1))`` with
+    ``y_(r) = lower`` for ``r <= 0``, ``y_(r) = upper`` for ``r >= n+1``,
+    ``k`` = :func:`quantile_rank` ``(n, quantile)`` and ``beta`` = :func:`smooth_beta`.
+    Hu et al. (Section 2.2, eq. 4) state it for the median's rank; the argument of Nissim,
+    Raskhodnikova & Smith (2007, Section 3.1) never uses that the rank is central, so the
+    same formula with the median's rank replaced by ``k`` is the smooth sensitivity of the
+    order statistic ``y_(k)``.  Adding ``Laplace(0, 2 S / eps)`` to ``y_(k)`` gives
+    (eps, delta)-DP for one record changed.
+
+    Exact: divide and conquer over monotone optimal partners (module docstring; the proof
+    holds for any rank), equal to the O(n^2) definition up to rounding (~1e-13 relative).
+    About 0.02-0.3 ms at n = 10,001 once compiled, for any quantile.
+
+    Parameters
+    ----------
+    values : array_like
+        One-dimensional data, finite and inside ``[lower, upper]``.
+    eps : float
+        Privacy-loss parameter of the release, > 0.
+    delta : float
+        In (0, 1).
+    lower, upper : float
+        Public bounds of the data, ``lower < upper``.
+    quantile : float, default 0.5
+        In (0, 1); 0.5 gives :func:`smooth_sensitivity_median`.
+    assume_sorted : bool, optional
+        The values are already sorted in non-decreasing order (checked, not re-sorted).
+
+    Returns
+    -------
+    float
+        ``S``, with ``local_sensitivity_quantile <= S <= upper - lower``.
+
+    Raises
+    ------
+    ValueError
+        Empty or non-finite data, data outside the bounds, unsorted data with
+        ``assume_sorted=True``, ``lower >= upper``, ``eps <= 0``, ``delta`` not in (0, 1)
+        or ``quantile`` not in (0, 1).
+    """
+    beta = smooth_beta(eps, delta)
+    q = check_quantile(quantile)
+    lo, hi = check_bounds(lower, upper)
+    arr = check_vector("values", values)
+    # C-contiguous and writeable: one compiled specialisation serves every call.
+    y = np.require(arr if assume_sorted else np.sort(arr), np.float64, ["C", "W"])
+    _check_data(y, lo, hi, sorted_=assume_sorted, name="values", report=arr)
+    k = quantile_rank(y.size, q)
+    if _numba is None:  # pragma: no cover
+        return _smooth_numpy(y, lo, hi, beta, k)
+    w = np.empty(y.size + 2)
+    return float(_smooth_core(y, lo, hi, beta, w, k))
+
+
 def smooth_sensitivity_median(
     values: ArrayLike,
     eps: float,
@@ -664,56 +818,59 @@ def smooth_sensitivity_median(
     ``beta`` = :func:`smooth_beta` (Nissim, Raskhodnikova & Smith 2007).  Adding
     ``Laplace(0, 2 S / eps)`` to the median ``y_(m)`` gives (eps, delta)-DP.
 
-    Exact: computed by divide and conquer over monotone optimal partners (see the module
-    docstring for the proof), equal to the O(n^2) definition up to rounding (~1e-13
-    relative).  About 0.02-0.3 ms at n = 10,001 once compiled (smaller eps is slower).
-
-    Parameters
-    ----------
-    values : array_like
-        One-dimensional data, finite and inside ``[lower, upper]``.
-    eps : float
-        Privacy-loss parameter of the release, > 0.
-    delta : float
-        In (0, 1).
-    lower, upper : float
-        Public bounds of the data, ``lower < upper``.
-    assume_sorted : bool, optional
-        The values are already sorted in non-decreasing order (checked, not re-sorted).
-
-    Returns
-    -------
-    float
-        ``S``, with ``local_sensitivity_median <= S <= upper - lower``.
-
-    Raises
-    ------
-    ValueError
-        Empty or non-finite data, data outside the bounds, unsorted data with
-        ``assume_sorted=True``, ``lower >= upper``, ``eps <= 0`` or ``delta`` not in (0, 1).
+    :func:`smooth_sensitivity_quantile` at ``quantile = 0.5`` (``quantile_rank(n, 0.5) =
+    median_rank(n)``); parameters, result and errors as there.
     """
-    beta = smooth_beta(eps, delta)
-    lo, hi = check_bounds(lower, upper)
-    arr = check_vector("values", values)
-    # C-contiguous and writeable: one compiled specialisation serves every call.
-    y = np.require(arr if assume_sorted else np.sort(arr), np.float64, ["C", "W"])
-    _check_data(y, lo, hi, sorted_=assume_sorted, name="values", report=arr)
+    return smooth_sensitivity_quantile(
+        values, eps, delta, lower, upper, quantile=0.5, assume_sorted=assume_sorted
+    )
+
+
+def _check_batch_samples(samples_sorted: ArrayLike, lo: float, hi: float) -> FloatArray:
+    """A C-contiguous, writeable 2-d float array of sorted rows inside the bounds."""
+    try:
+        samples = np.asarray(samples_sorted, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError("samples_sorted must be a 2-D array of numbers") from exc
+    if samples.ndim != 2:
+        raise ValueError(
+            f"samples_sorted must be 2-D (reps x n); got {samples.ndim}-D shape {samples.shape}"
+        )
+    if samples.shape[1] == 0:
+        raise ValueError("samples_sorted has rows of length 0: each sample needs a value")
+    return np.require(samples, np.float64, ["C", "W"])
+
+
+def _batch_at_betas(
+    samples: FloatArray, betas: FloatArray, lo: float, hi: float, k: int
+) -> FloatArray:
+    """Smooth sensitivity of rank ``k`` of every (checked) row at its own ``beta``."""
+    _check_data(samples, lo, hi, sorted_=True, name="samples_sorted")
+    reps = samples.shape[0]
+    out = np.empty(reps)
+    if reps == 0:
+        return out
     if _numba is None:  # pragma: no cover
-        return _smooth_numpy(y, lo, hi, beta)
-    w = np.empty(y.size + 2)
-    return float(_smooth_core(y, lo, hi, beta, w))
+        for r in range(reps):
+            out[r] = _smooth_numpy(samples[r], lo, hi, float(betas[r]), k)
+        return out
+    _batch_core(samples, lo, hi, np.ascontiguousarray(betas, dtype=np.float64), k, out)
+    return out
 
 
-def smooth_sensitivity_median_batch(
+def smooth_sensitivity_quantile_batch(
     samples_sorted: ArrayLike,
     eps: float | ArrayLike,
     delta: float | ArrayLike,
     lower: float,
     upper: float,
+    *,
+    quantile: float = 0.5,
 ) -> FloatArray:
-    """Smooth sensitivity of the median (equation (4), Hu et al.) for many sorted samples.
+    """Smooth sensitivity of a quantile (eq. 4 of Hu et al. at rank ``k``) for many samples.
 
-    One compiled loop over the rows; no Python work per row.
+    One compiled loop over the rows; no Python work per row.  Row ``r`` gets
+    :func:`smooth_sensitivity_quantile` of that row at ``beta = smooth_beta(eps_r, delta_r)``.
 
     Parameters
     ----------
@@ -726,36 +883,96 @@ def smooth_sensitivity_median_batch(
         In (0, 1), one for all rows or one per row.
     lower, upper : float
         Public bounds, ``lower < upper``.
+    quantile : float, default 0.5
+        In (0, 1); the rank is ``quantile_rank(n, quantile)``.
 
     Returns
     -------
     ndarray, shape (reps,)
-        ``S`` of every row, equal to :func:`smooth_sensitivity_median` on that row.
+        ``S`` of every row, equal to :func:`smooth_sensitivity_quantile` on that row.
+
+    Raises
+    ------
+    ValueError
+        As :func:`smooth_sensitivity_quantile`, and for ``eps`` or ``delta`` arrays whose
+        length is not the number of rows.
     """
     lo, hi = check_bounds(lower, upper)
-    try:
-        samples = np.asarray(samples_sorted, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError("samples_sorted must be a 2-D array of numbers") from exc
-    if samples.ndim != 2:
-        raise ValueError(
-            f"samples_sorted must be 2-D (reps x n); got {samples.ndim}-D shape {samples.shape}"
-        )
+    q = check_quantile(quantile)
+    samples = _check_batch_samples(samples_sorted, lo, hi)
     reps, n = samples.shape
-    if n == 0:
-        raise ValueError("samples_sorted has rows of length 0: each sample needs a value")
     betas = _batch_betas(eps, delta, reps)
-    samples = np.require(samples, np.float64, ["C", "W"])
-    _check_data(samples, lo, hi, sorted_=True, name="samples_sorted")
-    out = np.empty(reps)
-    if reps == 0:
-        return out
-    if _numba is None:  # pragma: no cover
-        for r in range(reps):
-            out[r] = _smooth_numpy(samples[r], lo, hi, float(betas[r]))
-        return out
-    _batch_core(samples, lo, hi, betas, out)
-    return out
+    return _batch_at_betas(samples, betas, lo, hi, quantile_rank(n, q))
+
+
+def smooth_sensitivity_beta_batch(
+    samples_sorted: ArrayLike,
+    beta: float | ArrayLike,
+    lower: float,
+    upper: float,
+    *,
+    quantile: float = 0.5,
+) -> FloatArray:
+    """The ``beta``-smooth sensitivity of a quantile for many samples, ``beta`` given directly.
+
+    The same maximum as :func:`smooth_sensitivity_quantile_batch`,
+    ``max_j exp(-j beta) A^(j)``, for calibrations whose ``beta`` is not
+    ``eps / (2 ln(2 / delta))`` -- e.g. ``beta = eps / gamma`` for the pure-DP heavy-tailed
+    noise of Nissim, Raskhodnikova & Smith (2007, Lemma 2.10).
+
+    Parameters
+    ----------
+    samples_sorted : array_like, shape (reps, n)
+        Sorted rows inside ``[lower, upper]`` (checked).
+    beta : float or array_like, shape (reps,)
+        Smoothing parameter, finite and > 0, one for all rows or one per row.
+    lower, upper : float
+        Public bounds, ``lower < upper``.
+    quantile : float, default 0.5
+        In (0, 1).
+
+    Returns
+    -------
+    ndarray, shape (reps,)
+
+    Raises
+    ------
+    ValueError
+        For bad samples, bounds, quantile or a ``beta`` that is not finite and > 0.
+    """
+    lo, hi = check_bounds(lower, upper)
+    q = check_quantile(quantile)
+    samples = _check_batch_samples(samples_sorted, lo, hi)
+    reps, n = samples.shape
+    try:
+        b = np.asarray(beta, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError("beta must be a number or a 1-D array of numbers") from exc
+    if b.ndim == 0:
+        b = np.full(reps, float(b))
+    elif b.shape != (reps,):
+        raise ValueError(
+            f"beta must be a scalar or have shape ({reps},) (one per row); got shape {b.shape}"
+        )
+    bad = ~(np.isfinite(b) & (b > 0))
+    if bad.any():
+        raise ValueError(f"beta must be a finite number > 0; {describe_bad(b, bad)}")
+    return _batch_at_betas(samples, b, lo, hi, quantile_rank(n, q))
+
+
+def smooth_sensitivity_median_batch(
+    samples_sorted: ArrayLike,
+    eps: float | ArrayLike,
+    delta: float | ArrayLike,
+    lower: float,
+    upper: float,
+) -> FloatArray:
+    """Smooth sensitivity of the median (equation (4), Hu et al.) for many sorted samples.
+
+    :func:`smooth_sensitivity_quantile_batch` at ``quantile = 0.5``; parameters, result
+    and errors as there.  Row ``r`` equals :func:`smooth_sensitivity_median` on that row.
+    """
+    return smooth_sensitivity_quantile_batch(samples_sorted, eps, delta, lower, upper, quantile=0.5)
 
 
 def _batch_betas(eps: float | ArrayLike, delta: float | ArrayLike, reps: int) -> FloatArray:
@@ -793,3 +1010,4 @@ def warm_up() -> None:
     y = np.array([0.1, 0.2, 0.2, 0.7])
     smooth_sensitivity_median(y, 1.0, 1e-3, 0.0, 1.0, assume_sorted=True)
     smooth_sensitivity_median_batch(y[None, :], 1.0, 1e-3, 0.0, 1.0)
+    smooth_sensitivity_quantile(y, 1.0, 1e-3, 0.0, 1.0, quantile=0.9, assume_sorted=True)

@@ -14,6 +14,10 @@ Each function evaluates a definition literally, with no algorithmic shortcut:
   ``max over data sets y' of LS(y') exp(-beta d(y, y'))``, over every way of moving records
   to a bound (exponential; n <= 7 only).
 
+Every smooth-sensitivity function takes an optional ``rank`` (1-indexed): the order
+statistic whose sensitivity is wanted, the lower median when omitted.
+:func:`quantile_rank_definition` gives the rank of a quantile from its definition.
+
 The weights ``exp(-beta * k)`` are evaluated directly for every pair.
 """
 
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -40,6 +45,24 @@ def lower_median(values) -> float:
     return y[lower_median_rank(len(y)) - 1]
 
 
+def quantile_rank_definition(n: int, quantile: str) -> int:
+    """Smallest rank k in 1..n with k / n >= q, for q given exactly as a decimal string."""
+    q = Fraction(quantile)
+    for k in range(1, n + 1):
+        if Fraction(k, n) >= q:
+            return k
+    return n
+
+
+def _rank(n: int, rank: int | None) -> int:
+    return lower_median_rank(n) if rank is None else rank
+
+
+def order_statistic(values, rank: int | None = None) -> float:
+    y = sorted(float(v) for v in values)
+    return y[_rank(len(y), rank) - 1]
+
+
 def _order_stat(y_sorted, lower: float, upper: float, r: int) -> float:
     """Padded order statistic y_(r): lower for r <= 0, upper for r >= n+1."""
     n = len(y_sorted)
@@ -50,12 +73,15 @@ def _order_stat(y_sorted, lower: float, upper: float, r: int) -> float:
     return float(y_sorted[r - 1])
 
 
-def smooth_sensitivity_eq4(values, eps, delta, lower, upper) -> float:
-    """Equation (4), literally: max_k e^{-k beta} max_t (y_(m+t) - y_(m+t-k-1))."""
+def smooth_sensitivity_eq4(values, eps, delta, lower, upper, rank=None, *, b=None) -> float:
+    """Equation (4), literally: max_k e^{-k beta} max_t (y_(m+t) - y_(m+t-k-1)), m = rank.
+
+    ``b`` gives beta directly (otherwise beta(eps, delta)).
+    """
     y = sorted(float(v) for v in values)
     n = len(y)
-    m = lower_median_rank(n)
-    b = beta(eps, delta)
+    m = _rank(n, rank)
+    b = beta(eps, delta) if b is None else b
     pad = np.array([_order_stat(y, lower, upper, r) for r in range(-n - 2, 2 * n + 4)])
     offset = n + 2  # pad[r + offset] = y_(r)
     best = 0.0
@@ -66,11 +92,11 @@ def smooth_sensitivity_eq4(values, eps, delta, lower, upper) -> float:
     return best
 
 
-def smooth_sensitivity_pairs(values, eps, delta, lower, upper) -> float:
+def smooth_sensitivity_pairs(values, eps, delta, lower, upper, rank=None) -> float:
     """max over 0 <= i <= m <= j <= n+1, j > i of (y_(j) - y_(i)) e^{-beta (j - i - 1)}."""
     y = sorted(float(v) for v in values)
     n = len(y)
-    m = lower_median_rank(n)
+    m = _rank(n, rank)
     b = beta(eps, delta)
     pad = np.array([lower, *y, upper])
     best = 0.0
@@ -81,10 +107,12 @@ def smooth_sensitivity_pairs(values, eps, delta, lower, upper) -> float:
     return best
 
 
-def smooth_sensitivity_eq4_numpy(y_sorted: np.ndarray, eps, delta, lower, upper) -> float:
+def smooth_sensitivity_eq4_numpy(
+    y_sorted: np.ndarray, eps, delta, lower, upper, rank=None
+) -> float:
     """Equation (4) vectorised over t only: the O(n^2) baseline timed by the benchmark."""
     n = y_sorted.size
-    m = lower_median_rank(n)
+    m = _rank(n, rank)
     b = beta(eps, delta)
     pad = np.concatenate(([lower], y_sorted, [upper]))
     best = 0.0
@@ -96,19 +124,20 @@ def smooth_sensitivity_eq4_numpy(y_sorted: np.ndarray, eps, delta, lower, upper)
     return best
 
 
-def local_sensitivity_median_bruteforce(values, lower, upper) -> float:
-    """Largest move of the lower median when one record is replaced by any bound value."""
+def local_sensitivity_median_bruteforce(values, lower, upper, rank=None) -> float:
+    """Largest move of the order statistic of ``rank`` (lower median by default) when one
+    record is replaced by any bound value (an order statistic is monotone in each record)."""
     y = [float(v) for v in values]
-    med = lower_median(y)
+    med = order_statistic(y, rank)
     best = 0.0
     for r in range(len(y)):
         for v in (lower, upper):
             changed = [*y[:r], v, *y[r + 1 :]]
-            best = max(best, abs(lower_median(changed) - med))
+            best = max(best, abs(order_statistic(changed, rank) - med))
     return best
 
 
-def smooth_sensitivity_bruteforce(values, eps, delta, lower, upper) -> float:
+def smooth_sensitivity_bruteforce(values, eps, delta, lower, upper, rank=None) -> float:
     """max over y' of LS(y') e^{-beta d(y, y')}, records moved to lower or upper (n <= 7)."""
     y = [float(v) for v in values]
     n = len(y)
@@ -119,6 +148,6 @@ def smooth_sensitivity_bruteforce(values, eps, delta, lower, upper) -> float:
     for moves in itertools.product((None, lower, upper), repeat=n):
         changed = [v if mv is None else mv for v, mv in zip(y, moves, strict=True)]
         dist = sum(mv is not None for mv in moves)
-        ls = local_sensitivity_median_bruteforce(changed, lower, upper)
+        ls = local_sensitivity_median_bruteforce(changed, lower, upper, rank)
         best = max(best, ls * math.exp(-b * dist))
     return best

@@ -743,15 +743,15 @@ _PINS = {
 def test_default_mechanism_reproduces_the_numbers_before_the_seam(
     estimator: str, amplify_delta: bool
 ) -> None:
-    from core.mechanisms import SmoothLaplaceMedian
+    from core.mechanisms import SmoothLaplaceQuantile
 
     default = _pin_run(estimator=estimator, amplify_delta=amplify_delta)
     explicit = _pin_run(
-        estimator=estimator, amplify_delta=amplify_delta, mechanism=SmoothLaplaceMedian()
+        estimator=estimator, amplify_delta=amplify_delta, mechanism=SmoothLaplaceQuantile()
     )
     pd.testing.assert_frame_equal(default.summary, explicit.summary, check_exact=True)
     pd.testing.assert_frame_equal(default.per_rep, explicit.per_rep, check_exact=True)
-    assert default.mechanism == explicit.mechanism == "smooth_median"
+    assert default.mechanism == explicit.mechanism == "smooth_laplace"
     got = (_digest(default.per_rep, _PIN_PER_REP), _digest(default.summary, _PIN_SUMMARY))
     assert got == _PINS[(estimator, amplify_delta)]
 
@@ -772,7 +772,7 @@ def test_experiment_with_the_laplace_mean_matches_eq7() -> None:
         seed=1,
         mechanism=LaplaceMean(),
     )
-    assert res.mechanism == "laplace_mean"
+    assert res.mechanism == "laplace"
     assert res.population_median == pytest.approx(float(pop.values.mean()), rel=1e-12)
     s2 = float(np.var(pop.values, ddof=1))
     for row in res.summary.itertuples():
@@ -783,14 +783,14 @@ def test_experiment_with_the_laplace_mean_matches_eq7() -> None:
 
 
 def test_experiment_rejects_unusable_mechanisms() -> None:
-    from core.mechanisms import GlobalLaplaceMedian
+    from core.mechanisms import GlobalLaplaceQuantile
 
-    class NoVariance(GlobalLaplaceMedian):
+    class NoVariance(GlobalLaplaceQuantile):
         unit_noise_variance = None
 
     kwargs = dict(lower=0.0, upper=100.0, eps_targets=(1.0,), rates=(0.5,), reps=3)
     with pytest.raises(ValueError, match="additive"):
-        gains.median_gain_experiment(_PIN_POP, mechanism="smooth_median", **kwargs)
+        gains.median_gain_experiment(_PIN_POP, mechanism="smooth_laplace", **kwargs)
     with pytest.raises(ValueError, match="drawn_noise"):
         gains.median_gain_experiment(_PIN_POP, mechanism=NoVariance(), **kwargs)
     drawn = gains.median_gain_experiment(

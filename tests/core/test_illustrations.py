@@ -154,7 +154,7 @@ def test_default_mechanisms_reproduce_the_numbers_before_the_seam() -> None:
         means, ill.privatized_means(_PIN_POP, 0.0, 100.0, eps, 7, 2, mech.LaplaceMean())
     )
     pins = {"global": "e553e4bb943c08e9", "smooth": "c51829c5154e47d0"}
-    explicit = {"global": mech.GlobalLaplaceMedian(), "smooth": mech.SmoothLaplaceMedian()}
+    explicit = {"global": mech.GlobalLaplaceQuantile(), "smooth": mech.SmoothLaplaceQuantile()}
     for kind, pin in pins.items():
         f = ill.privatized_medians(_PIN_POP, 0.0, 100.0, eps, 7, seed=2, sensitivity=kind)
         assert _digest(f, ["eps", "release", "scale"]) == pin

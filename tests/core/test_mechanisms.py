@@ -17,7 +17,7 @@ from core import mechanisms as mech
 from core import sensitivity as sens
 
 LOWER, UPPER = 0.0, 10.0
-ALL = [mech.SmoothLaplaceMedian, mech.GlobalLaplaceMedian, mech.LaplaceMean]
+ALL = [mech.SmoothLaplaceQuantile, mech.GlobalLaplaceQuantile, mech.LaplaceMean]
 IDS = [cls.name for cls in ALL]
 
 
@@ -74,14 +74,14 @@ def test_standardised_noise_has_unit_variance_across_different_samples(
 def test_statistics_and_sensitivities_are_the_documented_ones() -> None:
     samples = _batch(6, 8)
     eps, delta = 0.9, 1e-3
-    smooth = mech.SmoothLaplaceMedian()
+    smooth = mech.SmoothLaplaceQuantile()
     np.testing.assert_array_equal(smooth.statistic(samples), samples[:, 3])  # rank (8+1)//2
     expected = [sens.smooth_sensitivity_median(row, eps, delta, LOWER, UPPER) for row in samples]
     np.testing.assert_allclose(
         smooth.sensitivity(samples, eps, delta, LOWER, UPPER), expected, rtol=1e-12
     )
     np.testing.assert_array_equal(smooth.noise_scale(np.array([1.5]), 0.5), [6.0])
-    glob = mech.GlobalLaplaceMedian()
+    glob = mech.GlobalLaplaceQuantile()
     np.testing.assert_array_equal(glob.sensitivity(samples, eps, delta, LOWER, UPPER), 10.0)
     np.testing.assert_array_equal(glob.noise_scale(np.array([10.0]), 0.5), [20.0])
     mean = mech.LaplaceMean()
@@ -124,7 +124,7 @@ def test_global_mechanisms_never_lose_more_than_eps(
     changed = np.array(values)
     changed[index % changed.size] = new
     y = np.sort(changed)[np.newaxis, :]
-    for m in (mech.GlobalLaplaceMedian(), mech.LaplaceMean()):
+    for m in (mech.GlobalLaplaceQuantile(), mech.LaplaceMean()):
         s = m.sensitivity(x, eps, 0.5, LOWER, UPPER)
         assert (s == m.sensitivity(y, eps, 0.5, LOWER, UPPER)).all()  # data-independent
         shift = abs(float(m.statistic(x)[0] - m.statistic(y)[0]))
@@ -144,7 +144,7 @@ def test_smooth_sensitivity_bounds_local_and_is_smooth(
 ) -> None:
     # The two properties the (eps, delta) calibration rests on (Hu et al. Section 2.2):
     # S(x) >= LS(x) and S(x) <= exp(beta) S(x') for neighbours x, x'.
-    m = mech.SmoothLaplaceMedian()
+    m = mech.SmoothLaplaceQuantile()
     x = np.sort(np.array(values))
     changed = np.array(values)
     changed[index % changed.size] = new
@@ -161,7 +161,7 @@ def test_smooth_sensitivity_bounds_local_and_is_smooth(
 # ---------------------------------------------------------------------------------------
 
 
-class _NoClosedForm(mech.GlobalLaplaceMedian):
+class _NoClosedForm(mech.GlobalLaplaceQuantile):
     name = "no_closed_form"
     unit_noise_variance = None
 
@@ -175,7 +175,12 @@ def test_mechanism_by_name_round_trip() -> None:
     for cls in ALL:
         got = mech.mechanism_by_name(cls.name)
         assert type(got) is cls and got == cls() and hash(got) == hash(cls())
-        assert got.label and repr(got) == f"{cls.__name__}()"
+        args = (
+            "quantile=0.5"
+            if issubclass(cls, mech.SmoothLaplaceQuantile | mech.GlobalLaplaceQuantile)
+            else ""
+        )
+        assert got.label and repr(got) == f"{cls.__name__}({args})"
     with pytest.raises(ValueError, match="unknown mechanism 'exponentail'"):
         mech.mechanism_by_name("exponentail")
 
@@ -211,3 +216,32 @@ def test_release_rejects_bad_input(
 def test_release_rejects_a_seed_instead_of_a_generator() -> None:
     with pytest.raises(ValueError, match="Generator"):
         mech.LaplaceMean().release(_batch(2, 3), 1.0, 0.1, LOWER, UPPER, 3)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "mechanism",
+    [
+        mech.SmoothLaplaceQuantile(),
+        mech.SmoothPureQuantile(),
+        mech.GlobalLaplaceQuantile(),
+        mech.LaplaceMean(),
+        mech.GaussianMean(),
+    ],
+    ids=lambda m: m.name,
+)
+def test_standard_noise_cdf_integrates_the_noise_density(mechanism):
+    """The CDF each additive mechanism states agrees with its sampler and with quadrature."""
+    from scipy import integrate, stats
+
+    z = np.array([-40.0, -3.0, -1.0, -0.25, 0.0, 0.4, 1.5, 6.0, 80.0])
+    cdf = mechanism.standard_noise_cdf(z)
+    assert np.all(np.diff(cdf) > 0) and cdf[4] == pytest.approx(0.5, abs=1e-15)
+    if isinstance(mechanism, mech.SmoothPureQuantile):
+        ref = [integrate.quad(mechanism.noise_density, -np.inf, x)[0] for x in z[:-1]]
+        assert cdf[:-1] == pytest.approx(ref, rel=1e-8, abs=1e-13)
+    elif isinstance(mechanism, mech.GaussianMean):
+        assert cdf == pytest.approx(stats.norm.cdf(z), rel=1e-12, abs=1e-300)
+    else:
+        assert cdf == pytest.approx(stats.laplace.cdf(z), rel=1e-12, abs=1e-300)
+    draws = mechanism.standard_noise(np.random.default_rng(11), (20_000,))
+    assert stats.kstest(draws, mechanism.standard_noise_cdf).pvalue > 1e-3

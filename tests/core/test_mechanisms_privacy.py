@@ -95,10 +95,10 @@ def _worst_log_ratio(a: list[float], b: list[float], eps: float) -> float:
 @pytest.mark.parametrize(
     ("cls", "pure", "relations"),
     [
-        (mech.SmoothLaplaceMedian, False, {"replacement"}),
-        (mech.GlobalLaplaceMedian, True, {"replacement", "deletion"}),
+        (mech.SmoothLaplaceQuantile, False, {"replacement"}),
+        (mech.GlobalLaplaceQuantile, True, {"replacement", "deletion"}),
         (mech.LaplaceMean, True, {"replacement"}),
-        (mech.ExponentialMedian, True, {"replacement", "deletion"}),
+        (mech.ExponentialQuantile, True, {"replacement", "deletion"}),
         (mech.HorvitzThompsonMean, True, {"deletion"}),
     ],
 )
@@ -109,9 +109,10 @@ def test_pure_and_relations_are_declared(cls: type[mech.Mechanism], pure: bool, 
     assert cls in mech.MECHANISMS.values()
 
 
-def test_exponential_median_class_attributes() -> None:
-    m = mech.ExponentialMedian()
-    assert (m.name, m.label) == ("exponential", "median, exponential mechanism")
+def test_exponential_quantile_class_attributes() -> None:
+    m = mech.ExponentialQuantile()
+    assert (m.name, m.label) == ("exponential", "quantile, exponential mechanism")
+    assert m.quantile == 0.5 and m == mech.ExponentialQuantile(0.5) != mech.ExponentialQuantile(0.9)
     assert m.additive is False and m.unit_noise_variance is None
     assert m.noise_variance(np.ones(2), 1.0) is None
 
@@ -212,7 +213,9 @@ def test_release_follows_the_exact_distribution(
 ) -> None:
     T = 20_000
     batch = np.repeat(np.array([values]), T, axis=0)
-    out = mech.ExponentialMedian().release(batch, eps, 0.5, LOWER, UPPER, np.random.default_rng(7))
+    out = mech.ExponentialQuantile().release(
+        batch, eps, 0.5, LOWER, UPPER, np.random.default_rng(7)
+    )
     edges, p = mech.exponential_median_distribution(values, eps, LOWER, UPPER)
     cdf = np.concatenate([[0.0], np.cumsum(p)])
 
@@ -234,7 +237,7 @@ def test_release_uses_each_rows_own_budget() -> None:
     rng = np.random.default_rng(3)
     batch = np.sort(rng.uniform(LOWER, UPPER, size=(400, 21)), axis=1)
     eps = np.where(np.arange(400) % 2 == 0, 1000.0, 1e-12)
-    out = mech.ExponentialMedian().release(batch, eps, 0.5, LOWER, UPPER, rng)
+    out = mech.ExponentialQuantile().release(batch, eps, 0.5, LOWER, UPPER, rng)
     lo_med, hi_med = batch[:, 9], batch[:, 11]  # the two intervals next to rank 10.5
     sharp = np.arange(400) % 2 == 0
     assert ((out.released >= lo_med) & (out.released <= hi_med))[sharp].all()
@@ -254,7 +257,9 @@ def test_extreme_budgets_give_finite_releases_inside_the_bounds(
     values: list[float], eps: float
 ) -> None:
     batch = np.repeat(np.array([values]), 200, axis=0)
-    out = mech.ExponentialMedian().release(batch, eps, 0.5, LOWER, UPPER, np.random.default_rng(1))
+    out = mech.ExponentialQuantile().release(
+        batch, eps, 0.5, LOWER, UPPER, np.random.default_rng(1)
+    )
     assert np.isfinite(out.released).all()
     assert ((out.released >= LOWER) & (out.released <= UPPER)).all()
     _, p = mech.exponential_median_distribution(values, eps, LOWER, UPPER)
@@ -296,7 +301,7 @@ def test_release_is_inside_the_bounds_and_exact_errors_are_consistent(
     values: list[float], eps: float, seed: int
 ) -> None:
     x = np.sort(np.array(values))
-    out = mech.ExponentialMedian().release(
+    out = mech.ExponentialQuantile().release(
         np.repeat(x[np.newaxis, :], 5, axis=0), eps, 0.5, LOWER, UPPER, np.random.default_rng(seed)
     )
     assert ((out.released >= LOWER) & (out.released <= UPPER)).all()
@@ -345,9 +350,11 @@ def test_exponential_median_error_rejects_bad_input(kwargs: dict, match: str) ->
 )
 def test_exponential_release_rejects_bad_input(samples, eps, delta, match: str) -> None:
     with pytest.raises(ValueError, match=match):
-        mech.ExponentialMedian().release(samples, eps, delta, LOWER, UPPER, np.random.default_rng())
+        mech.ExponentialQuantile().release(
+            samples, eps, delta, LOWER, UPPER, np.random.default_rng()
+        )
     with pytest.raises(ValueError, match="Generator"):
-        mech.ExponentialMedian().release([[1.0]], 1.0, 0.1, LOWER, UPPER, 3)  # type: ignore[arg-type]
+        mech.ExponentialQuantile().release([[1.0]], 1.0, 0.1, LOWER, UPPER, 3)  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------------------------------
@@ -474,8 +481,8 @@ def test_ht_equality_hash_repr_and_lookup_by_name() -> None:
     assert got == a
     with pytest.raises(ValueError, match="'ht_mean' takes rate, population_size, lower, upper"):
         mech.mechanism_by_name("ht_mean")
-    with pytest.raises(ValueError, match="'exponential' takes no parameters; got rate"):
+    with pytest.raises(ValueError, match="'exponential' takes optionally quantile; got rate"):
         mech.mechanism_by_name("exponential", rate=0.1)
     with pytest.raises(ValueError, match="rate must be in"):
         mech.mechanism_by_name("ht_mean", rate=2, population_size=100, lower=0, upper=10)
-    assert type(mech.mechanism_by_name("exponential")) is mech.ExponentialMedian
+    assert type(mech.mechanism_by_name("exponential")) is mech.ExponentialQuantile

@@ -152,13 +152,76 @@ def test_mean_rows_equal_equations_6_and_7(lognormal, eps):
     b = (lognormal.upper - lognormal.lower) / (N * eps)
     assert census["error_95"] == pytest.approx(b * math.log(20), rel=1e-9)
     s2 = float(np.var(lognormal.values, ddof=1))
-    srs = t[t["design"] == "srs"]
+    srs = t[(t["design"] == "srs") & (t["mechanism"] == "laplace")]
     assert len(srs) >= 8
     for _, row in srs.iterrows():
         v = gains.mean_variance_sample(eps, row["n"], N, s2, lognormal.lower, lognormal.upper)
         assert row["rmse"] == pytest.approx(math.sqrt(v), rel=1e-12)
         assert row["sampling_part"] + row["noise_part"] == pytest.approx(v, rel=1e-12)
         assert row["exact"]
+
+
+def test_gaussian_mean_rows_are_exact(lognormal):
+    from core import mechanisms as mech
+
+    result = pl.plan(lognormal, statistic="mean", eps_target=0.5, designs=["srs"], reps=20)
+    t = result.table.set_index(["design", "mechanism"])
+    R = lognormal.upper - lognormal.lower
+    N = lognormal.size
+    d = 1 / (2 * N)
+    sigma = mech.analytic_gaussian_sigma(0.5, d, R / N)
+    census = t.loc[("census", "gaussian")]
+    assert census["rmse"] == pytest.approx(sigma, rel=1e-9)
+    assert census["error_95"] == pytest.approx(1.959963984540054 * sigma, rel=1e-9)
+    s2 = float(np.var(lognormal.values, ddof=1))
+    srs = result.table[
+        (result.table["design"] == "srs") & (result.table["mechanism"] == "gaussian")
+    ]
+    for _, row in srs.iterrows():
+        n = round(row["n"])
+        sig = mech.analytic_gaussian_sigma(row["eps_sample"], row["delta_sample"], R / n)
+        assert row["delta_sample"] == pytest.approx(d / (n / N))
+        expected = (1 - n / N) * s2 / n + sig**2
+        assert row["rmse"] ** 2 == pytest.approx(expected, rel=1e-9)
+        assert row["exact"]
+
+
+@pytest.mark.parametrize("name", ["smooth_pure", "global_laplace"])
+def test_census_rows_of_additive_quantile_mechanisms_are_exact(lognormal, name):
+    from core import mechanisms as mech
+
+    result = pl.plan(
+        lognormal,
+        statistic="quantile",
+        quantile=0.9,
+        eps_target=1.0,
+        designs=["srs"],
+        reps=20,
+        mechanisms=[name],
+    )
+    census = result.census
+    assert census is not None and census["mechanism"] == name
+    m = mech.mechanism_by_name(name, quantile=0.9)
+    rel = m.release(
+        lognormal.values[None, :],
+        1.0,
+        0.5,
+        lognormal.lower,
+        lognormal.upper,
+        np.random.default_rng(1),
+    )
+    b = float(rel.noise_scale[0])
+    draws = np.abs(b * m.standard_noise(np.random.default_rng(2), (400_000,)))
+    assert census["error_95"] == pytest.approx(float(np.quantile(draws, 0.95)), rel=0.01)
+    assert census["rmse"] == pytest.approx(b * math.sqrt(m.unit_noise_variance), rel=1e-12)
+    k = sens_rank(lognormal.size, 0.9)
+    assert result.population_value == lognormal.values[k - 1]
+
+
+def sens_rank(n: int, q: float) -> int:
+    from core import sensitivity as sens
+
+    return sens.quantile_rank(n, q)
 
 
 def test_srs_mean_monte_carlo_agrees_with_equation_7(lognormal):
@@ -190,8 +253,8 @@ def test_census_median_is_exact_for_both_mechanisms(lognormal):
     census = result.table[result.table["design"] == "census"].set_index("mechanism")
     d = 1 / (2 * lognormal.size)
     s = sens.smooth_sensitivity_median(lognormal.values, 1.0, d, lognormal.lower, lognormal.upper)
-    assert census.loc["smooth_median", "rmse"] == pytest.approx(math.sqrt(8) * s, rel=1e-12)
-    assert census.loc["smooth_median", "error_95"] == pytest.approx(2 * s * math.log(20))
+    assert census.loc["smooth_laplace", "rmse"] == pytest.approx(math.sqrt(8) * s, rel=1e-12)
+    assert census.loc["smooth_laplace", "error_95"] == pytest.approx(2 * s * math.log(20))
     assert census["exact"].all()
     assert (census["rmse_se"] == 0).all()
 
@@ -252,9 +315,9 @@ def _best(result: pl.PlanResult, design: str, mechanism: str) -> float:
 
 def test_lognormal_srs_median_gains_at_small_eps_and_not_at_3(lognormal):
     small = pl.plan(lognormal, statistic="median", eps_target=0.1, designs=["srs"], reps=100)
-    assert _best(small, "srs", "smooth_median") < 0.5 * _best(small, "census", "smooth_median")
+    assert _best(small, "srs", "smooth_laplace") < 0.5 * _best(small, "census", "smooth_laplace")
     large = pl.plan(lognormal, statistic="median", eps_target=3.0, designs=["srs"], reps=100)
-    assert _best(large, "srs", "smooth_median") > _best(large, "census", "smooth_median")
+    assert _best(large, "srs", "smooth_laplace") > _best(large, "census", "smooth_laplace")
 
 
 @pytest.mark.parametrize("statistic", pl.STATISTICS)
@@ -343,8 +406,12 @@ def test_deletion_relation_uses_add_remove_mechanisms():
     result = pl.plan(pop, statistic="mean", eps_target=1.0, reps=20, relation="deletion")
     assert set(result.table["mechanism"]) == {"ht_mean"}
     assert "srs" not in set(result.table["design"])
-    assert pl.mechanisms_for("median", "srs", "replacement") == ("smooth_median", "exponential")
-    assert pl.mechanisms_for("median", "cluster", "replacement") == ("exponential",)
+    assert pl.mechanisms_for("median", "srs", "replacement") == pl.QUANTILE_MECHANISMS
+    assert pl.mechanisms_for("median", "cluster", "replacement") == (
+        "exponential",
+        "global_laplace",
+    )
+    assert pl.mechanisms_for("mean", "srs", "replacement") == ("laplace", "gaussian")
 
 
 @pytest.mark.parametrize(
