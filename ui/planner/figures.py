@@ -54,10 +54,10 @@ def short_design(name: str) -> str:
 
 
 def short_mechanism(label: str) -> str:
-    """A mechanism label without its statistic ("median, exponential mechanism" →
+    """A mechanism label without its statistic ("quantile, exponential mechanism" →
     "exponential mechanism")."""
     head, sep, tail = str(label).partition(", ")
-    return tail if sep and head in ("median", "mean") else str(label)
+    return tail if sep and head in ("median", "quantile", "mean") else str(label)
 
 
 def series_name(design: str, mechanism_label: str) -> str:

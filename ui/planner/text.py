@@ -17,6 +17,7 @@ import pandas as pd
 from core.planner import DESIGN_LABELS, DesignStatus, PlanResult
 from core.populations import Population
 from ui.format import adaptive_percent, number, significant
+from ui.planner.figures import short_mechanism
 from ui.snippets import population_snippet
 
 COMPARE_TAB = "Compare designs"
@@ -193,7 +194,8 @@ def recommendation(result: PlanResult, *, clusters: int | None = None) -> str:
     best = result.best
     key = _objective(result)
     text = (
-        f"Privatise {plan_phrase(best)} ({best['mechanism_label']}): {measure_phrase(result, best)}"
+        f"Privatise {plan_phrase(best)} ({short_mechanism(str(best['mechanism_label']))}): "
+        f"{measure_phrase(result, best)}"
     )
     census = result.census
     if best["design"] == "census":

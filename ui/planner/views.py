@@ -315,8 +315,8 @@ def several_controls(ctx: PlannerInputs) -> tuple[str, float, tuple[str, ...], t
         )
         stats = st.multiselect(
             "Statistics released from the same sample",
-            list(planner.STATISTICS),
-            default=list(planner.STATISTICS),
+            list(text.STATISTIC_LABELS),
+            default=list(text.STATISTIC_LABELS),
             key="plan_ms_stats",
             bind="query-params",
         )
@@ -343,8 +343,8 @@ def several_controls(ctx: PlannerInputs) -> tuple[str, float, tuple[str, ...], t
         )
     design = text.name_of(planner.DESIGN_LABELS, shown) if shown is not None else ctx.designs[0]
     if not stats:
-        st.info("No statistic is chosen; showing the mean and the median.")
-        stats = list(planner.STATISTICS)
+        st.info("No statistic is chosen; showing the median and the mean.")
+        stats = list(text.STATISTIC_LABELS)
     shares = (float(share), 1.0 - float(share)) if len(stats) == 2 else (1.0,)
     return str(design), float(rate), tuple(stats), shares
 
@@ -393,7 +393,9 @@ def several_view(ctx: PlannerInputs) -> None:
             objective=ctx.objective,
             budget_share=share,
         )
-        best = result.best
+        # The chosen design's best row (the census is always planned as the reference).
+        mine = result.best_by_design[result.best_by_design["design"] == design]
+        best = mine.iloc[0] if len(mine) else result.best
         rows.append(
             {
                 "statistic": stat,

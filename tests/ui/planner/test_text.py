@@ -1,6 +1,6 @@
 """ui.planner.text: the recommendation and the design notes, with numbers from core.planner.
 
-The recommendation is checked for a gain (Hu et al.'s bimodal population at ε_target = 0.1,
+The recommendation is checked for a gain (Hu et al.'s bimodal population at ε_target = 0.03,
 sparse around its median, where a simple random sample beats the census), for a loss (the
 lognormal population at ε_target = 3) and for a cluster design that gains nothing (one
 cluster holds half of the records).
@@ -15,6 +15,7 @@ from core import planner
 from core.population import Population
 from core.populations import make_builtin
 from ui.format import adaptive_percent, significant
+from ui.planner import figures as figs
 from ui.planner import text
 
 LOGNORMAL = make_builtin("lognormal", seed=0)
@@ -31,7 +32,7 @@ def _half_in_one_cluster(size: int = 2000) -> Population:
 
 @pytest.fixture(scope="module")
 def gain() -> planner.PlanResult:
-    return planner.plan(BIMODAL, eps_target=0.1, designs=("census", "srs"), reps=200)
+    return planner.plan(BIMODAL, eps_target=0.03, designs=("census", "srs"), reps=100)
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +48,8 @@ def test_recommendation_for_a_gain_names_rate_bound_and_gain(gain):
     article = "an" if adaptive_percent(best["rate"]).startswith(("8", "11 ", "18")) else "a"
     assert words.startswith(
         f"Privatise {article} {adaptive_percent(best['rate'])} simple random sample "
-        f"(without replacement) ({best['mechanism_label']}): 95 % of releases"
+        f"(without replacement) ({figs.short_mechanism(best['mechanism_label'])}): 95 % of "
+        "releases"
     )
     assert f"within ±{significant(best['error_95'], 3)} of the population median" in words
     assert f"{adaptive_percent(share)} tighter than privatising the whole register." in words
@@ -60,7 +62,8 @@ def test_recommendation_for_a_loss_keeps_the_census_and_says_why(loss):
     srs = loss.best_by_design[loss.best_by_design["design"] == "srs"].iloc[0]
     census = loss.census
     assert words.startswith(
-        f"Privatise the whole register ({census['mechanism_label']}): 95 % of releases "
+        f"Privatise the whole register ({figs.short_mechanism(census['mechanism_label'])}): "
+        "95 % of releases "
         f"within ±{significant(census['error_95'], 3)} of the population median."
     )
     assert "No sampling design is more accurate here at this ε_target." in words
@@ -152,8 +155,6 @@ def test_name_of_maps_shown_labels_back_to_core_names():
 
 
 def test_ranked_list_states_every_number_of_the_ranked_table(gain):
-    from ui.planner import figures as figs
-
     ranked = figs.ranked_table(gain)
     lines = text.ranked_list(ranked).splitlines()
     assert len(lines) == len(ranked)
