@@ -190,8 +190,10 @@ COMPARISON_TEXT = (
     "spending the larger ε_sample that amplification allows, so that the population still "
     "gets ε_target. The dotted line of the same colour, ending in a cross at rate 1, is the "
     "same mechanism on the whole population. The star marks the best (mechanism, rate). All "
-    "mechanisms see the same samples, so their differences are not sampling luck. Hover "
-    "for the value, its Monte Carlo standard error, n and ε_sample."
+    "mechanisms see the same samples, so their differences are not sampling luck. The MSE "
+    "of the three noise-adding mechanisms uses their exact noise variance; the exponential "
+    "mechanism's comes from drawn releases. Hover for the value, its Monte Carlo standard "
+    "error, n and ε_sample."
 )
 
 

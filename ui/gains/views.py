@@ -713,7 +713,7 @@ def comparison_view(ctx: GainsInputs) -> None:
         data,
         key="mechanism_comparison",
         explanation=text.COMPARISON_TEXT,
-        formulas=[text.error_formula(settings.measure, "", "drawn_noise")],
+        formulas=[text.error_formula(settings.measure, "", "exact_noise_variance")],
         note=text.no_mse_note(hidden & set(result.table["mechanism"])),
     )
     with st.expander("How each mechanism releases a quantile, and what it guarantees"):
