@@ -89,8 +89,9 @@ MECHANISM_EXPLANATIONS: dict[str, tuple[str, tuple[str, ...]]] = {
         "further away. Guarantee (ε, δ) for one record changed; on a sample δ_sample = "
         "δ_target/rate.",
         (
-            r"\tilde y = y_{(k)} + \mathrm{Laplace}\big(0,\ 2S/\varepsilon_{\mathrm{sample}}\big),"
-            r"\quad \beta = \frac{\varepsilon_{\mathrm{sample}}}{2\ln(2/\delta_{\mathrm{sample}})}",
+            r"\tilde y = y_{(k)} + \mathrm{Laplace}(0,\ b),\quad "
+            r"b = 2S/\varepsilon_{\mathrm{sample}}",
+            r"\beta = \frac{\varepsilon_{\mathrm{sample}}}{2\ln(2/\delta_{\mathrm{sample}})}",
             r"\mathrm{Var} = 8S^2/\varepsilon_{\mathrm{sample}}^2",
         ),
     ),
@@ -99,8 +100,9 @@ MECHANISM_EXPLANATIONS: dict[str, tuple[str, tuple[str, ...]]] = {
         "proportional to 1/(1 + z⁴), which buys pure ε (no δ) at the price of a larger scale "
         "(Nissim, Raskhodnikova & Smith). Its variance is finite, so an MSE exists.",
         (
-            r"\tilde y = y_{(k)} + \frac{16\,S}{\varepsilon_{\mathrm{sample}}}\,Z,"
-            r"\quad h(z) \propto \frac{1}{1+z^4},\quad \beta = \varepsilon_{\mathrm{sample}}/4",
+            r"\tilde y = y_{(k)} + b\,Z,\quad h(z) \propto \frac{1}{1+z^4}",
+            r"b = 16\,S/\varepsilon_{\mathrm{sample}},\quad "
+            r"\beta = \varepsilon_{\mathrm{sample}}/4",
             r"\mathrm{Var} = 256\,S^2/\varepsilon_{\mathrm{sample}}^2",
         ),
     ),
@@ -111,8 +113,8 @@ MECHANISM_EXPLANATIONS: dict[str, tuple[str, tuple[str, ...]]] = {
         "random. Pure ε for a record changed, added or removed. Its error depends on how "
         "densely the data sit around the quantile, not on a sensitivity.",
         (
-            r"P(\text{interval } i) \propto (z_{i+1}-z_i)\,"
-            r"e^{-\varepsilon_{\mathrm{sample}}\,|i - q n|/2},\quad z_0 = L,\ z_{n+1} = U",
+            r"P(i) \propto (z_{i+1}-z_i)\,e^{-\varepsilon_{\mathrm{sample}}|i - q n|/2}",
+            r"z_0 = L,\quad z_i = y_{(i)},\quad z_{n+1} = U",
         ),
     ),
     "global_laplace": (
@@ -120,8 +122,9 @@ MECHANISM_EXPLANATIONS: dict[str, tuple[str, tuple[str, ...]]] = {
         "quantile. Pure ε for a record changed, added or removed, but the noise is large "
         "(Hu et al. Figure 2, left).",
         (
-            r"\tilde y = y_{(k)} + \mathrm{Laplace}\big(0,\ R/\varepsilon_{\mathrm{sample}}\big),"
-            r"\quad \mathrm{Var} = 2R^2/\varepsilon_{\mathrm{sample}}^2",
+            r"\tilde y = y_{(k)} + \mathrm{Laplace}(0,\ b),\quad "
+            r"b = R/\varepsilon_{\mathrm{sample}}",
+            r"\mathrm{Var} = 2R^2/\varepsilon_{\mathrm{sample}}^2",
         ),
     ),
 }
@@ -231,8 +234,18 @@ def estimator_words(mechanism: str, chosen: str, used: str) -> str:
     return "each repetition draws its release."
 
 
+def error_formulas(measure: str, mechanism: str, estimator: str) -> list[str]:
+    """LaTeX of the error measure as the experiment computes it (short lines for phones)."""
+    if measure == "mse" and estimator == "exact_noise_variance" and mechanism != "smooth_laplace":
+        return [
+            r"\mathrm{MSE}(n) = \overline{(m_n - m_N)^2}",
+            r"+\ \overline{\mathrm{Var}(\eta_n \mid \mathrm{sample})}",
+        ]
+    return [error_formula(measure, mechanism, estimator)]
+
+
 def error_formula(measure: str, mechanism: str, estimator: str) -> str:
-    """LaTeX of the error measure as the experiment computes it."""
+    """LaTeX of the error measure as the experiment computes it, on one line."""
     if measure == "mae":
         return r"\mathrm{MAE}(n) = \frac1T\sum_{t=1}^T\big|\tilde m_n^{(t)} - m_N\big|"
     if measure == "error_95":
@@ -248,8 +261,8 @@ def error_formula(measure: str, mechanism: str, estimator: str) -> str:
             r"\frac{8\,S_n^{(t)2}}{\varepsilon_{\mathrm{sample}}^2}\Big]"
         )
     return (
-        r"\mathrm{MSE}(n) = \frac1T\sum_{t=1}^T\Big[(m_n^{(t)} - m_N)^2 + "
-        r"\mathrm{Var}\big(\eta_n^{(t)} \mid \text{sample}\big)\Big]"
+        r"\mathrm{MSE}(n) = \overline{(m_n - m_N)^2} + "
+        r"\overline{\mathrm{Var}(\eta_n \mid \mathrm{sample})}"
     )
 
 

@@ -517,7 +517,7 @@ def experiment_verdict_section(
         *figs.log_mse_figure(summary, measure=measure, quantile=settings.quantile),
         key="median_log_mse",
         explanation=text.log_error_text(measure, settings.quantile),
-        formulas=[text.error_formula(measure, result.mechanism, result.estimator)],
+        formulas=text.error_formulas(measure, result.mechanism, result.estimator),
     )
     table = figs.best_rate_table(summary, measure)
     st.dataframe(
@@ -713,7 +713,7 @@ def comparison_view(ctx: GainsInputs) -> None:
         data,
         key="mechanism_comparison",
         explanation=text.COMPARISON_TEXT,
-        formulas=[text.error_formula(settings.measure, "", "exact_noise_variance")],
+        formulas=text.error_formulas(settings.measure, "", "exact_noise_variance"),
         note=text.no_mse_note(hidden & set(result.table["mechanism"])),
     )
     with st.expander("How each mechanism releases a quantile, and what it guarantees"):
