@@ -13,7 +13,10 @@ trade-off.
   (:func:`mean_variance_population`, :func:`mean_variance_sample`,
   :func:`mean_gain_table`, :func:`best_rate_mean`, :func:`simulate_mean_release`).
 * Section 4.3 / 4.4 -- the median with smooth sensitivity, by simulation
-  (:func:`median_gain_experiment`, :func:`best_rate`, :func:`compare_with_population`).
+  (:func:`median_gain_experiment`, :func:`best_rate`, :func:`compare_with_population`),
+  generalised to any quantile, any mechanism of :mod:`core.mechanisms` and three error
+  measures, and several mechanisms compared on the same samples
+  (:func:`mechanism_comparison`).
 
 Naming follows the project: ``eps_target`` is the guarantee for the population,
 ``eps_sample`` the budget spent on the sample, ``rate = n / N``.
@@ -22,7 +25,7 @@ Naming follows the project: ``eps_target`` is the guarantee for the population,
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple, TypeAlias
 
@@ -31,6 +34,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from core import amplification as amp
+from core import sensitivity as sens
 from core._validation import (
     FloatArray,
     FloatOrArray,
@@ -44,11 +48,22 @@ from core._validation import (
     values_in_bounds,
 )
 from core.amplification import sample_size
-from core.mechanisms import Mechanism, SmoothLaplaceQuantile
+from core.mechanisms import (
+    ExponentialQuantile,
+    GaussianMean,
+    Mechanism,
+    SmoothLaplaceQuantile,
+    exponential_quantile_distribution,
+    mechanism_by_name,
+)
 
 __all__ = [
     "DELTA_SAMPLE_CAP",
+    "ERROR_LEVEL",
+    "MEASURES",
+    "QUANTILE_MECHANISMS",
     "BestRate",
+    "MechanismComparison",
     "MedianExperiment",
     "PopulationComparison",
     "best_rate",
@@ -58,6 +73,7 @@ __all__ = [
     "mean_gain_table",
     "mean_variance_population",
     "mean_variance_sample",
+    "mechanism_comparison",
     "median_gain_experiment",
     "no_gain_threshold",
     "sample_size",
@@ -427,8 +443,21 @@ def simulate_mean_release(
 
 
 # ---------------------------------------------------------------------------------------
-# Sections 4.3 and 4.4: the median with smooth sensitivity
+# Sections 4.3 and 4.4: the median (any quantile, any mechanism) by simulation
 # ---------------------------------------------------------------------------------------
+
+#: Error measures of the experiment: mean squared error (the paper's), mean absolute
+#: error and the 95 % quantile of the absolute error ("95 % of releases lie within ±X").
+MEASURES: tuple[str, ...] = ("mse", "mae", "error_95")
+#: Level of the ``error_95`` measure.
+ERROR_LEVEL = 0.95
+#: The quantile mechanisms :func:`mechanism_comparison` compares by default.
+QUANTILE_MECHANISMS: tuple[str, ...] = (
+    "smooth_laplace",
+    "smooth_pure",
+    "exponential",
+    "global_laplace",
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -442,7 +471,9 @@ class MedianExperiment:
     per_rep : pandas.DataFrame
         One row per (eps_target, rate, rep), for violin plots.
     population_median : float
-        The (lower) median ``m_N`` that every error is measured against.
+        The population's value of the released statistic (the median ``m_N`` by default,
+        else the order statistic of rank ``quantile_rank(N, q)``) that every error is
+        measured against.
     N : int
         Population size.
     delta_target : float
@@ -452,10 +483,12 @@ class MedianExperiment:
     seed : int
         Seed used.
     estimator : str
-        ``"exact_noise_variance"`` or ``"drawn_noise"``.
+        ``"exact_noise_variance"`` or ``"drawn_noise"`` (the one actually used).
     mechanism : str
         :attr:`core.mechanisms.Mechanism.name` of the mechanism simulated
         (``"smooth_laplace"`` by default).
+    quantile : float or None
+        The quantile level of a quantile mechanism (0.5 by default), ``None`` for a mean.
     """
 
     summary: pd.DataFrame
@@ -467,6 +500,7 @@ class MedianExperiment:
     seed: int
     estimator: str
     mechanism: str = SmoothLaplaceQuantile.name
+    quantile: float | None = 0.5
 
 
 def _summarise(sq: FloatArray) -> tuple[float, float, float]:
@@ -478,9 +512,39 @@ def _summarise(sq: FloatArray) -> tuple[float, float, float]:
     return mse, mse_se, log_se
 
 
+def _quantile_with_se(abs_err: FloatArray, level: float) -> tuple[float, float]:
+    """The ``level``-quantile of ``abs_err`` and its distribution-free standard error.
+
+    The count of draws below the true quantile is Binomial(T, level), with standard
+    deviation ``sqrt(T level (1 - level))``; the order statistics that many ranks either
+    side of ``T level`` span about two standard errors of the sample quantile, so the
+    standard error is half their distance (a binomial, order-statistic interval).
+    """
+    T = abs_err.size
+    value = float(np.quantile(abs_err, level))
+    ordered = np.sort(abs_err)
+    spread = math.sqrt(T * level * (1.0 - level))
+    lo = int(np.clip(math.floor(T * level - spread), 0, T - 1))
+    hi = int(np.clip(math.ceil(T * level + spread), 0, T - 1))
+    return value, float(ordered[hi] - ordered[lo]) / 2.0
+
+
+def _error_measures(abs_err: FloatArray) -> dict[str, float]:
+    """``mae``, ``mae_se``, ``error_95`` and ``error_95_se`` of drawn absolute errors."""
+    mae = float(abs_err.mean())
+    mae_se = float(abs_err.std(ddof=1)) / math.sqrt(abs_err.size)
+    q95, q95_se = _quantile_with_se(abs_err, ERROR_LEVEL)
+    return {"mae": mae, "mae_se": mae_se, "error_95": q95, "error_95_se": q95_se}
+
+
 @dataclass(frozen=True, eq=False)
 class _RateDraws:
-    """Everything simulated for one rate: shared by all eps_target (row j of 2-d arrays)."""
+    """Everything simulated for one rate: shared by all eps_target (row j of 2-d arrays).
+
+    Additive mechanisms keep the standard noise draws ``z``; the others (simulated through
+    their own ``release``) keep the ``released`` values and, when the mechanism states it,
+    the exact conditional ``noise_var``.
+    """
 
     rate: float
     n: int
@@ -488,7 +552,27 @@ class _RateDraws:
     delta_sample: float
     medians: FloatArray  # (T,)
     sensitivity: FloatArray  # (n_eps, T)
-    z: FloatArray  # (n_eps, T) standard Laplace draws
+    z: FloatArray | None = None  # (n_eps, T) standard noise draws
+    released: FloatArray | None = None  # (n_eps, T)
+    noise_var: FloatArray | None = None  # (n_eps, T)
+
+
+def _noise_and_variance(
+    d: _RateDraws, j: int, mechanism: Mechanism
+) -> tuple[FloatArray, FloatArray]:
+    """Drawn noise ``release - statistic`` and the stated noise variance (NaN if none)."""
+    T = d.medians.size
+    eps_s = float(d.eps_sample[j])
+    s = d.sensitivity[j]
+    if d.released is not None:
+        noise = d.released[j] - d.medians
+        stated = None if d.noise_var is None else d.noise_var[j]
+    else:
+        assert d.z is not None
+        noise = d.z[j] * mechanism.noise_scale(s, eps_s)
+        stated = mechanism.noise_variance(s, eps_s)
+    noise_var = np.full(T, np.nan) if stated is None else np.asarray(stated, dtype=np.float64)
+    return noise, noise_var
 
 
 def _median_block(
@@ -502,13 +586,10 @@ def _median_block(
 ) -> tuple[dict[str, object], dict[str, np.ndarray]]:
     """Summary row and per-rep columns for one (eps_target, rate)."""
     T = d.medians.size
-    eps_s = float(d.eps_sample[j])
     s = d.sensitivity[j]
     is_pop = d.rate == 1.0
-    noise = d.z[j] * mechanism.noise_scale(s, eps_s)
+    noise, noise_var = _noise_and_variance(d, j, mechanism)
     err = d.medians - m_N
-    stated = mechanism.noise_variance(s, eps_s)
-    noise_var = np.full(T, np.nan) if stated is None else np.asarray(stated, dtype=np.float64)
     sq = err**2 + noise_var if exact else (err + noise) ** 2
     mse, mse_se, log_se = _summarise(sq)
     if exact and is_pop:
@@ -521,7 +602,7 @@ def _median_block(
         "eps_target": eps_target,
         "rate": d.rate,
         "n": d.n,
-        "eps_sample": eps_s,
+        "eps_sample": float(d.eps_sample[j]),
         "delta_sample": d.delta_sample,
         "log_mse": log_mse,
         "log_mse_se": log_se,
@@ -532,6 +613,7 @@ def _median_block(
         "mean_sensitivity": float(s.mean()),
         "median_sensitivity_ratio": float(np.median(ratio)),
         "is_population": is_pop,
+        **_error_measures(np.abs(err + noise)),
     }
     part = {
         "eps_target": np.full(T, eps_target),
@@ -547,6 +629,304 @@ def _median_block(
     return row, part
 
 
+def _resolve_mechanism(mechanism: str | Mechanism | None, quantile: float) -> Mechanism:
+    """A mechanism object from a name (with ``quantile``) or an object (checked)."""
+    q = sens.check_quantile(quantile)
+    if mechanism is None or isinstance(mechanism, str):
+        mech = mechanism_by_name(SmoothLaplaceQuantile.name if mechanism is None else mechanism)
+        if q != 0.5:
+            if not hasattr(mech, "quantile"):
+                raise ValueError(
+                    f"quantile is only for the quantile mechanisms {list(QUANTILE_MECHANISMS)}; "
+                    f"mechanism {mech.name!r} got quantile={quantile!r}"
+                )
+            mech = type(mech)(quantile=q)  # type: ignore[call-arg]
+        return mech
+    if not isinstance(mechanism, Mechanism):
+        raise ValueError(
+            f"mechanism must be a name of core.mechanisms.MECHANISMS or a Mechanism; "
+            f"got {mechanism!r}"
+        )
+    if q != 0.5 and getattr(mechanism, "quantile", None) != q:
+        raise ValueError(
+            "with a mechanism object, give the quantile to its constructor "
+            f"(e.g. ExponentialQuantile(quantile={q!r})); got quantile={quantile!r}"
+        )
+    return mechanism
+
+
+def _simulated_by_release(mech: Mechanism) -> bool:
+    """Whether ``mech`` is simulated through its own ``release`` (drawn releases).
+
+    Non-additive mechanisms (the exponential mechanism), and additive ones whose noise scale
+    needs more than ``(S, eps)`` (the analytic Gaussian's depends on ``delta``), are; the
+    others are simulated as ``statistic + noise_scale * standard_noise``.
+    """
+    if not mech.additive:
+        return True
+    try:
+        mech.noise_scale(np.ones(1), 1.0)
+    except ValueError:
+        return True
+    return False
+
+
+def _resolve_estimator(estimator: Estimator | None, mech: Mechanism) -> str:
+    """The estimator to use: ``None`` picks the exact one when ``mech`` states a variance."""
+    by_release = _simulated_by_release(mech)
+    has_variance = mech.unit_noise_variance is not None and (
+        not by_release or isinstance(mech, GaussianMean)
+    )
+    if estimator is None:
+        return "exact_noise_variance" if has_variance else "drawn_noise"
+    if estimator not in _ESTIMATORS:
+        raise ValueError(f"estimator must be one of {_ESTIMATORS} or None; got {estimator!r}")
+    if estimator == "exact_noise_variance" and not has_variance:
+        raise ValueError(
+            f"{mech!r} states no exact noise variance; use estimator='drawn_noise' (or None)"
+        )
+    return estimator
+
+
+@dataclass(frozen=True)
+class _Setup:
+    """Validated inputs shared by every mechanism of one simulation."""
+
+    pop: FloatArray
+    lower: float
+    upper: float
+    eps: FloatArray
+    sample_rates: FloatArray
+    reps: int
+    delta: float
+    amplify_delta: bool
+    seed: int
+
+
+def _population_release(
+    mech: Mechanism, s: _Setup, rng: np.random.Generator
+) -> tuple[FloatArray, FloatArray | None, FloatArray]:
+    """``(released, noise_var or None, sensitivity)``, each ``(n_eps, T)``, for the census.
+
+    The exponential mechanism is drawn from its exact law on the population
+    (:func:`core.mechanisms.exponential_quantile_distribution`: an interval by its
+    probability, then a uniform point), which is the law of its ``release`` and costs
+    ``O(N)`` instead of ``O(T N)``; other mechanisms release ``T`` copies in chunks.
+    """
+    N, T = s.pop.size, s.reps
+    released = np.empty((s.eps.size, T))
+    noise_var: FloatArray | None = None
+    sensitivity = np.empty((s.eps.size, T))
+    chunk = max(1, min(T, _CHUNK_ELEMENTS // N))
+    for j, e in enumerate(s.eps):
+        if isinstance(mech, ExponentialQuantile):
+            edges, p = exponential_quantile_distribution(
+                s.pop, float(e), s.lower, s.upper, mech.quantile
+            )
+            pick = np.minimum(np.searchsorted(np.cumsum(p), rng.random(T) * p.sum()), p.size - 1)
+            left, right = edges[pick], edges[pick + 1]
+            released[j] = np.clip(left + rng.random(T) * (right - left), left, right)
+            sensitivity[j] = 1.0
+            continue
+        for start in range(0, T, chunk):
+            stop = min(T, start + chunk)
+            rows = np.broadcast_to(s.pop, (stop - start, N))
+            out = mech.release(rows, float(e), s.delta, s.lower, s.upper, rng)
+            released[j, start:stop] = out.released
+            sensitivity[j, start:stop] = out.sensitivity
+            if out.noise_variance is not None:
+                noise_var = np.empty((s.eps.size, T)) if noise_var is None else noise_var
+                noise_var[j, start:stop] = out.noise_variance
+    return released, noise_var, sensitivity
+
+
+def _population_draws(
+    mech: Mechanism, s: _Setup, rng: np.random.Generator, m_N: float
+) -> tuple[_RateDraws, FloatArray]:
+    """The population "rate" (the sample is the census) and its sensitivity per eps."""
+    n_eps, T, N = s.eps.size, s.reps, s.pop.size
+    if _simulated_by_release(mech):
+        released, noise_var, sensitivity = _population_release(mech, s, rng)
+        draws = _RateDraws(
+            1.0, N, s.eps, s.delta, np.full(T, m_N), sensitivity,
+            released=released, noise_var=noise_var,
+        )  # fmt: skip
+        return draws, sensitivity[:, 0]
+    s_pop = mech.sensitivity(np.broadcast_to(s.pop, (n_eps, N)), s.eps, s.delta, s.lower, s.upper)
+    draws = _RateDraws(
+        1.0, N, s.eps, s.delta, np.full(T, m_N),
+        np.repeat(s_pop[:, np.newaxis], T, axis=1), z=mech.standard_noise(rng, (n_eps, T)),
+    )  # fmt: skip
+    return draws, s_pop
+
+
+@dataclass
+class _RateBuffers:
+    """Arrays one mechanism fills chunk by chunk for one sampling rate."""
+
+    medians: FloatArray
+    sensitivity: FloatArray
+    released: FloatArray | None
+    noise_var: FloatArray | None
+
+
+def _fill_chunk(
+    mech: Mechanism,
+    buf: _RateBuffers,
+    samples: FloatArray,
+    sl: slice,
+    eps_s: FloatArray,
+    delta_s: float,
+    s: _Setup,
+    rng: np.random.Generator,
+) -> None:
+    """Statistic and sensitivity (or releases) of one chunk of samples, every eps."""
+    buf.medians[sl] = mech.statistic(samples)
+    for j in range(eps_s.size):
+        if buf.released is None:
+            buf.sensitivity[j, sl] = mech.sensitivity(samples, eps_s[j], delta_s, s.lower, s.upper)
+            continue
+        out = mech.release(samples, float(eps_s[j]), delta_s, s.lower, s.upper, rng)
+        buf.released[j, sl] = out.released
+        buf.sensitivity[j, sl] = out.sensitivity
+        if buf.noise_var is not None and out.noise_variance is not None:
+            buf.noise_var[j, sl] = out.noise_variance
+
+
+def _rate_draws(
+    mechs: Sequence[Mechanism],
+    rate: float,
+    s: _Setup,
+    sample_rng: np.random.Generator,
+    noise_rngs: Sequence[np.random.Generator],
+) -> list[_RateDraws]:
+    """One sampling rate: the samples are drawn once and handed to every mechanism."""
+    N, T, n_eps = s.pop.size, s.reps, s.eps.size
+    n = sample_size(N, float(rate))
+    realised = n / N
+    eps_s = np.atleast_1d(np.asarray(amp.eps_sample(s.eps, realised), dtype=np.float64))
+    delta_s = min(s.delta / realised, DELTA_SAMPLE_CAP) if s.amplify_delta else s.delta
+    buffers = []
+    for mech in mechs:
+        by_release = _simulated_by_release(mech)
+        buffers.append(
+            _RateBuffers(
+                np.empty(T), np.empty((n_eps, T)),
+                np.empty((n_eps, T)) if by_release else None,
+                np.empty((n_eps, T)) if by_release and isinstance(mech, GaussianMean) else None,
+            )
+        )  # fmt: skip
+    chunk = max(1, min(T, _CHUNK_ELEMENTS // n))
+    for start in range(0, T, chunk):
+        stop = min(T, start + chunk)
+        samples = draw_sorted_samples(sample_rng, s.pop, n, stop - start)
+        for mech, buf, rng in zip(mechs, buffers, noise_rngs, strict=True):
+            _fill_chunk(mech, buf, samples, slice(start, stop), eps_s, delta_s, s, rng)
+    out = []
+    for mech, buf, rng in zip(mechs, buffers, noise_rngs, strict=True):
+        z = None if buf.released is not None else mech.standard_noise(rng, (n_eps, T))
+        out.append(
+            _RateDraws(
+                float(rate), n, eps_s, delta_s, buf.medians, buf.sensitivity,
+                z=z, released=buf.released, noise_var=buf.noise_var,
+            )
+        )  # fmt: skip
+    return out
+
+
+def _assemble(
+    mech: Mechanism,
+    draws: list[_RateDraws],
+    s: _Setup,
+    s_pop: FloatArray,
+    m_N: float,
+    estimator: str,
+) -> MedianExperiment:
+    """Summary and per-rep tables of one mechanism from its draws."""
+    draws = sorted(draws, key=lambda d: d.rate)  # the population, rate 1.0, last
+    exact = estimator == "exact_noise_variance"
+    summary_rows: list[dict[str, object]] = []
+    per_rep_parts: list[dict[str, np.ndarray]] = []
+    for j in range(s.eps.size):
+        for d in draws:
+            row, part = _median_block(d, j, float(s.eps[j]), float(s_pop[j]), m_N, exact, mech)
+            row["estimator"] = estimator
+            summary_rows.append(row)
+            per_rep_parts.append(part)
+    per_rep = pd.DataFrame(
+        {key: np.concatenate([part[key] for part in per_rep_parts]) for key in per_rep_parts[0]}
+    )
+    return MedianExperiment(
+        summary=pd.DataFrame(summary_rows),
+        per_rep=per_rep,
+        population_median=m_N,
+        N=s.pop.size,
+        delta_target=s.delta,
+        reps=s.reps,
+        seed=s.seed,
+        estimator=estimator,
+        mechanism=mech.name,
+        quantile=getattr(mech, "quantile", None),
+    )
+
+
+def _simulate(
+    mechs: Sequence[Mechanism],
+    estimators: Sequence[str],
+    s: _Setup,
+    progress: ProgressCallback | None,
+) -> list[MedianExperiment]:
+    """Run the experiment of :func:`median_gain_experiment` for several mechanisms at once.
+
+    Every mechanism sees the same samples (common random numbers) and its own noise
+    generator, started from the same seed, so each result equals a run of
+    :func:`median_gain_experiment` with that mechanism alone.
+    """
+    sample_ss, noise_ss = np.random.SeedSequence(s.seed).spawn(2)
+    sample_rng = np.random.Generator(np.random.PCG64(sample_ss))
+    noise_rngs = [np.random.Generator(np.random.PCG64(noise_ss)) for _ in mechs]
+    steps = 1 + s.sample_rates.size
+    m_N = [float(m.statistic(s.pop[np.newaxis, :])[0]) for m in mechs]
+    pops = [_population_draws(m, s, r, c) for m, r, c in zip(mechs, noise_rngs, m_N, strict=True)]
+    draws: list[list[_RateDraws]] = [[p[0]] for p in pops]
+    if progress is not None:
+        progress(1.0 / steps, "population")
+    for k, rate in enumerate(s.sample_rates):
+        for mine, d in zip(draws, _rate_draws(mechs, rate, s, sample_rng, noise_rngs), strict=True):
+            mine.append(d)
+        if progress is not None:
+            n = sample_size(s.pop.size, float(rate))
+            progress((k + 2) / steps, f"rate {float(rate):g} (n = {n})")
+    return [
+        _assemble(m, d, s, p[1], c, est)
+        for m, d, p, c, est in zip(mechs, draws, pops, m_N, estimators, strict=True)
+    ]
+
+
+def _setup(
+    values: ArrayLike,
+    lower: float,
+    upper: float,
+    eps_targets: ArrayLike,
+    rates: ArrayLike,
+    reps: int,
+    delta_target: float | None,
+    seed: int,
+    amplify_delta: bool,
+) -> _Setup:
+    """Validate the shared arguments of the experiment."""
+    lo, hi = check_bounds(lower, upper)
+    pop = values_in_bounds(values, lo, hi)
+    eps = check_eps_list("eps_targets", eps_targets)
+    rr = check_rate_list("rates", rates)
+    T = check_whole("reps", reps, 2, 2**31)
+    N = pop.size
+    delta = (
+        1.0 / (2.0 * N) if delta_target is None else check_delta_open("delta_target", delta_target)
+    )
+    return _Setup(pop, lo, hi, eps, rr[rr < 1.0], T, delta, bool(amplify_delta), check_seed(seed))
+
+
 def median_gain_experiment(
     values: ArrayLike,
     *,
@@ -558,19 +938,24 @@ def median_gain_experiment(
     delta_target: float | None = None,
     seed: int = 0,
     amplify_delta: bool = True,
-    estimator: Estimator = "exact_noise_variance",
+    estimator: Estimator | None = None,
     progress: ProgressCallback | None = None,
-    mechanism: Mechanism | None = None,
+    mechanism: str | Mechanism | None = "smooth_laplace",
+    quantile: float = 0.5,
 ) -> MedianExperiment:
-    """Simulate the privatised median on the population and on SRSWOR samples (Section 4.3).
+    """Simulate a private quantile on the population and on SRSWOR samples (Section 4.3).
 
-    Hu, Drechsler & Kim, Section 4.3 (Figures 6-8) and Section 4.4 (Figures 10-13).
-    For every ``eps_target`` and repetition ``t = 1..T``:
+    Hu, Drechsler & Kim, Section 4.3 (Figures 6-8) and Section 4.4 (Figures 10-13), with
+    the median generalised to any quantile ``q`` and the mechanism made a choice.  For every
+    ``eps_target`` and repetition ``t = 1..T``:
 
-    1. Population: ``m_N + Laplace(0, 2 S_N / eps)`` where ``S_N`` is the smooth
-       sensitivity of the median (eq. 4) at ``(eps_target, delta_target)``.
+    1. Population: with the default ``"smooth_laplace"``, ``m_N + Laplace(0, 2 S_N / eps)``
+       where ``S_N`` is the smooth sensitivity (eq. 4) of the order statistic of rank
+       ``k = quantile_rank(N, q)`` (:func:`core.sensitivity.quantile_rank`) at
+       ``(eps_target, delta_target)``.
     2. Sample: draw an SRSWOR sample of ``n = max(1, round(rate N))`` records and take
-       its median ``m_n`` (the lower median, rank ``(n + 1) // 2``, for even ``n``).
+       its statistic ``m_n`` (the order statistic of rank ``quantile_rank(n, q)``; the
+       lower median ``(n + 1) // 2`` for ``q = 0.5``).
     3. Release ``m_n + Laplace(0, 2 S_n / eps_n)`` with ``S_n`` the smooth sensitivity of
        the sample at the amplified ``(eps_n, delta_n)``: ``eps_n = eps_sample(eps, n/N)``
        and ``delta_n = delta / (n/N)`` (Theorem 1), or ``delta_n = delta`` when
@@ -579,9 +964,12 @@ def median_gain_experiment(
        sensitivity needs ``delta < 1``; with the paper's ``delta = 1/(2N)`` the cap only
        acts for samples of a single record.
 
-    The error of each release is measured against the population median ``m_N``, and
-    ``MSE`` is the mean squared error over the ``T`` repetitions.  Each sample is drawn
-    once per (rate, rep) and reused for every ``eps_target``.
+    Another mechanism replaces the releases of steps 1 and 3 by its own.  The error of
+    each release is measured against the population's value of the same statistic (the
+    same rank rule), and the summary reports three error measures over the ``T``
+    repetitions: the mean squared error (MSE, the paper's), the mean absolute error (MAE)
+    and the 95 % quantile of the absolute error.  Each sample is drawn once per
+    (rate, rep) and reused for every ``eps_target``.
 
     Parameters
     ----------
@@ -600,153 +988,71 @@ def median_gain_experiment(
         Population delta in (0, 1); default ``1 / (2 N)`` as in the paper.
     seed : int
         Seed; ``numpy.random.Generator(PCG64)`` streams spawned from it draw the samples
-        and the Laplace noise separately, so both estimators see the same samples.  The
-        same seed gives the same result.
+        and the noise separately, so both estimators (and every mechanism) see the same
+        samples.  The same seed gives the same result.
     amplify_delta : bool
         Use ``delta_target / rate`` on the samples (True) or ``delta_target`` (False).
-    estimator : {"exact_noise_variance", "drawn_noise"}
-        ``"exact_noise_variance"`` (default): conditionally on the sample, Laplace noise
-        with scale ``b = 2 S / eps`` has variance ``2 b^2 = 8 S^2 / eps^2``, so each
-        squared error is ``(m_n - m_N)^2 + 8 S_n^2 / eps_n^2``.  It has the same
-        expectation as a drawn squared error (the noise has mean 0 and is independent of
-        the sample) but a smaller variance (Rao-Blackwellisation); the population MSE
-        is then exactly ``8 S_N^2 / eps^2`` with standard error 0.
-        ``"drawn_noise"``: plain Monte Carlo, squared error ``(m_n + noise - m_N)^2``.
+    estimator : {"exact_noise_variance", "drawn_noise"} or None
+        ``"exact_noise_variance"``: conditionally on the sample, Laplace noise with scale
+        ``b = 2 S / eps`` has variance ``2 b^2 = 8 S^2 / eps^2``, so each squared error is
+        ``(m_n - m_N)^2 + 8 S_n^2 / eps_n^2``.  It has the same expectation as a drawn
+        squared error (the noise has mean 0 and is independent of the sample) but a
+        smaller variance (Rao-Blackwellisation); the population MSE is then exactly
+        ``8 S_N^2 / eps^2`` with standard error 0.  It needs a mechanism that states its
+        conditional noise variance (every additive one here does, and the analytic
+        Gaussian).  ``"drawn_noise"``: plain Monte Carlo, squared error
+        ``(m_n + noise - m_N)^2``.  ``None`` (default): the exact estimator where the
+        mechanism states a noise variance, drawn releases otherwise (the exponential
+        mechanism, whose release is not statistic plus noise).  The MAE and the 95 %
+        error always come from the drawn releases.
     progress : callable, optional
         ``progress(fraction_done, message)`` called after the population and after each
         rate.
-    mechanism : core.mechanisms.Mechanism, optional
-        The release mechanism; default :class:`core.mechanisms.SmoothLaplaceQuantile` (steps
-        1 and 3 above).  Any additive :class:`~core.mechanisms.Mechanism` can be simulated
-        the same way: its statistic replaces the median (the ``sample_median`` column and
-        ``population_median`` then hold that statistic), its sensitivity and noise scale
-        replace ``S`` and ``2 S / eps``, and the exact estimator uses its stated
-        conditional noise variance (so it needs one; use ``"drawn_noise"`` otherwise).
+    mechanism : str or core.mechanisms.Mechanism, default "smooth_laplace"
+        A name of :data:`core.mechanisms.MECHANISMS` (``"smooth_laplace"``,
+        ``"smooth_pure"``, ``"exponential"``, ``"global_laplace"``, ``"laplace"``,
+        ``"gaussian"``) or a mechanism object; ``None`` means the default.  Additive
+        mechanisms are simulated as ``statistic + noise_scale * standard_noise`` (their
+        statistic replaces the median: the ``sample_median`` column and
+        ``population_median`` hold it); the others through their own ``release``, whose
+        ``release - statistic`` fills the ``noise`` column.
+    quantile : float, default 0.5
+        The level ``q`` in (0, 1) of a quantile mechanism given by name.  A mechanism
+        object carries its own (then ``quantile`` must be 0.5 or equal to it).
 
     Returns
     -------
     MedianExperiment
         ``summary`` has one row per (eps_target, rate) with columns ``eps_target, rate,
         n, eps_sample, delta_sample, log_mse, log_mse_se, mse, mse_se, sampling_mse,
-        noise_variance, mean_sensitivity, median_sensitivity_ratio, is_population,
-        estimator``: ``sampling_mse`` is the mean of ``(m_n - m_N)^2``,
-        ``noise_variance`` the mean of ``8 S^2 / eps^2`` (their sum is the exact-noise
-        MSE), ``log_mse = log(MSE)`` and ``log_mse_se = se(MSE) / MSE`` (delta method,
-        ``se(MSE) = sd(squared errors) / sqrt(T)``).  ``per_rep`` is long with columns
-        ``eps_target, rate, rep, n, sample_median, sensitivity, sensitivity_ratio`` (the
-        sample's ``S_n`` over the population's ``S_N`` at the same ``eps_target``),
-        ``noise`` (a drawn Laplace noise; with the exact estimator it is drawn for the
-        plots only and not used in ``squared_error``) and ``squared_error``.
+        noise_variance, mean_sensitivity, median_sensitivity_ratio, is_population, mae,
+        mae_se, error_95, error_95_se, estimator``: ``sampling_mse`` is the mean of
+        ``(m_n - m_N)^2``, ``noise_variance`` the mean of the stated conditional noise
+        variance (``8 S^2 / eps^2`` by default; NaN when the mechanism states none; with
+        the sampling part it makes the exact-noise MSE), ``log_mse = log(MSE)`` and
+        ``log_mse_se = se(MSE) / MSE`` (delta method, ``se(MSE) = sd(squared errors) /
+        sqrt(T)``); ``mae`` is the mean of ``|release - m_N|`` with ``mae_se = sd / sqrt(T)``
+        and ``error_95`` its 95 % quantile with an order-statistic standard error.
+        ``per_rep`` is long with columns ``eps_target, rate, rep, n, sample_median,
+        sensitivity, sensitivity_ratio`` (the sample's ``S_n`` over the population's
+        ``S_N`` at the same ``eps_target``), ``noise`` (a drawn noise, ``release - m_n``;
+        with the exact estimator it is not used in ``squared_error``) and
+        ``squared_error``.
 
     Raises
     ------
     ValueError
         For empty lists, rates outside (0, 1], ``reps < 2``, bad bounds or delta, values
-        outside the bounds, an unknown estimator, or a mechanism that is not an additive
-        :class:`core.mechanisms.Mechanism` (or states no noise variance for the exact
-        estimator).
+        outside the bounds, an unknown estimator or mechanism, a quantile outside (0, 1)
+        or given to a mean mechanism, or the exact estimator with a mechanism that states
+        no noise variance.
     """
-    lo, hi = check_bounds(lower, upper)
-    pop = values_in_bounds(values, lo, hi)
-    eps = check_eps_list("eps_targets", eps_targets)
-    rr = check_rate_list("rates", rates)
-    sample_rates = rr[rr < 1.0]
-    T = check_whole("reps", reps, 2, 2**31)
-    seed = check_seed(seed)
-    if estimator not in _ESTIMATORS:
-        raise ValueError(f"estimator must be one of {_ESTIMATORS}; got {estimator!r}")
+    s = _setup(values, lower, upper, eps_targets, rates, reps, delta_target, seed, amplify_delta)
     if progress is not None and not callable(progress):
         raise ValueError("progress must be a callable(fraction_done, message) or None")
-    mech = SmoothLaplaceQuantile() if mechanism is None else mechanism
-    if not isinstance(mech, Mechanism) or not mech.additive:
-        raise ValueError(f"mechanism must be an additive core.mechanisms.Mechanism; got {mech!r}")
-    N = pop.size
-    delta = (
-        1.0 / (2.0 * N) if delta_target is None else check_delta_open("delta_target", delta_target)
-    )
-    exact = estimator == "exact_noise_variance"
-    if exact and mech.unit_noise_variance is None:
-        raise ValueError(f"{mech!r} states no exact noise variance; use estimator='drawn_noise'")
-
-    sample_ss, noise_ss = np.random.SeedSequence(seed).spawn(2)
-    sample_rng = np.random.Generator(np.random.PCG64(sample_ss))
-    noise_rng = np.random.Generator(np.random.PCG64(noise_ss))
-
-    n_eps = eps.size
-    steps = 1 + sample_rates.size
-    m_N = float(mech.statistic(pop[np.newaxis, :])[0])
-    draws: list[_RateDraws] = []
-
-    # Population: one sensitivity per eps_target; the "sample" is the population itself.
-    s_pop = mech.sensitivity(np.broadcast_to(pop, (n_eps, N)), eps, delta, lo, hi)
-    draws.append(
-        _RateDraws(
-            rate=1.0,
-            n=N,
-            eps_sample=eps,
-            delta_sample=delta,
-            medians=np.full(T, m_N),
-            sensitivity=np.repeat(s_pop[:, np.newaxis], T, axis=1),
-            z=mech.standard_noise(noise_rng, (n_eps, T)),
-        )
-    )
-    if progress is not None:
-        progress(1.0 / steps, "population")
-
-    for k, rate in enumerate(sample_rates):
-        n = sample_size(N, float(rate))
-        realised = n / N
-        eps_s = np.atleast_1d(np.asarray(amp.eps_sample(eps, realised), dtype=np.float64))
-        delta_s = min(delta / realised, DELTA_SAMPLE_CAP) if amplify_delta else delta
-        medians = np.empty(T)
-        s_all = np.empty((n_eps, T))
-        chunk = max(1, min(T, _CHUNK_ELEMENTS // n))
-        for start in range(0, T, chunk):
-            stop = min(T, start + chunk)
-            samples = draw_sorted_samples(sample_rng, pop, n, stop - start)
-            medians[start:stop] = mech.statistic(samples)
-            for j in range(n_eps):
-                s_all[j, start:stop] = mech.sensitivity(samples, eps_s[j], delta_s, lo, hi)
-        draws.append(
-            _RateDraws(
-                rate=float(rate),
-                n=n,
-                eps_sample=eps_s,
-                delta_sample=delta_s,
-                medians=medians,
-                sensitivity=s_all,
-                z=mech.standard_noise(noise_rng, (n_eps, T)),
-            )
-        )
-        if progress is not None:
-            progress((k + 2) / steps, f"rate {float(rate):g} (n = {n})")
-
-    # Rows sorted by eps_target, then by rate (the population, rate 1.0, last).
-    draws.sort(key=lambda d: d.rate)
-    summary_rows: list[dict[str, object]] = []
-    per_rep_parts: list[dict[str, np.ndarray]] = []
-    for j in range(n_eps):
-        for d in draws:
-            row, part = _median_block(d, j, float(eps[j]), float(s_pop[j]), m_N, exact, mech)
-            row["estimator"] = estimator
-            summary_rows.append(row)
-            per_rep_parts.append(part)
-
-    summary = pd.DataFrame(summary_rows)
-    per_rep = pd.DataFrame(
-        {key: np.concatenate([part[key] for part in per_rep_parts]) for key in per_rep_parts[0]}
-    )
-    return MedianExperiment(
-        summary=summary,
-        per_rep=per_rep,
-        population_median=m_N,
-        N=N,
-        delta_target=delta,
-        reps=T,
-        seed=seed,
-        estimator=estimator,
-        mechanism=mech.name,
-    )
+    mech = _resolve_mechanism(mechanism, quantile)
+    used = _resolve_estimator(estimator, mech)
+    return _simulate([mech], [used], s, progress)[0]
 
 
 class BestRate(NamedTuple):
@@ -757,8 +1063,27 @@ class BestRate(NamedTuple):
     relative_change: float
 
 
-def _rows_for(summary: pd.DataFrame, eps_target: float) -> pd.DataFrame:
+def _check_measure(measure: str) -> str:
+    if measure not in MEASURES:
+        raise ValueError(f"measure must be one of {MEASURES}; got {measure!r}")
+    return measure
+
+
+def _log_columns(rows: pd.DataFrame, measure: str) -> tuple[np.ndarray, np.ndarray]:
+    """``log(measure)`` and its delta-method standard error ``se / value`` per row."""
+    if measure == "mse":
+        return rows["log_mse"].to_numpy(dtype=float), rows["log_mse_se"].to_numpy(dtype=float)
+    value = rows[measure].to_numpy(dtype=float)
+    se = rows[f"{measure}_se"].to_numpy(dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.log(value), np.where(value > 0, se / value, np.nan)
+
+
+def _rows_for(summary: pd.DataFrame, eps_target: float, measure: str = "mse") -> pd.DataFrame:
+    _check_measure(measure)
     required = {"eps_target", "rate", "mse", "log_mse", "log_mse_se"}
+    if measure != "mse":
+        required |= {measure, f"{measure}_se"}
     missing = required - set(summary.columns)
     if missing:
         raise ValueError(f"summary lacks the columns {sorted(missing)}")
@@ -768,7 +1093,11 @@ def _rows_for(summary: pd.DataFrame, eps_target: float) -> pd.DataFrame:
         raise ValueError(f"eps_target={eps_target!r} is not in the summary (have {have})")
     if not (rows["rate"] == 1.0).any():
         raise ValueError(f"the summary has no population row (rate 1.0) for eps={eps_target!r}")
-    return rows
+    if measure == "mse":
+        return rows
+    log_value, log_se = _log_columns(rows, measure)
+    # The comparisons below read mse/log_mse/log_mse_se: give them the chosen measure.
+    return rows.assign(mse=rows[measure], log_mse=log_value, log_mse_se=log_se)
 
 
 def _relative(mse: float, mse_pop: float) -> float:
@@ -777,8 +1106,8 @@ def _relative(mse: float, mse_pop: float) -> float:
     return 0.0 if mse == 0 else math.inf
 
 
-def best_rate(summary: pd.DataFrame, eps_target: float) -> BestRate:
-    """Rate with the smallest MSE for ``eps_target`` in a :func:`median_gain_experiment` summary.
+def best_rate(summary: pd.DataFrame, eps_target: float, measure: str = "mse") -> BestRate:
+    """Rate with the smallest error for ``eps_target`` in a :func:`median_gain_experiment` summary.
 
     Parameters
     ----------
@@ -786,15 +1115,18 @@ def best_rate(summary: pd.DataFrame, eps_target: float) -> BestRate:
         ``MedianExperiment.summary``.
     eps_target : float
         One of the privacy losses in the summary.
+    measure : {"mse", "mae", "error_95"}
+        The error measure compared (MSE by default, as in Hu et al. §4.3).
 
     Returns
     -------
     BestRate
-        ``(rate, log_mse, relative_change)`` with ``relative_change = MSE_best /
-        MSE_population - 1`` (<= 0; 0 when the population itself is best, reported as
-        rate 1.0).  A sample must be strictly better than the population to win.
+        ``(rate, log_mse, relative_change)`` with ``relative_change = error_best /
+        error_population - 1`` (<= 0; 0 when the population itself is best, reported as
+        rate 1.0); ``log_mse`` holds the log of the chosen measure.  A sample must be
+        strictly better than the population to win.
     """
-    rows = _rows_for(summary, eps_target)
+    rows = _rows_for(summary, eps_target, measure)
     pop = rows[rows["rate"] == 1.0].iloc[0]
     samples = rows[rows["rate"] < 1.0]
     if not samples.empty:
@@ -819,12 +1151,14 @@ class PopulationComparison(NamedTuple):
     within_error: bool
 
 
-def compare_with_population(summary: pd.DataFrame, eps_target: float) -> PopulationComparison:
-    """The sample rate with the smallest MSE against privatising the population (Hu et al. §4.3).
+def compare_with_population(
+    summary: pd.DataFrame, eps_target: float, measure: str = "mse"
+) -> PopulationComparison:
+    """The sample rate with the smallest error against privatising the population (Hu et al. §4.3).
 
     Unlike :func:`best_rate`, the best *sample* is reported even when it loses to the
-    population, with ``relative_change = MSE_sample / MSE_population - 1`` (negative when
-    the sample wins).  ``within_error`` is true when the two log(MSE) values differ by at
+    population, with ``relative_change = error_sample / error_population - 1`` (negative
+    when the sample wins).  ``within_error`` is true when the two log errors differ by at
     most two Monte Carlo standard errors of their difference,
     ``2 sqrt(se_sample^2 + se_population^2)`` (the sample and population releases are
     simulated independently).
@@ -835,6 +1169,8 @@ def compare_with_population(summary: pd.DataFrame, eps_target: float) -> Populat
         ``MedianExperiment.summary``.
     eps_target : float
         One of the privacy losses in the summary.
+    measure : {"mse", "mae", "error_95"}
+        The error measure compared (MSE by default).
 
     Returns
     -------
@@ -846,9 +1182,10 @@ def compare_with_population(summary: pd.DataFrame, eps_target: float) -> Populat
     Raises
     ------
     ValueError
-        If the summary lacks a column, the ``eps_target`` or its population row.
+        If the summary lacks a column, the ``eps_target`` or its population row, or for
+        an unknown measure.
     """
-    rows = _rows_for(summary, eps_target)
+    rows = _rows_for(summary, eps_target, measure)
     pop = rows[rows["rate"] == 1.0].iloc[0]
     samples = rows[rows["rate"] < 1.0]
     eps_target = float(eps_target)
@@ -861,4 +1198,144 @@ def compare_with_population(summary: pd.DataFrame, eps_target: float) -> Populat
     within = math.isfinite(se) and math.isfinite(diff) and diff <= 2.0 * se
     return PopulationComparison(
         eps_target, float(best["rate"]), rel, bool(best["mse"] < pop["mse"]), bool(within)
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Several mechanisms on the same samples (issue 14)
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class MechanismComparison:
+    """Result of :func:`mechanism_comparison`.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per (mechanism, rate), rate 1.0 the population release, with columns
+        ``mechanism, rate, n, eps_sample, measure, value, se, log_value, log_se,
+        is_population, is_best``.
+    best_mechanism : str
+        Name of the mechanism of the row with the smallest error.
+    best_rate : float
+        Its rate (1.0: the whole population).
+    eps_target : float
+        The population guarantee every release meets.
+    measure : str
+        ``"mse"``, ``"mae"`` or ``"error_95"``.
+    population_value : float
+        The population's value of the quantile the errors are measured against.
+    experiments : dict of str to MedianExperiment
+        The full experiment of every mechanism (same samples).
+    """
+
+    table: pd.DataFrame
+    best_mechanism: str
+    best_rate: float
+    eps_target: float
+    measure: str
+    population_value: float
+    experiments: dict[str, MedianExperiment]
+
+
+def _comparison_rows(name: str, ex: MedianExperiment, measure: str) -> pd.DataFrame:
+    """The tidy rows of one mechanism's experiment for the comparison table."""
+    rows = ex.summary
+    log_value, log_se = _log_columns(rows, measure)
+    return pd.DataFrame(
+        {
+            "mechanism": name,
+            "rate": rows["rate"].to_numpy(dtype=float),
+            "n": rows["n"].to_numpy(),
+            "eps_sample": rows["eps_sample"].to_numpy(dtype=float),
+            "measure": measure,
+            "value": rows[measure].to_numpy(dtype=float),
+            "se": rows[f"{measure}_se"].to_numpy(dtype=float),
+            "log_value": log_value,
+            "log_se": log_se,
+            "is_population": rows["is_population"].to_numpy(dtype=bool),
+        }
+    )
+
+
+def mechanism_comparison(
+    values: ArrayLike,
+    *,
+    lower: float,
+    upper: float,
+    eps_target: float,
+    rates: ArrayLike,
+    mechanisms: Sequence[str | Mechanism] = QUANTILE_MECHANISMS,
+    quantile: float = 0.5,
+    reps: int,
+    delta_target: float | None = None,
+    seed: int = 0,
+    measure: str = "mse",
+    amplify_delta: bool = True,
+    progress: ProgressCallback | None = None,
+) -> MechanismComparison:
+    """Error against the sampling rate of several mechanisms at one ``eps_target`` (issue 14).
+
+    Every mechanism runs the experiment of :func:`median_gain_experiment` (default
+    estimator: exact noise variance where the mechanism states one, drawn releases
+    otherwise) on the *same* SRSWOR samples (common random numbers: the differences between
+    mechanisms are not blurred by different samples), each with the noise stream a single
+    run with the same seed would use, so each mechanism's numbers equal those of
+    :func:`median_gain_experiment` with that mechanism.  Every release meets the same
+    population guarantee ``eps_target`` (and ``delta_target`` for the mechanisms that
+    spend a delta) through amplification by sampling (Hu et al. Theorem 1).
+
+    Parameters
+    ----------
+    values, lower, upper, rates, reps, delta_target, seed, amplify_delta
+        As :func:`median_gain_experiment`.
+    eps_target : float
+        The one population privacy loss, > 0.
+    mechanisms : sequence of str or Mechanism
+        Non-empty, distinct names; default the four quantile mechanisms.
+    quantile : float, default 0.5
+        The level ``q`` in (0, 1) of every quantile mechanism given by name.
+    measure : {"mse", "mae", "error_95"}
+        The error measure tabulated and minimised.
+    progress : callable, optional
+        ``progress(fraction_done, message)`` after the population and each rate.
+
+    Returns
+    -------
+    MechanismComparison
+        The tidy table and the best (mechanism, rate): the row with the smallest
+        ``value``; on a tie the larger rate wins (the population before any sample).
+
+    Raises
+    ------
+    ValueError
+        For no or repeated mechanisms, an unknown measure, and everything
+        :func:`median_gain_experiment` refuses.
+    """
+    _check_measure(measure)
+    eps = finite_scalar("eps_target", eps_target)
+    s = _setup(values, lower, upper, [eps], rates, reps, delta_target, seed, amplify_delta)
+    if progress is not None and not callable(progress):
+        raise ValueError("progress must be a callable(fraction_done, message) or None")
+    mechs = [_resolve_mechanism(m, quantile) for m in mechanisms]
+    names = [m.name for m in mechs]
+    if not names or len(set(names)) != len(names):
+        raise ValueError(f"mechanisms must be a non-empty list of distinct ones; got {names}")
+    results = _simulate(mechs, [_resolve_estimator(None, m) for m in mechs], s, progress)
+    table = pd.concat(
+        [_comparison_rows(n, ex, measure) for n, ex in zip(names, results, strict=True)],
+        ignore_index=True,
+    )
+    order = np.lexsort((-table["rate"].to_numpy(), table["value"].to_numpy()))
+    best = int(order[0])
+    table["is_best"] = np.arange(len(table)) == best
+    return MechanismComparison(
+        table=table,
+        best_mechanism=str(table["mechanism"].iloc[best]),
+        best_rate=float(table["rate"].iloc[best]),
+        eps_target=float(eps),
+        measure=measure,
+        population_value=results[0].population_median,
+        experiments=dict(zip(names, results, strict=True)),
     )

@@ -769,6 +769,86 @@ def _exponential_log_weights(
     return np.asarray(log_width - penalty, dtype=np.float64)
 
 
+def _choose_kernel(
+    batch: FloatArray,
+    lower: float,
+    upper: float,
+    decay: FloatArray,
+    group: NDArray[np.int64],
+    u: FloatArray,
+    chosen: NDArray[np.int64],
+    total: FloatArray,
+) -> None:  # pragma: no cover - compiled by numba; the numpy path is tested without it
+    """Per row: the total weight and the first interval whose running sum reaches ``u`` of it."""
+    reps, n = batch.shape
+    for r in range(reps):
+        g = group[r]
+        s = 0.0
+        previous = lower
+        for i in range(n + 1):
+            edge = batch[r, i] if i < n else upper
+            s += (edge - previous) * decay[g, i]
+            previous = edge
+        total[r] = s
+        target = u[r] * s
+        acc = 0.0
+        previous = lower
+        pick = n
+        for i in range(n + 1):
+            edge = batch[r, i] if i < n else upper
+            w = (edge - previous) * decay[g, i]
+            acc += w
+            previous = edge
+            if w > 0.0 and acc >= target:
+                pick = i
+                break
+        chosen[r] = pick
+
+
+_choose_compiled = sens._njit(_choose_kernel) if sens.HAVE_NUMBA else None
+
+
+def _exponential_choose(
+    batch: FloatArray,
+    lower: float,
+    upper: float,
+    eps_sample: FloatArray,
+    quantile: float,
+    u: FloatArray,
+) -> NDArray[np.int64]:
+    """Index ``i`` of the interval ``[z_i, z_{i+1}]`` drawn for each row by inverse CDF.
+
+    Interval ``i`` has weight ``(z_{i+1} − z_i) exp(−eps (|i − q n| − d_min) / 2)``; the
+    decay factors are computed once per distinct ``eps``, and a compiled loop (numba) makes
+    one pass for the total and one, stopped early, for the draw ``u · total``.  Rows whose
+    weights underflow (large ``eps`` with every positive-width interval far from the
+    quantile's rank) are drawn from the log-domain weights instead
+    (:func:`_exponential_log_weights`), as is every row without numba.
+    """
+    reps, n = batch.shape
+    distance = np.abs(np.arange(n + 1, dtype=np.float64) - quantile * n)
+    shifted = distance - distance.min()
+    values, group = np.unique(eps_sample, return_inverse=True)
+    decay = np.exp(-(values[:, np.newaxis] / 2.0) * shifted[np.newaxis, :])
+    chosen = np.empty(reps, dtype=np.int64)
+    total = np.zeros(reps)
+    if _choose_compiled is not None:
+        _choose_compiled(
+            batch, lower, upper, decay, group.astype(np.int64).reshape(reps), u, chosen, total
+        )
+        redo = np.flatnonzero(~(total > 1e-250 * (upper - lower)))
+    else:  # pragma: no cover - numba is a pinned dependency
+        redo = np.arange(reps)
+    if redo.size:
+        edges = _edges(batch[redo], lower, upper)
+        log_w = _exponential_log_weights(edges, eps_sample[redo], quantile)
+        cumulative = np.cumsum(np.exp(log_w - log_w.max(axis=1, keepdims=True)), axis=1)
+        target = u[redo] * cumulative[:, -1]
+        found = (cumulative < target[:, np.newaxis]).sum(axis=1)
+        chosen[redo] = np.minimum(found, n)
+    return chosen
+
+
 def _edges(batch: FloatArray, lower: float, upper: float) -> FloatArray:
     """``[lower, x_1, ..., x_n, upper]`` for each sorted row, shape ``(reps, n + 2)``."""
     reps = batch.shape[0]
@@ -1010,15 +1090,12 @@ class ExponentialQuantile(_Quantile):
         check_delta_open("delta_sample", delta_sample)
         if not isinstance(rng, np.random.Generator):
             raise ValueError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
-        edges = _edges(batch, lo, hi)
-        log_w = _exponential_log_weights(edges, np.ascontiguousarray(eps), self.quantile)
-        # Inverse-CDF draw of the interval: one uniform per row against the running sum of
-        # the weights (divided by the row's largest); zero-width intervals add nothing to the sum.
-        cumulative = np.cumsum(np.exp(log_w - log_w.max(axis=1, keepdims=True)), axis=1)
-        u = (1.0 - rng.random(batch.shape[0])) * cumulative[:, -1]
-        chosen = np.minimum((cumulative < u[:, np.newaxis]).sum(axis=1), log_w.shape[1] - 1)
+        u = np.asarray(1.0 - rng.random(batch.shape[0]), dtype=np.float64)
+        chosen = _exponential_choose(batch, lo, hi, np.ascontiguousarray(eps), self.quantile, u)
+        n = batch.shape[1]
         rows = np.arange(batch.shape[0])
-        left, right = edges[rows, chosen], edges[rows, chosen + 1]
+        left = np.where(chosen == 0, lo, batch[rows, np.maximum(chosen - 1, 0)])
+        right = np.where(chosen == n, hi, batch[rows, np.minimum(chosen, n - 1)])
         released = np.clip(left + rng.random(batch.shape[0]) * (right - left), left, right)
         s = self.sensitivity(batch, eps, 0.5, lo, hi)
         return Release(released, self.statistic(batch), s, self.noise_scale(s, eps), None)

@@ -1281,11 +1281,12 @@ def smallest_eps_target(
 ) -> AccuracyFirst:
     """The smallest ε_target whose best plan has a 95 % error bound at most ``target_error_95``.
 
-    Bisection on ``log ε_target`` over ``eps_range`` with :func:`plan` (objective
+    A root search on ``log ε_target`` over ``eps_range`` with :func:`plan` (objective
     ``"error_95"``, the same seed at every step, so the error is a deterministic, in
-    practice decreasing function of ε_target) until the bracket is narrower than
-    ``tolerance`` (relative). The grid search is done without refinement; the returned
-    plan is refined.
+    practice decreasing function of ε_target): a bracket is found by steps that assume the
+    bound falls like ``1/ε``, then narrowed by false position until it is narrower than
+    ``tolerance`` (relative); the upper end is returned. The search runs without the rate
+    refinement; the returned plan is refined.
 
     Raises
     ------
@@ -1319,23 +1320,64 @@ def smallest_eps_target(
             mechanisms=mechanisms,
         )
 
-    def ok(result: PlanResult) -> bool:
-        return float(result.best["error_95"]) <= x
+    errors: dict[float, float] = {}
 
-    top = run(hi)
-    if not ok(top):
+    def gap(u: float) -> float:
+        """``log(best 95 % bound at ε = e^u) − log(target)``: > 0 means not reached."""
+        if u not in errors:
+            errors[u] = float(run(math.exp(u)).best["error_95"])
+        return math.log(errors[u]) - math.log(x) if errors[u] > 0 else -math.inf
+
+    ua, ub = math.log(lo), math.log(hi)
+    width = math.log1p(tol)
+    bad, good = _bracket(gap, min(max(0.0, ua), ub), ua, ub)
+    if good is None:
         return AccuracyFirst(x, math.nan, False, run(hi, refine=True), count)
-    if ok(run(lo)):
+    if bad is None:
         return AccuracyFirst(x, lo, True, run(lo, refine=True), count)
-    a, b = math.log(lo), math.log(hi)
-    while b - a > math.log1p(tol):
-        mid = 0.5 * (a + b)
-        if ok(run(math.exp(mid))):
-            b = mid
+    while good - bad > width:
+        ga, gb = gap(bad), gap(good)
+        # False position in log ε (the bound falls roughly like 1/ε), kept inside the bracket;
+        # then a step just across the predicted root to close the bracket at once.
+        m = good - gb * (good - bad) / (gb - ga) if math.isfinite(gb) else 0.5 * (bad + good)
+        m = min(max(m, bad + 0.05 * (good - bad)), good - 0.05 * (good - bad))
+        if gap(m) > 0:
+            bad = m
+            probe = min(m + 0.5 * width, good)
         else:
-            a = mid
-    eps = math.exp(b)
+            good = m
+            probe = max(m - 0.5 * width, bad)
+        if bad < probe < good:
+            if gap(probe) > 0:
+                bad = probe
+            else:
+                good = probe
+    eps = math.exp(good)
     return AccuracyFirst(x, eps, True, run(eps, refine=True), count)
+
+
+def _bracket(
+    gap: Callable[[float], float], start: float, ua: float, ub: float
+) -> tuple[float | None, float | None]:
+    """A pair ``(bad, good)`` of log ε with ``gap(bad) > 0 >= gap(good)``, searched from
+    ``start`` by steps the ``1/ε`` scaling of the error predicts; ``good`` is None when even
+    ``ub`` fails, ``bad`` is None when ``ua`` already succeeds."""
+    bad: float | None = None
+    good: float | None = None
+    u = start
+    for _ in range(60):
+        g = gap(u)
+        if g > 0:
+            bad = u if bad is None else max(bad, u)
+            if good is not None or u >= ub:
+                return bad, good
+            u = min(ub, u + 1.1 * max(g, math.log(2.0)))
+        else:
+            good = u if good is None else min(good, u)
+            if bad is not None or u <= ua:
+                return bad, good
+            u = max(ua, u - 1.1 * max(-g, math.log(2.0)) if math.isfinite(g) else u - 1.0)
+    return bad, good
 
 
 # ---------------------------------------------------------------------------------------

@@ -789,12 +789,248 @@ def test_experiment_rejects_unusable_mechanisms() -> None:
         unit_noise_variance = None
 
     kwargs = dict(lower=0.0, upper=100.0, eps_targets=(1.0,), rates=(0.5,), reps=3)
-    with pytest.raises(ValueError, match="additive"):
-        gains.median_gain_experiment(_PIN_POP, mechanism="smooth_laplace", **kwargs)
+    with pytest.raises(ValueError, match="unknown mechanism"):
+        gains.median_gain_experiment(_PIN_POP, mechanism="smooth_median", **kwargs)
+    with pytest.raises(ValueError, match="Mechanism"):
+        gains.median_gain_experiment(_PIN_POP, mechanism=3, **kwargs)
+    exact = dict(kwargs, estimator="exact_noise_variance")
     with pytest.raises(ValueError, match="drawn_noise"):
-        gains.median_gain_experiment(_PIN_POP, mechanism=NoVariance(), **kwargs)
+        gains.median_gain_experiment(_PIN_POP, mechanism=NoVariance(), **exact)
+    with pytest.raises(ValueError, match="drawn_noise"):
+        gains.median_gain_experiment(_PIN_POP, mechanism="exponential", **exact)
     drawn = gains.median_gain_experiment(
         _PIN_POP, mechanism=NoVariance(), estimator="drawn_noise", **kwargs
     )
     assert drawn.summary["noise_variance"].isna().all()
     assert np.isfinite(drawn.summary["mse"]).all()
+    # The default estimator (None) falls back to drawn releases for such mechanisms.
+    auto = gains.median_gain_experiment(_PIN_POP, mechanism=NoVariance(), **kwargs)
+    assert auto.estimator == "drawn_noise"
+    pd.testing.assert_frame_equal(auto.summary, drawn.summary)
+
+
+# ---------------------------------------------------------------------------------------
+# Issue 14: any quantile, any mechanism, three error measures, a comparison
+# ---------------------------------------------------------------------------------------
+
+QUANTILE_NAMES = ("smooth_laplace", "smooth_pure", "exponential", "global_laplace")
+
+
+def test_default_estimator_and_names_reproduce_the_pinned_numbers() -> None:
+    """The new defaults (estimator None, mechanism by name, q = 0.5) are today's run."""
+    for amplify in (True, False):
+        default = gains.median_gain_experiment(
+            _PIN_POP, lower=0.0, upper=100.0, eps_targets=(0.5, 2.0), rates=(0.2, 0.5),
+            reps=6, seed=3, amplify_delta=amplify,
+        )  # fmt: skip
+        assert default.estimator == "exact_noise_variance" and default.quantile == 0.5
+        got = (_digest(default.per_rep, _PIN_PER_REP), _digest(default.summary, _PIN_SUMMARY))
+        assert got == _PINS[("exact_noise_variance", amplify)]
+        named = _pin_run(amplify_delta=amplify, mechanism="smooth_laplace", quantile=0.5)
+        pd.testing.assert_frame_equal(default.summary, named.summary, check_exact=True)
+
+
+def _reference_run(
+    pop: np.ndarray, name: str, q: float, eps_target: float, rate: float, reps: int, seed: int
+) -> tuple[np.ndarray, float]:
+    """Plain-loop Monte Carlo: one SRSWOR sample and one release per repetition.
+
+    Returns the absolute errors against the population's order statistic of rank
+    ceil(q N) and that value.  The amplified budgets are written out here:
+    eps_sample = log(1 + (e^eps - 1) / rate), delta_sample = delta_target / rate.
+    """
+    from core.mechanisms import release
+
+    N = pop.size
+    rng = np.random.default_rng(seed)
+    truth = float(np.sort(pop)[max(1, math.ceil(q * N)) - 1])
+    n = max(1, round(rate * N))
+    r = n / N
+    eps_s = math.log1p(math.expm1(eps_target) / r)
+    delta_s = min((1 / (2 * N)) / r, 1 - 1e-9)
+    delta = delta_s if name in ("smooth_laplace", "gaussian") else 0.0
+    errors = np.empty(reps)
+    for t in range(reps):
+        sample = np.sort(pop[rng.choice(N, n, replace=False)])
+        out = release(
+            sample[np.newaxis, :], mechanism=name, eps=eps_s, delta=delta,
+            lower=0.0, upper=100.0, rng=rng, quantile=q,
+        )  # fmt: skip
+        errors[t] = abs(float(out[0]) - truth)
+    return errors, truth
+
+
+def _reference_measures(errors: np.ndarray) -> dict[str, tuple[float, float]]:
+    T = errors.size
+    sq = errors**2
+    ordered = np.sort(errors)
+    half = math.sqrt(T * 0.95 * 0.05)
+    q_se = (
+        ordered[min(T - 1, math.ceil(0.95 * T + half))] - ordered[math.floor(0.95 * T - half)]
+    ) / 2
+    return {
+        "mse": (float(sq.mean()), float(sq.std(ddof=1)) / math.sqrt(T)),
+        "mae": (float(errors.mean()), float(errors.std(ddof=1)) / math.sqrt(T)),
+        "error_95": (float(np.quantile(errors, 0.95)), float(q_se)),
+    }
+
+
+@pytest.mark.parametrize("name", QUANTILE_NAMES)
+def test_every_mechanism_measures_agree_with_a_plain_loop_reference(name: str) -> None:
+    """MSE, MAE and the 95 % error of each mechanism against a slow reference (q = 0.3)."""
+    pop = np.sort(np.random.default_rng(7).gamma(2.0, 10.0, 301).clip(0.0, 100.0))
+    q, eps, reps = 0.3, 0.5, 1500
+    res = gains.median_gain_experiment(
+        pop, lower=0.0, upper=100.0, eps_targets=[eps], rates=[0.05, 0.4, 1.0],
+        reps=reps, seed=11, mechanism=name, quantile=q,
+    )  # fmt: skip
+    for row in res.summary.itertuples():
+        errors, truth = _reference_run(pop, name, q, eps, row.rate, reps, seed=int(100 * row.rate))
+        assert res.population_median == truth
+        ref = _reference_measures(errors)
+        for measure, (value, se) in ref.items():
+            got, got_se = getattr(row, measure), getattr(row, f"{measure}_se")
+            tol = 4.5 * math.hypot(se, got_se)
+            assert abs(got - value) <= tol, (name, row.rate, measure, got, value, tol)
+
+
+def test_quantile_other_than_the_median_uses_its_rank() -> None:
+    pop = np.sort(_small_pop(N=151))
+    q = 0.9
+    res = gains.median_gain_experiment(
+        pop, lower=0.0, upper=30.0, eps_targets=[1.0], rates=[1 / 151, 2 / 151, 0.2],
+        reps=20, seed=4, quantile=q, mechanism="exponential",
+    )  # fmt: skip
+    assert res.quantile == q and res.mechanism == "exponential"
+    assert (
+        res.population_median
+        == pop[sens.quantile_rank(151, q) - 1]
+        == pop[math.ceil(0.9 * 151) - 1]
+    )
+    pr = res.per_rep
+    assert set(res.summary["n"]) == {1, 2, 30, 151}
+    for n in (1, 2):  # n = 1: the only value; n = 2: rank ceil(1.8) = 2, the larger one
+        block = pr[pr.n == n]
+        assert np.isfinite(block.squared_error).all() and len(block) == 20
+    for mech in QUANTILE_NAMES:
+        one = gains.median_gain_experiment(
+            pop, lower=0.0, upper=30.0, eps_targets=[1.0], rates=[1 / 151, 2 / 151],
+            reps=5, seed=4, quantile=0.1, mechanism=mech,
+        )  # fmt: skip
+        assert one.population_median == pop[math.ceil(0.1 * 151) - 1]
+        assert np.isfinite(one.summary[["mse", "mae", "error_95"]].to_numpy()).all()
+    # The sample statistic is the rank-ceil(q n) order statistic of each drawn sample:
+    # with the same seed, the default smooth_laplace q = 0.9 run draws the same samples.
+    sl = gains.median_gain_experiment(
+        pop, lower=0.0, upper=30.0, eps_targets=[1.0], rates=[0.2], reps=20, seed=4, quantile=q
+    )
+    stats = sl.per_rep[sl.per_rep.rate < 1].sample_median.to_numpy()
+    samples = gains.draw_sorted_samples(
+        np.random.Generator(np.random.PCG64(np.random.SeedSequence(4).spawn(2)[0])), pop, 30, 20
+    )
+    np.testing.assert_array_equal(stats, samples[:, math.ceil(0.9 * 30) - 1])
+
+
+def test_quantile_arguments_are_checked() -> None:
+    from core.mechanisms import ExponentialQuantile
+
+    kw = dict(lower=0.0, upper=30.0, eps_targets=[1.0], rates=[0.5], reps=3)
+    for bad in (0.0, 1.0, float("nan")):
+        with pytest.raises(ValueError, match="quantile"):
+            gains.median_gain_experiment(_small_pop(), quantile=bad, **kw)
+    with pytest.raises(ValueError, match="quantile"):
+        gains.median_gain_experiment(_small_pop(), mechanism="laplace", quantile=0.3, **kw)
+    with pytest.raises(ValueError, match="constructor"):
+        gains.median_gain_experiment(
+            _small_pop(), mechanism=ExponentialQuantile(), quantile=0.3, **kw
+        )
+    ok = gains.median_gain_experiment(
+        _small_pop(), mechanism=ExponentialQuantile(quantile=0.3), quantile=0.3, **kw
+    )
+    assert ok.quantile == 0.3
+
+
+def test_error_measures_on_a_known_law() -> None:
+    """Global Laplace on the census: |error| ~ Exponential(b), b = R / eps.
+
+    MAE = b and the 95 % error = b ln 20; both within their stated standard errors.
+    """
+    pop = _small_pop()
+    res = gains.median_gain_experiment(
+        pop, lower=0.0, upper=30.0, eps_targets=[2.0], rates=[0.5], reps=20_000, seed=9,
+        mechanism="global_laplace",
+    )  # fmt: skip
+    row = res.summary[res.summary.is_population].iloc[0]
+    b = 30.0 / 2.0
+    assert row.mse == pytest.approx(2 * b**2, rel=1e-12) and row.mse_se == 0.0
+    assert abs(row.mae - b) < 4 * row.mae_se
+    assert abs(row.error_95 - b * math.log(20)) < 4 * row.error_95_se
+    # the order-statistic standard error matches the asymptotic one, sqrt(p(1-p)/T) / f(x_p)
+    asymptotic = math.sqrt(0.95 * 0.05 / 20_000) / (math.exp(-math.log(20)) / b)
+    assert row.error_95_se == pytest.approx(asymptotic, rel=0.15)
+
+
+@pytest.mark.parametrize("measure", ["mse", "mae", "error_95"])
+def test_mechanism_comparison_uses_common_samples_and_finds_the_minimum(measure: str) -> None:
+    pop = make_builtin("lognormal", seed=0, size=2001)
+    kw = dict(lower=pop.lower, upper=pop.upper, rates=[0.05, 0.3], reps=60, seed=5)
+    cmp = gains.mechanism_comparison(
+        pop.values, eps_target=0.5, measure=measure, quantile=0.4, **kw
+    )
+    t = cmp.table
+    assert list(t.columns) == [
+        "mechanism", "rate", "n", "eps_sample", "measure", "value", "se", "log_value",
+        "log_se", "is_population", "is_best",
+    ]  # fmt: skip
+    assert list(dict.fromkeys(t.mechanism)) == list(gains.QUANTILE_MECHANISMS)
+    assert t.is_best.sum() == 1
+    best = t[t.is_best].iloc[0]
+    assert best.value == t.value.min()
+    assert (cmp.best_mechanism, cmp.best_rate) == (best.mechanism, best.rate)
+    # Each mechanism's numbers are those of a run with that mechanism alone (same seed).
+    for name in gains.QUANTILE_MECHANISMS:
+        alone = gains.median_gain_experiment(
+            pop.values, eps_targets=[0.5], mechanism=name, quantile=0.4, **kw
+        )
+        mine = t[t.mechanism == name]
+        np.testing.assert_array_equal(mine.value.to_numpy(), alone.summary[measure].to_numpy())
+        np.testing.assert_array_equal(mine.rate.to_numpy(), alone.summary.rate.to_numpy())
+        assert cmp.experiments[name].population_median == alone.population_median
+    # Common random numbers: every mechanism saw the same sample statistics.
+    per = [cmp.experiments[m].per_rep.sample_median.to_numpy() for m in gains.QUANTILE_MECHANISMS]
+    for other in per[1:]:
+        np.testing.assert_array_equal(per[0], other)
+
+
+def test_mechanism_comparison_bad_arguments() -> None:
+    kw = dict(lower=0.0, upper=30.0, eps_target=1.0, rates=[0.5], reps=3)
+    with pytest.raises(ValueError, match="measure"):
+        gains.mechanism_comparison(_small_pop(), measure="rmse", **kw)
+    with pytest.raises(ValueError, match="distinct"):
+        gains.mechanism_comparison(_small_pop(), mechanisms=["exponential", "exponential"], **kw)
+    with pytest.raises(ValueError, match="distinct"):
+        gains.mechanism_comparison(_small_pop(), mechanisms=[], **kw)
+    with pytest.raises(ValueError, match="eps_target"):
+        gains.mechanism_comparison(_small_pop(), **{**kw, "eps_target": -1.0})
+    with pytest.raises(ValueError, match="measure"):
+        gains.best_rate(
+            gains.median_gain_experiment(
+                _small_pop(), lower=0.0, upper=30.0, eps_targets=[1.0], rates=[0.5], reps=3
+            ).summary,
+            1.0,
+            measure="x",
+        )
+
+
+def test_best_rate_and_comparison_read_the_chosen_measure() -> None:
+    s = _summary([(0.5, 0.1, 1.2, 0.01), (0.5, 0.4, 0.78, 0.01), (0.5, 1.0, 1.0, 0.0)])
+    s["mae"] = [0.5, 2.0, 1.0]
+    s["mae_se"] = [0.01, 0.01, 0.01]
+    assert gains.best_rate(s, 0.5).rate == 0.4
+    best = gains.best_rate(s, 0.5, measure="mae")
+    assert best.rate == 0.1 and best.relative_change == pytest.approx(-0.5)
+    assert best.log_mse == pytest.approx(math.log(0.5))
+    cmp = gains.compare_with_population(s, 0.5, measure="mae")
+    assert cmp.best_sample_rate == 0.1 and cmp.better and not cmp.within_error
+    with pytest.raises(ValueError, match="error_95"):
+        gains.compare_with_population(s, 0.5, measure="error_95")

@@ -536,3 +536,20 @@ def test_quantile_mechanisms_sensitivity_is_never_negative_and_rows_independent(
         assert s[0] >= sens.local_sensitivity_quantile(values, LOWER, UPPER, quantile=q) * (
             1 - 1e-12
         )
+
+
+@pytest.mark.parametrize("eps", [1e-9, 0.3, 5.0, 1000.0])
+@pytest.mark.parametrize("q", [0.05, 0.5, 0.9])
+def test_compiled_interval_draw_agrees_with_the_log_domain_draw(monkeypatch, eps, q):
+    """The compiled inverse-CDF draw and the log-domain fallback pick the same interval."""
+    rng = np.random.default_rng(12)
+    batch = np.sort(np.round(rng.uniform(0.0, 50.0, (400, 25))), axis=1)  # ties included
+    batch[:5] = 20.0  # every value equal: zero-width centre intervals
+    u = 1.0 - rng.random(400)
+    eps_rows = np.full(400, eps)
+    fast = mech._exponential_choose(batch, 0.0, 50.0, eps_rows, q, u)
+    monkeypatch.setattr(mech, "_choose_compiled", None)
+    slow = mech._exponential_choose(batch, 0.0, 50.0, eps_rows, q, u)
+    assert np.mean(fast == slow) >= 0.995
+    widths = np.diff(np.concatenate([np.zeros((400, 1)), batch, np.full((400, 1), 50.0)], 1), 1)
+    assert (widths[np.arange(400), fast] > 0).all()

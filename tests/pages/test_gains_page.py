@@ -12,6 +12,7 @@ MEAN_TAB = "Mean: noise ratio r and bound q"
 MEAN_POP_TAB = "Mean on this population"
 SENS_TAB = "Median: smooth sensitivity"
 EXP_TAB = "Median: sample or population?"
+CMP_TAB = "Quantile: which mechanism?"
 
 #: Every preset of the page and the tab that holds the controls it sets.
 PRESET_TABS = {
@@ -146,9 +147,11 @@ def test_vacuous_delta_sample_is_said_so():
 # --- moved from test_pages_apptest.py -----------------------------------------------------
 
 
-@pytest.mark.parametrize("tab", [MEAN_TAB, MEAN_POP_TAB, SENS_TAB, EXP_TAB])
+@pytest.mark.parametrize("tab", [MEAN_TAB, MEAN_POP_TAB, SENS_TAB, EXP_TAB, CMP_TAB])
 def test_gains_every_tab_runs(tab):
-    at = open_page(PAGE, {"gain_view": tab, "gain_reps": "50", "gain_ill_reps": "100"})
+    at = open_page(
+        PAGE, {"gain_view": tab, "gain_reps": "50", "gain_ill_reps": "100", "gain_cmp_reps": "50"}
+    )
     assert charts(at), tab
     assert not at.error, [e.value for e in at.error]
 
@@ -209,4 +212,109 @@ def test_gains_bimodal_preset_finds_a_gain_at_eps_3():
 def test_gains_bad_rates_are_explained():
     at = open_page(PAGE, {"gain_view": EXP_TAB, "gain_exp_rates": "0, 1.5, x", "gain_reps": "50"})
     assert any("outside" in w.value or "not a number" in w.value for w in at.warning)
+    assert charts(at)
+
+
+# --- issue 14: mechanism, quantile and error measure; the comparison view ----------------
+
+
+def _exp_line(at, eps: str = "1"):
+    chart = next(c for c in charts(at) if c["layout"]["title"]["text"].startswith("Error of"))
+    line = next(t for t in chart["data"] if t.get("name") == f"ε_target = {eps}")
+    return chart, array(line["y"])
+
+
+def _verdicts(at) -> list[str]:
+    return [m.value for m in at.markdown if m.value.startswith("- At ε_target")]
+
+
+def test_mechanism_quantile_and_measure_change_the_experiment():
+    from core import gains
+    from core.populations import make_builtin
+    from ui.gains import text
+
+    query = {"gain_view": EXP_TAB, "gain_reps": "50", "gain_exp_eps": "1",
+             "gain_exp_rates": "0.1, 0.5"}  # fmt: skip
+    at = open_page(PAGE, query)
+    _, paper = _exp_line(at)
+    at.selectbox(key="gain_mechanism").set_value("exponential").run()
+    assert not at.exception
+    chart, exponential = _exp_line(at)
+    assert not np.allclose(paper, exponential)
+    assert not any(
+        c["layout"]["title"]["text"].startswith("Smooth sensitivity") for c in charts(at)
+    )
+    assert any("draws its release" in c.value for c in at.caption)
+    at.number_input(key="gain_quantile").set_value(0.9).run()
+    chart, _ = _exp_line(at)
+    assert "90 % quantile" in chart["layout"]["title"]["text"]
+    at.selectbox(key="gain_measure").set_value("error_95").run()
+    chart, e95 = _exp_line(at)
+    assert "95 % error bound" in chart["layout"]["yaxis"]["title"]["text"]
+    # The chart and the verdict are core's numbers for these settings.
+    pop = make_builtin("lognormal", seed=0)
+    result = gains.median_gain_experiment(
+        pop.values, lower=pop.lower, upper=pop.upper, eps_targets=[1.0], rates=[0.1, 0.5],
+        reps=50, seed=0, delta_target=1 / (2 * pop.size), mechanism="exponential", quantile=0.9,
+    )  # fmt: skip
+    samples = result.summary[~result.summary.is_population]
+    np.testing.assert_allclose(e95, np.log(samples["error_95"].to_numpy()), rtol=1e-12)
+    assert _verdicts(at) == [f"- {text.experiment_verdict(result.summary, 1.0, 'error_95')}"]
+    snippet = next(c.value for c in at.code if "median_gain_experiment" in c.value)
+    assert "mechanism='exponential', quantile=0.9" in snippet and "measure='error_95'" in snippet
+
+
+def test_paper_presets_put_the_papers_mechanism_back():
+    at = open_page(PAGE, {"gain_view": EXP_TAB, "gain_reps": "50", "gain_exp_eps": "1",
+                          "gain_exp_rates": "0.1", "gain_mechanism": "Global-sensitivity "
+                          "Laplace, pure ε", "gain_quantile": "0.25", "gain_measure": "mean "
+                          "absolute error"})  # fmt: skip
+    assert at.selectbox(key="gain_mechanism").value == "global_laplace"
+    assert at.selectbox(key="gain_measure").value == "mae"
+    assert at.number_input(key="gain_quantile").value == 0.25
+    next(b for b in at.button if b.label == "Figures 6–7 (lognormal)").click().run()
+    assert not at.exception
+    assert at.selectbox(key="gain_mechanism").value == "smooth_laplace"
+    assert at.number_input(key="gain_quantile").value == 0.5
+    assert at.selectbox(key="gain_measure").value == "mse"
+
+
+def test_comparison_view_shows_cores_verdict_and_marks_the_best():
+    from core import gains
+    from core.populations import make_builtin
+    from ui.gains import text
+
+    query = {"gain_view": CMP_TAB, "gain_cmp_reps": "50", "gain_cmp_rates": "0.1, 0.5",
+             "gain_cmp_eps": "0.5", "gain_cmp_quantile": "0.75"}  # fmt: skip
+    at = open_page(PAGE, query)
+    assert not at.error and not at.warning
+    pop = make_builtin("lognormal", seed=0)
+    result = gains.mechanism_comparison(
+        pop.values, lower=pop.lower, upper=pop.upper, eps_target=0.5, rates=[0.1, 0.5],
+        reps=50, seed=0, delta_target=1 / (2 * pop.size), quantile=0.75,
+    )  # fmt: skip
+    assert any(m.value == text.comparison_verdict(result) for m in at.markdown)
+    chart = next(c for c in charts(at) if "each mechanism" in c["layout"]["title"]["text"])
+    star = next(t for t in chart["data"] if t.get("name") == "best (mechanism, rate)")
+    best = result.table[result.table.is_best].iloc[0]
+    assert array(star["x"])[0] == best.rate and array(star["y"])[0] == pytest.approx(best.value)
+    names = {t.get("name") for t in chart["data"]}
+    assert {text.MECHANISM_SHORT[m] for m in gains.QUANTILE_MECHANISMS} <= names
+    assert any(
+        k.startswith("csv_mechanism_comparison") for k in [b.key for b in at.get("download_button")]
+    )
+    latex = [e.value.strip("$\n") for e in at.latex]
+    assert all(f in latex for _, fs in text.MECHANISM_EXPLANATIONS.values() for f in fs)
+    # The measure control changes the chart and the verdict's words.
+    at.selectbox(key="gain_cmp_measure").set_value("mae").run()
+    assert any("smallest mean absolute error" in m.value for m in at.markdown)
+    snippet = next(c.value for c in at.code if "mechanism_comparison" in c.value)
+    assert "measure='mae'" in snippet and "quantile=0.75" in snippet
+
+
+def test_comparison_view_bad_input_is_explained():
+    at = open_page(PAGE, {"gain_view": CMP_TAB, "gain_cmp_reps": "50",
+                          "gain_cmp_rates": "0, x", "gain_cmp_quantile": "1.5"})  # fmt: skip
+    assert any("not a number" in w.value or "outside" in w.value for w in at.warning)
+    assert at.number_input(key="gain_cmp_quantile").value == 0.5
     assert charts(at)

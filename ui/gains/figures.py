@@ -241,23 +241,51 @@ def mean_variance_figure(table: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
 # --------------------------------------------------------------------------------------
 
 
-def log_mse_figure(
-    summary: pd.DataFrame, *, band_se: float = 2.0
-) -> tuple[go.Figure, pd.DataFrame]:
-    """log(MSE) against the rate per ε with ±``band_se`` Monte Carlo error bands.
+#: Axis label of each error measure, on the log scale of the experiment chart.
+MEASURE_AXIS = {
+    "mse": "log(MSE)",
+    "mae": "log(mean absolute error)",
+    "error_95": "log(95 % error bound)",
+}
 
-    The population (rate 1) is drawn as a cross, as in the paper. Every sampling rate whose
-    log(MSE) is below the population's gets a small ring; the best of them a larger, thicker
-    one (see :func:`_beating_rate_rings`).
+
+def _log_measure(rows: pd.DataFrame, measure: str) -> tuple[np.ndarray, np.ndarray]:
+    """log of the measure and its delta-method standard error (``se / value``)."""
+    if measure == "mse":
+        return rows["log_mse"].to_numpy(), rows["log_mse_se"].to_numpy()
+    value = rows[measure].to_numpy(dtype=float)
+    se = rows[f"{measure}_se"].to_numpy(dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.log(value), np.where(value > 0, se / value, np.nan)
+
+
+def _statistic_words(quantile: float) -> str:
+    """ "median" for q = 0.5, else "90 % quantile"."""
+    return "median" if quantile == 0.5 else f"{100 * quantile:g} % quantile"
+
+
+def log_mse_figure(
+    summary: pd.DataFrame,
+    *,
+    band_se: float = 2.0,
+    measure: str = "mse",
+    quantile: float = 0.5,
+) -> tuple[go.Figure, pd.DataFrame]:
+    """log(error) against the rate per ε with ±``band_se`` Monte Carlo error bands.
+
+    The error is the summary's ``measure`` (``core.gains.MEASURES``; log(MSE) by default,
+    as in the paper). The population (rate 1) is drawn as a cross, as in the paper. Every
+    sampling rate whose error is below the population's gets a small ring; the best of them
+    a larger, thicker one (see :func:`_beating_rate_rings`).
     """
+    axis = MEASURE_AXIS[measure]
     traces: list[dict[str, Any]] = []
     for i, (e, sub) in enumerate(summary.groupby("eps_target", sort=True)):
         style = series_style(i)
         samples = sub[~sub["is_population"]].sort_values("rate")
         pop = sub[sub["is_population"]]
         x = samples["rate"].to_numpy()
-        y = samples["log_mse"].to_numpy()
-        se = samples["log_mse_se"].to_numpy()
+        y, se = _log_measure(samples, measure)
         band_x = np.concatenate([x, x[::-1]])
         band_y = np.concatenate([y + band_se * se, (y - band_se * se)[::-1]])
         traces.append(
@@ -280,7 +308,9 @@ def log_mse_figure(
                 y,
                 f"ε_target = {e:g}",
                 i,
-                "n/N %{x:.3g}<br>log(MSE) %{y:.3f} ± %{customdata:.3f}<extra>ε_target = "
+                "n/N %{x:.3g}<br>"
+                + axis
+                + " %{y:.3f} ± %{customdata:.3f}<extra>ε_target = "
                 + f"{e:g}</extra>",
                 customdata=se,
                 mode="lines+markers",
@@ -288,7 +318,7 @@ def log_mse_figure(
             )
         )
         if not pop.empty:
-            p_val = float(pop["log_mse"].iloc[0])
+            p_val = float(_log_measure(pop, measure)[0][0])
             traces.append(
                 {
                     "type": "scatter",
@@ -299,15 +329,18 @@ def log_mse_figure(
                     "legendgroup": f"eps{e:g}",
                     "showlegend": False,
                     "name": f"population, ε_target = {e:g}",
-                    "hovertemplate": "population<br>log(MSE) %{y:.3f}<extra>ε_target = "
+                    "hovertemplate": "population<br>"
+                    + axis
+                    + " %{y:.3f}<extra>ε_target = "
                     + f"{e:g}</extra>",
                 }
             )
             traces.extend(_beating_rate_rings(x, y, p_val, style["color"], e))
     layout = chart_layout(
-        title="Error of the private median: samples (lines) against the population (×)",
+        title=f"Error of the private {_statistic_words(quantile)}: samples (lines) against "
+        "the population (×)",
         x_title="sampling rate n/N (× = population, rate 1)",
-        y_title="log(MSE) of the released median",
+        y_title=f"{axis} of the released {_statistic_words(quantile)}",
         hovermode="closest",
         height=480,
     )
@@ -467,25 +500,130 @@ def release_violin_figure(
     return make_figure(traces, layout), frame
 
 
-def best_rate_table(summary: pd.DataFrame) -> pd.DataFrame:
-    """Per ε: population log(MSE), best sample rate and its log(MSE), change in MSE."""
+def best_rate_table(summary: pd.DataFrame, measure: str = "mse") -> pd.DataFrame:
+    """Per ε: population log(error), best sample rate and its log(error), change in error.
+
+    ``measure`` is one of ``core.gains.MEASURES``; the column names say log(MSE) for the
+    default and the measure's axis label otherwise.
+    """
+    axis = MEASURE_AXIS[measure]
+    word = "MSE" if measure == "mse" else axis[4:-1]
     rows = []
     for e, sub in summary.groupby("eps_target", sort=True):
         pop = sub[sub["is_population"]]
         samples = sub[~sub["is_population"]]
         if pop.empty or samples.empty:
             continue
-        best = samples.loc[samples["log_mse"].idxmin()]
-        change = float(np.expm1(best["log_mse"] - pop["log_mse"].iloc[0]))
+        log_s, se_s = _log_measure(samples, measure)
+        log_p = float(_log_measure(pop, measure)[0][0])
+        k = int(np.argmin(log_s))
+        change = float(np.expm1(log_s[k] - log_p))
         rows.append(
             {
                 "ε_target": e,
-                "log(MSE) population": float(pop["log_mse"].iloc[0]),
-                "best sampling rate": float(best["rate"]),
-                "log(MSE) best sample": float(best["log_mse"]),
-                "± SE": float(best["log_mse_se"]),
-                "MSE change vs population": change,
+                f"{axis} population": log_p,
+                "best sampling rate": float(samples["rate"].to_numpy()[k]),
+                f"{axis} best sample": float(log_s[k]),
+                "± SE": float(se_s[k]),
+                f"{word} change vs population": change,
                 "sample wins": change < 0,
             }
         )
     return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------------------
+# Mechanism comparison (issue 14)
+# --------------------------------------------------------------------------------------
+
+
+def comparison_figure(
+    table: pd.DataFrame,
+    *,
+    labels: dict[str, str],
+    measure_label: str,
+    hidden: frozenset[str] = frozenset(),
+) -> tuple[go.Figure, pd.DataFrame]:
+    """Error against the sampling rate, one line per mechanism, on a log axis.
+
+    ``table`` is ``core.gains.MechanismComparison.table``. Each mechanism's population
+    release (rate 1) is a dotted horizontal line of the line's colour (and a cross at rate
+    1); the best (mechanism, rate) carries a star. Hover shows the value, its Monte Carlo
+    standard error, n and ε_sample. Mechanisms in ``hidden`` are left out (their measure
+    does not exist, e.g. an MSE of noise without finite variance).
+    """
+    traces: list[dict[str, Any]] = []
+    hover = (
+        "n/N %{x:.3g} (n = %{customdata[0]:,})<br>"
+        + measure_label
+        + " %{y:.4g} ± %{customdata[1]:.2g}<br>ε_sample %{customdata[2]:.4g}<extra>%{fullData.name}"
+        "</extra>"
+    )
+    x_min = float(table["rate"].min())
+    for i, (name, rows) in enumerate(table.groupby("mechanism", sort=False)):
+        if name in hidden:
+            continue
+        style = series_style(i)
+        label = labels.get(str(name), str(name))
+        samples = rows[~rows["is_population"]].sort_values("rate")
+        custom = samples[["n", "se", "eps_sample"]].to_numpy()
+        traces.append(
+            line_trace(
+                samples["rate"].to_numpy(), samples["value"].to_numpy(), label, i, hover,
+                customdata=custom, mode="lines+markers", legendgroup=str(name),
+            )
+        )  # fmt: skip
+        pop = rows[rows["is_population"]]
+        if pop.empty:
+            continue
+        value = float(pop["value"].iloc[0])
+        traces.append(
+            {
+                "type": "scatter",
+                "x": [x_min, 1.0],
+                "y": [value, value],
+                "mode": "lines+markers",
+                "marker": {"symbol": ["line-ew", "x"], "size": [1, 12], "color": style["color"]},
+                "line": {"color": style["color"], "dash": "dot", "width": 1.5},
+                "legendgroup": str(name),
+                "showlegend": False,
+                "name": f"{label}, whole population",
+                "customdata": [pop[["n", "se", "eps_sample"]].to_numpy()[0]] * 2,
+                "hovertemplate": "whole population<br>"
+                + measure_label
+                + " %{y:.4g} ± %{customdata[1]:.2g}<br>ε_sample %{customdata[2]:.4g}"
+                "<extra>%{fullData.name}</extra>",
+            }
+        )
+    best = table[table["is_best"] & ~table["mechanism"].isin(list(hidden))]
+    if not best.empty:
+        row = best.iloc[0]
+        traces.append(
+            {
+                "type": "scatter",
+                "x": [float(row["rate"])],
+                "y": [float(row["value"])],
+                "mode": "markers",
+                "marker": {
+                    "symbol": "star",
+                    "size": 20,
+                    "color": "#f5c518",
+                    "line": {"color": "black", "width": 1.5},
+                },
+                "name": "best (mechanism, rate)",
+                "hovertemplate": "best: "
+                + labels.get(str(row["mechanism"]), str(row["mechanism"]))
+                + "<br>n/N %{x:.3g}<br>"
+                + measure_label
+                + " %{y:.4g}<extra></extra>",
+            }
+        )
+    layout = chart_layout(
+        title="Error of each mechanism against the sampling rate (dotted: whole population)",
+        x_title="sampling rate n/N (× = population, rate 1)",
+        y_title=f"{measure_label} (log scale)",
+        log_y=True,
+        hovermode="closest",
+        height=480,
+    )
+    return make_figure(traces, layout), table

@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from core.gains import compare_with_population
+from core.gains import MechanismComparison, compare_with_population
 from core.populations import Population
 from ui.format import percent
 from ui.snippets import population_snippet
@@ -22,10 +22,119 @@ MEAN_TAB = "Mean: noise ratio r and bound q"
 MEAN_POP_TAB = "Mean on this population"
 SENS_TAB = "Median: smooth sensitivity"
 EXP_TAB = "Median: sample or population?"
+CMP_TAB = "Quantile: which mechanism?"
 
 FIG8_RATES = "0.01, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9"
 FIG8_EPS = "0.01, 0.1, 0.5, 1, 3, 5"
-TABS = (MEAN_TAB, MEAN_POP_TAB, SENS_TAB, EXP_TAB)
+TABS = (MEAN_TAB, MEAN_POP_TAB, SENS_TAB, EXP_TAB, CMP_TAB)
+
+#: The quantile mechanisms offered, in plain words (names of ``core.mechanisms.MECHANISMS``).
+#: A bound select box writes the label into the URL, so labels are short and stable.
+MECHANISM_LABELS: dict[str, str] = {
+    "smooth_laplace": "Smooth-sensitivity Laplace, (ε, δ) — Hu et al.",
+    "smooth_pure": "Smooth sensitivity, heavy-tailed noise, pure ε",
+    "exponential": "Exponential mechanism, pure ε — OpenDP, Tumult",
+    "global_laplace": "Global-sensitivity Laplace, pure ε",
+}
+#: Short names for verdicts and legends.
+MECHANISM_SHORT: dict[str, str] = {
+    "smooth_laplace": "smooth-sensitivity Laplace",
+    "smooth_pure": "smooth-sensitivity heavy-tailed noise",
+    "exponential": "the exponential mechanism",
+    "global_laplace": "global-sensitivity Laplace",
+}
+#: The error measures offered (``core.gains.MEASURES``) in plain words.
+MEASURE_LABELS: dict[str, str] = {
+    "mse": "MSE (log scale, as in the paper)",
+    "mae": "mean absolute error",
+    "error_95": "95 % error bound",
+}
+#: The measure's name inside a sentence.
+MEASURE_WORDS: dict[str, str] = {
+    "mse": "MSE",
+    "mae": "mean absolute error",
+    "error_95": "95 % error bound",
+}
+#: Mechanisms whose noise has no finite variance: their MSE does not exist and is not
+#: plotted. None of the current ones: Laplace and Gaussian noise have variances, the
+#: heavy-tailed noise of ``"smooth_pure"`` (density ∝ 1/(1 + z⁴)) has variance 1, and the
+#: exponential mechanism's releases stay inside [L, U].
+INFINITE_VARIANCE: frozenset[str] = frozenset()
+
+#: Help of the mechanism select box: the four mechanisms in plain words.
+MECHANISM_HELP = (
+    "How the quantile is made private. Smooth-sensitivity Laplace (Hu et al.) adds Laplace "
+    "noise scaled to how much nearby records could move the quantile; it spends a small δ. "
+    "The heavy-tailed variant uses the same scale with noise whose tails are heavier, and "
+    "needs no δ. The exponential mechanism (used by OpenDP and Tumult) picks a value between "
+    "two neighbouring records, favouring those whose rank is close to the quantile's. Global "
+    "Laplace scales the noise to the whole range U − L."
+)
+QUANTILE_HELP = (
+    "Which quantile is released: 0.5 is the median, 0.9 the value that 90 % of the records "
+    "do not exceed. Its rank in n sorted values is ⌈q·n⌉; errors are measured against the "
+    "population's value of the same rank."
+)
+MEASURE_HELP = (
+    "How the error of a release is summarised over the repetitions: the mean squared error "
+    "(the paper's measure), the mean absolute error, or the bound that 95 % of releases stay "
+    "within (the 95 % quantile of |release − population value|)."
+)
+
+#: Per mechanism: plain words on its noise and guarantee, then its formulas (LaTeX).
+MECHANISM_EXPLANATIONS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "smooth_laplace": (
+        "Laplace noise scaled to the smooth sensitivity S of the order statistic of rank "
+        "k = ⌈q·n⌉: S looks at the gaps between the records around rank k and discounts gaps "
+        "further away. Guarantee (ε, δ) for one record changed; on a sample δ_sample = "
+        "δ_target/rate.",
+        (
+            r"\tilde y = y_{(k)} + \mathrm{Laplace}(0,\ b),\quad "
+            r"b = 2S/\varepsilon_{\mathrm{sample}}",
+            r"\beta = \frac{\varepsilon_{\mathrm{sample}}}{2\ln(2/\delta_{\mathrm{sample}})}",
+            r"\mathrm{Var} = 8S^2/\varepsilon_{\mathrm{sample}}^2",
+        ),
+    ),
+    "smooth_pure": (
+        "The same smooth sensitivity (with β = ε/4), but noise with heavier tails, density "
+        "proportional to 1/(1 + z⁴), which buys pure ε (no δ) at the price of a larger scale "
+        "(Nissim, Raskhodnikova & Smith). Its variance is finite, so an MSE exists.",
+        (
+            r"\tilde y = y_{(k)} + b\,Z,\quad h(z) \propto \frac{1}{1+z^4}",
+            r"b = 16\,S/\varepsilon_{\mathrm{sample}},\quad "
+            r"\beta = \varepsilon_{\mathrm{sample}}/4",
+            r"\mathrm{Var} = 256\,S^2/\varepsilon_{\mathrm{sample}}^2",
+        ),
+    ),
+    "exponential": (
+        "No noise is added to a value: the records, padded by L and U, cut the range into "
+        "intervals; one interval is chosen with probability proportional to its width times a "
+        "weight that falls with the distance of its rank from q·n, then a point inside it at "
+        "random. Pure ε for a record changed, added or removed. Its error depends on how "
+        "densely the data sit around the quantile, not on a sensitivity.",
+        (
+            r"P(i) \propto (z_{i+1}-z_i)\,e^{-\varepsilon_{\mathrm{sample}}|i - q n|/2}",
+            r"z_0 = L,\quad z_i = y_{(i)},\quad z_{n+1} = U",
+        ),
+    ),
+    "global_laplace": (
+        "Laplace noise scaled to the whole range R = U − L, the most one record can move any "
+        "quantile. Pure ε for a record changed, added or removed, but the noise is large "
+        "(Hu et al. Figure 2, left).",
+        (
+            r"\tilde y = y_{(k)} + \mathrm{Laplace}(0,\ b),\quad "
+            r"b = R/\varepsilon_{\mathrm{sample}}",
+            r"\mathrm{Var} = 2R^2/\varepsilon_{\mathrm{sample}}^2",
+        ),
+    ),
+}
+
+#: The paper's mechanism, quantile and measure (the presets of its figures set them).
+PAPER_MECHANISM: dict[str, Any] = {
+    "gain_mechanism": "smooth_laplace",
+    "gain_quantile": 0.5,
+    "gain_measure": "mse",
+}
 
 #: Presets of the paper's figures; each opens the tab whose controls it sets (``gain_view``).
 PRESETS: dict[str, dict[str, Any]] = {
@@ -36,6 +145,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "gain_exp_eps": "0.1, 0.5, 1",
         "gain_exp_rates": "0.0101, 0.1001",
         "gain_reps": 1000,
+        **PAPER_MECHANISM,
     },
     "Figure 8 (lognormal)": {
         "gain_view": EXP_TAB,
@@ -43,6 +153,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "gain_exp_eps": FIG8_EPS,
         "gain_exp_rates": FIG8_RATES,
         "gain_reps": 1000,
+        **PAPER_MECHANISM,
     },
     "Figure 13 (bimodal)": {
         "gain_view": EXP_TAB,
@@ -50,6 +161,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "gain_exp_eps": FIG8_EPS,
         "gain_exp_rates": FIG8_RATES,
         "gain_reps": 1000,
+        **PAPER_MECHANISM,
     },
 }
 
@@ -69,6 +181,129 @@ LOG_MSE_TEXT = (
     "rate whose MSE is below the population's; the best of them carries a larger, thicker "
     "ring (Hu et al. Figures 8 and 13)."
 )
+
+
+#: Mechanisms whose noise is scaled to a smooth sensitivity (their S_n / S_N violin means
+#: something; the others' sensitivity is the same for every sample).
+SMOOTH_MECHANISMS = frozenset({"smooth_laplace", "smooth_pure"})
+
+#: What the mechanism comparison chart shows.
+COMPARISON_TEXT = (
+    "One line per mechanism: its error (log scale) when it privatises a sample at each rate, "
+    "spending the larger ε_sample that amplification allows, so that the population still "
+    "gets ε_target. The dotted line of the same colour, ending in a cross at rate 1, is the "
+    "same mechanism on the whole population. The star marks the best (mechanism, rate). All "
+    "mechanisms see the same samples, so their differences are not sampling luck. The MSE "
+    "of the three noise-adding mechanisms uses their exact noise variance; the exponential "
+    "mechanism's comes from drawn releases. Hover for the value, its Monte Carlo standard "
+    "error, n and ε_sample."
+)
+
+
+def _statistic(quantile: float) -> str:
+    return "median" if quantile == 0.5 else f"{100 * quantile:g} % quantile"
+
+
+def log_error_text(measure: str, quantile: float) -> str:
+    """Explanation of the experiment chart; :data:`LOG_MSE_TEXT` for the paper's setting."""
+    if measure == "mse" and quantile == 0.5:
+        return LOG_MSE_TEXT
+    stat = _statistic(quantile)
+    return (
+        f"Each line is one ε_target: the {MEASURE_WORDS[measure]} (log scale) of the private "
+        f"sample {stat}, measured against the population {stat}, with ±2 Monte Carlo standard "
+        f"errors shaded. The cross at rate 1 is the private population {stat}. A small ring "
+        "marks every rate whose error is below the population's; the best of them carries a "
+        "larger, thicker ring."
+    )
+
+
+def estimator_words(mechanism: str, chosen: str, used: str) -> str:
+    """The caption's words on how the noise entered the errors."""
+    if mechanism == "smooth_laplace":
+        if used == "exact_noise_variance":
+            return "each sample's noise enters through its exact conditional variance 8S²/ε²."
+        return "each repetition draws its Laplace noise."
+    if used == "exact_noise_variance":
+        return "each sample's noise enters the MSE through its exact conditional variance."
+    if chosen != used:
+        return (
+            "this mechanism's release is not a value plus noise of known variance, so every "
+            "repetition draws its release (plain Monte Carlo)."
+        )
+    return "each repetition draws its release."
+
+
+def error_formulas(measure: str, mechanism: str, estimator: str) -> list[str]:
+    """LaTeX of the error measure as the experiment computes it (short lines for phones)."""
+    if measure == "mse" and estimator == "exact_noise_variance" and mechanism != "smooth_laplace":
+        return [
+            r"\mathrm{MSE}(n) = \overline{(m_n - m_N)^2}",
+            r"+\ \overline{\mathrm{Var}(\eta_n \mid \mathrm{sample})}",
+        ]
+    return [error_formula(measure, mechanism, estimator)]
+
+
+def error_formula(measure: str, mechanism: str, estimator: str) -> str:
+    """LaTeX of the error measure as the experiment computes it, on one line."""
+    if measure == "mae":
+        return r"\mathrm{MAE}(n) = \frac1T\sum_{t=1}^T\big|\tilde m_n^{(t)} - m_N\big|"
+    if measure == "error_95":
+        return (
+            r"E_{95}(n) = \text{95 \% quantile of } \big|\tilde m_n^{(t)} - m_N\big|,"
+            r"\ t = 1,\dots,T"
+        )
+    if estimator != "exact_noise_variance":
+        return r"\mathrm{MSE}(n) = \frac1T\sum_{t=1}^T(\tilde m_n^{(t)} - m_N)^2"
+    if mechanism == "smooth_laplace":
+        return (
+            r"\mathrm{MSE}(n) = \frac1T\sum_{t=1}^T\Big[(m_n^{(t)} - m_N)^2 + "
+            r"\frac{8\,S_n^{(t)2}}{\varepsilon_{\mathrm{sample}}^2}\Big]"
+        )
+    return (
+        r"\mathrm{MSE}(n) = \overline{(m_n - m_N)^2} + "
+        r"\overline{\mathrm{Var}(\eta_n \mid \mathrm{sample})}"
+    )
+
+
+def noise_violin_title(mechanism: str, quantile: float = 0.5) -> str:
+    """Title of the noise violins."""
+    if mechanism == "smooth_laplace" and quantile == 0.5:
+        return "Laplace noise added to the released median"
+    return f"Noise in the released {_statistic(quantile)}: release − sample value"
+
+
+def noise_formulas(mechanism: str) -> list[str]:
+    """Formulas under the noise violins: the chosen mechanism's release."""
+    if mechanism == "smooth_laplace":
+        return [r"\eta_n \sim \mathrm{Laplace}(0, 2S_n/\varepsilon_{\mathrm{sample}})"]
+    return list(MECHANISM_EXPLANATIONS.get(mechanism, ("", ()))[1])
+
+
+def no_sensitivity_violin(mechanism: str) -> str:
+    """Why the S_n / S_N violins are not shown for ``mechanism``."""
+    name = MECHANISM_SHORT.get(mechanism, mechanism)
+    return (
+        f"No sensitivity violins for {name}: its noise does not depend on a smooth "
+        "sensitivity, so the ratio S_n / S_N says nothing about it."
+    )
+
+
+def no_mse_note(names: set[str] | frozenset[str]) -> str | None:
+    """A note naming the mechanisms left out of an MSE chart (noise without variance)."""
+    if not names:
+        return None
+    listed = ", ".join(MECHANISM_SHORT.get(n, n) for n in sorted(names))
+    return f"Not plotted: {listed} — its noise has no finite variance, so it has no MSE."
+
+
+def comparison_caption(population: str, reps: int, seed: int, delta_target: float) -> str:
+    """The comparison's settings in one line."""
+    return (
+        f"{population}; T = {reps:,} repetitions per rate, seed {seed}; δ_target = 1/(2N) = "
+        f"{delta_target:.4g} for smooth-sensitivity Laplace, the one mechanism here that "
+        "spends a δ (δ_sample = δ_target/rate); the others give pure ε."
+    )
 
 
 def delta_help(population_size: int, default: float) -> str:
@@ -159,12 +394,22 @@ def experiment_snippet(
     seed: int,
     amplify_delta: bool,
     estimator: str,
+    mechanism: str = "smooth_laplace",
+    quantile: float = 0.5,
+    measure: str = "mse",
 ) -> str:
-    """Python repeating the median experiment of §4.3 and printing the page's verdicts.
+    """Python repeating the quantile experiment of §4.3 and printing the page's verdicts.
 
     The verdict's words come from :func:`experiment_verdict` (this module imports no
-    Streamlit, so the snippet runs in plain Python).
+    Streamlit, so the snippet runs in plain Python). The mechanism, quantile and measure
+    appear only when they differ from the paper's (smooth-sensitivity Laplace, the median,
+    the MSE), so the paper's snippet stays as it was.
     """
+    extra = ""
+    if mechanism != "smooth_laplace" or quantile != 0.5:
+        extra = f"\n    mechanism={mechanism!r}, quantile={float(quantile)!r},"
+    measure_arg = "" if measure == "mse" else f", measure={measure!r}"
+    columns = '"log_mse", "log_mse_se"' if measure == "mse" else f'"{measure}", "{measure}_se"'
     return (
         population_snippet(pop)
         + f"""from core.gains import median_gain_experiment
@@ -175,11 +420,39 @@ result = median_gain_experiment(
     pop.values, lower=pop.lower, upper=pop.upper,
     eps_targets=eps_targets, rates={_floats(rates)}, reps={int(reps)},
     delta_target={float(delta_target)!r}, seed={int(seed)}, amplify_delta={bool(amplify_delta)},
-    estimator={estimator!r},
+    estimator={estimator!r},{extra}
 )
-print(result.summary[["eps_target", "rate", "log_mse", "log_mse_se"]])
+print(result.summary[["eps_target", "rate", {columns}]])
 for eps_target in eps_targets:
-    print(experiment_verdict(result.summary, eps_target))
+    print(experiment_verdict(result.summary, eps_target{measure_arg}))
+"""
+    )
+
+
+def comparison_snippet(
+    pop: Population,
+    *,
+    eps_target: float,
+    rates: Sequence[float],
+    reps: int,
+    delta_target: float,
+    seed: int,
+    quantile: float,
+    measure: str,
+) -> str:
+    """Python repeating the mechanism comparison and printing the page's verdict."""
+    return (
+        population_snippet(pop)
+        + f"""from core.gains import mechanism_comparison
+from ui.gains.text import comparison_verdict
+
+result = mechanism_comparison(
+    pop.values, lower=pop.lower, upper=pop.upper, eps_target={float(eps_target)!r},
+    rates={_floats(rates)}, quantile={float(quantile)!r}, reps={int(reps)},
+    delta_target={float(delta_target)!r}, seed={int(seed)}, measure={measure!r},
+)
+print(result.table[["mechanism", "rate", "value", "se"]])
+print(comparison_verdict(result))
 """
     )
 
@@ -193,18 +466,20 @@ def _factor(x: float) -> str:
     return f"{round(x, 2 - math.floor(math.log10(x))):,.0f}"
 
 
-def _change_words(rel: float, better: bool) -> str:
-    """Words for ``rel = MSE_sample / MSE_population - 1``."""
+def _change_words(rel: float, better: bool, measure: str = "mse") -> str:
+    """Words for ``rel = error_sample / error_population - 1`` in the chosen measure."""
+    word = MEASURE_WORDS[measure]
     if better:
         if rel > -0.9:
-            return f"{100.0 * -rel:.0f} % lower MSE"
-        return f"an MSE {_factor(1.0 / (1.0 + rel))} times smaller"
+            return f"{100.0 * -rel:.0f} % lower {word}"
+        article = "an" if measure == "mse" else "a"
+        return f"{article} {word} {_factor(1.0 / (1.0 + rel))} times smaller"
     if rel >= 1.0:
-        return f"{_factor(rel + 1.0)} times the MSE"
-    return f"{max(100.0 * rel, 0.0):.0f} % higher MSE"
+        return f"{_factor(rel + 1.0)} times the {word}"
+    return f"{max(100.0 * rel, 0.0):.0f} % higher {word}"
 
 
-def experiment_verdict(summary: pd.DataFrame, eps_target: float) -> str:
+def experiment_verdict(summary: pd.DataFrame, eps_target: float, measure: str = "mse") -> str:
     """One plain-words sentence: does sampling beat privatising the population at ``eps_target``?
 
     Puts :func:`core.gains.compare_with_population` (Hu et al. §4.3: the sample rate with
@@ -217,6 +492,8 @@ def experiment_verdict(summary: pd.DataFrame, eps_target: float) -> str:
         ``MedianExperiment.summary``.
     eps_target : float
         One of the privacy losses in the summary.
+    measure : {"mse", "mae", "error_95"}
+        The error measure compared (``core.gains.MEASURES``).
 
     Returns
     -------
@@ -230,19 +507,20 @@ def experiment_verdict(summary: pd.DataFrame, eps_target: float) -> str:
         As :func:`core.gains.compare_with_population` (a missing column, ``eps_target`` or
         population row).
     """
-    cmp = compare_with_population(summary, eps_target)
+    cmp = compare_with_population(summary, eps_target, measure)
     eps_words = f"At ε_target = {eps_target:g}"
     if math.isnan(cmp.best_sample_rate):
         return f"{eps_words} only the population was simulated; there is no sample to compare."
     if cmp.better:
         text = (
             f"{eps_words} the {percent(cmp.best_sample_rate)} sample is best: "
-            f"{_change_words(cmp.relative_change, True)} than privatising the population."
+            f"{_change_words(cmp.relative_change, True, measure)} than privatising the population."
         )
     else:
         text = (
             f"{eps_words} no sampling rate beats the population; the best sample "
-            f"({percent(cmp.best_sample_rate)}) has {_change_words(cmp.relative_change, False)}."
+            f"({percent(cmp.best_sample_rate)}) has "
+            f"{_change_words(cmp.relative_change, False, measure)}."
         )
     if cmp.within_error:
         text += (
@@ -250,3 +528,72 @@ def experiment_verdict(summary: pd.DataFrame, eps_target: float) -> str:
             "more repetitions are needed to tell them apart."
         )
     return text
+
+
+#: How much worse than the best a release may be and still "come near it" in the verdict.
+NEAR_FACTOR = 2.0
+
+
+def _where(rate: float) -> str:
+    """ "on the whole population" or "on a 30 % sample"."""
+    return "on the whole population" if rate >= 1.0 else f"on a {percent(rate)} sample"
+
+
+def comparison_verdict(result: MechanismComparison) -> str:
+    """Plain words for :func:`core.gains.mechanism_comparison`: which release is best.
+
+    Names the best (mechanism, rate) and its error, then, for every other mechanism, the
+    smallest rate at which its error comes within a factor :data:`NEAR_FACTOR` of the best
+    (or that it never does, with its own best and how far off it stays). Mechanisms listed
+    in :data:`INFINITE_VARIANCE` are said to have no MSE.
+
+    Parameters
+    ----------
+    result : core.gains.MechanismComparison
+        The comparison at one ε_target.
+
+    Returns
+    -------
+    str
+        For example "At ε_target = 0.5 the exponential mechanism on the whole population has
+        the smallest MSE (0.0164). Smooth-sensitivity Laplace needs a 30 % sample to come
+        within a factor 2 of it; …".
+    """
+    table, measure = result.table, result.measure
+    word = MEASURE_WORDS[measure]
+    best_value = float(table.loc[table["is_best"], "value"].iloc[0])
+    best_name = MECHANISM_SHORT.get(result.best_mechanism, result.best_mechanism)
+    sentences = [
+        f"At ε_target = {result.eps_target:g} {best_name} {_where(result.best_rate)} has the "
+        f"smallest {word} ({best_value:.4g})."
+    ]
+    limit = NEAR_FACTOR * best_value
+    for name, rows in table.groupby("mechanism", sort=False):
+        if name == result.best_mechanism:
+            continue
+        label = MECHANISM_SHORT.get(str(name), str(name))
+        label = label[0].upper() + label[1:]
+        if measure == "mse" and name in INFINITE_VARIANCE:
+            sentences.append(f"{label} has no MSE: its noise has no finite variance.")
+            continue
+        near = rows[rows["value"] <= limit].sort_values("rate")
+        if not near.empty:
+            rate = float(near["rate"].iloc[0])
+            if rate >= 1.0:
+                sentences.append(
+                    f"{label} comes within a factor {NEAR_FACTOR:g} of it only on the whole "
+                    "population."
+                )
+            else:
+                sentences.append(
+                    f"{label} needs a {percent(rate)} sample to come within a factor "
+                    f"{NEAR_FACTOR:g} of it."
+                )
+            continue
+        own = rows.loc[rows["value"].idxmin()]
+        factor = float(own["value"]) / best_value if best_value > 0 else math.inf
+        sentences.append(
+            f"{label} never comes within a factor {NEAR_FACTOR:g} of it: its best, "
+            f"{_where(float(own['rate']))}, has {_factor(factor)} times the {word}."
+        )
+    return " ".join(sentences)

@@ -334,10 +334,64 @@ class ExperimentSettings:
     estimator: str
     delta_target: float
     amplify_delta: bool
+    mechanism: str = "smooth_laplace"
+    quantile: float = 0.5
+    measure: str = "mse"
+
+
+def quantile_control(key: str) -> float:
+    """The quantile level q (URL-bound), 0.5 (the median) by default."""
+    return float(
+        st.number_input(
+            "Quantile q (0.5 = median)",
+            min_value=0.01,
+            max_value=0.99,
+            value=0.5,
+            step=0.05,
+            format="%.2f",
+            key=key,
+            bind="query-params",
+            help=text.QUANTILE_HELP,
+        )
+    )
+
+
+def measure_control(key: str) -> str:
+    """The error measure (URL-bound): MSE by default."""
+    return str(
+        st.selectbox(
+            "Error measure",
+            list(gains.MEASURES),
+            format_func=text.MEASURE_LABELS.__getitem__,
+            key=key,
+            bind="query-params",
+            help=text.MEASURE_HELP,
+        )
+    )
+
+
+def mechanism_controls() -> tuple[str, float, str]:
+    """Mechanism, quantile and error measure of the experiment tab (URL-bound)."""
+    c1, c2, c3 = st.columns([2, 1, 2])
+    with c1:
+        mechanism = st.selectbox(
+            "Mechanism",
+            list(text.MECHANISM_LABELS),
+            format_func=text.MECHANISM_LABELS.__getitem__,
+            key="gain_mechanism",
+            bind="query-params",
+            help=text.MECHANISM_HELP,
+        )
+    with c2:
+        quantile = quantile_control("gain_quantile")
+    with c3:
+        measure = measure_control("gain_measure")
+    return str(mechanism), quantile, measure
 
 
 def experiment_controls(N: int) -> ExperimentSettings:
     """Draw the experiment's controls (URL-bound) for a population of ``N`` records."""
+    mechanism, quantile, measure = mechanism_controls()
     c1, c2, c3 = st.columns([2, 2, 1])
     with c1:
         eps_values = float_list_input(
@@ -404,6 +458,9 @@ def experiment_controls(N: int) -> ExperimentSettings:
         estimator=str(estimator),
         delta_target=float(delta_target),
         amplify_delta=bool(amplify_delta),
+        mechanism=mechanism,
+        quantile=quantile,
+        measure=measure,
     )
 
 
@@ -429,8 +486,12 @@ def run_experiment(ctx: GainsInputs, settings: ExperimentSettings) -> gains.Medi
         delta_target=float(delta_target),
         seed=seed,
         amplify_delta=bool(amplify_delta),
-        estimator=str(estimator),
+        # None: the exact noise variance where the mechanism states one, drawn releases
+        # otherwise (the exponential mechanism); result.estimator says which was used.
+        estimator=None if estimator == "exact_noise_variance" else "drawn_noise",
         progress=progress,
+        mechanism=settings.mechanism,
+        quantile=settings.quantile,
     )
     bar.empty()
     return result
@@ -439,54 +500,84 @@ def run_experiment(ctx: GainsInputs, settings: ExperimentSettings) -> gains.Medi
 def experiment_verdict_section(
     ctx: GainsInputs, settings: ExperimentSettings, result: gains.MedianExperiment
 ) -> None:
-    """The verdict per ε_target, the log(MSE) chart (Figures 7, 8, 13) and the best-rate table."""
+    """The verdict per ε_target, the log-error chart (Figures 7, 8, 13) and the best-rate table."""
     pop, seed = ctx.pop, ctx.seed
-    eps_values, reps, estimator = settings.eps_values, settings.reps, settings.estimator
+    eps_values, reps, measure = settings.eps_values, settings.reps, settings.measure
     summary = result.summary
     st.subheader("Verdict")
     for e in eps_values:
-        st.markdown(f"- {text.experiment_verdict(summary, e)}")
+        st.markdown(f"- {text.experiment_verdict(summary, e, measure)}")
     st.caption(
         f"{pop.name}; T = {reps:,} repetitions, seed {seed}; "
-        + (
-            "each sample's noise enters through its exact conditional variance 8S²/ε²."
-            if estimator == "exact_noise_variance"
-            else "each repetition draws its Laplace noise."
-        )
+        + text.estimator_words(result.mechanism, settings.estimator, result.estimator)
         + " Around ε = 0.5–1 the verdict depends on the drawn population (its density at the "
         "median): change the seed in the sidebar to see how much."
     )
     chart_block(
-        *figs.log_mse_figure(summary),
+        *figs.log_mse_figure(summary, measure=measure, quantile=settings.quantile),
         key="median_log_mse",
-        explanation=text.LOG_MSE_TEXT,
-        formulas=[
-            r"\mathrm{MSE}(n) = \frac1T\sum_{t=1}^T\Big[(m_n^{(t)} - m_N)^2 + "
-            r"\frac{8\,S_n^{(t)2}}{\varepsilon_{\mathrm{sample}}^2}\Big]"
-            if estimator == "exact_noise_variance"
-            else r"\mathrm{MSE}(n) = \frac1T\sum_{t=1}^T(\tilde m_n^{(t)} - m_N)^2"
-        ],
+        explanation=text.log_error_text(measure, settings.quantile),
+        formulas=text.error_formulas(measure, result.mechanism, result.estimator),
     )
-    table = figs.best_rate_table(summary)
+    table = figs.best_rate_table(summary, measure)
     st.dataframe(
         table,
         hide_index=True,
         column_config={
-            "MSE change vs population": st.column_config.NumberColumn(format="percent"),
-            "best sampling rate": st.column_config.NumberColumn(format="%.3g"),
-        },
+            col: st.column_config.NumberColumn(format="percent")
+            for col in table.columns
+            if col.endswith("change vs population")
+        }
+        | {"best sampling rate": st.column_config.NumberColumn(format="%.3g")},
     )
 
 
-def experiment_violins(per_rep: pd.DataFrame, eps_values: tuple[float, ...]) -> None:
+def experiment_violins(
+    per_rep: pd.DataFrame,
+    eps_values: tuple[float, ...],
+    mechanism: str = "smooth_laplace",
+    quantile: float = 0.5,
+) -> None:
     """Sensitivity-ratio and noise violins for one ε_target, and the per-repetition CSV."""
     st.subheader("Why: sensitivity and noise per design")
     eps_pick = st.selectbox(
         "ε_target for the violins", eps_values, key="gain_violin_eps", bind="query-params"
     )
+    if mechanism in text.SMOOTH_MECHANISMS:
+        sensitivity_violin(per_rep, float(eps_pick))
+    else:
+        st.caption(text.no_sensitivity_violin(mechanism))
+    fig, _ = figs.violin_by_rate_figure(
+        per_rep,
+        eps_target=float(eps_pick),
+        column="noise",
+        title=text.noise_violin_title(mechanism, quantile),
+        y_title="noise added",
+        reference=0.0,
+    )
+    chart_block(
+        fig,
+        per_rep,
+        key="noise_added",
+        explanation=text.NOISE_VIOLIN_TEXT,
+        formulas=text.noise_formulas(mechanism),
+    )
+    st.download_button(
+        "Download all repetitions (CSV)",
+        data=lambda: frame_to_csv_bytes(per_rep),
+        file_name="median_experiment_repetitions.csv",
+        mime="text/csv",
+        on_click="ignore",
+        icon=":material/table:",
+        key="csv_per_rep",
+    )
+
+
+def sensitivity_violin(per_rep: pd.DataFrame, eps_target: float) -> None:
+    """Violins of S_n / S_N per rate (Hu et al. Figures 6 and 10)."""
     fig, _ = figs.violin_by_rate_figure(
         per_rep[per_rep["rate"] < 1],
-        eps_target=float(eps_pick),
+        eps_target=eps_target,
         column="sensitivity_ratio",
         title="Smooth sensitivity of the sample ÷ that of the population",
         y_title="S_n / S_N",
@@ -505,30 +596,6 @@ def experiment_violins(per_rep: pd.DataFrame, eps_values: tuple[float, ...]) -> 
         ),
         formulas=[r"\beta_n = \varepsilon_{\mathrm{sample}} / (2\ln(2/\delta_n))"],
     )
-    fig, _ = figs.violin_by_rate_figure(
-        per_rep,
-        eps_target=float(eps_pick),
-        column="noise",
-        title="Laplace noise added to the released median",
-        y_title="noise added",
-        reference=0.0,
-    )
-    chart_block(
-        fig,
-        per_rep,
-        key="noise_added",
-        explanation=text.NOISE_VIOLIN_TEXT,
-        formulas=[r"\eta_n \sim \mathrm{Laplace}(0, 2S_n/\varepsilon_{\mathrm{sample}})"],
-    )
-    st.download_button(
-        "Download all repetitions (CSV)",
-        data=lambda: frame_to_csv_bytes(per_rep),
-        file_name="median_experiment_repetitions.csv",
-        mime="text/csv",
-        on_click="ignore",
-        icon=":material/table:",
-        key="csv_per_rep",
-    )
 
 
 def experiment_view(ctx: GainsInputs) -> None:
@@ -536,7 +603,7 @@ def experiment_view(ctx: GainsInputs) -> None:
     settings = experiment_controls(ctx.pop.size)
     result = run_experiment(ctx, settings)
     experiment_verdict_section(ctx, settings, result)
-    experiment_violins(result.per_rep, settings.eps_values)
+    experiment_violins(result.per_rep, settings.eps_values, result.mechanism, settings.quantile)
     reproduce(
         text.experiment_snippet(
             ctx.pop,
@@ -546,10 +613,133 @@ def experiment_view(ctx: GainsInputs) -> None:
             delta_target=settings.delta_target,
             seed=ctx.seed,
             amplify_delta=settings.amplify_delta,
-            estimator=settings.estimator,
+            estimator=result.estimator,
+            mechanism=settings.mechanism,
+            quantile=settings.quantile,
+            measure=settings.measure,
+        )
+    )
+
+
+@dataclass(frozen=True)
+class ComparisonSettings:
+    """The controls of the mechanism comparison tab, read once per run."""
+
+    eps_target: float
+    rates: tuple[float, ...]
+    reps: int
+    quantile: float
+    measure: str
+    delta_target: float
+
+
+def comparison_controls(N: int) -> ComparisonSettings:
+    """Draw the comparison's controls (URL-bound) for a population of ``N`` records."""
+    c1, c2, c3 = st.columns([1, 2, 1])
+    with c1:
+        eps_target = st.number_input(
+            "ε_target",
+            min_value=1e-3,
+            max_value=20.0,
+            value=0.5,
+            step=0.1,
+            format="%.3g",
+            key="gain_cmp_eps",
+            bind="query-params",
+            help="The guarantee every release meets for the population; the samples spend "
+            "the larger ε_sample that amplification allows.",
+        )
+    with c2:
+        rates = float_list_input(
+            "Sampling rates n/N",
+            "gain_cmp_rates",
+            default=(0.01, 0.1, 0.3, 0.5, 0.7, 0.9),
+            min_value=max(3.0 / N, 1e-6),
+            max_value=0.999,
+            max_items=12,
+        )
+    with c3:
+        reps = st.select_slider(
+            "Repetitions T",
+            [50, 100, 200, 500, 1000],
+            value=200,
+            key="gain_cmp_reps",
+            bind="query-params",
+            help="Every mechanism sees the same T samples per rate.",
+        )
+    c4, c5 = st.columns(2)
+    with c4:
+        quantile = quantile_control("gain_cmp_quantile")
+    with c5:
+        measure = measure_control("gain_cmp_measure")
+    return ComparisonSettings(
+        float(eps_target), tuple(rates), int(reps), quantile, measure, delta_target_default(N)
+    )
+
+
+def comparison_view(ctx: GainsInputs) -> None:
+    """Every quantile mechanism against the rate at one ε_target, with the best marked."""
+    pop, seed = ctx.pop, ctx.seed
+    settings = comparison_controls(pop.size)
+    bar = st.progress(0.0, text="Simulating…")
+
+    def progress(fraction: float, message: str) -> None:
+        bar.progress(min(max(fraction, 0.0), 1.0), text=f"Simulating: {message}")
+
+    result = cache.mechanism_comparison(
+        pop,
+        eps_target=settings.eps_target,
+        rates=settings.rates,
+        reps=settings.reps,
+        delta_target=settings.delta_target,
+        seed=seed,
+        quantile=settings.quantile,
+        measure=settings.measure,
+        progress=progress,
+    )
+    bar.empty()
+    st.subheader("Verdict")
+    st.markdown(text.comparison_verdict(result))
+    st.caption(text.comparison_caption(pop.name, settings.reps, seed, settings.delta_target))
+    hidden = text.INFINITE_VARIANCE if settings.measure == "mse" else frozenset()
+    fig, data = figs.comparison_figure(
+        result.table,
+        labels=text.MECHANISM_SHORT,
+        measure_label=text.MEASURE_WORDS[settings.measure],
+        hidden=hidden,
+    )
+    chart_block(
+        fig,
+        data,
+        key="mechanism_comparison",
+        explanation=text.COMPARISON_TEXT,
+        formulas=text.error_formulas(settings.measure, "", "exact_noise_variance"),
+        note=text.no_mse_note(hidden & set(result.table["mechanism"])),
+    )
+    with st.expander("How each mechanism releases a quantile, and what it guarantees"):
+        for name, (words, formulas) in text.MECHANISM_EXPLANATIONS.items():
+            st.markdown(f"**{text.MECHANISM_LABELS[name]}.** {words}")
+            for formula in formulas:
+                st.latex(formula)
+    reproduce(
+        text.comparison_snippet(
+            pop,
+            eps_target=settings.eps_target,
+            rates=settings.rates,
+            reps=settings.reps,
+            delta_target=settings.delta_target,
+            seed=seed,
+            quantile=settings.quantile,
+            measure=settings.measure,
         )
     )
 
 
 #: The view of each tab, in the order of :data:`ui.gains.text.TABS`.
-TAB_VIEWS = (mean_theory_view, mean_population_view, sensitivity_view, experiment_view)
+TAB_VIEWS = (
+    mean_theory_view,
+    mean_population_view,
+    sensitivity_view,
+    experiment_view,
+    comparison_view,
+)
