@@ -544,23 +544,8 @@ class GlobalLaplaceQuantile(_Quantile):
         return sensitivity / eps_sample
 
 
-class LaplaceMean(Mechanism):
-    """Mean + ``Laplace(0, (R / n) / eps)`` (Hu et al. Section 2.2, Definition 6; eq. 7).
-
-    Pure ``eps_sample``-DP for samples of a fixed size ``n``; conditional noise variance
-    ``2 (R / (n eps))^2``.
-
-    Relations: ``{"replacement"}`` only.  ``R / n`` bounds the move of the mean when one of
-    ``n`` records is changed.  When a record is added or removed the noise scale itself
-    changes (``R / (n eps)`` against ``R / ((n + 1) eps)``), and the ratio of two Laplace
-    densities with different scales grows without bound in the tails: no ``eps`` holds.
-    For a random sample size use :class:`HorvitzThompsonMean`.
-    """
-
-    name = "laplace"
-    label = "mean, Laplace noise scaled to the global sensitivity"
-    pure = True
-    relations = frozenset({"replacement"})
+class _FixedSizeMean(Mechanism):
+    """Shared parts of the means of a fixed-size sample: the statistic and ``R / n``."""
 
     def statistic(self, samples: FloatArray) -> FloatArray:
         """Arithmetic mean of each row."""
@@ -577,6 +562,25 @@ class LaplaceMean(Mechanism):
         """``R / n`` for every row (:func:`core.sensitivity.global_sensitivity_mean`)."""
         n = samples.shape[1]
         return np.full(samples.shape[0], sens.global_sensitivity_mean(n, lower, upper))
+
+
+class LaplaceMean(_FixedSizeMean):
+    """Mean + ``Laplace(0, (R / n) / eps)`` (Hu et al. Section 2.2, Definition 6; eq. 7).
+
+    Pure ``eps_sample``-DP for samples of a fixed size ``n``; conditional noise variance
+    ``2 (R / (n eps))^2``.
+
+    Relations: ``{"replacement"}`` only.  ``R / n`` bounds the move of the mean when one of
+    ``n`` records is changed.  When a record is added or removed the noise scale itself
+    changes (``R / (n eps)`` against ``R / ((n + 1) eps)``), and the ratio of two Laplace
+    densities with different scales grows without bound in the tails: no ``eps`` holds.
+    For a random sample size use :class:`HorvitzThompsonMean`.
+    """
+
+    name = "laplace"
+    label = "mean, Laplace noise scaled to the global sensitivity"
+    pure = True
+    relations = frozenset({"replacement"})
 
     def noise_scale(self, sensitivity: FloatArray, eps_sample: float | FloatArray) -> FloatArray:
         """``b = S / eps`` (Laplace mechanism)."""
@@ -657,7 +661,7 @@ def analytic_gaussian_sigma(
     return np.asarray(np.exp(hi)[inverse].reshape(eps.shape) * d, dtype=np.float64)
 
 
-class GaussianMean(Mechanism):
+class GaussianMean(_FixedSizeMean):
     """Mean + ``N(0, sigma^2)``, ``sigma`` from the analytic Gaussian mechanism.
 
     Sensitivity ``R / n`` (one of ``n`` records changed, as for :class:`LaplaceMean`);
@@ -679,22 +683,6 @@ class GaussianMean(Mechanism):
     uses_delta = True
     pure = False
     relations = frozenset({"replacement"})
-
-    def statistic(self, samples: FloatArray) -> FloatArray:
-        """Arithmetic mean of each row."""
-        return np.asarray(samples.mean(axis=1), dtype=np.float64)
-
-    def sensitivity(
-        self,
-        samples: FloatArray,
-        eps_sample: float | FloatArray,
-        delta_sample: float,
-        lower: float,
-        upper: float,
-    ) -> FloatArray:
-        """``R / n`` for every row (:func:`core.sensitivity.global_sensitivity_mean`)."""
-        n = samples.shape[1]
-        return np.full(samples.shape[0], sens.global_sensitivity_mean(n, lower, upper))
 
     def noise_scale(self, sensitivity: FloatArray, eps_sample: float | FloatArray) -> FloatArray:
         """Not available without ``delta_sample``: raises ``ValueError``.
