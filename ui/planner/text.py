@@ -23,6 +23,7 @@ from core.planner import (
     PlanResult,
 )
 from core.populations import Population
+from core.sensitivity import quantile_rank
 from ui.format import adaptive_percent, number, significant
 from ui.planner.figures import short_mechanism, statistic_words
 from ui.snippets import population_snippet
@@ -183,6 +184,20 @@ def measure_phrase(result: PlanResult, row: pd.Series) -> str:
     if result.objective == "rmse":
         return f"root mean squared error {_bound(value)} around the population {stat}"
     return f"95 % of releases within ±{_bound(value)} of the population {stat}"
+
+
+def population_value_line(result: PlanResult) -> str:
+    """The population value every error is measured against, with its rank for a quantile."""
+    stat = statistic_words(result.statistic, result.quantile)
+    value = significant(result.population_value, 6)
+    if result.statistic == "mean":
+        return f"The population mean, which every error is measured against: {value}."
+    rank = quantile_rank(result.N, 0.5 if result.statistic == "median" else result.quantile)
+    return (
+        f"The population {stat}, which every error is measured against: {value}, the "
+        f"value of rank {number(rank)} (⌈qN⌉) of the N = {number(result.N)} records in "
+        "sorted order."
+    )
 
 
 def _objective(result: PlanResult) -> str:

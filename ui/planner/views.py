@@ -155,6 +155,7 @@ def compare_view(ctx: PlannerInputs) -> None:
     k = cache.cluster_count(pop.content_hash, pop)
     recommendation = text.recommendation(result, clusters=k)
     st.success(recommendation, icon=":material/recommend:")
+    st.caption(text.population_value_line(result))
     design_list(ctx)
     for design in ctx.designs:
         if design != "census" and not (result.table["design"] == design).any():
