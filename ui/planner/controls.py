@@ -50,6 +50,11 @@ def mechanisms_control(statistic: str) -> tuple[str, ...] | None:
     otherwise the chosen names in core.planner's order.
     """
     options = text.mechanisms_of(statistic)
+    # The widget keeps its value when the options change (median ↔ mean): a choice made for
+    # the other statistic goes back to the default, every mechanism of this one.
+    stored = st.session_state.get("plan_mechs")
+    if stored is not None and any(name not in options for name in stored):
+        st.session_state["plan_mechs"] = list(options)
     chosen = st.multiselect(
         "Mechanisms",
         list(options),
