@@ -6,7 +6,7 @@ import streamlit as st
 
 from core import planner
 from ui.page_defaults import delta_target_default, follow_population_default
-from ui.planner import cache, text, views
+from ui.planner import cache, controls, text, views
 from ui.state import active_population, active_seed
 from ui.widgets import log_float_control, parse_float_list, preset_buttons
 
@@ -26,12 +26,7 @@ preset_buttons(text.PRESETS, key="plan")
 
 c1, c2, c3 = st.columns([1, 2, 2], gap="medium")
 with c1:
-    statistic = st.radio(
-        "Statistic",
-        list(text.STATISTIC_LABELS.values()),
-        key="plan_stat",
-        bind="query-params",
-    )
+    statistic, quantile = controls.statistic_control()
 with c2:
     eps_target = log_float_control(
         "ε_target: the guarantee promised for the population",
@@ -79,7 +74,8 @@ with c6:
         bind="query-params",
         help="Monte Carlo samples per design and rate; fewer run faster, with wider bars.",
     )
-chosen = st.multiselect(
+c7, c8 = st.columns(2, gap="medium")
+chosen = c7.multiselect(
     "Designs to compare",
     [text.design_label(d) for d in text.PICKABLE_DESIGNS],
     default=[text.design_label(d) for d in text.PICKABLE_DESIGNS],
@@ -88,6 +84,8 @@ chosen = st.multiselect(
     help="Designs the population cannot support (no strata, no clusters) are listed below "
     "with the reason. Neyman allocation is always listed, never planned.",
 )
+with c8:
+    mechanisms = controls.mechanisms_control(statistic)
 
 problem = views.population_problem(pop)
 if problem is not None:
@@ -118,11 +116,11 @@ else:
             st.info("No usable rate; using the automatic rates.")
     rates = tuple(rates_list) if rates_list else None
     # The controls show (and the URL carries) labels; core takes names.
-    statistic = text.name_of(text.STATISTIC_LABELS, statistic)
     relation = text.name_of(text.RELATION_LABELS, relation)
     objective = text.name_of(text.OBJECTIVE_LABELS, objective)
     chosen = [text.name_of(planner.DESIGN_LABELS, label) for label in chosen]
     statuses = cache.statuses(pop.content_hash, pop, statistic, relation)
+    designs = views.chosen_designs(chosen, statuses)
     inputs = views.PlannerInputs(
         pop=pop,
         seed=seed,
@@ -130,11 +128,13 @@ else:
         eps_target=float(eps_target),
         delta_target=float(delta_target),
         relation=relation,
-        designs=views.chosen_designs(chosen, statuses),
+        designs=designs,
         rates=rates,
         reps=int(reps),
         objective=objective,
         statuses=statuses,
+        quantile=quantile,
+        mechanisms=views.usable_mechanisms(mechanisms, statistic, relation, designs),
     )
     # Only the open tab computes (bind= makes the tabs lazy and puts the open tab in the URL).
     tabs = st.tabs(list(text.TABS), key="plan_view", bind="query-params")

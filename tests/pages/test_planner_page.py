@@ -267,3 +267,65 @@ def test_a_rerun_does_not_recompute_the_comparison(monkeypatch):
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert _ranked(at) == shown
+
+
+def test_another_quantile_is_cores_quantile_plan():
+    at = open_page(PAGE, {"plan_stat": "another quantile", "plan_q": "0.9", "plan_reps": "50"})
+    assert at.number_input(key="plan_q").value == pytest.approx(0.9)
+    result = _page_plan(statistic="quantile", quantile=0.9, reps=50)
+    words = at.success[0].value
+    assert words == text.recommendation(result)
+    assert f"±{significant(result.best['error_95'], 3)} of the population 0.9-quantile" in words
+    assert _ranked(at) == text.ranked_list(figs.ranked_table(result))
+    # The population value is the order statistic of rank ⌈0.9 N⌉ of the sorted records.
+    rank = math.ceil(0.9 * LOGNORMAL.size)
+    assert result.population_value == np.sort(LOGNORMAL.values)[rank - 1]
+    caption = next(c.value for c in at.caption if "every error is measured" in c.value)
+    assert caption == text.population_value_line(result)
+    assert f"{significant(result.population_value, 6)}, the value of rank {rank:,}" in caption
+    chart = _chart(at, "0.9-quantile")
+    names = {t.get("name") for t in chart["data"]}
+    for name in planner.QUANTILE_MECHANISMS:  # SRS has all four quantile mechanisms
+        assert figs.series_name("srs", MECHANISMS[name].label) in names
+    code = snippet(at, "planner.plan")
+    assert "statistic='quantile'" in code and "quantile=0.9," in code
+    # Another level: another population value and other numbers.
+    other = open_page(PAGE, {"plan_stat": "another quantile", "plan_q": "0.25", "plan_reps": "50"})
+    assert "of the population 0.25-quantile" in other.success[0].value
+    assert other.success[0].value == text.recommendation(
+        _page_plan(statistic="quantile", quantile=0.25, reps=50)
+    )
+
+
+def test_mechanisms_filter_changes_the_charts_series():
+    at = open_page(PAGE, {"plan_reps": "50"})
+    every = {t.get("name") for t in _chart(at, "95 % error bound")["data"]}
+    assert figs.series_name("srs", MECHANISMS["smooth_laplace"].label) in every
+    at.multiselect(key="plan_mechs").set_value(["exponential", "global_laplace"]).run()
+    assert not at.exception
+    restricted = _page_plan(reps=50, mechanisms=("exponential", "global_laplace"))
+    kept = {t.get("name") for t in _chart(at, "95 % error bound")["data"]} - {"best plan"}
+    census = figs.series_name("census", str(restricted.census["mechanism_label"]))
+    assert kept == {
+        figs.series_name(d, MECHANISMS[m].label)
+        for d in ("srs", "poisson")
+        for m in ("exponential", "global_laplace")
+    } | {census}
+    assert _ranked(at) == text.ranked_list(figs.ranked_table(restricted))
+    assert "mechanisms=('exponential', 'global_laplace')," in snippet(at, "planner.plan")
+    # The smooth-sensitivity Laplace quantile fits a fixed-size sample only: Poisson is left
+    # out with that reason, not with a note about its rates.
+    at.multiselect(key="plan_mechs").set_value(["smooth_laplace"]).run()
+    infos = " ".join(i.value for i in at.info)
+    assert text.no_mechanism_note("poisson", "replacement") in infos
+    # Nothing chosen: every mechanism, with a note.
+    at.multiselect(key="plan_mechs").set_value([]).run()
+    assert any("No mechanism is chosen" in i.value for i in at.info)
+    assert _ranked(at) == text.ranked_list(figs.ranked_table(_page_plan(reps=50)))
+    # The mean offers the mean's mechanisms; a quantile choice does not carry over.
+    at.multiselect(key="plan_mechs").set_value(["exponential"]).run()
+    at.radio(key="plan_stat").set_value("mean").run()
+    assert not at.exception
+    mechs = at.multiselect(key="plan_mechs")
+    assert mechs.options == [text.MECHANISM_SHORT[m] for m in planner.MEAN_MECHANISMS]
+    assert mechs.value == list(planner.MEAN_MECHANISMS)

@@ -44,8 +44,14 @@ def plan(
     relation: str,
     objective: str,
     budget_share: float = 1.0,
+    quantile: float = 0.5,
+    mechanisms: tuple[str, ...] | None = None,
 ) -> planner.PlanResult:
-    """:func:`core.planner.plan` on the population, cached per scalar arguments."""
+    """:func:`core.planner.plan` on the population, cached per scalar arguments.
+
+    ``quantile`` (q of ``statistic="quantile"``) and ``mechanisms`` (None: every fitting
+    mechanism) are part of the cache key like every other argument.
+    """
     return planner.plan(
         _pop,
         statistic=statistic,
@@ -58,6 +64,8 @@ def plan(
         relation=relation,
         objective=objective,
         budget_share=budget_share,
+        quantile=quantile,
+        mechanisms=mechanisms,
     )
 
 
@@ -74,8 +82,11 @@ def smallest_eps_target(
     reps: int,
     seed: int,
     relation: str,
+    quantile: float = 0.5,
+    mechanisms: tuple[str, ...] | None = None,
 ) -> planner.AccuracyFirst:
-    """:func:`core.planner.smallest_eps_target` on the population, cached."""
+    """:func:`core.planner.smallest_eps_target` on the population, cached (``quantile`` and
+    ``mechanisms`` in the key)."""
     return planner.smallest_eps_target(
         _pop,
         statistic=statistic,
@@ -86,6 +97,8 @@ def smallest_eps_target(
         reps=reps,
         seed=seed,
         relation=relation,
+        quantile=quantile,
+        mechanisms=mechanisms,
     )
 
 

@@ -34,7 +34,17 @@ import pandas as pd
 import plotly.graph_objects as go
 from nbformat import v4
 
-from core.planner import DESIGN_LABELS, OBJECTIVES, RELATIONS, STATISTICS, PlanResult
+from core.mechanisms import MECHANISMS
+from core.planner import (
+    DESIGN_LABELS,
+    MEAN_MECHANISMS,
+    OBJECTIVES,
+    QUANTILE_MECHANISMS,
+    RELATIONS,
+    STATISTICS,
+    PlanResult,
+)
+from core.sensitivity import quantile_rank
 from ui.format import number, percent, significant
 
 __all__ = ["DESIGN_EXPLANATIONS", "GROUP_PRIVACY_NOTE", "method_report", "plan_notebook"]
@@ -212,6 +222,32 @@ def _check_designs(designs: Any) -> tuple[str, ...] | None:
     return tuple(str(design) for design in chosen)
 
 
+def _check_mechanisms(mechanisms: Any, statistic: str) -> tuple[str, ...] | None:
+    if mechanisms is None:
+        return None
+    if isinstance(mechanisms, str) or not isinstance(mechanisms, Iterable):
+        raise ValueError(
+            f"mechanisms must be a tuple of mechanism names or None; got {mechanisms!r}"
+        )
+    chosen = tuple(mechanisms)
+    if not chosen:
+        raise ValueError("mechanisms must name at least one mechanism (or be None for all)")
+    allowed = MEAN_MECHANISMS if statistic == "mean" else QUANTILE_MECHANISMS
+    return tuple(_check_choice(f"each mechanism for the {statistic}", m, allowed) for m in chosen)
+
+
+def _statistic_words(statistic: str, quantile: float) -> str:
+    """The statistic in words: "median", "mean" or "quantile q = 0.9"."""
+    return f"quantile q = {quantile:g}" if statistic == "quantile" else statistic
+
+
+def _mechanism_words(name: str) -> str:
+    """A mechanism's label without its statistic ("quantile, exponential mechanism" →
+    "exponential mechanism")."""
+    head, sep, tail = MECHANISMS[name].label.partition(", ")
+    return tail if sep else head
+
+
 def _check_rates(rates: Any) -> tuple[float, ...] | None:
     if rates is None:
         return None
@@ -326,6 +362,8 @@ def plan_notebook(
     seed: int,
     relation: str,
     objective: str,
+    quantile: float = 0.5,
+    mechanisms: tuple[str, ...] | None = None,
 ) -> str:
     """A Jupyter notebook (``.ipynb`` JSON text) that reproduces a release plan.
 
@@ -362,6 +400,12 @@ def plan_notebook(
         One of :data:`core.planner.RELATIONS`.
     objective : str
         One of :data:`core.planner.OBJECTIVES`.
+    quantile : float
+        The level q in (0, 1) of ``statistic="quantile"`` (the order statistic of rank
+        ⌈qN⌉); passed to :func:`core.planner.plan` only for that statistic.
+    mechanisms : tuple of str or None
+        Mechanism names fitting the statistic (:data:`core.planner.QUANTILE_MECHANISMS` or
+        :data:`core.planner.MEAN_MECHANISMS`); None for every one. Passed only when given.
 
     Returns
     -------
@@ -372,7 +416,8 @@ def plan_notebook(
     ------
     ValueError
         For an empty or unsafe recipe (anything but one builder call with literal arguments),
-        an unknown statistic, design, relation or objective, or a number out of range.
+        an unknown statistic, design, relation, objective or mechanism, or a number out of
+        range.
     """
     recipe = _check_recipe(recipe)
     statistic = _check_choice("statistic", statistic, STATISTICS)
@@ -392,6 +437,8 @@ def plan_notebook(
     chosen_rates = _check_rates(rates)
     reps = _check_int("reps", reps, low=1)
     seed = _check_int("seed", seed, low=0)
+    q = _check_float("quantile", quantile, low=0.0, high=1.0, low_open=True, high_open=True)
+    chosen_mechanisms = _check_mechanisms(mechanisms, statistic)
 
     version = _app_version()
     made_by = "the Release planner page of the Sampling & privacy explorer" + (
@@ -400,7 +447,13 @@ def plan_notebook(
     design_names = chosen_designs if chosen_designs is not None else tuple(DESIGN_LABELS)
     parameters = [
         f"- population: {_code_span(recipe)}",
-        f"- statistic: {statistic}",
+        f"- statistic: {_statistic_words(statistic, q)}",
+        "- mechanisms: "
+        + (
+            "every mechanism fitting the statistic"
+            if chosen_mechanisms is None
+            else ", ".join(_mechanism_words(name) for name in chosen_mechanisms)
+        ),
         f"- ε_target = {eps!r}",
         "- δ_target = " + ("1/(2N), the planner's default" if delta is None else repr(delta)),
         "- designs: "
@@ -448,6 +501,10 @@ def plan_notebook(
         f"relation={relation!r}",
         f"objective={objective!r}",
     ]
+    if statistic == "quantile":
+        call_arguments.append(f"quantile={q!r}")
+    if chosen_mechanisms is not None:
+        call_arguments.append(f"mechanisms={chosen_mechanisms!r}")
     plan_code = (
         f"pop = {recipe}\n"
         'print(f"N = {pop.size:,}")\n\n'
@@ -564,7 +621,7 @@ def _parameter_rows(
     rows = [
         ("Population", _text(population_label)),
         ("N (population size)", _text(number(result.N, grouping=True))),
-        ("Statistic", _text(result.statistic)),
+        ("Statistic", _text(_statistic_words(result.statistic, result.quantile))),
         ("Population value of the statistic", _text(significant(result.population_value, 6))),
         ("ε_target (promised for the population)", _text(number(result.eps_target))),
         (
@@ -579,6 +636,18 @@ def _parameter_rows(
         ("Monte Carlo repetitions T", _text(number(result.reps, grouping=True))),
         ("Seed", _text(result.seed)),
     ]
+    if result.statistic == "quantile":
+        rank = quantile_rank(result.N, result.quantile)
+        rows.insert(
+            3,
+            (
+                "Released order statistic",
+                _text(
+                    f"rank ⌈qN⌉ = {number(rank, grouping=True)} of N = "
+                    f"{number(result.N, grouping=True)} (sorted ascending)"
+                ),
+            ),
+        )
     share = float(result.budget_share)
     if share != 1.0:
         rows.append(("Share of ε_sample spent on this statistic", _text(percent(share))))
@@ -765,7 +834,8 @@ def method_report(
         "</head>",
         "<body>",
         "<h1>Release plan: method report</h1>",
-        f'<p class="subtitle">{_text(result.statistic.capitalize())} of '
+        f'<p class="subtitle">'
+        f"{_text(_statistic_words(result.statistic, result.quantile).capitalize())} of "
         f"{_text(population_label)} at ε_target = {_text(number(result.eps_target))}, "
         "computed by the Release planner of the Sampling &amp; privacy explorer.</p>",
         "<h2>Recommendation</h2>",

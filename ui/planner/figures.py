@@ -60,6 +60,17 @@ def short_mechanism(label: str) -> str:
     return tail if sep and head in ("median", "quantile", "mean") else str(label)
 
 
+def statistic_words(statistic: str, quantile: float = 0.5) -> str:
+    """The released statistic inside a sentence: "median", "mean" or "0.9-quantile".
+
+    ``quantile`` is the level q of ``statistic="quantile"`` (the order statistic of rank
+    ⌈qN⌉, :func:`core.sensitivity.quantile_rank`); it is ignored for the median and the mean.
+    """
+    if statistic == "quantile":
+        return f"{float(quantile):g}-quantile"
+    return str(statistic)
+
+
 def series_name(design: str, mechanism_label: str) -> str:
     """Legend name of one design and mechanism."""
     return f"{short_design(design)}, {short_mechanism(mechanism_label)}"
@@ -177,7 +188,8 @@ def objective_figure(
         }
     )
     layout = chart_layout(
-        title=f"{y_title} of the released {result.statistic} against the sampling rate "
+        title=f"{y_title} of the released "
+        f"{statistic_words(result.statistic, result.quantile)} against the sampling rate "
         f"(ε_target = {result.eps_target:g})",
         x_title="sampling rate n/N",
         y_title=y_title,

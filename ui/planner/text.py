@@ -14,10 +14,18 @@ from typing import Any
 
 import pandas as pd
 
-from core.planner import DESIGN_LABELS, DesignStatus, PlanResult
+from core.mechanisms import MECHANISMS
+from core.planner import (
+    DESIGN_LABELS,
+    MEAN_MECHANISMS,
+    QUANTILE_MECHANISMS,
+    DesignStatus,
+    PlanResult,
+)
 from core.populations import Population
+from core.sensitivity import quantile_rank
 from ui.format import adaptive_percent, number, significant
-from ui.planner.figures import short_mechanism
+from ui.planner.figures import short_mechanism, statistic_words
 from ui.snippets import population_snippet
 
 COMPARE_TAB = "Compare designs"
@@ -25,8 +33,32 @@ ACCURACY_TAB = "Accuracy first"
 SEVERAL_TAB = "Several statistics"
 TABS = (COMPARE_TAB, ACCURACY_TAB, SEVERAL_TAB)
 
-#: The statistics the page offers, with their on-screen names.
-STATISTIC_LABELS = {"median": "median", "mean": "mean"}
+#: The statistics the page offers, with their on-screen names ("quantile" asks for q).
+STATISTIC_LABELS = {"median": "median", "mean": "mean", "quantile": "another quantile"}
+#: The statistics the composition tab releases together from one sample.
+COMPOSITION_STATISTICS = ("median", "mean")
+#: Default level q of "another quantile".
+DEFAULT_QUANTILE = 0.9
+QUANTILE_HELP = (
+    "The share of records at or below the released value: q = 0.5 is the median, q = 0.9 "
+    "the value that 90 % of the records lie at or below. The planner releases the record of "
+    "rank ⌈qN⌉ in sorted order (⌈qn⌉ in a sample of n)."
+)
+#: Short, plain name of every mechanism of core.mechanisms (legend, list, multiselect).
+MECHANISM_SHORT: dict[str, str] = {
+    name: short_mechanism(cls.label) for name, cls in MECHANISMS.items()
+}
+MECHANISMS_HELP = (
+    "Compare only these mechanisms: fewer run faster. Each design still uses only the "
+    "mechanisms whose guarantee fits its theorem. Empty: every mechanism."
+)
+
+
+def mechanisms_of(statistic: str) -> tuple[str, ...]:
+    """The mechanisms the planner compares for ``statistic`` (core.planner's lists)."""
+    return MEAN_MECHANISMS if statistic == "mean" else QUANTILE_MECHANISMS
+
+
 #: The two neighbouring relations, as the page names them.
 RELATION_LABELS = {
     "replacement": "change one record",
@@ -144,7 +176,7 @@ def plan_phrase(row: pd.Series) -> str:
 
 def measure_phrase(result: PlanResult, row: pd.Series) -> str:
     """The accuracy of ``row`` in the units of the objective."""
-    stat = STATISTIC_LABELS.get(result.statistic, result.statistic)
+    stat = statistic_words(result.statistic, result.quantile)
     value = float(row["rmse"] if result.objective == "rmse" else row["error_95"])
     scale = abs(result.population_value) or 1.0
     if value <= 1e-12 * scale:
@@ -152,6 +184,20 @@ def measure_phrase(result: PlanResult, row: pd.Series) -> str:
     if result.objective == "rmse":
         return f"root mean squared error {_bound(value)} around the population {stat}"
     return f"95 % of releases within ±{_bound(value)} of the population {stat}"
+
+
+def population_value_line(result: PlanResult) -> str:
+    """The population value every error is measured against, with its rank for a quantile."""
+    stat = statistic_words(result.statistic, result.quantile)
+    value = significant(result.population_value, 6)
+    if result.statistic == "mean":
+        return f"The population mean, which every error is measured against: {value}."
+    rank = quantile_rank(result.N, 0.5 if result.statistic == "median" else result.quantile)
+    return (
+        f"The population {stat}, which every error is measured against: {value}, the "
+        f"value of rank {number(rank)} (⌈qN⌉) of the N = {number(result.N)} records in "
+        "sorted order."
+    )
 
 
 def _objective(result: PlanResult) -> str:
@@ -260,6 +306,15 @@ def no_rows_note(design: str, smallest_stratum: int | None) -> str:
             f"expected record from every stratum (rate·N_i ≥ 1), and {need}"
         )
     return f"**{label}** gives no usable sample at these rates; try other rates under *Rates*."
+
+
+def no_mechanism_note(design: str, relation: str) -> str:
+    """Why a chosen, available design has no row: none of the chosen mechanisms fits it."""
+    return (
+        f"**{design_label(design)}** is left out: none of the chosen mechanisms holds its "
+        f"guarantee for this design when neighbouring populations differ by "
+        f"{RELATION_LABELS.get(relation, relation)}. Add a mechanism under *Mechanisms*."
+    )
 
 
 def ranked_list(ranked: pd.DataFrame) -> str:
@@ -397,9 +452,18 @@ def python_snippet(
     seed: int,
     relation: str,
     objective: str,
+    quantile: float = 0.5,
+    mechanisms: Sequence[str] | None = None,
 ) -> str:
-    """Code that recomputes the comparison with :func:`core.planner.plan`; prints the best row."""
+    """Code that recomputes the comparison with :func:`core.planner.plan`; prints the best row.
+
+    ``quantile`` is written only for ``statistic="quantile"``, ``mechanisms`` only when the
+    comparison is restricted (not None), so a default plan keeps the short call.
+    """
     rates_arg = "None" if rates is None else repr(tuple(float(r) for r in rates))
+    extra = f"    quantile={float(quantile)!r},\n" if statistic == "quantile" else ""
+    if mechanisms is not None:
+        extra += f"    mechanisms={tuple(str(m) for m in mechanisms)!r},\n"
     return f"""{population_snippet(pop)}from core import planner
 
 result = planner.plan(
@@ -413,7 +477,7 @@ result = planner.plan(
     seed={int(seed)},
     relation={relation!r},
     objective={objective!r},
-)
+{extra})
 print(result.best_by_design.to_string())
 print("best rate =", result.best["rate"])
 print("best error_95 =", result.best["error_95"])

@@ -35,7 +35,7 @@ class PlannerInputs:
     pop, seed
         The active population and the global seed.
     statistic
-        ``"median"`` or ``"mean"``.
+        ``"median"``, ``"quantile"`` or ``"mean"``.
     eps_target, delta_target
         The guarantee promised for the population.
     relation
@@ -50,6 +50,11 @@ class PlannerInputs:
         ``"error_95"`` or ``"rmse"``: what the best rate minimises.
     statuses
         Every design's status on the population (available or not, with its reason).
+    quantile
+        The level q of ``statistic="quantile"`` (the order statistic of rank ⌈qN⌉); 0.5
+        otherwise.
+    mechanisms
+        The mechanisms to compare, or None for every one fitting the statistic.
     """
 
     pop: Population
@@ -63,6 +68,8 @@ class PlannerInputs:
     reps: int
     objective: str
     statuses: tuple[planner.DesignStatus, ...]
+    quantile: float = 0.5
+    mechanisms: tuple[str, ...] | None = None
 
 
 def chosen_designs(
@@ -88,6 +95,32 @@ def chosen_designs(
     return tuple(available)
 
 
+def fitting(design: str, statistic: str, relation: str, mechanisms: tuple[str, ...] | None) -> bool:
+    """Whether some chosen mechanism (any, for None) holds its guarantee for ``design``."""
+    fit = planner.mechanisms_for(statistic, design, relation)
+    return bool(fit) and (mechanisms is None or any(m in mechanisms for m in fit))
+
+
+def usable_mechanisms(
+    mechanisms: tuple[str, ...] | None,
+    statistic: str,
+    relation: str,
+    designs: tuple[str, ...],
+) -> tuple[str, ...] | None:
+    """The chosen mechanisms if one of them fits a planned design (the census included),
+    else None (every mechanism) with a note on the page."""
+    if mechanisms is None:
+        return None
+    if any(fitting(d, statistic, relation, mechanisms) for d in ("census", *designs)):
+        return mechanisms
+    st.info(
+        "None of the chosen mechanisms fits the chosen designs when neighbouring populations "
+        f"differ by {text.RELATION_LABELS.get(relation, relation)}; comparing every mechanism.",
+        icon=":material/info:",
+    )
+    return None
+
+
 def run_plan(ctx: PlannerInputs) -> planner.PlanResult:
     """The cached comparison for the page's inputs."""
     pop = ctx.pop
@@ -103,6 +136,8 @@ def run_plan(ctx: PlannerInputs) -> planner.PlanResult:
         seed=ctx.seed,
         relation=ctx.relation,
         objective=ctx.objective,
+        quantile=ctx.quantile,
+        mechanisms=ctx.mechanisms,
     )
 
 
@@ -120,10 +155,14 @@ def compare_view(ctx: PlannerInputs) -> None:
     k = cache.cluster_count(pop.content_hash, pop)
     recommendation = text.recommendation(result, clusters=k)
     st.success(recommendation, icon=":material/recommend:")
+    st.caption(text.population_value_line(result))
     design_list(ctx)
     for design in ctx.designs:
         if design != "census" and not (result.table["design"] == design).any():
-            st.info(text.no_rows_note(design, cache.smallest_stratum(pop.content_hash, pop)))
+            if not fitting(design, ctx.statistic, ctx.relation, ctx.mechanisms):
+                st.info(text.no_mechanism_note(design, ctx.relation))
+            else:
+                st.info(text.no_rows_note(design, cache.smallest_stratum(pop.content_hash, pop)))
     st.markdown("**Best rate of each design and mechanism, ranked**")
     st.markdown(text.ranked_list(figs.ranked_table(result)))
     fig, data = figs.objective_figure(result)
@@ -161,6 +200,8 @@ def compare_view(ctx: PlannerInputs) -> None:
             seed=ctx.seed,
             relation=ctx.relation,
             objective=ctx.objective,
+            quantile=ctx.quantile,
+            mechanisms=ctx.mechanisms,
         )
     )
 
@@ -187,6 +228,8 @@ def notebook_bytes(ctx: PlannerInputs) -> bytes:
         seed=ctx.seed,
         relation=ctx.relation,
         objective=ctx.objective,
+        quantile=ctx.quantile,
+        mechanisms=ctx.mechanisms,
     ).encode("utf-8")
 
 
@@ -276,6 +319,8 @@ def accuracy_view(ctx: PlannerInputs) -> None:
         reps=ctx.reps,
         seed=ctx.seed,
         relation=ctx.relation,
+        quantile=ctx.quantile,
+        mechanisms=ctx.mechanisms,
     )
     best = found.plan.best if found.plan is not None else None
     answer = text.accuracy_answer(target, found.eps_target, found.feasible, best, EPS_MAX)
@@ -315,8 +360,8 @@ def several_controls(ctx: PlannerInputs) -> tuple[str, float, tuple[str, ...], t
         )
         stats = st.multiselect(
             "Statistics released from the same sample",
-            list(text.STATISTIC_LABELS),
-            default=list(text.STATISTIC_LABELS),
+            list(text.COMPOSITION_STATISTICS),
+            default=list(text.COMPOSITION_STATISTICS),
             key="plan_ms_stats",
             bind="query-params",
         )
@@ -344,7 +389,7 @@ def several_controls(ctx: PlannerInputs) -> tuple[str, float, tuple[str, ...], t
     design = text.name_of(planner.DESIGN_LABELS, shown) if shown is not None else ctx.designs[0]
     if not stats:
         st.info("No statistic is chosen; showing the median and the mean.")
-        stats = list(text.STATISTIC_LABELS)
+        stats = list(text.COMPOSITION_STATISTICS)
     shares = (float(share), 1.0 - float(share)) if len(stats) == 2 else (1.0,)
     return str(design), float(rate), tuple(stats), shares
 

@@ -36,6 +36,27 @@ def test_plan_is_cores_plan_and_follows_the_population():
     assert not np.array_equal(other.table["error_95"], got.table["error_95"])
 
 
+def test_quantile_and_mechanisms_are_part_of_the_cache_key():
+    q = {**ARGS, "statistic": "quantile"}
+    low = cache.plan(A.content_hash, A, **q, quantile=0.1)
+    high = cache.plan(A.content_hash, A, **q, quantile=0.9)
+    assert high.population_value == planner.plan(A, **q, quantile=0.9).population_value
+    assert low.population_value < high.population_value
+    only = cache.plan(A.content_hash, A, **q, quantile=0.9, mechanisms=("exponential",))
+    assert set(only.table["mechanism"]) == {"exponential"}
+    assert set(high.table["mechanism"]) == set(planner.QUANTILE_MECHANISMS)
+    found = cache.smallest_eps_target(
+        A.content_hash,
+        A,
+        target_error_95=50.0,
+        **{k: v for k, v in q.items() if k not in ("eps_target", "objective")},
+        quantile=0.9,
+        mechanisms=("global_laplace",),
+    )
+    assert found.plan is not None and found.plan.quantile == 0.9
+    assert set(found.plan.table["mechanism"]) == {"global_laplace"}
+
+
 def test_budget_split_passes_the_design_parameters():
     split = cache.budget_split(
         EST.content_hash,

@@ -47,6 +47,13 @@ PARAMS: dict = {
     "relation": "replacement",
     "objective": "error_95",
 }
+#: The same plan for the 0.9-quantile with two of the four quantile mechanisms.
+QUANTILE_PARAMS: dict = {
+    **PARAMS,
+    "statistic": "quantile",
+    "quantile": 0.9,
+    "mechanisms": ("smooth_laplace", "exponential"),
+}
 
 
 @pytest.fixture(scope="module")
@@ -130,6 +137,23 @@ def test_notebook_is_valid_and_calls_plan_with_the_parameters():
     assert GROUP_PRIVACY_NOTE in markdown  # a change-one-record promise: ε_target/2 rule
 
 
+def test_notebook_passes_quantile_and_mechanisms_only_when_used():
+    median = nbformat.reads(plan_notebook(recipe=RECIPE, **PARAMS), as_version=4)
+    code = "\n".join(cell.source for cell in median.cells if cell.cell_type == "code")
+    assert "quantile=" not in code and "mechanisms=" not in code
+    nb = nbformat.reads(plan_notebook(recipe=RECIPE, **QUANTILE_PARAMS), as_version=4)
+    code = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "code")
+    assert "statistic='quantile'" in code and "quantile=0.9" in code
+    assert "mechanisms=('smooth_laplace', 'exponential')" in code
+    assert "- statistic: quantile q = 0.9" in nb.cells[0].source
+    assert "- mechanisms: Laplace noise scaled to the smooth sensitivity, exponential " in (
+        nb.cells[0].source
+    )
+    # q is ignored for the median: the call stays the median's.
+    other = nbformat.reads(plan_notebook(recipe=RECIPE, **{**PARAMS, "quantile": 0.9}), 4)
+    assert [c.source for c in other.cells] == [c.source for c in median.cells]
+
+
 def test_notebook_for_add_remove_neighbours_leaves_out_the_group_privacy_note():
     nb = nbformat.reads(plan_notebook(recipe=RECIPE, **{**PARAMS, "relation": "deletion"}), 4)
     code = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "code")
@@ -183,7 +207,8 @@ def test_notebook_keeps_user_text_literal_in_markdown():
     assert line == f"- population: ``{recipe}``"
 
 
-def test_notebook_executes_and_prints_the_plans_numbers(result):
+@pytest.mark.parametrize("params", [PARAMS, QUANTILE_PARAMS], ids=["median", "quantile"])
+def test_notebook_executes_and_prints_the_plans_numbers(params, result, population):
     """Runs the notebook for real; under CI (CI=true) a missing kernel fails instead of skipping."""
     skip_unless(
         importlib.util.find_spec("ipykernel") is not None
@@ -192,7 +217,10 @@ def test_notebook_executes_and_prints_the_plans_numbers(result):
     )
     from nbclient import NotebookClient
 
-    nb = nbformat.reads(plan_notebook(recipe=RECIPE, **PARAMS), as_version=4)
+    if params is not PARAMS:
+        result = plan(population, **params)
+        assert set(result.best_by_design["mechanism"]) <= set(params["mechanisms"])
+    nb = nbformat.reads(plan_notebook(recipe=RECIPE, **params), as_version=4)
     NotebookClient(
         nb, kernel_name="python3", timeout=600, resources={"metadata": {"path": str(ROOT)}}
     ).execute()
@@ -270,6 +298,13 @@ def test_notebook_executes_and_prints_the_plans_numbers(result):
         ({"reps": "30"}, "reps"),
         ({"reps": float("nan")}, "reps"),
         ({"seed": -1}, "seed"),
+        ({"statistic": "quantile", "quantile": 0.0}, "quantile"),
+        ({"statistic": "quantile", "quantile": 1.0}, "quantile"),
+        ({"statistic": "quantile", "quantile": "0.9"}, "quantile"),
+        ({"mechanisms": ()}, "mechanisms"),
+        ({"mechanisms": "exponential"}, "mechanisms"),
+        ({"mechanisms": ("laplace",)}, "mechanism for the median"),
+        ({"statistic": "mean", "mechanisms": ("exponential",)}, "mechanism for the mean"),
     ],
 )
 def test_notebook_rejects_bad_input(changes, message):
@@ -335,6 +370,19 @@ def test_report_holds_parameters_ranked_rows_and_recommendation(result, populati
 
     method = page.split("<h2>Method</h2>", 1)[1]
     assert f"T = {result.reps}" in method and str(result.seed) in method
+
+
+def test_report_names_the_quantile_and_its_rank(result, population):
+    assert "Released order statistic" not in method_report(result, _figure(result), "x", "p")
+    quantile = dataclasses.replace(result, statistic="quantile", quantile=0.9)
+    page = method_report(quantile, _figure(quantile), "Privatise it.", population.name)
+    parameters = {row[0]: row[1] for row in _tables(page)[0]}
+    assert parameters["Statistic"] == "quantile q = 0.9"
+    assert (
+        parameters["Released order statistic"]
+        == "rank ⌈qN⌉ = 4,500 of N = 5,000 (sorted ascending)"
+    )
+    assert f"Quantile q = 0.9 of {population.name}" in page
 
 
 def test_report_escapes_user_text(result):

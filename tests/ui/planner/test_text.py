@@ -8,10 +8,14 @@ cluster holds half of the records).
 
 from __future__ import annotations
 
+import dataclasses
+import math
+
 import numpy as np
 import pytest
 
 from core import planner
+from core.mechanisms import MECHANISMS
 from core.population import Population
 from core.populations import make_builtin
 from ui.format import adaptive_percent, significant
@@ -170,3 +174,72 @@ def test_ranked_list_states_every_number_of_the_ranked_table(gain):
             assert f"± {significant(row['± se'], 2)}" in line
             assert text.relative_change(row["gain vs census"]) in line
     assert lines[0].endswith("tighter than the census.")  # SRS wins here
+
+
+@pytest.fixture(scope="module")
+def quantile() -> planner.PlanResult:
+    return planner.plan(
+        LOGNORMAL,
+        statistic="quantile",
+        quantile=0.9,
+        eps_target=1.0,
+        designs=("census", "srs"),
+        rates=(0.1, 0.5),
+        reps=50,
+    )
+
+
+def test_quantile_wording_names_the_level(quantile):
+    words = text.recommendation(quantile)
+    assert f"±{significant(quantile.best['error_95'], 3)} of the population 0.9-quantile" in words
+    assert "median" not in words
+    rmse = dataclasses.replace(quantile, objective="rmse")
+    assert text.measure_phrase(rmse, quantile.best).endswith("around the population 0.9-quantile")
+    rank = math.ceil(0.9 * LOGNORMAL.size)
+    assert quantile.population_value == LOGNORMAL.values[rank - 1]
+    line = text.population_value_line(quantile)
+    assert line.startswith("The population 0.9-quantile, which every error is measured against: ")
+    assert f"{significant(quantile.population_value, 6)}, the value of rank {rank:,} (⌈qN⌉)" in line
+    fig, _ = figs.objective_figure(quantile)
+    assert "of the released 0.9-quantile" in fig.layout.title.text
+    assert text.statistic_words("quantile", 0.25) == "0.25-quantile"
+    assert text.statistic_words("median", 0.9) == "median"
+
+
+def test_every_mechanism_has_a_short_plain_name():
+    assert set(text.MECHANISM_SHORT) == set(MECHANISMS)
+    for name, short in text.MECHANISM_SHORT.items():
+        assert short and not short.startswith(("quantile,", "mean,", "median,")), name
+    for names in (planner.QUANTILE_MECHANISMS, planner.MEAN_MECHANISMS):
+        shorts = [text.MECHANISM_SHORT[n] for n in names]
+        assert len(set(shorts)) == len(shorts)
+    assert text.MECHANISM_SHORT["gaussian"] == "Gaussian noise (analytic calibration)"
+    assert text.mechanisms_of("quantile") == text.mechanisms_of("median")
+    assert text.mechanisms_of("mean") == planner.MEAN_MECHANISMS
+
+
+def test_snippet_passes_quantile_and_mechanisms_only_when_used():
+    args = dict(
+        eps_target=0.5,
+        delta_target=1e-5,
+        designs=("census", "srs"),
+        rates=None,
+        reps=100,
+        seed=4,
+        relation="replacement",
+        objective="error_95",
+    )
+    median = text.python_snippet(LOGNORMAL, statistic="median", quantile=0.9, **args)
+    assert "quantile=" not in median and "mechanisms=" not in median
+    code = text.python_snippet(
+        LOGNORMAL, statistic="quantile", quantile=0.9, mechanisms=("exponential",), **args
+    )
+    assert "statistic='quantile'" in code and "quantile=0.9," in code
+    assert "mechanisms=('exponential',)," in code
+    compile(code, "snippet", "exec")
+
+
+def test_no_mechanism_note_names_the_design_and_relation():
+    note = text.no_mechanism_note("poisson", "replacement")
+    assert note.startswith("**Poisson sample** is left out: none of the chosen mechanisms")
+    assert "differ by change one record" in note and "*Mechanisms*" in note

@@ -47,6 +47,14 @@ def test_notebook_carries_the_pages_parameters():
     assert "seed=7" in code.replace(" ", "")
 
 
+def test_notebook_carries_the_quantile_and_the_mechanisms():
+    ctx = _inputs(statistic="quantile", quantile=0.75, mechanisms=("exponential",))
+    notebook = json.loads(views.notebook_bytes(ctx).decode("utf-8"))
+    code = "\n".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "code")
+    assert "statistic='quantile'" in code and "quantile=0.75" in code
+    assert "mechanisms=('exponential',)" in code
+
+
 def test_report_carries_the_recommendation_and_every_ranked_design():
     ctx = _inputs()
     result = planner.plan(

@@ -1,0 +1,71 @@
+"""Controls of the Release planner page that need more than one widget call.
+
+The statistic (with the level q of "another quantile") and the mechanisms to compare; both
+are bound to the URL. Kept here so the page script stays a short list of inputs and tabs.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui.planner import text
+
+
+def statistic_control() -> tuple[str, float]:
+    """The statistic radio and, for "another quantile", the level q (both URL-bound).
+
+    Returns
+    -------
+    tuple of (str, float)
+        The statistic's name (``"median"``, ``"mean"`` or ``"quantile"``) and q: the typed
+        level for ``"quantile"``, 0.5 otherwise (the median's level, ignored for the mean).
+    """
+    shown = st.radio(
+        "Statistic",
+        list(text.STATISTIC_LABELS.values()),
+        key="plan_stat",
+        bind="query-params",
+    )
+    statistic = text.name_of(text.STATISTIC_LABELS, shown)
+    if statistic != "quantile":
+        return statistic, 0.5
+    q = st.number_input(
+        "Quantile q",
+        min_value=0.01,
+        max_value=0.99,
+        value=text.DEFAULT_QUANTILE,
+        step=0.05,
+        format="%.2f",
+        key="plan_q",
+        bind="query-params",
+        help=text.QUANTILE_HELP,
+    )
+    return statistic, float(q)
+
+
+def mechanisms_control(statistic: str) -> tuple[str, ...] | None:
+    """The mechanisms to compare (URL-bound multiselect of those fitting ``statistic``).
+
+    Returns None (every mechanism) when all are chosen, or none (with a note on the page);
+    otherwise the chosen names in core.planner's order.
+    """
+    options = text.mechanisms_of(statistic)
+    # The widget keeps its value when the options change (median ↔ mean): a choice made for
+    # the other statistic goes back to the default, every mechanism of this one.
+    stored = st.session_state.get("plan_mechs")
+    if stored is not None and any(name not in options for name in stored):
+        st.session_state["plan_mechs"] = list(options)
+    chosen = st.multiselect(
+        "Mechanisms",
+        list(options),
+        default=list(options),
+        format_func=lambda name: text.MECHANISM_SHORT.get(name, name),
+        key="plan_mechs",
+        bind="query-params",
+        help=text.MECHANISMS_HELP,
+    )
+    if not chosen:
+        st.info("No mechanism is chosen; comparing every mechanism.", icon=":material/info:")
+        return None
+    picked = tuple(name for name in options if name in chosen)
+    return None if len(picked) == len(options) else picked
