@@ -496,7 +496,7 @@ class SmoothPureQuantile(_Quantile):
         with np.errstate(over="ignore", invalid="ignore"):
             log_part = np.log1p(2.0 * r2 * a / (a * a - r2 * a + 1.0)) / (4.0 * r2)
             log_part = np.where(np.isfinite(log_part), log_part, 0.0)
-        g = log_part + (np.arctan(r2 * a + 1.0) + np.arctan(r2 * a - 1.0)) / (2.0 * r2)
+            g = log_part + (np.arctan(r2 * a + 1.0) + np.arctan(r2 * a - 1.0)) / (2.0 * r2)
         half = np.minimum(r2 / math.pi * g, 0.5)
         return np.asarray(np.where(t < 0, 0.5 - half, 0.5 + half), dtype=np.float64)
 

@@ -725,7 +725,7 @@ def _abs_cdf(
     x: float, err: FloatArray, scale: FloatArray, cdf: Callable[[FloatArray], FloatArray]
 ) -> FloatArray:
     """``P(|e_i + b_i Z| <= x)`` per repetition, ``Z`` with the standard noise CDF ``cdf``."""
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         safe = np.where(scale > 0, scale, 1.0)
         hi = np.where(scale > 0, cdf((x - err) / safe), (err <= x).astype(float))
         lo = np.where(scale > 0, cdf((-x - err) / safe), (err < -x).astype(float))

@@ -22,6 +22,9 @@ from ui.format import significant
 from ui.planner import cache, exports, text
 from ui.planner import figures as figs
 
+#: Repetitions per plan in the accuracy-first search (it runs several plans in a row).
+SEARCH_MAX_REPS = 200
+
 #: Smallest population the planner accepts (fewer records leave no room for a sample).
 MIN_POPULATION = 20
 
@@ -316,12 +319,17 @@ def accuracy_view(ctx: PlannerInputs) -> None:
         delta_target=ctx.delta_target,
         designs=ctx.designs,
         rates=ctx.rates,
-        reps=ctx.reps,
+        reps=min(ctx.reps, SEARCH_MAX_REPS),
         seed=ctx.seed,
         relation=ctx.relation,
         quantile=ctx.quantile,
         mechanisms=ctx.mechanisms,
     )
+    if ctx.reps > SEARCH_MAX_REPS:
+        st.caption(
+            f"The search runs T = {SEARCH_MAX_REPS} repetitions per plan (it computes several "
+            f"plans); the Compare designs tab uses your T = {ctx.reps:,}."
+        )
     best = found.plan.best if found.plan is not None else None
     answer = text.accuracy_answer(target, found.eps_target, found.feasible, best, EPS_MAX)
     if found.feasible and found.plan is not None:
