@@ -157,6 +157,8 @@ _NEYMAN_REASON = (
     "ε_target. It would need an allocation fixed without this data (say from an earlier "
     "census), or the stratum spreads estimated privately and paid for from the budget."
 )
+#: Most plans the accuracy-first search computes before it settles for its bracket.
+_MAX_SEARCH_PLANS = 16
 #: Level of the error bound.
 LEVEL = 0.95
 #: Records drawn per Monte Carlo chunk (rows × N), to bound memory.
@@ -1335,23 +1337,30 @@ def smallest_eps_target(
         return AccuracyFirst(x, math.nan, False, run(hi, refine=True), count)
     if bad is None:
         return AccuracyFirst(x, lo, True, run(lo, refine=True), count)
-    while good - bad > width:
+    bisect = False
+    while good - bad > width and count < _MAX_SEARCH_PLANS:
+        before = good - bad
         ga, gb = gap(bad), gap(good)
-        # False position in log ε (the bound falls roughly like 1/ε), kept inside the bracket;
-        # then a step just across the predicted root to close the bracket at once.
-        m = good - gb * (good - bad) / (gb - ga) if math.isfinite(gb) else 0.5 * (bad + good)
-        m = min(max(m, bad + 0.05 * (good - bad)), good - 0.05 * (good - bad))
+        if bisect or not math.isfinite(gb):
+            m = 0.5 * (bad + good)
+        else:
+            # False position in log ε (the bound falls roughly like 1/ε), kept inside the
+            # bracket; then a step just across the predicted root to close it at once.
+            m = good - gb * (good - bad) / (gb - ga)
+            m = min(max(m, bad + 0.05 * (good - bad)), good - 0.05 * (good - bad))
         if gap(m) > 0:
             bad = m
             probe = min(m + 0.5 * width, good)
         else:
             good = m
             probe = max(m - 0.5 * width, bad)
-        if bad < probe < good:
+        if not bisect and bad < probe < good:
             if gap(probe) > 0:
                 bad = probe
             else:
                 good = probe
+        # Bisect next whenever a step did not halve the bracket (a bumpy or flat bound).
+        bisect = good - bad > 0.5 * before
     eps = math.exp(good)
     return AccuracyFirst(x, eps, True, run(eps, refine=True), count)
 
