@@ -56,6 +56,7 @@ from core.mechanisms import (
     exponential_quantile_distribution,
     mechanism_by_name,
 )
+from core.windowed import window_quantile_draws
 
 __all__ = [
     "DELTA_SAMPLE_CAP",
@@ -81,6 +82,7 @@ __all__ = [
 ]
 
 Estimator: TypeAlias = Literal["exact_noise_variance", "drawn_noise"]
+Sampler: TypeAlias = Literal["auto", "full", "window"]
 ProgressCallback: TypeAlias = Callable[[float, str], object]
 
 #: Largest ``delta_sample`` handed to the smooth sensitivity.  ``delta_target / rate``
@@ -701,6 +703,7 @@ class _Setup:
     delta: float
     amplify_delta: bool
     seed: int
+    sampler: str = "auto"
 
 
 def _population_release(
@@ -793,6 +796,66 @@ def _fill_chunk(
             buf.noise_var[j, sl] = out.noise_variance
 
 
+#: Sample size from which ``sampler="auto"`` draws only the window around the quantile's
+#: rank (:mod:`core.windowed`) instead of the whole sample: below it a whole sample is
+#: cheap, above it the window's cost does not grow with ``n``.
+WINDOW_FROM_N = 50_000
+
+_SAMPLERS: tuple[str, ...] = ("auto", "full", "window")
+
+
+def _use_window(mechs: Sequence[Mechanism], n: int, s: _Setup) -> bool:
+    """Whether this rate's samples are drawn as windows (:mod:`core.windowed`)."""
+    can = all(m.windowed and not _simulated_by_release(m) for m in mechs) and (
+        len({getattr(m, "quantile", None) for m in mechs}) == 1
+    )
+    if s.sampler == "window" and not can:
+        names = [m.name for m in mechs if not m.windowed]
+        raise ValueError(
+            f"sampler='window' needs mechanisms whose release depends only on order statistics "
+            f"near one rank (smooth_laplace, smooth_pure, global_laplace); {names or mechs} "
+            "need the whole sample"
+        )
+    return can and (s.sampler == "window" or (s.sampler == "auto" and n >= WINDOW_FROM_N))
+
+
+def _fill_from_windows(
+    mechs: Sequence[Mechanism],
+    buffers: Sequence[_RateBuffers],
+    n: int,
+    eps_s: FloatArray,
+    delta_s: float,
+    s: _Setup,
+    sample_rng: np.random.Generator,
+) -> None:
+    """Statistic and sensitivity of every mechanism from windows of the same samples.
+
+    The samples are the same for every mechanism and ``eps`` (common random numbers), as
+    with whole samples; only the order statistics the releases depend on are drawn.
+    """
+    betas: list[float] = []
+    index: dict[tuple[int, int], int] = {}
+    for a, mech in enumerate(mechs):
+        for j, e in enumerate(eps_s):
+            beta = mech.window_beta(float(e), delta_s)
+            if beta is not None:
+                index[(a, j)] = len(betas)
+                betas.append(beta)
+    quantile = float(getattr(mechs[0], "quantile", 0.5))
+    stat, sensitivity = window_quantile_draws(
+        sample_rng, s.pop, np.full(s.reps, n), quantile, betas, s.lower, s.upper
+    )
+    one = np.empty((s.reps, 1))
+    for a, (mech, buf) in enumerate(zip(mechs, buffers, strict=True)):
+        buf.medians[:] = stat
+        for j, e in enumerate(eps_s):
+            k = index.get((a, j))
+            buf.sensitivity[j] = (
+                sensitivity[k] if k is not None
+                else mech.sensitivity(one, float(e), delta_s, s.lower, s.upper)
+            )  # fmt: skip
+
+
 def _rate_draws(
     mechs: Sequence[Mechanism],
     rate: float,
@@ -816,12 +879,15 @@ def _rate_draws(
                 np.empty((n_eps, T)) if by_release and isinstance(mech, GaussianMean) else None,
             )
         )  # fmt: skip
-    chunk = max(1, min(T, _CHUNK_ELEMENTS // n))
-    for start in range(0, T, chunk):
-        stop = min(T, start + chunk)
-        samples = draw_sorted_samples(sample_rng, s.pop, n, stop - start)
-        for mech, buf, rng in zip(mechs, buffers, noise_rngs, strict=True):
-            _fill_chunk(mech, buf, samples, slice(start, stop), eps_s, delta_s, s, rng)
+    if _use_window(mechs, n, s):
+        _fill_from_windows(mechs, buffers, n, eps_s, delta_s, s, sample_rng)
+    else:
+        chunk = max(1, min(T, _CHUNK_ELEMENTS // n))
+        for start in range(0, T, chunk):
+            stop = min(T, start + chunk)
+            samples = draw_sorted_samples(sample_rng, s.pop, n, stop - start)
+            for mech, buf, rng in zip(mechs, buffers, noise_rngs, strict=True):
+                _fill_chunk(mech, buf, samples, slice(start, stop), eps_s, delta_s, s, rng)
     out = []
     for mech, buf, rng in zip(mechs, buffers, noise_rngs, strict=True):
         z = None if buf.released is not None else mech.standard_noise(rng, (n_eps, T))
@@ -913,8 +979,11 @@ def _setup(
     delta_target: float | None,
     seed: int,
     amplify_delta: bool,
+    sampler: str = "auto",
 ) -> _Setup:
     """Validate the shared arguments of the experiment."""
+    if sampler not in _SAMPLERS:
+        raise ValueError(f"sampler must be one of {_SAMPLERS}; got {sampler!r}")
     lo, hi = check_bounds(lower, upper)
     pop = values_in_bounds(values, lo, hi)
     eps = check_eps_list("eps_targets", eps_targets)
@@ -924,7 +993,9 @@ def _setup(
     delta = (
         1.0 / (2.0 * N) if delta_target is None else check_delta_open("delta_target", delta_target)
     )
-    return _Setup(pop, lo, hi, eps, rr[rr < 1.0], T, delta, bool(amplify_delta), check_seed(seed))
+    return _Setup(
+        pop, lo, hi, eps, rr[rr < 1.0], T, delta, bool(amplify_delta), check_seed(seed), sampler
+    )
 
 
 def median_gain_experiment(
@@ -942,6 +1013,7 @@ def median_gain_experiment(
     progress: ProgressCallback | None = None,
     mechanism: str | Mechanism | None = "smooth_laplace",
     quantile: float = 0.5,
+    sampler: Sampler = "auto",
 ) -> MedianExperiment:
     """Simulate a private quantile on the population and on SRSWOR samples (Section 4.3).
 
@@ -1019,6 +1091,15 @@ def median_gain_experiment(
     quantile : float, default 0.5
         The level ``q`` in (0, 1) of a quantile mechanism given by name.  A mechanism
         object carries its own (then ``quantile`` must be 0.5 or equal to it).
+    sampler : {"auto", "full", "window"}, default "auto"
+        How the samples are drawn.  ``"full"``: every record of every sample.
+        ``"window"``: only the order statistics near the quantile's rank that the release
+        depends on (:mod:`core.windowed`; exact, same law, cost independent of ``N``); for
+        the mechanisms marked :attr:`~core.mechanisms.Mechanism.windowed`
+        (``smooth_laplace``, ``smooth_pure``, ``global_laplace``) -- the exponential
+        mechanism and the means need the whole sample.  ``"auto"``: windows for those
+        mechanisms from ``n >=`` :data:`WINDOW_FROM_N`, whole samples otherwise.  The
+        sampler changes which random numbers are used, not the law of the result.
 
     Returns
     -------
@@ -1047,7 +1128,9 @@ def median_gain_experiment(
         or given to a mean mechanism, or the exact estimator with a mechanism that states
         no noise variance.
     """
-    s = _setup(values, lower, upper, eps_targets, rates, reps, delta_target, seed, amplify_delta)
+    s = _setup(
+        values, lower, upper, eps_targets, rates, reps, delta_target, seed, amplify_delta, sampler
+    )
     if progress is not None and not callable(progress):
         raise ValueError("progress must be a callable(fraction_done, message) or None")
     mech = _resolve_mechanism(mechanism, quantile)

@@ -214,6 +214,18 @@ class Mechanism(ABC):
     uses_delta: ClassVar[bool] = False
     pure: ClassVar[bool] = False
     relations: ClassVar[frozenset[str]] = frozenset()
+    #: The release depends on the sorted sample only through the order statistics near the
+    #: released rank (the statistic, and a sensitivity that :meth:`window_beta` describes),
+    #: so :mod:`core.windowed` can simulate it without drawing the whole sample.
+    windowed: ClassVar[bool] = False
+
+    def window_beta(self, eps_sample: float, delta_sample: float) -> float | None:
+        """``beta`` of the smooth sensitivity the noise is scaled to, for a windowed mechanism.
+
+        ``None`` when the sensitivity does not depend on the sample (then the window is the
+        released rank alone).  Only meaningful when :attr:`windowed` is true.
+        """
+        return None
 
     @abstractmethod
     def statistic(self, samples: FloatArray) -> FloatArray:
@@ -383,6 +395,11 @@ class SmoothLaplaceQuantile(_Quantile):
     uses_delta = True
     pure = False
     relations = frozenset({"replacement"})
+    windowed = True
+
+    def window_beta(self, eps_sample: float, delta_sample: float) -> float | None:
+        """``beta = eps / (2 ln(2 / delta))`` (:func:`core.sensitivity.smooth_beta`)."""
+        return sens.smooth_beta(eps_sample, delta_sample)
 
     def sensitivity(
         self,
@@ -454,6 +471,11 @@ class SmoothPureQuantile(_Quantile):
     #: ``alpha = eps / ALPHA_DIVISOR`` and ``beta = eps / BETA_DIVISOR``.
     ALPHA_DIVISOR: ClassVar[float] = 4.0 * PURE_NOISE_GAMMA
     BETA_DIVISOR: ClassVar[float] = PURE_NOISE_GAMMA
+    windowed = True
+
+    def window_beta(self, eps_sample: float, delta_sample: float) -> float | None:
+        """``beta = eps / gamma``."""
+        return float(eps_sample) / self.BETA_DIVISOR
 
     @staticmethod
     def noise_density(z: ArrayLike) -> FloatArray:
@@ -527,6 +549,7 @@ class GlobalLaplaceQuantile(_Quantile):
     label = "quantile, Laplace noise scaled to the global sensitivity"
     pure = True
     relations = frozenset({"replacement", "deletion"})
+    windowed = True  # the statistic alone; the sensitivity R is the same for every sample
 
     def sensitivity(
         self,

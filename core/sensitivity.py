@@ -94,7 +94,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from core._validation import (
     FloatArray,
@@ -129,6 +129,7 @@ __all__ = [
     "smooth_sensitivity_median_batch",
     "smooth_sensitivity_quantile",
     "smooth_sensitivity_quantile_batch",
+    "smooth_sensitivity_window_batch",
     "warm_up",
 ]
 
@@ -672,12 +673,48 @@ def _batch_core(
         out[r] = _smooth_core(samples[r], lower, upper, betas[r], w, m)
 
 
+def _window_core(
+    cells: FloatArray,
+    first: NDArray[np.int64],
+    length: NDArray[np.int64],
+    n: NDArray[np.int64],
+    k: NDArray[np.int64],
+    beta: float,
+    lower: float,
+    upper: float,
+    out: FloatArray,
+    ok: NDArray[np.bool_],
+) -> None:
+    """Row ``r``: the maximum over pairs inside its window, and whether it is certified."""
+    reps, width = cells.shape
+    w = np.empty(width + 2)
+    for r in range(reps):
+        y = cells[r, : length[r]]
+        last = first[r] + length[r] - 1
+        # Inside the window the padding is the window's own end value: a pair with it is
+        # never worth more than the same pair with the real end rank (a larger distance).
+        lo = lower if first[r] == 1 else y[0]
+        hi = upper if last == n[r] else y[length[r] - 1]
+        s = _smooth_core(y, lo, hi, beta, w, k[r] - first[r] + 1)
+        out[r] = s
+        reach = 1 << 62
+        if first[r] > 1:
+            reach = k[r] - first[r]
+        if last < n[r] and last - k[r] < reach:
+            reach = last - k[r]
+        if reach == 1 << 62:
+            ok[r] = True
+        else:
+            ok[r] = s >= (upper - lower) * math.exp(-beta * reach) * (1.0 + 1e-12)
+
+
 if _numba is not None:
     _fill_weights = _njit(_fill_weights)
     _row_rescan = _njit(_row_rescan)
     _all_valid = _njit(_all_valid)
     _smooth_core = _njit(_smooth_core)
     _batch_core = _njit(_batch_core)
+    _window_core = _njit(_window_core)
 
 
 # ---------------------------------------------------------------------------------------
@@ -958,6 +995,80 @@ def smooth_sensitivity_beta_batch(
     if bad.any():
         raise ValueError(f"beta must be a finite number > 0; {describe_bad(b, bad)}")
     return _batch_at_betas(samples, b, lo, hi, quantile_rank(n, q))
+
+
+def smooth_sensitivity_window_batch(
+    cells: FloatArray,
+    first: ArrayLike,
+    length: ArrayLike,
+    n: ArrayLike,
+    k: ArrayLike,
+    beta: float,
+    lower: float,
+    upper: float,
+) -> tuple[FloatArray, NDArray[np.bool_]]:
+    """The ``beta``-smooth sensitivity of rank ``k`` from a window of the order statistics.
+
+    Row ``r`` of ``cells`` holds, in its first ``length[r]`` entries, the order statistics
+    of ranks ``first[r] .. first[r] + length[r] - 1`` of a sorted sample of ``n[r]`` values
+    (the rest of the sample unknown); ``k[r]`` lies in the window.  The maximum of equation
+    (4) of Hu et al. over the pairs ``(i, j)`` inside the window (with the bounds as
+    padding where the window reaches rank 1 or rank ``n``) is a lower bound of ``S``.  A
+    pair that leaves the window has distance ``j - i - 1 >= d``, ``d = k - first`` below
+    and ``last - k`` above (the smaller of the sides that do not reach an end), so it is
+    worth at most ``(upper - lower) e^{-beta d}``: when the window's maximum reaches that
+    bound it *is* ``S``, and the row is certified (:mod:`core.windowed`).
+
+    Returns
+    -------
+    S : ndarray, shape (reps,)
+        The window's maximum (``S`` itself where certified).
+    certified : ndarray of bool, shape (reps,)
+        Whether the window's maximum is the smooth sensitivity of the whole sample.
+    """
+    lo, hi = check_bounds(lower, upper)
+    b = finite_scalar("beta", beta)
+    if not b > 0:
+        raise ValueError(f"beta must be a finite number > 0; got {beta!r}")
+    y = np.require(np.asarray(cells, dtype=np.float64), np.float64, ["C"])
+    reps = y.shape[0]
+    ints = [
+        np.ascontiguousarray(np.asarray(a, dtype=np.int64).reshape(reps))
+        for a in (first, length, n, k)
+    ]
+    out = np.empty(reps)
+    ok = np.zeros(reps, dtype=np.bool_)
+    if reps == 0:
+        return out, ok
+    if _numba is None:  # pragma: no cover
+        _window_numpy(y, *ints, b, lo, hi, out, ok)
+    else:
+        _window_core(y, *ints, b, lo, hi, out, ok)
+    return out, ok
+
+
+def _window_numpy(
+    cells: FloatArray,
+    first: NDArray[np.int64],
+    length: NDArray[np.int64],
+    n: NDArray[np.int64],
+    k: NDArray[np.int64],
+    beta: float,
+    lower: float,
+    upper: float,
+    out: FloatArray,
+    ok: NDArray[np.bool_],
+) -> None:  # pragma: no cover - used only without numba
+    """:func:`_window_core` without numba (one exact numpy divide and conquer per row)."""
+    for r in range(cells.shape[0]):
+        y = cells[r, : length[r]]
+        last = first[r] + length[r] - 1
+        lo = lower if first[r] == 1 else float(y[0])
+        hi = upper if last == n[r] else float(y[-1])
+        s = _smooth_numpy(y, lo, hi, beta, int(k[r] - first[r] + 1)) if hi > lo else 0.0
+        out[r] = s
+        sides = ([k[r] - first[r]] if first[r] > 1 else []) + ([last - k[r]] if last < n[r] else [])
+        ok[r] = not sides or s >= (upper - lower) * math.exp(-beta * min(sides)) * (1.0 + 1e-12)
 
 
 def smooth_sensitivity_median_batch(

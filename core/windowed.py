@@ -1,0 +1,409 @@
+"""Order statistics of a random sample near one rank, drawn without drawing the whole sample.
+
+Why
+---
+A private quantile of a sample (Hu, Drechsler & Kim 2023, Section 4.3: the median with
+Laplace noise scaled to its smooth sensitivity, equation (4); other quantiles and noise
+calibrations in :mod:`core.mechanisms`) depends only on the sample's order statistics in a
+window around the quantile's rank ``k``:
+
+* the released value is ``y_(k)``;
+* the smooth sensitivity is ``S = max { (y_(j) - y_(i)) e^{-beta (j - i - 1)} : i <= k <= j }``
+  over padded ranks ``0..n+1`` (:mod:`core.sensitivity`).  A pair that reaches below rank
+  ``a`` or above rank ``b`` has ``j - i - 1 >= min(k - a, b - k)`` and is worth at most
+  ``(upper - lower) e^{-beta min(k - a, b - k)}``.  So the maximum over the pairs inside the
+  window ``[a, b]`` is the exact ``S`` as soon as it is at least that bound
+  (:func:`core.sensitivity.smooth_sensitivity_window_batch`).
+
+Drawing a simple random sample of ``n`` of ``N`` records costs ``O(n)`` at least, which
+grows with ``N`` at a fixed rate.  This module draws only the window, at a cost that does not
+depend on ``N`` (apart from ``log N`` hypergeometric splits).
+
+The sampler (exact)
+-------------------
+Label the sorted population's records ``0..N-1``.  A simple random sample without
+replacement (SRSWOR) of size ``n`` is a uniformly random ``n``-subset.  For any split of a
+block of records ``[s, t)`` that holds ``c`` sampled records into ``[s, m)`` and ``[m, t)``,
+the number ``h`` of sampled records in ``[s, m)`` is hypergeometric
+``(ngood = m - s, nbad = t - m, nsample = c)``, and, given ``h``, the sampled records of the
+two halves are independent uniform subsets of sizes ``h`` and ``c - h``.  Applying this
+recursively (a binary tree over ``[0, N)``) reproduces the uniform ``n``-subset exactly: the
+law of the whole tree is the product of these conditionals, whose product is ``1 / C(N, n)``
+for every subset.
+
+The sample ranks of the records in a block are ``below + 1 .. below + c``, where ``below``
+counts the sampled records to its left, known from the splits above it.  So only the blocks
+whose rank range meets the wanted window ``[a, b]`` need splitting; the others stay
+unexpanded with their counts (the *frontier*).  A block of at most :data:`LEAF` records is
+resolved by a uniform ``c``-subset of its records (the first ``c`` of a random permutation).
+
+A window that turns out too narrow is widened by splitting frontier blocks that meet the new
+window -- conditionally on everything drawn so far, exactly as they would have been split
+with the wider window from the start.  A draw is never discarded and redrawn (that would
+favour samples the narrow window suits).  The result has the law of drawing the whole
+sample and reading its order statistics.
+
+Poisson sampling (each record independently with probability ``rate``) is the same given its
+size: draw ``n ~ Binomial(N, rate)``; given ``n`` the sample is a uniform ``n``-subset.
+
+Cost: about ``2 log2(N / w) + w`` splits per sample for a window of ``w`` sampled records;
+the population's values are read only at the ``w`` positions.  Memory is proportional to
+the number of samples times the window, never to ``N``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from core import sensitivity as sens
+from core._validation import FloatArray, check_bounds, check_whole
+
+__all__ = [
+    "LEAF",
+    "SampleWindows",
+    "window_quantile_draws",
+]
+
+#: Blocks holding at most this many sampled records are resolved directly: a uniform subset
+#: of their records by Floyd's algorithm, whatever the block's length.
+LEAF = 64
+#: Half-width (in sample ranks) of the first window around the quantile's rank.
+FIRST_HALF_WIDTH = 32
+#: Samples drawn first, alone, to learn how wide the windows of the others should start.
+_PILOT = 16
+#: Largest number of window cells (samples x window width) handled at once.
+_CELL_BUDGET = 4_000_000
+
+IntArray = NDArray[np.int64]
+
+try:  # numba is optional: without it the subsets are drawn by numpy, one block at a time.
+    import numba as _numba
+except ImportError:  # pragma: no cover - exercised only where numba is missing
+    _numba = None  # type: ignore[assignment]
+
+
+def _floyd_subsets(
+    rng: np.random.Generator,
+    length: IntArray,
+    count: IntArray,
+    offsets: IntArray,
+    out: IntArray,
+) -> None:
+    """Block ``b``: a uniform ``count[b]``-subset of ``0 .. length[b] - 1``, sorted, written to
+    ``out[offsets[b] : offsets[b + 1]]``.
+
+    Dense blocks (``length <= 4 count``) use selection sampling (Knuth's Algorithm S): record
+    ``t`` is taken with probability ``(still wanted) / (records left)``, which gives every
+    subset of the size the same probability and comes out in order.  Sparse blocks use
+    Floyd's algorithm: for ``j = length - count .. length - 1`` draw ``t`` uniform on
+    ``0..j`` and take ``t``, or ``j`` when ``t`` is already taken (uniform by induction on
+    ``j``), then sort; ``count`` draws and ``O(count^2)`` comparisons (``count <= LEAF``).
+    """
+    for b in range(length.size):
+        c = count[b]
+        top = length[b]
+        o = offsets[b]
+        if top <= 4 * c:
+            m = 0
+            for t in range(top):
+                if rng.random() * (top - t) < c - m:
+                    out[o + m] = t
+                    m += 1
+                    if m == c:
+                        break
+            continue
+        for m, j in enumerate(range(top - c, top)):
+            t = rng.integers(0, j + 1)
+            for i in range(m):
+                if out[o + i] == t:
+                    t = j
+                    break
+            out[o + m] = t
+        for i in range(1, c):  # insertion sort of the (short) block
+            v = out[o + i]
+            p = i - 1
+            while p >= 0 and out[o + p] > v:
+                out[o + p + 1] = out[o + p]
+                p -= 1
+            out[o + p + 1] = v
+
+
+def _scatter(
+    rep: IntArray, rank: IntArray, pos: IntArray, row_of: IntArray, start: IntArray, out: IntArray
+) -> int:
+    """Write each known record into ``out[row_of[rep], rank - start[rep]]`` when that cell
+    exists, and move the entries of samples still wanted (``row_of >= 0``) to the front of
+    the three arrays; returns how many there are."""
+    kept = 0
+    width = out.shape[1]
+    for i in range(rep.size):
+        row = row_of[rep[i]]
+        if row < 0:
+            continue
+        col = rank[i] - start[rep[i]]
+        if 0 <= col < width:
+            out[row, col] = pos[i]
+        rep[kept] = rep[i]
+        rank[kept] = rank[i]
+        pos[kept] = pos[i]
+        kept += 1
+    return kept
+
+
+if _numba is not None:
+    _scatter = _numba.njit(cache=True, nogil=True)(_scatter)
+    _floyd_subsets = _numba.njit(cache=True, nogil=True)(_floyd_subsets)
+
+
+@dataclass
+class _Blocks:
+    """Blocks of the binary tree, one row per block: records ``[start, stop)`` of sample
+    ``rep`` hold ``count`` sampled records, ``below`` sampled records lie to their left."""
+
+    rep: IntArray
+    start: IntArray
+    stop: IntArray
+    below: IntArray
+    count: IntArray
+
+    def take(self, mask: NDArray[np.bool_]) -> _Blocks:
+        return _Blocks(
+            self.rep[mask], self.start[mask], self.stop[mask], self.below[mask], self.count[mask]
+        )
+
+    @staticmethod
+    def join(parts: list[_Blocks]) -> _Blocks:
+        return _Blocks(*(np.concatenate([getattr(p, f) for p in parts]) for f in _FIELDS))
+
+
+_FIELDS = ("rep", "start", "stop", "below", "count")
+
+
+class SampleWindows:
+    """Order statistics near chosen ranks of ``reps`` independent SRSWOR samples.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Source of randomness.
+    N : int
+        Population size (records ``0..N-1`` of the sorted population).
+    sizes : array_like of int, shape (reps,)
+        Sample size of each sample, ``1 <= n_r <= N`` (a fixed ``n`` for SRSWOR; drawn
+        binomial sizes for Poisson sampling).
+
+    Notes
+    -----
+    :meth:`ensure` makes ranks ``[a_r, b_r]`` of sample ``r`` known, splitting only what it
+    needs (module docstring); :meth:`positions` returns them.  Ranks made known stay known,
+    so widening a window reuses every draw.
+    """
+
+    def __init__(self, rng: np.random.Generator, N: int, sizes: ArrayLike) -> None:
+        self._rng = rng
+        self.N = int(N)
+        n = np.asarray(sizes, dtype=np.int64).reshape(-1)
+        if n.size and (n.min() < 1 or n.max() > self.N):
+            raise ValueError(f"sample sizes must be in [1, N = {self.N}]")
+        self.sizes = n
+        reps = n.size
+        self._frontier = _Blocks(
+            np.arange(reps, dtype=np.int64),
+            np.zeros(reps, dtype=np.int64),
+            np.full(reps, self.N, dtype=np.int64),
+            np.zeros(reps, dtype=np.int64),
+            n.copy(),
+        )
+        self._known_rep: list[IntArray] = []
+        self._known_rank: list[IntArray] = []
+        self._known_pos: list[IntArray] = []
+
+    @property
+    def reps(self) -> int:
+        return int(self.sizes.size)
+
+    def ensure(self, first: IntArray, last: IntArray) -> None:
+        """Make sample ranks ``first[r] .. last[r]`` (1-indexed, clipped to ``[1, n_r]``) known."""
+        lo = np.maximum(np.asarray(first, dtype=np.int64), 1)
+        hi = np.minimum(np.asarray(last, dtype=np.int64), self.sizes)
+        blocks = self._frontier
+        waiting: list[_Blocks] = []
+        while blocks.rep.size:
+            first_rank = blocks.below + 1
+            last_rank = blocks.below + blocks.count
+            hit = (
+                (blocks.count > 0) & (last_rank >= lo[blocks.rep]) & (first_rank <= hi[blocks.rep])
+            )
+            waiting.append(blocks.take(~hit & (blocks.count > 0)))
+            blocks = blocks.take(hit)
+            if not blocks.rep.size:
+                break
+            small = blocks.count <= LEAF
+            if small.any():
+                self._resolve(blocks.take(small))
+            blocks = self._split(blocks.take(~small))
+        self._frontier = _Blocks.join(waiting) if waiting else blocks
+
+    def _split(self, b: _Blocks) -> _Blocks:
+        """Split every block in two halves with a hypergeometric count for the left half."""
+        if not b.rep.size:
+            return b
+        mid = (b.start + b.stop) // 2
+        left = self._rng.hypergeometric(mid - b.start, b.stop - mid, b.count).astype(np.int64)
+        return _Blocks(
+            np.concatenate((b.rep, b.rep)),
+            np.concatenate((b.start, mid)),
+            np.concatenate((mid, b.stop)),
+            np.concatenate((b.below, b.below + left)),
+            np.concatenate((left, b.count - left)),
+        )
+
+    def _resolve(self, b: _Blocks) -> None:
+        """A uniform ``count``-subset of the records of each block, in order (Floyd)."""
+        offsets = np.zeros(b.rep.size + 1, dtype=np.int64)
+        np.cumsum(b.count, out=offsets[1:])
+        picked = np.empty(int(offsets[-1]), dtype=np.int64)
+        _floyd_subsets(self._rng, b.stop - b.start, b.count, offsets, picked)
+        block = np.repeat(np.arange(b.rep.size), b.count)
+        within = np.arange(picked.size) - offsets[block] + 1
+        self._known_rep.append(b.rep[block])
+        self._known_rank.append(b.below[block] + within)
+        self._known_pos.append(b.start[block] + picked)
+
+    def positions(self, first: IntArray, width: int, which: IntArray | None = None) -> IntArray:
+        """Population records of ranks ``first[r] .. first[r] + width - 1`` of samples ``which``.
+
+        One row per sample in ``which`` (default: all); ranks outside ``[1, n_r]`` or not made
+        known by :meth:`ensure` are ``-1``.  The drawn ranks of samples outside ``which`` are
+        forgotten (a caller that is done with a sample never asks for it again).
+        """
+        rows = np.arange(self.reps) if which is None else np.asarray(which, dtype=np.int64)
+        out = np.full((rows.size, width), -1, dtype=np.int64)
+        if not self._known_rep:
+            return out
+        row_of = np.full(self.reps, -1, dtype=np.int64)
+        row_of[rows] = np.arange(rows.size)
+        start = np.zeros(self.reps, dtype=np.int64)
+        start[rows] = np.asarray(first, dtype=np.int64)
+        rep = np.concatenate(self._known_rep)
+        rank = np.concatenate(self._known_rank)
+        pos = np.concatenate(self._known_pos)
+        kept = _scatter(rep, rank, pos, row_of, start, out)
+        self._known_rep, self._known_rank, self._known_pos = (
+            [rep[:kept]],
+            [rank[:kept]],
+            [pos[:kept]],
+        )
+        return out
+
+
+def window_quantile_draws(
+    rng: np.random.Generator,
+    sorted_values: FloatArray,
+    sizes: ArrayLike,
+    quantile: float,
+    betas: ArrayLike,
+    lower: float,
+    upper: float,
+) -> tuple[FloatArray, FloatArray]:
+    """Sample quantiles and their smooth sensitivities for SRSWOR samples, window only.
+
+    For each sample ``r`` of size ``n_r`` (``sizes``), the order statistic of rank
+    ``k_r = quantile_rank(n_r, quantile)`` and, for every ``beta`` in ``betas``, its
+    ``beta``-smooth sensitivity (Hu et al. eq. 4 at rank ``k``; :mod:`core.sensitivity`),
+    exactly as if the whole sample had been drawn (module docstring).  The window starts at
+    :data:`FIRST_HALF_WIDTH` ranks on each side of ``k`` and doubles for the samples whose
+    window cannot yet certify every ``S``.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    sorted_values : ndarray, shape (N,)
+        The population, sorted ascending, inside ``[lower, upper]``.
+    sizes : array_like of int, shape (reps,)
+        Sample sizes in ``[1, N]``.
+    quantile : float
+        Level in (0, 1).
+    betas : array_like, shape (n_beta,)
+        Smoothing parameters, each finite and > 0; may be empty (then only the order
+        statistics are drawn and the window is the single rank ``k``).
+    lower, upper : float
+        Public bounds.
+
+    Returns
+    -------
+    statistic : ndarray, shape (reps,)
+    sensitivity : ndarray, shape (n_beta, reps)
+    """
+    lo, hi = check_bounds(lower, upper)
+    q = sens.check_quantile(quantile)
+    n = np.asarray(sizes, dtype=np.int64).reshape(-1)
+    reps = n.size
+    b = np.asarray(betas, dtype=np.float64).reshape(-1)
+    if b.size and not np.all(np.isfinite(b) & (b > 0)):
+        raise ValueError("betas must be finite numbers > 0")
+    check_whole("reps", reps, 1, 2**31)
+    k = np.array([sens.quantile_rank(int(m), q) for m in n], dtype=np.int64) if reps else n
+    statistic = np.empty(reps)
+    sensitivity = np.empty((b.size, reps))
+    half = 0 if not b.size else FIRST_HALF_WIDTH
+    start = 0
+    while start < reps:
+        width = 2 * half + 1
+        # A few samples first: their widest window starts the others, saving doublings.
+        size = _PILOT if start == 0 and b.size else max(1, _CELL_BUDGET // (4 * width))
+        stop = min(reps, start + size)
+        sl = slice(start, stop)
+        half = _draw_chunk(
+            rng, sorted_values, n[sl], k[sl], b, lo, hi, half, statistic[sl], sensitivity[:, sl]
+        )
+        start = stop
+    return statistic, sensitivity
+
+
+def _draw_chunk(
+    rng: np.random.Generator,
+    values: FloatArray,
+    n: IntArray,
+    k: IntArray,
+    betas: FloatArray,
+    lower: float,
+    upper: float,
+    half: int,
+    statistic: FloatArray,
+    sensitivity: FloatArray,
+) -> int:
+    """One chunk of samples; returns the half-width the widest sample needed."""
+    windows = SampleWindows(rng, values.size, n)
+    todo = np.arange(n.size)
+    half_of = np.full(n.size, half, dtype=np.int64)
+    widest = half
+    while True:
+        first = k - half_of
+        windows.ensure(first, k + half_of)
+        sub_first = np.maximum(first[todo], 1)
+        sub_last = np.minimum(k[todo] + half_of[todo], n[todo])
+        width = int((sub_last - sub_first).max()) + 1
+        pos = windows.positions(sub_first, width, todo)
+        cells = np.where(pos >= 0, values[np.maximum(pos, 0)], np.nan)
+        statistic[todo] = cells[np.arange(todo.size), k[todo] - sub_first]
+        if not betas.size:
+            return widest
+        ok = np.ones(todo.size, dtype=bool)
+        for j, beta in enumerate(betas):
+            s, good = sens.smooth_sensitivity_window_batch(
+                cells, sub_first, sub_last - sub_first + 1, n[todo], k[todo], beta, lower, upper
+            )
+            sensitivity[j, todo] = s
+            ok &= good
+        if ok.all():
+            return widest
+        todo = todo[~ok]
+        half_of[todo] *= 2
+        widest = max(widest, int(half_of[todo].max()))
+        if math.isinf(widest):  # pragma: no cover - the window is bounded by n
+            raise AssertionError("window did not converge")
