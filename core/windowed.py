@@ -195,6 +195,9 @@ class SampleWindows:
     sizes : array_like of int, shape (reps,)
         Sample size of each sample, ``1 <= n_r <= N`` (a fixed ``n`` for SRSWOR; drawn
         binomial sizes for Poisson sampling).
+    leaf : int, default LEAF
+        Blocks holding at most this many sampled records are resolved directly; smaller
+        values split more (the law is the same for every ``leaf >= 1``).
 
     Notes
     -----
@@ -203,8 +206,11 @@ class SampleWindows:
     so widening a window reuses every draw.
     """
 
-    def __init__(self, rng: np.random.Generator, N: int, sizes: ArrayLike) -> None:
+    def __init__(
+        self, rng: np.random.Generator, N: int, sizes: ArrayLike, *, leaf: int = LEAF
+    ) -> None:
         self._rng = rng
+        self._leaf = check_whole("leaf", leaf, 1, 2**31)
         self.N = int(N)
         n = np.asarray(sizes, dtype=np.int64).reshape(-1)
         if n.size and (n.min() < 1 or n.max() > self.N):
@@ -242,7 +248,7 @@ class SampleWindows:
             blocks = blocks.take(hit)
             if not blocks.rep.size:
                 break
-            small = blocks.count <= LEAF
+            small = blocks.count <= self._leaf
             if small.any():
                 self._resolve(blocks.take(small))
             blocks = self._split(blocks.take(~small))

@@ -1,0 +1,176 @@
+"""The windowed sampler (core.windowed) draws exactly the law of a whole SRSWOR sample.
+
+Checked three ways: the subsets it produces are uniform (exact enumeration, chi-square at
+fixed seeds), the position of one order statistic follows its exact law at a large N, and
+the smooth sensitivity a window certifies equals the whole sample's (the definition,
+on every window of random samples).  The experiment run on windows agrees with the one
+run on whole samples within Monte Carlo error.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from core import sensitivity as sens
+from core.gains import median_gain_experiment
+from core.windowed import SampleWindows, window_quantile_draws
+
+# A p-value below this fails a goodness-of-fit test; the seeds are fixed, so a pass is stable.
+P_MIN = 1e-4
+
+
+def _subsets(rng, N: int, n: int, reps: int, steps: list[tuple[int, int]], leaf: int = 64):
+    """Whole samples revealed through a sequence of widening windows ``(first, last)``."""
+    w = SampleWindows(rng, N, np.full(reps, n), leaf=leaf)
+    for first, last in steps:
+        w.ensure(np.full(reps, first), np.full(reps, last))
+    return w.positions(np.ones(reps, dtype=np.int64), n)
+
+
+@pytest.mark.parametrize(
+    ("N", "n", "steps", "leaf"),
+    [
+        (9, 4, [(1, 4)], 64),  # whole sample at once, one block (selection sampling)
+        (9, 2, [(1, 2)], 64),  # one sparse block (Floyd)
+        (9, 4, [(1, 4)], 1),  # split down to single records (halves of 4 and 5, ...)
+        (9, 4, [(2, 2), (1, 3), (1, 4)], 1),  # a window widened twice, frontier reused
+        (7, 3, [(3, 3), (1, 3)], 2),
+        (200, 3, [(2, 2), (1, 3)], 1),  # many splits, sparse
+        (140, 70, [(35, 36), (1, 70)], 64),  # one split, then dense blocks
+    ],
+)
+def test_subsets_are_uniform(N: int, n: int, steps: list[tuple[int, int]], leaf: int) -> None:
+    rng = np.random.default_rng(20261123)
+    if N <= 9:
+        reps = 60_000
+        pos = _subsets(rng, N, n, reps, steps, leaf)
+        index = {c: i for i, c in enumerate(combinations(range(N), n))}
+        counts = np.bincount([index[tuple(r)] for r in pos.tolist()], minlength=len(index))
+        assert stats.chisquare(counts).pvalue > P_MIN
+        return
+    # Too many subsets to enumerate: every record is sampled with probability n / N, and
+    # every pair with probability n (n - 1) / (N (N - 1)) (checked on neighbouring pairs).
+    reps = 20_000
+    pos = _subsets(rng, N, n, reps, steps, leaf)
+    assert (pos >= 0).all() and (np.diff(pos, axis=1) > 0).all()
+    hits = np.bincount(pos.ravel(), minlength=N)
+    assert stats.chisquare(hits).pvalue > P_MIN
+    taken = np.zeros((reps, N), dtype=bool)
+    taken[np.arange(reps)[:, None], pos] = True
+    pairs = (taken[:, :-1] & taken[:, 1:]).sum(axis=0)
+    p_pair = n * (n - 1) / (N * (N - 1))
+    z = (pairs - reps * p_pair) / np.sqrt(reps * p_pair * (1 - p_pair))
+    assert stats.chisquare(pairs).pvalue > P_MIN or np.abs(z).max() < 4.5
+
+
+@pytest.mark.parametrize(("N", "n", "q"), [(10**6, 1_000, 0.5), (10**7, 200_000, 0.9)])
+def test_one_order_statistic_has_its_exact_law(N: int, n: int, q: float) -> None:
+    """P(X_k <= i) = P(Hypergeometric(N, n, i + 1) >= k) for the record X_k of rank k."""
+    reps = 4_000
+    k = sens.quantile_rank(n, q)
+    w = SampleWindows(np.random.default_rng(7), N, np.full(reps, n))
+    w.ensure(np.full(reps, k), np.full(reps, k))
+    x = w.positions(np.full(reps, k), 1)[:, 0]
+    assert (x >= 0).all()
+    u = stats.hypergeom.sf(k - 1, N, n, x + 1)  # P(X_k <= x), continuous enough here
+    assert stats.kstest(u, "uniform").pvalue > P_MIN
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(1, 60),
+    beta=st.sampled_from([1e-4, 0.01, 0.3, 2.0, 50.0]),
+    q=st.sampled_from([0.1, 0.5, 0.77]),
+    seed=st.integers(0, 2**32 - 1),
+    ties=st.booleans(),
+)
+def test_a_certified_window_gives_the_whole_samples_sensitivity(n, beta, q, seed, ties) -> None:
+    rng = np.random.default_rng(seed)
+    y = np.sort(rng.uniform(0, 10, n))
+    if ties:
+        y = np.round(y)
+    lo, hi = -1.0, 11.0
+    k = sens.quantile_rank(n, q)
+    full = sens.smooth_sensitivity_beta_batch(y[None, :], beta, lo, hi, quantile=q)[0]
+    for a in range(1, k + 1):
+        for b in range(k, n + 1):
+            s, ok = sens.smooth_sensitivity_window_batch(
+                y[None, a - 1 : b], [a], [b - a + 1], [n], [k], beta, lo, hi
+            )
+            assert s[0] <= full * (1 + 1e-12)  # a window never overstates S
+            if ok[0]:
+                assert s[0] == pytest.approx(full, rel=1e-12, abs=0)
+            if a == 1 and b == n:
+                assert ok[0]
+
+
+def test_window_draws_match_whole_samples_in_law() -> None:
+    """Statistic and S from windows against whole samples (independent draws), two-sample KS."""
+    rng = np.random.default_rng(11)
+    pop = np.sort(np.round(rng.lognormal(5, 0.5, 5_001)))  # ties
+    lo, hi, n, reps, betas = 0.0, 1_000.0, 400, 4_000, [0.002, 0.05, 1.0]
+    stat, S = window_quantile_draws(rng, pop, np.full(reps, n), 0.5, betas, lo, hi)
+    whole = _subsets(np.random.default_rng(12), pop.size, n, reps, [(1, n)])
+    samples = pop[whole]
+    k = sens.quantile_rank(n, 0.5)
+    assert stats.ks_2samp(stat, samples[:, k - 1]).pvalue > P_MIN
+    for j, beta in enumerate(betas):
+        ref = sens.smooth_sensitivity_beta_batch(samples, beta, lo, hi)
+        assert stats.ks_2samp(S[j], ref).pvalue > P_MIN
+
+
+def test_poisson_sizes_and_tiny_samples() -> None:
+    rng = np.random.default_rng(3)
+    pop = np.sort(rng.uniform(0, 1, 1_000))
+    sizes = np.maximum(rng.binomial(pop.size, 0.003, 500), 1)  # many samples of 1, 2, 3
+    stat, S = window_quantile_draws(rng, pop, sizes, 0.5, [0.5], 0.0, 1.0)
+    assert np.isfinite(stat).all() and (S > 0).all()
+    one = sizes == 1
+    # A sample of one record y: the pairs (0, 1), (1, 2) and (0, 2) of padded ranks give
+    # S = max(y - 0, 1 - y, (1 - 0) e^-beta).
+    expected = np.maximum(np.maximum(stat[one], 1 - stat[one]), np.exp(-0.5))
+    assert S[0, one] == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("mechanism", ["smooth_laplace", "smooth_pure", "global_laplace"])
+@pytest.mark.parametrize("tied", [False, True])
+def test_experiment_on_windows_agrees_with_whole_samples(mechanism: str, tied: bool) -> None:
+    """log(MSE) per (eps_target, rate) within Monte Carlo error (independent seeds)."""
+    rng = np.random.default_rng(5)
+    pop = np.sort(rng.lognormal(5, 0.5, 3_001))
+    if tied:
+        pop = np.round(pop)  # ties at every value (a heavier rounding makes the MSE a rare event)
+    common = dict(
+        lower=0.0, upper=1_000.0, eps_targets=[0.1, 2.0], rates=[0.001, 0.05, 0.6],
+        reps=1_500, mechanism=mechanism,
+    )  # fmt: skip
+    a = median_gain_experiment(pop, seed=1, sampler="full", **common).summary
+    b = median_gain_experiment(pop, seed=2, sampler="window", **common).summary
+    rows = ~a["is_population"].to_numpy()
+    assert (a["n"] == b["n"]).all()
+    z = (a["log_mse"] - b["log_mse"]) / np.hypot(a["log_mse_se"], b["log_mse_se"])
+    assert np.abs(z[rows]).max() < 4.0, z[rows].round(2).tolist()
+
+
+def test_sampler_choice_is_checked() -> None:
+    pop = np.linspace(0, 1, 101)
+    with pytest.raises(ValueError, match="sampler must be one of"):
+        median_gain_experiment(
+            pop, lower=0, upper=1, eps_targets=[1], rates=[0.5], reps=2, sampler="fast"
+        )
+    with pytest.raises(ValueError, match="need the whole sample"):
+        median_gain_experiment(
+            pop, lower=0, upper=1, eps_targets=[1], rates=[0.5], reps=2,
+            sampler="window", mechanism="exponential",
+        )  # fmt: skip
+
+
+def test_sample_sizes_are_checked() -> None:
+    with pytest.raises(ValueError, match="sample sizes"):
+        SampleWindows(np.random.default_rng(0), 10, [0, 3])
