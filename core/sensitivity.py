@@ -682,30 +682,53 @@ def _window_core(
     beta: float,
     lower: float,
     upper: float,
+    vmin: float,
+    vmax: float,
     out: FloatArray,
     ok: NDArray[np.bool_],
 ) -> None:
-    """Row ``r``: the maximum over pairs inside its window, and whether it is certified."""
+    """Row ``r``: the largest pair value known from its window, and whether it is certified.
+
+    Ranks are 1-indexed; the window holds ranks ``a .. b``; unknown sample values lie in
+    ``[vmin, vmax]``.  See :func:`smooth_sensitivity_window_batch` for the bounds.
+    """
     reps, width = cells.shape
     w = np.empty(width + 2)
     for r in range(reps):
-        y = cells[r, : length[r]]
-        last = first[r] + length[r] - 1
+        m = length[r]
+        y = cells[r, :m]
+        a = first[r]
+        b = a + m - 1
+        nn = n[r]
+        kk = k[r]
         # Inside the window the padding is the window's own end value: a pair with it is
         # never worth more than the same pair with the real end rank (a larger distance).
-        lo = lower if first[r] == 1 else y[0]
-        hi = upper if last == n[r] else y[length[r] - 1]
-        s = _smooth_core(y, lo, hi, beta, w, k[r] - first[r] + 1)
+        lo = lower if a == 1 else y[0]
+        hi = upper if b == nn else y[m - 1]
+        s = _smooth_core(y, lo, hi, beta, w, kk - a + 1)
+        bound = 0.0
+        if a > 1:
+            # Exact pairs with the padding rank 0 (value lower), distance j - 1.
+            for j in range(kk, b + 1):
+                v = (y[j - a] - lower) * math.exp(-beta * (j - 1))
+                s = max(s, v)
+                # i unknown (rank <= a - 1, value >= vmin): distance >= j - a.
+                bound = max(bound, (y[j - a] - vmin) * math.exp(-beta * (j - a)))
+            # i unknown and the padding rank n + 1 (value upper): distance >= n - a + 1.
+            bound = max(bound, (upper - vmin) * math.exp(-beta * (nn - a + 1)))
+        if b < nn:
+            for i in range(a, kk + 1):
+                v = (upper - y[i - a]) * math.exp(-beta * (nn - i))
+                s = max(s, v)
+                # j unknown (rank >= b + 1, value <= vmax): distance >= b - i.
+                bound = max(bound, (vmax - y[i - a]) * math.exp(-beta * (b - i)))
+            # The padding rank 0 and j unknown: distance >= b.
+            bound = max(bound, (vmax - lower) * math.exp(-beta * b))
+        if a > 1 and b < nn:
+            bound = max(bound, (vmax - vmin) * math.exp(-beta * (b - a + 1)))
+            s = max(s, (upper - lower) * math.exp(-beta * nn))
         out[r] = s
-        reach = 1 << 62
-        if first[r] > 1:
-            reach = k[r] - first[r]
-        if last < n[r] and last - k[r] < reach:
-            reach = last - k[r]
-        if reach == 1 << 62:
-            ok[r] = True
-        else:
-            ok[r] = s >= (upper - lower) * math.exp(-beta * reach) * (1.0 + 1e-12)
+        ok[r] = s >= bound * (1.0 + 1e-12)
 
 
 if _numba is not None:
@@ -1006,30 +1029,51 @@ def smooth_sensitivity_window_batch(
     beta: float,
     lower: float,
     upper: float,
+    *,
+    value_min: float | None = None,
+    value_max: float | None = None,
 ) -> tuple[FloatArray, NDArray[np.bool_]]:
     """The ``beta``-smooth sensitivity of rank ``k`` from a window of the order statistics.
 
     Row ``r`` of ``cells`` holds, in its first ``length[r]`` entries, the order statistics
-    of ranks ``first[r] .. first[r] + length[r] - 1`` of a sorted sample of ``n[r]`` values
-    (the rest of the sample unknown); ``k[r]`` lies in the window.  The maximum of equation
-    (4) of Hu et al. over the pairs ``(i, j)`` inside the window (with the bounds as
-    padding where the window reaches rank 1 or rank ``n``) is a lower bound of ``S``.  A
-    pair that leaves the window has distance ``j - i - 1 >= d``, ``d = k - first`` below
-    and ``last - k`` above (the smaller of the sides that do not reach an end), so it is
-    worth at most ``(upper - lower) e^{-beta d}``: when the window's maximum reaches that
-    bound it *is* ``S``, and the row is certified (:mod:`core.windowed`).
+    of ranks ``a = first[r] .. b = first[r] + length[r] - 1`` of a sorted sample of
+    ``n[r]`` values; the rest of the sample is unknown except that its values lie in
+    ``[value_min, value_max]`` (default ``[lower, upper]``; for a sample of a known
+    population, the population's extremes).  ``k[r]`` lies in the window.
+
+    Equation (4) of Hu et al. is a maximum over pairs of padded ranks ``i <= k <= j`` of
+    ``(y_(j) - y_(i)) e^{-beta (j - i - 1)}``.  Returned ``S`` is the maximum over the pairs
+    whose values are known: both ranks in the window (with the bounds as padding where the
+    window reaches rank 1 or ``n``), and the window's ranks paired with the padding ranks
+    0 and ``n + 1``.  The pairs that involve an unknown rank are bounded:
+
+    * ``i < a`` unknown, ``j`` in the window: ``(y_(j) - value_min) e^{-beta (j - a)}``;
+    * ``j > b`` unknown, ``i`` in the window: ``(value_max - y_(i)) e^{-beta (b - i)}``;
+    * both unknown: ``(value_max - value_min) e^{-beta (b - a + 1)}``; an unknown rank with
+      a padding rank: ``(upper - value_min) e^{-beta (n - a + 1)}`` and
+      ``(value_max - lower) e^{-beta b}``.
+
+    When ``S`` reaches the largest of these bounds it is the smooth sensitivity of the
+    whole sample, and the row is *certified* (:mod:`core.windowed` widens the others).
 
     Returns
     -------
     S : ndarray, shape (reps,)
-        The window's maximum (``S`` itself where certified).
+        The largest known pair value (``S`` itself where certified, a lower bound otherwise).
     certified : ndarray of bool, shape (reps,)
-        Whether the window's maximum is the smooth sensitivity of the whole sample.
+        Whether ``S`` is the smooth sensitivity of the whole sample.
     """
     lo, hi = check_bounds(lower, upper)
     b = finite_scalar("beta", beta)
     if not b > 0:
         raise ValueError(f"beta must be a finite number > 0; got {beta!r}")
+    vmin = lo if value_min is None else finite_scalar("value_min", value_min)
+    vmax = hi if value_max is None else finite_scalar("value_max", value_max)
+    if not lo <= vmin <= vmax <= hi:
+        raise ValueError(
+            f"value_min and value_max must satisfy lower <= value_min <= value_max <= upper; "
+            f"got {vmin!r}, {vmax!r} with bounds [{lo!r}, {hi!r}]"
+        )
     y = np.require(np.asarray(cells, dtype=np.float64), np.float64, ["C"])
     reps = y.shape[0]
     ints = [
@@ -1038,37 +1082,9 @@ def smooth_sensitivity_window_batch(
     ]
     out = np.empty(reps)
     ok = np.zeros(reps, dtype=np.bool_)
-    if reps == 0:
-        return out, ok
-    if _numba is None:  # pragma: no cover
-        _window_numpy(y, *ints, b, lo, hi, out, ok)
-    else:
-        _window_core(y, *ints, b, lo, hi, out, ok)
+    if reps:
+        _window_core(y, *ints, b, lo, hi, vmin, vmax, out, ok)
     return out, ok
-
-
-def _window_numpy(
-    cells: FloatArray,
-    first: NDArray[np.int64],
-    length: NDArray[np.int64],
-    n: NDArray[np.int64],
-    k: NDArray[np.int64],
-    beta: float,
-    lower: float,
-    upper: float,
-    out: FloatArray,
-    ok: NDArray[np.bool_],
-) -> None:  # pragma: no cover - used only without numba
-    """:func:`_window_core` without numba (one exact numpy divide and conquer per row)."""
-    for r in range(cells.shape[0]):
-        y = cells[r, : length[r]]
-        last = first[r] + length[r] - 1
-        lo = lower if first[r] == 1 else float(y[0])
-        hi = upper if last == n[r] else float(y[-1])
-        s = _smooth_numpy(y, lo, hi, beta, int(k[r] - first[r] + 1)) if hi > lo else 0.0
-        out[r] = s
-        sides = ([k[r] - first[r]] if first[r] > 1 else []) + ([last - k[r]] if last < n[r] else [])
-        ok[r] = not sides or s >= (upper - lower) * math.exp(-beta * min(sides)) * (1.0 + 1e-12)
 
 
 def smooth_sensitivity_median_batch(

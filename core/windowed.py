@@ -402,8 +402,9 @@ def _draw_chunk(
         ok = np.ones(todo.size, dtype=bool)
         for j, beta in enumerate(betas):
             s, good = sens.smooth_sensitivity_window_batch(
-                cells, sub_first, sub_last - sub_first + 1, n[todo], k[todo], beta, lower, upper
-            )
+                cells, sub_first, sub_last - sub_first + 1, n[todo], k[todo], beta, lower, upper,
+                value_min=float(values[0]), value_max=float(values[-1]),
+            )  # fmt: skip
             sensitivity[j, todo] = s
             ok &= good
         if ok.all():
