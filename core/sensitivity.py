@@ -682,15 +682,19 @@ def _window_core(
     beta: float,
     lower: float,
     upper: float,
-    vmin: float,
-    vmax: float,
+    offsets: NDArray[np.int64],
+    block_first: NDArray[np.int64],
+    block_last: NDArray[np.int64],
+    block_low: FloatArray,
+    block_high: FloatArray,
     out: FloatArray,
     ok: NDArray[np.bool_],
 ) -> None:
-    """Row ``r``: the largest pair value known from its window, and whether it is certified.
+    """Row ``r``: the largest known pair value, and whether it is certified.
 
-    Ranks are 1-indexed; the window holds ranks ``a .. b``; unknown sample values lie in
-    ``[vmin, vmax]``.  See :func:`smooth_sensitivity_window_batch` for the bounds.
+    Ranks are 1-indexed; the window holds ranks ``a .. b``; the unknown ranks outside it
+    are covered by the blocks ``offsets[r] .. offsets[r + 1] - 1`` (rank range and value
+    range each).  See :func:`smooth_sensitivity_window_batch` for the bounds.
     """
     reps, width = cells.shape
     w = np.empty(width + 2)
@@ -706,27 +710,44 @@ def _window_core(
         lo = lower if a == 1 else y[0]
         hi = upper if b == nn else y[m - 1]
         s = _smooth_core(y, lo, hi, beta, w, kk - a + 1)
-        bound = 0.0
-        if a > 1:
-            # Exact pairs with the padding rank 0 (value lower), distance j - 1.
+        # Exact pairs of the window with a padding rank it does not reach.
+        if a > 1 and (y[m - 1] - lower) * math.exp(-beta * (kk - 1)) > s:
             for j in range(kk, b + 1):
-                v = (y[j - a] - lower) * math.exp(-beta * (j - 1))
-                s = max(s, v)
-                # i unknown (rank <= a - 1, value >= vmin): distance >= j - a.
-                bound = max(bound, (y[j - a] - vmin) * math.exp(-beta * (j - a)))
-            # i unknown and the padding rank n + 1 (value upper): distance >= n - a + 1.
-            bound = max(bound, (upper - vmin) * math.exp(-beta * (nn - a + 1)))
-        if b < nn:
+                s = max(s, (y[j - a] - lower) * math.exp(-beta * (j - 1)))
+        if b < nn and (upper - y[0]) * math.exp(-beta * (nn - kk)) > s:
             for i in range(a, kk + 1):
-                v = (upper - y[i - a]) * math.exp(-beta * (nn - i))
-                s = max(s, v)
-                # j unknown (rank >= b + 1, value <= vmax): distance >= b - i.
-                bound = max(bound, (vmax - y[i - a]) * math.exp(-beta * (b - i)))
-            # The padding rank 0 and j unknown: distance >= b.
-            bound = max(bound, (vmax - lower) * math.exp(-beta * b))
-        if a > 1 and b < nn:
-            bound = max(bound, (vmax - vmin) * math.exp(-beta * (b - a + 1)))
+                s = max(s, (upper - y[i - a]) * math.exp(-beta * (nn - i)))
+        if a > 1 or b < nn:
             s = max(s, (upper - lower) * math.exp(-beta * nn))
+        # Bounds on the pairs with an unknown rank.
+        bound = 0.0
+        for t in range(offsets[r], offsets[r + 1]):
+            low = block_low[t]
+            high = block_high[t]
+            if block_last[t] < a:  # below the window: i in this block
+                p = block_last[t]
+                j1 = kk
+                step = 1
+                while j1 <= b:  # j in the window, in segments of doubling length
+                    j2 = min(b, j1 + step - 1)
+                    bound = max(bound, (y[j2 - a] - low) * math.exp(-beta * (j1 - p - 1)))
+                    j1 = j2 + 1
+                    step *= 2
+                bound = max(bound, (upper - low) * math.exp(-beta * (nn - p)))
+                for u in range(offsets[r], offsets[r + 1]):
+                    if block_first[u] > b:  # both unknown
+                        d = block_first[u] - p - 1
+                        bound = max(bound, (block_high[u] - low) * math.exp(-beta * d))
+            else:  # above the window: j in this block
+                q = block_first[t]
+                i2 = kk
+                step = 1
+                while i2 >= a:  # i in the window
+                    i1 = max(a, i2 - step + 1)
+                    bound = max(bound, (high - y[i1 - a]) * math.exp(-beta * (q - i2 - 1)))
+                    i2 = i1 - 1
+                    step *= 2
+                bound = max(bound, (high - lower) * math.exp(-beta * (q - 1)))
         out[r] = s
         ok[r] = s >= bound * (1.0 + 1e-12)
 
@@ -1030,31 +1051,32 @@ def smooth_sensitivity_window_batch(
     lower: float,
     upper: float,
     *,
-    value_min: float | None = None,
-    value_max: float | None = None,
+    blocks: tuple[ArrayLike, ArrayLike, ArrayLike, ArrayLike, ArrayLike] | None = None,
 ) -> tuple[FloatArray, NDArray[np.bool_]]:
     """The ``beta``-smooth sensitivity of rank ``k`` from a window of the order statistics.
 
     Row ``r`` of ``cells`` holds, in its first ``length[r]`` entries, the order statistics
     of ranks ``a = first[r] .. b = first[r] + length[r] - 1`` of a sorted sample of
-    ``n[r]`` values; the rest of the sample is unknown except that its values lie in
-    ``[value_min, value_max]`` (default ``[lower, upper]``; for a sample of a known
-    population, the population's extremes).  ``k[r]`` lies in the window.
+    ``n[r]`` values, with ``a <= k[r] <= b``.  The other ranks are unknown; ``blocks`` says
+    what is known about them: ``(offsets, first, last, low, high)`` lists, for row ``r``,
+    blocks ``offsets[r] .. offsets[r + 1] - 1``, each a range of ranks ``first .. last``
+    entirely below ``a`` or above ``b`` whose values lie in ``[low, high]``; together they
+    must cover every rank outside the window.  Default: one block ``1 .. a - 1`` and one
+    ``b + 1 .. n`` with values in ``[lower, upper]``.  (:mod:`core.windowed` passes the
+    unexpanded blocks of its tree: a block of the sorted population holds values between
+    its first and last record.)
 
     Equation (4) of Hu et al. is a maximum over pairs of padded ranks ``i <= k <= j`` of
     ``(y_(j) - y_(i)) e^{-beta (j - i - 1)}``.  Returned ``S`` is the maximum over the pairs
     whose values are known: both ranks in the window (with the bounds as padding where the
-    window reaches rank 1 or ``n``), and the window's ranks paired with the padding ranks
-    0 and ``n + 1``.  The pairs that involve an unknown rank are bounded:
-
-    * ``i < a`` unknown, ``j`` in the window: ``(y_(j) - value_min) e^{-beta (j - a)}``;
-    * ``j > b`` unknown, ``i`` in the window: ``(value_max - y_(i)) e^{-beta (b - i)}``;
-    * both unknown: ``(value_max - value_min) e^{-beta (b - a + 1)}``; an unknown rank with
-      a padding rank: ``(upper - value_min) e^{-beta (n - a + 1)}`` and
-      ``(value_max - lower) e^{-beta b}``.
-
-    When ``S`` reaches the largest of these bounds it is the smooth sensitivity of the
-    whole sample, and the row is *certified* (:mod:`core.windowed` widens the others).
+    window reaches rank 1 or ``n``), and the window's ranks paired with the padding ranks 0
+    and ``n + 1``.  Each pair with an unknown rank is bounded through its block: a block
+    ``p1 .. p2`` below the window with values ``>= low`` and ``j`` in a segment
+    ``j1 .. j2`` of the window give at most ``(y_(j2) - low) e^{-beta (j1 - p2 - 1)}``
+    (segments of doubling length from ``k``); symmetrically above; a block below and one
+    above (``q1 ..``, values ``<= high``) at most ``(high - low) e^{-beta (q1 - p2 - 1)}``;
+    a block and a padding rank likewise.  When ``S`` reaches the largest bound it is the
+    smooth sensitivity of the whole sample, and the row is *certified*.
 
     Returns
     -------
@@ -1067,13 +1089,6 @@ def smooth_sensitivity_window_batch(
     b = finite_scalar("beta", beta)
     if not b > 0:
         raise ValueError(f"beta must be a finite number > 0; got {beta!r}")
-    vmin = lo if value_min is None else finite_scalar("value_min", value_min)
-    vmax = hi if value_max is None else finite_scalar("value_max", value_max)
-    if not lo <= vmin <= vmax <= hi:
-        raise ValueError(
-            f"value_min and value_max must satisfy lower <= value_min <= value_max <= upper; "
-            f"got {vmin!r}, {vmax!r} with bounds [{lo!r}, {hi!r}]"
-        )
     y = np.require(np.asarray(cells, dtype=np.float64), np.float64, ["C"])
     reps = y.shape[0]
     ints = [
@@ -1082,8 +1097,19 @@ def smooth_sensitivity_window_batch(
     ]
     out = np.empty(reps)
     ok = np.zeros(reps, dtype=np.bool_)
-    if reps:
-        _window_core(y, *ints, b, lo, hi, vmin, vmax, out, ok)
+    if not reps:
+        return out, ok
+    if blocks is None:
+        f, m, nn, _ = ints
+        lastw = f + m - 1
+        bf = np.stack([np.ones(reps, dtype=np.int64), lastw + 1], axis=1).ravel()
+        bl = np.stack([f - 1, nn], axis=1).ravel()
+        keep = bf <= bl
+        offsets = np.concatenate(([0], np.cumsum(keep.reshape(reps, 2).sum(axis=1))))
+        blocks = (offsets, bf[keep], bl[keep], np.full(keep.sum(), lo), np.full(keep.sum(), hi))
+    off, bf, bl = (np.ascontiguousarray(np.asarray(x, dtype=np.int64)) for x in blocks[:3])
+    blow, bhigh = (np.ascontiguousarray(np.asarray(x, dtype=np.float64)) for x in blocks[3:])
+    _window_core(y, *ints, b, lo, hi, off, bf, bl, blow, bhigh, out, ok)
     return out, ok
 
 

@@ -53,7 +53,6 @@ the number of samples times the window, never to ``N``.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -280,6 +279,39 @@ class SampleWindows:
         self._known_rank.append(b.below[block] + within)
         self._known_pos.append(b.start[block] + picked)
 
+    def outside(
+        self, which: IntArray, k: IntArray, values: FloatArray
+    ) -> tuple[IntArray, IntArray, tuple[IntArray, IntArray, IntArray, FloatArray, FloatArray]]:
+        """The known ranks around ``k`` and the unexpanded blocks outside them, per sample.
+
+        For each sample ``which[i]`` (whose rank ``k[i]`` is known): the first and last rank
+        of the run of known ranks that contains ``k[i]`` -- every rank between the nearest
+        unexpanded blocks -- and those blocks as ``(offsets, first rank, last rank, lowest
+        value, highest value)`` for :func:`core.sensitivity.smooth_sensitivity_window_batch`
+        (a block of records ``[start, stop)`` of the sorted population holds values in
+        ``[values[start], values[stop - 1]]``).
+        """
+        rows = np.asarray(which, dtype=np.int64)
+        row_of = np.full(self.reps, -1, dtype=np.int64)
+        row_of[rows] = np.arange(rows.size)
+        f = self._frontier
+        row = row_of[f.rep]
+        keep = (row >= 0) & (f.count > 0)
+        row, below, count = row[keep], f.below[keep], f.count[keep]
+        start, stop = f.start[keep], f.stop[keep]
+        order = np.lexsort((below, row))
+        row, below, count, start, stop = (x[order] for x in (row, below, count, start, stop))
+        first_rank, last_rank = below + 1, below + count
+        offsets = np.searchsorted(row, np.arange(rows.size + 1)).astype(np.int64)
+        kk = np.asarray(k, dtype=np.int64)
+        known_first = np.ones(rows.size, dtype=np.int64)
+        known_last = self.sizes[rows].copy()
+        low_side = last_rank < kk[row]
+        np.maximum.at(known_first, row[low_side], last_rank[low_side] + 1)
+        np.minimum.at(known_last, row[~low_side], first_rank[~low_side] - 1)
+        blocks = (offsets, first_rank, last_rank, values[start], values[stop - 1])
+        return known_first, known_last, blocks
+
     def positions(self, first: IntArray, width: int, which: IntArray | None = None) -> IntArray:
         """Population records of ranks ``first[r] .. first[r] + width - 1`` of samples ``which``.
 
@@ -383,28 +415,31 @@ def _draw_chunk(
     statistic: FloatArray,
     sensitivity: FloatArray,
 ) -> int:
-    """One chunk of samples; returns the half-width the widest sample needed."""
+    """One chunk of samples; returns the half-width the widest sample needed.
+
+    Every round makes ranks ``k - h .. k + h`` known, takes the whole run of known ranks
+    around ``k`` as the window and bounds the rest through the unexpanded blocks; the
+    samples whose ``S`` is not yet certified for every ``beta`` double ``h``.
+    """
     windows = SampleWindows(rng, values.size, n)
     todo = np.arange(n.size)
     half_of = np.full(n.size, half, dtype=np.int64)
     widest = half
     while True:
-        first = k - half_of
-        windows.ensure(first, k + half_of)
-        sub_first = np.maximum(first[todo], 1)
-        sub_last = np.minimum(k[todo] + half_of[todo], n[todo])
-        width = int((sub_last - sub_first).max()) + 1
-        pos = windows.positions(sub_first, width, todo)
+        windows.ensure(k - half_of, k + half_of)
+        kt = k[todo]
+        first, last, blocks = windows.outside(todo, kt, values)
+        width = int((last - first).max()) + 1
+        pos = windows.positions(first, width, todo)
         cells = np.where(pos >= 0, values[np.maximum(pos, 0)], np.nan)
-        statistic[todo] = cells[np.arange(todo.size), k[todo] - sub_first]
+        statistic[todo] = cells[np.arange(todo.size), kt - first]
         if not betas.size:
             return widest
         ok = np.ones(todo.size, dtype=bool)
         for j, beta in enumerate(betas):
             s, good = sens.smooth_sensitivity_window_batch(
-                cells, sub_first, sub_last - sub_first + 1, n[todo], k[todo], beta, lower, upper,
-                value_min=float(values[0]), value_max=float(values[-1]),
-            )  # fmt: skip
+                cells, first, last - first + 1, n[todo], kt, beta, lower, upper, blocks=blocks
+            )
             sensitivity[j, todo] = s
             ok &= good
         if ok.all():
@@ -412,5 +447,3 @@ def _draw_chunk(
         todo = todo[~ok]
         half_of[todo] *= 2
         widest = max(widest, int(half_of[todo].max()))
-        if math.isinf(widest):  # pragma: no cover - the window is bounded by n
-            raise AssertionError("window did not converge")

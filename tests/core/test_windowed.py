@@ -174,3 +174,59 @@ def test_sampler_choice_is_checked() -> None:
 def test_sample_sizes_are_checked() -> None:
     with pytest.raises(ValueError, match="sample sizes"):
         SampleWindows(np.random.default_rng(0), 10, [0, 3])
+
+
+@pytest.mark.parametrize(
+    ("N", "n", "half", "leaf"),
+    [(5_000, 400, 8, 64), (5_000, 4_000, 3, 2), (100_000, 2_000, 40, 16), (300, 250, 1, 1)],
+)
+@pytest.mark.parametrize("beta", [0.0005, 0.02, 0.5, 5.0])
+@pytest.mark.parametrize("shape", ["lognormal", "steps"])
+def test_unexpanded_blocks_certify_the_same_samples_sensitivity(
+    N, n, half, leaf, beta, shape
+) -> None:
+    """Certify S from a window and the tree's blocks, then reveal the whole same sample.
+
+    "steps": long runs of ties with jumps between them, so that the largest pair often
+    reaches far outside a narrow window (a bound that understates a block is caught).
+    """
+    rng = np.random.default_rng(N + n + half)
+    if shape == "steps":
+        levels = np.array([0.0, 1.0, 40.0, 41.0, 41.5, 90.0, 200.0])
+        values = np.sort(rng.choice(levels, N, p=[0.1, 0.15, 0.2, 0.1, 0.15, 0.2, 0.1]))
+    else:
+        values = np.sort(np.round(rng.lognormal(3, 1, N), 1))  # ties
+    lo, hi = 0.0, float(np.ceil(values[-1])) + 5.0
+    reps, q = 200, 0.3
+    k = np.full(reps, sens.quantile_rank(n, q))
+    w = SampleWindows(rng, N, np.full(reps, n), leaf=leaf)
+    todo = np.arange(reps)
+    steps = []  # (S, certified) after each widening, checked once the sample is revealed
+    while True:
+        w.ensure(k - half, k + half)
+        first, last, blocks = w.outside(todo, k, values)
+        offsets, bf, bl = blocks[:3]
+        for r in range(0, reps, 17):  # the blocks and the window cover every rank once
+            spans = zip(
+                bf[offsets[r] : offsets[r + 1]], bl[offsets[r] : offsets[r + 1]], strict=True
+            )
+            covered = np.concatenate(
+                [np.arange(first[r], last[r] + 1), *(np.arange(f, e + 1) for f, e in spans)]
+            )
+            assert np.array_equal(np.sort(covered), np.arange(1, n + 1))
+        width = int((last - first).max()) + 1
+        p = w.positions(first, width, todo)
+        cells = np.where(p >= 0, values[np.maximum(p, 0)], np.nan)
+        s, ok = sens.smooth_sensitivity_window_batch(
+            cells, first, last - first + 1, np.full(reps, n), k, beta, lo, hi, blocks=blocks
+        )
+        steps.append((s, ok))
+        if ok.all():
+            break
+        half *= 2
+    w.ensure(np.ones(reps, dtype=np.int64), np.full(reps, n))
+    whole = values[w.positions(np.ones(reps, dtype=np.int64), n)]
+    full = sens.smooth_sensitivity_beta_batch(whole, beta, lo, hi, quantile=q)
+    for s, ok in steps:
+        assert (s <= full * (1 + 1e-12)).all()
+        np.testing.assert_allclose(s[ok], full[ok], rtol=1e-12, atol=0)
