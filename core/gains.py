@@ -755,7 +755,9 @@ def _population_draws(
             released=released, noise_var=noise_var,
         )  # fmt: skip
         return draws, sensitivity[:, 0]
-    s_pop = mech.sensitivity(np.broadcast_to(s.pop, (n_eps, N)), s.eps, s.delta, s.lower, s.upper)
+    # One eps at a time on the population itself: no (n_eps, N) copy of a large population.
+    row = s.pop[np.newaxis, :]
+    s_pop = np.array([mech.sensitivity(row, float(e), s.delta, s.lower, s.upper)[0] for e in s.eps])
     draws = _RateDraws(
         1.0, N, s.eps, s.delta, np.full(T, m_N),
         np.repeat(s_pop[:, np.newaxis], T, axis=1), z=mech.standard_noise(rng, (n_eps, T)),

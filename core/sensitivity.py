@@ -1089,7 +1089,7 @@ def smooth_sensitivity_window_batch(
     b = finite_scalar("beta", beta)
     if not b > 0:
         raise ValueError(f"beta must be a finite number > 0; got {beta!r}")
-    y = np.require(np.asarray(cells, dtype=np.float64), np.float64, ["C"])
+    y = np.ascontiguousarray(cells, dtype=np.float64)
     reps = y.shape[0]
     ints = [
         np.ascontiguousarray(np.asarray(a, dtype=np.int64).reshape(reps))

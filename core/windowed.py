@@ -131,6 +131,23 @@ def _floyd_subsets(
             out[o + p + 1] = v
 
 
+def _label_points(
+    block_rep: IntArray,
+    below: IntArray,
+    start: IntArray,
+    offsets: IntArray,
+    rep: IntArray,
+    rank: IntArray,
+    pos: IntArray,
+) -> None:
+    """Turn the offsets picked in each block into (sample, rank, record) of each point."""
+    for b in range(block_rep.size):
+        for t in range(offsets[b], offsets[b + 1]):
+            rep[t] = block_rep[b]
+            rank[t] = below[b] + t - offsets[b] + 1
+            pos[t] += start[b]
+
+
 def _scatter(
     rep: IntArray, rank: IntArray, pos: IntArray, row_of: IntArray, start: IntArray, out: IntArray
 ) -> int:
@@ -155,6 +172,7 @@ def _scatter(
 
 if _numba is not None:
     _scatter = _numba.njit(cache=True, nogil=True)(_scatter)
+    _label_points = _numba.njit(cache=True, nogil=True)(_label_points)
     _floyd_subsets = _numba.njit(cache=True, nogil=True)(_floyd_subsets)
 
 
@@ -271,13 +289,13 @@ class SampleWindows:
         """A uniform ``count``-subset of the records of each block, in order (Floyd)."""
         offsets = np.zeros(b.rep.size + 1, dtype=np.int64)
         np.cumsum(b.count, out=offsets[1:])
-        picked = np.empty(int(offsets[-1]), dtype=np.int64)
-        _floyd_subsets(self._rng, b.stop - b.start, b.count, offsets, picked)
-        block = np.repeat(np.arange(b.rep.size), b.count)
-        within = np.arange(picked.size) - offsets[block] + 1
-        self._known_rep.append(b.rep[block])
-        self._known_rank.append(b.below[block] + within)
-        self._known_pos.append(b.start[block] + picked)
+        total = int(offsets[-1])
+        rep, rank, pos = (np.empty(total, dtype=np.int64) for _ in range(3))
+        _floyd_subsets(self._rng, b.stop - b.start, b.count, offsets, pos)
+        _label_points(b.rep, b.below, b.start, offsets, rep, rank, pos)
+        self._known_rep.append(rep)
+        self._known_rank.append(rank)
+        self._known_pos.append(pos)
 
     def outside(
         self, which: IntArray, k: IntArray, values: FloatArray
