@@ -92,6 +92,7 @@ from core._validation import (
 )
 from core.clusters import cluster_sizes
 from core.designs import ClusterSampling, ProportionalStratified
+from core.windowed import window_quantile_draws
 
 if TYPE_CHECKING:
     from core.populations import Population
@@ -706,6 +707,82 @@ def _simulate(
     return results
 
 
+#: Population size from which ``sampler="auto"`` draws simple random and Poisson samples
+#: as windows around the quantile's rank (:mod:`core.windowed`) for the mechanisms whose
+#: release depends only on them; below it, masks over all N records (common random numbers
+#: across rates).
+WINDOW_FROM_N = 200_000
+
+SAMPLERS: tuple[str, ...] = ("auto", "full", "window")
+
+
+def _windowed_names(design: str, names: Sequence[str], frame: _Frame, sampler: str) -> list[str]:
+    """The mechanisms of ``design`` simulated on windows instead of whole samples."""
+    if design not in ("srs", "poisson") or sampler == "full":
+        return []
+    if sampler == "auto" and frame.N < WINDOW_FROM_N:
+        return []
+    return [m for m in names if mech.MECHANISMS[m].windowed]
+
+
+def _simulate_windows(
+    design: str,
+    mechanisms: Sequence[str],
+    frame: _Frame,
+    points: Sequence[_Point],
+    reps: int,
+    seed: int,
+    quantile: float,
+) -> dict[tuple[str, float], _Draws]:
+    """Monte Carlo of a simple random or Poisson design on windows (:mod:`core.windowed`).
+
+    A Poisson sample given its size ``n ~ Binomial(N, rate)`` is a simple random sample of
+    that size, so both designs draw windows of SRSWOR samples; an empty Poisson sample is
+    released as in :func:`_release_empty`.  Every mechanism of a rate sees the same
+    samples; rates are drawn independently (no common random numbers across rates, unlike
+    the masks).  Additive releases: ``statistic + noise_scale(S, eps) * standard noise``.
+    """
+    results: dict[tuple[str, float], _Draws] = {}
+    for p in points:
+        tag = round(p.rate * 2**40)
+        rng = np.random.default_rng([*_design_seed(seed, design), 29, tag])
+        if design == "srs":
+            sizes = np.full(reps, round(p.size), dtype=np.int64)
+        else:
+            sizes = rng.binomial(frame.N, p.rate, reps).astype(np.int64)
+        filled = sizes[sizes > 0]
+        objects = [_make_mechanism(m, frame, p.rate, quantile) for m in mechanisms]
+        betas = [o.window_beta(p.eps_sample, p.delta_sample) for o in objects]
+        used = [b for b in betas if b is not None]
+        stat, S = window_quantile_draws(
+            rng, frame.values, filled, quantile, used, frame.lower, frame.upper
+        )
+        ones = np.empty((filled.size, 1))
+        for j, (name, o, beta) in enumerate(zip(mechanisms, objects, betas, strict=True)):
+            noise_rng = np.random.default_rng([*_design_seed(seed, design), 31, tag, j])
+            out = _Draws(noise_cdf=_noise_cdf(o))
+            if filled.size:
+                sens_ = (
+                    S[used.index(beta)] if beta is not None
+                    else o.sensitivity(ones, p.eps_sample, p.delta_sample, frame.lower, frame.upper)
+                )  # fmt: skip
+                scale = np.asarray(o.noise_scale(sens_, p.eps_sample), dtype=np.float64)
+                scale = np.broadcast_to(scale, stat.shape).copy()
+                out.statistic.append(stat)
+                out.released.append(stat + scale * o.standard_noise(noise_rng, stat.shape))
+                nv = o.noise_variance(sens_, p.eps_sample)
+                out.noise_variance.append(
+                    np.full(stat.size, np.nan) if nv is None
+                    else np.broadcast_to(np.asarray(nv, dtype=np.float64), stat.shape).copy()
+                )  # fmt: skip
+                out.noise_scale.append(scale)
+            for _ in range(int((sizes == 0).sum())):
+                _release_empty(o, p.eps_sample, frame, noise_rng, out)
+            out.sizes.append(sizes.astype(np.float64))
+            results[(name, p.rate)] = out
+    return results
+
+
 def _quantile_se(abs_err: FloatArray, level: float) -> tuple[float, float]:
     """The ``level`` quantile of ``abs_err`` and a distribution-free standard error.
 
@@ -964,6 +1041,7 @@ class _Setting:
     share: float
     theta: float
     mechanisms: tuple[str, ...] | None
+    sampler: str = "auto"
 
     def names(self, design: str) -> tuple[str, ...]:
         """The mechanisms fitting ``design``, restricted to the ones asked for."""
@@ -1013,7 +1091,22 @@ def _evaluate_design(
     )
     if not points or not names:
         return []
-    draws = _simulate(design, names, frame, points, setting.reps, setting.seed, setting.quantile)
+    windowed = _windowed_names(design, names, frame, setting.sampler)
+    draws = _simulate(
+        design,
+        [m for m in names if m not in windowed],
+        frame,
+        points,
+        setting.reps,
+        setting.seed,
+        setting.quantile,
+    )
+    if windowed:
+        draws.update(
+            _simulate_windows(
+                design, windowed, frame, points, setting.reps, setting.seed, setting.quantile
+            )
+        )
     rows = []
     for name in names:
         uses_delta = mech.MECHANISMS[name].uses_delta
@@ -1123,6 +1216,7 @@ def plan(
     refine: bool = True,
     quantile: float = 0.5,
     mechanisms: Sequence[str] | None = None,
+    sampler: str = "auto",
 ) -> PlanResult:
     """Compare designs, rates and mechanisms for releasing ``statistic`` at ``eps_target``.
 
@@ -1204,6 +1298,7 @@ def plan(
         share=share,
         theta=_population_value(frame, statistic, q),
         mechanisms=_check_mechanisms(mechanisms, statistic),
+        sampler=check_choice("sampler", sampler, SAMPLERS),
     )
     rows = _census_rows(frame, setting)
     for name in chosen:

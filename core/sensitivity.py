@@ -1091,16 +1091,16 @@ def smooth_sensitivity_window_batch(
         raise ValueError(f"beta must be a finite number > 0; got {beta!r}")
     y = np.ascontiguousarray(cells, dtype=np.float64)
     reps = y.shape[0]
-    ints = [
+    f_, m_, n_, k_ = (
         np.ascontiguousarray(np.asarray(a, dtype=np.int64).reshape(reps))
         for a in (first, length, n, k)
-    ]
+    )
     out = np.empty(reps)
     ok = np.zeros(reps, dtype=np.bool_)
     if not reps:
         return out, ok
     if blocks is None:
-        f, m, nn, _ = ints
+        f, m, nn = f_, m_, n_
         lastw = f + m - 1
         bf = np.stack([np.ones(reps, dtype=np.int64), lastw + 1], axis=1).ravel()
         bl = np.stack([f - 1, nn], axis=1).ravel()
@@ -1109,7 +1109,7 @@ def smooth_sensitivity_window_batch(
         blocks = (offsets, bf[keep], bl[keep], np.full(keep.sum(), lo), np.full(keep.sum(), hi))
     off, bf, bl = (np.ascontiguousarray(np.asarray(x, dtype=np.int64)) for x in blocks[:3])
     blow, bhigh = (np.ascontiguousarray(np.asarray(x, dtype=np.float64)) for x in blocks[3:])
-    _window_core(y, *ints, b, lo, hi, off, bf, bl, blow, bhigh, out, ok)
+    _window_core(y, f_, m_, n_, k_, b, lo, hi, off, bf, bl, blow, bhigh, out, ok)
     return out, ok
 
 

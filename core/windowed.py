@@ -116,12 +116,12 @@ def _floyd_subsets(
                         break
             continue
         for m, j in enumerate(range(top - c, top)):
-            t = rng.integers(0, j + 1)
+            pick = int(rng.integers(0, j + 1))
             for i in range(m):
-                if out[o + i] == t:
-                    t = j
+                if out[o + i] == pick:
+                    pick = j
                     break
-            out[o + m] = t
+            out[o + m] = pick
         for i in range(1, c):  # insertion sort of the (short) block
             v = out[o + i]
             p = i - 1

@@ -479,3 +479,47 @@ def test_smallest_eps_target_reaches_the_bound_and_no_less(lognormal):
     assert not impossible.feasible and math.isnan(impossible.eps_target)
     with pytest.raises(ValueError, match="target_error_95"):
         pl.smallest_eps_target(lognormal, target_error_95=0.0, **kw)
+
+
+# ---------------------------------------------------------------------------------------
+# Windows (core.windowed) for simple random and Poisson samples of large populations
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("statistic", ["median", "quantile"])
+def test_windowed_designs_agree_with_masks(statistic: str) -> None:
+    """SRS and Poisson rows drawn as windows equal the mask rows within Monte Carlo error."""
+    rng = np.random.default_rng(9)
+    pop = Population("test", np.sort(np.round(rng.lognormal(5, 0.5, 4_001))), 0.0, 1_000.0)
+    common = dict(
+        statistic=statistic, quantile=0.8, eps_target=0.5, reps=1_200, refine=False,
+        designs=["census", "srs", "poisson"], rates=[0.002, 0.05, 0.5],
+        mechanisms=["smooth_laplace", "smooth_pure", "global_laplace"],
+    )  # fmt: skip
+    a = pl.plan(pop, sampler="full", seed=1, **common).table
+    b = pl.plan(pop, sampler="window", seed=2, **common).table
+    key = ["design", "mechanism", "rate"]
+    m = a.merge(b, on=key, suffixes=("_a", "_b"))
+    m = m[m["design"] != "census"]
+    assert len(m) == 3 * 3 + 3  # SRS: three mechanisms; Poisson: global Laplace only
+    for col in ("rmse", "error_95"):
+        z = (m[f"{col}_a"] - m[f"{col}_b"]) / np.hypot(m[f"{col}_se_a"], m[f"{col}_se_b"])
+        assert np.abs(z).max() < 4.0, (col, z.round(2).tolist())
+    np.testing.assert_allclose(m["n_a"], m["n_b"], rtol=0.05)
+
+
+def test_windowed_planner_keeps_empty_poisson_samples() -> None:
+    pop = Population("test", np.linspace(0, 1, 300), 0.0, 1.0)
+    r = pl.plan(
+        pop, eps_target=1.0, reps=400, sampler="window", designs=["poisson"], rates=[0.002],
+        mechanisms=["global_laplace"], refine=False,
+    )  # fmt: skip
+    row = r.table[r.table["design"] == "poisson"].iloc[0]
+    assert row["n"] == pytest.approx(0.6, abs=0.15)  # about half the samples are empty
+    assert np.isfinite(row["rmse"])
+
+
+def test_planner_sampler_is_checked() -> None:
+    pop = Population("test", np.linspace(0, 1, 30), 0.0, 1.0)
+    with pytest.raises(ValueError, match="sampler"):
+        pl.plan(pop, eps_target=1.0, sampler="quick")
