@@ -2,10 +2,12 @@
 
 An analyst who runs the app on their own machine starts it with their register::
 
-    streamlit run app.py -- --population register.csv --value income --lower 0 --upper 1e6
+    streamlit run app.py -- --population register.parquet --value income --lower 0 --upper 1e6
 
-(``make run POPULATION=register.csv VALUE=income LOWER=0 UPPER=1000000`` does the same). The
-file then appears as a population choice in the sidebar of every session of that server.
+(``make run POPULATION=register.parquet VALUE=income LOWER=0 UPPER=1000000`` does the same).
+The file, in any format :func:`core.populations.load_population_file` reads (CSV, Parquet,
+Stata, SAS, SPSS), then appears as a population choice in the sidebar of every session of
+that server.
 
 Where the path may come from
 ----------------------------
@@ -35,7 +37,7 @@ from typing import NoReturn
 
 import streamlit as st
 
-from core.populations import Population, load_population_csv
+from core.populations import Population, load_population_file
 
 _LOG = logging.getLogger(__name__)
 
@@ -219,7 +221,7 @@ def _recipe(settings: CommandLineSettings, pop: Population) -> str:
         chosen = _column_argument(columns)
         if chosen is not None:
             args.append(f"{keyword}={chosen!r}")
-    return f"load_population_csv({', '.join(args)})"
+    return f"load_population_file({', '.join(args)})"
 
 
 def read_command_line_population(settings: CommandLineSettings) -> CommandLineLoad:
@@ -238,7 +240,7 @@ def read_command_line_population(settings: CommandLineSettings) -> CommandLineLo
         ``lower < upper``, too few numbers) when it cannot be read.
     """
     try:
-        pop = load_population_csv(
+        pop = load_population_file(
             settings.path,
             value_column=settings.value_column,
             lower=settings.lower,

@@ -90,7 +90,7 @@ def test_population_page_shows_the_file_and_its_labels(register):
 def test_snippet_rebuilds_the_file_from_its_path_and_prints_the_pages_numbers(register):
     at = open_page(OVERVIEW, argv=argv_for(register))
     code = at.code[0].value
-    assert f"load_population_csv({str(register)!r}" in code
+    assert f"load_population_file({str(register)!r}" in code
     assert "stratum_column='region'" in code and "cluster_column='district'" in code
     printed = dict(re.findall(r"^(\w+) = (.+)$", run_snippet(code), flags=re.MULTILINE))
     summary = at.table[0].value

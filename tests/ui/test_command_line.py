@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.populations import load_population_csv
+from core.populations import load_population_file
 from ui import command_line as cl
 
 
@@ -33,12 +33,12 @@ def write_register(path: Path, size: int = 600, seed: int = 3) -> Path:
 
 
 def call_recipe(recipe: str):
-    """Run a ``load_population_csv(...)`` recipe whose arguments are plain values."""
+    """Run a ``load_population_file(...)`` recipe whose arguments are plain values."""
     call = ast.parse(recipe, mode="eval").body
-    assert isinstance(call, ast.Call) and call.func.id == "load_population_csv"
+    assert isinstance(call, ast.Call) and call.func.id == "load_population_file"
     args = [ast.literal_eval(a) for a in call.args]
     kwargs = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
-    return load_population_csv(*args, **kwargs)
+    return load_population_file(*args, **kwargs)
 
 
 # --------------------------------------------------------------------------------------------
@@ -129,7 +129,7 @@ def test_read_gives_the_loaders_population_with_a_recipe_from_the_typed_path(tmp
     load = cl.read_command_line_population(settings)
     assert load.error is None and load.settings == settings
     pop = load.population
-    expected = load_population_csv(
+    expected = load_population_file(
         path,
         value_column="income",
         lower=0.0,
@@ -174,6 +174,21 @@ def test_a_file_that_cannot_be_read_gives_the_loaders_message(tmp_path, change, 
     load = cl.read_command_line_population(cl.CommandLineSettings(**fields))
     assert load.population is None
     assert load.error is not None and message in load.error
+
+
+def test_a_parquet_file_is_read_with_its_labels(tmp_path):
+    csv = write_register(tmp_path / "register.csv")
+    parquet = tmp_path / "register.parquet"
+    pd.read_csv(csv).to_parquet(parquet)
+    labels = ["--stratum", "region", "--cluster", "district"]
+    settings = cl.parse_command_line(
+        ["--population", str(parquet), "--value", "income", "--upper", "1e7", *labels]
+    )
+    pop = cl.read_command_line_population(settings).population
+    assert pop is not None and pop.size == 600
+    assert pop.strata is not None and len(set(pop.strata)) == 4
+    assert pop.recipe.startswith(f"load_population_file({str(parquet)!r}")
+    assert call_recipe(pop.recipe).content_hash == pop.content_hash
 
 
 # --------------------------------------------------------------------------------------------
