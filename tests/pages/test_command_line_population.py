@@ -13,7 +13,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tests.pages.harness import open_page, run_snippet
+from tests.pages.harness import charts, open_page, run_snippet
+from tests.pages.test_url_reproduction import shown_state
+from ui.page_defaults import delta_target_default
 from ui.router import PAGES
 
 OVERVIEW = "app_pages/overview.py"
@@ -157,3 +159,20 @@ def test_bad_arguments_give_a_message_and_the_builtins_keep_working(register, ar
 def test_bad_file_on_another_page_runs(register):
     at = open_page("app_pages/clusters.py", argv=["--population", "no/such.csv"])
     assert at.sidebar.error and not at.exception
+
+
+def test_defaults_fit_the_file_and_a_link_reproduces_the_page_on_the_same_server(register):
+    page = "app_pages/amplification.py"
+    at = open_page(page, argv=argv_for(register))
+    assert at.number_input(key="amp_delta").value == pytest.approx(delta_target_default(SIZE))
+    at.selectbox(key="population").set_value("beta").run()
+    assert at.number_input(key="amp_delta").value == pytest.approx(delta_target_default(10_001))
+    at.selectbox(key="population").set_value("command_line").run()
+    assert at.number_input(key="amp_delta").value == pytest.approx(delta_target_default(SIZE))
+    at.number_input(key="amp_rate_min").set_value(0.01).run()
+    # The server's file is the default, so its link names no population; on the same server
+    # it reproduces the page, δ_target = 1/(2N) of the file included.
+    fresh = open_page(page, {"amp_rate_min": "0.01"}, argv=argv_for(register))
+    assert fresh.selectbox(key="population").value == "command_line"
+    assert shown_state(fresh) == shown_state(at)
+    assert charts(fresh) == charts(at)
