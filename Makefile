@@ -18,9 +18,19 @@ $(VENV)/.dev-installed: requirements-dev.txt $(VENV)/.runtime-installed
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	touch $@
 
-## Start the app on the built-in Lognormal population at http://localhost:$(PORT)
+# A population file of your own (read once when the first page opens; see README "Run it"):
+#   make run POPULATION=register.csv VALUE=income LOWER=0 UPPER=1000000 STRATUM=region CLUSTER=district
+# The script arguments after "--" are passed only when POPULATION is set, each only when given.
+APP_ARGS = $(if $(strip $(POPULATION)),-- --population '$(POPULATION)' \
+	$(if $(strip $(VALUE)),--value '$(VALUE)') \
+	$(if $(strip $(LOWER)),--lower '$(LOWER)') \
+	$(if $(strip $(UPPER)),--upper '$(UPPER)') \
+	$(if $(strip $(STRATUM)),--stratum '$(STRATUM)') \
+	$(if $(strip $(CLUSTER)),--cluster '$(CLUSTER)'))
+
+## Start the app at http://localhost:$(PORT) (built-in populations; POPULATION=file adds yours)
 run: $(VENV)/.runtime-installed
-	OPENBLAS_NUM_THREADS=1 $(VENV)/bin/streamlit run app.py --server.port $(PORT)
+	OPENBLAS_NUM_THREADS=1 $(VENV)/bin/streamlit run app.py --server.port $(PORT) $(APP_ARGS)
 
 ## Debian's Chromium for the browser tests (never a downloaded browser)
 chromium:

@@ -2,8 +2,12 @@
 
 Each page is a small script in ``app_pages/``; :func:`ui.router.run_app` sets the page config,
 draws the shared sidebar (active population and seed, both kept in the URL) and runs the page.
+The script's own arguments (``streamlit run app.py -- --population FILE --value COLUMN ...``)
+name a population file for the sidebar; see :mod:`ui.command_line`.
 """
+
+import sys
 
 from ui.router import run_app
 
-run_app()
+run_app(argv=sys.argv[1:])

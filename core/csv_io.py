@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -140,6 +140,18 @@ class CsvTable:
             self._numbers[column] = _to_numbers(self.frame[column], self.delimiter, column)
         return self._numbers[column][0]
 
+    def label_cells(self, column: str) -> np.ndarray:
+        """A column's cells as an object array of stripped text ("" where blank).
+
+        Raises
+        ------
+        ValueError
+            If the column does not exist.
+        """
+        if column not in self.frame.columns:
+            raise ValueError(_unknown_column(column, self.frame.columns))
+        return self.frame[column].to_numpy(dtype=object)
+
 
 def _unknown_column(column: Any, columns: Any) -> str:
     names = ", ".join(quoted(c) for c in list(columns)[:20])
@@ -189,6 +201,28 @@ def read_csv_table(source: Any) -> CsvTable:
         decodable, has no data row, or cannot be split into rows and columns.
     """
     data, source_name = _read_source_bytes(source)
+    return csv_table_from_bytes(data, source_name)
+
+
+def csv_table_from_bytes(data: bytes, source_name: str | None = None) -> CsvTable:
+    """:func:`read_csv_table` on bytes already read (and checked against the size limit).
+
+    Parameters
+    ----------
+    data : bytes
+        The whole file.
+    source_name : str, optional
+        The file's name, kept as :attr:`CsvTable.source_name`.
+
+    Returns
+    -------
+    CsvTable
+
+    Raises
+    ------
+    ValueError
+        As :func:`read_csv_table`.
+    """
     text, notes = _decode(data)
     if not text.strip():
         raise ValueError("The file is empty.")
@@ -677,6 +711,69 @@ def load_population_csv(
         lower < upper.
     """
     table = source if isinstance(source, CsvTable) else read_csv_table(source)
+    return population_from_table(
+        table,
+        value_column=value_column,
+        lower=lower,
+        upper=upper,
+        stratum_column=stratum_column,
+        cluster_column=cluster_column,
+        name=name,
+    )
+
+
+class PopulationTable(Protocol):
+    """What :func:`population_from_table` needs of a table read from a file.
+
+    :class:`CsvTable` and :class:`core.file_io.FileTable` provide it.
+    """
+
+    @property
+    def frame(self) -> pd.DataFrame: ...
+
+    @property
+    def numeric_columns(self) -> list[str]: ...
+
+    @property
+    def notes(self) -> tuple[str, ...]: ...
+
+    @property
+    def source_name(self) -> str | None: ...
+
+    def column_values(self, column: str) -> np.ndarray: ...
+
+    def label_cells(self, column: str) -> np.ndarray: ...
+
+
+def population_from_table(
+    table: PopulationTable,
+    *,
+    value_column: str | None = None,
+    lower: float | None = None,
+    upper: float | None = None,
+    stratum_column: str | Sequence[str] | None = None,
+    cluster_column: str | Sequence[str] | None = None,
+    name: str | None = None,
+    loader: str = "load_population_csv",
+    default_file: str = "population.csv",
+) -> Population:
+    """The :class:`Population` of a table read from a file (CSV or any other format).
+
+    The arguments from ``value_column`` to ``name`` are those of
+    :func:`load_population_csv`, with the same meaning and checks. ``loader`` names the
+    public function whose call, with the file's name (``default_file`` when the table has
+    none) and the chosen arguments, becomes the population's ``recipe``.
+
+    Returns
+    -------
+    Population
+
+    Raises
+    ------
+    ValueError
+        An unknown column, a value column with fewer than 3 usable numbers, or bounds that
+        are not finite with lower < upper.
+    """
     columns = list(table.frame.columns)
     if value_column is None:
         if not table.numeric_columns:
@@ -763,9 +860,9 @@ def load_population_csv(
         if shared is not None:
             notes.append(shared)
     if name is None:
-        origin = table.source_name or "uploaded CSV"
+        origin = table.source_name or "the uploaded file"
         name = f"{value_column} from {origin}, N = {n_usable:,}"
-    file_name = table.source_name or "population.csv"
+    file_name = table.source_name or default_file
     args = [
         repr(file_name),
         f"value_column={str(value_column)!r}",
@@ -791,7 +888,7 @@ def load_population_csv(
         notes=tuple(list(table.notes) + notes),
         stratum_label=stratum_label,
         cluster_label=cluster_label,
-        recipe=f"load_population_csv({', '.join(args)})",
+        recipe=f"{loader}({', '.join(args)})",
     )
 
 
@@ -829,7 +926,7 @@ def _column_list(column: Any, what: str) -> list[str]:
 
 
 def _labels(
-    table: CsvTable,
+    table: PopulationTable,
     columns: list[str],
     usable: np.ndarray,
     order: np.ndarray,
@@ -842,7 +939,7 @@ def _labels(
     parts = []
     blank_rows = np.zeros(int(np.count_nonzero(usable)), dtype=bool)
     for column in columns:
-        cells = table.frame[column].to_numpy(dtype=object)[usable][order]
+        cells = table.label_cells(column)[usable][order]
         blank = cells == ""
         if blank.any():
             cells = cells.copy()

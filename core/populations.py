@@ -1,6 +1,6 @@
 """Finite populations: one import for the value type, the built-ins and CSV input/output.
 
-This module only re-exports; the code lives in four modules, one concern each:
+This module only re-exports; the code lives in five modules, one concern each:
 
 * :mod:`core.population` -- the :class:`Population` value type, :func:`cluster_strata_note`
   and :func:`suggest_bounds`;
@@ -8,7 +8,9 @@ This module only re-exports; the code lives in four modules, one concern each:
 * :mod:`core.r_replay` -- the paper's exact bimodal draw, replaying R's generator
   (:func:`paper_bimodal_population`);
 * :mod:`core.csv_io` -- reading untrusted CSV files and writing populations back
-  (:func:`read_csv_table`, :func:`load_population_csv`, :func:`population_to_csv_bytes`).
+  (:func:`read_csv_table`, :func:`load_population_csv`, :func:`population_to_csv_bytes`);
+* :mod:`core.file_io` -- one entry for CSV, Parquet, Stata, SAS and SPSS files
+  (:func:`load_population_file`, :func:`read_file_table`).
 
 ``from core.populations import Population, make_builtin, load_population_csv`` keeps working
 for every name in ``__all__``.
@@ -43,6 +45,14 @@ from core.csv_io import (
     population_to_csv_bytes,
     read_csv_table,
 )
+from core.file_io import (
+    FILE_FORMATS,
+    UPLOAD_EXTENSIONS,
+    FileTable,
+    detect_format,
+    load_population_file,
+    read_file_table,
+)
 from core.population import Population, cluster_strata_note, suggest_bounds
 from core.r_replay import paper_bimodal_population
 
@@ -50,19 +60,25 @@ __all__ = [
     "BUILTIN_POPULATIONS",
     "EMPLOYEES_TOP_CODE",
     "ESTABLISHMENT_SIZE_CLASSES",
+    "FILE_FORMATS",
     "LOGNORMAL_BOUNDS",
     "MAX_BUILTIN_SIZE",
     "MAX_COLUMNS",
     "MAX_ROWS",
     "MAX_UPLOAD_BYTES",
+    "UPLOAD_EXTENSIONS",
     "CsvTable",
+    "FileTable",
     "Population",
     "cluster_strata_note",
     "csv_safe_text",
+    "detect_format",
     "load_population_csv",
+    "load_population_file",
     "make_builtin",
     "paper_bimodal_population",
     "population_to_csv_bytes",
     "read_csv_table",
+    "read_file_table",
     "suggest_bounds",
 ]

@@ -18,8 +18,9 @@ from typing import NamedTuple
 
 import streamlit as st
 
+from ui.command_line import command_line_population
 from ui.glossary import glossary_expander
-from ui.state import page_notices, population_sidebar
+from ui.state import page_notices, population_sidebar, set_command_line
 from ui.theme import APP_CSS
 from ui.widgets import write_presets_to_url
 
@@ -117,10 +118,14 @@ def navigation_pages(
     ]
 
 
-def run_app(default_page: str = DEFAULT_PAGE) -> None:
+def run_app(default_page: str = DEFAULT_PAGE, argv: Sequence[str] = ()) -> None:
     """Configure the page, draw the shared sidebar, run the selected page, add the glossary.
 
     ``default_page`` is the page shown at the root URL; tests use it to open a page directly.
+    ``argv`` are the server's script arguments (``app.py`` passes ``sys.argv[1:]``): a
+    population file given there (``--population FILE --value COLUMN ...``, see
+    :mod:`ui.command_line`) becomes a population choice of every session. Nothing a browser
+    sends reaches ``argv``.
     A registry that does not match the page scripts raises (see :func:`check_pages`).
     The sidebar starts collapsed on narrow (phone) screens and open on wider ones.
     """
@@ -132,6 +137,7 @@ def run_app(default_page: str = DEFAULT_PAGE) -> None:
     )
     navigation = st.navigation(navigation_pages(default_page, PAGES))
     st.html(f"<style>{APP_CSS}</style>")
+    set_command_line(command_line_population(argv))
     with st.sidebar:
         st.markdown("### Sampling & privacy explorer")
         st.caption(

@@ -3,6 +3,9 @@
 A built-in population is fully described by two URL parameters, ``population`` and ``seed``,
 so a shared link reproduces it. An uploaded CSV lives only in the uploader's own browser
 session (``st.session_state``); it is never written to disk or shared with other sessions.
+A population file named on the server's command line (:mod:`ui.command_line`) is the
+server's: every session of that server offers it, first and as the default, so a link
+reproduces it on the same server.
 """
 
 from __future__ import annotations
@@ -10,11 +13,16 @@ from __future__ import annotations
 import streamlit as st
 
 from core.populations import BUILTIN_POPULATIONS, Population, make_builtin
+from ui.command_line import CommandLineLoad
 
 POPULATION_KEY = "population"
 SEED_KEY = "seed"
 UPLOADED = "uploaded"
+#: The population file named on the server's command line (the key; the label is the file's).
+COMMAND_LINE = "command_line"
 _UPLOAD_STATE = "uploaded_population"
+#: What the router found on the server's command line this run (a CommandLineLoad or None).
+_COMMAND_LINE_STATE = "command_line_population"
 #: Set when a link or reload asked for an uploaded population this session does not have.
 _UPLOAD_MISSING = "population_upload_missing"
 DEFAULT_POPULATION = "lognormal"
@@ -37,8 +45,45 @@ def builtin_population(key: str, seed: int) -> Population:
 
 
 def population_label(key: str) -> str:
-    """Readable name of a population choice in the selector."""
+    """Readable name of a population choice in the selector (and in the URL).
+
+    The command-line population is labelled with its file name and N, e.g.
+    ``"register.csv (N = 20,000)"``.
+    """
+    if key == COMMAND_LINE:
+        pop = command_line_population()
+        if pop is None:
+            return "Command line"
+        return f"{command_line_file_name()} (N = {pop.size:,})"
     return _LABELS.get(key, key)
+
+
+def set_command_line(load: CommandLineLoad | None) -> None:
+    """Record what the server's command line gave (called by the router on every run)."""
+    st.session_state[_COMMAND_LINE_STATE] = load
+
+
+def command_line_load() -> CommandLineLoad | None:
+    """What the server's command line gave this run: ``None`` without arguments."""
+    load = st.session_state.get(_COMMAND_LINE_STATE)
+    return load if isinstance(load, CommandLineLoad) else None
+
+
+def command_line_population() -> Population | None:
+    """The population file named on the server's command line, if it was read."""
+    load = command_line_load()
+    return load.population if load is not None else None
+
+
+def command_line_file_name() -> str:
+    """Name (without folder) of the command-line population file; empty without one."""
+    load = command_line_load()
+    return load.settings.file_name if load is not None and load.settings is not None else ""
+
+
+def default_choice() -> str:
+    """The population shown when the URL names none: the command-line file, if it was read."""
+    return COMMAND_LINE if command_line_population() is not None else DEFAULT_POPULATION
 
 
 def uploaded_population() -> Population | None:
@@ -78,28 +123,58 @@ def page_notices() -> None:
     population is shown instead. The notice stays until the user picks a population or
     uploads a file.
     """
+    load = command_line_load()
+    if load is not None and load.error is not None:
+        st.warning(
+            "The population file given on the server's command line could not be used, so "
+            "every page shows a built-in population; the sidebar says why.",
+            icon=":material/error:",
+        )
     if st.session_state.get(_UPLOAD_MISSING) and active_choice() != UPLOADED:
-        shown = population_label(active_choice())
+        choice = active_choice()
+        shown = (
+            f"the population this server was started with, **{population_label(choice)}**"
+            if choice == COMMAND_LINE
+            else f"the built-in population **{population_label(choice)}**"
+        )
         st.warning(
             f"This link asked for an uploaded population. Uploaded data is never carried in "
             f"links (the file stays in the browser session that uploaded it), so every page "
-            f"now shows the built-in population **{shown}** instead. To use your file, upload "
-            "it again on the Population page.",
+            f"now shows {shown} instead. To use your file, upload it again on the Population "
+            "page.",
             icon=":material/link_off:",
         )
+
+
+def _command_line_sidebar() -> None:
+    """The command-line file's error, if it could not be used (in the sidebar)."""
+    load = command_line_load()
+    if load is None or load.error is None:
+        return
+    name = load.settings.file_name if load.settings is not None else ""
+    what = f"The population file **{name}**" if name else "The population arguments"
+    st.error(
+        f"{what} given on the server's command line could not be used.\n\n{load.error}\n\n"
+        "The built-in populations work as usual.",
+        icon=":material/error:",
+    )
 
 
 def population_sidebar() -> None:
     """Global sidebar controls: the population every page uses, and the random seed."""
     _note_missing_upload()
     options = list(BUILTIN_POPULATIONS)
+    if command_line_population() is not None:
+        options.insert(0, COMMAND_LINE)
     if uploaded_population() is not None:
         options.append(UPLOADED)
+    # Labels fixed for this run: the selector (and a test's) formats without session state.
+    labels = {key: population_label(key) for key in options}
     st.selectbox(
         "Population",
         options=options,
-        index=options.index(DEFAULT_POPULATION),
-        format_func=population_label,
+        index=options.index(default_choice()),
+        format_func=lambda key: labels.get(key, str(key)),
         key=POPULATION_KEY,
         bind="query-params",
         on_change=_population_changed,
@@ -109,6 +184,9 @@ def population_sidebar() -> None:
     if choice == UPLOADED:
         pop = uploaded_population()
         st.caption(f"Your file: {pop.name if pop is not None else ''}")
+    elif choice == COMMAND_LINE:
+        pop = command_line_population()
+        st.caption(f"From the server's command line: {pop.name if pop is not None else ''}")
     else:
         st.caption(BUILTIN_POPULATIONS[choice])
     st.number_input(
@@ -121,6 +199,7 @@ def population_sidebar() -> None:
         bind="query-params",
         help="Seeds the built-in populations and every simulation, so results can be reproduced.",
     )
+    _command_line_sidebar()
 
 
 def active_seed() -> int:
@@ -130,9 +209,11 @@ def active_seed() -> int:
 
 
 def active_choice() -> str:
-    """Key of the active population: a built-in key, or ``"uploaded"``."""
-    key = st.session_state.get(POPULATION_KEY) or DEFAULT_POPULATION
+    """Key of the active population: a built-in key, ``"uploaded"`` or ``"command_line"``."""
+    key = st.session_state.get(POPULATION_KEY) or default_choice()
     if key == UPLOADED and uploaded_population() is None:
+        return default_choice()
+    if key == COMMAND_LINE and command_line_population() is None:
         return DEFAULT_POPULATION
     return str(key)
 
@@ -142,6 +223,10 @@ def active_population() -> Population:
     key = active_choice()
     if key == UPLOADED:
         pop = uploaded_population()
+        assert pop is not None  # active_choice checked it
+        return pop
+    if key == COMMAND_LINE:
+        pop = command_line_population()
         assert pop is not None  # active_choice checked it
         return pop
     return builtin_population(key, active_seed())

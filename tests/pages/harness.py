@@ -11,6 +11,7 @@ import json
 import re
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,13 +22,17 @@ ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 120
 
 
-def open_page(page: str, query: dict[str, str] | None = None) -> AppTest:
-    """Run :func:`ui.router.run_app` with ``page`` as the landing page and URL ``query``."""
+def open_page(page: str, query: dict[str, str] | None = None, argv: Sequence[str] = ()) -> AppTest:
+    """Run :func:`ui.router.run_app` with ``page`` as the landing page and URL ``query``.
+
+    ``argv`` plays the server's script arguments (``streamlit run app.py -- ARGS``), e.g. a
+    ``--population`` file.
+    """
     script = (
         "import sys\n"
         f"sys.path.insert(0, {str(ROOT)!r})\n"
         "from ui.router import run_app\n"
-        f"run_app(default_page={page!r})\n"
+        f"run_app(default_page={page!r}, argv={list(argv)!r})\n"
     )
     at = AppTest.from_string(script, default_timeout=TIMEOUT)
     if query:

@@ -50,7 +50,7 @@ from ui.format import number, percent, significant
 __all__ = ["DESIGN_EXPLANATIONS", "GROUP_PRIVACY_NOTE", "method_report", "plan_notebook"]
 
 #: The functions a population recipe may call (see :attr:`core.population.Population.recipe`).
-_RECIPE_FUNCTIONS = ("make_builtin", "load_population_csv")
+_RECIPE_FUNCTIONS = ("make_builtin", "load_population_csv", "load_population_file")
 
 _OBJECTIVE_LABELS = {
     "error_95": "95 % error bound (95 % of releases lie within ± this of the population value)",

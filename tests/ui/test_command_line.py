@@ -1,0 +1,220 @@
+"""ui.command_line: the server's ``--population`` arguments, parsed, checked and read once.
+
+The page tests (``tests/pages/test_command_line_population.py``) check the sidebar and every
+page; the browser test (``tests/e2e/test_browser_command_line.py``) a real server.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from core.populations import load_population_file
+from ui import command_line as cl
+
+
+def write_register(path: Path, size: int = 600, seed: int = 3) -> Path:
+    """A small register: income, a region stratum and districts nested in the regions."""
+    rng = np.random.default_rng(seed)
+    region = rng.integers(0, 4, size)
+    frame = pd.DataFrame(
+        {
+            "income": rng.lognormal(10.0, 1.0, size).round(2),
+            "region": region,
+            "district": region * 10 + rng.integers(0, 5, size),
+        }
+    )
+    frame.to_csv(path, index=False)
+    return path
+
+
+def call_recipe(recipe: str):
+    """Run a ``load_population_file(...)`` recipe whose arguments are plain values."""
+    call = ast.parse(recipe, mode="eval").body
+    assert isinstance(call, ast.Call) and call.func.id == "load_population_file"
+    args = [ast.literal_eval(a) for a in call.args]
+    kwargs = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+    return load_population_file(*args, **kwargs)
+
+
+# --------------------------------------------------------------------------------------------
+# parse_command_line
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("argv", [[], [""], ["", "  "]])
+def test_no_arguments_mean_no_command_line_population(argv):
+    assert cl.parse_command_line(argv) is None
+
+
+def test_every_argument_is_parsed():
+    settings = cl.parse_command_line(
+        [
+            "--population",
+            "data/register.csv",
+            "--value",
+            "income",
+            "--lower",
+            "0",
+            "--upper=1e6",
+            "--stratum",
+            "region",
+            "--cluster",
+            "region",
+            "--cluster",
+            "district",
+        ]
+    )
+    assert settings == cl.CommandLineSettings(
+        path="data/register.csv",
+        value_column="income",
+        lower=0.0,
+        upper=1_000_000.0,
+        stratum_columns=("region",),
+        cluster_columns=("region", "district"),
+    )
+    assert settings.file_name == "register.csv"
+
+
+def test_blank_optional_arguments_are_left_to_the_loader():
+    settings = cl.parse_command_line(["--population", "r.csv", "--value", " ", "--lower", ""])
+    assert settings == cl.CommandLineSettings(path="r.csv")
+
+
+def test_home_directory_is_expanded():
+    settings = cl.parse_command_line(["--population", "~/register.csv"])
+    assert settings is not None
+    assert settings.path == str(Path("~/register.csv").expanduser())
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--population", "r.csv", "--lower", "abc"], "--lower must be a number; got 'abc'"),
+        (["--population", "r.csv", "--upper", "inf"], "--upper must be a finite number"),
+        (["--population", "r.csv", "--lower"], "--lower: expected one argument"),
+        (["--populaton", "r.csv"], "unrecognized arguments: --populaton r.csv"),
+        (["--pop", "r.csv"], "unrecognized arguments: --pop"),
+        (["--help"], "unrecognized arguments: --help"),
+        (["--value", "income"], "--population FILE is missing"),
+        (["--population", " "], "--population FILE is missing"),
+        (["--population", "r.csv", "--cluster", ""], "--cluster needs a column name"),
+    ],
+)
+def test_bad_arguments_raise_a_value_error_naming_them(argv, message):
+    with pytest.raises(ValueError) as err:
+        cl.parse_command_line(argv)
+    assert message in str(err.value)
+
+
+# --------------------------------------------------------------------------------------------
+# read_command_line_population
+# --------------------------------------------------------------------------------------------
+
+
+def test_read_gives_the_loaders_population_with_a_recipe_from_the_typed_path(tmp_path):
+    path = write_register(tmp_path / "register.csv")
+    settings = cl.CommandLineSettings(
+        path=str(path),
+        value_column="income",
+        lower=0.0,
+        upper=2e6,
+        stratum_columns=("region",),
+        cluster_columns=("district",),
+    )
+    load = cl.read_command_line_population(settings)
+    assert load.error is None and load.settings == settings
+    pop = load.population
+    expected = load_population_file(
+        path,
+        value_column="income",
+        lower=0.0,
+        upper=2e6,
+        stratum_column="region",
+        cluster_column="district",
+    )
+    assert pop.content_hash == expected.content_hash
+    assert pop.size == 600 and pop.strata is not None and pop.clusters is not None
+    assert repr(str(path)) in pop.recipe
+    # The recipe rebuilds exactly this population.
+    rebuilt = call_recipe(pop.recipe)
+    assert rebuilt.content_hash == pop.content_hash
+
+
+def test_recipe_carries_bounds_read_from_the_data_and_a_combined_cluster_id(tmp_path):
+    path = write_register(tmp_path / "register.csv")
+    settings = cl.CommandLineSettings(path=str(path), cluster_columns=("region", "district"))
+    pop = cl.read_command_line_population(settings).population
+    assert pop is not None
+    assert f"lower={pop.lower!r}" in pop.recipe and f"upper={pop.upper!r}" in pop.recipe
+    assert "value_column='income'" in pop.recipe
+    assert "cluster_column=['region', 'district']" in pop.recipe
+    rebuilt = call_recipe(pop.recipe)
+    assert rebuilt.content_hash == pop.content_hash
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"path": "missing.csv"}, "There is no file at"),
+        ({"value_column": "salary"}, "salary"),
+        ({"stratum_columns": ("county",)}, "county"),
+        ({"lower": 5.0, "upper": 1.0}, "must be smaller than the upper bound"),
+    ],
+)
+def test_a_file_that_cannot_be_read_gives_the_loaders_message(tmp_path, change, message):
+    path = write_register(tmp_path / "register.csv")
+    fields = {"path": str(path), "value_column": "income", **change}
+    if fields["path"] == "missing.csv":
+        fields["path"] = str(tmp_path / "missing.csv")
+    load = cl.read_command_line_population(cl.CommandLineSettings(**fields))
+    assert load.population is None
+    assert load.error is not None and message in load.error
+
+
+def test_a_parquet_file_is_read_with_its_labels(tmp_path):
+    csv = write_register(tmp_path / "register.csv")
+    parquet = tmp_path / "register.parquet"
+    pd.read_csv(csv).to_parquet(parquet)
+    labels = ["--stratum", "region", "--cluster", "district"]
+    settings = cl.parse_command_line(
+        ["--population", str(parquet), "--value", "income", "--upper", "1e7", *labels]
+    )
+    pop = cl.read_command_line_population(settings).population
+    assert pop is not None and pop.size == 600
+    assert pop.strata is not None and len(set(pop.strata)) == 4
+    assert pop.recipe.startswith(f"load_population_file({str(parquet)!r}")
+    assert call_recipe(pop.recipe).content_hash == pop.content_hash
+
+
+# --------------------------------------------------------------------------------------------
+# command_line_population: once per server process
+# --------------------------------------------------------------------------------------------
+
+
+def test_the_file_is_read_once_per_process(tmp_path, monkeypatch):
+    path = write_register(tmp_path / "register.csv")
+    argv = ["--population", str(path), "--value", "income"]
+    calls = []
+    real = cl.read_command_line_population
+
+    def counting(settings):
+        calls.append(settings)
+        return real(settings)
+
+    monkeypatch.setattr(cl, "read_command_line_population", counting)
+    first = cl.command_line_population(argv)
+    second = cl.command_line_population(list(argv))
+    assert first is second and first.population is not None
+    assert len(calls) == 1
+
+
+def test_no_arguments_and_bad_arguments(tmp_path):
+    assert cl.command_line_population([]) is None
+    bad = cl.command_line_population(["--population", str(tmp_path / "r.csv"), "--upper", "x"])
+    assert bad is not None and bad.settings is None and bad.population is None
+    assert "--upper must be a number" in bad.error

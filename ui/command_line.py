@@ -1,0 +1,292 @@
+"""A population file named on the server's command line (``make run POPULATION=...``).
+
+An analyst who runs the app on their own machine starts it with their register::
+
+    streamlit run app.py -- --population register.parquet --value income --lower 0 --upper 1e6
+
+(``make run POPULATION=register.parquet VALUE=income LOWER=0 UPPER=1000000`` does the same).
+The file, in any format :func:`core.populations.load_population_file` reads (CSV, Parquet,
+Stata, SAS, SPSS), then appears as a population choice in the sidebar of every session of
+that server.
+
+Where the path may come from
+----------------------------
+Only from the arguments of the server process (``sys.argv``, which ``app.py`` hands to
+:func:`ui.router.run_app`). Nothing a browser sends, neither a URL parameter nor a widget,
+ever names a file: a link can only pick the population this server was started with, by its
+label in the sidebar, exactly as it picks a built-in.
+
+Reading
+-------
+The file is read once per server process: :func:`command_line_population` is an
+``st.cache_resource`` keyed by the arguments, and every session shares the one
+read-only :class:`core.populations.Population` it returns (no copy per session). A file that
+cannot be read is remembered the same way, as a message, so a bad argument costs one read,
+not one per rerun; the built-in populations keep working and the sidebar says what went wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import logging
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+import streamlit as st
+
+from core.populations import Population, load_population_file
+
+_LOG = logging.getLogger(__name__)
+
+__all__ = [
+    "USAGE",
+    "CommandLineLoad",
+    "CommandLineSettings",
+    "command_line_population",
+    "parse_command_line",
+    "read_command_line_population",
+]
+
+#: One-line summary of the arguments, shown with every argument error.
+USAGE = (
+    "streamlit run app.py -- --population FILE [--value COLUMN] [--lower NUMBER] "
+    "[--upper NUMBER] [--stratum COLUMN] [--cluster COLUMN]"
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class CommandLineSettings:
+    """The population arguments of the server's command line, parsed and checked.
+
+    Parameters
+    ----------
+    path : str
+        The population file as typed (``~`` expanded); relative paths are relative to the
+        directory the server was started in.
+    value_column : str or None
+        Column of values; ``None`` lets the loader take the first numeric column.
+    lower, upper : float or None
+        Declared public bounds (Hu et al. (2023), §2.2: the range must not be read from the
+        data); ``None`` lets the loader read a bound from the data, with its warning.
+    stratum_columns, cluster_columns : tuple of str
+        Label columns for stratified (Bun et al. (2022), §7) and cluster sampling (§5);
+        several columns build one combined label. Empty when not given.
+    """
+
+    path: str
+    value_column: str | None = None
+    lower: float | None = None
+    upper: float | None = None
+    stratum_columns: tuple[str, ...] = ()
+    cluster_columns: tuple[str, ...] = ()
+
+    @property
+    def file_name(self) -> str:
+        """The file's name without its folder (what the sidebar shows)."""
+        return Path(self.path).name
+
+
+@dataclasses.dataclass(frozen=True)
+class CommandLineLoad:
+    """What became of the population arguments: a population, or a message saying why not.
+
+    Exactly one of ``population`` and ``error`` is set. ``settings`` is ``None`` when the
+    arguments themselves could not be parsed.
+    """
+
+    settings: CommandLineSettings | None
+    population: Population | None = None
+    error: str | None = None
+
+
+class _ArgumentError(ValueError):
+    """An argument the parser rejects (raised instead of argparse's exit)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """``argparse`` that raises :class:`ValueError` instead of printing and exiting.
+
+    Inside a running Streamlit script an exit would end the rerun with a traceback; a
+    ValueError becomes a message in the sidebar.
+    """
+
+    def error(self, message: str) -> NoReturn:
+        raise _ArgumentError(f"{message}. Usage: `{USAGE}`.")
+
+
+def _parser() -> _Parser:
+    parser = _Parser(prog="app.py", add_help=False, allow_abbrev=False, exit_on_error=False)
+    parser.add_argument("--population", metavar="FILE")
+    parser.add_argument("--value", metavar="COLUMN")
+    parser.add_argument("--lower", metavar="NUMBER")
+    parser.add_argument("--upper", metavar="NUMBER")
+    parser.add_argument("--stratum", metavar="COLUMN", action="append", default=[])
+    parser.add_argument("--cluster", metavar="COLUMN", action="append", default=[])
+    return parser
+
+
+def _bound(text: str | None, flag: str) -> float | None:
+    """``text`` as a finite float, or ``None`` when the flag was not given or left blank."""
+    if text is None or not text.strip():
+        return None
+    try:
+        value = float(text.strip())
+    except ValueError:
+        raise ValueError(f"{flag} must be a number; got {text!r}.") from None
+    if not math.isfinite(value):
+        raise ValueError(f"{flag} must be a finite number; got {text!r}.")
+    return value
+
+
+def _columns(names: Sequence[str], flag: str) -> tuple[str, ...]:
+    """Column names given with ``flag`` (repeatable); blank ones are an error."""
+    if any(not name.strip() for name in names):
+        raise ValueError(f"{flag} needs a column name; got an empty one.")
+    return tuple(names)
+
+
+def parse_command_line(argv: Sequence[str]) -> CommandLineSettings | None:
+    """Parse the server's script arguments into :class:`CommandLineSettings`.
+
+    Parameters
+    ----------
+    argv : sequence of str
+        The arguments after the script name (``sys.argv[1:]`` of ``streamlit run app.py --
+        ...``).
+
+    Returns
+    -------
+    CommandLineSettings or None
+        ``None`` when no argument was given (or only blank ones, as ``make run`` without
+        ``POPULATION`` passes none): the app runs on the built-in populations alone.
+
+    Raises
+    ------
+    ValueError
+        For an unknown argument, a missing value, a bound that is not a finite number, an
+        empty column name, or column and bound arguments without ``--population``. The
+        message names the argument and ends with :data:`USAGE`.
+    """
+    args = [str(arg) for arg in argv]
+    if not any(arg.strip() for arg in args):
+        return None
+    try:
+        parsed = _parser().parse_args(args)
+    except argparse.ArgumentError as err:
+        raise ValueError(f"{err}. Usage: `{USAGE}`.") from None
+    path = parsed.population
+    if path is None or not path.strip():
+        given = [a for a in args if a.startswith("--")]
+        raise ValueError(
+            f"--population FILE is missing (the arguments were {' '.join(given) or args}). "
+            f"Usage: `{USAGE}`."
+        )
+    value = parsed.value.strip() if parsed.value is not None else ""
+    return CommandLineSettings(
+        path=str(Path(path).expanduser()),
+        value_column=value or None,
+        lower=_bound(parsed.lower, "--lower"),
+        upper=_bound(parsed.upper, "--upper"),
+        stratum_columns=_columns(parsed.stratum, "--stratum"),
+        cluster_columns=_columns(parsed.cluster, "--cluster"),
+    )
+
+
+def _column_argument(columns: tuple[str, ...]) -> str | list[str] | None:
+    """The loader's form of a label column argument: one name, a list, or ``None``."""
+    if not columns:
+        return None
+    return columns[0] if len(columns) == 1 else list(columns)
+
+
+def _recipe(settings: CommandLineSettings, pop: Population) -> str:
+    """The loader call that rebuilds ``pop`` from the path as typed on the command line.
+
+    The bounds are the population's own (declared, or the ones the loader read from the
+    data), so a snippet reproduces the page even when the command line gave none.
+    """
+    args = [
+        repr(settings.path),
+        f"value_column={pop.value_label!r}",
+        f"lower={pop.lower!r}",
+        f"upper={pop.upper!r}",
+    ]
+    for keyword, columns in (
+        ("stratum_column", settings.stratum_columns),
+        ("cluster_column", settings.cluster_columns),
+    ):
+        chosen = _column_argument(columns)
+        if chosen is not None:
+            args.append(f"{keyword}={chosen!r}")
+    return f"load_population_file({', '.join(args)})"
+
+
+def read_command_line_population(settings: CommandLineSettings) -> CommandLineLoad:
+    """Read the population file that ``settings`` name (uncached: see the caching wrapper).
+
+    Parameters
+    ----------
+    settings : CommandLineSettings
+        The parsed arguments.
+
+    Returns
+    -------
+    CommandLineLoad
+        The population, whose recipe rebuilds it from the path as typed, or the loader's
+        message (missing or unreadable file, unknown column, bounds that are not
+        ``lower < upper``, too few numbers) when it cannot be read.
+    """
+    try:
+        pop = load_population_file(
+            settings.path,
+            value_column=settings.value_column,
+            lower=settings.lower,
+            upper=settings.upper,
+            stratum_column=_column_argument(settings.stratum_columns),
+            cluster_column=_column_argument(settings.cluster_columns),
+        )
+    except ValueError as err:
+        return CommandLineLoad(settings=settings, error=str(err))
+    pop = dataclasses.replace(pop, recipe=_recipe(settings, pop))
+    return CommandLineLoad(settings=settings, population=pop)
+
+
+@st.cache_resource(max_entries=4, show_spinner="Reading the population file of the command line…")
+def _command_line_population(argv: tuple[str, ...]) -> CommandLineLoad | None:
+    try:
+        settings = parse_command_line(argv)
+    except ValueError as err:
+        _LOG.warning("Population arguments not used: %s", err)
+        return CommandLineLoad(settings=None, error=str(err))
+    if settings is None:
+        return None
+    load = read_command_line_population(settings)
+    if load.error is not None:
+        _LOG.warning("Population file %s not used: %s", settings.path, load.error)
+    elif load.population is not None:
+        _LOG.info("Population file %s: %s", settings.path, load.population.name)
+    return load
+
+
+def command_line_population(argv: Sequence[str]) -> CommandLineLoad | None:
+    """The population the server was started with, from its script arguments.
+
+    The arguments are parsed and the file is read once per server process
+    (``st.cache_resource`` keyed by the arguments); every session gets the same read-only
+    population, and a problem is reported once on the server's console too.
+
+    Parameters
+    ----------
+    argv : sequence of str
+        ``sys.argv[1:]`` of the server process (never anything a browser sent).
+
+    Returns
+    -------
+    CommandLineLoad or None
+        ``None`` without arguments; otherwise the loaded population or the message that
+        explains why the arguments or the file could not be used.
+    """
+    return _command_line_population(tuple(str(arg) for arg in argv))
