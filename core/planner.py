@@ -681,6 +681,8 @@ def _simulate(
     quantile: float,
 ) -> dict[tuple[str, float], _Draws]:
     """Monte Carlo of ``design`` at ``points`` for each mechanism, common random numbers."""
+    if not mechanisms:
+        return {}
     results = {
         (m, p.rate): _Draws(noise_cdf=_noise_cdf(_make_mechanism(m, frame, p.rate, quantile)))
         for m in mechanisms
