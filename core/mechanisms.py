@@ -63,7 +63,14 @@ class (name)                    sensitivity ``S``      release                  
 value per row).
 
 ``rep``: replacement, ``del``: deletion; ``R = upper - lower``.  Laplace(0, b) noise has
-variance ``2 b^2``.  The structure (an abstract base class whose
+variance ``2 b^2``.
+
+Windows (:attr:`Mechanism.windowed`, :mod:`core.windowed`): the smooth-sensitivity
+quantiles and the global-Laplace quantile depend on a sample only through its order
+statistics near rank ``k`` (the smooth sensitivity through the pairs that can still beat
+``(upper - lower) e^(-beta d)``), so a Monte Carlo can draw just those.  The exponential
+mechanism weighs every interval between order statistics (the far ones by tiny but non-zero
+weights) and the means use every value, so they need the whole sample.  The structure (an abstract base class whose
 subclasses override a few methods, invariants stated in the module docstring) follows
 google's ``dp_accounting`` package (``pld/privacy_loss_mechanism.py``, ``dp_event.py``).
 """
