@@ -5,7 +5,10 @@ Run from the repository root:  .venv/bin/python -m bench.bench_planner
 * the default comparison (every design the population supports × 8 rates, T = 200, with the
   refinement) for the median and the mean on the built-in establishments population
   (N = 100,000, with strata and clusters) and on the lognormal one (N = 10,001);
-* the accuracy-first search on the lognormal population (median, T = 200).
+* the accuracy-first search on the lognormal population (median, T = 200);
+* register scale: the lognormal built-in drawn with N = 10^5 .. 10^7 records, median with the
+  mechanisms that run on windows (smooth Laplace, smooth pure, global Laplace; census, simple
+  random and Poisson designs), sampler "auto" (windows from N = 200,000).
 
 Each figure is the best of a few single calls (the least disturbed run).
 """
@@ -34,6 +37,14 @@ def main() -> None:
         lambda: planner.smallest_eps_target(pop, target_error_95=target, reps=200), repeat=1
     )
     print(f"smallest_eps_target lognormal median (bound {target:.3g})  {seconds:7.2f} s")
+    windowed = ["smooth_laplace", "smooth_pure", "global_laplace"]
+    for N in (10**5, 10**6, 10**7):
+        pop = make_builtin("lognormal", seed=0, size=N)
+        seconds = best_seconds(
+            lambda pop=pop: planner.plan(pop, eps_target=1.0, reps=200, mechanisms=windowed),
+            repeat=2,
+        )
+        print(f"plan lognormal N = {N:>10,}  median, windowed mechanisms  {seconds:7.2f} s")
 
 
 if __name__ == "__main__":
