@@ -56,7 +56,7 @@ from core.mechanisms import (
     exponential_quantile_distribution,
     mechanism_by_name,
 )
-from core.windowed import window_quantile_draws
+from core.windowed import window_exponential_draws, window_quantile_draws
 
 __all__ = [
     "DELTA_SAMPLE_CAP",
@@ -808,15 +808,19 @@ _SAMPLERS: tuple[str, ...] = ("auto", "full", "window")
 
 def _use_window(mechs: Sequence[Mechanism], n: int, s: _Setup) -> bool:
     """Whether this rate's samples are drawn as windows (:mod:`core.windowed`)."""
-    can = all(m.windowed and not _simulated_by_release(m) for m in mechs) and (
-        len({getattr(m, "quantile", None) for m in mechs}) == 1
+    can = (
+        all(
+            m.windowed and (isinstance(m, ExponentialQuantile) or not _simulated_by_release(m))
+            for m in mechs
+        )
+        and len({getattr(m, "quantile", None) for m in mechs}) == 1
     )
     if s.sampler == "window" and not can:
         names = [m.name for m in mechs if not m.windowed]
         raise ValueError(
-            f"sampler='window' needs mechanisms whose release depends only on order statistics "
-            f"near one rank (smooth_laplace, smooth_pure, global_laplace); {names or mechs} "
-            "need the whole sample"
+            f"sampler='window' needs mechanisms whose release can be drawn from order "
+            f"statistics near one rank (smooth_laplace, smooth_pure, global_laplace, "
+            f"exponential); {names or [m.name for m in mechs]} need the whole sample"
         )
     return can and (s.sampler == "window" or (s.sampler == "auto" and n >= WINDOW_FROM_N))
 
@@ -829,33 +833,50 @@ def _fill_from_windows(
     delta_s: float,
     s: _Setup,
     sample_rng: np.random.Generator,
+    noise_rngs: Sequence[np.random.Generator],
 ) -> None:
-    """Statistic and sensitivity of every mechanism from windows of the same samples.
+    """Statistic and sensitivity (or releases) of every mechanism from windows.
 
-    The samples are the same for every mechanism and ``eps`` (common random numbers), as
-    with whole samples; only the order statistics the releases depend on are drawn.
+    The additive quantile mechanisms share one set of windows, hence the same samples for
+    every mechanism and ``eps`` (common random numbers), as with whole samples.  The
+    exponential mechanism is drawn ring by ring on samples of its own
+    (:func:`core.windowed.window_exponential_draws`).
     """
-    betas: list[float] = []
-    index: dict[tuple[int, int], int] = {}
-    for a, mech in enumerate(mechs):
-        for j, e in enumerate(eps_s):
-            beta = mech.window_beta(float(e), delta_s)
-            if beta is not None:
-                index[(a, j)] = len(betas)
-                betas.append(beta)
+    sizes = np.full(s.reps, n)
     quantile = float(getattr(mechs[0], "quantile", 0.5))
-    stat, sensitivity = window_quantile_draws(
-        sample_rng, s.pop, np.full(s.reps, n), quantile, betas, s.lower, s.upper
-    )
-    one = np.empty((s.reps, 1))
-    for a, (mech, buf) in enumerate(zip(mechs, buffers, strict=True)):
-        buf.medians[:] = stat
-        for j, e in enumerate(eps_s):
-            k = index.get((a, j))
-            buf.sensitivity[j] = (
-                sensitivity[k] if k is not None
-                else mech.sensitivity(one, float(e), delta_s, s.lower, s.upper)
-            )  # fmt: skip
+    additive = [a for a, m in enumerate(mechs) if not isinstance(m, ExponentialQuantile)]
+    if additive:
+        betas: list[float] = []
+        index: dict[tuple[int, int], int] = {}
+        for a in additive:
+            for j, e in enumerate(eps_s):
+                beta = mechs[a].window_beta(float(e), delta_s)
+                if beta is not None:
+                    index[(a, j)] = len(betas)
+                    betas.append(beta)
+        stat, sensitivity = window_quantile_draws(
+            sample_rng, s.pop, sizes, quantile, betas, s.lower, s.upper
+        )
+        one = np.empty((s.reps, 1))
+        for a in additive:
+            buf = buffers[a]
+            buf.medians[:] = stat
+            for j, e in enumerate(eps_s):
+                k = index.get((a, j))
+                buf.sensitivity[j] = (
+                    sensitivity[k] if k is not None
+                    else mechs[a].sensitivity(one, float(e), delta_s, s.lower, s.upper)
+                )  # fmt: skip
+    for a, m in enumerate(mechs):
+        if isinstance(m, ExponentialQuantile):
+            buf = buffers[a]
+            assert buf.released is not None
+            stat, released = window_exponential_draws(
+                sample_rng, noise_rngs[a], s.pop, sizes, quantile, eps_s, s.lower, s.upper
+            )
+            buf.medians[:] = stat
+            buf.released[:] = released
+            buf.sensitivity[:] = 1.0
 
 
 def _rate_draws(
@@ -882,7 +903,7 @@ def _rate_draws(
             )
         )  # fmt: skip
     if _use_window(mechs, n, s):
-        _fill_from_windows(mechs, buffers, n, eps_s, delta_s, s, sample_rng)
+        _fill_from_windows(mechs, buffers, n, eps_s, delta_s, s, sample_rng, noise_rngs)
     else:
         chunk = max(1, min(T, _CHUNK_ELEMENTS // n))
         for start in range(0, T, chunk):
@@ -1098,9 +1119,10 @@ def median_gain_experiment(
         ``"window"``: only the order statistics near the quantile's rank that the release
         depends on (:mod:`core.windowed`; exact, same law, cost independent of ``N``); for
         the mechanisms marked :attr:`~core.mechanisms.Mechanism.windowed`
-        (``smooth_laplace``, ``smooth_pure``, ``global_laplace``) -- the exponential
-        mechanism and the means need the whole sample.  ``"auto"``: windows for those
-        mechanisms from ``n >=`` :data:`WINDOW_FROM_N`, whole samples otherwise.  The
+        (``smooth_laplace``, ``smooth_pure``, ``global_laplace`` and, drawn ring by ring
+        on samples of its own, ``exponential``) -- the means need the whole sample.
+        ``"auto"``: windows for those mechanisms from ``n >=`` :data:`WINDOW_FROM_N`,
+        whole samples otherwise.  The
         sampler changes which random numbers are used, not the law of the result.
 
     Returns

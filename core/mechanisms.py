@@ -70,7 +70,9 @@ quantiles and the global-Laplace quantile depend on a sample only through its or
 statistics near rank ``k`` (the smooth sensitivity through the pairs that can still beat
 ``(upper - lower) e^(-beta d)``), so a Monte Carlo can draw just those.  The exponential
 mechanism weighs every interval between order statistics (the far ones by tiny but non-zero
-weights) and the means use every value, so they need the whole sample.  The structure (an abstract base class whose
+weights), so its release does depend on the whole sample; it is still drawn exactly from
+windows, ring by ring, widening only when a draw cannot yet be decided.  The means use every
+value and need the whole sample.  The structure (an abstract base class whose
 subclasses override a few methods, invariants stated in the module docstring) follows
 google's ``dp_accounting`` package (``pld/privacy_loss_mechanism.py``, ``dp_event.py``).
 """
@@ -221,9 +223,10 @@ class Mechanism(ABC):
     uses_delta: ClassVar[bool] = False
     pure: ClassVar[bool] = False
     relations: ClassVar[frozenset[str]] = frozenset()
-    #: The release depends on the sorted sample only through the order statistics near the
-    #: released rank (the statistic, and a sensitivity that :meth:`window_beta` describes),
-    #: so :mod:`core.windowed` can simulate it without drawing the whole sample.
+    #: :mod:`core.windowed` can simulate the release exactly without drawing the whole
+    #: sample: it depends only on the order statistics near the released rank (the
+    #: statistic, and a sensitivity that :meth:`window_beta` describes), or, for the
+    #: exponential mechanism, is drawn ring by ring (``window_exponential_draws``).
     windowed: ClassVar[bool] = False
 
     def window_beta(self, eps_sample: float, delta_sample: float) -> float | None:
@@ -1063,6 +1066,7 @@ class ExponentialQuantile(_Quantile):
     unit_noise_variance = None
     pure = True
     relations = frozenset({"replacement", "deletion"})
+    windowed = True  # drawn ring by ring (core.windowed.window_exponential_draws)
 
     def sensitivity(
         self,

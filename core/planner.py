@@ -92,7 +92,7 @@ from core._validation import (
 )
 from core.clusters import cluster_sizes
 from core.designs import ClusterSampling, ProportionalStratified
-from core.windowed import window_quantile_draws
+from core.windowed import window_exponential_draws, window_quantile_draws
 
 if TYPE_CHECKING:
     from core.populations import Population
@@ -741,8 +741,9 @@ def _simulate_windows(
     A Poisson sample given its size ``n ~ Binomial(N, rate)`` is a simple random sample of
     that size, so both designs draw windows of SRSWOR samples; an empty Poisson sample is
     released as in :func:`_release_empty`.  Every mechanism of a rate sees the same
-    samples; rates are drawn independently (no common random numbers across rates, unlike
-    the masks).  Additive releases: ``statistic + noise_scale(S, eps) * standard noise``.
+    samples (the exponential mechanism, drawn ring by ring, samples of its own); rates are
+    drawn independently (no common random numbers across rates, unlike the masks).
+    Additive releases: ``statistic + noise_scale(S, eps) * standard noise``.
     """
     results: dict[tuple[str, float], _Draws] = {}
     for p in points:
@@ -754,8 +755,9 @@ def _simulate_windows(
             sizes = rng.binomial(frame.N, p.rate, reps).astype(np.int64)
         filled = sizes[sizes > 0]
         objects = [_make_mechanism(m, frame, p.rate, quantile) for m in mechanisms]
+        exponential = [isinstance(o, mech.ExponentialQuantile) for o in objects]
         betas = [o.window_beta(p.eps_sample, p.delta_sample) for o in objects]
-        used = [b for b in betas if b is not None]
+        used = [b for b, x in zip(betas, exponential, strict=True) if b is not None and not x]
         stat, S = window_quantile_draws(
             rng, frame.values, filled, quantile, used, frame.lower, frame.upper
         )
@@ -763,7 +765,17 @@ def _simulate_windows(
         for j, (name, o, beta) in enumerate(zip(mechanisms, objects, betas, strict=True)):
             noise_rng = np.random.default_rng([*_design_seed(seed, design), 31, tag, j])
             out = _Draws(noise_cdf=_noise_cdf(o))
-            if filled.size:
+            if filled.size and exponential[j]:
+                # Drawn ring by ring, on samples of its own (core.windowed).
+                x_stat, x_rel = window_exponential_draws(
+                    rng, noise_rng, frame.values, filled, quantile, [p.eps_sample],
+                    frame.lower, frame.upper,
+                )  # fmt: skip
+                out.statistic.append(x_stat)
+                out.released.append(x_rel[0])
+                out.noise_variance.append(np.full(x_stat.size, np.nan))
+                out.noise_scale.append(np.full(x_stat.size, 2.0 / p.eps_sample))
+            elif filled.size:
                 sens_ = (
                     S[used.index(beta)] if beta is not None
                     else o.sensitivity(ones, p.eps_sample, p.delta_sample, frame.lower, frame.upper)

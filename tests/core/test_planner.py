@@ -494,14 +494,14 @@ def test_windowed_designs_agree_with_masks(statistic: str) -> None:
     common = dict(
         statistic=statistic, quantile=0.8, eps_target=0.5, reps=1_200, refine=False,
         designs=["census", "srs", "poisson"], rates=[0.002, 0.05, 0.5],
-        mechanisms=["smooth_laplace", "smooth_pure", "global_laplace"],
+        mechanisms=["smooth_laplace", "smooth_pure", "global_laplace", "exponential"],
     )  # fmt: skip
     a = pl.plan(pop, sampler="full", seed=1, **common).table
     b = pl.plan(pop, sampler="window", seed=2, **common).table
     key = ["design", "mechanism", "rate"]
     m = a.merge(b, on=key, suffixes=("_a", "_b"))
     m = m[m["design"] != "census"]
-    assert len(m) == 3 * 3 + 3  # SRS: three mechanisms; Poisson: global Laplace only
+    assert len(m) == 4 * 3 + 2 * 3  # SRS: four mechanisms; Poisson: global Laplace, exponential
     for col in ("rmse", "error_95"):
         z = (m[f"{col}_a"] - m[f"{col}_b"]) / np.hypot(m[f"{col}_se_a"], m[f"{col}_se_b"])
         assert np.abs(z).max() < 4.0, (col, z.round(2).tolist())
