@@ -314,18 +314,44 @@ def cluster_strata_note(pop: Population) -> str | None:
         The message for the user (how many cluster labels are shared, and what to do), or
         None when every cluster label lies within a single stratum.
     """
-    if pop.strata is None or pop.clusters is None:
+    strata, clusters = pop.label_codes("strata"), pop.label_codes("clusters")
+    if strata is None or clusters is None:
         return None
-    return cluster_strata_message(pop.strata, pop.clusters, pop.stratum_label, pop.cluster_label)
+    shared, n_clusters = _shared_clusters(strata[0], len(strata[1]), clusters[0], len(clusters[1]))
+    return _cluster_strata_text(shared, n_clusters, pop.stratum_label, pop.cluster_label)
 
 
 def cluster_strata_message(
     strata: np.ndarray, clusters: np.ndarray, stratum_label: str, cluster_label: str
 ) -> str | None:
     """The text of :func:`cluster_strata_note` for aligned label arrays."""
-    pairs = pd.DataFrame({"s": strata, "c": clusters}).drop_duplicates()
-    per_cluster = pairs.groupby("c", sort=False)["s"].nunique()
-    shared = int(np.count_nonzero(per_cluster.to_numpy() > 1))
+    s_codes, s_uniques = pd.factorize(np.asarray(strata), sort=False)
+    c_codes, c_uniques = pd.factorize(np.asarray(clusters), sort=False)
+    shared, n_clusters = _shared_clusters(s_codes, len(s_uniques), c_codes, len(c_uniques))
+    return _cluster_strata_text(shared, n_clusters, stratum_label, cluster_label)
+
+
+def _shared_clusters(
+    s_codes: np.ndarray, n_strata: int, c_codes: np.ndarray, n_clusters: int
+) -> tuple[int, int]:
+    """(clusters found in more than one stratum, clusters), from factorised labels in O(N).
+
+    Each record's (stratum, cluster) pair is one integer ``s·K + c``; the distinct pairs are
+    marked in a table of H·K cells when that is not much larger than N, else found by
+    sorting the pair numbers.
+    """
+    pairs = s_codes.astype(np.int64) * n_clusters + c_codes
+    if n_strata * n_clusters <= max(4 * pairs.size, 1 << 20):
+        seen = np.bincount(pairs, minlength=n_strata * n_clusters).reshape(n_strata, n_clusters)
+        strata_per_cluster = np.count_nonzero(seen, axis=0)
+    else:
+        strata_per_cluster = np.bincount(np.unique(pairs) % n_clusters, minlength=n_clusters)
+    return int(np.count_nonzero(strata_per_cluster > 1)), n_clusters
+
+
+def _cluster_strata_text(
+    shared: int, n_clusters: int, stratum_label: str, cluster_label: str
+) -> str | None:
     if not shared:
         return None
     # A label built from several columns is named "a × b": suggest every column once.
@@ -333,7 +359,7 @@ def cluster_strata_message(
     combined = list(dict.fromkeys(parts))
     verb = "occurs" if shared == 1 else "occur"
     return (
-        f"{shared:,} of the {plural(per_cluster.size, 'cluster label')} in "
+        f"{shared:,} of the {plural(n_clusters, 'cluster label')} in "
         f"{quoted(cluster_label)} {verb} in more than one stratum of {quoted(stratum_label)}. "
         "If the file numbers its clusters (PSUs) 1, 2, … within each stratum, one such label "
         "stands for several different clusters, and cluster sampling would draw them as one: "

@@ -157,3 +157,54 @@ def test_builtin_size_limit_reaches_ten_to_the_eight():
     with pytest.raises(ValueError, match="size"):
         make_builtin("lognormal", size=MAX_BUILTIN_SIZE + 1)
     assert builtins.MAX_BUILTIN_SIZE == MAX_BUILTIN_SIZE
+
+
+def reference_shared_clusters(strata: np.ndarray, clusters: np.ndarray) -> tuple[int, int]:
+    """The original count: distinct (stratum, cluster) pairs, then strata per cluster."""
+    pairs = pd.DataFrame({"s": strata, "c": clusters}).drop_duplicates()
+    per_cluster = pairs.groupby("c", sort=False)["s"].nunique()
+    return int(np.count_nonzero(per_cluster.to_numpy() > 1)), int(per_cluster.size)
+
+
+def _note_counts(note: str | None) -> tuple[int, int]:
+    if note is None:
+        return 0, -1
+    shared, _, rest = note.partition(" of the ")
+    return int(shared.replace(",", "")), int(rest.split(" ", 1)[0].replace(",", ""))
+
+
+@pytest.mark.parametrize(
+    ("n_strata", "n_clusters", "nested"),
+    [
+        (12, 100, False),
+        (5, 40, True),
+        (3, 2_000, False),
+        (400, 3_000, True),
+        (400, 3_000, False),
+        (1, 7, False),
+    ],
+)
+def test_cluster_strata_note_counts_equal_the_reference(n_strata, n_clusters, nested):
+    from core.population import cluster_strata_message, cluster_strata_note
+
+    rng = np.random.default_rng(n_strata + n_clusters)
+    n = 20_000
+    clusters = rng.integers(0, n_clusters, n)
+    strata = clusters % n_strata if nested else rng.integers(0, n_strata, n)
+    pop = Population(
+        name="p",
+        values=np.arange(n, dtype=float),
+        lower=0.0,
+        upper=float(n),
+        strata=[f"s{s}" for s in strata],
+        clusters=clusters,
+        stratum_label="region",
+        cluster_label="psu",
+    )
+    shared, total = reference_shared_clusters(pop.strata, pop.clusters)
+    note = cluster_strata_note(pop)
+    assert note == cluster_strata_message(pop.strata, pop.clusters, "region", "psu")
+    if shared:
+        assert _note_counts(note) == (shared, total)
+    else:
+        assert note is None

@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from core.populations import Population, cluster_strata_note
+from ui.population.figures import group_counts_from_codes
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -26,11 +27,21 @@ def population_summary(content_hash: str, _pop: Population) -> pd.DataFrame:
         ("Declared upper bound", "U", f"{_pop.upper:.6g}"),
         ("Declared range", "R = U − L", f"{_pop.upper - _pop.lower:.6g}"),
     ]
-    if _pop.strata is not None:
-        rows.append(("Strata", "H", f"{len(np.unique(_pop.strata)):,}"))
-    if _pop.clusters is not None:
-        rows.append(("Clusters", "K", f"{len(np.unique(_pop.clusters)):,}"))
+    # Distinct labels from the population's factorisation: np.unique would sort 10⁷ labels.
+    for which, quantity, symbol in (("strata", "Strata", "H"), ("clusters", "Clusters", "K")):
+        codes = _pop.label_codes(which)
+        if codes is not None:
+            rows.append((quantity, symbol, f"{len(codes[1]):,}"))
     return pd.DataFrame(rows, columns=["quantity", "symbol", "value"])
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def group_table(content_hash: str, _pop: Population, which: str) -> pd.DataFrame | None:
+    """Records, mean and SD per stratum or cluster (``which``) of ``_pop``; None without."""
+    codes = _pop.label_codes(which)
+    if codes is None:
+        return None
+    return group_counts_from_codes(codes[0], codes[1], _pop.values)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
