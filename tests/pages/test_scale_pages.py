@@ -88,3 +88,15 @@ def test_gains_simulations_run_without_a_switch_on_a_small_population():
     assert not [t for t in at.toggle if t.key == "gain_check_run"]
     (table,) = [d.value for d in at.dataframe]
     assert np.all(np.abs(table["simulated ÷ formula"].to_numpy() - 1) < 0.3)
+
+
+def test_strata_neighbour_leaves_the_smallest_and_joins_the_first_largest_record():
+    # The top value is tied across strata "b" and "c": np.argmax of the sorted values (the
+    # first tied record, stratum "b") decides, not the last record (stratum "c").
+    n = 600
+    values = np.concatenate([np.linspace(1.0, 50.0, n - 100), np.full(100, 90.0)])
+    strata = ["a"] * 200 + ["b"] * 350 + ["c"] * 50
+    pop = Population(name="tied", values=values, lower=0.0, upper=100.0, strata=strata)
+    at = open_with_population("app_pages/strata.py", pop, {"strat_view": "Privacy"})
+    text = " ".join(m.value for m in [*at.markdown, *at.caption])
+    assert "leaves stratum a and joins stratum b" in text
