@@ -89,3 +89,38 @@ def test_histogram_sends_at_most_bins_bars_whatever_n(size, log_x):
     assert int(np.sum(bars[0].y)) <= size
     assert all(len(t.x) == 2 for t in fig.data if t.type == "scatter")
     assert sum(len(t.x) for t in fig.data) <= 60 + 2 * 4
+
+
+def reference_histogram(pop: Population, bins: int, log_x: bool) -> pd.DataFrame:
+    """The original computation: numpy.histogram over the values."""
+    v = pop.values
+    if log_x:
+        lo = max(pop.lower, float(v[v > 0].min()) if np.any(v > 0) else 1e-12)
+        edges = np.geomspace(lo, pop.upper, bins + 1)
+    else:
+        edges = np.linspace(pop.lower, pop.upper, bins + 1)
+    counts, edges = np.histogram(v, bins=edges)
+    return pd.DataFrame({"bin_left": edges[:-1], "bin_right": edges[1:], "count": counts})
+
+
+def _histogram_cases() -> list[Population]:
+    rng = np.random.default_rng(3)
+    ints = np.sort(rng.integers(0, 11, 2_000).astype(float))  # values on the bin edges
+    return [
+        make_builtin("lognormal", seed=2, size=20_000),
+        make_builtin("establishments", seed=2, size=20_000),  # ties, top code at U
+        make_builtin("beta", seed=2, size=5_000),
+        Population(name="ints", values=ints, lower=0.0, upper=10.0),
+        Population(name="neg", values=np.sort(rng.normal(0, 3, 999)), lower=-20.0, upper=20.0),
+        Population(name="zeros", values=np.zeros(10), lower=0.0, upper=1.0),
+        Population(name="one", values=[-1.0], lower=-2.0, upper=5.0),
+    ]
+
+
+@pytest.mark.parametrize("pop", _histogram_cases(), ids=lambda p: p.name[:12])
+@pytest.mark.parametrize("bins", [10, 60, 200])
+@pytest.mark.parametrize("log_x", [False, True])
+def test_histogram_counts_equal_numpy_histogram(pop, bins, log_x):
+    got = histogram_data.__wrapped__(pop.content_hash, pop, bins, log_x)
+    pd.testing.assert_frame_equal(got, reference_histogram(pop, bins, log_x))
+    assert got["count"].dtype == np.int64
