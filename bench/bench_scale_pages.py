@@ -56,6 +56,13 @@ PAGES: tuple[tuple[str, frozenset[str], dict[str, str]], ...] = (
     ("app_pages/amplification.py", frozenset(), {}),
     ("app_pages/statistical.py", frozenset(), {}),
 )
+#: Controls moved after the reruns, per (page, tab): (widget kind, key, new value); the rerun
+#: that follows recomputes what depends on the control.
+INTERACTIONS: dict[tuple[str, str], tuple[tuple[str, str, object], ...]] = {
+    ("overview", "(no tabs)"): (("slider", "pop_bins", 80), ("toggle", "pop_log_x", True)),
+    ("strata", strata_text.ALLOC_TAB): (("number_input", "strat_m", 20_000),),
+    ("strata", strata_text.PRIVACY_TAB): (("number_input", "strat_m", 20_000),),
+}
 #: Monte Carlo tabs are skipped above this N: until issue 15 §1 their cost grows with N (the
 #: planner's comparison takes minutes at 10⁶); bench_gains and bench_planner time them.
 MC_MAX_N = 1_000_000
@@ -128,6 +135,13 @@ def bench_page(
             f"rerun {statistics.median(reruns):6.2f} s",
             flush=True,
         )
+        for kind, widget_key, value in INTERACTIONS.get((name, label), ()):
+            t0 = time.perf_counter()
+            getattr(at, kind)(key=widget_key).set_value(value).run()
+            moved = time.perf_counter() - t0
+            if at.exception:
+                raise RuntimeError(f"{page} {widget_key}: {[e.value for e in at.exception]}")
+            print(f"  {'':13s}   {widget_key} → {value!s:30s} rerun {moved:6.2f} s", flush=True)
 
 
 def main(sizes: list[int], only: set[str] | None = None) -> None:
