@@ -108,7 +108,8 @@ def open_with(page: str, pop: Population, query: dict[str, str]) -> tuple[AppTes
     at.run()
     first = time.perf_counter() - t0
     if at.exception:
-        raise RuntimeError(f"{page} {query}: {[e.value for e in at.exception]}")
+        details = [e.stack_trace[-1] if e.stack_trace else e.value for e in at.exception]
+        raise RuntimeError(f"{page} {query}: {details}")
     return at, first
 
 
@@ -124,7 +125,11 @@ def bench_page(
         if label in mc_tabs and pop.size > MC_MAX_N:
             print(f"  {name:13s} {label[:38]:38s} {mark} skipped (Monte Carlo, N > {MC_MAX_N:,})")
             continue
-        at, first = open_with(page, pop, {**base, **({key: label} if i else {})})
+        try:
+            at, first = open_with(page, pop, {**base, **({key: label} if i else {})})
+        except RuntimeError as exc:  # printed, so the other pages are still timed
+            print(f"  {name:13s} {label[:38]:38s} {mark} ERROR {exc}", flush=True)
+            continue
         reruns = []
         for _ in range(RERUNS):
             t0 = time.perf_counter()
