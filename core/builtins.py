@@ -34,8 +34,9 @@ __all__ = [
     "make_builtin",
 ]
 
-#: Largest population :func:`make_builtin` will draw.
-MAX_BUILTIN_SIZE: int = 5_000_000
+#: Largest population :func:`make_builtin` will draw (10⁸ records: a national register; the
+#: sidebar offers only the default sizes).
+MAX_BUILTIN_SIZE: int = 100_000_000
 
 # --------------------------------------------------------------------------------------------
 # Built-in populations
@@ -151,7 +152,7 @@ def make_builtin(key: str, *, seed: int = 0, size: int | None = None) -> Populat
         Non-negative seed of the PCG64 generator.
     size : int, optional
         Population size N; default 10,001 (100,000 for ``"establishments"``). Must lie in
-        [3, 5,000,000].
+        [3, 100,000,000].
 
     Returns
     -------
@@ -168,12 +169,15 @@ def make_builtin(key: str, *, seed: int = 0, size: int | None = None) -> Populat
         )
     seed = check_seed(seed)
     n = _DEFAULT_SIZES[key] if size is None else check_whole("size", size, 3, MAX_BUILTIN_SIZE)
-    pop = _draw_builtin(key, seed, n)
     size_arg = "" if size is None else f", size={n}"
-    return dataclasses.replace(pop, recipe=f"make_builtin({key!r}, seed={seed}{size_arg})")
+    recipe = f"make_builtin({key!r}, seed={seed}{size_arg})"
+    pop = _draw_builtin(key, seed, n, recipe)
+    # The two bimodal builders live in core.r_replay and set no recipe; the others are built
+    # with it (a second construction would copy and hash 10⁷ records again).
+    return pop if pop.recipe == recipe else dataclasses.replace(pop, recipe=recipe)
 
 
-def _draw_builtin(key: str, seed: int, n: int) -> Population:
+def _draw_builtin(key: str, seed: int, n: int, recipe: str) -> Population:
     rng = np.random.Generator(np.random.PCG64(seed))
     tail = f"N = {n:,}, seed {seed}"
     if key == "lognormal":
@@ -193,6 +197,7 @@ def _draw_builtin(key: str, seed: int, n: int) -> Population:
             lower=lower,
             upper=upper,
             notes=tuple(notes),
+            recipe=recipe,
         )
     if key == "beta":
         return Population(
@@ -203,6 +208,7 @@ def _draw_builtin(key: str, seed: int, n: int) -> Population:
             notes=(
                 "Simulated from Beta(2, 10) as in Hu et al. §2.4; bounds [0, 1] are its support.",
             ),
+            recipe=recipe,
         )
     if key == "bimodal":
         first = rng.beta(2.0, 10.0, size=(n + 1) // 2) / 2.0
@@ -210,18 +216,21 @@ def _draw_builtin(key: str, seed: int, n: int) -> Population:
         return bimodal_mixture(first, second, f"Bimodal Beta mixture, {tail}")
     if key == "bimodal_paper":
         return paper_bimodal_population(size=n)
-    return _establishments(rng, n, tail)
+    return _establishments(rng, n, tail, recipe)
 
 
-def _establishments(rng: np.random.Generator, n: int, tail: str) -> Population:
+def _establishments(rng: np.random.Generator, n: int, tail: str, recipe: str) -> Population:
     shares = _SIZE_CLASS_SHARES / _SIZE_CLASS_SHARES.sum()
     counts = _largest_remainder(shares, n)
     # Heterogeneous region sizes; larger size classes lean towards the larger regions.
     weights = rng.lognormal(0.0, 1.0, size=_N_REGIONS)
     region_names = np.array([f"R{r + 1:03d}" for r in range(_N_REGIONS)], dtype=object)
-    values, strata, regions = [], [], []
+    class_names = np.array([label for label, _, _ in ESTABLISHMENT_SIZE_CLASSES], dtype=object)
+    # Labels are drawn as small integer codes and turned into strings once, after sorting:
+    # object arrays of 10⁷ strings are slow to fill, concatenate and permute.
+    values, classes, regions = [], [], []
     n_classes = len(ESTABLISHMENT_SIZE_CLASSES)
-    for k, ((label, lo, hi), m) in enumerate(zip(ESTABLISHMENT_SIZE_CLASSES, counts, strict=True)):
+    for k, ((_, lo, hi), m) in enumerate(zip(ESTABLISHMENT_SIZE_CLASSES, counts, strict=True)):
         if m == 0:
             continue
         u = rng.random(m)
@@ -234,18 +243,19 @@ def _establishments(rng: np.random.Generator, n: int, tail: str) -> Population:
         emp = np.clip(np.floor(x), lo, hi)
         p = weights ** (1.0 + 0.5 * k / (n_classes - 1))
         values.append(emp)
-        strata.append(np.full(m, label, dtype=object))
-        regions.append(region_names[rng.choice(_N_REGIONS, size=m, p=p / p.sum())])
+        classes.append(np.full(m, k, dtype=np.int8))
+        regions.append(rng.choice(_N_REGIONS, size=m, p=p / p.sum()).astype(np.int16))
     v = np.concatenate(values)
     order = np.argsort(v, kind="stable")
+    v = v[order]
     n_top = int(np.count_nonzero(v >= EMPLOYEES_TOP_CODE))
     return Population(
         name=f"Synthetic establishments, {tail}",
-        values=v[order],
+        values=v,
         lower=0.0,
         upper=float(EMPLOYEES_TOP_CODE),
-        strata=np.concatenate(strata)[order],
-        clusters=np.concatenate(regions)[order],
+        strata=class_names[np.concatenate(classes)[order]],
+        clusters=region_names[np.concatenate(regions)[order]],
         value_label="employees",
         stratum_label="size_class",
         cluster_label="region",
@@ -256,6 +266,7 @@ def _establishments(rng: np.random.Generator, n: int, tail: str) -> Population:
             f"({plural(n_top, 'establishment')} at the top code); bounds [0, 10,000] are public.",
             "Strata: the paper's 12 employee size classes. Clusters: 100 regions of unequal size.",
         ),
+        recipe=recipe,
     )
 
 

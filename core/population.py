@@ -136,8 +136,12 @@ class Population:
         setattr_(self, "values", values)
         setattr_(self, "lower", lower)
         setattr_(self, "upper", upper)
-        setattr_(self, "strata", _normalise_labels(self.strata, values.size, "stratum"))
-        setattr_(self, "clusters", _normalise_labels(self.clusters, values.size, "cluster"))
+        strata, strata_codes = _normalise_labels(self.strata, values.size, "stratum")
+        clusters, cluster_codes = _normalise_labels(self.clusters, values.size, "cluster")
+        setattr_(self, "strata", strata)
+        setattr_(self, "clusters", clusters)
+        # Not a field: replace() and comparisons ignore it; pickling keeps it.
+        setattr_(self, "_label_codes", {"strata": strata_codes, "clusters": cluster_codes})
         setattr_(self, "name", str(self.name))
         setattr_(self, "value_label", str(self.value_label))
         setattr_(self, "stratum_label", str(self.stratum_label))
@@ -152,7 +156,50 @@ class Population:
             arr = state.get(key)
             if isinstance(arr, np.ndarray):
                 arr.setflags(write=False)
+        for pair in (state.get("_label_codes") or {}).values():
+            for arr in pair or ():
+                arr.setflags(write=False)
         self.__dict__.update(state)
+
+    def label_codes(self, which: str) -> tuple[np.ndarray, np.ndarray] | None:
+        """The stratum or cluster labels as integer codes, for vectorised group-bys.
+
+        ``codes, uniques = pop.label_codes("clusters")`` gives ``uniques[codes]`` equal to
+        ``pop.clusters``, with the labels numbered in order of first appearance, exactly as
+        ``pandas.factorize(labels, sort=False)`` numbers them. The factorisation is made
+        once, when the population is built (the content hash needs it), so a page can count
+        or sum per label with ``numpy.bincount(codes, ...)`` in O(N) without hashing 10⁷
+        labels again.
+
+        Parameters
+        ----------
+        which : {"strata", "clusters"}
+            Which label vector.
+
+        Returns
+        -------
+        (codes, uniques) or None
+            Read-only arrays: ``codes`` (int32, or int64 beyond 2³¹ labels) has one entry
+            per record, ``uniques`` (int64 or object of str) one per distinct label. None
+            when the population has no such labels.
+
+        Raises
+        ------
+        ValueError
+            If ``which`` is neither ``"strata"`` nor ``"clusters"``.
+        """
+        if which not in ("strata", "clusters"):
+            raise ValueError(f"which must be 'strata' or 'clusters', got {which!r}.")
+        labels = self.strata if which == "strata" else self.clusters
+        if labels is None:
+            return None
+        cached = getattr(self, "_label_codes", None)
+        if cached is None:  # pickled before the codes were kept
+            cached = {}
+            object.__setattr__(self, "_label_codes", cached)
+        if cached.get(which) is None:
+            cached[which] = _factorize(labels)
+        return cached[which]
 
     @property
     def size(self) -> int:
@@ -173,9 +220,9 @@ class Population:
         h.update(struct.pack("<q", self.values.size))
         h.update(self.values.astype("<f8", copy=False).tobytes())
         h.update(struct.pack("<dd", self.lower, self.upper))
-        for tag, labels in ((b"strata", self.strata), (b"clusters", self.clusters)):
+        for tag, which in ((b"strata", "strata"), (b"clusters", "clusters")):
             h.update(tag)
-            _hash_labels(h, labels)
+            _hash_labels(h, getattr(self, which), self.label_codes(which))
         return h.hexdigest()
 
 
@@ -186,38 +233,63 @@ def _unique_key(existing: Mapping[str, Any], key: str) -> str:
     return candidate
 
 
-def _normalise_labels(labels: Any, n: int, what: str) -> np.ndarray | None:
-    """Read-only copy of a label vector: int64 for integers, else an object array of str."""
+def _normalise_labels(
+    labels: Any, n: int, what: str
+) -> tuple[np.ndarray | None, tuple[np.ndarray, np.ndarray] | None]:
+    """Read-only copy of a label vector (int64 for integers, else an object array of str),
+    and its factorisation :func:`_factorize` (None, None without labels).
+
+    Strings are recognised by pandas' C type inference and the factorisation that the hash
+    needs anyway, instead of a Python loop over the records: at 10⁷ labels that loop took
+    seconds.
+    """
     if labels is None:
-        return None
+        return None, None
     arr = np.asarray(labels)
     if arr.ndim != 1:
         raise ValueError(f"The {what} labels must be one-dimensional.")
     if arr.size != n:
         raise ValueError(f"There are {arr.size:,} {what} labels for {n:,} values; need one each.")
+    codes: tuple[np.ndarray, np.ndarray] | None = None
     if arr.dtype.kind == "i" or (
         arr.dtype.kind == "u" and (arr.size == 0 or arr.max() <= np.iinfo(np.int64).max)
     ):
         out = arr.astype(np.int64, copy=True)
-    elif arr.dtype.kind == "O" and all(type(x) is str for x in arr):
+    elif arr.dtype.kind == "O" and pd.api.types.infer_dtype(arr, skipna=False) == "string":
         out = arr.copy()
+        codes = _factorize(out)
+        if not all(type(u) is str for u in codes[1].tolist()):
+            # A subclass of str (numpy.str_) among the labels: store plain str, as below.
+            out, codes = np.array([str(x) for x in arr.tolist()], dtype=object), None
     else:
         out = np.array([str(x) for x in arr.tolist()], dtype=object)
     out.setflags(write=False)
-    return out
+    return out, codes if codes is not None else _factorize(out)
 
 
-def _hash_labels(h: Any, labels: np.ndarray | None) -> None:
-    if labels is None:
+def _factorize(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``pandas.factorize(labels, sort=False)`` as read-only arrays (compact int codes)."""
+    codes, uniques = pd.factorize(labels, sort=False)
+    codes = codes.astype(np.int32 if len(uniques) < 2**31 else np.int64, copy=False)
+    uniques = np.asarray(uniques, dtype=labels.dtype)
+    codes.setflags(write=False)
+    uniques.setflags(write=False)
+    return codes, uniques
+
+
+def _hash_labels(
+    h: Any, labels: np.ndarray | None, codes: tuple[np.ndarray, np.ndarray] | None
+) -> None:
+    if labels is None or codes is None:
         h.update(b"\0none")
         return
-    codes, uniques = pd.factorize(labels, sort=False)
+    index, uniques = codes
     kind = b"i" if labels.dtype.kind == "i" else b"s"
     h.update(b"\0" + kind + struct.pack("<q", len(uniques)))
     for u in uniques.tolist():
         b = str(u).encode("utf-8", "surrogatepass")
         h.update(struct.pack("<q", len(b)) + b)
-    h.update(np.asarray(codes, dtype="<i8").tobytes())
+    h.update(index.astype("<i8").tobytes())
 
 
 def cluster_strata_note(pop: Population) -> str | None:
@@ -242,18 +314,44 @@ def cluster_strata_note(pop: Population) -> str | None:
         The message for the user (how many cluster labels are shared, and what to do), or
         None when every cluster label lies within a single stratum.
     """
-    if pop.strata is None or pop.clusters is None:
+    strata, clusters = pop.label_codes("strata"), pop.label_codes("clusters")
+    if strata is None or clusters is None:
         return None
-    return cluster_strata_message(pop.strata, pop.clusters, pop.stratum_label, pop.cluster_label)
+    shared, n_clusters = _shared_clusters(strata[0], len(strata[1]), clusters[0], len(clusters[1]))
+    return _cluster_strata_text(shared, n_clusters, pop.stratum_label, pop.cluster_label)
 
 
 def cluster_strata_message(
     strata: np.ndarray, clusters: np.ndarray, stratum_label: str, cluster_label: str
 ) -> str | None:
     """The text of :func:`cluster_strata_note` for aligned label arrays."""
-    pairs = pd.DataFrame({"s": strata, "c": clusters}).drop_duplicates()
-    per_cluster = pairs.groupby("c", sort=False)["s"].nunique()
-    shared = int(np.count_nonzero(per_cluster.to_numpy() > 1))
+    s_codes, s_uniques = pd.factorize(np.asarray(strata), sort=False)
+    c_codes, c_uniques = pd.factorize(np.asarray(clusters), sort=False)
+    shared, n_clusters = _shared_clusters(s_codes, len(s_uniques), c_codes, len(c_uniques))
+    return _cluster_strata_text(shared, n_clusters, stratum_label, cluster_label)
+
+
+def _shared_clusters(
+    s_codes: np.ndarray, n_strata: int, c_codes: np.ndarray, n_clusters: int
+) -> tuple[int, int]:
+    """(clusters found in more than one stratum, clusters), from factorised labels in O(N).
+
+    Each record's (stratum, cluster) pair is one integer ``s·K + c``; the distinct pairs are
+    marked in a table of H·K cells when that is not much larger than N, else found by
+    sorting the pair numbers.
+    """
+    pairs = s_codes.astype(np.int64) * n_clusters + c_codes
+    if n_strata * n_clusters <= max(4 * pairs.size, 1 << 20):
+        seen = np.bincount(pairs, minlength=n_strata * n_clusters).reshape(n_strata, n_clusters)
+        strata_per_cluster = np.count_nonzero(seen, axis=0)
+    else:
+        strata_per_cluster = np.bincount(np.unique(pairs) % n_clusters, minlength=n_clusters)
+    return int(np.count_nonzero(strata_per_cluster > 1)), n_clusters
+
+
+def _cluster_strata_text(
+    shared: int, n_clusters: int, stratum_label: str, cluster_label: str
+) -> str | None:
     if not shared:
         return None
     # A label built from several columns is named "a × b": suggest every column once.
@@ -261,7 +359,7 @@ def cluster_strata_message(
     combined = list(dict.fromkeys(parts))
     verb = "occurs" if shared == 1 else "occur"
     return (
-        f"{shared:,} of the {plural(per_cluster.size, 'cluster label')} in "
+        f"{shared:,} of the {plural(n_clusters, 'cluster label')} in "
         f"{quoted(cluster_label)} {verb} in more than one stratum of {quoted(stratum_label)}. "
         "If the file numbers its clusters (PSUs) 1, 2, … within each stratum, one such label "
         "stands for several different clusters, and cluster sampling would draw them as one: "

@@ -61,7 +61,7 @@ def test_builtin_custom_sizes(key, size):
     [
         ({"key": "normal"}, "Unknown built-in"),
         ({"key": "lognormal", "size": 2}, "size"),
-        ({"key": "lognormal", "size": 5_000_001}, "size"),
+        ({"key": "lognormal", "size": 100_000_001}, "size"),
         ({"key": "lognormal", "size": 10.5}, "whole number"),
         ({"key": "lognormal", "size": True}, "whole number"),
         ({"key": "lognormal", "seed": -1}, "seed"),

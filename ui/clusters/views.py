@@ -13,7 +13,7 @@ import streamlit as st
 
 from core import amplification as amp
 from core import clusters as cl
-from core.populations import Population, cluster_strata_note
+from core.populations import Population
 from ui.charts import chart_block
 from ui.clusters import cache, text
 from ui.clusters import figures as figs
@@ -184,7 +184,7 @@ def population_view(ctx: ClusterInputs) -> None:
         f"{int(frame['size'].max()):,} records. The design draws "
         f"{text.fraction_sentence(k, ell, n_clusters, ell_pop)}, ε_sample = {eps:.4g}."
     )
-    note = cluster_strata_note(pop)
+    note = cache.shared_cluster_note(pop.content_hash, pop)
     if note:
         st.warning(note, icon=":material/warning:")
     worst = frame.iloc[0]

@@ -29,6 +29,12 @@ def mean_table(
     return gains.mean_gain_table(_pop.values, _pop.lower, _pop.upper, eps_targets, rates)
 
 
+@st.cache_data(max_entries=32, show_spinner=False)
+def population_variance(content_hash: str, _pop: Population) -> float:
+    """S_N², the population variance with divisor N − 1 (Hu et al. eq. 7), computed once."""
+    return float(_pop.values.var(ddof=1))
+
+
 @st.cache_data(max_entries=32, show_spinner="Simulating private sample means…")
 def mean_simulation_check(
     content_hash: str,

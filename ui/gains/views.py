@@ -23,7 +23,35 @@ from ui.gains import figures as figs
 from ui.page_defaults import delta_target_default, follow_population_default
 from ui.population.cache import histogram_data
 from ui.population.figures import histogram_figure
-from ui.widgets import float_list_input, log_float_control
+from ui.widgets import bound_toggle, float_list_input, log_float_control
+
+#: Largest population on which the whole-sample simulations of the mean and sensitivity tabs
+#: (the eq. (7) check, the Figure 11 sample medians) run without being asked: each of their
+#: repetitions draws a sample from all N records, so their cost grows with N (seconds at 10⁶,
+#: minutes at 10⁷). Every built-in population at its default size is below it.
+AUTO_SIMULATION_MAX_N = 200_000
+
+
+def simulation_switch(N: int, reps: int, key: str, what: str) -> bool:
+    """Whether to run a simulation whose cost grows with N: always on small populations,
+    on larger ones only when the URL-bound toggle ``key`` is on (off by default)."""
+    if N <= AUTO_SIMULATION_MAX_N:
+        return True
+    run = bound_toggle(
+        f"Run the {what}",
+        key,
+        default=False,
+        help=f"Each of the {reps:,} repetitions draws a sample from all {N:,} records.",
+    )
+    if not run:
+        st.info(
+            f"The {what} is not run by default on a population of more than "
+            f"{AUTO_SIMULATION_MAX_N:,} records: each of its {reps:,} repetitions draws a "
+            f"whole sample from the {N:,} records, which takes minutes at this size. Switch it "
+            "on above (or lower the repetitions first).",
+            icon=":material/timer:",
+        )
+    return bool(run)
 
 
 @dataclass(frozen=True)
@@ -150,7 +178,7 @@ def mean_population_view(ctx: GainsInputs) -> None:
         *figs.mean_variance_figure(table),
         key="mean_variance",
         explanation=(
-            f"On {pop.name} (S_N² = {pop.values.var(ddof=1):.4g}, R = "
+            f"On {pop.name} (S_N² = {cache.population_variance(pop.content_hash, pop):.4g}, R = "
             f"{pop.upper - pop.lower:.4g}): each solid line is the variance of the private "
             "sample mean, sampling part plus Laplace part; the dotted line of the same colour is "
             "the private population mean. Every solid line stays above its dotted line — the "
@@ -182,14 +210,16 @@ def mean_population_view(ctx: GainsInputs) -> None:
             bind="query-params",
         )
         sizes = tuple(sorted({max(2, round(N * r)) for r in (0.01, 0.1, 0.5)}))
-        check = cache.mean_simulation_check(
-            pop.content_hash, pop, float(eps_check), sizes, int(reps), seed
-        )
-        st.dataframe(check, hide_index=True)
-        st.caption(
-            "The simulated variance of the private sample mean (SRSWOR plus Laplace noise) "
-            f"should match eq. (7) up to Monte Carlo error of about ±{200 / np.sqrt(reps):.0f} %."
-        )
+        if simulation_switch(N, int(reps), "gain_check_run", "simulation check"):
+            check = cache.mean_simulation_check(
+                pop.content_hash, pop, float(eps_check), sizes, int(reps), seed
+            )
+            st.dataframe(check, hide_index=True)
+            st.caption(
+                "The simulated variance of the private sample mean (SRSWOR plus Laplace noise) "
+                "should match eq. (7) up to Monte Carlo error of about "
+                f"±{200 / np.sqrt(reps):.0f} %."
+            )
     reproduce(text.mean_population_snippet(pop, eps_values))
 
 
@@ -320,7 +350,8 @@ def sensitivity_view(ctx: GainsInputs) -> None:
     )
     median = median_of_sorted(pop.values)
     release_violins(ctx, tuple(eps_values), int(reps), delta)
-    sample_medians_chart(ctx, int(reps), median)
+    if simulation_switch(N, int(reps), "gain_ill_samples_run", "sample-median simulation"):
+        sample_medians_chart(ctx, int(reps), median)
     reproduce(text.sensitivity_snippet(pop, eps_values, int(reps), delta, seed))
 
 

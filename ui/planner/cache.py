@@ -111,19 +111,30 @@ def interquartile_range(content_hash: str, _pop: Population) -> float:
 
 def cluster_sizes(pop: Population) -> np.ndarray | None:
     """Records per cluster (M of each of the k clusters), or None without clusters."""
-    if pop.clusters is None:
+    return label_counts(pop.content_hash, pop, "clusters")
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def label_counts(content_hash: str, _pop: Population, which: str) -> np.ndarray | None:
+    """Records per distinct stratum or cluster label (``which``), labels in sorted order.
+
+    Equal to ``numpy.unique(labels, return_counts=True)[1]``, counted with
+    ``numpy.bincount`` over the population's label codes: only the distinct labels are
+    sorted, never the N records. None without such labels.
+    """
+    factorised = _pop.label_codes(which)
+    if factorised is None:
         return None
-    _, counts = np.unique(pop.clusters, return_counts=True)
-    return counts
+    codes, uniques = factorised
+    counts = np.bincount(codes, minlength=len(uniques)).astype(np.int64)
+    return counts[np.argsort(uniques, kind="stable")]
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def smallest_stratum(content_hash: str, _pop: Population) -> int | None:
     """Records in the smallest stratum (min N_i), or None without strata."""
-    if _pop.strata is None:
-        return None
-    _, counts = np.unique(_pop.strata, return_counts=True)
-    return int(counts.min())
+    counts = label_counts(content_hash, _pop, "strata")
+    return None if counts is None else int(counts.min())
 
 
 @st.cache_data(max_entries=16, show_spinner=False)

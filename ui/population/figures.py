@@ -112,14 +112,30 @@ def group_counts(labels: np.ndarray, values: np.ndarray) -> pd.DataFrame:
 
     Rows are in natural order (:func:`label_sort_key`): 1, 2, …, 10 rather than 1, 10, 2.
     Labels that are all whole numbers are returned as integers, so a click on the column
-    header sorts them by value too.
+    header sorts them by value too. For a :class:`~core.population.Population` use
+    :func:`group_counts_from_codes` with its ``label_codes``: it skips hashing the labels.
     """
-    frame = pd.DataFrame({"label": labels, "value": values})
-    out = (
-        frame.groupby("label", sort=False)["value"]
+    codes, uniques = pd.factorize(np.asarray(labels), sort=False)
+    return group_counts_from_codes(codes, np.asarray(uniques), values)
+
+
+def group_counts_from_codes(
+    codes: np.ndarray, uniques: np.ndarray, values: np.ndarray
+) -> pd.DataFrame:
+    """:func:`group_counts` of the labels ``uniques[codes]``, grouped by the integer codes.
+
+    ``codes`` numbers the labels in order of first appearance (``pandas.factorize``), so the
+    groups, their order and pandas' per-group sums are those of a group-by on the labels
+    themselves; grouping 10⁷ small integers takes a fraction of the time that hashing 10⁷
+    label strings does.
+    """
+    grouped = (
+        pd.Series(values, copy=False)
+        .groupby(codes, sort=False)
         .agg(records="size", mean="mean", sd="std")
-        .reset_index()
     )
+    label = pd.Series(uniques[grouped.index.to_numpy()], name="label")
+    out = pd.concat([label, grouped.reset_index(drop=True)], axis=1)
     keys = [label_sort_key(x) for x in out["label"].tolist()]
     out = out.iloc[sorted(range(len(keys)), key=keys.__getitem__)].reset_index(drop=True)
     labels_in_order = [str(x) for x in out["label"].tolist()]

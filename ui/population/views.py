@@ -13,8 +13,13 @@ import streamlit as st
 from core.populations import Population, population_to_csv_bytes
 from ui.downloads import frame_to_csv_bytes
 from ui.population import text
-from ui.population.cache import histogram_data, population_summary, shared_cluster_note
-from ui.population.figures import group_counts, histogram_figure
+from ui.population.cache import (
+    group_table,
+    histogram_data,
+    population_summary,
+    shared_cluster_note,
+)
+from ui.population.figures import histogram_figure
 from ui.state import UPLOADED
 from ui.widgets import bound_toggle
 
@@ -99,14 +104,11 @@ def groups_view(ctx: PopulationInputs) -> None:
         return
     st.subheader("Strata and clusters")
     cols = st.columns(2)
-    for col, labels, what in (
-        (cols[0], pop.strata, "Stratum"),
-        (cols[1], pop.clusters, "Cluster"),
-    ):
-        if labels is None:
+    for col, which, what in ((cols[0], "strata", "Stratum"), (cols[1], "clusters", "Cluster")):
+        counts = group_table(pop.content_hash, pop, which)
+        if counts is None:
             continue
         with col:
-            counts = group_counts(labels, pop.values)
             column = pop.stratum_label if what == "Stratum" else pop.cluster_label
             st.markdown(text.group_heading(what, column, len(counts)))
             st.dataframe(

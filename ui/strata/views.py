@@ -306,8 +306,11 @@ def neighbour_section(ctx: StrataInputs) -> strata.NeighbourComparison | None:
     cmp = neighbour_comparison(ctx, new_value, target)
     if cmp is None:
         return None
-    left = int(summ.codes[int(np.argmin(pop.values))])
-    joined = int(summ.codes[int(np.argmax(pop.values))]) if target == text.AUTO_STRATUM else target
+    # The values are sorted: the first record is the smallest, and the first record equal to
+    # the last is the (first) largest, as np.argmin / np.argmax give, without a pass over N.
+    largest = int(np.searchsorted(pop.values, pop.values[-1], side="left"))
+    left = int(summ.codes[0])
+    joined = int(summ.codes[largest]) if target == text.AUTO_STRATUM else target
     degradation = text.neighbour_degradation(cmp, eps, summ.k)
     if degradation is not None:
         st.warning(degradation, icon=":material/priority_high:")
