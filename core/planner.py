@@ -825,6 +825,27 @@ def _abs_cdf(
     return np.asarray(hi - lo, dtype=np.float64)
 
 
+def _root(g: Callable[[float], float], top: float) -> float:
+    """The root of the non-decreasing ``g`` in ``[0, top]`` (``g(0) <= 0 <= g(top)``).
+
+    Brent's method; when it does not converge (a coverage made of steps, e.g. when many
+    samples carry no noise), plain bisection on the same bracket, which always does.
+    """
+    try:
+        return float(brentq(g, 0.0, top, xtol=1e-14 * top, rtol=1e-13, maxiter=200))
+    except RuntimeError:
+        lo, hi = 0.0, top
+        for _ in range(200):
+            mid = 0.5 * (lo + hi)
+            if mid <= lo or mid >= hi:
+                break
+            if g(mid) < 0.0:
+                lo = mid
+            else:
+                hi = mid
+        return hi
+
+
 def _conditional_quantile(
     err: FloatArray,
     scale: FloatArray,
@@ -848,7 +869,7 @@ def _conditional_quantile(
     top = float(np.max(np.abs(err))) + float(np.max(scale))
     while coverage(top) < level:
         top *= 2.0
-    x = float(brentq(lambda v: coverage(v) - level, 0.0, top, xtol=1e-14 * top, rtol=1e-13))
+    x = _root(lambda v: coverage(v) - level, top)
     T = err.size
     probs = _abs_cdf(x, err, scale, f)
     h = 1e-3 * x if x > 0 else 1e-9 * top
