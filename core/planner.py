@@ -867,6 +867,8 @@ def _conditional_quantile(
         return float(_abs_cdf(v, err, scale, f).mean())
 
     top = float(np.max(np.abs(err))) + float(np.max(scale))
+    if top == 0.0:  # every release equals the population value (ties, no noise)
+        return 0.0, 0.0
     while coverage(top) < level:
         top *= 2.0
     x = _root(lambda v: coverage(v) - level, top)

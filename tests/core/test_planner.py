@@ -539,3 +539,8 @@ def test_error_bound_root_falls_back_to_bisection(monkeypatch) -> None:
     got, se = pl._conditional_quantile(err, scale, 0.95)
     assert got == pytest.approx(expected, rel=1e-10)
     assert math.isfinite(se)
+
+
+def test_error_bound_of_exact_releases_is_zero() -> None:
+    """No sampling error and no noise (ties with a smooth sensitivity of 0): bound 0."""
+    assert pl._conditional_quantile(np.zeros(40), np.zeros(40), 0.95) == (0.0, 0.0)
