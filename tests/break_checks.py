@@ -47,6 +47,35 @@ class Break:
 
 BREAKS: tuple[Break, ...] = (
     Break(
+        name="windowed-split-halves-swapped",
+        item="15 windowed sampler",
+        path="core/windowed.py",
+        old="left = self._rng.hypergeometric(mid - b.start, b.stop - mid, b.count)",
+        new="left = self._rng.hypergeometric(b.stop - mid, mid - b.start, b.count)",
+        tests=("tests/core/test_windowed.py::test_subsets_are_uniform",),
+    ),
+    Break(
+        name="windowed-certificate-halved",
+        item="15 windowed sampler",
+        path="core/sensitivity.py",
+        old="ok[r] = s >= bound * (1.0 + 1e-12)",
+        new="ok[r] = s >= bound * 0.5",
+        tests=(
+            "tests/core/test_windowed.py::test_unexpanded_blocks_certify_the_same_samples_sensitivity",
+        ),
+    ),
+    Break(
+        name="windowed-exponential-ignores-unknown-rest",
+        item="15 windowed sampler",
+        path="core/windowed.py",
+        old="yes = u * (known_rest + iv.rest) < ring",
+        new="yes = u * known_rest < ring",
+        tests=(
+            "tests/core/test_windowed.py::test_exponential_windows_have_the_exact_law",
+            "tests/core/test_windowed.py::test_exponential_windows_match_whole_samples",
+        ),
+    ),
+    Break(
         name="xsrf-off",
         item="1 XSRF",
         path=".streamlit/config.toml",
