@@ -1381,6 +1381,7 @@ def mechanism_comparison(
     measure: str = "mse",
     amplify_delta: bool = True,
     progress: ProgressCallback | None = None,
+    sampler: Sampler = "auto",
 ) -> MechanismComparison:
     """Error against the sampling rate of several mechanisms at one ``eps_target`` (issue 14).
 
@@ -1407,6 +1408,9 @@ def mechanism_comparison(
         The error measure tabulated and minimised.
     progress : callable, optional
         ``progress(fraction_done, message)`` after the population and each rate.
+    sampler : {"auto", "full", "window"}
+        As in :func:`median_gain_experiment`.  On windows the additive mechanisms share
+        their samples and the exponential mechanism draws its own.
 
     Returns
     -------
@@ -1422,7 +1426,7 @@ def mechanism_comparison(
     """
     _check_measure(measure)
     eps = finite_scalar("eps_target", eps_target)
-    s = _setup(values, lower, upper, [eps], rates, reps, delta_target, seed, amplify_delta)
+    s = _setup(values, lower, upper, [eps], rates, reps, delta_target, seed, amplify_delta, sampler)
     if progress is not None and not callable(progress):
         raise ValueError("progress must be a callable(fraction_done, message) or None")
     mechs = [_resolve_mechanism(m, quantile) for m in mechanisms]
