@@ -235,8 +235,10 @@ def csv_table_from_bytes(data: bytes, source_name: str | None = None) -> CsvTabl
             raise ValueError("The file has no rows after its 'sep=' line.")
     raw = _parse(text, delimiter, notes)
     # Drop columns that are blank everywhere (padding) and rows that are blank everywhere.
-    nonblank = raw != ""
-    raw = raw.loc[nonblank.any(axis=1).to_numpy(), nonblank.any(axis=0).to_numpy()]
+    nonblank = np.column_stack([(raw[c] != "").to_numpy(dtype=bool) for c in raw.columns])
+    keep_rows, keep_columns = nonblank.any(axis=1), nonblank.any(axis=0)
+    if not (keep_rows.all() and keep_columns.all()):
+        raw = raw.loc[keep_rows, keep_columns]
     if raw.shape[0] == 0:
         raise ValueError("The file holds no data: every cell is blank (only delimiters or spaces).")
     positions = [int(c) for c in raw.columns]
@@ -281,8 +283,7 @@ def csv_table_from_bytes(data: bytes, source_name: str | None = None) -> CsvTabl
         numbers = table.column_values(name)
         if int(np.count_nonzero(np.isfinite(numbers))) >= _MIN_VALUES:
             numeric.append(name)
-        n_distinct = frame[name].nunique(dropna=False)
-        if 2 <= n_distinct <= _MAX_LABELS:
+        if 2 <= _distinct_up_to(frame[name], _MAX_LABELS) <= _MAX_LABELS:
             labels.append(name)
     for name in numeric:
         conversion_note = table._numbers[name][1]
@@ -292,6 +293,19 @@ def csv_table_from_bytes(data: bytes, source_name: str | None = None) -> CsvTabl
     object.__setattr__(table, "label_columns", labels)
     object.__setattr__(table, "notes", tuple(notes))
     return table
+
+
+def _distinct_up_to(cells: pd.Series, limit: int) -> int:
+    """The number of distinct cells, or some number above ``limit`` once it is exceeded.
+
+    Counts the head of the column first, so an id column (all distinct) is rejected without
+    hashing a million cells.
+    """
+    head = cells.iloc[: 5 * limit]
+    n_head = int(head.nunique(dropna=False))
+    if n_head > limit or len(head) == len(cells):
+        return n_head
+    return int(cells.nunique(dropna=False))
 
 
 def _read_source_bytes(source: Any) -> tuple[bytes, str | None]:
@@ -482,6 +496,14 @@ def _parse(text: str, delimiter: str, notes: list[str]) -> pd.DataFrame:
     first = _first_line(text)
     if first.count(delimiter) + 1 > MAX_COLUMNS and _count_fields(first, delimiter) > MAX_COLUMNS:
         raise ValueError(f"The file has more than {MAX_COLUMNS:,} columns; that is the limit.")
+    fast = _read_arrow(text, delimiter)
+    if fast is not None:
+        return fast
+    return _parse_careful(text, delimiter, notes)
+
+
+def _parse_careful(text: str, delimiter: str, notes: list[str]) -> pd.DataFrame:
+    """:func:`_parse` with pandas' C parser, then Python's csv module for irregular files."""
     frame: pd.DataFrame | None = None
     try:
         frame = _read_c(text, delimiter, None)
@@ -502,6 +524,59 @@ def _parse(text: str, delimiter: str, notes: list[str]) -> pd.DataFrame:
     frame.columns = range(frame.shape[1])
     for col in frame.columns:
         frame[col] = frame[col].fillna("").astype(str).str.strip()
+    return frame
+
+
+def _read_arrow(text: str, delimiter: str) -> pd.DataFrame | None:
+    """The fast parse: pyarrow's CSV reader, or None where it could differ from pandas' parser.
+
+    Gives exactly the frame of :func:`_read_c` (every cell as stripped text, blank lines
+    skipped) for files whose rows all have the same number of fields; pyarrow raises on
+    anything else (ragged rows, an unterminated quote, a row longer than a block), and then
+    the careful parsers run. Cells stay in Arrow memory (no Python object per cell), which is
+    what makes a million rows take a fraction of a second. A file with more lines than
+    :data:`MAX_ROWS` allows goes to the careful parser too, which stops reading at the limit.
+    """
+    import pyarrow as pa
+    import pyarrow.csv as pa_csv
+
+    data = text.encode("utf-8", "surrogatepass")
+    if data.count(b"\n") + data.count(b"\r") > 2 * (MAX_ROWS + 2) or "\x00" in text:
+        return None
+    try:
+        table = pa_csv.read_csv(
+            pa.BufferReader(data),
+            read_options=pa_csv.ReadOptions(autogenerate_column_names=True, use_threads=False),
+            parse_options=pa_csv.ParseOptions(
+                delimiter=delimiter,
+                quote_char='"',
+                double_quote=True,
+                escape_char=False,
+                newlines_in_values=True,
+                ignore_empty_lines=True,
+            ),
+            convert_options=pa_csv.ConvertOptions(
+                check_utf8=False,
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+                auto_dict_encode=False,
+                # Every column as text (names f0, f1, ... that a file lacks are ignored).
+                column_types={f"f{i}": pa.string() for i in range(MAX_COLUMNS + 1)},
+                null_values=[],
+                true_values=[],
+                false_values=[],
+            ),
+        )
+    except (pa.ArrowException, ValueError, OverflowError):
+        return None
+    if table.num_columns > MAX_COLUMNS or table.num_rows > MAX_ROWS + 1:
+        return None
+    if not all(pa.types.is_string(t) or pa.types.is_large_string(t) for t in table.schema.types):
+        return None
+    frame = table.to_pandas()
+    frame.columns = range(frame.shape[1])
+    for col in frame.columns:
+        frame[col] = frame[col].str.strip()
     return frame
 
 
@@ -610,18 +685,27 @@ def _to_numbers(
     convention) and as thousands otherwise. Everything else becomes NaN. Nothing else
     (hexadecimal, underscores, currency signs, percentages) is interpreted.
     """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     text = cells.astype(str)
     values = np.full(len(text), np.nan)
     if len(text) == 0:
         return values, None
-    plain = text.str.fullmatch(_PLAIN_NUMBER, case=False).to_numpy(dtype=bool)
+    # Vectorised in Arrow (a million cells in a few hundredths of a second): the grammar test
+    # with RE2, then Arrow's string-to-double cast, which rounds correctly like float().
+    strings = pa.array(text, type=pa.large_string())
+    plain_mask = pc.match_substring_regex(strings, f"^(?:{_PLAIN_NUMBER})$", ignore_case=True)
+    plain = plain_mask.to_numpy(zero_copy_only=False)
     if plain.any():
-        subset = text[plain]
         try:
-            values[plain] = subset.astype("float64").to_numpy(dtype=np.float64)
-        except (ValueError, TypeError, OverflowError):
+            values[plain] = pc.cast(pc.filter(strings, plain_mask), pa.float64()).to_numpy(
+                zero_copy_only=False
+            )
+        except (pa.ArrowException, ValueError, TypeError, OverflowError):
+            subset = text[plain]
             values[plain] = pd.to_numeric(subset, errors="coerce").to_numpy(dtype=np.float64)
-    failed = ~plain & (text != "").to_numpy(dtype=bool)
+    failed = ~plain & pc.not_equal(strings, "").to_numpy(zero_copy_only=False)
     if not failed.any():
         return values, None
     candidates = text[failed]
@@ -850,7 +934,12 @@ def population_from_table(
             "Bounds read from the data are not differentially private; declare public bounds "
             "instead."
         )
-    order = np.argsort(values, kind="stable")
+    if stratum_columns or cluster_columns:
+        order = np.argsort(values, kind="stable")
+        values = values[order]
+    else:
+        order = np.arange(0)  # no labels to reorder: sort the values alone (faster)
+        values = np.sort(values, kind="stable")
     strata = _labels(table, stratum_columns, usable, order, notes, "stratum")
     clusters = _labels(table, cluster_columns, usable, order, notes, "cluster")
     stratum_label = LABEL_NAME_JOIN.join(stratum_columns) or "stratum"
@@ -879,7 +968,7 @@ def population_from_table(
             args.append(f"{keyword}={chosen!r}")
     return Population(
         name=name,
-        values=values[order],
+        values=values,
         lower=lo,
         upper=hi,
         strata=strata,

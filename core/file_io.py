@@ -8,8 +8,7 @@ message saying what it really is. Every format gives the guarantees of the CSV l
 * a :class:`~core.population.Population`, or a :class:`ValueError` whose message can be
   shown as is;
 * nothing from the file is executed: Parquet is read with pyarrow without its pandas
-  metadata, Stata and SPSS with pyreadstat, SAS with pandas' SAS readers; none of them
-  unpickles or evaluates anything;
+  metadata, Stata, SPSS and SAS with pyreadstat; neither unpickles or evaluates anything;
 * limits on bytes, rows and columns (:data:`~core.csv_io.MAX_UPLOAD_BYTES`,
   :data:`~core.csv_io.MAX_ROWS`, :data:`~core.csv_io.MAX_COLUMNS`), checked from the file's
   own header before the data are read where the format states its size;
@@ -27,7 +26,7 @@ The papers are cited in full in :mod:`core.populations`.
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import PurePath
@@ -380,13 +379,23 @@ def _read_parquet(
 def _read_readstat(
     data: bytes, fmt: str, columns: Sequence[str] | None
 ) -> tuple[pd.DataFrame, dict[str, dict[float, str]], list[str]]:
-    """A Stata or SPSS file with pyreadstat: codes, and the value labels of each column."""
+    """A Stata, SPSS or SAS file with pyreadstat: codes, and the value labels of each column.
+
+    pyreadstat (ReadStat) rather than pandas' readers: it gives each variable's value labels
+    by name for Stata and SPSS, states the row count in the header, and reads SAS transport
+    files of version 8 as well as 5 (pandas reads only version 5).
+    """
     import pyreadstat
 
-    read = pyreadstat.read_dta if fmt == "stata" else pyreadstat.read_sav
+    read: Callable[..., Any] = {
+        "stata": pyreadstat.read_dta,
+        "spss": pyreadstat.read_sav,
+        "sas7bdat": pyreadstat.read_sas7bdat,
+        "xport": pyreadstat.read_xport,
+    }[fmt]
     try:
         _, meta = read(io.BytesIO(data), metadataonly=True)
-    except Exception as exc:  # untrusted input
+    except Exception as exc:  # untrusted input: any parser failure is the file's fault
         raise _unreadable(fmt, exc) from None
     n_rows = meta.number_rows
     if n_rows is not None and n_rows > MAX_ROWS:
@@ -396,58 +405,21 @@ def _read_readstat(
         raise _too_many_columns(n_columns)
     names = [str(c) for c in meta.column_names]
     usecols = None if columns is None else [c for c in names if c in set(columns)]
+    if usecols == []:
+        frame = pd.DataFrame(index=pd.RangeIndex(int(n_rows or 0)))
+        return frame, {}, names
     try:
-        frame, meta = read(
-            io.BytesIO(data),
-            usecols=usecols,
-            row_limit=MAX_ROWS + 1,
-            disable_datetime_conversion=False,
-        )
+        frame, meta = read(io.BytesIO(data), usecols=usecols, row_limit=MAX_ROWS + 1)
     except Exception as exc:  # untrusted input
         raise _unreadable(fmt, exc) from None
     if len(frame) > MAX_ROWS:
         raise _too_many_rows(len(frame))
     labels = {
-        column: {float(k): str(v) for k, v in mapping.items()}
-        for column, mapping in meta.variable_value_labels.items()
+        str(column): {float(k): str(v) for k, v in mapping.items()}
+        for column, mapping in (meta.variable_value_labels or {}).items()
         if column in frame.columns and _is_number(frame[column])
     }
     return frame, labels, names
-
-
-def _read_sas(
-    data: bytes, fmt: str, columns: Sequence[str] | None
-) -> tuple[pd.DataFrame, list[str]]:
-    """A SAS7BDAT or SAS transport file with pandas' readers."""
-    try:
-        reader = pd.read_sas(
-            io.BytesIO(data),
-            format="sas7bdat" if fmt == "sas7bdat" else "xport",
-            iterator=True,
-            encoding="infer" if fmt == "sas7bdat" else "latin-1",
-        )
-    except Exception as exc:  # untrusted input
-        raise _unreadable(fmt, exc) from None
-    with reader:
-        n_rows = int(getattr(reader, "row_count", getattr(reader, "nobs", 0)) or 0)
-        n_columns = len(getattr(reader, "columns", []) or [])
-        if n_rows > MAX_ROWS:
-            raise _too_many_rows(n_rows)
-        if n_columns > MAX_COLUMNS:
-            raise _too_many_columns(n_columns)
-        try:
-            frame = reader.read(MAX_ROWS + 1)
-        except Exception as exc:  # untrusted input
-            raise _unreadable(fmt, exc) from None
-    if frame is None:
-        frame = pd.DataFrame()
-    if len(frame) > MAX_ROWS:
-        raise _too_many_rows(len(frame))
-    names = [str(c) for c in frame.columns]
-    frame.columns = names
-    if columns is not None:
-        frame = frame[[c for c in names if c in set(columns)]]
-    return frame, names
 
 
 def _binary_table(
@@ -458,10 +430,8 @@ def _binary_table(
     left_out: dict[str, str] = {}
     if fmt == "parquet":
         frame, left_out, names = _read_parquet(data, columns)
-    elif fmt in ("stata", "spss"):
-        frame, value_labels, names = _read_readstat(data, fmt, columns)
     else:
-        frame, names = _read_sas(data, fmt, columns)
+        frame, value_labels, names = _read_readstat(data, fmt, columns)
     frame.columns = [str(c) for c in frame.columns]
     if len(set(names)) < len(names):
         raise ValueError("The file has two columns with the same name; rename one of them.")
