@@ -387,12 +387,8 @@ def _read_readstat(
     """
     import pyreadstat
 
-    read: Callable[..., Any] = {
-        "stata": pyreadstat.read_dta,
-        "spss": pyreadstat.read_sav,
-        "sas7bdat": pyreadstat.read_sas7bdat,
-        "xport": pyreadstat.read_xport,
-    }[fmt]
+    readers = {"stata": "read_dta", "spss": "read_sav", "sas7bdat": "read_sas7bdat"}
+    read: Callable[..., Any] = getattr(pyreadstat, readers.get(fmt, "read_xport"))
     try:
         _, meta = read(io.BytesIO(data), metadataonly=True)
     except Exception as exc:  # untrusted input: any parser failure is the file's fault
