@@ -44,10 +44,15 @@ __all__ = [
     "read_csv_table",
 ]
 
-#: Largest upload accepted, in bytes (checked before anything is parsed).
-MAX_UPLOAD_BYTES: int = 50 * 1024 * 1024
-#: Largest number of data rows accepted from a CSV (the same ceiling as the built-ins).
-MAX_ROWS: int = 5_000_000
+#: Largest upload accepted, in bytes (checked before anything is parsed). Reading a CSV file
+#: of this size takes a few times its size in memory (measured in bench/bench_populations.py).
+MAX_UPLOAD_BYTES: int = 1024 * 1024 * 1024
+#: Largest number of data rows accepted from a file (a register of 10⁸ records).
+MAX_ROWS: int = 100_000_000
+#: Largest CSV file read by the careful parsers (pandas' parser with a Python object per
+#: cell, then Python's csv module), which take tens of times the file's size in memory;
+#: larger files must be regular tables, which the fast parse reads.
+MAX_IRREGULAR_BYTES: int = 50 * 1024 * 1024
 #: Largest number of columns accepted from a CSV.
 MAX_COLUMNS: int = 1_000
 
@@ -224,16 +229,19 @@ def csv_table_from_bytes(data: bytes, source_name: str | None = None) -> CsvTabl
         As :func:`read_csv_table`.
     """
     text, notes = _decode(data)
-    if not text.strip():
+    if not text or text.isspace():
         raise ValueError("The file is empty.")
+    # Plain UTF-8 (no note on the encoding): the fast parse reads the file's own bytes.
+    utf8 = None if notes else (data, 3 if data.startswith(b"\xef\xbb\xbf") else 0)
     delimiter, text = _excel_sep_line(text)
     if delimiter is None:
         delimiter = _sniff_delimiter(text)
     else:
+        utf8 = None
         notes.append(f"The file's first line declares the delimiter ({_DELIM_NAMES[delimiter]}).")
         if not text.strip():
             raise ValueError("The file has no rows after its 'sep=' line.")
-    raw = _parse(text, delimiter, notes)
+    raw = _parse(text, delimiter, notes, utf8)
     # Drop columns that are blank everywhere (padding) and rows that are blank everywhere.
     nonblank = np.column_stack([(raw[c] != "").to_numpy(dtype=bool) for c in raw.columns])
     keep_rows, keep_columns = nonblank.any(axis=1), nonblank.any(axis=0)
@@ -311,7 +319,7 @@ def _distinct_up_to(cells: pd.Series, limit: int) -> int:
 def _read_source_bytes(source: Any) -> tuple[bytes, str | None]:
     """The raw bytes of a path, bytes object or binary file-like, refusing oversize input."""
     limit = MAX_UPLOAD_BYTES
-    too_big = f"The file is larger than {limit // 2**20} MB, the upload limit."
+    too_big = f"The file is larger than {limit // 2**20:,} MB, the upload limit."
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
         if len(data) > limit:
@@ -491,14 +499,26 @@ def _first_line(text: str) -> str:
     return text[: min(ends)] if ends else text
 
 
-def _parse(text: str, delimiter: str, notes: list[str]) -> pd.DataFrame:
-    """All rows as stripped text; columns are labelled 0, 1, ... by position."""
+def _parse(
+    text: str, delimiter: str, notes: list[str], utf8: tuple[bytes, int] | None = None
+) -> pd.DataFrame:
+    """All rows as stripped text; columns are labelled 0, 1, ... by position.
+
+    ``utf8``: the file's bytes and the offset where ``text`` starts in them, when ``text``
+    is exactly their UTF-8 decoding (spares the fast parse a copy of the file).
+    """
     first = _first_line(text)
     if first.count(delimiter) + 1 > MAX_COLUMNS and _count_fields(first, delimiter) > MAX_COLUMNS:
         raise ValueError(f"The file has more than {MAX_COLUMNS:,} columns; that is the limit.")
-    fast = _read_arrow(text, delimiter)
-    if fast is not None:
+    fast = _read_arrow(text, delimiter, utf8)
+    if isinstance(fast, pd.DataFrame):
         return fast
+    if len(text) > MAX_IRREGULAR_BYTES:
+        raise ValueError(
+            f"The file is larger than {MAX_IRREGULAR_BYTES // 2**20} MB and is not a regular "
+            f"table ({fast}). Files this large must have the same number of cells in every "
+            "row and closed quotes; fix the file, or save it as Parquet."
+        )
     return _parse_careful(text, delimiter, notes)
 
 
@@ -527,8 +547,10 @@ def _parse_careful(text: str, delimiter: str, notes: list[str]) -> pd.DataFrame:
     return frame
 
 
-def _read_arrow(text: str, delimiter: str) -> pd.DataFrame | None:
-    """The fast parse: pyarrow's CSV reader, or None where it could differ from pandas' parser.
+def _read_arrow(
+    text: str, delimiter: str, utf8: tuple[bytes, int] | None = None
+) -> pd.DataFrame | str:
+    """The fast parse: pyarrow's CSV reader, or the reason it steps aside (a str).
 
     Gives exactly the frame of :func:`_read_c` (every cell as stripped text, blank lines
     skipped) for files whose rows all have the same number of fields; pyarrow raises on
@@ -538,14 +560,18 @@ def _read_arrow(text: str, delimiter: str) -> pd.DataFrame | None:
     :data:`MAX_ROWS` allows goes to the careful parser too, which stops reading at the limit.
     """
     import pyarrow as pa
+    import pyarrow.compute as pc
     import pyarrow.csv as pa_csv
 
-    data = text.encode("utf-8", "surrogatepass")
-    if data.count(b"\n") + data.count(b"\r") > 2 * (MAX_ROWS + 2) or "\x00" in text:
-        return None
+    if utf8 is None:
+        buffer = pa.py_buffer(text.encode("utf-8", "surrogatepass"))
+    else:
+        buffer = pa.py_buffer(utf8[0])[utf8[1] :]  # a view, not a copy
+    if text.count("\n") + text.count("\r") > 2 * (MAX_ROWS + 2):
+        return f"more than {MAX_ROWS:,} lines"
     try:
         table = pa_csv.read_csv(
-            pa.BufferReader(data),
+            pa.BufferReader(buffer),
             read_options=pa_csv.ReadOptions(autogenerate_column_names=True, use_threads=False),
             parse_options=pa_csv.ParseOptions(
                 delimiter=delimiter,
@@ -567,16 +593,27 @@ def _read_arrow(text: str, delimiter: str) -> pd.DataFrame | None:
                 false_values=[],
             ),
         )
-    except (pa.ArrowException, ValueError, OverflowError):
-        return None
-    if table.num_columns > MAX_COLUMNS or table.num_rows > MAX_ROWS + 1:
-        return None
+    except (pa.ArrowException, ValueError, OverflowError) as exc:
+        return str(exc).strip().splitlines()[0][:200] if str(exc).strip() else "unreadable"
+    if table.num_columns > MAX_COLUMNS:
+        return f"more than {MAX_COLUMNS:,} columns"
+    if table.num_rows > MAX_ROWS + 1:
+        return f"more than {MAX_ROWS:,} rows"
     if not all(pa.types.is_string(t) or pa.types.is_large_string(t) for t in table.schema.types):
-        return None
-    frame = table.to_pandas()
+        return "a column that is not text"
+    del buffer
+    # Strip in Arrow, column by column, keeping the original where nothing changes (the
+    # same Unicode whitespace as pandas' str.strip, which calls this kernel).
+    columns = []
+    for i in range(table.num_columns):
+        column = table.column(i)
+        trimmed = pc.utf8_trim_whitespace(column)
+        columns.append(column if pc.all(pc.equal(trimmed, column)).as_py() else trimmed)
+        del trimmed
+    del table
+    pa.default_memory_pool().release_unused()  # the reader's parse buffers, back to the system
+    frame = pa.table(columns, names=[str(i) for i in range(len(columns))]).to_pandas()
     frame.columns = range(frame.shape[1])
-    for col in frame.columns:
-        frame[col] = frame[col].str.strip()
     return frame
 
 

@@ -33,6 +33,7 @@ from tests.core.bad_csv_corpus import (
     EXPECTED_VALUES,
     FORMULA_HEADER,
     LARGE_CASES,
+    OVER_SIZE_TEST_LIMIT,
     build_corpus,
 )
 
@@ -58,7 +59,7 @@ def test_corpus_is_complete():
 
 
 @pytest.mark.parametrize("case", sorted(EXPECTED_OUTCOMES))
-def test_corpus_case(case):
+def test_corpus_case(case, monkeypatch):
     """Each file loads with the stored N, sum and lower median, or fails naming the reason.
 
     Break it on purpose (``tests/break_checks.py``, ``corpus-*``): make the CSV reader keep
@@ -67,6 +68,8 @@ def test_corpus_case(case):
     the "binary file" message — the error still comes, but no longer names the reason.
     """
     data = _corpus()[case]
+    if case == "over_size_limit":  # built over a small limit: the real one is 1 GB
+        monkeypatch.setattr(csv_io, "MAX_UPLOAD_BYTES", OVER_SIZE_TEST_LIMIT)
     if EXPECTED_OUTCOMES[case] == "error":
         with pytest.raises(ValueError) as info:
             load_population_csv(data)
@@ -103,7 +106,7 @@ def test_corpus_expectations_are_complete_and_consistent():
         assert (v.size, float(v.sum()), v[(v.size - 1) // 2]) == EXPECTED_SUMMARIES[case], case
 
 
-def test_corpus_details():
+def test_corpus_details(monkeypatch):
     t = read_csv_table(_corpus()["duplicate_and_blank_headers"])
     assert list(t.frame.columns) == ["a", "a_2", "column_3", "b"]
     t = read_csv_table(_corpus()["no_header_numbers"])
@@ -125,7 +128,8 @@ def test_corpus_details():
     assert "Dropped 5 rows whose value was blank, not a number or infinite." in pop.notes
     with pytest.raises(ValueError, match="quot"):
         load_population_csv(_corpus()["unbalanced_quote"])
-    with pytest.raises(ValueError, match="50 MB"):
+    monkeypatch.setattr(csv_io, "MAX_UPLOAD_BYTES", OVER_SIZE_TEST_LIMIT)
+    with pytest.raises(ValueError, match="1 MB, the upload limit"):
         load_population_csv(_corpus()["over_size_limit"])
 
 
@@ -211,11 +215,12 @@ class _CountingReader:
         return (b"1\n" * (n // 2 + 1))[:n]
 
 
-def test_file_like_is_read_at_most_limit_plus_one():
+def test_file_like_is_read_at_most_limit_plus_one(monkeypatch):
+    monkeypatch.setattr(csv_io, "MAX_UPLOAD_BYTES", OVER_SIZE_TEST_LIMIT)  # not 1 GB in a test
     reader = _CountingReader()
     with pytest.raises(ValueError, match="upload limit"):
         read_csv_table(reader)
-    assert reader.requested == [MAX_UPLOAD_BYTES + 1]
+    assert reader.requested == [OVER_SIZE_TEST_LIMIT + 1]
 
 
 def test_file_like_is_rewound():
@@ -617,7 +622,7 @@ def test_fast_parse_equals_the_careful_parse(text, delimiter, newline):
     if not text.strip():
         return
     fast = csv_io._read_arrow(text, delimiter)
-    if fast is None:
+    if isinstance(fast, str):  # the reason it steps aside
         return
     _assert_same_cells(fast, csv_io._parse_careful(text, delimiter, []))
 
@@ -636,7 +641,7 @@ def test_fast_parse_equals_the_careful_parse(text, delimiter, newline):
 )
 def test_fast_parse_takes_regular_files(text):
     fast = csv_io._read_arrow(text, ",")
-    assert fast is not None
+    assert isinstance(fast, pd.DataFrame), fast
     if text.startswith("1,1"):
         assert fast.to_numpy().tolist() == [["1", "1"], ["", "1"]]
         return
@@ -644,8 +649,20 @@ def test_fast_parse_takes_regular_files(text):
 
 
 def test_fast_parse_steps_aside_for_ragged_and_unbalanced_files():
-    assert csv_io._read_arrow("a,b\n1\n2,3,4\n", ",") is None
-    assert csv_io._read_arrow('a,b\n"1,2\n3,4\n', ",") is None
+    assert isinstance(csv_io._read_arrow("a,b\n1\n2,3,4\n", ","), str)
+    assert isinstance(csv_io._read_arrow('a,b\n"1,2\n3,4\n', ","), str)
+
+
+def test_large_irregular_file_is_refused_with_the_reason(monkeypatch):
+    """Only small files go to the careful parsers, whose memory is tens of times the file's."""
+    regular = b"a,b\n" + b"1,2\n" * 300_000
+    data = regular + b"3\n" + b"4,5,6\n"
+    assert load_population_csv(data).size == 300_002  # read leniently, as before
+    monkeypatch.setattr(csv_io, "MAX_IRREGULAR_BYTES", 2**20)
+    with pytest.raises(ValueError, match="larger than 1 MB and is not a regular table") as info:
+        load_population_csv(data)
+    assert "Row #300002: Expected 2 columns, got 1" in str(info.value)
+    assert load_population_csv(regular).size == 300_000  # regular: read fast, any size
 
 
 def test_to_numbers_matches_python_float_exactly():
