@@ -305,16 +305,19 @@ def _number_text(values: np.ndarray) -> np.ndarray:
 
 
 def _series_labels(series: pd.Series, labels: dict[float, str] | None) -> np.ndarray:
+    """Cells as text, converted once per distinct value (a register has few distinct labels)."""
+    codes, uniques = pd.factorize(series, use_na_sentinel=True)
     if _is_number(series):
-        values = series.to_numpy(dtype=np.float64, na_value=np.nan)
-        out = _number_text(values)
+        values = np.asarray(uniques, dtype=np.float64)
+        text = _number_text(values)
         if labels:
             named = pd.Series(values).map(labels).to_numpy(dtype=object)
             has = pd.notna(named)
-            out[has] = named[has]
-        return out
-    text = series.astype(object).where(series.notna(), "")
-    return text.astype(str).str.strip().to_numpy(dtype=object)
+            text[has] = named[has]
+    else:
+        text = np.array([str(u).strip() for u in np.asarray(uniques, dtype=object)], dtype=object)
+    out = np.append(text, "").astype(object)  # code -1 (missing) takes the last entry, ""
+    return out[codes]
 
 
 # --------------------------------------------------------------------------------------------
