@@ -291,12 +291,14 @@ def csv_table_from_bytes(data: bytes, source_name: str | None = None) -> CsvTabl
         numbers = table.column_values(name)
         if int(np.count_nonzero(np.isfinite(numbers))) >= _MIN_VALUES:
             numeric.append(name)
+            conversion_note = table._numbers[name][1]
+            if conversion_note:
+                notes.append(conversion_note)
+        # Keep only the text: 8 bytes per cell for every column would outweigh the file;
+        # column_values converts the one column asked for again (a fraction of a second).
+        del table._numbers[name], numbers
         if 2 <= _distinct_up_to(frame[name], _MAX_LABELS) <= _MAX_LABELS:
             labels.append(name)
-    for name in numeric:
-        conversion_note = table._numbers[name][1]
-        if conversion_note:
-            notes.append(conversion_note)
     object.__setattr__(table, "numeric_columns", numeric)
     object.__setattr__(table, "label_columns", labels)
     object.__setattr__(table, "notes", tuple(notes))

@@ -261,7 +261,10 @@ class FileTable:
             series = self.frame[column]
             if not (_is_number(series) or _is_text(series)):
                 continue
-            if np.count_nonzero(np.isfinite(self.column_values(column))) >= _MIN_VALUES:
+            numbers = self._numbers.get(column)
+            if numbers is None:  # not kept: 8 bytes per cell for every column adds up
+                numbers = _series_numbers(series, column)
+            if np.count_nonzero(np.isfinite(numbers)) >= _MIN_VALUES:
                 found.append(column)
         return found
 
