@@ -45,8 +45,9 @@ __all__ = [
 ]
 
 #: Largest upload accepted, in bytes (checked before anything is parsed). Reading a CSV file
-#: of this size takes a few times its size in memory (measured in bench/bench_populations.py).
-MAX_UPLOAD_BYTES: int = 1024 * 1024 * 1024
+#: takes about five times its size in memory (bench/bench_populations.py --memory: a 1 GB
+#: file of 10 short columns peaks at 5.2 GB), so 512 MB keeps a read under about 3 GB.
+MAX_UPLOAD_BYTES: int = 512 * 1024 * 1024
 #: Largest number of data rows accepted from a file (a register of 10⁸ records).
 MAX_ROWS: int = 100_000_000
 #: Largest CSV file read by the careful parsers (pandas' parser with a Python object per

@@ -9,7 +9,7 @@ a Population (``"population"``) or raise a ValueError with a message (``"error"`
 ``EXPECTED_ERRORS`` a fragment of the message that names the reason of every error case.
 Large cases (over the upload limit, a million rows) are built only when ``include_large``.
 ``over_size_limit`` exceeds :data:`OVER_SIZE_TEST_LIMIT`, which the tests set as the upload
-limit with ``monkeypatch`` (a file over the real limit, 1 GB, is too large to build in a
+limit with ``monkeypatch`` (a file over the real limit, 512 MB, is too large to build in a
 test; ``test_csv_io.test_oversize_path_is_refused_before_reading`` checks that one with a
 sparse file).
 """

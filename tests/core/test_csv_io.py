@@ -68,7 +68,7 @@ def test_corpus_case(case, monkeypatch):
     the "binary file" message — the error still comes, but no longer names the reason.
     """
     data = _corpus()[case]
-    if case == "over_size_limit":  # built over a small limit: the real one is 1 GB
+    if case == "over_size_limit":  # built over a small limit: the real one is 512 MB
         monkeypatch.setattr(csv_io, "MAX_UPLOAD_BYTES", OVER_SIZE_TEST_LIMIT)
     if EXPECTED_OUTCOMES[case] == "error":
         with pytest.raises(ValueError) as info:
@@ -216,7 +216,7 @@ class _CountingReader:
 
 
 def test_file_like_is_read_at_most_limit_plus_one(monkeypatch):
-    monkeypatch.setattr(csv_io, "MAX_UPLOAD_BYTES", OVER_SIZE_TEST_LIMIT)  # not 1 GB in a test
+    monkeypatch.setattr(csv_io, "MAX_UPLOAD_BYTES", OVER_SIZE_TEST_LIMIT)  # not 512 MB in a test
     reader = _CountingReader()
     with pytest.raises(ValueError, match="upload limit"):
         read_csv_table(reader)

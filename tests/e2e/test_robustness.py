@@ -87,7 +87,7 @@ def test_bad_file_corpus_through_the_upload_widget(page, app_url, tmp_path):
     load, but with other numbers, so N, mean and median differ from the stored ones.
     """
     # Not here: a million rows (its own test below) and the file over the size limit, which
-    # is built over a 1 MB test limit (a file over the server's 1 GB is too large for a test).
+    # is built over a 1 MB test limit (a file over the server's 512 MB is too large for a test).
     skip = ("million_rows", "over_size_limit")
     corpus = {k: v for k, v in build_corpus(include_large=True).items() if k not in skip}
     files_before = _repo_csv_files()

@@ -93,7 +93,7 @@ def test_changed_settings_are_marked_not_applied_until_used():
 
 def test_size_limit_is_written_out():
     at = AppTest.from_string(SCRIPT, default_timeout=TIMEOUT).run()
-    assert any("1,024 MB per file" in c.value for c in at.caption)
+    assert any("512 MB per file" in c.value for c in at.caption)
     assert any(
         "Parquet, Stata .dta, SAS .sas7bdat and .xpt, SPSS .sav" in c.value for c in at.caption
     )
