@@ -141,12 +141,11 @@ def _choose_format(data: bytes, filename: str | None) -> str:
     found = detect_format(data)
     if found is not None and named is not None and found != named:
         raise ValueError(
-            f"This file is a {FILE_FORMATS[found]} file, not {FILE_FORMATS[named]} as its name "
+            f"This file is {_a(FILE_FORMATS[found])} file, not {FILE_FORMATS[named]} as its name "
             f"{quoted(filename)} says. Rename it to end in .{_ending(found)}, or export it "
             "again."
         )
-    if found is None and named not in (None, "csv"):
-        assert named is not None
+    if found is None and named is not None and named != "csv":
         if not data:
             raise ValueError("The file is empty.")
         what = "text (a CSV file?)" if _looks_like_text(data) else "not a file of that kind"
@@ -156,6 +155,11 @@ def _choose_format(data: bytes, filename: str | None) -> str:
             "damaged, or saved in another format under this name."
         )
     return found or "csv"
+
+
+def _a(name: str) -> str:
+    """The format's name with its article ("an SPSS (.sav)", "a Parquet")."""
+    return f"an {name}" if name.startswith("SPSS") else f"a {name}"
 
 
 def _ending(fmt: str) -> str:
@@ -339,7 +343,7 @@ def _too_many_columns(n: int) -> ValueError:
 def _unreadable(fmt: str, exc: BaseException) -> ValueError:
     detail = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
     return ValueError(
-        f"The file starts like a {FILE_FORMATS[fmt]} file but cannot be read; it may be "
+        f"The file starts like {_a(FILE_FORMATS[fmt])} file but cannot be read; it may be "
         f"truncated or damaged ({detail})."
     )
 
