@@ -156,7 +156,10 @@ class CsvTable:
         """
         if column not in self.frame.columns:
             raise ValueError(_unknown_column(column, self.frame.columns))
-        return self.frame[column].to_numpy(dtype=object)
+        # One Python string per distinct cell, shared by its rows (a label column of a
+        # million rows has a few distinct entries).
+        codes, uniques = pd.factorize(self.frame[column], use_na_sentinel=True)
+        return np.append(np.asarray(uniques, dtype=object), "").astype(object)[codes]
 
 
 def _unknown_column(column: Any, columns: Any) -> str:
