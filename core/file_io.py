@@ -8,8 +8,7 @@ message saying what it really is. Every format gives the guarantees of the CSV l
 * a :class:`~core.population.Population`, or a :class:`ValueError` whose message can be
   shown as is;
 * nothing from the file is executed: Parquet is read with pyarrow without its pandas
-  metadata, Stata and SPSS with pyreadstat, SAS with pandas' SAS readers; none of them
-  unpickles or evaluates anything;
+  metadata, Stata, SPSS and SAS with pyreadstat; neither unpickles or evaluates anything;
 * limits on bytes, rows and columns (:data:`~core.csv_io.MAX_UPLOAD_BYTES`,
   :data:`~core.csv_io.MAX_ROWS`, :data:`~core.csv_io.MAX_COLUMNS`), checked from the file's
   own header before the data are read where the format states its size;
@@ -27,7 +26,7 @@ The papers are cited in full in :mod:`core.populations`.
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import PurePath
@@ -142,12 +141,11 @@ def _choose_format(data: bytes, filename: str | None) -> str:
     found = detect_format(data)
     if found is not None and named is not None and found != named:
         raise ValueError(
-            f"This file is a {FILE_FORMATS[found]} file, not {FILE_FORMATS[named]} as its name "
+            f"This file is {_a(FILE_FORMATS[found])} file, not {FILE_FORMATS[named]} as its name "
             f"{quoted(filename)} says. Rename it to end in .{_ending(found)}, or export it "
             "again."
         )
-    if found is None and named not in (None, "csv"):
-        assert named is not None
+    if found is None and named is not None and named != "csv":
         if not data:
             raise ValueError("The file is empty.")
         what = "text (a CSV file?)" if _looks_like_text(data) else "not a file of that kind"
@@ -157,6 +155,11 @@ def _choose_format(data: bytes, filename: str | None) -> str:
             "damaged, or saved in another format under this name."
         )
     return found or "csv"
+
+
+def _a(name: str) -> str:
+    """The format's name with its article ("an SPSS (.sav)", "a Parquet")."""
+    return f"an {name}" if name.startswith("SPSS") else f"a {name}"
 
 
 def _ending(fmt: str) -> str:
@@ -262,7 +265,10 @@ class FileTable:
             series = self.frame[column]
             if not (_is_number(series) or _is_text(series)):
                 continue
-            if np.count_nonzero(np.isfinite(self.column_values(column))) >= _MIN_VALUES:
+            numbers = self._numbers.get(column)
+            if numbers is None:  # not kept: 8 bytes per cell for every column adds up
+                numbers = _series_numbers(series, column)
+            if np.count_nonzero(np.isfinite(numbers)) >= _MIN_VALUES:
                 found.append(column)
         return found
 
@@ -306,16 +312,19 @@ def _number_text(values: np.ndarray) -> np.ndarray:
 
 
 def _series_labels(series: pd.Series, labels: dict[float, str] | None) -> np.ndarray:
+    """Cells as text, converted once per distinct value (a register has few distinct labels)."""
+    codes, uniques = pd.factorize(series, use_na_sentinel=True)
     if _is_number(series):
-        values = series.to_numpy(dtype=np.float64, na_value=np.nan)
-        out = _number_text(values)
+        values = np.asarray(uniques, dtype=np.float64)
+        text = _number_text(values)
         if labels:
             named = pd.Series(values).map(labels).to_numpy(dtype=object)
             has = pd.notna(named)
-            out[has] = named[has]
-        return out
-    text = series.astype(object).where(series.notna(), "")
-    return text.astype(str).str.strip().to_numpy(dtype=object)
+            text[has] = named[has]
+    else:
+        text = np.array([str(u).strip() for u in np.asarray(uniques, dtype=object)], dtype=object)
+    out = np.append(text, "").astype(object)  # code -1 (missing) takes the last entry, ""
+    return out[codes]
 
 
 # --------------------------------------------------------------------------------------------
@@ -334,7 +343,7 @@ def _too_many_columns(n: int) -> ValueError:
 def _unreadable(fmt: str, exc: BaseException) -> ValueError:
     detail = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
     return ValueError(
-        f"The file starts like a {FILE_FORMATS[fmt]} file but cannot be read; it may be "
+        f"The file starts like {_a(FILE_FORMATS[fmt])} file but cannot be read; it may be "
         f"truncated or damaged ({detail})."
     )
 
@@ -380,13 +389,19 @@ def _read_parquet(
 def _read_readstat(
     data: bytes, fmt: str, columns: Sequence[str] | None
 ) -> tuple[pd.DataFrame, dict[str, dict[float, str]], list[str]]:
-    """A Stata or SPSS file with pyreadstat: codes, and the value labels of each column."""
+    """A Stata, SPSS or SAS file with pyreadstat: codes, and the value labels of each column.
+
+    pyreadstat (ReadStat) rather than pandas' readers: it gives each variable's value labels
+    by name for Stata and SPSS, states the row count in the header, and reads SAS transport
+    files of version 8 as well as 5 (pandas reads only version 5).
+    """
     import pyreadstat
 
-    read = pyreadstat.read_dta if fmt == "stata" else pyreadstat.read_sav
+    readers = {"stata": "read_dta", "spss": "read_sav", "sas7bdat": "read_sas7bdat"}
+    read: Callable[..., Any] = getattr(pyreadstat, readers.get(fmt, "read_xport"))
     try:
         _, meta = read(io.BytesIO(data), metadataonly=True)
-    except Exception as exc:  # untrusted input
+    except Exception as exc:  # untrusted input: any parser failure is the file's fault
         raise _unreadable(fmt, exc) from None
     n_rows = meta.number_rows
     if n_rows is not None and n_rows > MAX_ROWS:
@@ -396,58 +411,21 @@ def _read_readstat(
         raise _too_many_columns(n_columns)
     names = [str(c) for c in meta.column_names]
     usecols = None if columns is None else [c for c in names if c in set(columns)]
+    if usecols == []:
+        frame = pd.DataFrame(index=pd.RangeIndex(int(n_rows or 0)))
+        return frame, {}, names
     try:
-        frame, meta = read(
-            io.BytesIO(data),
-            usecols=usecols,
-            row_limit=MAX_ROWS + 1,
-            disable_datetime_conversion=False,
-        )
+        frame, meta = read(io.BytesIO(data), usecols=usecols, row_limit=MAX_ROWS + 1)
     except Exception as exc:  # untrusted input
         raise _unreadable(fmt, exc) from None
     if len(frame) > MAX_ROWS:
         raise _too_many_rows(len(frame))
     labels = {
-        column: {float(k): str(v) for k, v in mapping.items()}
-        for column, mapping in meta.variable_value_labels.items()
+        str(column): {float(k): str(v) for k, v in mapping.items()}
+        for column, mapping in (meta.variable_value_labels or {}).items()
         if column in frame.columns and _is_number(frame[column])
     }
     return frame, labels, names
-
-
-def _read_sas(
-    data: bytes, fmt: str, columns: Sequence[str] | None
-) -> tuple[pd.DataFrame, list[str]]:
-    """A SAS7BDAT or SAS transport file with pandas' readers."""
-    try:
-        reader = pd.read_sas(
-            io.BytesIO(data),
-            format="sas7bdat" if fmt == "sas7bdat" else "xport",
-            iterator=True,
-            encoding="infer" if fmt == "sas7bdat" else "latin-1",
-        )
-    except Exception as exc:  # untrusted input
-        raise _unreadable(fmt, exc) from None
-    with reader:
-        n_rows = int(getattr(reader, "row_count", getattr(reader, "nobs", 0)) or 0)
-        n_columns = len(getattr(reader, "columns", []) or [])
-        if n_rows > MAX_ROWS:
-            raise _too_many_rows(n_rows)
-        if n_columns > MAX_COLUMNS:
-            raise _too_many_columns(n_columns)
-        try:
-            frame = reader.read(MAX_ROWS + 1)
-        except Exception as exc:  # untrusted input
-            raise _unreadable(fmt, exc) from None
-    if frame is None:
-        frame = pd.DataFrame()
-    if len(frame) > MAX_ROWS:
-        raise _too_many_rows(len(frame))
-    names = [str(c) for c in frame.columns]
-    frame.columns = names
-    if columns is not None:
-        frame = frame[[c for c in names if c in set(columns)]]
-    return frame, names
 
 
 def _binary_table(
@@ -458,10 +436,8 @@ def _binary_table(
     left_out: dict[str, str] = {}
     if fmt == "parquet":
         frame, left_out, names = _read_parquet(data, columns)
-    elif fmt in ("stata", "spss"):
-        frame, value_labels, names = _read_readstat(data, fmt, columns)
     else:
-        frame, names = _read_sas(data, fmt, columns)
+        frame, value_labels, names = _read_readstat(data, fmt, columns)
     frame.columns = [str(c) for c in frame.columns]
     if len(set(names)) < len(names):
         raise ValueError("The file has two columns with the same name; rename one of them.")

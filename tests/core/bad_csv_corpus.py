@@ -8,18 +8,25 @@ a Population (``"population"``) or raise a ValueError with a message (``"error"`
 ``EXPECTED_LABELS`` the labels of a text column where a case has one, and
 ``EXPECTED_ERRORS`` a fragment of the message that names the reason of every error case.
 Large cases (over the upload limit, a million rows) are built only when ``include_large``.
+``over_size_limit`` exceeds :data:`OVER_SIZE_TEST_LIMIT`, which the tests set as the upload
+limit with ``monkeypatch`` (a file over the real limit, 512 MB, is too large to build in a
+test; ``test_csv_io.test_oversize_path_is_refused_before_reading`` checks that one with a
+sparse file).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from core.populations import MAX_COLUMNS, MAX_UPLOAD_BYTES
+from core.populations import MAX_COLUMNS
 
 POPULATION = "population"
 ERROR = "error"
 
 FORMULA_HEADER = "=cmd|' /C calc'!A0"
+
+#: The upload limit the tests set (monkeypatch) for the ``over_size_limit`` case: 1 MB.
+OVER_SIZE_TEST_LIMIT = 2**20
 
 LARGE_CASES = ("over_size_limit", "million_rows")
 
@@ -255,7 +262,7 @@ def build_corpus(*, include_large: bool = True) -> dict[str, bytes]:
     c["formula_header"] = f"{FORMULA_HEADER}\n1\n2\n3\n".encode()
     c["formula_labels"] = b'value,group\n1,=1+1\n2,@SUM(A1)\n3,-2+3\n4,"=HYPERLINK(""http://x"")"\n'
     if include_large:
-        c["over_size_limit"] = b"1\n" * (MAX_UPLOAD_BYTES // 2 + 1)
+        c["over_size_limit"] = b"1\n" * (OVER_SIZE_TEST_LIMIT // 2 + 1)
         c["million_rows"] = million_rows_csv()
     return c
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import io
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -17,6 +20,15 @@ from core.file_io import (
     read_file_table,
 )
 from core.population import Population
+from tests.core import bad_file_corpus
+from tests.core.bad_file_corpus import (
+    EXPECTED_ERRORS,
+    EXPECTED_LABELS,
+    EXPECTED_OUTCOMES,
+    EXPECTED_SUMMARIES,
+    PAGE_SAMPLE,
+    build_file_corpus,
+)
 from tests.core.test_csv_io import nhanes_style_csv
 
 
@@ -191,3 +203,149 @@ def test_parquet_row_and_column_limits(monkeypatch):
 def test_bad_filename_argument():
     with pytest.raises(ValueError, match="filename must be a file name"):
         load_population_file(b"x\n1\n2\n3\n", filename=3)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------------------------
+# The bad-file corpus of every format
+# --------------------------------------------------------------------------------------------
+
+
+@functools.cache
+def _file_corpus() -> dict[str, tuple[str, bytes]]:
+    return build_file_corpus()
+
+
+def test_file_corpus_is_complete():
+    corpus = _file_corpus()
+    assert set(corpus) == set(EXPECTED_OUTCOMES)
+    errors = {k for k, v in EXPECTED_OUTCOMES.items() if v == "error"}
+    assert set(EXPECTED_ERRORS) == errors
+    assert set(EXPECTED_SUMMARIES) == set(EXPECTED_OUTCOMES) - errors
+    assert set(PAGE_SAMPLE) <= set(corpus)
+    for fmt in ("parquet", "stata", "spss", "xport", "sas7bdat"):
+        assert any(k.startswith(fmt) for k in PAGE_SAMPLE), fmt
+
+
+@pytest.mark.parametrize("case", sorted(EXPECTED_OUTCOMES))
+def test_file_corpus_case(case):
+    """Each file loads with the stored N, sum and lower median, or fails naming the reason.
+
+    Break it on purpose: read every format by its name only (make ``_choose_format`` return
+    the name's format): the renamed and text-inside cases then fail with a parser's message
+    or load, instead of saying what the file is.
+    """
+    filename, data = _file_corpus()[case]
+    if EXPECTED_OUTCOMES[case] == "error":
+        with pytest.raises(ValueError) as info:
+            load_population_file(data, filename=filename)
+        message = str(info.value)
+        assert message.strip() and "Traceback" not in message
+        assert EXPECTED_ERRORS[case].lower() in message.lower(), (case, message)
+        return
+    pop = load_population_file(data, filename=filename)
+    n, total, median = EXPECTED_SUMMARIES[case]
+    assert (pop.size, float(pop.values.sum()), float(pop.values[(n + 1) // 2 - 1])) == (
+        n,
+        total,
+        median,
+    )
+    assert pop.recipe.startswith(f"load_population_file({filename!r}")
+
+
+@pytest.mark.parametrize("case", sorted(EXPECTED_LABELS))
+def test_file_corpus_labels_are_shown_not_codes(case):
+    filename, data = _file_corpus()[case]
+    column, labels = EXPECTED_LABELS[case]
+    pop = load_population_file(data, filename=filename, stratum_column=column)
+    assert pop.strata.tolist() == labels
+    assert any("Dropped 1 row" in n for n in pop.notes)
+
+
+def test_nested_parquet_column_is_named_in_the_notes():
+    filename, data = _file_corpus()["parquet_nested_column"]
+    pop = load_population_file(data, filename=filename)
+    assert any("'detail' holds nested values" in n for n in pop.notes)
+
+
+# --------------------------------------------------------------------------------------------
+# Stata and SPSS value labels, SAS transport
+# --------------------------------------------------------------------------------------------
+
+
+def _labelled(fmt: str, frame: pd.DataFrame, labels: dict) -> bytes:
+    return bad_file_corpus._write(fmt, frame, labels)
+
+
+@pytest.mark.parametrize("fmt", ["stata", "spss"])
+def test_value_labels_for_strata_and_clusters_codes_for_values(fmt):
+    frame = pd.DataFrame(
+        {
+            "size_class": [1.0, 2.0, 3.0, 1.0, 2.0, 9.0],
+            "region": [10.0, 10.0, 20.0, 20.0, 10.0, 20.0],
+            "turnover": [5.0, 1.0, 3.0, 2.0, 4.0, 6.0],
+        }
+    )
+    labels = {"size_class": {1: "small", 2: "medium", 3: "large"}, "region": {10: "N", 20: "S"}}
+    data = _labelled(fmt, frame, labels)
+    ext = bad_file_corpus.EXTENSIONS[fmt]
+    table = read_file_table(data, filename=f"f.{ext}")
+    assert table.numeric_columns == ["size_class", "region", "turnover"]
+    assert any("'size_class' has 3 value labels (small, medium, large)" in n for n in table.notes)
+    pop = load_population_file(
+        data,
+        filename=f"f.{ext}",
+        value_column="turnover",
+        lower=0,
+        upper=10,
+        stratum_column=["region", "size_class"],
+        cluster_column="size_class",
+    )
+    # Values 1..6 come from rows 2, 4, 3, 5, 1, 6; an unlabelled code (9) shows as a number.
+    assert pop.clusters.tolist() == ["medium", "small", "large", "medium", "small", "9"]
+    assert pop.strata.tolist() == [
+        "N / medium",
+        "S / small",
+        "S / large",
+        "N / medium",
+        "N / small",
+        "S / 9",
+    ]
+    codes = load_population_file(data, filename=f"f.{ext}", value_column="size_class")
+    np.testing.assert_array_equal(codes.values, [1.0, 1.0, 2.0, 2.0, 3.0, 9.0])
+
+
+@pytest.mark.parametrize("version", [5, 8])
+def test_sas_transport_versions_5_and_8(version):
+    import pyreadstat
+
+    frame = pd.DataFrame({"income": [3.0, 1.0, 2.0], "grp": ["a", "b", "a"]})
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "f.xpt"
+        pyreadstat.write_xport(frame, str(path), file_format_version=version)
+        pop = load_population_file(path, stratum_column="grp")
+    np.testing.assert_array_equal(pop.values, [1.0, 2.0, 3.0])
+    assert pop.strata.tolist() == ["b", "a", "a"]
+    assert pop.recipe.startswith("load_population_file('f.xpt'")
+
+
+@pytest.mark.parametrize("fmt", ["stata", "spss", "xport"])
+def test_row_and_column_limits_of_readstat_formats(fmt, monkeypatch):
+    frame = pd.DataFrame({"x": np.arange(10.0), "y": np.arange(10.0)})
+    data = bad_file_corpus._write(fmt, frame)
+    name = f"f.{bad_file_corpus.EXTENSIONS[fmt]}"
+    monkeypatch.setattr(file_io, "MAX_ROWS", 9)
+    with pytest.raises(ValueError, match="10 rows; the limit is 9 data rows"):
+        load_population_file(data, filename=name)
+    monkeypatch.setattr(file_io, "MAX_ROWS", 10)
+    monkeypatch.setattr(file_io, "MAX_COLUMNS", 1)
+    with pytest.raises(ValueError, match="2 columns; the limit is 1"):
+        load_population_file(data, filename=name)
+
+
+def test_byte_limit_applies_to_every_format(monkeypatch):
+    from core import csv_io
+
+    data = parquet_bytes(pd.DataFrame({"x": np.arange(1000.0)}))
+    monkeypatch.setattr(csv_io, "MAX_UPLOAD_BYTES", len(data) - 1)
+    with pytest.raises(ValueError, match="upload limit"):
+        load_population_file(data, filename="x.parquet")

@@ -97,7 +97,8 @@ def test_plain_link_has_no_upload_notice():
 def test_upload_size_limit_is_visible_without_hovering():
     at = open_page(PAGE)
     captions = " ".join(c.value for c in at.main.caption)
-    assert "50 MB" in captions and "5,000,000 rows" in captions
+    assert "512 MB" in captions and "100,000,000 rows" in captions
+    assert "Parquet" in captions and "SPSS .sav" in captions
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
-"""The CSV upload form: read the file, choose columns and public bounds, make it active.
+"""The upload form: read a data file, choose columns and public bounds, make it active.
 
-Nothing from the file is evaluated: :mod:`core.populations` parses every cell as text and
-converts numbers itself. The uploaded bytes stay in this browser session's memory only.
+CSV, Parquet, Stata, SAS and SPSS files are read by :func:`core.populations.read_file_table`,
+which checks the file's content against its name. Nothing from the file is evaluated. The
+uploaded bytes and the table read from them stay in this browser session's memory only.
 """
 
 from __future__ import annotations
@@ -16,16 +17,23 @@ from core.populations import (
     MAX_COLUMNS,
     MAX_ROWS,
     MAX_UPLOAD_BYTES,
+    UPLOAD_EXTENSIONS,
     CsvTable,
+    FileTable,
     cluster_strata_note,
-    load_population_csv,
-    read_csv_table,
+    load_population_file,
+    read_file_table,
     suggest_bounds,
 )
 from ui.format import number
 from ui.state import UPLOADED, active_choice, uploaded_population, use_uploaded_population
 
 _ERROR_KEY = "upload_error"
+#: (digest, table) of the file read last in this session (one at a time: a table can take
+#: a few times the file's size in memory, so it is neither pickled into a cache nor kept
+#: for other sessions).
+_TABLE_KEY = "upload_table"
+_FORMATS_TEXT = "CSV (also .tsv, .txt), Parquet, Stata .dta, SAS .sas7bdat and .xpt, SPSS .sav"
 #: The settings of the population made active by "Use this population" (see _Settings).
 _APPLIED_KEY = "upload_applied"
 _BUTTON = "Use this population"
@@ -37,26 +45,35 @@ _Settings = tuple[str, str, float, float, tuple[str, ...], tuple[str, ...]]
 def limits_text() -> str:
     """The upload limits in plain words (shown under the uploader, not only on hover)."""
     return (
-        f"Limit: {MAX_UPLOAD_BYTES // 2**20} MB per file, at most {MAX_ROWS:,} rows and "
-        f"{MAX_COLUMNS:,} columns. A larger file is refused with a message saying which limit "
-        "it exceeds."
+        f"Formats: {_FORMATS_TEXT}. Limit: {MAX_UPLOAD_BYTES // 2**20:,} MB per file, at most "
+        f"{MAX_ROWS:,} rows and {MAX_COLUMNS:,} columns. A larger file is refused with a "
+        "message saying which limit it exceeds."
     )
 
 
-@st.cache_data(max_entries=8, ttl=3600, show_spinner="Reading the file…")
-def _read_table(digest: str, _data: bytes) -> CsvTable:
-    """Parsed CSV, cached by the SHA-256 of its bytes (the bytes themselves are not hashed)."""
-    return read_csv_table(io.BytesIO(_data))
+def _read_table(digest: str, data: bytes, name: str) -> CsvTable | FileTable:
+    """The file read as a table, kept for this session by the SHA-256 of its bytes."""
+    kept = st.session_state.get(_TABLE_KEY)
+    if kept is not None and kept[0] == digest and kept[1].source_name == name:
+        return kept[1]
+    st.session_state.pop(_TABLE_KEY, None)  # free the previous file's table first
+    with st.spinner("Reading the file…"):
+        table = read_file_table(io.BytesIO(data), filename=name)
+    st.session_state[_TABLE_KEY] = (digest, table)
+    return table
 
 
 def _activate(data: bytes, settings: _Settings, name: str) -> None:
     """Button callback: build the Population and make it active, or keep the error to show."""
-    _digest, value_column, lower, upper, strata, clusters = settings
-    source = io.BytesIO(data)
-    source.name = name  # the recipe of the Reproduce-in-Python snippets reads the file by name
+    digest, value_column, lower, upper, strata, clusters = settings
+    kept = st.session_state.get(_TABLE_KEY)
+    # The table read for the form (the file is not read twice); the recipe of the
+    # Reproduce-in-Python snippets reads the file by its name.
+    source = kept[1] if kept is not None and kept[0] == digest else io.BytesIO(data)
     try:
-        pop = load_population_csv(
+        pop = load_population_file(
             source,
+            filename=name,
             value_column=value_column,
             lower=lower,
             upper=upper,
@@ -75,21 +92,23 @@ def _activate(data: bytes, settings: _Settings, name: str) -> None:
 def upload_form() -> None:
     """Render the upload form; on success the sidebar switches to the uploaded population."""
     file = st.file_uploader(
-        "CSV file with one row per unit",
-        type=["csv", "tsv", "txt"],
+        "Data file with one row per unit (CSV, Parquet, Stata, SAS or SPSS)",
+        type=list(UPLOAD_EXTENSIONS),
         key="upload_file",
-        help=f"Up to {MAX_UPLOAD_BYTES // 2**20} MB. Commas, semicolons, tabs or pipes; a header "
-        "row is detected automatically.",
+        help=f"Up to {MAX_UPLOAD_BYTES // 2**20:,} MB. CSV: commas, semicolons, tabs or pipes; "
+        "a header row is detected automatically. Stata and SPSS value labels name the strata "
+        "and clusters.",
     )
     st.caption(limits_text())
     if file is None:
+        st.session_state.pop(_TABLE_KEY, None)  # the removed file's table is freed
         st.caption(
             "The file stays in your browser session; nothing is stored on the server or shown "
             "to other users. A shared link cannot carry an uploaded file."
         )
         return
     data = file.getvalue()
-    read = _read_file(data)
+    read = _read_file(data, file.name)
     if read is None:
         return
     digest, table = read
@@ -110,28 +129,33 @@ def upload_form() -> None:
     _apply(data, settings, file.name, tag)
 
 
-def _read_file(data: bytes) -> tuple[str, CsvTable] | None:
+def _read_file(data: bytes, name: str) -> tuple[str, CsvTable | FileTable] | None:
     """Check the size, parse the file and preview it; its digest and table, or None to stop.
 
     Every refusal (too large, unreadable, no numeric column) is shown as an error here.
     """
     if len(data) > MAX_UPLOAD_BYTES:
         st.error(
-            f"The file is {len(data) / 2**20:.1f} MB; the limit is {MAX_UPLOAD_BYTES // 2**20} MB."
+            f"The file is {len(data) / 2**20:,.1f} MB; the limit is "
+            f"{MAX_UPLOAD_BYTES // 2**20:,} MB."
         )
         return None
     digest = hashlib.sha256(data).hexdigest()
     try:
-        table = _read_table(digest, data)
+        table = _read_table(digest, data, name)
     except ValueError as exc:
         st.error(f"This file cannot be used: {exc}", icon=":material/error:")
         return None
     for note in table.notes:
         st.info(note, icon=":material/info:")
-    st.caption(
-        f"Read {len(table.frame):,} rows and {table.frame.shape[1]} columns "
-        f"(delimiter {table.delimiter!r}, {'with' if table.has_header else 'without'} header)."
-    )
+    if isinstance(table, CsvTable):
+        how = (
+            f"CSV, delimiter {table.delimiter!r}, "
+            f"{'with' if table.has_header else 'without'} header"
+        )
+    else:
+        how = table.format_name
+    st.caption(f"Read {len(table.frame):,} rows and {table.frame.shape[1]} columns ({how}).")
     st.dataframe(table.frame.head(8), hide_index=True)
     if not table.numeric_columns:
         st.error("No column holds at least three numbers, so there is no value column to use.")
@@ -139,7 +163,7 @@ def _read_file(data: bytes) -> tuple[str, CsvTable] | None:
     return digest, table
 
 
-def _value_and_bounds(table: CsvTable, tag: str) -> tuple[str, float, float]:
+def _value_and_bounds(table: CsvTable | FileTable, tag: str) -> tuple[str, float, float]:
     """The value column and the public bounds L and U (the boxes start at the data's range)."""
     value_column = st.selectbox("Value column (y)", table.numeric_columns, key=f"up_value_{tag}")
     column = table.column_values(value_column)
@@ -161,7 +185,9 @@ def _value_and_bounds(table: CsvTable, tag: str) -> tuple[str, float, float]:
     return value_column, lower, upper
 
 
-def _group_columns(table: CsvTable, tag: str, value_column: str) -> tuple[list[str], list[str]]:
+def _group_columns(
+    table: CsvTable | FileTable, tag: str, value_column: str
+) -> tuple[list[str], list[str]]:
     """The optional stratum and cluster columns (any label column but the value column)."""
     c1, c2 = st.columns(2)
     labels = [c for c in table.label_columns if c != value_column]

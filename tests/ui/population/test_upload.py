@@ -4,8 +4,11 @@ applied settings."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.core import bad_file_corpus
+from tests.core.bad_file_corpus import labelled_frame
 from tests.core.test_csv_io import nhanes_style_csv
 from tests.pages.harness import ROOT, TIMEOUT
 
@@ -54,7 +57,7 @@ def test_several_columns_make_one_cluster_id():
     assert len(np.unique(pop.clusters)) == 30 and len(np.unique(pop.strata)) == 15
     assert pop.cluster_label == "stratid × psuid" and (pop.lower, pop.upper) == (10.0, 80.0)
     assert "cluster_column=['stratid', 'psuid']" in pop.recipe
-    assert pop.recipe.startswith("load_population_csv('nhanes.csv'")
+    assert pop.recipe.startswith("load_population_file('nhanes.csv'")
     assert [s.value for s in at.success] and not at.warning
     assert at.text[-1].value.startswith("active: uploaded nhanes.csv")
 
@@ -90,7 +93,10 @@ def test_changed_settings_are_marked_not_applied_until_used():
 
 def test_size_limit_is_written_out():
     at = AppTest.from_string(SCRIPT, default_timeout=TIMEOUT).run()
-    assert any("50 MB per file" in c.value for c in at.caption)
+    assert any("512 MB per file" in c.value for c in at.caption)
+    assert any(
+        "Parquet, Stata .dta, SAS .sas7bdat and .xpt, SPSS .sav" in c.value for c in at.caption
+    )
 
 
 def test_a_changed_bound_alone_is_marked_not_applied():
@@ -108,5 +114,63 @@ def test_limits_text_states_cores_limits():
     from ui.population.upload import limits_text
 
     words = limits_text()
-    assert f"{MAX_UPLOAD_BYTES // 2**20} MB per file" in words
+    assert f"{MAX_UPLOAD_BYTES // 2**20:,} MB per file" in words
     assert f"{MAX_ROWS:,} rows" in words and f"{MAX_COLUMNS:,} columns" in words
+
+
+# --------------------------------------------------------------------------------------------
+# Issue 15: Parquet, Stata, SAS and SPSS files through the same form
+# --------------------------------------------------------------------------------------------
+
+
+def _upload_file(name: str, data: bytes) -> AppTest:
+    at = AppTest.from_string(SCRIPT, default_timeout=TIMEOUT)
+    at.run()
+    at.file_uploader[0].set_value((name, data, "application/octet-stream")).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_uploader_accepts_every_format():
+    at = AppTest.from_string(SCRIPT, default_timeout=TIMEOUT).run()
+    accepted = {t.lstrip(".") for t in at.file_uploader[0].proto.type}
+    assert {"csv", "parquet", "dta", "sav", "sas7bdat", "xpt"} <= accepted
+
+
+@pytest.mark.parametrize(
+    ("fmt", "name"), [("parquet", "survey.parquet"), ("spss", "survey.sav"), ("stata", "s.dta")]
+)
+def test_a_binary_file_becomes_the_active_population_with_its_labels(fmt, name):
+    """Upload, pick the value and stratum columns, press the button: the labels are shown.
+
+    Break it on purpose: read uploads with ``read_csv_table`` again (the old form): the
+    Parquet and SPSS files are refused as binary files and no population becomes active.
+    """
+    frame, labels = labelled_frame(fmt)
+    at = _upload_file(name, bad_file_corpus._write(fmt, frame, labels))
+    assert any("Read 5 rows and 2 columns" in c.value for c in at.caption)
+    at.selectbox[0].set_value("income").run()
+    at.number_input[0].set_value(0.0)
+    at.number_input[1].set_value(10.0)
+    _multiselect(at.run(), "Stratum").set_value(["region"])
+    _use(at.run())
+    assert not at.exception, [e.value for e in at.exception]
+    pop = _active(at)
+    np.testing.assert_array_equal(pop.values, [1.5, 2.5, 3.5, 9.0])
+    assert pop.strata.tolist() == ["South", "South", "North", "North"]
+    assert pop.recipe == (
+        f"load_population_file({name!r}, value_column='income', lower=0.0, upper=10.0, "
+        "stratum_column='region')"
+    )
+    assert at.text[-1].value.startswith(f"active: uploaded {name}")
+    assert any("Dropped 1 row" in i.value for i in at.info) or any(
+        "Dropped 1 row" in n for n in pop.notes
+    )
+
+
+def test_a_renamed_file_is_explained_not_read():
+    frame, _ = labelled_frame("parquet")
+    at = _upload_file("survey.csv", bad_file_corpus._write("parquet", frame))
+    errors = [e.value for e in at.error]
+    assert any("This file is a Parquet file, not CSV" in e for e in errors), errors
+    assert not [b for b in at.button if b.label == "Use this population"]
