@@ -48,6 +48,13 @@ __all__ = [
 #: takes about five times its size in memory (bench/bench_populations.py --memory: a 1 GB
 #: file of 10 short columns peaks at 5.2 GB), so 512 MB keeps a read under about 3 GB.
 MAX_UPLOAD_BYTES: int = 512 * 1024 * 1024
+
+
+class _Default:
+    """Marker: the limit in force when the file is read (:data:`MAX_UPLOAD_BYTES`)."""
+
+
+DEFAULT_LIMIT = _Default()
 #: Largest number of data rows accepted from a file (a register of 10⁸ records).
 MAX_ROWS: int = 100_000_000
 #: Largest CSV file read by the careful parsers (pandas' parser with a Python object per
@@ -322,9 +329,19 @@ def _distinct_up_to(cells: pd.Series, limit: int) -> int:
     return int(cells.nunique(dropna=False))
 
 
-def _read_source_bytes(source: Any) -> tuple[bytes, str | None]:
-    """The raw bytes of a path, bytes object or binary file-like, refusing oversize input."""
-    limit = MAX_UPLOAD_BYTES
+def _read_source_bytes(
+    source: Any, max_bytes: int | _Default | None = DEFAULT_LIMIT
+) -> tuple[bytes, str | None]:
+    """The raw bytes of a path, bytes object or binary file-like, refusing oversize input.
+
+    ``max_bytes``: the size limit (default :data:`MAX_UPLOAD_BYTES`, read at call time);
+    ``None`` reads a file of any size (a file the server was started with, never an upload).
+    """
+    if max_bytes is None:  # no limit: read everything (read(-1))
+        limit, chunk = 1 << 62, -1
+    else:
+        limit = MAX_UPLOAD_BYTES if isinstance(max_bytes, _Default) else int(max_bytes)
+        chunk = limit + 1
     too_big = f"The file is larger than {limit // 2**20:,} MB, the upload limit."
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
@@ -343,7 +360,7 @@ def _read_source_bytes(source: Any) -> tuple[bytes, str | None]:
             if path.stat().st_size > limit:
                 raise ValueError(too_big)
             with path.open("rb") as fh:
-                data = fh.read(limit + 1)
+                data = fh.read(chunk)
         except OSError as exc:
             raise ValueError(
                 f"The file {quoted(path, 200)} cannot be read: {exc.strerror}."
@@ -359,7 +376,7 @@ def _read_source_bytes(source: Any) -> tuple[bytes, str | None]:
             except (OSError, ValueError):
                 pass
         try:
-            data = source.read(limit + 1)
+            data = source.read(chunk)
         except (OSError, ValueError) as exc:
             raise ValueError(f"The upload cannot be read: {exc}.") from None
         if isinstance(data, str):

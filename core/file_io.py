@@ -37,9 +37,11 @@ import pandas as pd
 
 from core._validation import plural, quoted
 from core.csv_io import (
+    DEFAULT_LIMIT,
     MAX_COLUMNS,
     MAX_ROWS,
     CsvTable,
+    _Default,
     _read_source_bytes,
     _to_numbers,
     _unknown_column,
@@ -479,10 +481,12 @@ def _binary_table(
     )
 
 
-def _source(source: Any, filename: str | None) -> tuple[bytes, str | None]:
+def _source(
+    source: Any, filename: str | None, max_bytes: int | _Default | None = DEFAULT_LIMIT
+) -> tuple[bytes, str | None]:
     if filename is not None and not isinstance(filename, str):
         raise ValueError(f"filename must be a file name (text), got {quoted(filename)}.")
-    data, found_name = _read_source_bytes(source)
+    data, found_name = _read_source_bytes(source, max_bytes)
     name = filename if filename else found_name
     if name is not None:
         name = PurePath(name).name or name
@@ -490,7 +494,11 @@ def _source(source: Any, filename: str | None) -> tuple[bytes, str | None]:
 
 
 def read_file_table(
-    source: Any, *, filename: str | None = None, columns: Sequence[str] | None = None
+    source: Any,
+    *,
+    filename: str | None = None,
+    columns: Sequence[str] | None = None,
+    max_bytes: int | _Default | None = DEFAULT_LIMIT,
 ) -> CsvTable | FileTable:
     """Read a CSV, Parquet, Stata, SAS or SPSS file as a table whose columns can be listed.
 
@@ -524,7 +532,7 @@ def read_file_table(
         truncated or damaged files; a name that does not match the content; no columns or
         no rows.
     """
-    data, name = _source(source, filename)
+    data, name = _source(source, filename, max_bytes)
     fmt = _choose_format(data, name)
     if fmt == "csv":
         return csv_table_from_bytes(data, name)
@@ -541,6 +549,7 @@ def load_population_file(
     stratum_column: str | Sequence[str] | None = None,
     cluster_column: str | Sequence[str] | None = None,
     name: str | None = None,
+    max_bytes: int | _Default | None = DEFAULT_LIMIT,
 ) -> Population:
     """Build a :class:`Population` from a CSV, Parquet, Stata, SAS or SPSS file.
 
@@ -567,6 +576,9 @@ def load_population_file(
         Label columns for stratified and cluster sampling.
     name : str, optional
         Display name; default built from the file name and the value column.
+    max_bytes : int or None, optional
+        Size limit, as in :func:`read_file_table` (``None`` for a file the server was
+        started with).
 
     Returns
     -------
@@ -593,7 +605,7 @@ def load_population_file(
             if isinstance(table, FileTable) and column in table.left_out:
                 raise ValueError(f"Column {quoted(column)} {table.left_out[column]}.")
     else:
-        table = read_file_table(source, filename=filename, columns=wanted)
+        table = read_file_table(source, filename=filename, columns=wanted, max_bytes=max_bytes)
     fmt = table.file_format if isinstance(table, FileTable) else "csv"
     if isinstance(table, FileTable) and value_column is None and not table.numeric_columns:
         raise ValueError(

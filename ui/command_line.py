@@ -247,6 +247,7 @@ def read_command_line_population(settings: CommandLineSettings) -> CommandLineLo
             upper=settings.upper,
             stratum_column=_column_argument(settings.stratum_columns),
             cluster_column=_column_argument(settings.cluster_columns),
+            max_bytes=None,  # the server's own file: no upload limit
         )
     except ValueError as err:
         return CommandLineLoad(settings=settings, error=str(err))

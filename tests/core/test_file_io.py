@@ -349,3 +349,16 @@ def test_byte_limit_applies_to_every_format(monkeypatch):
     monkeypatch.setattr(csv_io, "MAX_UPLOAD_BYTES", len(data) - 1)
     with pytest.raises(ValueError, match="upload limit"):
         load_population_file(data, filename="x.parquet")
+
+
+def test_a_servers_own_file_has_no_upload_limit(tmp_path, monkeypatch) -> None:
+    """max_bytes=None (a file given on the server's command line) reads past the limit."""
+    import core.csv_io as csv_io
+
+    path = tmp_path / "register.csv"
+    path.write_text("income\n" + "\n".join(str(i) for i in range(2_000)) + "\n")
+    monkeypatch.setattr(csv_io, "MAX_UPLOAD_BYTES", 1_000)
+    with pytest.raises(ValueError, match="upload limit"):
+        load_population_file(path, value_column="income", lower=0, upper=5_000)
+    pop = load_population_file(path, value_column="income", lower=0, upper=5_000, max_bytes=None)
+    assert pop.size == 2_000
