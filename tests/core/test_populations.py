@@ -16,15 +16,16 @@ import pytest
 
 import core.builtins
 import core.csv_io
+import core.file_io
 import core.population
 import core.populations as populations
 import core.r_replay
 
-HOMES = (core.population, core.builtins, core.r_replay, core.csv_io)
+HOMES = (core.population, core.builtins, core.r_replay, core.csv_io, core.file_io)
 
 
 def test_all_names_are_reexported_from_their_home_module():
-    assert len(populations.__all__) == 18
+    assert len(populations.__all__) == len(set(populations.__all__)) == 24
     for name in populations.__all__:
         homes = [m for m in HOMES if name in getattr(m, "__all__", ())]
         assert len(homes) == 1, (name, homes)

@@ -446,8 +446,11 @@ def test_subsampling_non_increasing_in_n_for_a_fixed_sample(n, pi, eps, frac):
 def test_symmetric_in_pi(kind, n, pi, nu, eps, frac):
     m = max(1, round(frac * n))
     grid = np.asarray(eps)
-    a = _curve(kind, n, pi, grid, nu, m)
-    b = _curve(kind, n, 1.0 - pi, grid, nu, m)
+    # 1 - pi is rounded (pi = 1e-12 comes back as 0.99999999999900002); compare the exactly
+    # mirrored pair p, 1 - p with p = 1 - (1 - pi), both representable.
+    p = 1.0 - (1.0 - pi)
+    a = _curve(kind, n, p, grid, nu, m)
+    b = _curve(kind, n, 1.0 - p, grid, nu, m)
     assert np.allclose(a, b, rtol=1e-8, atol=1e-300)
 
 
