@@ -379,8 +379,9 @@ def plan_notebook(
     ----------
     recipe : str
         The population's recipe (:attr:`core.population.Population.recipe`): one call of
-        ``make_builtin`` or ``load_population_csv`` with literal arguments. A CSV recipe reads
-        the file by name from the notebook's working directory.
+        ``make_builtin``, ``load_population_csv`` or ``load_population_file`` with literal
+        arguments. A file recipe reads the file by name (or the path given on the server's
+        command line) from the notebook's working directory.
     statistic : str
         One of :data:`core.planner.STATISTICS`.
     eps_target : float
