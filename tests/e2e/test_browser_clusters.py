@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, urlparse
 
+from playwright.sync_api import expect
+
 from tests.e2e.helpers import errors_on_page, exceptions_on_page, plot_texts, screenshot, settle
 
 TABS = (
@@ -108,7 +110,9 @@ def test_every_tab_renders_and_is_kept_in_the_url(page, app_url):
 def test_preset_and_population_switch(page, app_url):
     page.goto(f"{app_url}/clusters?cl_view=This+population%27s+clusters")
     settle(page)
-    assert "has no cluster column" in _main_text(page)
+    # Waits for the text: under load the first run may not have drawn anything yet.
+    main = page.locator('[data-testid="stMainBlockContainer"]')
+    expect(main).to_contain_text("has no cluster column", timeout=60_000)
     page.get_by_role("button", name="Use the Establishments population").click()
     settle(page)
     page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg')
