@@ -825,6 +825,11 @@ def _abs_cdf(
     return np.asarray(hi - lo, dtype=np.float64)
 
 
+#: Errors below this (the smallest normal double times 1e14) are reported as their upper bound:
+#: a root search on them would need a tolerance that underflows.
+_TINY_ERROR = 1e14 * float(np.finfo(np.float64).tiny)
+
+
 def _root(g: Callable[[float], float], top: float) -> float:
     """The root of the non-decreasing ``g`` in ``[0, top]`` (``g(0) <= 0 <= g(top)``).
 
@@ -869,6 +874,8 @@ def _conditional_quantile(
     top = float(np.max(np.abs(err))) + float(np.max(scale))
     if top == 0.0:  # every release equals the population value (ties, no noise)
         return 0.0, 0.0
+    if top < _TINY_ERROR:  # e.g. a smooth sensitivity of 1e-320 on ties: the bound is below
+        return top, 0.0  # anything a float resolves, and top bounds it
     while coverage(top) < level:
         top *= 2.0
     x = _root(lambda v: coverage(v) - level, top)

@@ -544,3 +544,9 @@ def test_error_bound_root_falls_back_to_bisection(monkeypatch) -> None:
 def test_error_bound_of_exact_releases_is_zero() -> None:
     """No sampling error and no noise (ties with a smooth sensitivity of 0): bound 0."""
     assert pl._conditional_quantile(np.zeros(40), np.zeros(40), 0.95) == (0.0, 0.0)
+
+
+def test_error_bound_of_subnormal_releases_is_their_bound() -> None:
+    """Noise scales of 1e-320 (a smooth sensitivity on ties at a large beta): no root search."""
+    x, se = pl._conditional_quantile(np.zeros(30), np.full(30, 1e-320), 0.95)
+    assert 0.0 < x <= 2e-320 and se == 0.0
