@@ -6,6 +6,7 @@ this module only arranges them for plotly, in the app's single chart style.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -500,6 +501,19 @@ def release_violin_figure(
     return make_figure(traces, layout), frame
 
 
+def _relative_change(log_sample: float, log_population: float) -> float:
+    """``exp(log_sample − log_population) − 1``; two zero errors (log = −∞) are no change.
+
+    Releases without error (every record tied at the statistic) give log(MSE) = −∞ for both,
+    whose difference would be NaN; a zero population error against a positive sample error
+    is an infinite increase.
+    """
+    if math.isinf(log_sample) and math.isinf(log_population) and log_sample == log_population:
+        return 0.0
+    with np.errstate(invalid="ignore", over="ignore"):
+        return float(np.expm1(log_sample - log_population))
+
+
 def best_rate_table(summary: pd.DataFrame, measure: str = "mse") -> pd.DataFrame:
     """Per ε: population log(error), best sample rate and its log(error), change in error.
 
@@ -517,7 +531,7 @@ def best_rate_table(summary: pd.DataFrame, measure: str = "mse") -> pd.DataFrame
         log_s, se_s = _log_measure(samples, measure)
         log_p = float(_log_measure(pop, measure)[0][0])
         k = int(np.argmin(log_s))
-        change = float(np.expm1(log_s[k] - log_p))
+        change = _relative_change(float(log_s[k]), log_p)
         rows.append(
             {
                 "ε_target": e,

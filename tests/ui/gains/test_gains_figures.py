@@ -7,6 +7,7 @@ against 2·rate instead of the rate.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -160,3 +161,18 @@ def test_violin_figures_draw_each_groups_values():
     assert [t.name for t in fig.data] == ["ε_target = 0.5", "ε_target = 2"] and fig.layout.shapes[
         0
     ].y0 == 2.0
+
+
+def test_best_rate_table_zero_errors_are_no_change():
+    # every record tied at the median: both errors are zero (log = -inf) -> no change, no NaN
+    rows = [(1.0, 0.1, False, -np.inf, 0.0), (1.0, 1.0, True, -np.inf, 0.0)]
+    rows += [(2.0, 0.1, False, -1.0, 0.1), (2.0, 1.0, True, -np.inf, 0.0)]
+    summary = pd.DataFrame(
+        rows, columns=["eps_target", "rate", "is_population", "log_mse", "log_mse_se"]
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        table = figs.best_rate_table(summary).set_index("ε_target")
+    assert table.loc[1.0, "MSE change vs population"] == 0.0
+    assert not bool(table.loc[1.0, "sample wins"])
+    assert table.loc[2.0, "MSE change vs population"] == np.inf
