@@ -3,7 +3,7 @@
 Each builder reads the step's own URL parameters (:attr:`ui.lessons.content.Step.query`),
 parses them as the page's controls do, and calls that page's cached computations and figure
 builder with them, so the chart in the lesson is the chart the link opens. Parameters a step
-leaves out take the page's defaults, repeated here (``tests/pages/test_lessons_links.py``
+leaves out take the page's defaults, repeated here (``tests/pages/test_lessons_page.py``
 compares the two charts trace by trace).
 """
 
