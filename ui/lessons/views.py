@@ -15,6 +15,9 @@ from ui.lessons.content import LESSONS, Lesson, Step
 from ui.theme import chart_config
 from ui.widgets import set_controls
 
+#: Width of a projected QR code in CSS pixels (narrower screens scale it down).
+QR_WIDTH = 420
+
 #: Prefix of the session-only prediction controls (one per lesson step).
 PREDICTION_PREFIX = "lesson_pred_"
 
@@ -134,11 +137,8 @@ def teacher_view(lesson: Lesson, index: int, base: str) -> None:
         ):
             with column:
                 st.markdown(title)
-                st.html(
-                    '<div class="lesson-qr" style="width:min(100%,420px);background:#fff;">'
-                    + handout.qr_svg(url, title=title)
-                    + "</div>"
-                )
+                # st.image, not st.html: st.html's sanitiser drops inline SVG.
+                st.image(handout.qr_svg(url, title=title), width=QR_WIDTH)
                 st.code(url, language=None, wrap_lines=True)
         st.download_button(
             "Printable handout (HTML, A4)",
