@@ -131,10 +131,20 @@ def test_the_url_reproduces_lesson_step_and_teacher_view():
 
 
 @pytest.mark.parametrize(
-    "query",
-    [{LESSON_KEY: "No such lesson"}, {LESSON_KEY: "Clusters", STEP_KEY: "9"}, {STEP_KEY: "x"}],
+    ("query", "said"),
+    [
+        ({LESSON_KEY: "No such lesson"}, "lesson called “No such lesson”"),
+        ({LESSON_KEY: "Clusters", STEP_KEY: "9"}, "step “9”, but the lesson “Clusters” has"),
+        ({STEP_KEY: "x"}, "step “x”"),
+    ],
 )
-def test_a_broken_lesson_link_falls_back_to_a_lesson_start(query):
+def test_a_broken_lesson_link_is_explained_and_opens_a_lesson_start(query, said):
     at = open_page(PAGE, query)
     assert at.radio(key=STEP_KEY).value == 1
     assert at.selectbox(key=LESSON_KEY).value in {lesson.label for lesson in LESSONS}
+    assert any(said in w.value for w in at.warning), [w.value for w in at.warning]
+
+
+def test_a_good_link_gets_no_warning():
+    at = open_page(PAGE, {LESSON_KEY: "Clusters", STEP_KEY: "2"})
+    assert not at.warning

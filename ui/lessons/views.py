@@ -40,8 +40,30 @@ def lesson_label_changed() -> None:
     set_controls({links.STEP_KEY: 1})
 
 
+def lesson_link_notice() -> None:
+    """Explain a link whose ``lesson`` names no lesson (call before the lesson control)."""
+    requested = st.query_params.get(links.LESSON_KEY)
+    if requested is not None and requested not in lesson_labels():
+        st.warning(
+            f"This link asks for a lesson called “{requested[:40]}”, which does not exist, so "
+            f"the first lesson is shown. The lessons are: {', '.join(lesson_labels())}.",
+            icon=":material/link_off:",
+        )
+
+
 def step_selector(lesson: Lesson) -> int:
-    """The step control (URL-bound, ``lesson_step``); returns the 0-based step index."""
+    """The step control (URL-bound, ``lesson_step``); returns the 0-based step index.
+
+    A link whose step is not one of the lesson's steps is explained, and opens step 1.
+    """
+    requested = st.query_params.get(links.STEP_KEY)
+    valid = [str(i) for i in range(1, len(lesson.steps) + 1)]
+    if requested is not None and requested not in valid:
+        st.warning(
+            f"This link asks for step “{requested[:20]}”, but the lesson “{lesson.label}” has "
+            f"steps 1 to {len(lesson.steps)}, so step 1 is shown.",
+            icon=":material/link_off:",
+        )
     step = st.radio(
         "Step",
         list(range(1, len(lesson.steps) + 1)),
