@@ -16,6 +16,7 @@ st.markdown(
     "gives the answer away."
 )
 
+views.lesson_link_notice()
 c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
 with c1:
     label = st.selectbox(
