@@ -410,8 +410,8 @@ ALLOCATION_LESSON = Lesson(
                 "about 0.05."
             ),
             takeaway=(
-                "Randomised rounding restores amplification: proportional allocation then "
-                "gives about 6·r·ε_sample for small budgets (Bun et al. Theorem 7.2)."
+                "Randomised rounding restores amplification: proportional allocation is then "
+                "guaranteed about 6·r·ε_sample for small budgets (Bun et al. Theorem 7.2)."
             ),
         ),
     ),

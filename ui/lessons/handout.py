@@ -113,7 +113,7 @@ def handout_html(lesson: Lesson, base: str) -> str:
             f'<p class="question">{esc(step.question)}</p>'
             f'<ol class="options">{options}</ol>'
             f'<p class="link">See for yourself: <a href="{esc(url)}">{esc(url)}</a></p>'
-            f'<p class="takeaway">{esc(step.takeaway)}</p>'
+            f'<p class="takeaway"><strong>Takeaway.</strong> {esc(step.takeaway)}</p>'
             f'</div><div class="qr">{qr_svg(url, title=f"Step {i}: link to the app")}</div>'
             "</section>"
         )
