@@ -64,5 +64,10 @@ def test_every_lesson_reveals_its_chart_at_laptop_and_phone_width(browser, app_u
                 page.locator('[data-testid="stPlotlyChart"]').scroll_into_view_if_needed()
                 page.wait_for_timeout(300)
                 screenshot(page, stem)
+            if size == "laptop":  # Next moves the step, writes it into the URL, hides the reveal
+                page.get_by_role("button", name="Next step").click()
+                settle(page)
+                assert "lesson_step=2" in page.url and "Step 2 of" in main.inner_text()
+                assert page.locator('[data-testid="stPlotlyChart"]').count() == 0
         finally:
             context.close()
