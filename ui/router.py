@@ -45,6 +45,7 @@ class PageSpec(NamedTuple):
 PAGES: tuple[PageSpec, ...] = (
     PageSpec("app_pages/overview.py", "Population", ":material/groups:"),
     PageSpec("app_pages/planner.py", "Release planner", ":material/checklist:"),
+    PageSpec("app_pages/lessons.py", "Lessons", ":material/school:"),
     PageSpec("app_pages/amplification.py", "Amplification", ":material/zoom_in:"),
     PageSpec("app_pages/gains.py", "Mean & median gains", ":material/query_stats:"),
     PageSpec("app_pages/clusters.py", "Cluster sampling", ":material/workspaces:"),

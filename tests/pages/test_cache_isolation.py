@@ -39,6 +39,8 @@ POPULATION_FREE_PAGES = (
     "app_pages/about.py",
     "app_pages/amplification.py",
     "app_pages/statistical.py",
+    # the lessons draw their charts on each step's own built-in population, not the sidebar's
+    "app_pages/lessons.py",
 )
 UPLOAD_KEY = "uploaded_population"
 N = 600

@@ -58,8 +58,9 @@ EXISTING = [spec.script for spec in PAGES]
 #: Global sidebar controls, varied elsewhere (the seed by the browser tests, the population here
 #: through :data:`POPULATIONS`).
 SKIP_KEYS = {"seed", "population"}
-#: The upload form (its own tests) and the log sliders that mirror their exact-value boxes.
-SKIP_PREFIXES = ("up_",)
+#: The upload form (its own tests), the lessons' per-step predictions (session-only, their
+#: own tests in test_lessons_page.py) and the log sliders that mirror their exact-value boxes.
+SKIP_PREFIXES = ("up_", "lesson_pred_")
 SKIP_SUFFIXES = ("__slider",)
 
 #: Edge lists typed into every text box of numbers (``ui.widgets.float_list_input``).
