@@ -177,7 +177,7 @@ def _odds_sentence(at) -> str:
 
 
 def _odds_table(at):
-    return next(df.value for df in at.dataframe if "ε_target: at most … in 100" in df.value)
+    return next(t.value for t in at.table if "with ε_target: at most" in t.value)
 
 
 def test_odds_tab_shows_the_bound_of_core_for_both_budgets():
@@ -193,9 +193,14 @@ def test_odds_tab_shows_the_bound_of_core_for_both_budgets():
     assert f"at most **{in_100(risk.posterior_bound(e_s, 0.01))} in 100**" in words
     assert "2.67 in 100" in words and "63.6 in 100" in words  # the default state, by hand
     table = _odds_table(at)
-    assert table["ε_target"].tolist() == [0.1, 0.5, 1.0]
-    want = [100 * risk.posterior_bound(e, 0.01) for e in (0.1, 0.5, 1.0)]
-    assert table["ε_target: at most … in 100"].tolist() == want
+    assert table["ε_target"].tolist() == ["0.1", "0.5", "1"]
+    want = [f"{in_100(risk.posterior_bound(e, 0.01))} in 100" for e in (0.1, 0.5, 1.0)]
+    assert table["with ε_target: at most"].tolist() == want
+    want = [
+        f"{in_100(risk.posterior_bound(amp.eps_sample(e, 0.01), 0.01))} in 100"
+        for e in (0.1, 0.5, 1.0)
+    ]
+    assert table["with ε_sample: at most"].tolist() == want
     curve = next(t for c in charts(at) for t in c["data"] if t.get("name") == "ε_target = 1")
     np.testing.assert_allclose(
         array(curve["y"]), risk.posterior_bound(1.0, array(curve["x"])), rtol=1e-15
@@ -209,16 +214,20 @@ def test_odds_change_with_the_prior_and_with_eps_target():
     assert not at.exception
     after_prior = _odds_sentence(at)
     assert "thought it 1 in 10 " in after_prior and after_prior != before
-    assert (_odds_table(at)["ε_target: at most … in 100"] > table_before.iloc[:, 3]).all()
+    assert _odds_table(at)["with ε_target: at most"].tolist() != (
+        table_before["with ε_target: at most"].tolist()
+    )
     at.number_input(key="amp_odds_eps").set_value(0.1).run()
     assert _odds_sentence(at) != after_prior
     assert "With ε_target = 0.1," in _odds_sentence(at)
     at.text_input(key="amp_eps_targets").set_value("2, 3").run()
-    assert _odds_table(at)["ε_target"].tolist() == [2.0, 3.0]
+    assert _odds_table(at)["ε_target"].tolist() == ["2", "3"]
 
 
 def test_odds_url_reproduces_the_prior_and_rate():
+    from core import amplification as amp
     from core import risk
+    from ui.amplification.text import in_100
 
     query = {"amp_view": ODDS, "amp_prior": "0.001", "amp_odds_rate": "0.05"}
     at = open_page(PAGE, query)
@@ -226,6 +235,7 @@ def test_odds_url_reproduces_the_prior_and_rate():
     assert at.number_input(key="amp_odds_rate").value == 0.05
     assert "thought it 1 in 1,000" in _odds_sentence(at)
     table = _odds_table(at)
-    assert table["ε_target: at most … in 100"].tolist() == [
-        100 * risk.posterior_bound(e, 0.001) for e in (0.1, 0.5, 1.0)
+    assert table["with ε_target: at most"].tolist() == [
+        f"{in_100(risk.posterior_bound(e, 0.001))} in 100" for e in (0.1, 0.5, 1.0)
     ]
+    assert table["ε_sample"].tolist() == [f"{amp.eps_sample(e, 0.05):.4g}" for e in (0.1, 0.5, 1)]

@@ -10,6 +10,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+import pandas as pd
+
 FORWARD_TAB = "ε_sample against the rate"
 REVERSE_TAB = "Reverse view and calculator"
 STEINKE_TAB = "Steinke: limits of amplification"
@@ -117,7 +119,7 @@ for c in {_floats(constants)}:
 PRIOR_DEFAULT = 0.01
 PRIOR_MIN = 1e-6
 PRIOR_MAX = 0.99
-PRIOR_LABEL = "Attacker's prior: how likely they think it that Alice's record is in the data"
+PRIOR_LABEL = "Attacker's prior that Alice is in the data"
 PRIOR_HELP = (
     "The attacker's belief before the release. 0.01 means they think it 1 in 100; the "
     "bound is the worst case over attackers, whatever else they know."
@@ -182,6 +184,22 @@ def odds_summary(
         f"(here {delta_target:.2g}), which may give membership away."
     )
     return " ".join([target, sample, caveat])
+
+
+def odds_display(table: pd.DataFrame) -> pd.DataFrame:
+    """The odds table (``figures.odds_table``) as short text cells that wrap on a phone."""
+    return pd.DataFrame(
+        {
+            "ε_target": [f"{e:.4g}" for e in table["ε_target"]],
+            "ε_sample": [f"{e:.4g}" for e in table["ε_sample"]],
+            "with ε_target: at most": [
+                f"{in_100(v / 100)} in 100" for v in table["ε_target: at most … in 100"]
+            ],
+            "with ε_sample: at most": [
+                f"{in_100(v / 100)} in 100" for v in table["ε_sample: at most … in 100"]
+            ],
+        }
+    )
 
 
 ODDS_INTRO = (

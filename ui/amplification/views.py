@@ -308,16 +308,8 @@ def odds_view(ctx: AmplificationInputs) -> None:
         icon=":material/casino:",
     )
     st.markdown(f"**The page's ε_target values at n/N = {rate:.4g}, prior {text.one_in(prior)}**")
-    st.dataframe(
-        figs.odds_table(ctx.eps_targets, rate, prior, ctx.delta_target),
-        hide_index=True,
-        column_config={
-            "ε_target": st.column_config.NumberColumn(format="%.4g"),
-            "ε_sample": st.column_config.NumberColumn(format="%.4g"),
-            "ε_target: at most … in 100": st.column_config.NumberColumn(format="%.3g"),
-            "ε_sample: at most … in 100": st.column_config.NumberColumn(format="%.3g"),
-        },
-    )
+    table = figs.odds_table(ctx.eps_targets, rate, prior, ctx.delta_target)
+    st.table(text.odds_display(table), hide_index=True)
     if prior < 0.5:
         eps_even = float(risk.eps_for_posterior(prior, 0.5))
         st.markdown(text.even_odds_sentence(prior, eps_even, eps_target, eps_sample))

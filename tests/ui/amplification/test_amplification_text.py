@@ -103,3 +103,16 @@ def test_even_odds_sentence(eps_target, eps_sample, verdict):
     assert "1 in 100 become as sure as a coin flip" in words
     assert "ε of at least 4.6" in words
     assert words.endswith(verdict + ".")
+
+
+def test_odds_display_formats_the_odds_table():
+    from ui.amplification import figures as figs
+
+    shown = text.odds_display(figs.odds_table([math.log(3)], 1.0, 0.01, 0.0))
+    assert shown.columns.tolist() == [
+        "ε_target",
+        "ε_sample",
+        "with ε_target: at most",
+        "with ε_sample: at most",
+    ]
+    assert shown.iloc[0].tolist() == ["1.099", "1.099", "2.94 in 100", "2.94 in 100"]
