@@ -239,3 +239,13 @@ def test_odds_url_reproduces_the_prior_and_rate():
         f"{in_100(risk.posterior_bound(e, 0.001))} in 100" for e in (0.1, 0.5, 1.0)
     ]
     assert table["ε_sample"].tolist() == [f"{amp.eps_sample(e, 0.05):.4g}" for e in (0.1, 0.5, 1)]
+
+
+def test_odds_snippet_prints_the_numbers_of_the_page():
+    from core import risk
+    from tests.pages.harness import run_snippet, snippet
+
+    at = open_page(PAGE, {"amp_view": ODDS, "amp_prior": "0.05", "amp_odds_rate": "0.1"})
+    printed = run_snippet(snippet(at, "risk.posterior_bound"))
+    assert "rate, prior = 0.1, 0.05" in snippet(at, "risk.posterior_bound")
+    assert f"at most {100 * risk.posterior_bound(1.0, 0.05):.6g} /" in printed
