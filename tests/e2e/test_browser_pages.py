@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from urllib.parse import parse_qs, urlparse
+from urllib.parse import parse_qs, quote, urlparse
 
 from tests.e2e.helpers import errors_on_page, exceptions_on_page, plot_texts, screenshot, settle
+from tests.e2e.test_layout import MEASURE, SLACK
 
 GOOD_CSV = "income,region\n" + "\n".join(f"{1000 + 37 * i % 900},{'ABC'[i % 3]}" for i in range(60))
 
@@ -105,6 +106,48 @@ def test_amplification_url_reproduces_state_and_bad_entries_are_explained(page, 
     assert any("not a number" in w for w in warnings)
     assert exceptions_on_page(page) == []
     screenshot(page, "amplification_from_url")
+
+
+def test_amplification_odds_tab_reads_eps_as_odds_on_laptop_and_phone(browser, app_url):
+    """Issue 16 item 3: the 'ε as odds' tab from a URL, the prior moved, both widths."""
+    for label, width, height in (("laptop", 1280, 720), ("phone", 390, 844)):
+        context = browser.new_context(viewport={"width": width, "height": height})
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        try:
+            page.goto(f"{app_url}/amplification?amp_view={quote('ε as odds')}")
+            settle(page)
+            page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg')
+            page.evaluate("document.fonts.ready")
+            main = page.locator('[data-testid="stMainBlockContainer"]')
+            assert "at most 2.67 in 100 sure" in main.inner_text()
+            assert "ε_sample = 5.152" in plot_texts(page)
+            assert errors_on_page(page) == [] and exceptions_on_page(page) == []
+            problems = page.evaluate(MEASURE, SLACK)
+            assert not problems, f"odds tab at {label} width: {problems}"
+            page.locator('[data-testid="stTable"]').first.scroll_into_view_if_needed()
+            screenshot(page, f"amplification_odds_{label}")
+            page.locator('[data-testid="stPlotlyChart"]').first.scroll_into_view_if_needed()
+            screenshot(page, f"amplification_odds_chart_{label}")
+        finally:
+            context.close()
+
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    try:
+        page.goto(f"{app_url}/amplification?amp_view={quote('ε as odds')}")
+        settle(page)
+        box = page.get_by_role("spinbutton", name="exact value").nth(2)  # after δ and rate_min
+        box.fill("0.1")
+        box.press("Enter")
+        settle(page)
+        assert parse_qs(urlparse(page.url).query).get("amp_prior") == ["0.1"]
+        text = page.locator('[data-testid="stMainBlockContainer"]').inner_text()
+        assert "thought it 1 in 10 that" in text
+        assert exceptions_on_page(page) == []
+    finally:
+        context.close()
 
 
 def test_preset_reproduces_paper_figure(page, app_url):

@@ -83,3 +83,25 @@ def test_planner_every_tab_fits_laptop_and_phone_width(browser, app_url):
                 screenshot(page, f"planner_{shot}_{label}")
         finally:
             context.close()
+
+
+def test_planner_odds_next_to_the_recommendation_on_laptop_and_phone(browser, app_url):
+    """Issue 16 item 3: ε_target and the plan's ε_sample as odds; the prior comes from the URL."""
+    for label, width, height in (("laptop", 1280, 720), ("phone", 390, 844)):
+        context = browser.new_context(viewport={"width": width, "height": height})
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        try:
+            page.goto(f"{app_url}/planner?{FAST}&plan_prior=0.001")
+            settle(page, timeout=120)
+            _wait_for_chart(page)
+            page.evaluate("document.fonts.ready")
+            odds = page.locator('[data-testid="stAlertContentInfo"]', has_text="at most")
+            assert "someone who thought it 1 in 1,000" in odds.first.inner_text()
+            assert errors_on_page(page) == [] and exceptions_on_page(page) == []
+            problems = page.evaluate(MEASURE, SLACK)
+            assert not problems, f"planner odds at {label} width: {problems}"
+            odds.first.scroll_into_view_if_needed()
+            screenshot(page, f"planner_odds_{label}")
+        finally:
+            context.close()

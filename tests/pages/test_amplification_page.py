@@ -163,3 +163,89 @@ def test_amplification_tabs_compute_only_when_open(tab):
         assert "ε_sample = 5" in names and "ε_target = 0.5" not in names
         at.text_input(key="amp_eps_samples").set_value("3").run()
         assert "ε_sample = 3" in trace_names(at)
+
+
+# ---------------------------------------------------------------------------------------
+# ε as odds (issue 16, item 3)
+# ---------------------------------------------------------------------------------------
+
+ODDS = "ε as odds"
+
+
+def _odds_sentence(at) -> str:
+    return next(m.value for m in at.info if "can become at most" in m.value)
+
+
+def _odds_table(at):
+    return next(t.value for t in at.table if "with ε_target: at most" in t.value)
+
+
+def test_odds_tab_shows_the_bound_of_core_for_both_budgets():
+    from core import amplification as amp
+    from core import risk
+    from ui.amplification.text import in_100
+
+    at = open_page(PAGE, {"amp_view": ODDS})
+    words = _odds_sentence(at)
+    e_s = amp.eps_sample(1.0, 0.01)
+    assert "thought it 1 in 100" in words
+    assert f"at most **{in_100(risk.posterior_bound(1.0, 0.01))} in 100** sure" in words
+    assert f"at most **{in_100(risk.posterior_bound(e_s, 0.01))} in 100**" in words
+    assert "2.67 in 100" in words and "63.6 in 100" in words  # the default state, by hand
+    table = _odds_table(at)
+    assert table["ε_target"].tolist() == ["0.1", "0.5", "1"]
+    want = [f"{in_100(risk.posterior_bound(e, 0.01))} in 100" for e in (0.1, 0.5, 1.0)]
+    assert table["with ε_target: at most"].tolist() == want
+    want = [
+        f"{in_100(risk.posterior_bound(amp.eps_sample(e, 0.01), 0.01))} in 100"
+        for e in (0.1, 0.5, 1.0)
+    ]
+    assert table["with ε_sample: at most"].tolist() == want
+    curve = next(t for c in charts(at) for t in c["data"] if t.get("name") == "ε_target = 1")
+    np.testing.assert_allclose(
+        array(curve["y"]), risk.posterior_bound(1.0, array(curve["x"])), rtol=1e-15
+    )
+
+
+def test_odds_change_with_the_prior_and_with_eps_target():
+    at = open_page(PAGE, {"amp_view": ODDS})
+    before, table_before = _odds_sentence(at), _odds_table(at)
+    at.number_input(key="amp_prior").set_value(0.1).run()
+    assert not at.exception
+    after_prior = _odds_sentence(at)
+    assert "thought it 1 in 10 " in after_prior and after_prior != before
+    assert _odds_table(at)["with ε_target: at most"].tolist() != (
+        table_before["with ε_target: at most"].tolist()
+    )
+    at.number_input(key="amp_odds_eps").set_value(0.1).run()
+    assert _odds_sentence(at) != after_prior
+    assert "With ε_target = 0.1," in _odds_sentence(at)
+    at.text_input(key="amp_eps_targets").set_value("2, 3").run()
+    assert _odds_table(at)["ε_target"].tolist() == ["2", "3"]
+
+
+def test_odds_url_reproduces_the_prior_and_rate():
+    from core import amplification as amp
+    from core import risk
+    from ui.amplification.text import in_100
+
+    query = {"amp_view": ODDS, "amp_prior": "0.001", "amp_odds_rate": "0.05"}
+    at = open_page(PAGE, query)
+    assert at.number_input(key="amp_prior").value == 0.001
+    assert at.number_input(key="amp_odds_rate").value == 0.05
+    assert "thought it 1 in 1,000" in _odds_sentence(at)
+    table = _odds_table(at)
+    assert table["with ε_target: at most"].tolist() == [
+        f"{in_100(risk.posterior_bound(e, 0.001))} in 100" for e in (0.1, 0.5, 1.0)
+    ]
+    assert table["ε_sample"].tolist() == [f"{amp.eps_sample(e, 0.05):.4g}" for e in (0.1, 0.5, 1)]
+
+
+def test_odds_snippet_prints_the_numbers_of_the_page():
+    from core import risk
+    from tests.pages.harness import run_snippet, snippet
+
+    at = open_page(PAGE, {"amp_view": ODDS, "amp_prior": "0.05", "amp_odds_rate": "0.1"})
+    printed = run_snippet(snippet(at, "risk.posterior_bound"))
+    assert "rate, prior = 0.1, 0.05" in snippet(at, "risk.posterior_bound")
+    assert f"at most {100 * risk.posterior_bound(1.0, 0.05):.6g} /" in printed

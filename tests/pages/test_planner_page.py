@@ -329,3 +329,60 @@ def test_mechanisms_filter_changes_the_charts_series():
     mechs = at.multiselect(key="plan_mechs")
     assert mechs.options == [text.MECHANISM_SHORT[m] for m in planner.MEAN_MECHANISMS]
     assert mechs.value == list(planner.MEAN_MECHANISMS)
+
+
+# ---------------------------------------------------------------------------------------
+# ε as odds next to the recommendation (issue 16, item 3)
+# ---------------------------------------------------------------------------------------
+
+
+def _odds(at: AppTest) -> str:
+    return next(m.value for m in at.info if "can become at most" in m.value)
+
+
+def test_odds_are_cores_posterior_bound_for_eps_target_and_the_best_eps_sample():
+    """On the paper's bimodal draw at ε_target = 0.03 a sample wins: both budgets are read."""
+    from core import risk
+    from ui.amplification.text import in_100
+
+    query = {"population": "Bimodal (paper's draw)", "plan_eps": "0.03", "plan_reps": "50"}
+    at = open_page(PAGE, query)
+    best = planner.plan(
+        make_builtin("bimodal_paper", seed=0),
+        eps_target=0.03,
+        delta_target=float(at.number_input(key="plan_delta").value),
+        designs=("census", "srs", "poisson"),
+        reps=50,
+        seed=0,
+    ).best
+    assert best["design"] != "census"
+    words = _odds(at)
+    assert "thought it 1 in 100" in words and "With ε_target = 0.03," in words
+    assert f"**{in_100(risk.posterior_bound(0.03, 0.01))} in 100** sure" in words
+    assert f"ε_sample = {float(best['eps_sample']):.4g}" in words
+    assert f"**{in_100(risk.posterior_bound(float(best['eps_sample']), 0.01))} in 100**" in words
+    assert "worst-case attacker" in words and "order δ_target" in words
+
+
+def test_odds_for_the_census_read_eps_target_only():
+    from core import risk
+    from ui.amplification.text import in_100
+
+    at = open_page(PAGE)
+    assert _page_plan().best["design"] == "census"
+    words = _odds(at)
+    assert "With ε_target = 1," in words and "ε_sample" not in words
+    assert f"**{in_100(risk.posterior_bound(1.0, 0.01))} in 100** sure" in words
+
+
+def test_odds_follow_the_prior_and_eps_target_and_the_url_keeps_the_prior():
+    at = open_page(PAGE)
+    first = _odds(at)
+    at.number_input(key="plan_prior").set_value(0.2).run()
+    assert not at.exception
+    assert "thought it 1 in 5 " in _odds(at) and _odds(at) != first
+    linked = open_page(PAGE, {"plan_prior": "0.2"})
+    assert linked.number_input(key="plan_prior").value == 0.2
+    assert _odds(linked) == _odds(at)
+    lower = open_page(PAGE, {"plan_prior": "0.2", "plan_eps": "0.3"})
+    assert "With ε_target = 0.3," in _odds(lower) and _odds(lower) != _odds(at)

@@ -13,7 +13,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from core import amplification as amp
-from ui.amplification.text import delta_sample_status
+from core import risk
+from ui.amplification.text import delta_sample_status, in_100, one_in
 from ui.theme import chart_layout, line_trace, make_figure, reference_line, series_style
 
 #: Points per curve: enough for smooth lines on log axes, cheap to compute and send.
@@ -218,3 +219,95 @@ def calculator_table(
             }
         )
     return pd.DataFrame(rows)
+
+
+def prior_grid(points: int = CURVE_POINTS) -> np.ndarray:
+    """Attacker priors from one in a million to 99 in 100, log-spaced."""
+    return np.geomspace(1e-6, 0.99, points)
+
+
+def odds_table(
+    eps_targets: Sequence[float], rate: float, prior: float, delta_target: float
+) -> pd.DataFrame:
+    """One row per ε_target: ε_sample at ``rate`` and the posterior bound of each, in 100.
+
+    The bounds are :func:`core.risk.posterior_bound` times 100 (read "at most X in 100").
+    """
+    rows = []
+    for e in eps_targets:
+        e_s = float(amp.eps_sample(e, rate))
+        rows.append(
+            {
+                "ε_target": float(e),
+                "ε_sample": e_s,
+                "prior": one_in(prior),
+                "ε_target: at most … in 100": 100 * risk.posterior_bound(e, prior, delta_target),
+                "ε_sample: at most … in 100": 100 * risk.posterior_bound(e_s, prior),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def posterior_figure(
+    eps_target: float, rate: float, priors: np.ndarray, *, marker_prior: float
+) -> tuple[go.Figure, pd.DataFrame]:
+    """The posterior bound against the prior for ε_target and its ε_sample at ``rate``.
+
+    Log axes; a dotted diagonal for "no release" (posterior = prior) and a marker on each
+    curve at the page's prior.
+    """
+    e_s = float(amp.eps_sample(eps_target, rate))
+    traces: list[dict[str, Any]] = [
+        {
+            "type": "scatter",
+            "x": [priors[0], priors[-1]],
+            "y": [priors[0], priors[-1]],
+            "mode": "lines",
+            "line": {"color": "#888", "dash": "dot", "width": 1.5},
+            "name": "no release (posterior = prior)",
+            "hoverinfo": "skip",
+        }
+    ]
+    frames = []
+    for i, (label, e) in enumerate(
+        ((f"ε_target = {eps_target:.4g}", eps_target), (f"ε_sample = {e_s:.4g}", e_s))
+    ):
+        bound = risk.posterior_bound(e, priors)
+        hover = "prior %{x:.3g}<br>at most %{y:.4g}<extra>" + label + "</extra>"
+        traces.append(line_trace(priors, bound, label, i, hover))
+        at_prior = float(risk.posterior_bound(e, marker_prior))
+        traces.append(
+            {
+                "type": "scatter",
+                "x": [marker_prior],
+                "y": [at_prior],
+                "mode": "markers",
+                "marker": {"size": 10, "color": series_style(i)["color"]},
+                "name": f"prior {one_in(marker_prior)}",
+                "showlegend": i == 0,
+                "legendgroup": "marker",
+                "hovertemplate": f"prior {one_in(marker_prior)}: at most {in_100(at_prior)} "
+                f"in 100<extra>{label}</extra>",
+            }
+        )
+        frames.append(
+            pd.DataFrame(
+                {
+                    "budget": "eps_target" if i == 0 else "eps_sample",
+                    "eps": e,
+                    "rate": rate,
+                    "prior": priors,
+                    "posterior_bound": bound,
+                    "increase": risk.posterior_increase(e, priors),
+                }
+            )
+        )
+    layout = chart_layout(
+        title=f"How sure an attacker can become (ε_target = {eps_target:.4g}, n/N = {rate:.4g})",
+        x_title="prior: belief before the release",
+        y_title="posterior: at most, after the release",
+        log_x=True,
+        log_y=True,
+        hovermode="closest",
+    )
+    return make_figure(traces, layout), pd.concat(frames, ignore_index=True)

@@ -10,10 +10,13 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+import pandas as pd
+
 FORWARD_TAB = "ε_sample against the rate"
 REVERSE_TAB = "Reverse view and calculator"
 STEINKE_TAB = "Steinke: limits of amplification"
-TABS = (FORWARD_TAB, REVERSE_TAB, STEINKE_TAB)
+ODDS_TAB = "ε as odds"
+TABS = (FORWARD_TAB, REVERSE_TAB, STEINKE_TAB, ODDS_TAB)
 
 #: Presets; each opens the tab whose controls it sets (``amp_view``).
 PRESETS: dict[str, dict[str, Any]] = {
@@ -104,4 +107,164 @@ for eps in {_floats(eps_values)}:
 for c in {_floats(constants)}:
     # with ε = c·p the ratio never falls below log(1 + c)/c (Steinke, eq. 6)
     print(f"c={{c:g}} floor={{amp.steinke_floor(c):.6g}}")
+"""
+
+
+# ---------------------------------------------------------------------------------------
+# ε as odds (core.risk)
+# ---------------------------------------------------------------------------------------
+
+#: The attacker's prior: default, range and label shared by the Amplification page and the
+#: planner (one in a hundred, on a log scale).
+PRIOR_DEFAULT = 0.01
+PRIOR_MIN = 1e-6
+PRIOR_MAX = 0.99
+PRIOR_LABEL = "Attacker's prior that Alice is in the data"
+PRIOR_HELP = (
+    "The attacker's belief before the release. 0.01 means they think it 1 in 100; the "
+    "bound is the worst case over attackers, whatever else they know."
+)
+
+
+def one_in(prior: float) -> str:
+    """A prior in words: ``"1 in 100"`` (up to one half), ``"70 in 100"`` above."""
+    p = float(prior)
+    if not 0.0 < p < 1.0:
+        raise ValueError(f"prior must be in the interval (0, 1); got {prior!r}")
+    if p <= 0.5:
+        odds = 1.0 / p
+        return f"1 in {round(odds):,}" if odds >= 10 else f"1 in {odds:.2g}"
+    return f"{in_100(p)} in 100"
+
+
+def in_100(probability: float) -> str:
+    """A probability as "X" of "X in 100": three significant digits, more near certainty.
+
+    ``0.0294`` → ``"2.94"``, ``0.999`` → ``"99.9"``, ``0.99996`` → ``"99.996"``; a value
+    that rounds to 1 in double precision is ``"100"``.
+    """
+    p = float(probability)
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"probability must be in the interval [0, 1]; got {probability!r}")
+    if p == 1.0:
+        return "100"
+    if p < 0.99:
+        return f"{100 * p:.3g}"
+    # keep the first significant digit of the distance to 100, so 99.996 never prints as 100
+    decimals = min(12, max(1, -math.floor(math.log10(100 * (1 - p)))))
+    return f"{100 * p:.{decimals}f}"
+
+
+def odds_sentence(prior: float, posterior: float, budget: str) -> str:
+    """ "Someone who thought it 1 in 100 … can become at most X in 100 sure" for one ε."""
+    return (
+        f"With {budget}, someone who thought it {one_in(prior)} that Alice's record is in the "
+        f"data can become at most **{in_100(posterior)} in 100** sure."
+    )
+
+
+def odds_summary(
+    prior: float,
+    eps_target: float,
+    bound_target: float,
+    eps_sample: float,
+    bound_sample: float,
+    delta_target: float,
+) -> str:
+    """ε_target and ε_sample side by side as odds, with the δ caveat and the worst case."""
+    target = odds_sentence(prior, bound_target, f"ε_target = {eps_target:.4g}")
+    sample = (
+        f"Read with the budget spent on the sample, ε_sample = {eps_sample:.4g}, the same "
+        f"sentence would say at most **{in_100(bound_sample)} in 100**: what the release "
+        "would allow if the sample were not kept secret."
+    )
+    caveat = (
+        "Both are upper bounds for the worst-case attacker, whatever else they know; they hold "
+        "except for rare releases whose chance is of order δ_target "
+        f"(here {delta_target:.2g}), which may give membership away."
+    )
+    return " ".join([target, sample, caveat])
+
+
+def odds_display(table: pd.DataFrame) -> pd.DataFrame:
+    """The odds table (``figures.odds_table``) as short text cells that wrap on a phone."""
+    return pd.DataFrame(
+        {
+            "ε_target": [f"{e:.4g}" for e in table["ε_target"]],
+            "ε_sample": [f"{e:.4g}" for e in table["ε_sample"]],
+            "with ε_target: at most": [
+                f"{in_100(v / 100)} in 100" for v in table["ε_target: at most … in 100"]
+            ],
+            "with ε_sample: at most": [
+                f"{in_100(v / 100)} in 100" for v in table["ε_sample: at most … in 100"]
+            ],
+        }
+    )
+
+
+ODDS_INTRO = (
+    "A number like ε = 1 means little to most readers. Read it as odds: before the release "
+    "an attacker has a belief (the **prior**) that Alice's record is in the data; a release "
+    "that is ε-differentially private can multiply the attacker's odds by at most e^ε. "
+    "Below, each ε of the page is translated into how sure such an attacker can become."
+)
+
+ODDS_EXPLANATION = (
+    "Each curve is the most an attacker can believe, after the release, that Alice's record "
+    "is in the data, against what they believed before (dotted: no release, the belief stays "
+    "where it was). For small priors the bound is close to e^ε times the prior, so on these "
+    "log axes the curves run parallel to the diagonal, e^ε higher; near certainty they "
+    "bend towards 1. The ε_sample curve is what the same release would allow if the sample "
+    "were not kept secret: the gap between the two curves is what that secrecy is worth. "
+    "These are bounds, reached only by the worst-case mechanism (randomized response) and "
+    "output."
+)
+
+ODDS_FORMULAS = (
+    r"\frac{\Pr[\text{in}\mid\text{release}]}{\Pr[\text{out}\mid\text{release}]}"
+    r" \le e^{\varepsilon}\,\frac{\text{prior}}{1-\text{prior}}",
+    r"\text{posterior} \le \frac{\text{prior}}{\text{prior} + (1-\text{prior})\,"
+    r"e^{-\varepsilon}}",
+)
+
+
+def even_odds_sentence(prior: float, eps_even: float, eps_target: float, eps_sample: float) -> str:
+    """Which of the two budgets lets an attacker at ``prior`` reach even odds (1 in 2)."""
+    reach = [
+        name for name, e in (("ε_target", eps_target), ("ε_sample", eps_sample)) if e >= eps_even
+    ]
+    if not reach:
+        verdict = "neither budget here allows that"
+    elif len(reach) == 2:
+        verdict = "both budgets here allow it"
+    else:
+        verdict = f"only {reach[0]} here allows it"
+    return (
+        f"To let an attacker who starts at {one_in(prior)} become as sure as a coin flip "
+        f"(1 in 2), a release needs ε of at least {eps_even:.3g}: {verdict}."
+    )
+
+
+ODDS_FORMULA_WORDS = (
+    "In words: the odds after the release are at most e^ε times the odds before, whatever "
+    "the release shows. With δ_target > 0 this holds except for releases whose chance is of "
+    "order δ_target."
+)
+
+
+def odds_snippet(
+    eps_targets: Sequence[float], rate: float, prior: float, delta_target: float
+) -> str:
+    """Python for the odds tab: the posterior bound for each ε_target and its ε_sample."""
+    return f"""from core import amplification as amp
+from core import risk
+
+rate, prior = {float(rate)!r}, {float(prior)!r}
+for eps_target in {_floats(eps_targets)}:
+    eps_sample = amp.eps_sample(eps_target, rate)
+    # posterior <= prior / (prior + (1 - prior) e^-eps), except with a chance of order delta
+    target = risk.posterior_bound(eps_target, prior, delta={float(delta_target)!r})
+    sample = risk.posterior_bound(eps_sample, prior)
+    print(f"eps_target={{eps_target:g}} eps_sample={{eps_sample:.6g}} "
+          f"at most {{100 * target:.6g}} / {{100 * sample:.6g}} in 100")
 """

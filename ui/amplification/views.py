@@ -11,12 +11,14 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
+from core import amplification as amp
+from core import risk
 from core.populations import Population
 from ui.amplification import figures as figs
 from ui.amplification import text
 from ui.charts import chart_block, reproduce
 from ui.page_defaults import follow_population_default
-from ui.widgets import bound_toggle, float_list_input
+from ui.widgets import bound_toggle, float_list_input, log_float_control
 
 
 @dataclass(frozen=True)
@@ -260,5 +262,67 @@ def steinke_view(ctx: AmplificationInputs) -> None:
     reproduce(text.steinke_snippet(st_eps, st_p, st_c))
 
 
+def prior_control(key: str) -> float:
+    """The attacker's prior, URL-bound under ``key`` (log scale, default 1 in 100)."""
+    prior = log_float_control(
+        text.PRIOR_LABEL,
+        key,
+        default=text.PRIOR_DEFAULT,
+        min_value=text.PRIOR_MIN,
+        max_value=text.PRIOR_MAX,
+        help=text.PRIOR_HELP,
+    )
+    st.caption(f"Prior: {text.one_in(prior)}.")
+    return prior
+
+
+def odds_view(ctx: AmplificationInputs) -> None:
+    """Each ε as the most an attacker with a given prior can believe after the release."""
+    st.markdown(text.ODDS_INTRO)
+    c1, c2, c3 = st.columns(3, gap="medium")
+    with c1:
+        prior = prior_control("amp_prior")
+    with c2:
+        rate = log_float_control(
+            "Sampling rate n/N", "amp_odds_rate", default=0.01, min_value=1e-6, max_value=1.0
+        )
+    with c3:
+        eps_target = log_float_control(
+            "ε_target of the chart",
+            "amp_odds_eps",
+            default=1.0,
+            min_value=1e-3,
+            max_value=50.0,
+            help="The chart shows this ε_target and the ε_sample it allows at the rate n/N.",
+        )
+    eps_sample = float(amp.eps_sample(eps_target, rate))
+    st.info(
+        text.odds_summary(
+            prior,
+            eps_target,
+            float(risk.posterior_bound(eps_target, prior, ctx.delta_target)),
+            eps_sample,
+            float(risk.posterior_bound(eps_sample, prior)),
+            ctx.delta_target,
+        ),
+        icon=":material/casino:",
+    )
+    st.markdown(f"**The page's ε_target values at n/N = {rate:.4g}, prior {text.one_in(prior)}**")
+    table = figs.odds_table(ctx.eps_targets, rate, prior, ctx.delta_target)
+    st.table(text.odds_display(table), hide_index=True)
+    if prior < 0.5:
+        eps_even = float(risk.eps_for_posterior(prior, 0.5))
+        st.markdown(text.even_odds_sentence(prior, eps_even, eps_target, eps_sample))
+    fig, data = figs.posterior_figure(eps_target, rate, figs.prior_grid(), marker_prior=prior)
+    chart_block(
+        fig,
+        data,
+        key="amp_odds_posterior",
+        explanation=text.ODDS_EXPLANATION + "\n\n" + text.ODDS_FORMULA_WORDS,
+        formulas=list(text.ODDS_FORMULAS),
+    )
+    reproduce(text.odds_snippet(ctx.eps_targets, rate, prior, ctx.delta_target))
+
+
 #: The view of each tab, in the order of :data:`ui.amplification.text.TABS`.
-TAB_VIEWS = (forward_view, reverse_view, steinke_view)
+TAB_VIEWS = (forward_view, reverse_view, steinke_view, odds_view)

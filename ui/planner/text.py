@@ -24,6 +24,7 @@ from core.planner import (
 )
 from core.populations import Population
 from core.sensitivity import quantile_rank
+from ui.amplification.text import odds_sentence, odds_summary
 from ui.format import adaptive_percent, number, significant
 from ui.planner.figures import short_mechanism, statistic_words
 from ui.snippets import population_snippet
@@ -252,6 +253,32 @@ def recommendation(result: PlanResult, *, clusters: int | None = None) -> str:
     else:
         text += "."
     return " ".join([text, *no_gain_sentences(result, clusters=clusters)])
+
+
+def odds_text(
+    prior: float,
+    eps_target: float,
+    bound_target: float,
+    best: pd.Series,
+    bound_sample: float,
+    delta_target: float,
+) -> str:
+    """ε_target and the recommended design's ε_sample read as an attacker's odds.
+
+    ``bound_target`` and ``bound_sample`` are :func:`core.risk.posterior_bound` of
+    ε_target and of the design's ε_sample at ``prior``; for the census (nothing sampled)
+    only ε_target is read.
+    """
+    if best["design"] == "census":
+        return (
+            odds_sentence(prior, bound_target, f"ε_target = {eps_target:.4g}")
+            + " This is an upper bound for the worst-case attacker, whatever else they know; "
+            "it holds except for rare releases whose chance is of order δ_target "
+            f"(here {delta_target:.2g}), which may give membership away."
+        )
+    return odds_summary(
+        prior, eps_target, bound_target, float(best["eps_sample"]), bound_sample, delta_target
+    )
 
 
 def no_gain_sentences(result: PlanResult, *, clusters: int | None = None) -> list[str]:

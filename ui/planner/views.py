@@ -14,12 +14,12 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from core import planner
+from core import planner, risk
 from core.populations import Population
 from ui.charts import chart_block, reproduce
 from ui.downloads import frame_to_csv_bytes
 from ui.format import significant
-from ui.planner import cache, exports, text
+from ui.planner import cache, controls, exports, text
 from ui.planner import figures as figs
 
 #: Repetitions per plan in the accuracy-first search (it runs several plans in a row).
@@ -159,6 +159,7 @@ def compare_view(ctx: PlannerInputs) -> None:
     recommendation = text.recommendation(result, clusters=k)
     st.success(recommendation, icon=":material/recommend:")
     st.caption(text.population_value_line(result))
+    odds_block(ctx, result)
     design_list(ctx)
     for design in ctx.designs:
         if design != "census" and not (result.table["design"] == design).any():
@@ -207,6 +208,26 @@ def compare_view(ctx: PlannerInputs) -> None:
             mechanisms=ctx.mechanisms,
         )
     )
+
+
+def odds_block(ctx: PlannerInputs, result: planner.PlanResult) -> None:
+    """The recommended design's ε_sample and the ε_target, read as an attacker's odds."""
+    left, right = st.columns([1, 2], gap="medium", vertical_alignment="center")
+    with left:
+        prior = controls.prior_control()
+    best = result.best
+    with right:
+        st.info(
+            text.odds_text(
+                prior,
+                ctx.eps_target,
+                float(risk.posterior_bound(ctx.eps_target, prior, ctx.delta_target)),
+                best,
+                float(risk.posterior_bound(float(best["eps_sample"]), prior)),
+                ctx.delta_target,
+            ),
+            icon=":material/casino:",
+        )
 
 
 def page_link() -> str | None:

@@ -96,3 +96,53 @@ def test_steinke_vs_p_figure_plots_p_times_eps_p_over_eps(rates):
     assert fig.layout.xaxis.title.text == "sampling probability p"
     assert fig.layout.yaxis.title.text.startswith("p·ε_p / ε") and fig.layout.xaxis.type == "log"
     assert len(frame) == 2 * rates.size
+
+
+# ---------------------------------------------------------------------------------------
+# ε as odds
+# ---------------------------------------------------------------------------------------
+
+
+def test_odds_table_equals_core_posterior_bound():
+    from core import risk
+
+    table = figs.odds_table([0.1, 1.0, 3.0], 0.01, 0.01, 5e-5)
+    assert table["ε_target"].tolist() == [0.1, 1.0, 3.0]
+    for row in table.itertuples(index=False):
+        r = dict(zip(table.columns, row, strict=True))
+        e_s = amp.eps_sample(r["ε_target"], 0.01)
+        assert r["ε_sample"] == pytest.approx(e_s, rel=1e-15)
+        assert r["ε_target: at most … in 100"] == 100 * risk.posterior_bound(r["ε_target"], 0.01)
+        assert r["ε_sample: at most … in 100"] == 100 * risk.posterior_bound(e_s, 0.01)
+    assert (table["prior"] == "1 in 100").all()
+
+
+def test_posterior_figure_plots_the_bound_against_the_prior():
+    from core import risk
+
+    priors = figs.prior_grid(50)
+    fig, data = figs.posterior_figure(1.0, 0.01, priors, marker_prior=0.01)
+    assert fig.layout.xaxis.type == "log"
+    curves = [t for t in fig.data if t.mode == "lines" and t.name.startswith("ε_")]
+    assert [t.name for t in curves] == ["ε_target = 1", "ε_sample = 5.152"]
+    np.testing.assert_array_equal(curves[0].y, risk.posterior_bound(1.0, priors))
+    np.testing.assert_array_equal(
+        curves[1].y, risk.posterior_bound(amp.eps_sample(1.0, 0.01), priors)
+    )
+    markers = [t for t in fig.data if t.mode == "markers"]
+    assert markers[0].y[0] == pytest.approx(risk.posterior_bound(1.0, 0.01))
+    assert "2.67 in 100" in markers[0].hovertemplate
+    assert set(data["budget"]) == {"eps_target", "eps_sample"}
+    assert (data["posterior_bound"] >= data["prior"]).all()
+    assert data["increase"].to_numpy() == pytest.approx(
+        (data["posterior_bound"] - data["prior"]).to_numpy(), rel=1e-9, abs=1e-15
+    )
+
+
+def test_odds_snippet_runs_and_prints_the_page_numbers(capsys):
+    from ui.amplification import text
+
+    exec(compile(text.odds_snippet([1.0], 0.01, 0.01, 5e-5), "<snippet>", "exec"), {})
+    printed = capsys.readouterr().out
+    assert "eps_target=1 eps_sample=5.15" in printed
+    assert "at most 2.6" in printed and "/ 63.5" in printed

@@ -243,3 +243,17 @@ def test_no_mechanism_note_names_the_design_and_relation():
     note = text.no_mechanism_note("poisson", "replacement")
     assert note.startswith("**Poisson sample** is left out: none of the chosen mechanisms")
     assert "differ by change one record" in note and "*Mechanisms*" in note
+
+
+def test_odds_text_reads_eps_target_and_the_designs_eps_sample():
+    import pandas as pd
+
+    sample = pd.Series({"design": "srs", "eps_sample": 5.152})
+    words = text.odds_text(0.01, 1.0, 0.0267, sample, 0.636, 5e-5)
+    assert "With ε_target = 1, someone who thought it 1 in 100" in words
+    assert "at most **2.67 in 100** sure" in words
+    assert "ε_sample = 5.152" in words and "at most **63.6 in 100**" in words
+    assert "order δ_target (here 5e-05)" in words
+    census = text.odds_text(0.01, 1.0, 0.0267, pd.Series({"design": "census"}), 0.0267, 5e-5)
+    assert "ε_sample" not in census  # nothing is sampled: one budget only
+    assert "at most **2.67 in 100** sure" in census and "worst-case attacker" in census
