@@ -17,17 +17,23 @@ Bayesian reading of the definition in Kasiviswanathan & Smith 2014).
 
 δ > 0
 -----
-For an (ε, δ) guarantee no posterior below certainty holds for every output: with a
-chance of up to δ the release may give Alice's membership away.  Kairouz, Oh & Viswanath
-(2015, §2) show that every (ε, δ) mechanism is a post-processing of one four-outcome
-mechanism whose outcomes split into a "δ part" (probability δ in one of the two worlds,
-0 in the other: it discloses membership) and an "ε part" (likelihood ratio e^ε or
-e^−ε).  The functions here therefore return the bound **for the outcomes outside the δ
-part**, which is the δ = 0 formula; the claim, stated exactly, is: *whether or not Alice
-is in the data, with probability at least 1 − δ the attacker ends at most
-``posterior_bound(eps, prior)`` sure; with probability at most δ the release may disclose
-membership outright.*  ``delta`` is accepted (and checked) so that a caller states which
-guarantee it reads; it never changes the number.
+For an (ε, δ) guarantee no posterior below certainty holds for every output: the
+guarantee lets a release give Alice's membership away with a chance of up to δ.  What
+does hold is a tail bound on the privacy loss ``L = log(p_in(y)/p_out(y))``: the
+guarantee for the event ``{L > ε}`` reads ``E_in[(1 − e^{ε−L}); L > ε] ≤ δ``, and on
+``{L > ε + t}`` the integrand is at least ``1 − e^{−t}``, so::
+
+    P_in(L > ε + t)  <=  δ / (1 − e^{−t})        for every t > 0
+
+(:func:`excess_chance`).  Read as odds: the posterior stays below
+``posterior_bound(eps + t, prior)`` except with that chance — for example the odds can
+double beyond the ε bound (t = ln 2) with a chance of at most 2δ, and reach certainty
+with a chance of at most δ.  The functions here return the ε bound itself (the δ = 0
+number, exact for pure guarantees and attained by randomized response); ``delta`` is
+accepted and checked so that a caller states which guarantee it reads, and it never
+changes the number.  (The δ = 0 bound can be exceeded slightly with a large chance:
+a post-processing may merge the disclosing outcomes with ordinary ones, so no
+"except with chance δ" reading of the bound itself is exact.)
 
 Naming: the functions take a bare ``eps`` because they apply to either budget — pass
 ``eps_target`` for what the population is promised, ``eps_sample`` for what the
@@ -53,7 +59,7 @@ from core._validation import (
     require,
 )
 
-__all__ = ["eps_for_posterior", "posterior_bound", "posterior_increase"]
+__all__ = ["eps_for_posterior", "excess_chance", "posterior_bound", "posterior_increase"]
 
 
 def _check_eps_prior(eps: ArrayLike, prior: ArrayLike, delta: float) -> tuple[np.ndarray, ...]:
@@ -80,9 +86,9 @@ def posterior_bound(eps: ArrayLike, prior: ArrayLike, delta: float = 0.0) -> Flo
         in [0, 1] (0 and 1 stay where they are).
     delta
         The δ of an (ε, δ) guarantee, in [0, 1).  It does not change the number: for
-        δ > 0 the bound holds for the outcomes outside the δ part of the guarantee
-        (Kairouz, Oh & Viswanath 2015, §2), i.e. except with a chance of at most δ,
-        in which the release may disclose membership (see the module docstring).
+        δ > 0 the bound can be exceeded on rare releases, by a factor ``e^t`` in the
+        odds with a chance of at most ``δ/(1 − e^{−t})`` (:func:`excess_chance`; see
+        the module docstring).
 
     Returns
     -------
@@ -121,7 +127,7 @@ def eps_for_posterior(prior: ArrayLike, posterior: ArrayLike) -> FloatOrArray:
     The inverse of :func:`posterior_bound` in ε: ``ε = logit(posterior) − logit(prior)``,
     computed as ``log1p((posterior − prior) / (prior·(1 − posterior)))`` so that nearby
     probabilities do not cancel.  Any ε-DP release with a smaller ε keeps the attacker
-    below ``posterior`` (outside the δ part, for an (ε, δ) guarantee).
+    below ``posterior`` (for an (ε, δ) guarantee, up to the tail of :func:`excess_chance`).
 
     Parameters
     ----------
@@ -146,3 +152,36 @@ def eps_for_posterior(prior: ArrayLike, posterior: ArrayLike) -> FloatOrArray:
     p, q = broadcast(prior=p, posterior=q)
     require("posterior", q, q >= p, "at least the prior")
     return finish(np.log1p((q - p) / (p * (1.0 - q))), scalar)
+
+
+def excess_chance(delta: ArrayLike, extra_eps: ArrayLike) -> FloatOrArray:
+    """Largest chance that an (ε, δ) release moves the odds by more than ``e^{ε + t}``.
+
+    ``P_in(L > ε + t) ≤ δ / (1 − e^{−t})`` for the privacy loss ``L`` of any (ε, δ)-DP
+    mechanism (see the module docstring), computed with ``−expm1(−t)``; capped at 1.
+    ``t = ln 2`` (odds twice the ε bound) gives ``2δ``; ``t → ∞`` gives δ.
+
+    Parameters
+    ----------
+    delta
+        The δ of the guarantee, in [0, 1).
+    extra_eps
+        ``t > 0``: how far beyond ε the privacy loss goes (log of the extra odds factor).
+
+    Returns
+    -------
+    float or ndarray
+        The bound on the chance, in [0, 1]; a float for scalar arguments.
+
+    Raises
+    ------
+    ValueError
+        If ``delta`` is outside [0, 1) or ``extra_eps`` is not positive.
+    """
+    scalar = all_scalar(delta, extra_eps)
+    d = check_interval("delta", delta, 0.0, 1.0, high_open=True, meaning="a failure probability")
+    t = check_interval(
+        "extra_eps", extra_eps, 0.0, np.inf, low_open=True, meaning="log of the extra odds factor"
+    )
+    d, t = broadcast(delta=d, extra_eps=t)
+    return finish(np.minimum(1.0, d / -np.expm1(-t)), scalar)

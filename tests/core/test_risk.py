@@ -74,7 +74,7 @@ def test_agrees_with_mpmath_reference(eps, prior):
 
 
 def test_delta_does_not_change_the_bound():
-    """The bound holds outside the δ part: the δ = 0 number, whatever δ is stated."""
+    """δ is read, not used: the number is the ε bound (the δ tail is excess_chance's)."""
     for delta in (0.0, 1e-9, 0.01, 0.5):
         assert risk.posterior_bound(1.0, 0.01, delta) == risk.posterior_bound(1.0, 0.01)
         assert risk.posterior_increase(1.0, 0.01, delta=delta) == risk.posterior_increase(1.0, 0.01)
@@ -242,3 +242,58 @@ def test_eps_for_posterior_bad_arguments():
         risk.eps_for_posterior(0.01, 1.0)
     with pytest.raises(ValueError, match=r"posterior must be at least the prior; got 0.005"):
         risk.eps_for_posterior(0.01, 0.005)
+
+
+# ---------------------------------------------------------------------------------------
+# δ > 0: the tail of the privacy loss (excess_chance)
+# ---------------------------------------------------------------------------------------
+
+
+def test_excess_chance_numbers():
+    assert risk.excess_chance(1e-5, math.log(2.0)) == pytest.approx(2e-5, rel=1e-12)
+    assert risk.excess_chance(1e-5, 1e6) == pytest.approx(1e-5, rel=1e-12)
+    assert risk.excess_chance(0.0, 1.0) == 0.0
+    assert risk.excess_chance(0.5, 1e-3) == 1.0  # capped
+    # tiny t keeps its digits: δ/(1 − e^−t) ≈ δ/t
+    assert risk.excess_chance(1e-20, 1e-12) == pytest.approx(1e-8, rel=1e-9)
+    np.testing.assert_allclose(risk.excess_chance([1e-3, 1e-4], math.log(2.0)), [2e-3, 2e-4])
+
+
+@pytest.mark.parametrize("sigma", [0.3, 1.0, 3.0])
+@pytest.mark.parametrize("eps", [0.1, 1.0, 3.0])
+def test_excess_chance_holds_for_the_gaussian_mechanism(sigma, eps):
+    """Gaussian noise N(0, σ²) on a count of sensitivity 1: its exact δ(ε) (Balle & Wang
+    2018, Theorem 8) and the exact chance that its privacy loss exceeds ε + t."""
+    from scipy.stats import norm
+
+    delta = norm.cdf(0.5 / sigma - eps * sigma) - math.exp(eps) * norm.cdf(
+        -0.5 / sigma - eps * sigma
+    )
+    for t in (1e-3, 0.1, math.log(2.0), 2.0, 10.0):
+        # L = (2y − 1)/(2σ²) with y ~ N(1, σ²) when Alice is in
+        chance = norm.sf((eps + t) * sigma - 0.5 / sigma)
+        assert chance <= risk.excess_chance(delta, t) * (1 + 1e-12)
+
+
+def test_the_eps_bound_alone_is_not_an_except_with_delta_statement():
+    """Merging the disclosing outcome of the (ε, δ) randomized response (Kairouz, Oh &
+    Viswanath 2015) with its "lean in" outcome: one output of large chance whose posterior
+    exceeds the ε bound, so the docstring must not claim "at most the bound except with
+    chance δ" — while the tail bound of excess_chance still holds."""
+    eps, delta, prior = 1.0, 1e-3, 0.01
+    e = math.exp(eps)
+    p_in = delta + (1 - delta) * e / (1 + e)  # merged output, Alice in
+    p_out = (1 - delta) / (1 + e)  # merged output, Alice out
+    posterior = prior * p_in / (prior * p_in + (1 - prior) * p_out)
+    assert posterior > risk.posterior_bound(eps, prior, delta)
+    assert p_in > 100 * delta
+    t = math.log(p_in / p_out) - eps
+    # the tail bound is attained here: (1 − e^{−t})·p_in is exactly δ
+    assert p_in <= risk.excess_chance(delta, t) * (1 + 1e-9)
+
+
+def test_excess_chance_rejects_bad_arguments():
+    with pytest.raises(ValueError, match="extra_eps"):
+        risk.excess_chance(1e-5, 0.0)
+    with pytest.raises(ValueError, match="delta"):
+        risk.excess_chance(1.0, 1.0)

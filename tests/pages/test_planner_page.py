@@ -361,7 +361,7 @@ def test_odds_are_cores_posterior_bound_for_eps_target_and_the_best_eps_sample()
     assert f"**{in_100(risk.posterior_bound(0.03, 0.01))} in 100** sure" in words
     assert f"ε_sample = {float(best['eps_sample']):.4g}" in words
     assert f"**{in_100(risk.posterior_bound(float(best['eps_sample']), 0.01))} in 100**" in words
-    assert "worst-case attacker" in words and "order δ_target" in words
+    assert "worst-case attacker" in words and "exceeded on rare releases" in words
 
 
 def test_odds_for_the_census_read_eps_target_only():

@@ -12,6 +12,8 @@ from typing import Any
 
 import pandas as pd
 
+from core import risk
+
 FORWARD_TAB = "ε_sample against the rate"
 REVERSE_TAB = "Reverse view and calculator"
 STEINKE_TAB = "Steinke: limits of amplification"
@@ -178,12 +180,27 @@ def odds_summary(
         f"sentence would say at most **{in_100(bound_sample)} in 100**: what the release "
         "would allow if the sample were not kept secret."
     )
-    caveat = (
-        "Both are upper bounds for the worst-case attacker, whatever else they know; they hold "
-        "except for rare releases whose chance is of order δ_target "
-        f"(here {delta_target:.2g}), which may give membership away."
+    return " ".join([target, sample, delta_caveat(delta_target)])
+
+
+def delta_caveat(delta_target: float, *, both: bool = True) -> str:
+    """What an odds bound means (the worst case) and what δ_target > 0 adds to it.
+
+    ``both`` words it for the ε_target and ε_sample pair, else for one bound. The chance
+    of doubled odds is :func:`core.risk.excess_chance` at t = ln 2 (that is, 2·δ).
+    """
+    noun, pronoun = (
+        ("Both are upper bounds", "the ε_target bound") if both else ("It is an upper bound", "it")
     )
-    return " ".join([target, sample, caveat])
+    words = f"{noun} for the worst-case attacker, whatever else they know"
+    if delta_target <= 0:
+        return words + ", on every release."
+    doubled = float(risk.excess_chance(delta_target, math.log(2.0)))
+    return (
+        f"{words}. With δ_target = {delta_target:.2g}, {pronoun} can be exceeded on rare "
+        f"releases: twice these odds with a chance of at most {doubled:.2g} (2·δ_target), "
+        f"certainty with a chance of at most {delta_target:.2g}."
+    )
 
 
 def odds_display(table: pd.DataFrame) -> pd.DataFrame:
@@ -247,8 +264,8 @@ def even_odds_sentence(prior: float, eps_even: float, eps_target: float, eps_sam
 
 ODDS_FORMULA_WORDS = (
     "In words: the odds after the release are at most e^ε times the odds before, whatever "
-    "the release shows. With δ_target > 0 this holds except for releases whose chance is of "
-    "order δ_target."
+    "the release shows. With δ_target > 0, rare releases can go further: the odds can exceed "
+    "this by a factor e^t with a chance of at most δ_target/(1 − e^−t)."
 )
 
 
@@ -262,7 +279,8 @@ from core import risk
 rate, prior = {float(rate)!r}, {float(prior)!r}
 for eps_target in {_floats(eps_targets)}:
     eps_sample = amp.eps_sample(eps_target, rate)
-    # posterior <= prior / (prior + (1 - prior) e^-eps), except with a chance of order delta
+    # posterior <= prior / (prior + (1 - prior) e^-eps); with delta > 0 the odds can exceed
+    # e^eps by a factor e^t with chance <= risk.excess_chance(delta, t)
     target = risk.posterior_bound(eps_target, prior, delta={float(delta_target)!r})
     sample = risk.posterior_bound(eps_sample, prior)
     print(f"eps_target={{eps_target:g}} eps_sample={{eps_sample:.6g}} "

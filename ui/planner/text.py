@@ -24,7 +24,7 @@ from core.planner import (
 )
 from core.populations import Population
 from core.sensitivity import quantile_rank
-from ui.amplification.text import odds_sentence, odds_summary
+from ui.amplification.text import delta_caveat, odds_sentence, odds_summary
 from ui.format import adaptive_percent, number, significant
 from ui.planner.figures import short_mechanism, statistic_words
 from ui.snippets import population_snippet
@@ -272,9 +272,8 @@ def odds_text(
     if best["design"] == "census":
         return (
             odds_sentence(prior, bound_target, f"ε_target = {eps_target:.4g}")
-            + " This is an upper bound for the worst-case attacker, whatever else they know; "
-            "it holds except for rare releases whose chance is of order δ_target "
-            f"(here {delta_target:.2g}), which may give membership away."
+            + " "
+            + delta_caveat(delta_target, both=False)
         )
     return odds_summary(
         prior, eps_target, bound_target, float(best["eps_sample"]), bound_sample, delta_target
