@@ -1,0 +1,163 @@
+"""Words of the Membership game page: labels, round and score lines, explanations, formulas.
+
+Pure functions of numbers, tested without Streamlit.
+"""
+
+from __future__ import annotations
+
+import math
+
+from core.games import GameSetup
+
+DESIGN_LABELS = {"simple random": "Simple random sample", "cluster": "Cluster sample"}
+NEIGHBOUR_LABELS = {
+    "worst case": "Worst case: only Alice's cluster has the property",
+    "typical": "Typical: others have it with share π",
+}
+STATISTIC_LABELS = {"count": "Noisy count", "share": "Noisy share (a mean of yes/no)"}
+
+INTRO = (
+    "A coin decides in secret whether **Alice's record is in the population**. The agency "
+    "draws a sample, releases how many sampled records have a yes/no property (with Laplace "
+    "noise), and you guess: was Alice **in** or **out**? Differential privacy is a promise "
+    "about exactly this game: no guesser, however clever, can catch Alice much more often "
+    "than they falsely accuse her."
+)
+CAPTION = (
+    "The game does not use the population chosen in the sidebar: it plays on a small "
+    "population of k clusters of M records (N = k·M), so the adversary's mathematics is "
+    "exact. Alice joins cluster 1; she has the property. The sidebar's seed fixes the coin "
+    "flips and the noise: the same seed and controls replay the same game."
+)
+
+
+def release_label(statistic: str, design: str, scale: float) -> str:
+    """What the released number is, with its unit."""
+    if statistic == "share":
+        unit = f"{scale:,.0f} planned sampled records"
+        return f"Released share with the property (of the {unit}, plus noise)"
+    what = "records" if design == "simple random" else "records in the drawn clusters"
+    return f"Released count of sampled {what} with the property (plus noise)"
+
+
+def release_value(value: float, statistic: str) -> str:
+    """The release as shown: a count to one decimal, a share to three."""
+    return f"{value:.3f}" if statistic == "share" else f"{value:.1f}"
+
+
+def round_line(index: int, rounds: int) -> str:
+    """``"Round 3 of 10"`` (``index`` counts from 0)."""
+    return f"Round {index + 1} of {rounds}"
+
+
+def feedback(index: int, secret: bool, guess: bool) -> str:
+    """What happened in a round, in one sentence."""
+    truth = "in" if secret else "out"
+    said = "in" if guess else "out"
+    verdict = "right" if secret == guess else "wrong"
+    return f"Round {index + 1}: Alice was **{truth}**, you guessed {said} — {verdict}."
+
+
+def score_line(right: int, played: int) -> str:
+    """A running score."""
+    if played == 0:
+        return "No guesses yet."
+    return f"Score: {right} right out of {played} ({100 * right / played:.0f} %)."
+
+
+def rate_text(value: float) -> str:
+    """A rate, or a dash when no round of its kind was played."""
+    return "—" if math.isnan(value) else f"{value:.2f}"
+
+
+def rates_line(tpr: float, fpr: float, rounds_in: int, rounds_out: int) -> str:
+    """The student's TPR and FPR in words."""
+    return (
+        f"You caught Alice in {rate_text(tpr)} of the {rounds_in} rounds she was in "
+        f"(true-positive rate TPR) and accused her in {rate_text(fpr)} of the {rounds_out} "
+        "rounds she was out (false-positive rate FPR)."
+    )
+
+
+def losses_line(design: str, eps_target: float, eps_sample: float, exact: float) -> str:
+    """The promise, the spend and the truth of this setup."""
+    claim = (
+        "amplification by simple random sampling"
+        if design == "simple random"
+        else "the (wrong) assumption that clusters amplify like single records"
+    )
+    verdict = "The promise holds." if exact <= eps_target * (1 + 1e-9) else "The promise is broken."
+    return (
+        f"Promised ε_target = {eps_target:.3g}. Relying on {claim}, the agency spends "
+        f"ε_sample = {eps_sample:.3g} on the sample. The exact privacy loss of this game is "
+        f"{exact:.3g}. {verdict}"
+    )
+
+
+def explanation(design: str, eps_target: float, exact: float) -> str:
+    """The "what you see" paragraph under the ROC chart."""
+    base = (
+        "Each point is a way of guessing: its height is how often it catches Alice when she is "
+        "in, its distance from the left how often it accuses her when she is out. The shaded "
+        f"region holds every point that ε_target = {eps_target:.3g} allows; a coin toss lies on "
+        "the diagonal. The automatic adversary ranks every release by how much more likely it "
+        "is with Alice than without (the likelihood ratio) and is the best guesser there is: its "
+        "exact curve is what 10,000 rounds approach."
+    )
+    if design == "cluster":
+        base += (
+            f" With clusters the release reveals whether Alice's whole cluster was drawn, so the "
+            f"real loss is {exact:.3g}, not {eps_target:.3g}: the dashed line (Bun et al., "
+            "Theorem 5.3) and the adversary's curve leave the shaded region."
+        )
+    else:
+        base += (
+            " With a simple random sample the adversary's curve stays inside the region and, "
+            "in the worst case, runs along its edge near the origin: the promise is tight."
+        )
+    return base
+
+
+FORMULAS = (
+    r"\mathrm{TPR} \le e^{\varepsilon}\,\mathrm{FPR} + \delta, \qquad "
+    r"1-\mathrm{FPR} \le e^{\varepsilon}\,(1-\mathrm{TPR}) + \delta",
+    r"\varepsilon_{\text{sample}} = \log\!\Big(1 + \frac{e^{\varepsilon_{\text{target}}}-1}"
+    r"{\text{rate}}\Big),\qquad \text{rate} = n/N \text{ or } \ell/k",
+)
+FORMULA_WORDS = (
+    "In words: a guess that catches Alice with probability TPR must accuse her falsely with "
+    "probability at least TPR/e^ε (Kairouz, Oh & Viswanath 2015); δ = 0 for Laplace noise."
+)
+
+ADVERSARY_HELP = (
+    "Plays 10,000 rounds with the likelihood-ratio test, which knows everything but the coin "
+    "and the sample, and draws its ROC curve."
+)
+
+
+def snippet(setup: GameSetup, seed: int) -> str:
+    """A "Reproduce in Python" snippet: the automatic adversary with the page's setup."""
+    return (
+        "import numpy as np\n"
+        "from core import games\n\n"
+        f"setup = games.{setup!r}\n"
+        f"rng = np.random.default_rng([{seed}, 0, 1])\n"
+        "secrets, releases = games.play_rounds(setup, rng, 10_000)\n"
+        "fpr, tpr = games.empirical_roc(games.likelihood_ratio_test(setup, releases), secrets)\n"
+        "print('exact privacy loss', games.privacy_loss(setup))\n"
+        "print('bound at FPR = 0.1:', games.tradeoff_bound(setup.eps_target, 0.0, [0.1])[0])\n"
+    )
+
+
+def settings_line(setup: GameSetup, rounds: int) -> str:
+    """One line summing up the game's settings (shown above the rounds)."""
+    big_n = setup.population_size
+    if setup.design == "cluster":
+        sample = f"ℓ = {setup.drawn} of k = {setup.clusters} clusters of M = {setup.cluster_size}"
+    else:
+        sample = f"n = {setup.drawn:,} of N = {big_n:,} records"
+    who = "worst case" if setup.neighbour == "worst case" else f"typical, π = {setup.share:g}"
+    return (
+        f"{DESIGN_LABELS[setup.design]}: {sample} (rate {setup.rate:.3g}) · "
+        f"ε_target = {setup.eps_target:g} · neighbour: {who} · {rounds} rounds"
+    )
