@@ -7,11 +7,12 @@ import streamlit as st
 from core import games
 from ui.game import text, views
 from ui.state import active_seed
-from ui.widgets import log_float_control
+from ui.widgets import log_float_control, preset_buttons
 
 st.title("Membership game: what ε means")
 st.markdown(text.INTRO)
 st.caption(text.CAPTION)
+preset_buttons(text.PRESETS, key="game")
 
 with st.expander("Settings of the game", expanded=False, icon=":material/tune:"):
     c1, c2, c3 = st.columns(3, gap="medium")
@@ -19,7 +20,7 @@ with st.expander("Settings of the game", expanded=False, icon=":material/tune:")
         design = st.radio(
             "Sampling design",
             games.DESIGNS,
-            format_func=text.DESIGN_LABELS.get,
+            format_func=text.labeller(text.DESIGN_LABELS),
             key="game_design",
             bind="query-params",
             help="Simple random: n records drawn without replacement. Cluster: ℓ of the k "
@@ -28,10 +29,11 @@ with st.expander("Settings of the game", expanded=False, icon=":material/tune:")
         statistic = st.radio(
             "Release",
             games.STATISTICS,
-            format_func=text.STATISTIC_LABELS.get,
+            format_func=text.labeller(text.STATISTIC_LABELS),
             key="game_statistic",
             bind="query-params",
-            help="The share is the count divided by the planned sample size: the same privacy.",
+            help="Count: the noisy number of sampled records with the property. Share: that "
+            "count divided by the planned sample size (a mean of yes/no): the same privacy.",
         )
     with c2:
         eps_target = log_float_control(
@@ -81,11 +83,12 @@ with st.expander("Settings of the game", expanded=False, icon=":material/tune:")
         neighbour = st.selectbox(
             "Who else has the property",
             games.NEIGHBOURS,
-            format_func=text.NEIGHBOUR_LABELS.get,
+            format_func=text.labeller(text.NEIGHBOUR_LABELS),
             key="game_neighbour",
             bind="query-params",
-            help="Worst case: only Alice and her M cluster-mates (simple random design: only "
-            "Alice). Typical: every other record with probability π, fixed by the seed.",
+            help="Worst case: only Alice and her M cluster-mates have it (simple random design: "
+            "only Alice). Typical: every other record has it with probability π (fixed by the "
+            "seed and known to the adversary), and so does Alice.",
         )
         share = float(
             st.number_input(
@@ -96,7 +99,7 @@ with st.expander("Settings of the game", expanded=False, icon=":material/tune:")
                 step=0.05,
                 key="game_pi",
                 bind="query-params",
-                disabled=neighbour != "typical",
+                help="Used by the typical neighbour only.",
             )
         )
         rounds = int(st.number_input("Rounds", 1, 100, 10, key="game_rounds", bind="query-params"))
@@ -105,15 +108,15 @@ seed = active_seed()
 population = k * size
 if design == "cluster" and drawn >= k:
     st.warning(
-        f"ℓ = {drawn} clusters cannot be drawn from k = {k} with any secrecy left; "
-        f"playing with ℓ = {k - 1}.",
+        f"Drawing ℓ = {drawn} of k = {k} clusters keeps no cluster out of the sample; "
+        f"playing with ℓ = k − 1 = {k - 1}.",
         icon=":material/warning:",
     )
     drawn = k - 1
 elif design != "cluster" and drawn > population:
     st.warning(
-        f"A sample of n = {drawn:,} does not fit in N = {population:,} records; playing with "
-        f"the census n = N = {population:,}.",
+        f"The sample size n = {drawn:,} exceeds the population size N = {population:,}; "
+        "using n = N (a census).",
         icon=":material/warning:",
     )
     drawn = population

@@ -39,6 +39,7 @@ POPULATION_FREE_PAGES = (
     "app_pages/about.py",
     "app_pages/amplification.py",
     "app_pages/statistical.py",
+    "app_pages/game.py",
 )
 UPLOAD_KEY = "uploaded_population"
 N = 600

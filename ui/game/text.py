@@ -6,15 +6,44 @@ Pure functions of numbers, tested without Streamlit.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from core.games import GameSetup
 
-DESIGN_LABELS = {"simple random": "Simple random sample", "cluster": "Cluster sample"}
-NEIGHBOUR_LABELS = {
-    "worst case": "Worst case: only Alice's cluster has the property",
-    "typical": "Typical: others have it with share π",
+#: Option labels; they are also the values in the URL (``game_design=Cluster``): keep them.
+DESIGN_LABELS = {"simple random": "Simple random", "cluster": "Cluster"}
+NEIGHBOUR_LABELS = {"worst case": "Worst case", "typical": "Typical"}
+STATISTIC_LABELS = {"count": "Count", "share": "Share"}
+
+
+def labeller(labels: dict[str, str]) -> Callable[[str], str]:
+    """A ``format_func`` showing ``labels[option]`` (an unknown value is shown as it is)."""
+    return lambda option: labels.get(option, option)
+
+
+_BASE = {"game_eps": 1.0, "game_k": 20, "game_size": 25, "game_statistic": "count"}
+#: One-click settings for a class: each sets the controls (and, through them, the URL).
+PRESETS: dict[str, dict[str, object]] = {
+    "Simple random, worst case": {
+        **_BASE,
+        "game_design": "simple random",
+        "game_n": 100,
+        "game_neighbour": "worst case",
+    },
+    "Clusters erase amplification": {
+        **_BASE,
+        "game_design": "cluster",
+        "game_ell": 4,
+        "game_neighbour": "worst case",
+    },
+    "A typical population": {
+        **_BASE,
+        "game_design": "simple random",
+        "game_n": 100,
+        "game_neighbour": "typical",
+        "game_pi": 0.3,
+    },
 }
-STATISTIC_LABELS = {"count": "Noisy count", "share": "Noisy share (a mean of yes/no)"}
 
 INTRO = (
     "A coin decides in secret whether **Alice's record is in the population**. The agency "
@@ -77,6 +106,18 @@ def rates_line(tpr: float, fpr: float, rounds_in: int, rounds_out: int) -> str:
         f"(true-positive rate TPR) and accused her in {rate_text(fpr)} of the {rounds_out} "
         "rounds she was out (false-positive rate FPR)."
     )
+
+
+def missing_rate_note(rounds_in: int, rounds_out: int) -> str | None:
+    """Why the student's point is missing from the chart, or None when it is drawn."""
+    if rounds_in and rounds_out:
+        return None
+    which = (
+        "no round with Alice in (so no TPR)"
+        if not rounds_in
+        else ("no round with Alice out (so no FPR)")
+    )
+    return f"The coin gave {which}: your point cannot be drawn. Play again or choose more rounds."
 
 
 def losses_line(design: str, eps_target: float, eps_sample: float, exact: float) -> str:
@@ -158,6 +199,6 @@ def settings_line(setup: GameSetup, rounds: int) -> str:
         sample = f"n = {setup.drawn:,} of N = {big_n:,} records"
     who = "worst case" if setup.neighbour == "worst case" else f"typical, π = {setup.share:g}"
     return (
-        f"{DESIGN_LABELS[setup.design]}: {sample} (rate {setup.rate:.3g}) · "
+        f"{DESIGN_LABELS[setup.design]} sample: {sample} (rate {setup.rate:.3g}) · "
         f"ε_target = {setup.eps_target:g} · neighbour: {who} · {rounds} rounds"
     )

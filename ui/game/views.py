@@ -120,6 +120,9 @@ def results_view(inputs: GameInputs, secrets: list[bool], guesses: list[bool]) -
     rates = games.student_rates(secrets, guesses)
     loss = cache.losses(key)
     st.markdown(text.rates_line(rates.tpr, rates.fpr, rates.rounds_in, rates.rounds_out))
+    missing = text.missing_rate_note(rates.rounds_in, rates.rounds_out)
+    if missing:
+        st.info(missing, icon=":material/info:")
     st.markdown(text.losses_line(setup.design, setup.eps_target, loss["eps_sample"], loss["exact"]))
     b1, b2 = st.columns(2)
     b1.button(
