@@ -64,7 +64,7 @@ with st.expander("Settings of the game", expanded=False, icon=":material/tune:")
         if design == "cluster":
             drawn = int(
                 st.number_input(
-                    "Clusters drawn ℓ", 1, games.MAX_CLUSTERS, 4, key="game_ell",
+                    "Clusters drawn ℓ", 1, games.MAX_CLUSTERS, 10, key="game_ell",
                     bind="query-params", help="rate = ℓ/k",
                 )
             )  # fmt: skip

@@ -48,11 +48,27 @@ def game_rounds(key: SetupKey, seed: int, game: int, rounds: int) -> tuple[list[
 
 
 def _thin(fpr: np.ndarray, tpr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """At most :data:`MAX_CURVE_POINTS` points of a curve, the ends kept."""
+    """At most about :data:`MAX_CURVE_POINTS` points of a curve: evenly spread indices plus
+    geometrically spread ones (the small-FPR end, shown on a log axis), the ends kept."""
     if len(fpr) <= MAX_CURVE_POINTS:
         return fpr, tpr
-    idx = np.unique(np.r_[np.linspace(0, len(fpr) - 1, MAX_CURVE_POINTS).astype(int), len(fpr) - 1])
+    last = len(fpr) - 1
+    half = MAX_CURVE_POINTS // 2
+    idx = np.unique(
+        np.r_[0, np.linspace(0, last, half).astype(int), np.geomspace(1, last, half).astype(int)]
+    )
     return fpr[idx], tpr[idx]
+
+
+def _from_origin(fpr: np.ndarray, tpr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Points along the exact curve's first segment, a straight line from the origin (the
+    releases where the likelihood ratio is at its largest, constant value), so that a log FPR
+    axis shows that line instead of a jump from FPR = 0."""
+    first = int(np.argmax(fpr > 0))
+    if fpr[first] <= 0 or first != 1:
+        return fpr, tpr
+    steps = np.geomspace(1e-6, 1.0, 40)[:-1]
+    return np.r_[0.0, fpr[1] * steps, fpr[1:]], np.r_[0.0, tpr[1] * steps, tpr[1:]]
 
 
 @st.cache_data(max_entries=32, show_spinner="The automatic adversary plays 10,000 rounds…")
@@ -66,7 +82,7 @@ def adversary_curves(key: SetupKey, seed: int) -> pd.DataFrame:
     rng = np.random.default_rng([seed, 0, 1])
     secrets, releases = games.play_rounds(setup, rng, ADVERSARY_ROUNDS)
     fpr, tpr = _thin(*games.empirical_roc(games.likelihood_ratio_test(setup, releases), secrets))
-    exact_fpr, exact_tpr = _thin(*games.exact_roc(setup))
+    exact_fpr, exact_tpr = _from_origin(*_thin(*games.exact_roc(setup)))
     return pd.concat(
         [
             pd.DataFrame({"curve": "empirical", "fpr": fpr, "tpr": tpr}),

@@ -28,6 +28,7 @@ def roc_figure(
     cluster_eps: float | None,
     student: tuple[float, float] | None,
     adversary: pd.DataFrame | None,
+    log_fpr: bool = False,
 ) -> tuple[go.Figure, pd.DataFrame]:
     """ROC chart and its data: bound region, cluster bound, adversary curves, student point.
 
@@ -41,6 +42,9 @@ def roc_figure(
         The student's rates (None or NaN: not drawn).
     adversary : DataFrame or None
         Columns ``curve`` ("empirical", "exact"), ``fpr``, ``tpr``.
+    log_fpr : bool
+        A logarithmic FPR axis from 10⁻⁴ to 1, where the bound's slope e^ε is visible (a
+        point with FPR = 0 is then off the chart).
     """
     frames = []
     traces: list[dict] = []
@@ -62,8 +66,8 @@ def roc_figure(
     diag = "coin toss (no information)"
     traces.append(
         line_trace(
-            [0.0, 1.0],
-            [0.0, 1.0],
+            FPR_GRID,
+            FPR_GRID,
             diag,
             5,
             HOVER,
@@ -109,7 +113,8 @@ def roc_figure(
         y_title="true-positive rate TPR",
         hovermode="closest",
         height=460,
+        log_x=log_fpr,
     )
-    layout["xaxis"] = {**layout["xaxis"], "range": [0, 1]}
-    layout["yaxis"] = {**layout["yaxis"], "range": [0, 1.02]}
+    layout["xaxis"] = {**layout["xaxis"], "range": [-4, 0.01] if log_fpr else [-0.02, 1.02]}
+    layout["yaxis"] = {**layout["yaxis"], "range": [-0.02, 1.04]}
     return make_figure(traces, layout), pd.concat(frames, ignore_index=True)

@@ -33,7 +33,7 @@ PRESETS: dict[str, dict[str, object]] = {
     "Clusters erase amplification": {
         **_BASE,
         "game_design": "cluster",
-        "game_ell": 4,
+        "game_ell": 10,
         "game_neighbour": "worst case",
     },
     "A typical population": {
@@ -60,13 +60,20 @@ CAPTION = (
 )
 
 
-def release_label(statistic: str, design: str, scale: float) -> str:
+def release_label(statistic: str) -> str:
+    """The short label of the released number."""
+    return "Noisy share" if statistic == "share" else "Noisy count"
+
+
+def release_caption(statistic: str, design: str, scale: float) -> str:
     """What the released number is, with its unit."""
+    where = "sampled records" if design == "simple random" else "records in the drawn clusters"
     if statistic == "share":
-        unit = f"{scale:,.0f} planned sampled records"
-        return f"Released share with the property (of the {unit}, plus noise)"
-    what = "records" if design == "simple random" else "records in the drawn clusters"
-    return f"Released count of sampled {what} with the property (plus noise)"
+        return (
+            f"Released: the share of {where} with the property, out of the {scale:,.0f} "
+            "planned, plus noise."
+        )
+    return f"Released: how many {where} have the property, plus noise."
 
 
 def release_value(value: float, statistic: str) -> str:
@@ -99,12 +106,18 @@ def rate_text(value: float) -> str:
     return "—" if math.isnan(value) else f"{value:.2f}"
 
 
+def _rounds(count: int) -> str:
+    return f"{count} round" if count == 1 else f"{count} rounds"
+
+
 def rates_line(tpr: float, fpr: float, rounds_in: int, rounds_out: int) -> str:
     """The student's TPR and FPR in words."""
+    caught = "—" if math.isnan(tpr) else f"{round(tpr * rounds_in)}"
+    accused = "—" if math.isnan(fpr) else f"{round(fpr * rounds_out)}"
     return (
-        f"You caught Alice in {rate_text(tpr)} of the {rounds_in} rounds she was in "
-        f"(true-positive rate TPR) and accused her in {rate_text(fpr)} of the {rounds_out} "
-        "rounds she was out (false-positive rate FPR)."
+        f"Alice was in for {_rounds(rounds_in)}: you said *in* in {caught} of them "
+        f"(true-positive rate TPR = {rate_text(tpr)}). She was out for {_rounds(rounds_out)}: "
+        f"you said *in* in {accused} of them (false-positive rate FPR = {rate_text(fpr)})."
     )
 
 
@@ -160,14 +173,16 @@ def explanation(design: str, eps_target: float, exact: float) -> str:
 
 
 FORMULAS = (
-    r"\mathrm{TPR} \le e^{\varepsilon}\,\mathrm{FPR} + \delta, \qquad "
+    r"\mathrm{TPR} \le e^{\varepsilon}\,\mathrm{FPR} + \delta",
     r"1-\mathrm{FPR} \le e^{\varepsilon}\,(1-\mathrm{TPR}) + \delta",
     r"\varepsilon_{\text{sample}} = \log\!\Big(1 + \frac{e^{\varepsilon_{\text{target}}}-1}"
-    r"{\text{rate}}\Big),\qquad \text{rate} = n/N \text{ or } \ell/k",
+    r"{\text{rate}}\Big)",
 )
 FORMULA_WORDS = (
     "In words: a guess that catches Alice with probability TPR must accuse her falsely with "
-    "probability at least TPR/e^ε (Kairouz, Oh & Viswanath 2015); δ = 0 for Laplace noise."
+    "probability at least TPR/e^ε (Kairouz, Oh & Viswanath 2015); δ = 0 for Laplace noise. "
+    "The agency spends ε_sample on the sample, with rate = n/N (simple random) or ℓ/k "
+    "(cluster)."
 )
 
 ADVERSARY_HELP = (

@@ -16,6 +16,7 @@ from core import games
 from ui.charts import chart_block, reproduce
 from ui.game import cache, text
 from ui.game.figures import roc_figure
+from ui.widgets import bound_toggle
 
 #: Session-state key of the student's game: identity, game number, guesses, adversary shown.
 STATE_KEY = "_game_progress"
@@ -71,11 +72,20 @@ def game_view(inputs: GameInputs) -> None:
     guesses: list[bool] = state["guesses"]
     played = len(guesses)
     right = sum(s == g for s, g in zip(secrets, guesses, strict=False))
+    if played:
+        i = played - 1
+        message = text.feedback(i, secrets[i], guesses[i])
+        if secrets[i] == guesses[i]:
+            st.success(message, icon=":material/check_circle:")
+        else:
+            st.warning(message, icon=":material/cancel:")
+    st.markdown(text.score_line(right, played))
     if played < rounds:
         with st.container(border=True):
             st.markdown(f"#### {text.round_line(played, rounds)}")
+            st.caption(text.release_caption(setup.statistic, setup.design, setup.scale))
             st.metric(
-                text.release_label(setup.statistic, setup.design, setup.scale),
+                text.release_label(setup.statistic),
                 text.release_value(releases[played], setup.statistic),
             )
             st.markdown("Was Alice's record in the population?")
@@ -98,14 +108,6 @@ def game_view(inputs: GameInputs) -> None:
                 on_click=_guess,
                 args=(inputs.identity, rounds, False),
             )
-    if played:
-        i = played - 1
-        message = text.feedback(i, secrets[i], guesses[i])
-        if secrets[i] == guesses[i]:
-            st.success(message, icon=":material/check_circle:")
-        else:
-            st.error(message, icon=":material/cancel:")
-    st.markdown(text.score_line(right, played))
     if played < rounds:
         st.caption("The chart of your guesses against what ε allows appears after the last round.")
         return
@@ -144,11 +146,18 @@ def results_view(inputs: GameInputs, secrets: list[bool], guesses: list[bool]) -
         args=(inputs.identity,),
     )
     adversary = cache.adversary_curves(key, inputs.seed) if state["auto"] else None
+    log_fpr = bound_toggle(
+        "Logarithmic FPR axis",
+        "game_log",
+        default=False,
+        help="Small false-positive rates, where the promise e^ε·FPR is tightest, spread out.",
+    )
     fig, data = roc_figure(
         eps_target=setup.eps_target,
         cluster_eps=loss.get("cluster"),
         student=(rates.fpr, rates.tpr),
         adversary=adversary,
+        log_fpr=log_fpr,
     )
     chart_block(
         fig,

@@ -35,3 +35,15 @@ def test_losses() -> None:
     assert loss["cluster"] == games.cluster_bound_eps(SETUP)
     srs = games.GameSetup("simple random", 20, 25, 100, 1.0)
     assert "cluster" not in cache.losses(cache.setup_key(srs))
+
+
+def test_exact_curve_starts_with_its_straight_first_segment() -> None:
+    worst = games.GameSetup("cluster", 20, 25, 10, 1.0)
+    frame = cache.adversary_curves(cache.setup_key(worst), 0)
+    exact = frame[frame["curve"] == "exact"]
+    fpr, tpr = exact["fpr"].to_numpy(), exact["tpr"].to_numpy()
+    small = (fpr > 0) & (fpr < 1e-3)
+    assert small.sum() >= 10  # the line from the origin is drawn on a log axis too
+    np.testing.assert_allclose(
+        tpr[small] / fpr[small], np.exp(games.privacy_loss(worst)), rtol=1e-6
+    )

@@ -47,3 +47,11 @@ def test_cluster_line_adversary_curves_and_missing_student_point() -> None:
     assert list(_trace(fig, "best test, exact").x) == [0.0, 0.5, 1.0]
     assert "you" not in {t.name for t in fig.data}
     assert len(data) == 2 * len(figures.FPR_GRID) + 6
+
+
+def test_log_axis_option() -> None:
+    fig, _ = figures.roc_figure(
+        eps_target=1.0, cluster_eps=None, student=(0.0, 0.5), adversary=None, log_fpr=True
+    )
+    assert fig.layout.xaxis.type == "log"
+    assert fig.layout.yaxis.type == "linear"

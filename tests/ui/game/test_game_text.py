@@ -22,13 +22,19 @@ def test_round_feedback_and_score_lines() -> None:
 def test_release_values_and_labels() -> None:
     assert text.release_value(1.26, "count") == "1.3"
     assert text.release_value(0.12345, "share") == "0.123"
-    assert "100 planned sampled records" in text.release_label("share", "simple random", 100.0)
-    assert "drawn clusters" in text.release_label("count", "cluster", 1.0)
+    assert text.release_label("share") == "Noisy share"
+    assert "out of the 100 planned" in text.release_caption("share", "simple random", 100.0)
+    assert "drawn clusters" in text.release_caption("count", "cluster", 1.0)
 
 
 def test_rates_without_rounds_of_a_kind() -> None:
     assert text.rate_text(math.nan) == "—"
-    assert "— of the 0 rounds she was in" in text.rates_line(math.nan, 0.5, 0, 4)
+    line = text.rates_line(math.nan, 0.5, 0, 4)
+    assert "Alice was in for 0 rounds: you said *in* in — of them (true-positive rate TPR = —)" in (
+        line
+    )
+    assert "out for 4 rounds: you said *in* in 2 of them" in line
+    assert "in for 1 round:" in text.rates_line(1.0, 0.0, 1, 3)
     assert text.missing_rate_note(2, 3) is None
     assert "no round with Alice in" in str(text.missing_rate_note(0, 3))
     assert "no round with Alice out" in str(text.missing_rate_note(3, 0))
