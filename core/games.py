@@ -5,7 +5,7 @@ A fair coin decides whether the target person ("Alice") is in the population ("i
 records with a yes/no property plus Laplace noise, and an adversary who knows everything but
 the coin and the sample guesses the coin. Differential privacy is exactly a limit on how well
 any such guess can do (Kairouz, Oh & Viswanath 2015, "The composition theorem for differential
-privacy", Theorem 2.1, the hypothesis-testing view): an (ε, δ)-DP release allows every test
+privacy", the hypothesis-testing view of DP): an (ε, δ)-DP release allows every test
 
     TPR ≤ e^ε · FPR + δ    and    1 − FPR ≤ e^ε · (1 − TPR) + δ,
 
