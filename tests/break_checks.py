@@ -426,6 +426,28 @@ BREAKS: tuple[Break, ...] = (
         tests=("tests/core/test_strata.py::test_proportional_bound_matches_60_digit_reference",),
         env=(("HYPOTHESIS_PROFILE", "ci"),),
     ),
+    Break(
+        name="games-in-world-drawn-from-N-records",
+        item="issue 16 membership game",
+        path="core/games.py",
+        old="log_in = _hypergeom_log_pmf(support, big_n + 1, held + 1, n)",
+        new="log_in = _hypergeom_log_pmf(support, big_n, held + 1, n)",
+        tests=(
+            "tests/core/test_games.py::test_simple_random_worst_case_loss_is_the_closed_form",
+            "tests/core/test_games.py::test_likelihood_ratio_matches_enumerating_every_sample",
+        ),
+    ),
+    Break(
+        name="games-cluster-mixture-without-1-minus-r",
+        item="issue 16 membership game",
+        path="core/games.py",
+        old="p_in[: len(full)] += (1.0 - r) * full",
+        new="p_in[: len(full)] += full",
+        tests=(
+            "tests/core/test_games.py::test_cluster_worst_case_loss_is_the_theorem_5_3_bound",
+            "tests/core/test_games.py::test_densities_integrate_to_one",
+        ),
+    ),
 )
 
 

@@ -51,6 +51,7 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("app_pages/clusters.py", "Cluster sampling", ":material/workspaces:"),
     PageSpec("app_pages/strata.py", "Stratified sampling", ":material/stacked_bar_chart:"),
     PageSpec("app_pages/statistical.py", "Statistical privacy", ":material/casino:"),
+    PageSpec("app_pages/game.py", "Membership game", ":material/person_search:"),
     PageSpec("app_pages/about.py", ABOUT_TITLE, ":material/info:"),
 )
 

@@ -41,6 +41,8 @@ POPULATION_FREE_PAGES = (
     "app_pages/statistical.py",
     # the lessons draw their charts on each step's own built-in population, not the sidebar's
     "app_pages/lessons.py",
+    # the game plays on its own small population of k clusters of M records
+    "app_pages/game.py",
 )
 UPLOAD_KEY = "uploaded_population"
 N = 600

@@ -88,7 +88,10 @@ EXPECTED_MESSAGES: tuple[re.Pattern[str], ...] = tuple(
         r"^ℓ = [\d,]+ clusters cannot be drawn from k = [\d,]+; showing ℓ = k",
         # app_pages/clusters.py: systematic sampling interval larger than N
         r"^The interval exceeds the population size N = [\d,]+; using k = N\.$",
-        # app_pages/strata.py: sample size above N
+        # app_pages/game.py: ℓ ≥ k clusters drawn
+        r"^Drawing ℓ = [\d,]+ of k = [\d,]+ clusters keeps no cluster out of the sample; "
+        r"playing with ℓ = k − 1 = [\d,]+\.$",
+        # app_pages/strata.py and app_pages/game.py: sample size above N
         r"^The sample size n = [\d,]+ exceeds the population size N = [\d,]+; using n = N",
         # app_pages/strata.py neighbour_comparison: core.strata.top_code_neighbour refuses to
         # empty a stratum (only this reason; a bug's ValueError caught there must not pass)
