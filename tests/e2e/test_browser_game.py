@@ -56,6 +56,7 @@ def test_play_a_game_then_the_adversary(browser, app_url, name, width, height):
         assert "what clusters allow" in plot_texts(page)
         screenshot(page, f"game_result_{width}x{height}")
         page.get_by_role("button", name="Run the automatic adversary (10,000 rounds)").click()
+        page.mouse.move(1, 1)  # the button's help tooltip would cover the screenshot
         settle(page)
         page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg')
         texts = plot_texts(page)

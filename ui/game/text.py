@@ -8,7 +8,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from core.games import GameSetup
+import numpy as np
+
+from core.games import GameSetup, cluster_counts, count_distribution
 
 #: Option labels; they are also the values in the URL (``game_design=Cluster``): keep them.
 DESIGN_LABELS = {"simple random": "Simple random", "cluster": "Cluster"}
@@ -158,18 +160,28 @@ def explanation(design: str, eps_target: float, exact: float) -> str:
         "is with Alice than without (the likelihood ratio) and is the best guesser there is: its "
         "exact curve is what 10,000 rounds approach."
     )
-    if design == "cluster":
+    broken = exact > eps_target * (1 + 1e-9)
+    if design == "cluster" and broken:
         base += (
             f" With clusters the release reveals whether Alice's whole cluster was drawn, so the "
             f"real loss is {exact:.3g}, not {eps_target:.3g}: the dashed line (Bun et al., "
             "Theorem 5.3) and the adversary's curve leave the shaded region."
+        )
+    elif design == "cluster":
+        base += (
+            f" Here the clusters differ too little for the release to show whether Alice's "
+            f"cluster was drawn, so the real loss, {exact:.3g}, keeps the promise; the dashed "
+            "line (Bun et al., Theorem 5.3) is what a cluster that stands out would allow."
         )
     else:
         base += (
             " With a simple random sample the adversary's curve stays inside the region and, "
             "in the worst case, runs along its edge near the origin: the promise is tight."
         )
-    return base
+    return base + (
+        " Your star rests on a few rounds only, so luck can put it outside the region: the "
+        "promise is about how often a guess succeeds over many rounds."
+    )
 
 
 FORMULAS = (
@@ -216,4 +228,42 @@ def settings_line(setup: GameSetup, rounds: int) -> str:
     return (
         f"{DESIGN_LABELS[setup.design]} sample: {sample} (rate {setup.rate:.3g}) · "
         f"ε_target = {setup.eps_target:g} · neighbour: {who} · {rounds} rounds"
+    )
+
+
+def knowledge_hint(setup: GameSetup) -> str:
+    """What a player may use, as the automatic adversary does: the count without noise in
+    each case, and the size of the Laplace noise (scale ``1/ε_sample`` in counts)."""
+    unit = setup.scale
+    noise = 1.0 / setup.eps_sample / unit
+    noise_words = (
+        f"The noise is Laplace with scale {release_value(noise, setup.statistic)} "
+        f"(1/ε_sample{'' if unit == 1 else ' ÷ planned size'}; half the time within "
+        f"±{release_value(noise * math.log(2.0), setup.statistic)})."
+    )
+    if setup.neighbour == "worst case":
+        if setup.design == "cluster":
+            own = int(cluster_counts(setup)[0])
+            cases = (
+                f"if Alice's cluster was drawn, {release_value((own + 1) / unit, setup.statistic)}"
+                f" with Alice in and {release_value(own / unit, setup.statistic)} without her; "
+                f"if it was not drawn (chance {1 - setup.rate:.0%}), "
+                f"{release_value(0.0, setup.statistic)} either way"
+            )
+        else:
+            cases = (
+                f"{release_value(1 / unit, setup.statistic)} if Alice is in and was drawn "
+                f"(chance {setup.drawn / (setup.population_size + 1):.1%} when she is in), "
+                f"{release_value(0.0, setup.statistic)} otherwise"
+            )
+        return f"What you know: without noise the release would be: {cases}. {noise_words}"
+    dist = count_distribution(setup)
+    support = dist.support.astype(float)
+    mean_in = float(np.sum(support * np.exp(dist.log_in))) / unit
+    mean_out = float(np.sum(support * np.exp(dist.log_out))) / unit
+    return (
+        "What you know: everyone's property except Alice's presence. Without noise the "
+        f"release averages {release_value(mean_in, setup.statistic)} with Alice in and "
+        f"{release_value(mean_out, setup.statistic)} without her (the sample varies). "
+        + noise_words
     )

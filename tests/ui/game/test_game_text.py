@@ -6,6 +6,8 @@ import math
 import subprocess
 import sys
 
+import numpy as np
+
 from core import games
 from tests.pages.harness import ROOT
 from ui.game import text
@@ -68,3 +70,27 @@ def test_snippet_runs_and_prints_the_exact_loss() -> None:
         timeout=120,
     ).stdout
     assert f"exact privacy loss {games.privacy_loss(setup)}" in out
+
+
+def test_knowledge_hint_gives_the_adversarys_numbers():
+    cluster = games.GameSetup("cluster", 20, 25, 10, 1.0, "worst case")
+    hint = text.knowledge_hint(cluster)
+    assert "26.0 with Alice in and 25.0 without her" in hint
+    assert "not drawn (chance 50%), 0.0 either way" in hint
+    scale = 1.0 / cluster.eps_sample
+    assert f"scale {scale:.1f}" in hint
+    srs = games.GameSetup("simple random", 20, 25, 100, 1.0, "worst case", statistic="share")
+    hint = text.knowledge_hint(srs)
+    assert "0.010 if Alice is in and was drawn (chance 20.0% when she is in)" in hint
+    assert "0.000 otherwise" in hint and "÷ planned size" in hint
+    typical = games.GameSetup("simple random", 20, 25, 100, 1.0, "typical", 0.3)
+    dist = games.count_distribution(typical)
+    mean_in = float((dist.support * np.exp(dist.log_in)).sum())
+    assert f"averages {mean_in:.1f} with Alice in" in text.knowledge_hint(typical)
+
+
+def test_explanation_follows_the_exact_loss_and_mentions_luck():
+    kept = text.explanation("cluster", 1.0, 0.8)
+    assert "keeps the promise" in kept and "leave the shaded region" not in kept
+    assert "leave the shaded region" in text.explanation("cluster", 1.0, 1.49)
+    assert "luck can put it outside" in text.explanation("simple random", 1.0, 0.9)
