@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.amplification import text as amp_text
+from ui.amplification import views as amp_views
 from ui.planner import text
-from ui.widgets import log_float_control
 
 
 def statistic_control() -> tuple[str, float]:
@@ -74,14 +73,6 @@ def mechanisms_control(statistic: str) -> tuple[str, ...] | None:
 
 
 def prior_control() -> float:
-    """The attacker's prior for reading ε as odds (``plan_prior``, log scale, 1 in 100)."""
-    prior = log_float_control(
-        amp_text.PRIOR_LABEL,
-        "plan_prior",
-        default=amp_text.PRIOR_DEFAULT,
-        min_value=amp_text.PRIOR_MIN,
-        max_value=amp_text.PRIOR_MAX,
-        help=amp_text.PRIOR_HELP,
-    )
-    st.caption(f"Prior: {amp_text.one_in(prior)}.")
-    return prior
+    """The attacker's prior for reading ε as odds (``plan_prior``): the Amplification page's
+    control under the planner's key."""
+    return amp_views.prior_control("plan_prior")
