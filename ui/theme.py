@@ -198,8 +198,12 @@ def line_trace(x: Any, y: Any, name: str, index: int, hover: str, **extra: Any) 
     }
 
 
-def reference_line(y: float, *, text: str | None = None) -> dict[str, object]:
-    """A dotted horizontal line across the plot as a layout shape (cheaper than add_hline)."""
+def reference_line(y: float, *, text: str | None = None, below: bool = False) -> dict[str, object]:
+    """A dotted horizontal line across the plot as a layout shape (cheaper than add_hline).
+
+    ``text`` labels its right end, above the line, or below it with ``below`` (for a line at
+    the top of the plot, whose label would otherwise be cut off).
+    """
     shape: dict[str, object] = {
         "type": "line",
         "xref": "paper",
@@ -211,7 +215,10 @@ def reference_line(y: float, *, text: str | None = None) -> dict[str, object]:
         "line": {"color": REFERENCE_COLOUR, "dash": "dot", "width": 1.5},
     }
     if text:
-        shape["label"] = {"text": text, "textposition": "end", "font": {"size": 12}}
+        label: dict[str, object] = {"text": text, "textposition": "end", "font": {"size": 12}}
+        if below:
+            label["yanchor"] = "top"
+        shape["label"] = label
     return shape
 
 

@@ -62,3 +62,10 @@ def test_chart_config_names_the_png_after_the_chart():
     config = theme.chart_config("histogram")
     assert config["toImageButtonOptions"]["filename"] == "histogram"
     assert config["displaylogo"] is False
+
+
+def test_reference_line_label_below_the_line_for_a_line_at_the_top():
+    above = theme.reference_line(1.0, text="r = 1")
+    below = theme.reference_line(1.0, text="r = 1", below=True)
+    assert "yanchor" not in above["label"]
+    assert below["label"]["yanchor"] == "top" and below["label"]["text"] == "r = 1"
