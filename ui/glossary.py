@@ -77,6 +77,19 @@ GLOSSARY: tuple[Term, ...] = (
         "δ_target = rate·δ_sample.",
     ),
     Term(
+        "prior, posterior",
+        "an attacker's belief",
+        "How likely an attacker thinks it that a person's record is in the data, before "
+        "(prior) and after (posterior) seeing a release; ε caps the odds after at e^ε times "
+        "the odds before.",
+    ),
+    Term(
+        "TPR, FPR",
+        "true- and false-positive rates",
+        "For a guess of whether a person is in the data: how often it says “in” when they are "
+        "in (TPR) and when they are out (FPR); a guarantee (ε, δ) caps TPR at e^ε·FPR + δ.",
+    ),
+    Term(
         "M",
         "cluster size",
         "Number of records in one cluster (a household, a school, a region). Drawing a "
