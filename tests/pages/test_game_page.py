@@ -47,6 +47,8 @@ def test_default_page_shows_round_one_with_two_buttons() -> None:
     assert {b.key for b in at.button} >= {"game_in", "game_out"}
     assert score(at) == "No guesses yet."
     assert not charts(at)
+    # an info box says where the chart will be (the classroom driver waits for a chart or one)
+    assert any("appears after the last round" in i.value for i in at.info)
 
 
 def test_guesses_advance_rounds_and_the_score_follows_the_secrets() -> None:

@@ -110,7 +110,10 @@ def game_view(inputs: GameInputs) -> None:
                 args=(inputs.identity, rounds, False),
             )
     if played < rounds:
-        st.caption("The chart of your guesses against what ε allows appears after the last round.")
+        st.info(
+            "The chart of your guesses against what ε allows appears after the last round.",
+            icon=":material/info:",
+        )
         return
     results_view(inputs, secrets, guesses)
 
