@@ -198,11 +198,14 @@ def line_trace(x: Any, y: Any, name: str, index: int, hover: str, **extra: Any) 
     }
 
 
-def reference_line(y: float, *, text: str | None = None, below: bool = False) -> dict[str, object]:
+def reference_line(
+    y: float, *, text: str | None = None, below: bool = False, at_start: bool = False
+) -> dict[str, object]:
     """A dotted horizontal line across the plot as a layout shape (cheaper than add_hline).
 
-    ``text`` labels its right end, above the line, or below it with ``below`` (for a line at
-    the top of the plot, whose label would otherwise be cut off).
+    ``text`` labels its right end (its left end with ``at_start``), above the line, or below
+    it with ``below`` (for a line at the top of the plot, whose label would otherwise be cut
+    off).
     """
     shape: dict[str, object] = {
         "type": "line",
@@ -215,7 +218,8 @@ def reference_line(y: float, *, text: str | None = None, below: bool = False) ->
         "line": {"color": REFERENCE_COLOUR, "dash": "dot", "width": 1.5},
     }
     if text:
-        label: dict[str, object] = {"text": text, "textposition": "end", "font": {"size": 12}}
+        position = "start" if at_start else "end"
+        label: dict[str, object] = {"text": text, "textposition": position, "font": {"size": 12}}
         if below:
             label["yanchor"] = "top"
         shape["label"] = label

@@ -69,3 +69,5 @@ def test_reference_line_label_below_the_line_for_a_line_at_the_top():
     below = theme.reference_line(1.0, text="r = 1", below=True)
     assert "yanchor" not in above["label"]
     assert below["label"]["yanchor"] == "top" and below["label"]["text"] == "r = 1"
+    assert above["label"]["textposition"] == "end"
+    assert theme.reference_line(1.0, text="r", at_start=True)["label"]["textposition"] == "start"

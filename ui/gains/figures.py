@@ -76,7 +76,9 @@ def r_curves_figure(
         log_x=True,
     )
     layout["yaxis"]["range"] = [0, 1.05]
-    layout["shapes"] = [reference_line(1.0, text="r = 1: equal noise (only at n = N)", below=True)]
+    layout["shapes"] = [
+        reference_line(1.0, text="r = 1: equal noise (only at n = N)", below=True, at_start=True)
+    ]
     return make_figure(traces, layout), pd.concat(frames, ignore_index=True)
 
 
