@@ -448,6 +448,30 @@ BREAKS: tuple[Break, ...] = (
             "tests/core/test_games.py::test_densities_integrate_to_one",
         ),
     ),
+    Break(
+        name="risk-odds-times-e-eps-minus-1",
+        item="issue 16 ε as odds",
+        path="core/risk.py",
+        old="return finish(p / (p + (1.0 - p) * np.exp(-e)), scalar)",
+        new="return finish(p / (p + (1.0 - p) * np.exp(-e) * 1.01), scalar)",
+        tests=("tests/core/test_risk.py",),
+    ),
+    Break(
+        name="risk-tail-without-the-t",
+        item="issue 16 ε as odds",
+        path="core/risk.py",
+        old="np.minimum(1.0, d / -np.expm1(-t))",
+        new="np.minimum(1.0, d)",
+        tests=("tests/core/test_risk.py",),
+    ),
+    Break(
+        name="lesson-link-opens-another-state",
+        item="issue 16 lessons",
+        path="ui/lessons/content.py",
+        old='query={"amp_view": FORWARD_TAB, "amp_eps_targets": "1"}',
+        new='query={"amp_view": FORWARD_TAB, "amp_eps_targets": "2"}',
+        tests=("tests/ui/lessons/test_lessons_content.py",),
+    ),
 )
 
 
