@@ -108,3 +108,18 @@ def plot_texts(page) -> str:
     """All text drawn inside plotly charts (legends, titles, axis labels)."""
     loc = page.locator('[data-testid="stPlotlyChart"]')
     return "\n".join(loc.nth(i).inner_text() for i in range(loc.count()))
+
+
+def plot_text_appears(page, text: str, *, timeout: float = 60.0) -> bool:
+    """Whether ``text`` is drawn in a plotly chart within ``timeout`` seconds.
+
+    Under load a chart can be redrawn after :func:`settle` has returned (the rerun lags behind
+    the click while other sessions use both cores), so a chart's new text is awaited rather
+    than read once.
+    """
+    deadline = time.monotonic() + timeout
+    while text not in plot_texts(page):
+        if time.monotonic() > deadline:
+            return False
+        page.wait_for_timeout(250)
+    return True

@@ -6,7 +6,14 @@ from urllib.parse import parse_qs, urlparse
 
 from playwright.sync_api import expect
 
-from tests.e2e.helpers import errors_on_page, exceptions_on_page, plot_texts, screenshot, settle
+from tests.e2e.helpers import (
+    errors_on_page,
+    exceptions_on_page,
+    plot_text_appears,
+    plot_texts,
+    screenshot,
+    settle,
+)
 
 TABS = (
     "ε_target vs fraction drawn",
@@ -69,20 +76,20 @@ def test_size_slider_moves_the_result_and_the_url(page, app_url):
     assert box.input_value() == "30"  # 10 → 15 → 20 → 30 on the 1-1.5-2-3-5-7 grid
     assert _query(page).get("cl_size") == ["30"]
     assert _metric(page, 0) != before
-    assert "your clusters: 30 records" in plot_texts(page)
+    assert plot_text_appears(page, "your clusters: 30 records"), plot_texts(page)[-400:]
     assert errors_on_page(page) == []
 
 
 def test_exact_boxes_and_url_reproduce_a_design(page, app_url):
     _open(page, f"{app_url}/clusters?cl_size=1000&cl_k=100&cl_l=10&cl_eps=0.1")
     assert "in effect none" in _main_text(page)
-    assert "ℓ/k = 0.1)" in plot_texts(page)
+    assert plot_text_appears(page, "ℓ/k = 0.1)"), plot_texts(page)[-400:]
     box = page.locator(".st-key-cl_k input")
     box.fill("5000")
     box.press("Enter")
     settle(page)
     assert _query(page).get("cl_k") == ["5000"]
-    assert "ℓ/k = 0.002)" in plot_texts(page)
+    assert plot_text_appears(page, "ℓ/k = 0.002)"), plot_texts(page)[-400:]
     # More clusters drawn than exist: explained, not a crash.
     box = page.locator(".st-key-cl_l input")
     box.fill("9000")
@@ -104,7 +111,7 @@ def test_every_tab_renders_and_is_kept_in_the_url(page, app_url):
         assert errors_on_page(page) == [], tab
         assert _query(page).get("cl_view") == [tab]
         screenshot(page, "clusters_tab_" + tab.split()[0].lower().replace("'", ""))
-    assert "Theorem 5.3: lower bound" in plot_texts(page)
+    assert plot_text_appears(page, "Theorem 5.3: lower bound"), plot_texts(page)[-400:]
 
 
 def test_preset_and_population_switch(page, app_url):
@@ -116,7 +123,7 @@ def test_preset_and_population_switch(page, app_url):
     page.get_by_role("button", name="Use the Establishments population").click()
     settle(page)
     page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg')
-    assert "PPS cluster sampling: lower bound" in plot_texts(page)
+    assert plot_text_appears(page, "PPS cluster sampling: lower bound"), plot_texts(page)[-400:]
     assert _query(page).get("population") == ["Establishments"]
     page.get_by_role("button", name="Regions").click()
     settle(page)

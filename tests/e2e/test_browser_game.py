@@ -12,7 +12,14 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.e2e.helpers import errors_on_page, exceptions_on_page, plot_texts, screenshot, settle
+from tests.e2e.helpers import (
+    errors_on_page,
+    exceptions_on_page,
+    plot_text_appears,
+    plot_texts,
+    screenshot,
+    settle,
+)
 from tests.e2e.test_layout import MEASURE, SLACK
 
 VIEWPORTS = (("laptop", 1280, 720), ("phone", 390, 844))
@@ -52,8 +59,8 @@ def test_play_a_game_then_the_adversary(browser, app_url, name, width, height):
             page.get_by_role("button", name="In", exact=True).click()
             _wait_for(page, f"Round {i}: Alice was")
         page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg')
-        assert "you" in plot_texts(page)
-        assert "what clusters allow" in plot_texts(page)
+        assert plot_text_appears(page, "you"), plot_texts(page)[-400:]
+        assert plot_text_appears(page, "what clusters allow"), plot_texts(page)[-400:]
         screenshot(page, f"game_result_{width}x{height}")
         page.get_by_role("button", name="Run the automatic adversary (10,000 rounds)").click()
         page.mouse.move(1, 1)  # the button's help tooltip would cover the screenshot

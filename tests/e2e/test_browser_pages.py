@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, quote, urlparse
 
-from tests.e2e.helpers import errors_on_page, exceptions_on_page, plot_texts, screenshot, settle
+from tests.e2e.helpers import (
+    errors_on_page,
+    exceptions_on_page,
+    plot_text_appears,
+    plot_texts,
+    screenshot,
+    settle,
+)
 from tests.e2e.test_layout import MEASURE, SLACK
 
 GOOD_CSV = "income,region\n" + "\n".join(f"{1000 + 37 * i % 900},{'ABC'[i % 3]}" for i in range(60))
@@ -74,7 +81,7 @@ def test_amplification_page_controls_change_charts(page, app_url):
     settle(page)
     page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg')
     assert errors_on_page(page) == []
-    assert "ε_target = 0.5" in plot_texts(page)
+    assert plot_text_appears(page, "ε_target = 0.5"), plot_texts(page)[-400:]
     screenshot(page, "amplification_default")
 
     box = page.get_by_role("textbox", name="Target ε values (ε_target)")
@@ -88,12 +95,12 @@ def test_amplification_page_controls_change_charts(page, app_url):
 
     page.get_by_role("tab", name="Reverse view and calculator").click()
     settle(page)
-    assert "ε_sample = 5" in plot_texts(page)
+    assert plot_text_appears(page, "ε_sample = 5"), plot_texts(page)[-400:]
     assert "amp_view" in parse_qs(urlparse(page.url).query)
     screenshot(page, "amplification_reverse")
     page.get_by_role("tab", name="Steinke: limits of amplification").click()
     settle(page)
-    assert "log(1+2)/2" in plot_texts(page)
+    assert plot_text_appears(page, "log(1+2)/2"), plot_texts(page)[-400:]
     screenshot(page, "amplification_steinke")
 
 
@@ -101,7 +108,7 @@ def test_amplification_url_reproduces_state_and_bad_entries_are_explained(page, 
     page.goto(f"{app_url}/amplification?amp_eps_targets=0.3%2C%20abc%2C%20-1&amp_log_x=true")
     settle(page)
     page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg')
-    assert "ε_target = 0.3" in plot_texts(page)
+    assert plot_text_appears(page, "ε_target = 0.3"), plot_texts(page)[-400:]
     warnings = page.locator('[data-testid="stAlertContentWarning"]').all_inner_texts()
     assert any("not a number" in w for w in warnings)
     assert exceptions_on_page(page) == []
@@ -121,7 +128,7 @@ def test_amplification_odds_tab_reads_eps_as_odds_on_laptop_and_phone(browser, a
             page.evaluate("document.fonts.ready")
             main = page.locator('[data-testid="stMainBlockContainer"]')
             assert "at most 2.67 in 100 sure" in main.inner_text()
-            assert "ε_sample = 5.152" in plot_texts(page)
+            assert plot_text_appears(page, "ε_sample = 5.152"), plot_texts(page)[-400:]
             assert errors_on_page(page) == [] and exceptions_on_page(page) == []
             problems = page.evaluate(MEASURE, SLACK)
             assert not problems, f"odds tab at {label} width: {problems}"
@@ -186,7 +193,7 @@ def test_gains_experiment_reacts_to_controls(page, app_url):
     page.goto(f"{app_url}/gains?gain_view=Median%3A+sample+or+population%3F&gain_reps=50")
     settle(page)
     page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg')
-    assert "ε_target = 0.5" in plot_texts(page)
+    assert plot_text_appears(page, "ε_target = 0.5"), plot_texts(page)[-400:]
     box = page.get_by_role("textbox", name="ε_target values")
     box.fill("0.05, 2")
     box.press("Enter")

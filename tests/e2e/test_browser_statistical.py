@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, quote_plus, urlparse
 
-from tests.e2e.helpers import errors_on_page, exceptions_on_page, plot_texts, screenshot, settle
+from tests.e2e.helpers import (
+    errors_on_page,
+    exceptions_on_page,
+    plot_text_appears,
+    plot_texts,
+    screenshot,
+    settle,
+)
 
 PI_TAB = "δ against π (Figures 1–4, 6)"
 EU_TAB = "Equal utility (Figures 5, 7, 8)"
@@ -49,7 +56,7 @@ def test_statistical_page_every_tab_renders(page, app_url):
     page.get_by_role("tab", name=EU_TAB).click()
     settle(page)
     _charts_drawn(page)
-    assert "subsampling, π = 0.5" in plot_texts(page)
+    assert plot_text_appears(page, "subsampling, π = 0.5"), plot_texts(page)[-400:]
     assert errors_on_page(page) == []
     screenshot(page, "statistical_equal_utility")
     _screenshot_each_chart(page, "statistical_equal_utility")
@@ -59,13 +66,13 @@ def test_statistical_controls_change_charts_and_url(page, app_url):
     page.goto(f"{app_url}/statistical?sp_n=1000&sp_lambda=0.1")
     settle(page)
     _charts_drawn(page)
-    assert "n = 100 of N = 1,000" in plot_texts(page)
+    assert plot_text_appears(page, "n = 100 of N = 1,000"), plot_texts(page)[-400:]
     box = page.get_by_role("spinbutton", name="Records N")
     box.fill("200")
     box.press("Enter")
     settle(page)
     _charts_drawn(page)
-    assert "n = 20 of N = 200" in plot_texts(page)
+    assert plot_text_appears(page, "n = 20 of N = 200"), plot_texts(page)[-400:]
     assert parse_qs(urlparse(page.url).query).get("sp_n") == ["200"]
     assert errors_on_page(page) == []
 
@@ -88,6 +95,6 @@ def test_statistical_bad_input_is_explained(page, app_url):
     warnings = page.locator('[data-testid="stAlertContentWarning"]').all_inner_texts()
     assert any("not a number" in w for w in warnings)
     assert any("empty sample" in w for w in warnings)
-    assert "ν = 3, statistical" in plot_texts(page)
+    assert plot_text_appears(page, "ν = 3, statistical"), plot_texts(page)[-400:]
     assert exceptions_on_page(page) == []
     screenshot(page, "statistical_bad_input")
