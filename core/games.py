@@ -280,6 +280,18 @@ def count_distribution(setup: GameSetup) -> CountDistribution:
         return CountDistribution(np.arange(size, dtype=np.int64), np.log(p_in), np.log(p_out))
 
 
+def expected_counts(setup: GameSetup) -> tuple[float, float]:
+    """Mean sampled count of property holders with Alice in and out: ``Σ s·P(s)``.
+
+    From :func:`count_distribution`; what a player may expect the release to centre on.
+    """
+    dist = count_distribution(setup)
+    support = dist.support.astype(np.float64)
+    return float(np.sum(support * np.exp(dist.log_in))), float(
+        np.sum(support * np.exp(dist.log_out))
+    )
+
+
 def _running_logsumexp(values: FloatArray) -> FloatArray:
     """``log Σ_{i ≤ j} e^{values[i]}`` for every ``j`` (``-inf`` entries allowed)."""
     with np.errstate(invalid="ignore"):

@@ -395,3 +395,12 @@ def test_cluster_bound_needs_the_cluster_design() -> None:
     assert g.cluster_bound_eps(s) == pytest.approx(
         cl.hypothesis_test_bound(s.eps_sample, 25 * s.eps_sample, 20, 4)
     )
+
+
+def test_expected_counts_are_the_means_of_the_exact_laws() -> None:
+    s = g.GameSetup("cluster", 20, 25, 10, 1.0, "worst case")
+    mean_in, mean_out = g.expected_counts(s)
+    # Alice's cluster (25 holders, 26 with her) is drawn with chance 10/20
+    assert mean_in == pytest.approx(13.0) and mean_out == pytest.approx(12.5)
+    srs = g.GameSetup("simple random", 20, 25, 100, 1.0, "worst case")
+    assert g.expected_counts(srs) == pytest.approx((100 / 501, 0.0))

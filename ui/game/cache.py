@@ -100,3 +100,9 @@ def losses(key: SetupKey) -> dict[str, float]:
     if setup.design == "cluster":
         out["cluster"] = games.cluster_bound_eps(setup)
     return out
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def expected_counts(key: SetupKey) -> tuple[float, float]:
+    """:func:`core.games.expected_counts` of the setup, kept across the rounds' reruns."""
+    return games.expected_counts(_setup(key))

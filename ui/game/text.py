@@ -8,9 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-import numpy as np
-
-from core.games import GameSetup, cluster_counts, count_distribution
+from core.games import GameSetup, cluster_counts, expected_counts
 
 #: Option labels; they are also the values in the URL (``game_design=Cluster``): keep them.
 DESIGN_LABELS = {"simple random": "Simple random", "cluster": "Cluster"}
@@ -231,9 +229,12 @@ def settings_line(setup: GameSetup, rounds: int) -> str:
     )
 
 
-def knowledge_hint(setup: GameSetup) -> str:
+def knowledge_hint(setup: GameSetup, means: tuple[float, float] | None = None) -> str:
     """What a player may use, as the automatic adversary does: the count without noise in
-    each case, and the size of the Laplace noise (scale ``1/ε_sample`` in counts)."""
+    each case, and the size of the Laplace noise (scale ``1/ε_sample`` in counts).
+
+    ``means`` are :func:`core.games.expected_counts` (the page passes its cached copy).
+    """
     unit = setup.scale
     noise = 1.0 / setup.eps_sample / unit
     noise_words = (
@@ -257,10 +258,8 @@ def knowledge_hint(setup: GameSetup) -> str:
                 f"{release_value(0.0, setup.statistic)} otherwise"
             )
         return f"What you know: without noise the release would be: {cases}. {noise_words}"
-    dist = count_distribution(setup)
-    support = dist.support.astype(float)
-    mean_in = float(np.sum(support * np.exp(dist.log_in))) / unit
-    mean_out = float(np.sum(support * np.exp(dist.log_out))) / unit
+    count_in, count_out = means if means is not None else expected_counts(setup)
+    mean_in, mean_out = count_in / unit, count_out / unit
     return (
         "What you know: everyone's property except Alice's presence. Without noise the "
         f"release averages {release_value(mean_in, setup.statistic)} with Alice in and "

@@ -88,7 +88,7 @@ def game_view(inputs: GameInputs) -> None:
                 text.release_label(setup.statistic),
                 text.release_value(releases[played], setup.statistic),
             )
-            st.caption(text.knowledge_hint(setup))
+            st.caption(text.knowledge_hint(setup, cache.expected_counts(key)))
             st.markdown("Was Alice's record in the population?")
             c_in, c_out = st.columns(2)
             c_in.button(
