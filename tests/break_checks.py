@@ -12,6 +12,10 @@ there with ``CI=1`` (the derandomised Hypothesis profile, no silent skips). A br
 "caught" when pytest reports failing tests (exit code 1), "missed" when they pass; any other
 exit code (collection error, no tests selected) is reported as such. With ``--control`` the
 same tests also run on an unbroken copy, which must pass.
+
+A few entries are harmless changes the tests must *tolerate* (``tolerated=True``), such as
+every chart number moved by one ulp, which another CPU's ``exp`` or ``log`` may do: such an
+entry counts as caught when the tests still pass, and as a false alarm when they fail.
 """
 
 from __future__ import annotations
@@ -43,6 +47,8 @@ class Break:
     new: str
     tests: tuple[str, ...]
     env: tuple[tuple[str, str], ...] = ()
+    #: A harmless change: the tests must keep passing (see the module docstring).
+    tolerated: bool = False
 
 
 BREAKS: tuple[Break, ...] = (
@@ -472,6 +478,34 @@ BREAKS: tuple[Break, ...] = (
         new='query={"amp_view": FORWARD_TAB, "amp_eps_targets": "2"}',
         tests=("tests/ui/lessons/test_lessons_content.py",),
     ),
+    Break(
+        name="snapshot-every-chart-number-one-ulp-up",
+        item="issue 21 portable snapshots",
+        path="ui/charts.py",
+        old='    left, right = st.columns([3, 2], gap="medium")\n',
+        new=(
+            "    import numpy as _np\n"
+            "    for _trace in fig.data:\n"
+            '        for _attr in ("x", "y", "z", "customdata"):\n'
+            "            _v = getattr(_trace, _attr, None)\n"
+            '            if _v is not None and _np.asarray(_v).dtype.kind == "f":\n'
+            "                _trace[_attr] = _np.nextafter(_np.asarray(_v), _np.inf)\n"
+            '    left, right = st.columns([3, 2], gap="medium")\n'
+        ),
+        tests=("tests/pages/test_restructure_snapshots.py",),
+        tolerated=True,
+    ),
+    Break(
+        name="snapshot-one-chart-value-a-millionth-off",
+        item="issue 21 portable snapshots",
+        path="ui/amplification/figures.py",
+        old="        y = amp.eps_sample(e, rates)\n",
+        new="        y = amp.eps_sample(e, rates)\n        y[len(y) // 2] *= 1 + 1e-6\n",
+        tests=(
+            "tests/pages/test_restructure_snapshots.py::"
+            "test_charts_match_the_snapshot_recorded_before_the_restructuring[amp-forward]",
+        ),
+    ),
 )
 
 
@@ -506,7 +540,9 @@ def _pytest(repo: Path, brk: Break) -> tuple[int, float, str]:
     return run.returncode, time.perf_counter() - t0, lines[-1] if lines else run.stderr[-200:]
 
 
-def _verdict(code: int) -> str:
+def _verdict(code: int, *, tolerated: bool = False) -> str:
+    if tolerated:
+        return {0: "caught", 1: "FALSE ALARM"}.get(code, f"error (pytest exit {code})")
     return {0: "MISSED", 1: "caught"}.get(code, f"error (pytest exit {code})")
 
 
@@ -526,7 +562,7 @@ def main() -> int:
                 print(f"  control {brk.name}: unbroken copy {status} in {secs:.0f} s: {last}")
             _apply(repo, brk)
             code, secs, last = _pytest(repo, brk)
-        verdict = _verdict(code)
+        verdict = _verdict(code, tolerated=brk.tolerated)
         results.append(verdict == "caught")
         print(f"[{verdict:>6}] {brk.item:<24} {brk.name:<28} {secs:5.0f} s  {last}", flush=True)
     print(f"{sum(results)} of {len(results)} breaks caught")

@@ -20,6 +20,8 @@ from core import amplification as amp
 from core import gains
 from core import sensitivity as sens
 from core.populations import make_builtin
+from tests.core.snapshots import PINS
+from tests.fingerprint import check_recorded, frame_fingerprint
 
 N_PAPER = 10_001
 DELTA_PAPER = 1.0 / (2 * N_PAPER)  # 4.9995e-5, as in the paper
@@ -710,11 +712,10 @@ _PIN_SUMMARY = [
 ]
 
 
-def _digest(frame: pd.DataFrame, columns: list[str]) -> str:
-    import hashlib
-
-    data = np.ascontiguousarray(frame[columns].to_numpy(dtype=np.float64))
-    return hashlib.sha256(data.tobytes()).hexdigest()[:16]
+def _pinned(name: str, run: gains.MedianExperiment) -> None:
+    """A run's per-repetition and summary numbers agree with those recorded before the seam."""
+    check_recorded(PINS, f"gains/{name}/per_rep", frame_fingerprint(run.per_rep, _PIN_PER_REP))
+    check_recorded(PINS, f"gains/{name}/summary", frame_fingerprint(run.summary, _PIN_SUMMARY))
 
 
 def _pin_run(**kwargs) -> gains.MedianExperiment:
@@ -730,16 +731,15 @@ def _pin_run(**kwargs) -> gains.MedianExperiment:
     )
 
 
-# Digests of (per_rep, summary) computed with the code before the mechanism seam existed.
-_PINS = {
-    ("exact_noise_variance", True): ("f64c683471d1e9a5", "4d4045f76310ab52"),
-    ("exact_noise_variance", False): ("11c2e2754f3b7916", "1ef5126d894e6969"),
-    ("drawn_noise", True): ("5112c280d483df28", "aeb80c6000fbca42"),
-    ("drawn_noise", False): ("ae4d740bef7414dd", "42c1bffd37c46b86"),
-}
+# The (estimator, amplify_delta) settings whose numbers were recorded (in PINS) with the
+# code before the mechanism seam existed.
+_PINNED_SETTINGS = sorted(
+    (estimator, amplify) for estimator in ("exact_noise_variance", "drawn_noise")
+    for amplify in (True, False)
+)  # fmt: skip
 
 
-@pytest.mark.parametrize(("estimator", "amplify_delta"), sorted(_PINS))
+@pytest.mark.parametrize(("estimator", "amplify_delta"), _PINNED_SETTINGS)
 def test_default_mechanism_reproduces_the_numbers_before_the_seam(
     estimator: str, amplify_delta: bool
 ) -> None:
@@ -752,8 +752,7 @@ def test_default_mechanism_reproduces_the_numbers_before_the_seam(
     pd.testing.assert_frame_equal(default.summary, explicit.summary, check_exact=True)
     pd.testing.assert_frame_equal(default.per_rep, explicit.per_rep, check_exact=True)
     assert default.mechanism == explicit.mechanism == "smooth_laplace"
-    got = (_digest(default.per_rep, _PIN_PER_REP), _digest(default.summary, _PIN_SUMMARY))
-    assert got == _PINS[(estimator, amplify_delta)]
+    _pinned(f"{estimator}-{amplify_delta}", default)
 
 
 def test_experiment_with_the_laplace_mean_matches_eq7() -> None:
@@ -824,8 +823,7 @@ def test_default_estimator_and_names_reproduce_the_pinned_numbers() -> None:
             reps=6, seed=3, amplify_delta=amplify,
         )  # fmt: skip
         assert default.estimator == "exact_noise_variance" and default.quantile == 0.5
-        got = (_digest(default.per_rep, _PIN_PER_REP), _digest(default.summary, _PIN_SUMMARY))
-        assert got == _PINS[("exact_noise_variance", amplify)]
+        _pinned(f"exact_noise_variance-{amplify}", default)
         named = _pin_run(amplify_delta=amplify, mechanism="smooth_laplace", quantile=0.5)
         pd.testing.assert_frame_equal(default.summary, named.summary, check_exact=True)
 
