@@ -10,38 +10,23 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
 import pytest
 
 from tests.e2e.conftest import serve
 from tests.e2e.helpers import errors_on_page, exceptions_on_page, screenshot, settle
+from tests.populations import write_register
 from ui.router import DEFAULT_PAGE, PAGES
 
 SIZE = 20_000
 LABEL = f"register.parquet (N = {SIZE:,})"
 
 
-def write_register(path: Path) -> Path:
-    """A register of ``SIZE`` establishments: income, 6 regions, 40 districts per region."""
-    rng = np.random.default_rng(15)
-    region = rng.integers(0, 6, SIZE)
-    frame = pd.DataFrame(
-        {
-            "income": rng.lognormal(10.0, 1.0, SIZE).round(2),
-            "region": region,
-            "district": region * 100 + rng.integers(0, 40, SIZE),
-        }
-    )
-    frame.to_parquet(path)
-    return path
-
-
 @pytest.fixture(scope="module")
 def register_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """URL of a server started with the Parquet register on its command line."""
     folder = tmp_path_factory.mktemp("command_line")
-    path = write_register(folder / "register.parquet")
+    # SIZE establishments: income, 6 regions, 40 districts per region.
+    path = write_register(folder / "register.parquet", SIZE, 15, regions=6, districts=40)
     argv = ["--population", str(path), "--value", "income", "--lower", "0", "--upper", "1e7"]
     argv += ["--stratum", "region", "--cluster", "district"]
     with serve(folder / "server.log", extra_args=["--", *argv]) as server:

@@ -18,12 +18,18 @@ from typing import Any
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
+from core.populations import Population
+from ui.state import POPULATION_KEY, UPLOADED
+
+#: The session-state key under which the upload form keeps the session's uploaded population.
+UPLOAD_STATE = "uploaded_population"
+
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 120
 
 
-def open_page(page: str, query: dict[str, str] | None = None, argv: Sequence[str] = ()) -> AppTest:
-    """Run :func:`ui.router.run_app` with ``page`` as the landing page and URL ``query``.
+def app_test(page: str, argv: Sequence[str] = ()) -> AppTest:
+    """An AppTest (not yet run) of :func:`ui.router.run_app` landing on ``page``.
 
     ``argv`` plays the server's script arguments (``streamlit run app.py -- ARGS``), e.g. a
     ``--population`` file.
@@ -34,11 +40,34 @@ def open_page(page: str, query: dict[str, str] | None = None, argv: Sequence[str
         "from ui.router import run_app\n"
         f"run_app(default_page={page!r}, argv={list(argv)!r})\n"
     )
-    at = AppTest.from_string(script, default_timeout=TIMEOUT)
+    return AppTest.from_string(script, default_timeout=TIMEOUT)
+
+
+def open_page(
+    page: str,
+    query: dict[str, str] | None = None,
+    argv: Sequence[str] = (),
+    *,
+    uploaded: Population | None = None,
+    check: bool = True,
+) -> AppTest:
+    """Run :func:`ui.router.run_app` with ``page`` as the landing page and URL ``query``.
+
+    ``uploaded`` is put into the session as its uploaded, active population before the first
+    run, as the upload form leaves it (a URL cannot carry an upload). With ``check`` the page
+    must show no exception.
+    """
+    at = app_test(page, argv)
+    query = dict(query or {})
+    if uploaded is not None:
+        at.session_state[UPLOAD_STATE] = uploaded
+        at.session_state[POPULATION_KEY] = UPLOADED
+        query.setdefault(POPULATION_KEY, "Uploaded")
     if query:
         at.query_params.update(query)
     at.run()
-    assert not at.exception, [e.value for e in at.exception]
+    if check:
+        assert not at.exception, [e.value for e in at.exception]
     return at
 
 

@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from core.populations import Population
-from tests.pages.harness import ROOT, TIMEOUT, charts, tab_queries
+from tests.pages.harness import UPLOAD_STATE, charts, open_page, tab_queries
+from tests.populations import lognormal_register
 from ui.router import PAGES
 
 #: Pages whose charts do not depend on the population (formulas; the population only fills in
@@ -44,23 +44,16 @@ POPULATION_FREE_PAGES = (
     # the game plays on its own small population of k clusters of M records
     "app_pages/game.py",
 )
-UPLOAD_KEY = "uploaded_population"
 N = 600
 
 
 def _population(seed: int) -> Population:
     """A small upload with strata and clusters; only its values depend on ``seed``."""
-    rng = np.random.default_rng(seed)
-    values = np.sort(np.clip(rng.lognormal(3.0 + 0.4 * seed, 0.6, N), 0.0, 500.0))
-    strata = np.repeat(np.arange(3), N // 3)
-    clusters = np.tile(np.arange(30), N // 30)
-    return Population(
+    return lognormal_register(
+        N,
+        seed,
+        log_mean=3.0 + 0.4 * seed,
         name="upload.csv",
-        values=values,
-        lower=0.0,
-        upper=500.0,
-        strata=strata,
-        clusters=clusters,
         value_label="value",
         stratum_label="stratum",
         cluster_label="cluster",
@@ -79,20 +72,7 @@ def _clear_caches() -> None:
 
 
 def _session(page: str, pop: Population, query: dict[str, str]) -> AppTest:
-    script = (
-        "import sys\n"
-        f"sys.path.insert(0, {str(ROOT)!r})\n"
-        "from ui.router import run_app\n"
-        f"run_app(default_page={page!r})\n"
-    )
-    at = AppTest.from_string(script, default_timeout=TIMEOUT)
-    at.session_state[UPLOAD_KEY] = pop
-    at.session_state["population"] = "uploaded"
-    if query:
-        at.query_params.update(query)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_page(page, query, uploaded=pop)
 
 
 def _chart_data(at: AppTest) -> str:
@@ -108,7 +88,7 @@ def test_no_session_or_population_sees_another_ones_cached_numbers(page: str) ->
         first = _session(page, POP_A, query)
         data_a = _chart_data(first)
         data_b_other_session = _chart_data(_session(page, POP_B, query))
-        first.session_state[UPLOAD_KEY] = POP_B  # a new upload in the same session
+        first.session_state[UPLOAD_STATE] = POP_B  # a new upload in the same session
         first.run()
         assert not first.exception, [e.value for e in first.exception]
         data_b_switched = _chart_data(first)

@@ -49,7 +49,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.populations import Population, make_builtin
-from tests.pages.harness import ROOT, TIMEOUT, tab_queries
+from tests.pages.harness import open_page, tab_queries
 from ui.router import PAGES
 
 #: Every registered page (the router raises if one of them has no file).
@@ -152,19 +152,7 @@ def open_with(page: str, query: dict[str, str], pop: Population | None) -> AppTe
     Like :func:`tests.pages.harness.open_page`, but the uploaded population must be in the
     session before the first run (the URL cannot carry it).
     """
-    script = (
-        "import sys\n"
-        f"sys.path.insert(0, {str(ROOT)!r})\n"
-        "from ui.router import run_app\n"
-        f"run_app(default_page={page!r})\n"
-    )
-    at = AppTest.from_string(script, default_timeout=TIMEOUT)
-    query = dict(query)
-    if pop is not None:
-        at.session_state["uploaded_population"] = pop
-        query["population"] = "Uploaded"
-    at.query_params.update(query)
-    at.run()
+    at = open_page(page, query, uploaded=pop, check=False)
     if pop is not None:
         captions = [str(c.value) for c in at.sidebar.caption]
         assert any(pop.name in c for c in captions), f"upload not active: {captions}"

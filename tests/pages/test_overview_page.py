@@ -7,11 +7,10 @@ import re
 
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from core.populations import load_population_csv
 from tests.core.test_csv_io import nhanes_style_csv
-from tests.pages.harness import ROOT, TIMEOUT, array, charts, open_page, run_snippet
+from tests.pages.harness import array, charts, open_page, run_snippet
 
 PAGE = "app_pages/overview.py"
 
@@ -28,18 +27,7 @@ def _summary(at) -> dict[str, str]:
 
 def _open_uploaded(pop):
     """The Population page with ``pop`` as this session's uploaded, active population."""
-    script = (
-        "import sys\n"
-        f"sys.path.insert(0, {str(ROOT)!r})\n"
-        "from ui.router import run_app\n"
-        f"run_app(default_page={PAGE!r})\n"
-    )
-    at = AppTest.from_string(script, default_timeout=TIMEOUT)
-    at.session_state["uploaded_population"] = pop
-    at.session_state["population"] = "uploaded"
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_page(PAGE, uploaded=pop)
 
 
 # --------------------------------------------------------------------------------------------

@@ -15,14 +15,13 @@ from core.mechanisms import MECHANISMS
 from core.population import Population
 from core.populations import make_builtin
 from tests.pages.harness import (
-    ROOT,
-    TIMEOUT,
     array,
     charts,
     open_page,
     printed_numbers,
     snippet,
 )
+from tests.populations import lognormal_register
 from ui.format import significant
 from ui.page_defaults import delta_target_default
 from ui.planner import figures as figs
@@ -36,31 +35,12 @@ LOGNORMAL_DESIGNS = ("census", "srs", "poisson")
 
 def _upload(pop: Population, query: dict[str, str] | None = None) -> AppTest:
     """The page with ``pop`` uploaded into the session (the URL cannot carry it)."""
-    script = (
-        "import sys\n"
-        f"sys.path.insert(0, {str(ROOT)!r})\n"
-        "from ui.router import run_app\n"
-        f"run_app(default_page={PAGE!r})\n"
-    )
-    at = AppTest.from_string(script, default_timeout=TIMEOUT)
-    at.session_state["uploaded_population"] = pop
-    at.query_params.update({"population": "Uploaded", **(query or {})})
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_page(PAGE, query, uploaded=pop)
 
 
 def _strata_and_clusters(size: int = 3000) -> Population:
     """A small upload with three equal strata and thirty equal clusters."""
-    rng = np.random.default_rng(5)
-    return Population(
-        name="register.csv",
-        values=np.sort(np.clip(rng.lognormal(3.0, 0.6, size), 0.0, 500.0)),
-        lower=0.0,
-        upper=500.0,
-        strata=np.repeat(np.arange(3), size // 3),
-        clusters=np.tile(np.arange(30), size // 30),
-    )
+    return lognormal_register(size, 5)
 
 
 def _downloads(at: AppTest) -> list[str]:

@@ -13,28 +13,15 @@ import numpy as np
 from streamlit.testing.v1 import AppTest
 
 from core.populations import Population, make_builtin
-from tests.pages.harness import ROOT, TIMEOUT, array, charts
+from tests.pages.harness import array, charts, open_page
 from ui.gains.views import AUTO_SIMULATION_MAX_N
-from ui.state import POPULATION_KEY, UPLOADED
 
 BIG = AUTO_SIMULATION_MAX_N + 50_001
 
 
 def open_with_population(page: str, pop: Population, query: dict[str, str]) -> AppTest:
     """``page`` through the router with ``pop`` as this session's uploaded population."""
-    script = (
-        "import sys\n"
-        f"sys.path.insert(0, {str(ROOT)!r})\n"
-        "from ui.router import run_app\n"
-        f"run_app(default_page={page!r})\n"
-    )
-    at = AppTest.from_string(script, default_timeout=TIMEOUT)
-    at.session_state["uploaded_population"] = pop
-    at.session_state[POPULATION_KEY] = UPLOADED
-    at.query_params.update({POPULATION_KEY: "Uploaded", **query})
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_page(page, query, uploaded=pop)
 
 
 def test_population_page_histogram_points_do_not_grow_with_n():

@@ -221,24 +221,7 @@ def _uploaded(values, labels, name="my strata.csv"):
 
 
 def _open_uploaded(pop, query=None):
-    from streamlit.testing.v1 import AppTest
-
-    from tests.pages.harness import ROOT, TIMEOUT
-
-    script = (
-        "import sys\n"
-        f"sys.path.insert(0, {str(ROOT)!r})\n"
-        "from ui.router import run_app\n"
-        f"run_app(default_page={PAGE!r})\n"
-    )
-    at = AppTest.from_string(script, default_timeout=TIMEOUT)
-    at.session_state["uploaded_population"] = pop
-    at.session_state["population"] = "uploaded"
-    if query:
-        at.query_params.update(query)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_page(PAGE, query, uploaded=pop)
 
 
 @pytest.mark.parametrize("tab", TABS[:3])

@@ -9,27 +9,12 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 
 from core.populations import load_population_file
+from tests.populations import write_register
 from ui import command_line as cl
-
-
-def write_register(path: Path, size: int = 600, seed: int = 3) -> Path:
-    """A small register: income, a region stratum and districts nested in the regions."""
-    rng = np.random.default_rng(seed)
-    region = rng.integers(0, 4, size)
-    frame = pd.DataFrame(
-        {
-            "income": rng.lognormal(10.0, 1.0, size).round(2),
-            "region": region,
-            "district": region * 10 + rng.integers(0, 5, size),
-        }
-    )
-    frame.to_csv(path, index=False)
-    return path
 
 
 def call_recipe(recipe: str):
