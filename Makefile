@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8501
 PYTEST_ARGS ?=
 
-.PHONY: run test lint format bench chromium clean
+.PHONY: run test soak lint format bench chromium clean
 
 $(VENV)/.runtime-installed: requirements.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -40,6 +40,11 @@ chromium:
 ## the 15 slowest tests are listed at the end
 test: lint chromium
 	$(PY) -m pytest -n 2 --dist loadgroup --durations=15 $(PYTEST_ARGS)
+
+## The full classroom soak before a release: 30 concurrent browser sessions, each over every
+## page, against a server of its own (make test runs it with two pages per session)
+soak: $(VENV)/.dev-installed chromium
+	$(PY) -m pytest tests/e2e/test_classroom.py --soak -s
 
 ## ruff (lint and format check) and mypy over core/ and ui/ (configured in pyproject.toml)
 lint: $(VENV)/.dev-installed

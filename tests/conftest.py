@@ -38,6 +38,16 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if UNDER_CI else "default"))
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--soak``: the long load tests at full length (``make soak``, before a release)."""
+    parser.addoption(
+        "--soak",
+        action="store_true",
+        default=False,
+        help="run the classroom test with every session visiting every page",
+    )
+
+
 def require_module(name: str) -> ModuleType:
     """Import ``name``; skip the test when it is missing, but fail under CI.
 

@@ -1,14 +1,15 @@
 """A classroom of browsers: many concurrent sessions against one server.
 
-Each simulated student opens its own browser context (its own Streamlit session), visits every
-page of the app, waits for the first chart to be drawn (or, on a page with nothing to chart for
-the default population, its explanation box), then moves a control (the sidebar seed) and waits
-for the page to settle. The driver records the time from navigation to the first rendered chart
-and every error or exception element it sees.
+Each simulated student opens its own browser context (its own Streamlit session), visits its
+pages of the app (every page, or a few: :func:`visit_plan`), waits for the first chart to be
+drawn (or, on a page with nothing to chart for the default population, its explanation box),
+then moves a control (the sidebar seed) and waits for the page to settle. The driver records
+the time from navigation to the first rendered chart and every error or exception element it
+sees.
 
 Run as a module (the browser test and ``bench/bench_classroom.py`` do)::
 
-    python -m tests.e2e.classroom http://127.0.0.1:8501 --sessions 30
+    python -m tests.e2e.classroom http://127.0.0.1:8501 --sessions 30 [--pages-per-session 2]
 
 It prints one JSON object with the per-visit records and a summary.
 """
@@ -44,6 +45,27 @@ def page_paths() -> list[str]:
         if (ROOT / script).exists():
             paths.append("/" if i == 0 else "/" + Path(script).stem)
     return paths
+
+
+def visit_plan(paths: list[str], sessions: int, pages_per_session: int | None) -> list[list[str]]:
+    """The pages each session visits, in order.
+
+    ``None`` (or at least as many pages as there are): every session visits every page. Else
+    the sessions are dealt onto the pages in contiguous groups (session ``i`` starts at page
+    ``g = ⌊i·P/sessions⌋``), so that the sessions of a group, which start within a few
+    stagger steps of each other, load the same page at the same time; each then moves on
+    by ``P/pages_per_session`` pages. With 30 sessions, 10 pages and two pages each, every
+    page is visited by three sessions at once at the first step and three at the second.
+    """
+    count = len(paths)
+    if pages_per_session is None or pages_per_session >= count:
+        return [list(paths) for _ in range(sessions)]
+    step = max(1, count // pages_per_session)
+    plan = []
+    for i in range(sessions):
+        first = (i * count) // sessions
+        plan.append([paths[(first + j * step) % count] for j in range(pages_per_session)])
+    return plan
 
 
 async def _settle(page, timeout: float) -> None:
@@ -97,15 +119,23 @@ async def _student(
     return records
 
 
-async def run_classroom(url: str, sessions: int, timeout: float, stagger: float = 0.5) -> dict:
+async def run_classroom(
+    url: str,
+    sessions: int,
+    timeout: float,
+    stagger: float = 0.5,
+    pages_per_session: int | None = None,
+) -> dict:
     """Run ``sessions`` concurrent students against ``url``; return records and a summary.
 
     Session ``i`` starts ``i * stagger`` seconds after the first, so with the defaults all 30
-    are open within 15 seconds and then work concurrently.
+    are open within 15 seconds and then work concurrently. Each visits the pages
+    :func:`visit_plan` gives it (every page when ``pages_per_session`` is ``None``).
     """
     from playwright.async_api import async_playwright
 
     paths = page_paths()
+    plan = visit_plan(paths, sessions, pages_per_session)
     t0 = time.perf_counter()
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(
@@ -113,7 +143,7 @@ async def run_classroom(url: str, sessions: int, timeout: float, stagger: float 
         )
         try:
             results = await asyncio.gather(
-                *(_student(browser, url, i, paths, timeout, stagger) for i in range(sessions))
+                *(_student(browser, url, i, plan[i], timeout, stagger) for i in range(sessions))
             )
         finally:
             await browser.close()
@@ -122,6 +152,7 @@ async def run_classroom(url: str, sessions: int, timeout: float, stagger: float 
     summary = {
         "sessions": sessions,
         "pages": paths,
+        "pages_per_session": len(plan[0]) if plan else 0,
         "visits": len(records),
         "visits_with_errors": sum(1 for r in records if r.get("errors")),
         "median_chart_seconds": statistics.median(times) if times else None,
@@ -137,8 +168,13 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=30)
     parser.add_argument("--timeout", type=float, default=420.0, help="seconds per wait")
     parser.add_argument("--stagger", type=float, default=0.5, help="seconds between starts")
+    parser.add_argument(
+        "--pages-per-session", type=int, default=None, help="pages each session visits (all)"
+    )
     args = parser.parse_args()
-    result = asyncio.run(run_classroom(args.url, args.sessions, args.timeout, args.stagger))
+    result = asyncio.run(
+        run_classroom(args.url, args.sessions, args.timeout, args.stagger, args.pages_per_session)
+    )
     print(json.dumps(result))
 
 

@@ -1,25 +1,49 @@
-"""Issue 7: a classroom of browsers and a pile of bad files — the app holds.
+"""Issue 7: a classroom of browsers against one server — the app holds.
 
-These tests start servers of their own (``fresh_server``) so that their load and memory
-figures are not mixed with the other browser tests.
+Thirty concurrent sessions share one server of their own (``fresh_server``, so that their
+load and memory figures are not mixed with the other browser tests). In the suite each
+session visits two pages, dealt so that every page is loaded by several sessions at the same
+time (:func:`tests.e2e.classroom.visit_plan`); ``make soak`` (``pytest --soak``) runs the
+full soak, every session over every page, before a release.
 """
 
 from __future__ import annotations
 
+import collections
 import json
 import subprocess
 import sys
 
+import pytest
+
+from tests.e2e.classroom import page_paths, visit_plan
 from tests.e2e.conftest import ROOT
 
 SESSIONS = 30
+#: Pages per session in the suite (``--soak``: every page).
+PAGES_PER_SESSION = 2
 #: A guard against a hung driver, not a performance bound: the run's duration depends on
 #: what else the two cores are doing, so no wall-clock time is asserted (bench_classroom.py
 #: reports the timings).
 HANG_GUARD_SECONDS = 1800
 
 
-def test_thirty_concurrent_sessions_render_every_page_without_errors(fresh_server):
+def test_the_visit_plan_loads_every_page_from_several_sessions_at_once():
+    paths = page_paths()
+    plan = visit_plan(paths, SESSIONS, PAGES_PER_SESSION)
+    assert len(plan) == SESSIONS and all(len(p) == PAGES_PER_SESSION for p in plan)
+    assert all(len(set(p)) == PAGES_PER_SESSION for p in plan)
+    for step in range(PAGES_PER_SESSION):
+        at_once = collections.Counter(p[step] for p in plan)
+        assert set(at_once) == set(paths) and min(at_once.values()) >= 3, at_once
+    assert visit_plan(paths, 4, None) == [paths] * 4
+
+
+def test_thirty_concurrent_sessions_render_their_pages_without_errors(
+    fresh_server, request: pytest.FixtureRequest
+):
+    soak = request.config.getoption("soak")
+    pages_per_session = None if soak else PAGES_PER_SESSION
     run = subprocess.run(
         [
             sys.executable,
@@ -28,6 +52,7 @@ def test_thirty_concurrent_sessions_render_every_page_without_errors(fresh_serve
             fresh_server.url,
             "--sessions",
             str(SESSIONS),
+            *([] if soak else ["--pages-per-session", str(PAGES_PER_SESSION)]),
         ],
         cwd=ROOT,
         capture_output=True,
@@ -38,7 +63,10 @@ def test_thirty_concurrent_sessions_render_every_page_without_errors(fresh_serve
     result = json.loads(run.stdout.strip().splitlines()[-1])
     summary = result["summary"]
     print("classroom summary:", json.dumps(summary))
-    assert summary["visits"] == SESSIONS * len(summary["pages"])
+    per_session = len(summary["pages"]) if soak else pages_per_session
+    assert summary["visits"] == SESSIONS * per_session
+    visited = collections.Counter(r["page"] for r in result["records"])
+    assert set(visited) == set(summary["pages"]), "a page no session visited"
     bad = [r for r in result["records"] if r.get("errors")]
     assert bad == [], bad[:5]
     assert all("chart_seconds" in r for r in result["records"])
