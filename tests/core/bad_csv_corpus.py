@@ -7,6 +7,8 @@ a Population (``"population"``) or raise a ValueError with a message (``"error"`
 ``EXPECTED_SUMMARIES`` the size, sum and lower median of every population case,
 ``EXPECTED_LABELS`` the labels of a text column where a case has one, and
 ``EXPECTED_ERRORS`` a fragment of the message that names the reason of every error case.
+``CLASSES`` groups the cases by how they fail or what trap they set, and ``BROWSER_SAMPLE``
+names the one case of each class that the browser test uploads.
 Large cases (over the upload limit, a million rows) are built only when ``include_large``.
 ``over_size_limit`` exceeds :data:`OVER_SIZE_TEST_LIMIT`, which the tests set as the upload
 limit with ``monkeypatch`` (a file over the real limit, 512 MB, is too large to build in a
@@ -91,6 +93,84 @@ EXPECTED_OUTCOMES: dict[str, str] = {
     "formula_header": POPULATION,
     "formula_labels": POPULATION,
 }
+
+#: The classes of the corpus (the groups above): the way a file fails, or the trap a file
+#: meant to load sets. Every case is in exactly one class.
+CLASSES: dict[str, tuple[str, ...]] = {
+    "empty": (
+        "empty",
+        "whitespace_only",
+        "header_only",
+        "header_only_blank_lines",
+        "only_delimiters",
+        "sep_line_only",
+    ),
+    "no value column": (
+        "no_numeric_column",
+        "too_few_numbers",
+        "single_numeric_row",
+        "html_page",
+        "json_document",
+        "huge_range",
+    ),
+    "binary or undecodable": (
+        "binary_garbage",
+        "nul_bytes",
+        "control_characters",
+        "xlsx_signature",
+        "gzip_signature",
+        "utf16_truncated",
+    ),
+    "too large": ("over_size_limit", "too_many_columns", "long_line_no_newline"),
+    "bad quoting": ("unbalanced_quote",),
+    "shapes that load": (
+        "million_rows",
+        "long_text_cell",
+        "single_column",
+        "ragged_rows",
+        "duplicate_and_blank_headers",
+        "quoted_numbers",
+        "quoted_field_mess",
+    ),
+    "encodings": ("utf8_bom", "utf16_bom", "utf16_le_no_bom", "cp1252", "latin1_only"),
+    "line endings and delimiters": (
+        "crlf",
+        "cr_only",
+        "tab_delimited",
+        "pipe_delimited",
+        "semicolon_decimal_comma",
+        "excel_sep_line",
+        "whitespace_padded",
+    ),
+    "number formats": (
+        "no_header_numbers",
+        "thousands_separators",
+        "inf_nan_strings",
+        "negative_numbers",
+        "scientific_notation",
+        "mixed_text_and_numbers",
+        "constant_column",
+    ),
+    "formula injection": ("formula_header", "formula_labels"),
+}
+
+#: One case of each class, uploaded through the real widget in Chromium
+#: (``tests/e2e/test_robustness.py``); AppTest's upload path takes every case
+#: (``tests/pages/test_upload_corpus.py``). ``over_size_limit`` is refused by the browser's
+#: uploader before any upload, so its class is represented by ``too_many_columns``; the
+#: million-row file has a browser test of its own.
+BROWSER_SAMPLE: tuple[str, ...] = (
+    "header_only",
+    "html_page",
+    "binary_garbage",
+    "too_many_columns",
+    "unbalanced_quote",
+    "long_text_cell",
+    "utf16_bom",
+    "semicolon_decimal_comma",
+    "thousands_separators",
+    "formula_labels",
+)
 
 EXPECTED_VALUES: dict[str, list[float]] = {
     "single_column": [1.0, 2.0, 3.0],

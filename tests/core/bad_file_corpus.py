@@ -88,10 +88,9 @@ EXPECTED_ERRORS.update(
 )
 EXPECTED_SUMMARIES["parquet_nested_column"] = (3, 6.0, 2.0)
 
-#: The cases the browser test uploads through the real widget (one or two per format).
+#: The cases the browser test uploads through the real widget (one or two per format);
+#: AppTest's upload path takes every case (``tests/pages/test_upload_corpus.py``).
 PAGE_SAMPLE: tuple[str, ...] = (
-    "parquet_labelled",
-    "spss_labelled",
     "stata_labelled",
     "xport_labelled",
     "parquet_named_csv",

@@ -26,6 +26,8 @@ from core.csv_io import (
 )
 from core.population import Population, cluster_strata_note
 from tests.core.bad_csv_corpus import (
+    BROWSER_SAMPLE,
+    CLASSES,
     EXPECTED_ERRORS,
     EXPECTED_LABELS,
     EXPECTED_OUTCOMES,
@@ -93,6 +95,15 @@ def test_corpus_case(case, monkeypatch):
         assert list(labelled.strata) == labels
     if len(data) < 2**20:  # every path into the reader gives the same result
         assert load_population_csv(io.BytesIO(data)).content_hash == pop.content_hash
+
+
+def test_every_case_is_in_one_class_and_the_browser_takes_one_of_each():
+    members = [case for cases in CLASSES.values() for case in cases]
+    assert sorted(members) == sorted(EXPECTED_OUTCOMES)
+    for name, cases in CLASSES.items():
+        outcomes = {EXPECTED_OUTCOMES[c] for c in cases}
+        assert len(outcomes) == 1, f"class {name!r} mixes files that load and files that fail"
+        assert sum(c in BROWSER_SAMPLE for c in cases) == 1, name
 
 
 def test_corpus_expectations_are_complete_and_consistent():
