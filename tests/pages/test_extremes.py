@@ -43,7 +43,7 @@ Break it on purpose (``tests/break_checks.py``, breaks named ``extremes-*``):
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -62,6 +62,12 @@ SKIP_KEYS = {"seed", "population"}
 #: own tests in test_lessons_page.py) and the log sliders that mirror their exact-value boxes.
 SKIP_PREFIXES = ("up_", "lesson_pred_")
 SKIP_SUFFIXES = ("__slider",)
+
+#: URL values pinned per page, and so not varied: the Release planner runs at T = 50
+#: Monte Carlo repetitions (its smallest option). T only multiplies the cost of every rerun
+#: of the planner (its other options run in test_planner_page.py and bench_planner.py), and
+#: at the default T = 200 the planner's extremes took two minutes of the suite.
+PINNED: dict[str, dict[str, str]] = {"app_pages/planner.py": {"plan_reps": "50"}}
 
 #: Edge lists typed into every text box of numbers (``ui.widgets.float_list_input``).
 LIST_EDGES = ("1e-9", "1000", "0.5, 0.5", "", "abc")
@@ -152,7 +158,7 @@ def open_with(page: str, query: dict[str, str], pop: Population | None) -> AppTe
     Like :func:`tests.pages.harness.open_page`, but the uploaded population must be in the
     session before the first run (the URL cannot carry it).
     """
-    at = open_page(page, query, uploaded=pop, check=False)
+    at = open_page(page, {**query, **PINNED.get(page, {})}, uploaded=pop, check=False)
     if pop is not None:
         captions = [str(c.value) for c in at.sidebar.caption]
         assert any(pop.name in c for c in captions), f"upload not active: {captions}"
@@ -174,8 +180,20 @@ def _varied(key: str | None) -> bool:
     return not key.startswith(SKIP_PREFIXES) and not key.endswith(SKIP_SUFFIXES)
 
 
-def extreme_settings(at: AppTest) -> Iterator[tuple[str, str, object, object]]:
-    """(kind, key, extreme value, default value) for every keyed control on the page."""
+def extreme_settings(
+    at: AppTest, pinned: Iterable[str] = ()
+) -> Iterator[tuple[str, str, object, object]]:
+    """(kind, key, extreme value, default value) for every keyed control on the page.
+
+    Controls whose key is in ``pinned`` keep their value.
+    """
+    pinned = set(pinned)
+    for setting in _extreme_settings(at):
+        if setting[1] not in pinned:
+            yield setting
+
+
+def _extreme_settings(at: AppTest) -> Iterator[tuple[str, str, object, object]]:
     for w in at.number_input:
         if _varied(w.key):
             lo = w.min if w.min is not None else -UNBOUNDED
@@ -224,7 +242,7 @@ def test_every_control_at_its_extremes_gives_a_result_or_a_chosen_message(page, 
     pop = POPULATIONS[pop_id]
     at = open_with(page, query, pop)
     assert not unexpected_messages(at), unexpected_messages(at)
-    settings = list(extreme_settings(at))
+    settings = list(extreme_settings(at, PINNED.get(page, {})))
     assert settings or page.endswith("about.py"), f"{page}: no controls found"
     failures: list[str] = []
     previous: tuple[str, str, object] | None = None
