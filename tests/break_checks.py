@@ -479,6 +479,25 @@ BREAKS: tuple[Break, ...] = (
         tests=("tests/ui/lessons/test_lessons_content.py",),
     ),
     Break(
+        name="upload-form-value-column-last",
+        item="issue 21 upload corpus",
+        path="ui/population/upload.py",
+        old='value_column = st.selectbox("Value column (y)", table.numeric_columns, key=',
+        new=(
+            'value_column = st.selectbox("Value column (y)", table.numeric_columns, '
+            "index=len(table.numeric_columns) - 1, key="
+        ),
+        tests=("tests/pages/test_upload_corpus.py",),
+    ),
+    Break(
+        name="upload-form-notes-hidden",
+        item="issue 21 upload corpus",
+        path="ui/population/upload.py",
+        old="    for note in table.notes:\n        st.info(note",
+        new="    for note in table.notes[:0]:\n        st.info(note",
+        tests=("tests/pages/test_upload_corpus.py::test_corpus_file_through_the_upload_form",),
+    ),
+    Break(
         name="snapshot-every-chart-number-one-ulp-up",
         item="issue 21 portable snapshots",
         path="ui/charts.py",
