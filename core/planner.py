@@ -104,6 +104,7 @@ __all__ = [
     "AccuracyFirst",
     "BudgetSplit",
     "DesignStatus",
+    "PlanProgress",
     "PlanResult",
     "budget_split",
     "default_rates",
@@ -1042,6 +1043,26 @@ class PlanResult:
     quantile: float = 0.5
 
 
+@dataclass(frozen=True, eq=False)
+class PlanProgress:
+    """What :func:`plan` has finished: ``done`` of ``total`` designs (the census first).
+
+    Attributes
+    ----------
+    done, total : int
+        Designs evaluated so far, and in all (the census counts as one).
+    design : str
+        The design just finished.
+    table : pandas.DataFrame
+        The rows known so far, with the columns and order of :attr:`PlanResult.table`.
+    """
+
+    done: int
+    total: int
+    design: str
+    table: pd.DataFrame
+
+
 def _check_rates(rates: Iterable[float] | None, population: Population) -> tuple[float, ...]:
     if rates is None:
         return default_rates(population)
@@ -1261,6 +1282,7 @@ def plan(
     quantile: float = 0.5,
     mechanisms: Sequence[str] | None = None,
     sampler: str = "auto",
+    progress: Callable[[PlanProgress], None] | None = None,
 ) -> PlanResult:
     """Compare designs, rates and mechanisms for releasing ``statistic`` at ``eps_target``.
 
@@ -1307,6 +1329,9 @@ def plan(
         ``q`` in (0, 1) for ``statistic="quantile"`` (``"median"`` means 0.5).
     mechanisms : sequence of str, optional
         Restrict the comparison to these mechanism names (default: every fitting one).
+    progress : callable, optional
+        Called with a :class:`PlanProgress` after the census and after each design, so a
+        page can show a progress bar and the rows known so far.
 
     Returns
     -------
@@ -1345,11 +1370,16 @@ def plan(
         sampler=check_choice("sampler", sampler, SAMPLERS),
     )
     rows = _census_rows(frame, setting)
-    for name in chosen:
+    total = 1 + len(chosen)
+    if progress is not None:
+        progress(PlanProgress(1, total, "census", _ranked(pd.DataFrame(rows), objective)[0]))
+    for i, name in enumerate(chosen, start=2):
         if refine:
             rows.extend(_with_refinement(name, frame, grid, setting, objective))
         else:
             rows.extend(_evaluate_design(name, frame, grid, setting))
+        if progress is not None and rows:
+            progress(PlanProgress(i, total, name, _ranked(pd.DataFrame(rows), objective)[0]))
     if not rows:
         raise ValueError("no mechanism fits the chosen designs, relation and statistic")
     table, best = _ranked(pd.DataFrame(rows), objective)

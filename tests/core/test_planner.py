@@ -550,3 +550,18 @@ def test_error_bound_of_subnormal_releases_is_their_bound() -> None:
     """Noise scales of 1e-320 (a smooth sensitivity on ties at a large beta): no root search."""
     x, se = pl._conditional_quantile(np.zeros(30), np.full(30, 1e-320), 0.95)
     assert 0.0 < x <= 2e-320 and se == 0.0
+
+
+def test_progress_reports_each_design_with_the_rows_so_far():
+    pop = _labelled()
+    seen: list[pl.PlanProgress] = []
+    result = pl.plan(pop, eps_target=1.0, reps=10, refine=False, progress=seen.append)
+    assert [p.done for p in seen] == list(range(1, len(seen) + 1))
+    assert {p.total for p in seen} == {len(seen)}
+    assert seen[0].design == "census"
+    assert set(seen[0].table["design"]) == {"census"}
+    sizes = [len(p.table) for p in seen]
+    assert sizes == sorted(sizes) and sizes[-1] == len(result.table)
+    assert seen[-1].table["error_95"].to_numpy() == pytest.approx(
+        result.table["error_95"].to_numpy()
+    )
