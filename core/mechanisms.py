@@ -86,7 +86,7 @@ from typing import ClassVar, TypeAlias
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import special
+from scipy import optimize, special
 
 from core import sensitivity as sens
 from core._validation import (
@@ -228,6 +228,10 @@ class Mechanism(ABC):
     #: statistic, and a sensitivity that :meth:`window_beta` describes), or, for the
     #: exponential mechanism, is drawn ring by ring (``window_exponential_draws``).
     windowed: ClassVar[bool] = False
+    #: The statistic is the linear estimator ``c + Σ_S (x − c) / (r N)`` of the population
+    #: mean (the sample mean when the size is fixed at ``r N``) and the noise does not depend
+    #: on the sample, so a design's closed-form mean and variance give its exact errors.
+    linear_mean: ClassVar[bool] = False
 
     def window_beta(self, eps_sample: float, delta_sample: float) -> float | None:
         """``beta`` of the smooth sensitivity the noise is scaled to, for a windowed mechanism.
@@ -328,6 +332,46 @@ class Mechanism(ABC):
         scale = self.noise_scale(s, eps)
         released = stat + self.standard_noise(rng, (batch.shape[0],)) * scale
         return Release(released, stat, s, scale, self.noise_variance(s, eps))
+
+    def exact_error(
+        self,
+        sample: FloatArray,
+        eps_sample: float,
+        delta_sample: float,
+        lower: float,
+        upper: float,
+        level: float,
+    ) -> tuple[float, float] | None:
+        """Exact ``(MSE, level-quantile of |release − statistic|)`` for one sorted sample.
+
+        For an additive mechanism with a stated variance the release about the statistic is
+        ``b Z``: MSE ``b² Var Z`` and the bound ``b z`` with ``P(|Z| ≤ z) = level``.  None when
+        the law has no closed form here (a subclass with one overrides this).
+        """
+        if not self.additive or self.unit_noise_variance is None:
+            return None
+        rel = self.release(
+            np.asarray(sample, dtype=np.float64)[np.newaxis, :],
+            eps_sample,
+            delta_sample,
+            lower,
+            upper,
+            np.random.default_rng(0),
+        )
+        b = float(rel.noise_scale[0])
+        variance = float(np.asarray(rel.noise_variance)[0])
+        if b <= 0:
+            return variance, 0.0
+        cdf = self.standard_noise_cdf
+
+        def coverage(z: float) -> float:
+            return float(np.asarray(cdf(np.asarray(z))) - np.asarray(cdf(np.asarray(-z))))
+
+        hi = 1.0
+        while coverage(hi) < level:
+            hi *= 2.0
+        z = float(optimize.brentq(lambda v: coverage(v) - level, 0.0, hi, xtol=1e-15))
+        return variance, b * z
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
@@ -579,6 +623,8 @@ class GlobalLaplaceQuantile(_Quantile):
 
 class _FixedSizeMean(Mechanism):
     """Shared parts of the means of a fixed-size sample: the statistic and ``R / n``."""
+
+    linear_mean = True
 
     def statistic(self, samples: FloatArray) -> FloatArray:
         """Arithmetic mean of each row."""
@@ -1087,6 +1133,24 @@ class ExponentialQuantile(_Quantile):
         """
         return np.asarray(2.0 * sensitivity / eps_sample, dtype=np.float64)
 
+    def exact_error(
+        self,
+        sample: FloatArray,
+        eps_sample: float,
+        delta_sample: float,
+        lower: float,
+        upper: float,
+        level: float,
+    ) -> tuple[float, float] | None:
+        """Exact errors from the release's piecewise-uniform law
+        (:func:`exponential_quantile_error`) about the sample's order statistic."""
+        arr = np.asarray(sample, dtype=np.float64)
+        theta = float(arr[sens.quantile_rank(arr.size, self.quantile) - 1])
+        mse, e95 = exponential_quantile_error(
+            arr, eps_sample, lower, upper, theta, level=level, quantile=self.quantile
+        )
+        return float(mse), float(e95)
+
     def release(
         self,
         samples: ArrayLike,
@@ -1173,6 +1237,7 @@ class HorvitzThompsonMean(Mechanism):
         bounds with ``lower >= upper``.
     """
 
+    linear_mean = True
     name = "ht_mean"
     label = "mean, noisy centred sum over the expected sample size"
     pure = True

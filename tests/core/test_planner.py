@@ -12,6 +12,10 @@ from hypothesis import strategies as hs
 from core import amplification as amp
 from core import gains
 from core import planner as pl
+from core.designs.frame import Frame
+from core.designs.protocol import Point
+from core.designs.registry import DESIGNS
+from core.planner import errors as plerr
 from core.designs import ClusterSampling, SimpleRandomSampling
 from core.population import Population
 from core.populations import make_builtin
@@ -263,12 +267,12 @@ def test_conditional_quantile_matches_brute_force():
     rng = np.random.default_rng(3)
     err = rng.normal(0, 1, 300)
     scale = rng.uniform(0.5, 2, 300)
-    x, se = pl._conditional_quantile(err, scale, 0.95)
+    x, se = plerr.conditional_quantile(err, scale, 0.95)
     draws = np.abs(err[:, None] + scale[:, None] * rng.laplace(size=(300, 4000))).ravel()
     assert x == pytest.approx(float(np.quantile(draws, 0.95)), rel=0.01)
     assert 0 < se < 0.5
     # e = 0: exactly the Laplace quantile b ln 20.
-    x0, _ = pl._conditional_quantile(np.zeros(5), np.full(5, 2.0), 0.95)
+    x0, _ = plerr.conditional_quantile(np.zeros(5), np.full(5, 2.0), 0.95)
     assert x0 == pytest.approx(2 * math.log(20), rel=1e-9)
 
 
@@ -277,27 +281,33 @@ def test_conditional_quantile_matches_brute_force():
 # --------------------------------------------------------------------------------------
 
 
+def _masks(frame: Frame, name: str, rows: int, rng: np.random.Generator, size: float):
+    """``rows`` masks of design ``name`` at the point whose mask threshold is ``size``."""
+    design = DESIGNS[name]
+    return design.mask(frame, design.draw_keys(frame, rows, rng), Point(size, size, size))
+
+
 def test_sample_masks_follow_each_design():
     pop = _labelled()
-    frame = pl._Frame.of(pop)
+    frame = Frame.of(pop)
     rng = np.random.default_rng(0)
     T = 400
-    srs = pl._draw_keys(frame, "srs", T, rng).mask(frame, 150)
+    srs = _masks(frame, "srs", T, rng, 150)
     assert (srs.sum(axis=1) == 150).all()
     assert srs.mean(axis=0) == pytest.approx(np.full(frame.N, 150 / frame.N), abs=0.06)
-    strat = pl._draw_keys(frame, "stratified_proportional", T, rng).mask(frame, 0.1)
+    strat = _masks(frame, "stratified_proportional", T, rng, 0.1)
     assert frame.strata_codes is not None and frame.strata_sizes is not None
     for j, size in enumerate(frame.strata_sizes):
         got = strat[:, frame.strata_codes == j].sum(axis=1)
         assert set(np.unique(got)) <= {math.floor(0.1 * size), math.ceil(0.1 * size)}
         assert got.mean() == pytest.approx(0.1 * size, abs=0.5)
-    clus = pl._draw_keys(frame, "cluster", T, rng).mask(frame, 3)
+    clus = _masks(frame, "cluster", T, rng, 3)
     assert frame.cluster_codes is not None
     for row in clus[:20]:
         chosen = np.unique(frame.cluster_codes[row])
         assert chosen.size == 3
         assert row.sum() == np.isin(frame.cluster_codes, chosen).sum()
-    pois = pl._draw_keys(frame, "poisson", T, rng).mask(frame, 0.2)
+    pois = _masks(frame, "poisson", T, rng, 0.2)
     assert pois.mean() == pytest.approx(0.2, abs=0.01)
 
 
@@ -530,25 +540,25 @@ def test_error_bound_root_falls_back_to_bisection(monkeypatch) -> None:
     rng = np.random.default_rng(3)
     err = rng.standard_normal(300)
     scale = np.where(rng.random(300) < 0.8, 0.0, 0.5)  # mostly steps
-    expected, _ = pl._conditional_quantile(err, scale, 0.95)
+    expected, _ = plerr.conditional_quantile(err, scale, 0.95)
 
     def no_convergence(*args, **kwargs):
         raise RuntimeError("Failed to converge after 200 iterations")
 
-    monkeypatch.setattr(pl, "brentq", no_convergence)
-    got, se = pl._conditional_quantile(err, scale, 0.95)
+    monkeypatch.setattr(plerr, "brentq", no_convergence)
+    got, se = plerr.conditional_quantile(err, scale, 0.95)
     assert got == pytest.approx(expected, rel=1e-10)
     assert math.isfinite(se)
 
 
 def test_error_bound_of_exact_releases_is_zero() -> None:
     """No sampling error and no noise (ties with a smooth sensitivity of 0): bound 0."""
-    assert pl._conditional_quantile(np.zeros(40), np.zeros(40), 0.95) == (0.0, 0.0)
+    assert plerr.conditional_quantile(np.zeros(40), np.zeros(40), 0.95) == (0.0, 0.0)
 
 
 def test_error_bound_of_subnormal_releases_is_their_bound() -> None:
     """Noise scales of 1e-320 (a smooth sensitivity on ties at a large beta): no root search."""
-    x, se = pl._conditional_quantile(np.zeros(30), np.full(30, 1e-320), 0.95)
+    x, se = plerr.conditional_quantile(np.zeros(30), np.full(30, 1e-320), 0.95)
     assert 0.0 < x <= 2e-320 and se == 0.0
 
 

@@ -288,19 +288,19 @@ def _code_span(text: str) -> str:
 
 _SETUP_CODE = """\
 # Run this notebook from the repository root of the Sampling & privacy explorer (the folder
-# that holds core/planner.py) or from a folder below it: the loop below finds that folder by
+# that holds core/planner/) or from a folder below it: the loop below finds that folder by
 # walking up from the working directory and puts it on the import path.
 import sys
 from pathlib import Path
 
 root = next(
     (folder for folder in [Path.cwd(), *Path.cwd().parents]
-     if (folder / "core" / "planner.py").is_file()),
+     if (folder / "core" / "planner" / "__init__.py").is_file()),
     None,
 )
 if root is None:
     raise FileNotFoundError(
-        "core/planner.py was not found in the working directory or any folder above it: "
+        "core/planner/ was not found in the working directory or any folder above it: "
         "start Jupyter from the repository root of the Sampling & privacy explorer."
     )
 if str(root) not in sys.path:
@@ -481,7 +481,7 @@ def plan_notebook(
             "`core.planner.plan` with the parameters the page used, so the printed best plan "
             "and the table are the page's numbers.",
             "",
-            "**Run it from the repository root** (the folder that holds `core/planner.py`); "
+            "**Run it from the repository root** (the folder that holds `core/planner/`); "
             "the first code cell finds that folder and stops with a clear message if it "
             "cannot. A population read from a CSV file is loaded by its file name from the "
             "working directory: put the file there first.",

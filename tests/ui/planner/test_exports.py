@@ -195,7 +195,7 @@ def test_notebook_setup_finds_the_root_from_below_and_explains_elsewhere(tmp_pat
         [sys.executable, "-c", setup], cwd=tmp_path, capture_output=True, text=True
     )
     assert elsewhere.returncode != 0
-    assert "FileNotFoundError: core/planner.py was not found" in elsewhere.stderr
+    assert "FileNotFoundError: core/planner/ was not found" in elsewhere.stderr
     assert "repository root" in elsewhere.stderr
 
 

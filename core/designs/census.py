@@ -1,0 +1,48 @@
+"""The census: privatise the whole population (no sampling, no amplification).
+
+The reference every sampled design is compared with.  Its errors are exact (the noise law
+of the mechanism on the population), computed by the planner without Monte Carlo.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from core.designs.frame import Frame
+from core.designs.protocol import PlannerDesign, Point
+
+__all__ = ["Census"]
+
+
+class Census(PlannerDesign):
+    """Every record, privatised with ``eps_sample = eps_target``."""
+
+    name = "census"
+    label = "Census (privatise the whole population)"
+    short_label = "Census"
+    theorem = "no sampling: the mechanism's own guarantee"
+    proven_for = "any"
+    fixed_size = True
+    reference = True
+
+    def point(self, frame: Frame, rate: float) -> Point | None:
+        return Point(1.0, float(frame.N), float(frame.N))
+
+    def theorem_point(self, keywords: dict[str, Any]) -> Point:
+        return Point(1.0, math.nan, math.nan)
+
+    def amplified(self, eps_sample: float, point: Point) -> float:
+        return float(eps_sample)
+
+    def deamplified(self, eps_target: float, point: Point) -> float:
+        return float(eps_target)
+
+    def draw_keys(self, frame: Frame, rows: int, rng: np.random.Generator) -> Any:
+        return rows
+
+    def mask(self, frame: Frame, keys: Any, point: Point) -> NDArray[np.bool_]:
+        return np.ones((int(keys), frame.N), dtype=bool)

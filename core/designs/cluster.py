@@ -1,0 +1,85 @@
+"""Single-stage cluster samples: ``ℓ`` of ``k`` clusters, every record of the drawn ones.
+
+Bun et al. Theorem 5.2 bounds the guarantee of a record added to cluster ``i`` by
+``ln(1 + q(e^ε − 1) / (q + (1 − q) e^{−s ε}))`` with ``q = ℓ/k`` and ``s`` the sizes of its
+cluster and the largest other one added; the worst record of the population is in the
+largest cluster (:class:`core.designs.ClusterSampling`).  A rate ``r`` means
+``ℓ = round(r k)`` clusters.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from core.designs import ClusterSampling
+from core.designs.frame import Frame
+from core.designs.individual import permutations
+from core.designs.protocol import PlannerDesign, Point
+
+__all__ = ["ClusterDesign"]
+
+
+class ClusterDesign(PlannerDesign):
+    """``ℓ = round(r k)`` of the population's ``k`` clusters, drawn without replacement."""
+
+    name = "cluster"
+    label = "Cluster sample"
+    short_label = "Cluster"
+    theorem = "Bun et al. Theorem 5.2 (worst record: the two largest clusters)"
+    proven_for = "deletion"
+    mask_bytes = 4 + 1 + 32
+
+    def unavailable(self, frame: Frame, relation: str) -> str:
+        if frame.cluster_sizes is None:
+            return "The population has no cluster labels (upload a file with a cluster column)."
+        if frame.cluster_sizes.size < 2:
+            return "The population has a single cluster: sampling it keeps all or nothing."
+        return super().unavailable(frame, relation)
+
+    def point(self, frame: Frame, rate: float) -> Point | None:
+        assert frame.cluster_sizes is not None
+        k = int(frame.cluster_sizes.size)
+        ell = min(k, max(1, round(rate * k)))
+        return Point(
+            ell / k,
+            float(ell),
+            ell / k * frame.N,
+            float(ell),
+            theorem={"sizes": frame.cluster_sizes, "clusters_sampled": ell},
+        )
+
+    def theorem_point(self, keywords: dict[str, Any]) -> Point:
+        """The point of ``sizes=`` (records per cluster) and ``clusters_sampled=`` (``ℓ``)."""
+        if set(keywords) != {"sizes", "clusters_sampled"}:
+            raise ValueError("the cluster design needs sizes= and clusters_sampled=")
+        theorem = ClusterSampling(keywords["sizes"], keywords["clusters_sampled"])
+        ell = theorem.clusters_sampled
+        return Point(
+            theorem.rate,
+            float(ell),
+            math.nan,
+            float(ell),
+            theorem={"sizes": theorem.sizes, "clusters_sampled": ell},
+        )
+
+    def _theorem(self, point: Point) -> ClusterSampling:
+        return ClusterSampling(point.theorem["sizes"], point.theorem["clusters_sampled"])
+
+    def amplified(self, eps_sample: float, point: Point) -> float:
+        return float(self._theorem(point).eps_target(eps_sample))
+
+    def deamplified(self, eps_target: float, point: Point) -> float:
+        return float(self._theorem(point).eps_sample(eps_target))
+
+    def draw_keys(self, frame: Frame, rows: int, rng: np.random.Generator) -> Any:
+        """A uniform random rank per cluster: the clusters ranked below ``ℓ`` are drawn."""
+        assert frame.cluster_sizes is not None
+        return permutations(rng, rows, frame.cluster_sizes.size)
+
+    def mask(self, frame: Frame, keys: Any, point: Point) -> NDArray[np.bool_]:
+        assert frame.cluster_codes is not None
+        return np.asarray(keys[:, frame.cluster_codes] < point.size)

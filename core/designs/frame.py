@@ -1,0 +1,97 @@
+"""The population as designs and the planner read it, prepared once.
+
+Shared by every design and rate of a plan.
+
+A :class:`Frame` holds the sorted values, the public bounds and the stratum and cluster
+labels as integer codes.  Designs keep what they prepare from it (per-stratum positions,
+per-cluster sorted positions, sums for the closed-form mean) in :meth:`Frame.prepared`, so
+a plan that evaluates a design at many rates prepares it once.  Nothing here grows with the
+number of repetitions: every array is O(N) and built once per population.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+from core import sensitivity as sens
+
+if TYPE_CHECKING:
+    from core.populations import Population
+
+__all__ = ["Frame"]
+
+_T = TypeVar("_T")
+
+
+def _codes(labels: Any) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Integer codes ``0 .. k − 1`` of ``labels`` and the number of records with each."""
+    _, inv, cnt = np.unique(np.asarray(labels), return_inverse=True, return_counts=True)
+    return inv.astype(np.int64).reshape(-1), cnt.astype(np.int64)
+
+
+@dataclass(frozen=True, eq=False)
+class Frame:
+    """The population prepared once: sorted values, bounds and label codes.
+
+    Attributes
+    ----------
+    values : ndarray of float, shape (N,)
+        The population's values, ascending (as :class:`core.population.Population` keeps
+        them).
+    lower, upper : float
+        Public bounds.
+    strata_codes, strata_sizes : ndarray of int or None
+        Stratum code of each record (aligned with ``values``) and records per stratum.
+    cluster_codes, cluster_sizes : ndarray of int or None
+        Cluster code of each record and records per cluster.
+    """
+
+    values: NDArray[np.float64]
+    lower: float
+    upper: float
+    strata_codes: NDArray[np.int64] | None
+    strata_sizes: NDArray[np.int64] | None
+    cluster_codes: NDArray[np.int64] | None
+    cluster_sizes: NDArray[np.int64] | None
+    _prepared: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def N(self) -> int:
+        """Population size."""
+        return int(self.values.size)
+
+    @classmethod
+    def of(cls, population: Population) -> Frame:
+        """The frame of ``population`` (values sorted ascending, labels as codes)."""
+        values = np.asarray(population.values, dtype=np.float64)
+        s_codes = s_sizes = c_codes = c_sizes = None
+        if population.strata is not None:
+            s_codes, s_sizes = _codes(population.strata)
+        if population.clusters is not None:
+            c_codes, c_sizes = _codes(population.clusters)
+        return cls(
+            values,
+            float(population.lower),
+            float(population.upper),
+            s_codes,
+            s_sizes,
+            c_codes,
+            c_sizes,
+        )
+
+    def prepared(self, key: str, build: Callable[[Frame], _T]) -> _T:
+        """``build(self)``, computed on the first call for ``key`` and kept with the frame."""
+        if key not in self._prepared:
+            self._prepared[key] = build(self)
+        return self._prepared[key]
+
+    def value(self, statistic: str, quantile: float = 0.5) -> float:
+        """The population's mean, or its order statistic of rank ``quantile_rank(N, q)``."""
+        if statistic == "mean":
+            return float(self.values.mean())
+        return float(self.values[sens.quantile_rank(self.N, quantile) - 1])

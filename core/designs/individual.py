@@ -1,0 +1,113 @@
+"""Simple random and Poisson samples: each record on its own, ``ln(1 + r(e^ε − 1))``.
+
+* :class:`SimpleRandom` -- ``n = round(r N)`` records without replacement; Hu, Drechsler &
+  Kim Theorem 1 (Balle, Barthe & Gaboardi 2018) for a changed record, with
+  ``δ_sample = δ_target / r``.
+* :class:`Poisson` -- each record independently with probability ``r``; Bun et al. eq. 3 and
+  Theorem 2.2 for an added or removed record.  For a changed record the mechanism's two
+  budgets give the exact bound of :mod:`core.accounting.change_one`.
+
+Both reveal windows of order statistics through :class:`core.windowed.SampleWindows`: a
+Poisson sample given its size ``n ~ Binomial(N, r)`` is a simple random sample of that
+size, so both draw windows of uniform ``n``-subsets.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from core import amplification as amp
+from core.designs.frame import Frame
+from core.designs.protocol import Accounting, PlannerDesign, Point, WindowDraw
+from core.windowed import FIRST_HALF_WIDTH
+
+if TYPE_CHECKING:
+    from core.mechanisms import Mechanism
+
+__all__ = ["Poisson", "SimpleRandom", "permutations"]
+
+
+def permutations(rng: np.random.Generator, rows: int, size: int) -> NDArray[np.int32]:
+    """``rows`` independent uniform permutations of ``0 … size − 1`` (one per row)."""
+    return rng.permuted(np.tile(np.arange(size, dtype=np.int32), (rows, 1)), axis=1)
+
+
+def _window_cost(frame: Frame, n: float) -> float:
+    """Relative cost of one windowed sample: the first window and about 2 log2(N) splits."""
+    return 8.0 * (2 * FIRST_HALF_WIDTH + 1) + 40.0 * math.log2(max(frame.N, 2)) + 0.0 * n
+
+
+class _Individual(PlannerDesign):
+    def amplified(self, eps_sample: float, point: Point) -> float:
+        return float(amp.eps_target(eps_sample, point.rate))
+
+    def deamplified(self, eps_target: float, point: Point) -> float:
+        return float(amp.eps_sample(eps_target, point.rate))
+
+    def window_cost(self, frame: Frame, point: Point) -> float:
+        return _window_cost(frame, point.n)
+
+
+class SimpleRandom(_Individual):
+    """``n`` of ``N`` records without replacement, ``r = n / N``."""
+
+    name = "srs"
+    label = "Simple random sample (without replacement)"
+    short_label = "SRS"
+    theorem = "Hu, Drechsler & Kim Theorem 1 (Balle, Barthe & Gaboardi 2018)"
+    proven_for = "replacement"
+    fixed_size = True
+    mask_bytes = 4 + 1 + 32
+
+    def point(self, frame: Frame, rate: float) -> Point | None:
+        n = amp.sample_size(frame.N, rate)
+        return Point(n / frame.N, float(n), float(n), theorem={"rate": n / frame.N})
+
+    def delta_sample(self, delta_target: float, point: Point) -> float:
+        """``δ_target / r`` (Balle, Barthe & Gaboardi 2018), capped at 0.5."""
+        return min(delta_target / point.rate, 0.5)
+
+    def draw_keys(self, frame: Frame, rows: int, rng: np.random.Generator) -> Any:
+        """A uniform random rank per record: the records ranked below ``n`` are the sample."""
+        return permutations(rng, rows, frame.N)
+
+    def mask(self, frame: Frame, keys: Any, point: Point) -> NDArray[np.bool_]:
+        return np.asarray(keys < point.size)
+
+    def window_draw(
+        self, frame: Frame, point: Point, reps: int, rng: np.random.Generator
+    ) -> WindowDraw:
+        return WindowDraw(np.full(reps, round(point.size), dtype=np.int64))
+
+
+class Poisson(_Individual):
+    """Every record independently with probability ``r``."""
+
+    name = "poisson"
+    label = "Poisson sample"
+    short_label = "Poisson"
+    theorem = "Bun et al. eq. 3 and Theorem 2.2"
+    proven_for = "deletion"
+    mask_bytes = 8 + 1 + 32
+
+    def draw_keys(self, frame: Frame, rows: int, rng: np.random.Generator) -> Any:
+        """A uniform number per record: below ``r``, the record is in."""
+        return rng.random((rows, frame.N))
+
+    def mask(self, frame: Frame, keys: Any, point: Point) -> NDArray[np.bool_]:
+        return np.asarray(keys < point.size)
+
+    def window_draw(
+        self, frame: Frame, point: Point, reps: int, rng: np.random.Generator
+    ) -> WindowDraw:
+        """Sizes ``n ~ Binomial(N, r)``; given its size the sample is a uniform subset."""
+        return WindowDraw(rng.binomial(frame.N, point.rate, reps).astype(np.int64))
+
+    def change_accounting(
+        self, eps_target: float, mechanism: type[Mechanism] | None, point: Point
+    ) -> Accounting:
+        return super().change_accounting(eps_target, mechanism, point)

@@ -1,0 +1,41 @@
+"""The designs the release planner compares, in the order it lists them.
+
+Adding a design: a module with a :class:`core.designs.protocol.PlannerDesign` subclass, one
+entry below, one test module (CONTRIBUTING.md, "Add a design").
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+from core.designs.census import Census
+from core.designs.cluster import ClusterDesign
+from core.designs.individual import Poisson, SimpleRandom
+from core.designs.neyman import NeymanStratified
+from core.designs.protocol import PlannerDesign
+from core.designs.stratified import ProportionalStratifiedDesign
+
+__all__ = ["DESIGNS", "design_named"]
+
+#: Every design by name, in display order.
+DESIGNS: MappingProxyType[str, PlannerDesign] = MappingProxyType(
+    {
+        d.name: d
+        for d in (
+            Census(),
+            SimpleRandom(),
+            Poisson(),
+            ProportionalStratifiedDesign(),
+            ClusterDesign(),
+            NeymanStratified(),
+        )
+    }
+)
+
+
+def design_named(name: str) -> PlannerDesign:
+    """The design called ``name``; ValueError naming the choices otherwise."""
+    try:
+        return DESIGNS[name]
+    except KeyError:
+        raise ValueError(f"design must be one of {list(DESIGNS)}; got {name!r}") from None

@@ -1,0 +1,84 @@
+"""The release planner: which design, rate and mechanism releases a statistic most accurately
+for a promised ``eps_target``?
+
+An agency holds a whole population and must promise ``(eps_target, delta_target)``. It may
+privatise the whole file (the *census*) or a secret random sample drawn by a design; the
+design's amplification theorem says how much larger a budget ``eps_sample`` the mechanism may
+spend on the sample. The planner evaluates every design the population supports at a grid of
+rates, refines the grid around each design's best rate, and ranks the designs by the error of
+the released statistic about the population's own value.
+
+Modules
+-------
+=================================  =====================================================
+:mod:`core.planner.budgets`         which designs and mechanisms fit, and ``eps_sample``
+:mod:`core.planner.engine`          :func:`plan`: the loop over design × mechanism × rate
+:mod:`core.planner.simulate`        Monte Carlo on whole samples (masks) or windows
+:mod:`core.planner.exact`           the census and the means without Monte Carlo
+:mod:`core.planner.errors`          RMSE, the 95 % bound, their split and standard errors
+:mod:`core.planner.memory`          the memory budget and the chunks that keep it
+:mod:`core.planner.accuracy_first`  the smallest ε_target that reaches an error bound
+:mod:`core.planner.composition`     several statistics from one sample
+=================================  =====================================================
+
+The designs themselves (samplers, accounting, closed-form means) live in
+:mod:`core.designs`; the mechanisms (noise law, budgets, windows) in :mod:`core.mechanisms`.
+The names below are the planner's public face.
+
+Invariants
+----------
+* :func:`eps_sample_for` and :func:`eps_target_for` are inverse to each other (to 1e-9
+  relative) for every design, relation and mechanism.
+* The census row is exact; the mean rows have exact RMSE.
+* Several statistics released from one sample compose on the sample and are amplified once
+  (:func:`budget_split`).
+* Memory beyond the population's own columns stays within the budget
+  (:mod:`core.planner.memory`), whatever N.
+"""
+
+from core.planner.accuracy_first import AccuracyFirst, smallest_eps_target
+from core.planner.budgets import (
+    DESIGN_LABELS,
+    MEAN_MECHANISMS,
+    QUANTILE_MECHANISMS,
+    RELATIONS,
+    STATISTICS,
+    DesignStatus,
+    accounting_for,
+    default_rates,
+    design_statuses,
+    eps_sample_for,
+    eps_target_for,
+    mechanisms_for,
+)
+from core.planner.composition import BudgetSplit, budget_split
+from core.planner.engine import OBJECTIVES, PlanProgress, PlanResult, plan
+from core.planner.errors import LEVEL
+from core.planner.memory import MemoryBudgetError
+from core.planner.simulate import SAMPLERS
+
+__all__ = [
+    "DESIGN_LABELS",
+    "LEVEL",
+    "MEAN_MECHANISMS",
+    "OBJECTIVES",
+    "QUANTILE_MECHANISMS",
+    "RELATIONS",
+    "SAMPLERS",
+    "STATISTICS",
+    "AccuracyFirst",
+    "BudgetSplit",
+    "DesignStatus",
+    "MemoryBudgetError",
+    "PlanProgress",
+    "PlanResult",
+    "accounting_for",
+    "budget_split",
+    "default_rates",
+    "design_statuses",
+    "eps_sample_for",
+    "eps_target_for",
+    "mechanisms_for",
+    "plan",
+    "smallest_eps_target",
+]

@@ -1,0 +1,251 @@
+"""Which designs and mechanisms a plan compares, and what each may spend.
+
+A design's theorem is proven for one neighbouring relation (:mod:`core.designs.protocol`):
+``"replacement"`` (change one person's record; Hu et al.'s bounded DP, the default) or
+``"deletion"`` (add or remove one person; Bun et al.).  A mechanism fits a design when its
+own guarantee is the one the theorem needs; the budget it may spend is the design's
+accounting for that mechanism (the theorem itself, the mechanism's two budgets, or group
+privacy), named in words in every plan row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from core import mechanisms as mech
+from core._validation import check_choice, finite_scalar
+from core.designs.frame import Frame
+from core.designs.protocol import RELATIONS, Accounting, PlannerDesign, Point
+from core.designs.registry import DESIGNS, design_named
+
+if TYPE_CHECKING:
+    from core.populations import Population
+
+__all__ = [
+    "DESIGN_LABELS",
+    "MEAN_MECHANISMS",
+    "QUANTILE_MECHANISMS",
+    "RELATIONS",
+    "STATISTICS",
+    "DesignStatus",
+    "default_rates",
+    "design_statuses",
+    "eps_sample_for",
+    "eps_target_for",
+    "mechanisms_for",
+]
+
+#: Plain-words names of the designs, in the order the planner lists them.
+DESIGN_LABELS: dict[str, str] = {name: d.label for name, d in DESIGNS.items()}
+STATISTICS = ("median", "quantile", "mean")
+#: Mechanisms for a quantile (the median included) and for the mean, in display order.
+QUANTILE_MECHANISMS = ("smooth_laplace", "smooth_pure", "exponential", "global_laplace")
+MEAN_MECHANISMS = ("laplace", "gaussian", "ht_mean")
+
+
+@dataclass(frozen=True)
+class DesignStatus:
+    """Whether the planner can compare a design on a population, and why not.
+
+    Attributes
+    ----------
+    name, label : str
+        Design name (a key of :data:`DESIGN_LABELS`) and its plain-words label.
+    available : bool
+        The planner evaluates it.
+    reason : str
+        Plain words: why it is not available (empty when it is), or a caveat.
+    theorem : str
+        The amplification theorem with its paper section.
+    relation : str
+        The neighbouring relation the theorem is proven for.
+    """
+
+    name: str
+    label: str
+    available: bool
+    reason: str
+    theorem: str
+    relation: str
+
+
+def positive(name: str, value: object) -> float:
+    """``value`` as a finite float > 0, or ValueError naming ``name``."""
+    x = finite_scalar(name, value)
+    if x <= 0:
+        raise ValueError(f"{name} must be a finite number > 0; got {value!r}")
+    return x
+
+
+def mechanisms_for(statistic: str, design: str, relation: str) -> tuple[str, ...]:
+    """Names of the mechanisms whose guarantee fits ``design``'s theorem under ``relation``.
+
+    A fixed-size design (census, SRS) takes a mechanism proven for ``relation`` itself; a
+    design with a random sample size (Poisson, stratified, cluster) takes a mechanism proven
+    for added or removed records (:meth:`core.designs.protocol.PlannerDesign.fits`).  So the
+    smooth-sensitivity quantiles and the ``R/n`` means fit the census and SRS under
+    ``"replacement"``; the exponential and global-Laplace quantiles fit every design; the
+    noisy centred sum (``"ht_mean"``) fits random-size designs and the census under
+    ``"deletion"``.
+    """
+    check_choice("statistic", statistic, STATISTICS)
+    d = design_named(design)
+    check_choice("relation", relation, RELATIONS)
+    if d.unavailable_for_relation(relation):
+        return ()
+    names = MEAN_MECHANISMS if statistic == "mean" else QUANTILE_MECHANISMS
+    return tuple(m for m in names if d.fits(mech.MECHANISMS[m], relation))
+
+
+def _point(d: PlannerDesign, rate: float | None, sizes: Any, clusters_sampled: int | None) -> Point:
+    """The point of ``d`` that :func:`eps_sample_for`'s keyword arguments describe."""
+    given = {"rate": rate, "sizes": sizes, "clusters_sampled": clusters_sampled}
+    return d.theorem_point({k: v for k, v in given.items() if v is not None})
+
+
+def _mechanism(name: str | None) -> type[mech.Mechanism] | None:
+    if name is None:
+        return None
+    return mech.MECHANISMS[check_choice("mechanism", name, mech.MECHANISMS)]
+
+
+def accounting_for(
+    design: str,
+    eps_target: float,
+    *,
+    relation: str = "replacement",
+    mechanism: str | None = None,
+    rate: float | None = None,
+    sizes: Any = None,
+    clusters_sampled: int | None = None,
+) -> Accounting:
+    """:func:`eps_sample_for` with the bound it used, in words."""
+    d = design_named(design)
+    check_choice("relation", relation, RELATIONS)
+    t = positive("eps_target", eps_target)
+    reason = d.unavailable_for_relation(relation)
+    if reason:
+        raise ValueError(reason)
+    return d.accounting(
+        t, relation, _mechanism(mechanism), _point(d, rate, sizes, clusters_sampled)
+    )
+
+
+def eps_sample_for(
+    design: str,
+    eps_target: float,
+    *,
+    relation: str = "replacement",
+    mechanism: str | None = None,
+    rate: float | None = None,
+    sizes: Any = None,
+    clusters_sampled: int | None = None,
+) -> float:
+    """The largest ``eps_sample`` that ``design`` may spend and still promise ``eps_target``.
+
+    The design's theorem inverted exactly (closed forms for SRS, Poisson and proportional
+    stratified sampling, Brent's method for clusters).  Under ``relation="replacement"`` a
+    design proven for added or removed records uses the mechanism's two budgets where a bound
+    is proven (:mod:`core.accounting.change_one`, Poisson sampling), and otherwise group
+    privacy (``eps_target / 2`` through the theorem); with no ``mechanism`` named, group
+    privacy.
+
+    Parameters
+    ----------
+    design : str
+        A key of :data:`DESIGN_LABELS` (not ``"neyman"``).
+    eps_target : float
+        The promised guarantee, finite and > 0.
+    relation : str
+        ``"replacement"`` (default) or ``"deletion"``.
+    mechanism : str, optional
+        The mechanism that spends the budget (a key of :data:`core.mechanisms.MECHANISMS`).
+    rate : float, optional
+        ``r`` for SRS, Poisson and stratified designs.
+    sizes : array_like of int, optional
+        Records per cluster (cluster design).
+    clusters_sampled : int, optional
+        ``ℓ`` (cluster design).
+
+    Raises
+    ------
+    ValueError
+        For an unknown design or relation, a missing design parameter, a design without a
+        theorem for ``relation`` (Neyman; SRS under deletion) or a bad ``eps_target``.
+    """
+    return accounting_for(
+        design,
+        eps_target,
+        relation=relation,
+        mechanism=mechanism,
+        rate=rate,
+        sizes=sizes,
+        clusters_sampled=clusters_sampled,
+    ).eps_sample
+
+
+def eps_target_for(
+    design: str,
+    eps_sample: float,
+    *,
+    relation: str = "replacement",
+    mechanism: str | None = None,
+    rate: float | None = None,
+    sizes: Any = None,
+    clusters_sampled: int | None = None,
+) -> float:
+    """The guarantee ``eps_target`` that ``design`` gives when the mechanism spends ``eps_sample``.
+
+    The inverse of :func:`eps_sample_for` (same parameters).
+    """
+    d = design_named(design)
+    check_choice("relation", relation, RELATIONS)
+    e = positive("eps_sample", eps_sample)
+    reason = d.unavailable_for_relation(relation)
+    if reason:
+        raise ValueError(reason)
+    return d.eps_target_of(
+        e, relation, _mechanism(mechanism), _point(d, rate, sizes, clusters_sampled)
+    )
+
+
+def design_statuses(
+    population: Population | Frame, statistic: str = "median", relation: str = "replacement"
+) -> tuple[DesignStatus, ...]:
+    """Every design with whether the planner compares it on ``population`` and why not.
+
+    Parameters
+    ----------
+    population : Population or Frame
+        The active population (strata and clusters decide what is available).
+    statistic : str
+        ``"median"``, ``"quantile"`` or ``"mean"``.
+    relation : str
+        ``"replacement"`` or ``"deletion"``.
+
+    Returns
+    -------
+    tuple of DesignStatus
+        One per key of :data:`DESIGN_LABELS`, in that order.
+    """
+    check_choice("statistic", statistic, STATISTICS)
+    check_choice("relation", relation, RELATIONS)
+    frame = population if isinstance(population, Frame) else Frame.of(population)
+    out = []
+    for name, d in DESIGNS.items():
+        reason = d.unavailable(frame, relation)
+        available = not reason
+        if available:
+            reason = d.caveat(relation)
+        out.append(DesignStatus(name, d.label, available, reason, d.theorem, d.proven_for))
+    return tuple(out)
+
+
+def default_rates(population: Population | Frame) -> tuple[float, ...]:
+    """Eight sampling rates, geometric from about 20 records (at least 0.5 %) to 80 %."""
+    N = population.N if isinstance(population, Frame) else population.size
+    lo = min(0.5, max(0.005, 20.0 / N))
+    return tuple(float(f"{r:.3g}") for r in np.geomspace(lo, 0.8, 8))

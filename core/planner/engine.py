@@ -1,0 +1,507 @@
+"""The plan: every design × mechanism × rate, evaluated, refined and ranked.
+
+:func:`plan` is a loop over the designs of :mod:`core.designs.registry` that the population
+supports, the mechanisms that fit each (:func:`core.planner.budgets.mechanisms_for`) and a
+grid of rates.  For each it takes the budget from the design's accounting, then the errors:
+
+* exactly, where a closed form exists -- the census (the mechanism's noise law on the
+  population, :meth:`core.mechanisms.Mechanism.exact_error`) and the means
+  (:mod:`core.planner.exact`);
+* otherwise by Monte Carlo, on windows when the cost model prefers them
+  (:func:`core.planner.simulate.use_windows`), else on whole samples in chunks that keep
+  the memory budget (:mod:`core.planner.memory`).
+
+It then refines the grid around each design's best rate and ranks the designs.  The loop
+never branches on a design's or a mechanism's name: what differs lives in the design and
+mechanism classes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from core import mechanisms as mech
+from core import sensitivity as sens
+from core._validation import check_choice, check_delta_open, check_seed, check_whole, finite_scalar
+from core.designs.frame import Frame
+from core.designs.protocol import RELATIONS, PlannerDesign
+from core.designs.registry import DESIGNS
+from core.planner import exact, memory
+from core.planner.budgets import (
+    DESIGN_LABELS,
+    MEAN_MECHANISMS,
+    QUANTILE_MECHANISMS,
+    STATISTICS,
+    DesignStatus,
+    default_rates,
+    design_statuses,
+    mechanisms_for,
+    positive,
+)
+from core.planner.errors import LEVEL, exact_row, summary_row
+from core.planner.simulate import (
+    SAMPLERS,
+    PointBudget,
+    simulate_masks,
+    simulate_windows,
+    use_windows,
+)
+
+if TYPE_CHECKING:
+    from core.populations import Population
+
+__all__ = ["OBJECTIVES", "PlanProgress", "PlanResult", "plan"]
+
+OBJECTIVES = ("error_95", "rmse")
+
+
+@dataclass(frozen=True, eq=False)
+class PlanResult:
+    """Result of :func:`plan`.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per evaluated (design, mechanism, rate): ``design``, ``design_label``,
+        ``mechanism``, ``mechanism_label``, ``rate``, ``n`` (expected sample size),
+        ``clusters_sampled``, ``eps_sample``, ``delta_sample``, ``accounting`` (the bound
+        that gives ``eps_sample``, in words), ``rmse``, ``rmse_se``, ``error_95``,
+        ``error_95_se``, ``error_95_method``, ``sampling_part``, ``noise_part``, ``exact``,
+        ``refined``, ``is_best``.
+    best_by_design : pandas.DataFrame
+        The ``is_best`` rows ranked by the objective, best first, with ``gain`` =
+        1 − objective / census objective (positive: tighter than the census).
+    best : pandas.Series
+        The winning row.
+    census : pandas.Series or None
+        The best census row.
+    statuses : tuple of DesignStatus
+        Every design, available or not, with reasons.
+    population_value : float
+        The population's statistic every error is measured against.
+    """
+
+    table: pd.DataFrame
+    best_by_design: pd.DataFrame
+    best: pd.Series
+    census: pd.Series | None
+    statuses: tuple[DesignStatus, ...]
+    population_value: float
+    statistic: str
+    eps_target: float
+    delta_target: float
+    reps: int
+    seed: int
+    relation: str
+    objective: str
+    budget_share: float
+    N: int
+    quantile: float = 0.5
+
+
+@dataclass(frozen=True, eq=False)
+class PlanProgress:
+    """What :func:`plan` has finished: ``done`` of ``total`` designs (the census first).
+
+    Attributes
+    ----------
+    done, total : int
+        Designs evaluated so far, and in all (the census counts as one).
+    design : str
+        The design just finished.
+    table : pandas.DataFrame
+        The rows known so far, with the columns and order of :attr:`PlanResult.table`.
+    """
+
+    done: int
+    total: int
+    design: str
+    table: pd.DataFrame
+
+
+@dataclass(frozen=True)
+class _Setting:
+    """The checked arguments of one :func:`plan` call that every design shares."""
+
+    statistic: str
+    quantile: float
+    eps_target: float
+    delta_target: float
+    relation: str
+    reps: int
+    seed: int
+    share: float
+    theta: float
+    mechanisms: tuple[str, ...] | None
+    sampler: str = "auto"
+    memory_budget: int | None = None
+
+    def names(self, design: str) -> tuple[str, ...]:
+        """The mechanisms fitting ``design``, restricted to the ones asked for."""
+        fit = mechanisms_for(self.statistic, design, self.relation)
+        return fit if self.mechanisms is None else tuple(m for m in fit if m in self.mechanisms)
+
+
+def _base_row(design: PlannerDesign, name: str, pb: PointBudget) -> dict[str, Any]:
+    uses_delta = mech.MECHANISMS[name].uses_delta
+    return {
+        "design": design.name,
+        "design_label": design.label,
+        "mechanism": name,
+        "mechanism_label": mech.MECHANISMS[name].label,
+        "rate": pb.point.rate,
+        "n": pb.point.n,
+        "clusters_sampled": pb.point.clusters_sampled,
+        "eps_sample": pb.eps_sample[name],
+        "delta_sample": pb.delta_sample if uses_delta else 0.0,
+        "accounting": pb.bound[name],
+        "exact": False,
+        "error_95_method": "Monte Carlo",
+    }
+
+
+def _budgets(
+    design: PlannerDesign, names: Sequence[str], points: Iterable[Any], setting: _Setting
+) -> list[PointBudget]:
+    """Each point with the budget every mechanism may spend there (times the share)."""
+    out = []
+    for p in points:
+        eps: dict[str, float] = {}
+        bound: dict[str, str] = {}
+        for m in names:
+            acc = design.accounting(setting.eps_target, setting.relation, mech.MECHANISMS[m], p)
+            eps[m] = acc.eps_sample * setting.share
+            bound[m] = acc.bound
+        delta = design.delta_sample(setting.delta_target, p) * setting.share
+        out.append(PointBudget(p, eps, delta, bound))
+    return out
+
+
+def _census_rows(design: PlannerDesign, frame: Frame, setting: _Setting) -> list[dict[str, Any]]:
+    """Exact rows of privatising the whole population with each fitting mechanism."""
+    rows = []
+    point = design.point(frame, 1.0)
+    assert point is not None
+    (pb,) = _budgets(design, setting.names(design.name), [point], setting)
+    for name in setting.names(design.name):
+        m = exact.mechanism_on_population(name, frame, setting.quantile)
+        err = m.exact_error(
+            frame.values, pb.eps_sample[name], pb.delta_sample, frame.lower, frame.upper, LEVEL
+        )
+        if err is None:
+            raise ValueError(f"the mechanism {name!r} states no exact error for the census")
+        mse, e95 = err
+        row = _base_row(design, name, pb)
+        row.update(exact_row(math.sqrt(mse), e95, 0.0, mse), exact=True, error_95_method="exact")
+        rows.append(row)
+    return rows
+
+
+def _evaluate(
+    design: PlannerDesign, frame: Frame, rates: Sequence[float], setting: _Setting
+) -> list[dict[str, Any]]:
+    """Rows of ``design`` at ``rates`` for every fitting mechanism."""
+    names = setting.names(design.name)
+    points = design.points(frame, rates)
+    if not points or not names:
+        return []
+    budgets = _budgets(design, names, points, setting)
+    closed = [m for m in names if exact.has_closed_form(design, m)]
+    rest = [m for m in names if m not in closed]
+    windowed = (
+        [m for m in rest if mech.MECHANISMS[m].windowed]
+        if use_windows(design, frame, points, setting.sampler)
+        else []
+    )
+    masked = [m for m in rest if m not in windowed]
+    seed = [setting.seed, list(DESIGNS).index(design.name)]
+    draws = {}
+    if masked:
+        rows_per_chunk = memory.chunk_rows(
+            frame.N, design.mask_bytes, setting.reps, setting.memory_budget
+        )
+        draws.update(
+            simulate_masks(
+                design,
+                masked,
+                frame,
+                budgets,
+                memory.chunks(setting.reps, rows_per_chunk),
+                seed,
+                setting.quantile,
+            )
+        )
+    if windowed:
+        draws.update(
+            simulate_windows(design, windowed, frame, budgets, setting.reps, seed, setting.quantile)
+        )
+    rows = []
+    for name in names:
+        for pb in budgets:
+            row = _base_row(design, name, pb)
+            if name in closed:
+                row.update(exact.mean_row(design, frame, pb, name), exact=True)
+            else:
+                summary = summary_row(draws[(name, pb.rate)], setting.theta)
+                mean_size = summary.pop("mean_sample_size")
+                if not design.fixed_size:
+                    row["n"] = mean_size
+                row.update(summary)
+            rows.append(row)
+    return rows
+
+
+def _refine(points_rates: Sequence[float], objective_values: Sequence[float]) -> list[float]:
+    """Two rates halfway (geometrically) to the neighbours of the best rate."""
+    if not points_rates:
+        return []
+    i = int(np.nanargmin(np.asarray(objective_values, dtype=np.float64)))
+    out = []
+    if i > 0:
+        out.append(math.sqrt(points_rates[i - 1] * points_rates[i]))
+    if i + 1 < len(points_rates):
+        out.append(math.sqrt(points_rates[i] * points_rates[i + 1]))
+    else:
+        out.append(math.sqrt(points_rates[i]))  # towards the census
+    return out
+
+
+def _with_refinement(
+    design: PlannerDesign, frame: Frame, grid: Sequence[float], setting: _Setting, objective: str
+) -> list[dict[str, Any]]:
+    """The grid rows of ``design`` plus two rates around each mechanism's best grid rate."""
+    got = _evaluate(design, frame, grid, setting)
+    extra: list[float] = []
+    for m in dict.fromkeys(r["mechanism"] for r in got):
+        mine = [r for r in got if r["mechanism"] == m]
+        extra += _refine([r["rate"] for r in mine], [r[objective] for r in mine])
+    known = {r["rate"] for r in got}
+    new = [r for r in dict.fromkeys(extra) if r not in known]
+    known_rows = {(r["mechanism"], r["rate"]) for r in got}
+    for r in _evaluate(design, frame, new, setting):
+        if (r["mechanism"], r["rate"]) not in known_rows:
+            r["refined"] = True
+            got.append(r)
+    return got
+
+
+def _check_rates(rates: Iterable[float] | None, frame: Frame) -> tuple[float, ...]:
+    if rates is None:
+        return default_rates(frame)
+    out = []
+    for r in rates:
+        x = finite_scalar("rate", r)
+        if not 0 < x <= 1:
+            raise ValueError(f"rates must be numbers in (0, 1]; got {r!r}")
+        out.append(x)
+    if not out:
+        raise ValueError("rates must list at least one rate in (0, 1]")
+    return tuple(sorted(set(out)))
+
+
+def _chosen_designs(
+    designs: Sequence[str] | None, statuses: Sequence[DesignStatus]
+) -> list[PlannerDesign]:
+    """The sampled designs to compare (the census is always evaluated first)."""
+    available = [st.name for st in statuses if st.available]
+    wanted = available if designs is None else list(designs)
+    chosen: list[PlannerDesign] = []
+    for name in wanted:
+        check_choice("design", name, DESIGN_LABELS)
+        if name not in available:
+            reason = next(st.reason for st in statuses if st.name == name)
+            raise ValueError(f"the design {name!r} is not available here: {reason}")
+        d = DESIGNS[name]
+        if not d.reference and d not in chosen:
+            chosen.append(d)
+    return chosen
+
+
+def _check_mechanisms(mechanisms: Sequence[str] | None, statistic: str) -> tuple[str, ...] | None:
+    if mechanisms is None:
+        return None
+    allowed = MEAN_MECHANISMS if statistic == "mean" else QUANTILE_MECHANISMS
+    out = tuple(check_choice("mechanism", m, allowed) for m in mechanisms)
+    if not out:
+        raise ValueError(f"mechanisms must name at least one of {list(allowed)}")
+    return out
+
+
+def _ranked(table: pd.DataFrame, objective: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The table in display order with ``is_best``, and the best rows ranked with ``gain``."""
+    table["refined"] = table.get("refined", pd.Series(False, index=table.index))
+    table["refined"] = table["refined"].fillna(False).astype(bool)
+    order = {name: i for i, name in enumerate(DESIGN_LABELS)}
+    mech_order = {name: i for i, name in enumerate(QUANTILE_MECHANISMS + MEAN_MECHANISMS)}
+    table = table.sort_values(
+        by=["design", "mechanism", "rate"],
+        key=lambda col: (
+            col.map(order)
+            if col.name == "design"
+            else (col.map(mech_order) if col.name == "mechanism" else col)
+        ),
+        kind="stable",
+    ).reset_index(drop=True)
+    best_idx = table.groupby(["design", "mechanism"], sort=False)[objective].idxmin()
+    table["is_best"] = False
+    table.loc[best_idx.to_numpy(), "is_best"] = True
+    best = table[table["is_best"]].sort_values(objective, kind="stable").reset_index(drop=True)
+    census = best[best["design"].map(lambda d: DESIGNS[d].reference)]
+    ref = float(census[objective].iloc[0]) if len(census) else math.nan
+    best["gain"] = 1.0 - best[objective] / ref if ref > 0 else math.nan
+    return table, best
+
+
+def plan(
+    population: Population,
+    *,
+    statistic: str = "median",
+    eps_target: float,
+    delta_target: float | None = None,
+    designs: Sequence[str] | None = None,
+    rates: Sequence[float] | None = None,
+    reps: int = 200,
+    seed: int = 0,
+    relation: str = "replacement",
+    objective: str = "error_95",
+    budget_share: float = 1.0,
+    refine: bool = True,
+    quantile: float = 0.5,
+    mechanisms: Sequence[str] | None = None,
+    sampler: str = "auto",
+    progress: Callable[[PlanProgress], None] | None = None,
+    memory_budget: int | None = None,
+    frame: Frame | None = None,
+) -> PlanResult:
+    """Compare designs, rates and mechanisms for releasing ``statistic`` at ``eps_target``.
+
+    For every available design (:func:`core.planner.budgets.design_statuses`) and fitting
+    mechanism: the ε_sample the design's accounting allows at each rate, the release's RMSE
+    and 95 % error bound about the population value, split into the sampling and the noise
+    part (module docstring for how each is computed).  With ``refine``, two more rates are
+    tried around each design's best grid rate.
+
+    Parameters
+    ----------
+    population : Population
+        The population (sorted values, bounds, optional strata and clusters).
+    statistic : str
+        ``"median"`` (lower median, Hu et al. §4.3), ``"quantile"`` (the order statistic
+        of rank :func:`core.sensitivity.quantile_rank` for ``quantile``) or ``"mean"``.
+    eps_target : float
+        The promised guarantee, finite and > 0.
+    delta_target : float, optional
+        The promised δ, in (0, 1); default ``1 / (2N)``. Used by (ε, δ) mechanisms only.
+    designs : sequence of str, optional
+        Design names to compare (default: every available design). The census is always
+        included as the reference.
+    rates : sequence of float, optional
+        Sampling rates in (0, 1] (default :func:`core.planner.budgets.default_rates`). For
+        clusters a rate means ``ℓ = round(rate · k)`` clusters; for stratified samples
+        rates with ``r N_h < 1`` in some stratum are skipped.
+    reps : int
+        Monte Carlo repetitions ``T`` per rate, 2 ≤ T ≤ 100,000.
+    seed : int
+        Seed: the same seed gives the same table.
+    relation : str
+        ``"replacement"`` (change one record, default) or ``"deletion"`` (add or remove one).
+    objective : str
+        ``"error_95"`` (default) or ``"rmse"``: what "best" means.
+    budget_share : float
+        Fraction in (0, 1] of the design's ε_sample (and δ_sample) this statistic spends;
+        the rest goes to other statistics released from the same sample.
+    refine : bool
+        Refine around each design's best rate.
+    quantile : float
+        ``q`` in (0, 1) for ``statistic="quantile"`` (``"median"`` means 0.5).
+    mechanisms : sequence of str, optional
+        Restrict the comparison to these mechanism names (default: every fitting one).
+    sampler : str
+        ``"auto"`` (the cost model chooses windows or whole samples), ``"full"`` (whole
+        samples) or ``"window"`` (windows wherever the design and mechanism have them).
+    progress : callable, optional
+        Called with a :class:`PlanProgress` after the census and after each design.
+    memory_budget : int, optional
+        Working memory in bytes (default :func:`core.planner.memory.budget_bytes`).
+    frame : Frame, optional
+        The population already prepared (:meth:`Frame.of`), to reuse across plans.
+
+    Returns
+    -------
+    PlanResult
+
+    Raises
+    ------
+    ValueError
+        For bad arguments, or designs that are unknown or not available on the population;
+        :class:`core.planner.memory.MemoryBudgetError` (a ValueError) for a plan that cannot
+        fit the memory budget, saying what to lower.
+    """
+    check_choice("statistic", statistic, STATISTICS)
+    check_choice("relation", relation, RELATIONS)
+    check_choice("objective", objective, OBJECTIVES)
+    q = 0.5 if statistic == "median" else sens.check_quantile(quantile)
+    t = positive("eps_target", eps_target)
+    N = population.size
+    d = 1.0 / (2.0 * N) if delta_target is None else check_delta_open("delta_target", delta_target)
+    share = positive("budget_share", budget_share)
+    if share > 1:
+        raise ValueError(f"budget_share must be a number in (0, 1]; got {budget_share!r}")
+    frame = Frame.of(population) if frame is None else frame
+    grid = _check_rates(rates, frame)
+    statuses = design_statuses(frame, statistic, relation)
+    chosen = _chosen_designs(designs, statuses)
+    setting = _Setting(
+        statistic=statistic,
+        quantile=q,
+        eps_target=t,
+        delta_target=d,
+        relation=relation,
+        reps=check_whole("reps", reps, 2, 100_000),
+        seed=check_seed(seed),
+        share=share,
+        theta=frame.value(statistic, q),
+        mechanisms=_check_mechanisms(mechanisms, statistic),
+        sampler=check_choice("sampler", sampler, SAMPLERS),
+        memory_budget=memory_budget,
+    )
+    census = next(x for x in DESIGNS.values() if x.reference)
+    rows = _census_rows(census, frame, setting)
+    total = 1 + len(chosen)
+    if progress is not None and rows:
+        progress(PlanProgress(1, total, census.name, _ranked(pd.DataFrame(rows), objective)[0]))
+    for i, design in enumerate(chosen, start=2):
+        if refine:
+            rows.extend(_with_refinement(design, frame, grid, setting, objective))
+        else:
+            rows.extend(_evaluate(design, frame, grid, setting))
+        if progress is not None and rows:
+            progress(PlanProgress(i, total, design.name, _ranked(pd.DataFrame(rows), objective)[0]))
+    if not rows:
+        raise ValueError("no mechanism fits the chosen designs, relation and statistic")
+    table, best = _ranked(pd.DataFrame(rows), objective)
+    census_rows = best[best["design"] == census.name]
+    return PlanResult(
+        table=table,
+        best_by_design=best,
+        best=best.iloc[0],
+        census=census_rows.iloc[0] if len(census_rows) else None,
+        statuses=statuses,
+        population_value=setting.theta,
+        statistic=statistic,
+        eps_target=t,
+        delta_target=d,
+        reps=setting.reps,
+        seed=setting.seed,
+        relation=relation,
+        objective=objective,
+        budget_share=share,
+        N=N,
+        quantile=q,
+    )

@@ -1,0 +1,253 @@
+"""Monte Carlo of one design at its rates: whole samples (masks) or windows.
+
+Two samplers, both with the design's exact law (:mod:`core.designs.protocol`):
+
+* **masks** -- random keys per chunk of repetitions, common to every rate (a record is in
+  the sample when its key is below the rate's threshold), so curves against the rate are
+  smooth and differences between rates are not noise.  Cost O(N) per repetition and rate,
+  memory ``rows × N × design.mask_bytes`` per chunk (:mod:`core.planner.memory`).
+* **windows** -- only the sample's order statistics near the released rank
+  (:mod:`core.windowed`), for mechanisms whose release depends on nothing else
+  (:attr:`core.mechanisms.Mechanism.windowed`), at a cost that does not grow with N.  Rates
+  are drawn independently.
+
+:func:`use_windows` chooses between them from a cost model.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from core import mechanisms as mech
+from core.designs.frame import Frame
+from core.designs.protocol import PlannerDesign, Point
+from core.planner.errors import Draws
+from core.windowed import window_exponential_draws, window_quantile_draws
+
+__all__ = ["SAMPLERS", "PointBudget", "make_mechanism", "simulate_masks", "simulate_windows"]
+
+FloatArray = NDArray[np.float64]
+
+SAMPLERS: tuple[str, ...] = ("auto", "full", "window")
+
+
+class PointBudget:
+    """A point of a design with the budget each mechanism spends there."""
+
+    def __init__(
+        self, point: Point, eps_sample: dict[str, float], delta_sample: float, bound: dict[str, str]
+    ) -> None:
+        self.point = point
+        self.eps_sample = eps_sample
+        self.delta_sample = delta_sample
+        self.bound = bound
+
+    @property
+    def rate(self) -> float:
+        return self.point.rate
+
+
+def make_mechanism(name: str, frame: Frame, rate: float, quantile: float) -> mech.Mechanism:
+    """The mechanism ``name`` as it runs on a sample drawn at ``rate`` from ``frame``."""
+    cls = mech.MECHANISMS[name]
+    accepted = inspect.signature(cls.__init__).parameters
+    offered = {
+        "rate": rate,
+        "population_size": frame.N,
+        "lower": frame.lower,
+        "upper": frame.upper,
+        "quantile": quantile,
+    }
+    return cls(**{k: v for k, v in offered.items() if k in accepted})
+
+
+def noise_cdf(mechanism: mech.Mechanism) -> Callable[[FloatArray], FloatArray] | None:
+    """The standard noise CDF of an additive mechanism with a stated variance, else None."""
+    if not mechanism.additive or mechanism.unit_noise_variance is None:
+        return None
+    return mechanism.standard_noise_cdf
+
+
+def use_windows(design: PlannerDesign, frame: Frame, points: Sequence[Point], sampler: str) -> bool:
+    """Whether windows are cheaper than masks for ``design`` on ``frame`` (or forced).
+
+    Cost model: a mask touches every record (cost ``N`` per repetition and rate, plus the
+    sort of the sample); a window costs :meth:`PlannerDesign.window_cost` per repetition and
+    rate.  ``sampler="full"`` forces masks and ``"window"`` windows where the design has them.
+    """
+    if sampler == "full" or not points:
+        return False
+    cost = max(design.window_cost(frame, p) for p in points)
+    if not math.isfinite(cost):
+        return False
+    return sampler == "window" or cost < frame.N
+
+
+def release_empty(
+    mechanism: mech.Mechanism, eps_sample: float, frame: Frame, rng: np.random.Generator, out: Draws
+) -> None:
+    """The release of an empty sample (possible when the sample size is random).
+
+    The noisy centred sum is ``c`` plus its noise; the exponential mechanism with no data
+    is uniform over ``[lower, upper]``. The sample's "statistic" is taken as ``c``, the
+    middle of the range.
+    """
+    c = 0.5 * (frame.lower + frame.upper)
+    if isinstance(mechanism, mech.HorvitzThompsonMean):
+        b = mechanism.global_sensitivity / eps_sample
+        released, variance = c + b * rng.laplace(), 2.0 * b * b
+    else:
+        released, variance = rng.uniform(frame.lower, frame.upper), math.nan
+    out.statistic.append(np.full(1, c))
+    out.released.append(np.full(1, released))
+    out.noise_variance.append(np.full(1, variance))
+    out.noise_scale.append(np.full(1, math.sqrt(variance / 2.0)))
+
+
+def _release_rows(
+    mechanism: mech.Mechanism,
+    rows: list[FloatArray],
+    eps_sample: float,
+    delta_sample: float,
+    frame: Frame,
+    rng: np.random.Generator,
+    out: Draws,
+) -> None:
+    """Run ``mechanism`` on each sample (rows of equal length go as one batch)."""
+    lengths = {r.size for r in rows}
+    batches = [np.vstack(rows)] if len(lengths) == 1 else [r[None, :] for r in rows]
+    for batch in batches:
+        if batch.shape[1] == 0:
+            release_empty(mechanism, eps_sample, frame, rng, out)
+            continue
+        rel = mechanism.release(batch, eps_sample, delta_sample, frame.lower, frame.upper, rng)
+        out.statistic.append(rel.statistic)
+        out.released.append(rel.released)
+        nv = rel.noise_variance
+        out.noise_variance.append(
+            np.full(batch.shape[0], np.nan) if nv is None else np.asarray(nv, dtype=np.float64)
+        )
+        out.noise_scale.append(np.broadcast_to(rel.noise_scale, rel.released.shape).copy())
+    out.sizes.append(np.array([r.size for r in rows], dtype=np.float64))
+
+
+def simulate_masks(
+    design: PlannerDesign,
+    mechanisms: Sequence[str],
+    frame: Frame,
+    points: Sequence[PointBudget],
+    chunks: Sequence[int],
+    seed: Sequence[int],
+    quantile: float,
+) -> dict[tuple[str, float], Draws]:
+    """Monte Carlo of ``design`` at ``points`` on whole samples, common random numbers.
+
+    ``chunks`` lists the repetitions drawn at once (:func:`core.planner.memory.chunks`).
+    """
+    if not mechanisms:
+        return {}
+    results = {
+        (m, p.rate): Draws(noise_cdf=noise_cdf(make_mechanism(m, frame, p.rate, quantile)))
+        for m in mechanisms
+        for p in points
+    }
+    key_rng = np.random.default_rng(list(seed))
+    for c, rows in enumerate(chunks):
+        keys = design.draw_keys(frame, rows, key_rng)
+        for p in points:
+            mask = design.mask(frame, keys, p.point)
+            samples = [frame.values[mask[i]] for i in range(rows)]
+            del mask
+            for j, name in enumerate(mechanisms):
+                noise_rng = np.random.default_rng([*seed, j, c, 17])
+                _release_rows(
+                    make_mechanism(name, frame, p.rate, quantile),
+                    samples,
+                    p.eps_sample[name],
+                    p.delta_sample,
+                    frame,
+                    noise_rng,
+                    results[(name, p.rate)],
+                )
+        del keys
+    return results
+
+
+def simulate_windows(
+    design: PlannerDesign,
+    mechanisms: Sequence[str],
+    frame: Frame,
+    points: Sequence[PointBudget],
+    reps: int,
+    seed: Sequence[int],
+    quantile: float,
+) -> dict[tuple[str, float], Draws]:
+    """Monte Carlo of ``design`` at ``points`` on windows (:mod:`core.windowed`).
+
+    Every mechanism of a rate sees the same samples (the exponential mechanism, drawn ring
+    by ring, samples of its own).  An empty sample is released as by
+    :func:`release_empty`.  Additive releases: ``statistic + noise_scale(S, eps) ×
+    standard noise``.
+    """
+    results: dict[tuple[str, float], Draws] = {}
+    for p in points:
+        tag = round(p.rate * 2**40)
+        rng = np.random.default_rng([*seed, 29, tag])
+        draw = design.window_draw(frame, p.point, reps, rng)
+        assert draw is not None
+        sizes = draw.sizes
+        rows = np.flatnonzero(sizes > 0)
+        filled = sizes[rows]
+        objects = [make_mechanism(m, frame, p.rate, quantile) for m in mechanisms]
+        exponential = [isinstance(o, mech.ExponentialQuantile) for o in objects]
+        betas = [
+            o.window_beta(p.eps_sample[m], p.delta_sample)
+            for m, o in zip(mechanisms, objects, strict=True)
+        ]
+        used = sorted(
+            {b for b, x in zip(betas, exponential, strict=True) if b is not None and not x}
+        )
+        kw: dict[str, Any] = {} if draw.source is None else {"source": draw.source, "rows": rows}
+        stat, S = window_quantile_draws(
+            rng, frame.values, filled, quantile, used, frame.lower, frame.upper, **kw
+        )
+        ones = np.empty((filled.size, 1))
+        for j, (name, o, beta) in enumerate(zip(mechanisms, objects, betas, strict=True)):
+            eps = p.eps_sample[name]
+            noise_rng = np.random.default_rng([*seed, 31, tag, j])
+            out = Draws(noise_cdf=noise_cdf(o))
+            if filled.size and exponential[j]:
+                x_stat, x_rel = window_exponential_draws(
+                    rng, noise_rng, frame.values, filled, quantile, [eps],
+                    frame.lower, frame.upper, **kw,
+                )  # fmt: skip
+                out.statistic.append(x_stat)
+                out.released.append(x_rel[0])
+                out.noise_variance.append(np.full(x_stat.size, np.nan))
+                out.noise_scale.append(np.full(x_stat.size, 2.0 / eps))
+            elif filled.size:
+                sens_ = (
+                    S[used.index(beta)] if beta is not None
+                    else o.sensitivity(ones, eps, p.delta_sample, frame.lower, frame.upper)
+                )  # fmt: skip
+                scale = np.asarray(o.noise_scale(sens_, eps), dtype=np.float64)
+                scale = np.broadcast_to(scale, stat.shape).copy()
+                out.statistic.append(stat)
+                out.released.append(stat + scale * o.standard_noise(noise_rng, stat.shape))
+                nv = o.noise_variance(sens_, eps)
+                out.noise_variance.append(
+                    np.full(stat.size, np.nan) if nv is None
+                    else np.broadcast_to(np.asarray(nv, dtype=np.float64), stat.shape).copy()
+                )  # fmt: skip
+                out.noise_scale.append(scale)
+            for _ in range(int((sizes == 0).sum())):
+                release_empty(o, eps, frame, noise_rng, out)
+            out.sizes.append(sizes.astype(np.float64))
+            results[(name, p.rate)] = out
+    return results
