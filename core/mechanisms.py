@@ -262,7 +262,15 @@ class Mechanism(ABC):
     def __init_subclass__(cls, **kwargs: object) -> None:
         """Derive :attr:`relations` from the two budget factors of the new subclass."""
         super().__init_subclass__(**kwargs)
-        cls.relations = relations_from_factors(cls.add_remove_factor, cls.change_factor)
+        derived = relations_from_factors(cls.add_remove_factor, cls.change_factor)
+        stated = cls.__dict__.get("relations")
+        if stated is not None and stated != derived:
+            raise TypeError(
+                f"{cls.__name__}.relations = {sorted(stated)} contradicts its factors "
+                f"(add_remove_factor={cls.add_remove_factor}, change_factor="
+                f"{cls.change_factor}); set the factors instead"
+            )
+        cls.relations = derived
 
     def window_beta(self, eps_sample: float, delta_sample: float) -> float | None:
         """``beta`` of the smooth sensitivity the noise is scaled to, for a windowed mechanism.
