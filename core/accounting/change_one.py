@@ -116,7 +116,8 @@ Numerics
 (P) is evaluated as ``softplus(log w)`` with
 ``w = r e^{b} (e^{s} - 1) / (1 - r + r e^{b})`` and ``b = eps_ar - s``, i.e.
 ``log w = log(e^s - 1) - softplus(log((1 - r)/r) - b)``, a sum of terms without
-cancellation: exact to about 1e-15 relative at ``eps = 1e-12`` and finite at ``eps = 1000``.
+cancellation: within 1e-13 relative of a 60-digit evaluation from ``eps = 1e-12`` to
+``eps = 1000`` (tested), and finite there.
 Its inverse has closed forms for ``gamma = alpha`` (:func:`core.amplification.eps_sample`)
 and ``gamma = 2 alpha``, where the quadratic ``r u^2 - (1 - r)(e^t - 1) u - r e^t = 0`` in
 ``u = e^{alpha eps}`` has the root ``alpha eps = t/2 + asinh((1 - r) sinh(t/2) / r)``;
