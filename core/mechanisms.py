@@ -20,12 +20,17 @@ Invariants every subclass keeps
   returns ``None`` from :meth:`Mechanism.noise_variance`.
 * ``eps_sample`` may be one number for every row or one per row; ``delta_sample`` is a
   single number in (0, 1) and is ignored by pure-DP mechanisms.
-* :attr:`Mechanism.pure` says the guarantee is pure ``eps_sample``-DP (no δ);
-  :attr:`Mechanism.relations` names the neighbour relations under which the stated
-  guarantee holds: ``"replacement"`` (one record changed, the sample size fixed) and/or
-  ``"deletion"`` (one record added or removed).  The amplification theorems for designs
-  with a random sample size (Poisson, stratified with randomised rounding, cluster; Bun et
-  al. Sections 2, 4 and 5) need a mechanism that holds for ``"deletion"``.
+* :attr:`Mechanism.pure` says the guarantee is pure ``eps_sample``-DP (no δ).
+* Every mechanism states two budgets as multiples of ``eps_sample``:
+  :attr:`Mechanism.add_remove_factor` (``alpha``: it is ``alpha eps_sample``-DP when one
+  record is added or removed) and :attr:`Mechanism.change_factor` (``gamma``: it is
+  ``gamma eps_sample``-DP when one record is changed, the sample size fixed); ``None``
+  means no guarantee for that relation.  :attr:`Mechanism.relations` is derived from them:
+  ``"replacement"`` when ``gamma <= 1`` and ``"deletion"`` when ``alpha <= 1``, i.e. the
+  relations under which the stated ``eps_sample`` holds.  The amplification theorems for
+  designs with a random sample size (Poisson, stratified with randomised rounding, cluster;
+  Bun et al. Sections 2, 4 and 5) need the add/remove budget;
+  :mod:`core.accounting.change_one` combines both for a changed record.
 
 Sources: Hu, Drechsler & Kim, "Accuracy gains from privacy amplification through
 sampling", Section 2.2 (Laplace mechanism with global sensitivity, Definition 6; smooth
@@ -40,30 +45,32 @@ the expected sample size for designs whose sample size is random.  Quantile mech
 ``k = ceil(q n)`` (:func:`core.sensitivity.quantile_rank`):
 
 ==============================  =====================  ==========================  ====  ========
-class (name)                    sensitivity ``S``      release                     pure  relations
+class (name)                    sensitivity ``S``      release                     pure  α / γ
 ==============================  =====================  ==========================  ====  ========
-:class:`SmoothLaplaceQuantile`  smooth (eq. 4, rank    ``y_(k)``+Lap(``2S/eps``)    no    rep
+:class:`SmoothLaplaceQuantile`  smooth (eq. 4, rank    ``y_(k)``+Lap(``2S/eps``)    no    -- / 1
 ``"smooth_laplace"``            ``k``), beta =
                                 ``eps/(2 ln(2/delta))``
-:class:`SmoothPureQuantile`     smooth, beta =         ``y_(k) + (16 S/eps) Z``,   yes   rep
+:class:`SmoothPureQuantile`     smooth, beta =         ``y_(k) + (16 S/eps) Z``,   yes   -- / 1
 ``"smooth_pure"``               ``eps / 4``            ``h(z) ∝ 1/(1+z^4)``
-:class:`ExponentialQuantile`    score: ``1``           interval ``i`` drawn with   yes   rep, del
+:class:`ExponentialQuantile`    score: ``1``           interval ``i`` drawn with   yes   1 / 1
 ``"exponential"``                                      ``w_i e^(-eps|i-qn|/2)``
-:class:`GlobalLaplaceQuantile`  ``R = upper - lower``  ``y_(k)`` + Lap(``S/eps``)  yes   rep, del
+:class:`GlobalLaplaceQuantile`  ``R = upper - lower``  ``y_(k)`` + Lap(``S/eps``)  yes   1 / 1
 ``"global_laplace"``
-:class:`LaplaceMean`            ``R / n``              mean + Lap(``S/eps``)       yes   rep
+:class:`LaplaceMean`            ``R / n``              mean + Lap(``S/eps``)       yes   -- / 1
 ``"laplace"``
-:class:`GaussianMean`           ``R / n``              mean + N(0, ``sigma^2``),   no    rep
+:class:`GaussianMean`           ``R / n``              mean + N(0, ``sigma^2``),   no    -- / 1
 ``"gaussian"``                                         Balle & Wang calibration
-:class:`HorvitzThompsonMean`    ``(R/2) / (rate N)``   HT mean + Lap(``S/eps``)    yes   del
+:class:`HorvitzThompsonMean`    ``(R/2) / (rate N)``   HT mean + Lap(``S/eps``)    yes   1 / 2
 ``"ht_mean"``
 ==============================  =====================  ==========================  ====  ========
 
 :func:`release` is the one-call public entry point (a mechanism by name, one released
 value per row).
 
-``rep``: replacement, ``del``: deletion; ``R = upper - lower``.  Laplace(0, b) noise has
-variance ``2 b^2``.
+``α / γ``: :attr:`Mechanism.add_remove_factor` and :attr:`Mechanism.change_factor`, the
+add/remove and change budgets as multiples of ``eps_sample`` (``--``: no guarantee); the
+relations under which ``eps_sample`` itself holds follow from them (replacement: ``γ <= 1``;
+deletion: ``α <= 1``).  ``R = upper - lower``.  Laplace(0, b) noise has variance ``2 b^2``.
 
 Windows (:attr:`Mechanism.windowed`, :mod:`core.windowed`): the smooth-sensitivity
 quantiles and the global-Laplace quantile depend on a sample only through its order
@@ -119,6 +126,7 @@ __all__ = [
     "exponential_quantile_distribution",
     "exponential_quantile_error",
     "mechanism_by_name",
+    "relations_from_factors",
     "release",
 ]
 
@@ -187,6 +195,18 @@ def _check_eps_rows(eps_sample: ArrayLike, rows: int) -> FloatArray:
     return np.broadcast_to(eps, (rows,))
 
 
+def relations_from_factors(
+    add_remove_factor: float | None, change_factor: float | None
+) -> frozenset[str]:
+    """The relations under which ``eps_sample`` itself holds, from the two budget factors.
+
+    ``"replacement"`` when ``change_factor <= 1`` and ``"deletion"`` when
+    ``add_remove_factor <= 1`` (``None``: no guarantee for that relation).
+    """
+    pairs = (("replacement", change_factor), ("deletion", add_remove_factor))
+    return frozenset(name for name, f in pairs if f is not None and f <= 1.0)
+
+
 class Mechanism(ABC):
     """A mechanism that privatises one statistic of each sorted sample in a batch.
 
@@ -210,10 +230,18 @@ class Mechanism(ABC):
         Whether ``delta_sample`` enters the calibration.
     pure : bool
         The guarantee is pure ``eps_sample``-DP (``delta_sample`` is not spent).
+    add_remove_factor : float or None
+        ``alpha``: the mechanism is ``alpha * eps_sample``-DP (pure, or with the same
+        ``delta_sample``) when one record is added to or removed from its input; ``None``
+        when it has no such guarantee.  Each subclass justifies its value in its docstring.
+    change_factor : float or None
+        ``gamma``: the same for one record changed, the sample size fixed; ``None`` when it
+        has no such guarantee.  Group privacy gives ``gamma <= 2 alpha`` whatever is stated.
     relations : frozenset of str
         The neighbour relations, a subset of ``{"replacement", "deletion"}``, for which the
-        stated guarantee holds: ``"replacement"`` -- one record changed, the sample size
-        fixed; ``"deletion"`` -- one record added or removed.  The base class claims none.
+        stated ``eps_sample`` itself holds, derived from the two factors when a subclass is
+        defined: ``"replacement"`` iff ``change_factor <= 1``, ``"deletion"`` iff
+        ``add_remove_factor <= 1``.  The base class claims none.
     """
 
     name: ClassVar[str] = ""
@@ -222,6 +250,8 @@ class Mechanism(ABC):
     unit_noise_variance: ClassVar[float | None] = _LAPLACE_UNIT_VARIANCE
     uses_delta: ClassVar[bool] = False
     pure: ClassVar[bool] = False
+    add_remove_factor: ClassVar[float | None] = None
+    change_factor: ClassVar[float | None] = None
     relations: ClassVar[frozenset[str]] = frozenset()
     #: :mod:`core.windowed` can simulate the release exactly without drawing the whole
     #: sample: it depends only on the order statistics near the released rank (the
@@ -232,6 +262,19 @@ class Mechanism(ABC):
     #: mean (the sample mean when the size is fixed at ``r N``) and the noise does not depend
     #: on the sample, so a design's closed-form mean and variance give its exact errors.
     linear_mean: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        """Derive :attr:`relations` from the two budget factors of the new subclass."""
+        super().__init_subclass__(**kwargs)
+        derived = relations_from_factors(cls.add_remove_factor, cls.change_factor)
+        stated = cls.__dict__.get("relations")
+        if stated is not None and stated != derived:
+            raise TypeError(
+                f"{cls.__name__}.relations = {sorted(stated)} contradicts its factors "
+                f"(add_remove_factor={cls.add_remove_factor}, change_factor="
+                f"{cls.change_factor}); set the factors instead"
+            )
+        cls.relations = derived
 
     def window_beta(self, eps_sample: float, delta_sample: float) -> float | None:
         """``beta`` of the smooth sensitivity the noise is scaled to, for a windowed mechanism.
@@ -441,14 +484,16 @@ class SmoothLaplaceQuantile(_Quantile):
     smoothness property ``S(x) <= e^beta S(x')`` and the bound ``S(x) >= LS(x)`` are proved
     for samples of one fixed size ``n`` with one record changed (Nissim, Raskhodnikova &
     Smith 2007; Hu et al. eq. 4 sums over ``k`` changed records); adding or removing a record
-    also moves the rank ``k``, which that argument does not cover.
+    also moves the rank ``k``, which that argument does not cover.  Budgets:
+    ``change_factor = 1``, ``add_remove_factor = None``.
     """
 
     name = "smooth_laplace"
     label = "quantile, Laplace noise scaled to the smooth sensitivity"
     uses_delta = True
     pure = False
-    relations = frozenset({"replacement"})
+    add_remove_factor = None
+    change_factor = 1.0
     windowed = True
 
     def window_beta(self, eps_sample: float, delta_sample: float) -> float | None:
@@ -493,7 +538,9 @@ class SmoothPureQuantile(_Quantile):
     and ``beta = eps / gamma`` are the constants NRS give for this family.
 
     Guarantee: pure ``eps_sample``-DP, relations ``{"replacement"}`` (the smooth-sensitivity
-    argument is for one record changed in a sample of fixed size).  Direct proof, which
+    argument is for one record changed in a sample of fixed size; adding or removing a record
+    moves the rank ``k`` and is not covered): ``change_factor = 1``,
+    ``add_remove_factor = None``.  Direct proof, which
     the tests check on exact densities: for neighbours ``x, x'`` write ``s = S(x)``,
     ``s' = S(x') = e^lam s`` with ``|lam| <= beta`` (smoothness) and
     ``|f(x) - f(x')| <= s`` (``S >= LS``).  With ``g(z) = log(1 + |z|^gamma)`` and
@@ -521,7 +568,8 @@ class SmoothPureQuantile(_Quantile):
     )
     uses_delta = False
     pure = True
-    relations = frozenset({"replacement"})
+    add_remove_factor = None
+    change_factor = 1.0
     #: ``alpha = eps / ALPHA_DIVISOR`` and ``beta = eps / BETA_DIVISOR``.
     ALPHA_DIVISOR: ClassVar[float] = 4.0 * PURE_NOISE_GAMMA
     BETA_DIVISOR: ClassVar[float] = PURE_NOISE_GAMMA
@@ -596,13 +644,17 @@ class GlobalLaplaceQuantile(_Quantile):
     ``[lower, upper]`` lies in ``[lower, upper]``, so it moves by at most
     ``R = upper - lower`` whatever happens to one record -- changed, added or removed (as
     long as the sample stays non-empty; the rank may change with ``n``, the bound does
-    not) -- and ``Laplace(R / eps)`` noise then gives ``eps``-DP.
+    not) -- and ``Laplace(R / eps)`` noise then gives ``eps``-DP.  Budgets:
+    ``add_remove_factor = change_factor = 1``.  An empty sample (possible when the sample
+    size is random) keeps the add/remove factor 1 only if it is released as a fixed point of
+    ``[lower, upper]`` plus the same ``Laplace(R / eps)`` noise.
     """
 
     name = "global_laplace"
     label = "quantile, Laplace noise scaled to the global sensitivity"
     pure = True
-    relations = frozenset({"replacement", "deletion"})
+    add_remove_factor = 1.0
+    change_factor = 1.0
     windowed = True  # the statistic alone; the sensitivity R is the same for every sample
 
     def sensitivity(
@@ -653,13 +705,15 @@ class LaplaceMean(_FixedSizeMean):
     ``n`` records is changed.  When a record is added or removed the noise scale itself
     changes (``R / (n eps)`` against ``R / ((n + 1) eps)``), and the ratio of two Laplace
     densities with different scales grows without bound in the tails: no ``eps`` holds.
-    For a random sample size use :class:`HorvitzThompsonMean`.
+    For a random sample size use :class:`HorvitzThompsonMean`.  Budgets:
+    ``change_factor = 1``, ``add_remove_factor = None``.
     """
 
     name = "laplace"
     label = "mean, Laplace noise scaled to the global sensitivity"
     pure = True
-    relations = frozenset({"replacement"})
+    add_remove_factor = None
+    change_factor = 1.0
 
     def noise_scale(self, sensitivity: FloatArray, eps_sample: float | FloatArray) -> FloatArray:
         """``b = S / eps`` (Laplace mechanism)."""
@@ -751,7 +805,8 @@ class GaussianMean(_FixedSizeMean):
     ``sigma = D sqrt(2 ln(1.25 / delta)) / eps`` it is exact and holds for every ``eps``.
 
     ``(eps, delta)``-DP, not pure.  Relations: ``{"replacement"}`` only (adding or removing
-    a record changes ``n`` and so the noise scale).  Standard noise ``N(0, 1)``
+    a record changes ``n`` and so the noise scale): ``change_factor = 1``,
+    ``add_remove_factor = None``.  Standard noise ``N(0, 1)``
     (:attr:`unit_noise_variance` 1), noise scale ``sigma``; conditional noise variance
     ``sigma^2``.
     """
@@ -761,7 +816,8 @@ class GaussianMean(_FixedSizeMean):
     unit_noise_variance = 1.0
     uses_delta = True
     pure = False
-    relations = frozenset({"replacement"})
+    add_remove_factor = None
+    change_factor = 1.0
 
     def noise_scale(self, sensitivity: FloatArray, eps_sample: float | FloatArray) -> FloatArray:
         """Not available without ``delta_sample``: raises ``ValueError``.
@@ -1093,7 +1149,14 @@ class ExponentialQuantile(_Quantile):
 
     So the score sensitivity is 1 in both cases (``max(q, 1 - q)`` for deletion alone --
     1/2 for the median -- where the mechanism is in fact ``max(q, 1 - q) eps``-DP).
-    ``delta_sample`` is ignored.
+    ``delta_sample`` is ignored.  An empty sample (``n = 0``, possible when the sample size
+    is random) has the score 0 everywhere, i.e. the uniform law on ``[lower, upper]``; adding
+    one record moves the score by ``q`` or ``1 - q``, so it is covered too.
+
+    Budgets: ``change_factor = 1`` and ``add_remove_factor = 1``.  The add/remove factor
+    could be ``max(q, 1 - q)`` (so 1/2 for the median), but a class attribute cannot depend
+    on ``q``; 1 is a valid upper bound, and every bound of
+    :mod:`core.accounting.change_one` grows with the add/remove budget, so it stays safe.
 
     The centre :meth:`statistic` is the order statistic ``y_(k)``,
     ``k = quantile_rank(n, q)`` (the lower median for ``q = 1/2``); the release is not
@@ -1111,7 +1174,8 @@ class ExponentialQuantile(_Quantile):
     additive = False
     unit_noise_variance = None
     pure = True
-    relations = frozenset({"replacement", "deletion"})
+    add_remove_factor = 1.0
+    change_factor = 1.0
     windowed = True  # drawn ring by ring (core.windowed.window_exponential_draws)
 
     def sensitivity(
@@ -1212,6 +1276,8 @@ class HorvitzThompsonMean(Mechanism):
     ``Laplace((R / 2) / eps)``.  Relations: ``{"deletion"}`` only -- changing one record
     moves the centred sum by up to ``R`` (from ``lower`` to ``upper``), so under replacement
     the same noise gives only ``2 eps_sample`` (a change is a removal plus an addition).
+    Budgets: ``add_remove_factor = 1``, ``change_factor = 2`` (both attained: a record at a
+    bound added, and a record moved from one bound to the other).
 
     Sensitivity (of the released statistic, in data units) ``S = (R / 2) / (rate N)``;
     noise scale ``S / eps``; conditional noise variance ``2 (S / eps)^2``, the same for
@@ -1241,7 +1307,8 @@ class HorvitzThompsonMean(Mechanism):
     name = "ht_mean"
     label = "mean, noisy centred sum over the expected sample size"
     pure = True
-    relations = frozenset({"deletion"})
+    add_remove_factor = 1.0
+    change_factor = 2.0
 
     def __init__(self, rate: float, population_size: int, lower: float, upper: float) -> None:
         r = finite_scalar("rate", rate)

@@ -525,6 +525,32 @@ BREAKS: tuple[Break, ...] = (
             "test_charts_match_the_snapshot_recorded_before_the_restructuring[amp-forward]",
         ),
     ),
+    Break(
+        name="change-one-exponent-sign-flipped",
+        item="issue 22 change-one accounting",
+        path="core/accounting/change_one.py",
+        old="b = am - sm  # in [-a, a)",
+        new="b = am + sm  # in [-a, a)",
+        tests=("tests/core/test_accounting_change_one.py",),
+    ),
+    Break(
+        name="change-one-ht-mean-change-factor-1",
+        item="issue 22 change-one accounting",
+        path="core/mechanisms.py",
+        old="    change_factor = 2.0\n",
+        new="    change_factor = 1.0\n",
+        tests=("tests/core/test_accounting_change_one.py",),
+    ),
+    Break(
+        name="change-one-group-clamp-dropped",
+        item="issue 22 change-one accounting",
+        path="core/accounting/change_one.py",
+        old="    s_eff = np.minimum(s, 2.0 * a)\n",
+        new="    s_eff = np.array(s)\n",
+        tests=(
+            "tests/core/test_accounting_change_one.py::test_worst_case_mechanism_reaches_the_bound",
+        ),
+    ),
 )
 
 

@@ -1,0 +1,10 @@
+"""Privacy accounting that goes beyond one design's published theorem.
+
+Modules
+-------
+:mod:`core.accounting.change_one`
+    Amplification by sampling when the promise is for a *changed* record and the mechanism
+    states two budgets, one for an added or removed record and one for a changed record:
+    the exact Poisson bound, its inverse, and what carries over (or does not) to simple
+    random, proportional stratified and cluster samples.
+"""
