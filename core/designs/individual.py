@@ -21,6 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from core import amplification as amp
+from core.accounting import change_one
 from core.designs.frame import Frame
 from core.designs.protocol import Accounting, PlannerDesign, Point, WindowDraw
 from core.windowed import FIRST_HALF_WIDTH
@@ -107,7 +108,50 @@ class Poisson(_Individual):
         """Sizes ``n ~ Binomial(N, r)``; given its size the sample is a uniform subset."""
         return WindowDraw(rng.binomial(frame.N, point.rate, reps).astype(np.int64))
 
+    def caveat(self, relation: str) -> str:
+        if relation == "replacement":
+            return (
+                "Its theorem is proven for adding or removing a record; for a changed record "
+                "the planner uses the exact bound from the mechanism's own add/remove and "
+                "change budgets (core.accounting.change_one), which beats counting a change "
+                "as a removal and an addition (group privacy)."
+            )
+        return ""
+
     def change_accounting(
         self, eps_target: float, mechanism: type[Mechanism] | None, point: Point
     ) -> Accounting:
-        return super().change_accounting(eps_target, mechanism, point)
+        """The exact bound for a changed record from the mechanism's two budgets.
+
+        ``ε_target = ln((1 − r + r e^{ε_ar}) / (1 − r + r e^{ε_ar − ε_sub}))``
+        (:func:`core.accounting.change_one.poisson_eps_target`), inverted; group privacy
+        when no mechanism is named.
+        """
+        if mechanism is None or mechanism.add_remove_factor is None:
+            return super().change_accounting(eps_target, mechanism, point)
+        eps = float(
+            change_one.poisson_eps_sample(
+                eps_target, point.rate, mechanism.add_remove_factor, mechanism.change_factor
+            )
+        )
+        return Accounting(eps, _POISSON_CHANGE)
+
+    def change_eps_target(
+        self, eps_sample: float, mechanism: type[Mechanism] | None, point: Point
+    ) -> float:
+        if mechanism is None or mechanism.add_remove_factor is None:
+            return super().change_eps_target(eps_sample, mechanism, point)
+        gamma = change_one.effective_change_factor(
+            mechanism.add_remove_factor, mechanism.change_factor
+        )
+        return float(
+            change_one.poisson_eps_target(
+                mechanism.add_remove_factor * eps_sample, gamma * eps_sample, point.rate
+            )
+        )
+
+
+_POISSON_CHANGE = (
+    "Poisson sampling, exact for a changed record from the mechanism's add/remove and change "
+    "budgets: ln((1 − r + r e^ε_ar) / (1 − r + r e^(ε_ar − ε_sub)))"
+)

@@ -42,6 +42,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
+from core.accounting.change_one import effective_change_factor
+
 if TYPE_CHECKING:
     from core.designs.frame import Frame
     from core.mechanisms import Mechanism
@@ -115,6 +117,22 @@ class WindowDraw:
 
     sizes: NDArray[np.int64]
     source: Callable[[np.random.Generator, NDArray[np.int64]], WindowSource] | None = None
+
+
+def _factor(mechanism: type[Mechanism] | None, relation: str) -> float:
+    """The mechanism's budget for ``relation`` per unit of ``eps_sample`` (1 when unnamed).
+
+    ``α`` for added or removed records; ``min(γ, 2α)`` for a changed one
+    (:func:`core.accounting.change_one.effective_change_factor`).
+    """
+    if mechanism is None:
+        return 1.0
+    alpha, gamma = mechanism.add_remove_factor, mechanism.change_factor
+    if relation == "deletion":
+        if alpha is None:
+            raise ValueError(f"{mechanism.name!r} states no guarantee for added or removed records")
+        return float(alpha)
+    return effective_change_factor(alpha, gamma)
 
 
 class PlannerDesign(ABC):
@@ -226,12 +244,17 @@ class PlannerDesign(ABC):
     ) -> Accounting:
         """``eps_sample`` for ``eps_target`` under ``relation``, with the bound named.
 
-        A design proven for the relation asked (or needing none) uses its theorem.  A design
-        proven for added or removed records, asked for a changed record, uses
-        :meth:`change_accounting`.
+        A design proven for the relation asked (or needing none) uses its theorem at the
+        mechanism's budget for that relation (``ε_ar = α ε_sample`` for added or removed
+        records, ``ε_sub = min(γ, 2α) ε_sample`` for a changed one; α = γ = 1 when no
+        mechanism is named).  A design proven for added or removed records, asked for a
+        changed record, uses :meth:`change_accounting`.
         """
-        if self.proven_for in ("any", relation):
-            return Accounting(self.deamplified(eps_target, point), self.theorem)
+        factor = _factor(mechanism, relation)
+        if self.proven_for == "any":
+            return Accounting(eps_target / factor, self.theorem)
+        if self.proven_for == relation:
+            return Accounting(self.deamplified(eps_target, point) / factor, self.theorem)
         if self.proven_for == "deletion" and relation == "replacement":
             return self.change_accounting(eps_target, mechanism, point)
         raise ValueError(f"the {self.label.lower()} has no theorem for relation={relation!r}")
@@ -241,12 +264,13 @@ class PlannerDesign(ABC):
     ) -> Accounting:
         """A changed record under a theorem for added or removed ones: group privacy.
 
-        A change is a removal followed by an addition, so a design that keeps ``ε`` for
-        each keeps ``2ε`` for a change; the mechanism may spend the ``eps_sample`` of
-        ``eps_target / 2``.  Designs with a tighter proven bound override this.
+        A change is a removal followed by an addition (of a record that may belong to
+        another stratum or cluster, which moves the design's sizes), so a design that keeps
+        ``ε`` for each keeps ``2ε`` for a change: the mechanism may spend the add/remove
+        budget of ``eps_target / 2``.  Designs with a tighter proven bound override this.
         """
         return Accounting(
-            self.deamplified(eps_target / 2.0, point),
+            self.deamplified(eps_target / 2.0, point) / _factor(mechanism, "deletion"),
             f"group privacy: a change is a removal and an addition, so twice the bound of "
             f"{self.theorem}",
         )
@@ -255,14 +279,17 @@ class PlannerDesign(ABC):
         self, eps_sample: float, mechanism: type[Mechanism] | None, point: Point
     ) -> float:
         """The inverse of :meth:`change_accounting`: twice the theorem's bound."""
-        return 2.0 * self.amplified(eps_sample, point)
+        return 2.0 * self.amplified(eps_sample * _factor(mechanism, "deletion"), point)
 
     def eps_target_of(
         self, eps_sample: float, relation: str, mechanism: type[Mechanism] | None, point: Point
     ) -> float:
         """The inverse of :meth:`accounting`: ``eps_target`` when ``eps_sample`` is spent."""
-        if self.proven_for in ("any", relation):
-            return self.amplified(eps_sample, point)
+        factor = _factor(mechanism, relation)
+        if self.proven_for == "any":
+            return eps_sample * factor
+        if self.proven_for == relation:
+            return self.amplified(eps_sample * factor, point)
         if self.proven_for == "deletion" and relation == "replacement":
             return self.change_eps_target(eps_sample, mechanism, point)
         raise ValueError(f"the {self.label.lower()} has no theorem for relation={relation!r}")

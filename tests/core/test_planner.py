@@ -383,9 +383,17 @@ def test_plan_table_columns_best_rows_and_refinement():
     census = result.census
     assert census is not None
     assert best.loc[best["design"] == "census", "gain"].max() == pytest.approx(0.0)
-    # Add/remove theorems spend the eps_sample of eps_target / 2 under "replacement".
-    row = t[(t["design"] == "poisson")].iloc[0]
-    assert row["eps_sample"] == pytest.approx(amp.eps_sample(0.5, row["rate"]))
+    # A changed record on a Poisson sample: the exponential mechanism (both budgets ε) keeps
+    # ln(1 + r(e^ε − 1)) exactly; stratified and cluster samples use group privacy (ε/2).
+    row = t[(t["design"] == "poisson") & (t["mechanism"] == "exponential")].iloc[0]
+    assert row["eps_sample"] == pytest.approx(amp.eps_sample(1.0, row["rate"]), rel=1e-12)
+    assert "exact for a changed record" in row["accounting"]
+    row = t[(t["design"] == "stratified_proportional")].iloc[0]
+    expected = pl.eps_sample_for(
+        "stratified_proportional", 0.5, relation="deletion", rate=row["rate"]
+    )
+    assert row["eps_sample"] == pytest.approx(expected, rel=1e-12)
+    assert "group privacy" in row["accounting"]
 
 
 def test_plan_is_reproducible_and_seeded():
