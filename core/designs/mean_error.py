@@ -207,7 +207,7 @@ class MeanPopulation:
 
     @property
     def centre(self) -> float:
-        """``c``, the middle of ``[lower, upper]`` (as :class:`~core.mechanisms.HorvitzThompsonMean`)."""
+        """``c``, the middle of ``[lower, upper]`` (as in ``HorvitzThompsonMean``)."""
         return self.lower + (self.upper - self.lower) / 2.0
 
     @property
@@ -249,7 +249,7 @@ def _group_sums(deviations: FloatArray, codes: IntArray, counts: IntArray) -> Gr
     H = counts.size
     sizes = counts.astype(np.float64)
     first = np.bincount(codes, weights=deviations, minlength=H) / sizes
-    e = deviations - first[codes]
+    e = deviations - np.take(first, codes)
     t1 = np.bincount(codes, weights=e, minlength=H)
     e *= e
     t2 = np.bincount(codes, weights=e, minlength=H)
@@ -616,9 +616,7 @@ def _check_level(level: float) -> float:
     return lv
 
 
-def normal_laplace_abs_quantile(
-    level: float, sigma: float, b: float, mean: float = 0.0
-) -> float:
+def normal_laplace_abs_quantile(level: float, sigma: float, b: float, mean: float = 0.0) -> float:
     """``x`` with ``P(|μ + G + L| <= x) = level``, ``G ~ N(0, σ²)``, ``L ~ Laplace(0, b)``.
 
     Solved by Brent's method in units of ``max(σ, b)`` (so that any overall scale, and any
@@ -802,7 +800,9 @@ def mean_errors(
     scale, noise = mean_noise(
         mechanism, population.lower, population.upper, moments.expected_size, eps, delta_sample
     )
-    delta = float(delta_sample) if mechanism == "gaussian" and delta_sample is not None else math.nan
+    delta = (
+        float(delta_sample) if mechanism == "gaussian" and delta_sample is not None else math.nan
+    )
     out = []
     for i in range(moments.rate.size):
         bias, var = float(moments.bias[i]), float(moments.variance[i])
