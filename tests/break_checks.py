@@ -551,6 +551,49 @@ BREAKS: tuple[Break, ...] = (
             "tests/core/test_accounting_change_one.py::test_worst_case_mechanism_reaches_the_bound",
         ),
     ),
+    Break(
+        name="mean-error-cluster-fpc-dropped",
+        item="issue 22 mean error",
+        path="core/designs/mean_error.py",
+        old="var = float(k) * k * (1.0 - ell / k) * s2t / (ell * float(N) * N)",
+        new="var = float(k) * k * s2t / (ell * float(N) * N)",
+        tests=("tests/core/test_mean_error.py::test_cluster_matches_enumeration",),
+    ),
+    Break(
+        name="mean-error-rounding-variance-dropped",
+        item="issue 22 mean error",
+        path="core/designs/mean_error.py",
+        old="between = means * means * p * (1.0 - p)",
+        new="between = 0.0 * means",
+        tests=(
+            "tests/core/test_mean_error.py::"
+            "test_stratified_randomised_rounding_matches_enumeration",
+        ),
+    ),
+    Break(
+        name="mean-error-srs-fpc-dropped",
+        item="issue 22 mean error",
+        path="core/designs/mean_error.py",
+        old="var = (1.0 - n / N) * population.variance / n",
+        new="var = population.variance / n",
+        tests=("tests/core/test_mean_error.py::test_srs_matches_enumeration_and_hu_et_al_eq7",),
+    ),
+    Break(
+        name="mean-error-poisson-about-the-mean",
+        item="issue 22 mean error",
+        path="core/designs/mean_error.py",
+        old="squares = population.sum_squares + N * offset * offset",
+        new="squares = population.sum_squares",
+        tests=("tests/core/test_mean_error.py::test_poisson_matches_enumeration",),
+    ),
+    Break(
+        name="mean-error-normal-laplace-term-sign",
+        item="issue 22 mean error",
+        path="core/designs/mean_error.py",
+        old="out = out - 0.25 * special.erfcx((u + rho) / _SQRT2) * gauss",
+        new="out = out + 0.25 * special.erfcx((u + rho) / _SQRT2) * gauss",
+        tests=("tests/core/test_mean_error.py::test_normal_laplace_quantile_against_quadrature",),
+    ),
 )
 
 
