@@ -21,6 +21,8 @@ __all__ = ["Census"]
 class Census(PlannerDesign):
     """Every record, privatised with ``eps_sample = eps_target``."""
 
+    has_mean_moments = True
+
     name = "census"
     label = "Census (privatise the whole population)"
     short_label = "Census"

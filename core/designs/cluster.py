@@ -26,6 +26,8 @@ __all__ = ["ClusterDesign"]
 class ClusterDesign(PlannerDesign):
     """``ℓ = round(r k)`` of the population's ``k`` clusters, drawn without replacement."""
 
+    has_mean_moments = True
+
     name = "cluster"
     label = "Cluster sample"
     short_label = "Cluster"

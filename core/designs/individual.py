@@ -43,6 +43,8 @@ def _window_cost(frame: Frame, n: float) -> float:
 
 
 class _Individual(PlannerDesign):
+    has_mean_moments = True
+
     def amplified(self, eps_sample: float, point: Point) -> float:
         return float(amp.eps_target(eps_sample, point.rate))
 

@@ -14,7 +14,8 @@ asks of a design:
   that reveals only the sample's order statistics near a rank (:mod:`core.windowed`), at a
   cost that does not grow with N;
 * **the mean in closed form** -- the design variance of the linear estimator the mean
-  mechanisms release (:mod:`core.designs.mean_error`), so the mean needs no Monte Carlo.
+  mechanisms release (:mod:`core.designs.mean_error`, :attr:`has_mean_moments`), so the
+  mean needs no Monte Carlo.
 
 The planner (:mod:`core.planner`) is a loop over designs × mechanisms × rates that calls
 these methods and never branches on a design's name.  Adding a design is one module with a
@@ -166,7 +167,8 @@ class PlannerDesign(ABC):
     #: Bytes of working memory per record and repetition when drawing masks (keys, mask,
     #: the samples cut out and the mechanism's batch).
     mask_bytes: ClassVar[int] = 40
-    #: :meth:`mean_moments` is implemented.
+    #: :mod:`core.designs.mean_error` gives the design's exact mean and variance of the
+    #: linear mean estimator (the design's name is one of its ``DESIGNS``).
     has_mean_moments: ClassVar[bool] = False
 
     # -- availability -------------------------------------------------------------------
@@ -320,16 +322,6 @@ class PlannerDesign(ABC):
     def window_cost(self, frame: Frame, point: Point) -> float:
         """Relative cost of one windowed sample (the planner's cost model; masks cost N)."""
         return math.inf
-
-    # -- the mean in closed form ----------------------------------------------------------
-
-    def mean_moments(self, frame: Frame, point: Point, centre: float) -> tuple[float, float]:
-        """Mean and variance of ``Σ_S (x − centre) / (rate N)`` over the design's samples.
-
-        Raises NotImplementedError for a design without a closed form (the planner then
-        draws masks).
-        """
-        raise NotImplementedError
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"

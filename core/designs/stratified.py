@@ -38,6 +38,8 @@ def rounded_allocation(
 class ProportionalStratifiedDesign(PlannerDesign):
     """The fraction ``r`` of every stratum, randomised rounding."""
 
+    has_mean_moments = True
+
     name = "stratified_proportional"
     label = "Proportional stratified sample, randomised rounding"
     short_label = "Stratified, proportional"
