@@ -1,50 +1,111 @@
-"""Timings of the release planner (issue 13 targets, printed, never asserted).
+"""Timings and memory of the release planner (issue 22's table; printed, never asserted).
 
-Run from the repository root:  .venv/bin/python -m bench.bench_planner
+Run from the repository root:  .venv/bin/python -m bench.bench_planner [--quick]
 
-* the default comparison (every design the population supports × 8 rates, T = 200, with the
-  refinement) for the median and the mean on the built-in establishments population
-  (N = 100,000, with strata and clusters) and on the lognormal one (N = 10,001);
-* the accuracy-first search on the lognormal population (median, T = 200);
-* register scale: the lognormal built-in drawn with N = 10^5 .. 10^7 records, median with the
-  mechanisms that run on windows (smooth Laplace, smooth pure, global Laplace; census, simple
-  random and Poisson designs), sampler "auto" (windows from N = 200,000).
+Rows, at N = 10^5 and 10^7 (the establishments builder scaled: strata = size classes,
+clusters = regions), for the median and the mean, T = 200:
 
-Each figure is the best of a few single calls (the least disturbed run).
+* the default plan (every design the population supports × 8 rates, with the refinement);
+* the first usable rows: seconds until the planner's progress callback has the census and
+  the simple random sample (what the page shows first);
+* accuracy first (the smallest ε_target reaching a 95 % bound) on the lognormal built-in;
+* several statistics from one sample (median, quartiles and mean at equal budget shares);
+* peak memory beyond the population's own columns.
+
+Every case runs in a child process with an address-space cap (``resource.RLIMIT_AS``), so a
+runaway fails alone; the child reports its wall time and its peak resident memory.  With
+``--quick`` only N = 10^5 runs.
 """
 
 from __future__ import annotations
 
-from bench._timing import best_seconds
-from core import planner
-from core.populations import make_builtin
+import argparse
+import json
+import subprocess
+import sys
+import textwrap
+
+from bench._timing import ROOT
+
+#: Address-space cap of each child process (bytes).
+CAP_BYTES = 12 << 30
+
+_CHILD = textwrap.dedent(
+    """
+    import json, resource, sys, time
+    resource.setrlimit(resource.RLIMIT_AS, ({cap}, {cap}))
+    from core import planner
+    from core.designs.frame import Frame
+    from core.populations import make_builtin
+
+    case, key, N, statistic = {case!r}, {key!r}, {N}, {statistic!r}
+    pop = make_builtin(key, seed=0, size=N)
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    frame = Frame.of(pop)
+    out = {{}}
+    t0 = time.perf_counter()
+    if case == "plan":
+        first = []
+        def seen(p):
+            if p.done >= 2 and not first:
+                first.append(time.perf_counter() - t0)
+        planner.plan(pop, statistic=statistic, eps_target=1.0, reps=200, frame=frame,
+                     progress=seen)
+        out["first_rows"] = first[0] if first else float("nan")
+    elif case == "accuracy":
+        planner.smallest_eps_target(pop, statistic=statistic, target_error_95=2.0, reps=200,
+                                    frame=frame)
+    elif case == "several":
+        for stat, q in (("median", 0.5), ("quantile", 0.25), ("quantile", 0.75), ("mean", 0.5)):
+            planner.plan(pop, statistic=stat, quantile=q, eps_target=1.0, reps=200,
+                         budget_share=0.25, frame=frame)
+    out["seconds"] = time.perf_counter() - t0
+    out["peak_mb"] = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) / 1024
+    print(json.dumps(out))
+    """
+)
+
+
+def run(case: str, key: str, N: int, statistic: str) -> dict[str, float] | str:
+    """One case in a capped child process: its figures, or why it failed."""
+    code = _CHILD.format(cap=CAP_BYTES, case=case, key=key, N=N, statistic=statistic)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        return f"failed ({last[:120]})"
+    result: dict[str, float] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return result
+
+
+def show(label: str, got: dict[str, float] | str) -> None:
+    if isinstance(got, str):
+        print(f"{label:58s} {got}")
+        return
+    first = got.get("first_rows")
+    extra = f"  first rows {first:6.2f} s" if first is not None else ""
+    print(f"{label:58s} {got['seconds']:7.2f} s  peak +{got['peak_mb']:7.0f} MB{extra}")
 
 
 def main() -> None:
-    for key in ("lognormal", "establishments"):
-        pop = make_builtin(key, seed=0)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="only N = 10^5")
+    sizes = (10**5,) if parser.parse_args().quick else (10**5, 10**7)
+    for N in sizes:
         for statistic in ("median", "mean"):
-            seconds = best_seconds(
-                lambda pop=pop, statistic=statistic: planner.plan(
-                    pop, statistic=statistic, eps_target=1.0, reps=200
-                ),
-                repeat=2,
+            show(
+                f"default plan, establishments N = {N:>10,}, {statistic}",
+                run("plan", "establishments", N, statistic),
             )
-            print(f"plan {key:15s} N = {pop.size:>7,}  {statistic:6s}  {seconds:7.2f} s")
-    pop = make_builtin("lognormal", seed=0)
-    target = float(planner.plan(pop, eps_target=1.0, reps=200).best["error_95"]) * 2
-    seconds = best_seconds(
-        lambda: planner.smallest_eps_target(pop, target_error_95=target, reps=200), repeat=1
-    )
-    print(f"smallest_eps_target lognormal median (bound {target:.3g})  {seconds:7.2f} s")
-    windowed = ["smooth_laplace", "smooth_pure", "global_laplace"]
-    for N in (10**5, 10**6, 10**7):
-        pop = make_builtin("lognormal", seed=0, size=N)
-        seconds = best_seconds(
-            lambda pop=pop: planner.plan(pop, eps_target=1.0, reps=200, mechanisms=windowed),
-            repeat=2,
+        show(
+            f"accuracy first, lognormal N = {N:>10,}, median",
+            run("accuracy", "lognormal", N, "median"),
         )
-        print(f"plan lognormal N = {N:>10,}  median, windowed mechanisms  {seconds:7.2f} s")
+        show(
+            f"several statistics, establishments N = {N:>10,}",
+            run("several", "establishments", N, "median"),
+        )
 
 
 if __name__ == "__main__":

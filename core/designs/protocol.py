@@ -112,8 +112,8 @@ class WindowDraw:
         random).
     source : callable or None
         ``source(rng, rows)`` returns a :class:`core.windowed.WindowSource` over the
-        repetitions ``rows`` (indices of non-empty samples); None means the samples are
-        uniform subsets of their sizes (:class:`core.windowed.SampleWindows`).
+        repetitions ``rows`` (indices into ``sizes``, each a non-empty sample); None means
+        the samples are uniform subsets of their sizes (:class:`core.windowed.SampleWindows`).
     """
 
     sizes: NDArray[np.int64]

@@ -213,7 +213,14 @@ def simulate_windows(
         used = sorted(
             {b for b, x in zip(betas, exponential, strict=True) if b is not None and not x}
         )
-        kw: dict[str, Any] = {} if draw.source is None else {"source": draw.source, "rows": rows}
+        kw: dict[str, Any] = {}
+        if draw.source is not None:
+            design_source = draw.source
+
+            def source(gen: np.random.Generator, chunk: NDArray[np.int64]) -> Any:
+                return design_source(gen, rows[chunk])  # chunk indexes the non-empty samples
+
+            kw["source"] = source
         stat, S = window_quantile_draws(
             rng, frame.values, filled, quantile, used, frame.lower, frame.upper, **kw
         )
