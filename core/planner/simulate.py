@@ -179,6 +179,15 @@ def simulate_masks(
     return results
 
 
+def _on_rows(source: Any, rows: NDArray[np.int64]) -> Any:
+    """``source`` called with the design's repetitions for a chunk of non-empty samples."""
+
+    def chunk_source(gen: np.random.Generator, chunk: NDArray[np.int64]) -> Any:
+        return source(gen, rows[chunk])
+
+    return chunk_source
+
+
 def simulate_windows(
     design: PlannerDesign,
     mechanisms: Sequence[str],
@@ -215,12 +224,7 @@ def simulate_windows(
         )
         kw: dict[str, Any] = {}
         if draw.source is not None:
-            design_source = draw.source
-
-            def source(gen: np.random.Generator, chunk: NDArray[np.int64]) -> Any:
-                return design_source(gen, rows[chunk])  # chunk indexes the non-empty samples
-
-            kw["source"] = source
+            kw["source"] = _on_rows(draw.source, rows)
         stat, S = window_quantile_draws(
             rng, frame.values, filled, quantile, used, frame.lower, frame.upper, **kw
         )
