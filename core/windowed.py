@@ -53,7 +53,9 @@ the number of samples times the window, never to ``N``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -64,6 +66,8 @@ from core._validation import FloatArray, check_bounds, check_whole
 __all__ = [
     "LEAF",
     "SampleWindows",
+    "SourceFactory",
+    "WindowSource",
     "window_exponential_draws",
     "window_quantile_draws",
 ]
@@ -358,6 +362,75 @@ class SampleWindows:
         return out
 
 
+class WindowSource(Protocol):
+    """What the draw functions need from a source of random samples: sizes, and ranks on demand.
+
+    A source holds ``reps`` independent random samples of a sorted population (records
+    ``0..N-1`` of ``sorted_values``) whose sizes are fixed when the source is made, and
+    reveals the records of chosen sample ranks without drawing the rest.  Ranks order the
+    records of a sample by their position in the sorted population (ties broken by
+    position), so rank ``j`` of sample ``r`` holds the ``j``-th smallest value.
+    :class:`SampleWindows` (simple random samples) is one; a design with its own law (e.g.
+    :mod:`core.designs.stratified_windows`) is another.  The law of what a source reveals must
+    be the law of the whole sample's order statistics, however the windows were widened.
+
+    Contract (``first``, ``last``, ``k`` are 1-indexed ranks; ``which`` are sample indices):
+
+    * ``reps`` -- number of samples; ``sizes`` -- their sizes ``n_r >= 1``, shape ``(reps,)``.
+    * ``ensure(first, last)`` -- make ranks ``first[r] .. last[r]`` (clipped to ``[1, n_r]``)
+      of every sample known.  Ranks already known stay known with the same records, so a
+      widening only adds to what was drawn.
+    * ``outside(which, k, values)`` -- for each sample ``which[i]`` whose rank ``k[i]`` is
+      known: the first and last rank of the run of known ranks around ``k[i]``, and the
+      ranks outside that run as blocks ``(offsets, first rank, last rank, lowest value,
+      highest value)`` that together cover every rank outside the run, each block's values
+      inside ``[lowest, highest]`` (the ``blocks`` argument of
+      :func:`core.sensitivity.smooth_sensitivity_window_batch`; ``values`` is the sorted
+      population).
+    * ``positions(first, width, which)`` -- the records (indices into the sorted population)
+      of ranks ``first[i] .. first[i] + width - 1`` of samples ``which`` (default all), ``-1``
+      where a rank is outside ``[1, n_r]`` or not known; the source may forget the samples
+      left out of ``which``.
+    """
+
+    @property
+    def reps(self) -> int: ...
+
+    @property
+    def sizes(self) -> IntArray: ...
+
+    def ensure(self, first: IntArray, last: IntArray) -> None: ...
+
+    def outside(
+        self, which: IntArray, k: IntArray, values: FloatArray
+    ) -> tuple[IntArray, IntArray, tuple[IntArray, IntArray, IntArray, FloatArray, FloatArray]]: ...
+
+    def positions(self, first: IntArray, width: int, which: IntArray | None = None) -> IntArray: ...
+
+
+#: Makes the source of some of the samples of a draw: ``factory(rng, rows)`` returns a
+#: :class:`WindowSource` over samples ``rows`` (indices into the draw's ``sizes``, in that
+#: order), whose ``sizes`` must equal ``sizes[rows]``.  The draw functions chunk their
+#: samples, so a factory is called once per chunk with the chunk's rows.
+SourceFactory = Callable[[np.random.Generator, IntArray], WindowSource]
+
+
+def _open_source(
+    source: SourceFactory | None,
+    rng: np.random.Generator,
+    N: int,
+    sizes: IntArray,
+    rows: IntArray,
+) -> WindowSource:
+    """The source of samples ``rows`` (sizes ``sizes``): simple random ones by default."""
+    if source is None:
+        return SampleWindows(rng, N, sizes)
+    windows = source(rng, rows)
+    if not np.array_equal(windows.sizes, sizes):
+        raise ValueError("the source's sample sizes differ from the sizes given to the draw")
+    return windows
+
+
 def window_quantile_draws(
     rng: np.random.Generator,
     sorted_values: FloatArray,
@@ -366,6 +439,8 @@ def window_quantile_draws(
     betas: ArrayLike,
     lower: float,
     upper: float,
+    *,
+    source: SourceFactory | None = None,
 ) -> tuple[FloatArray, FloatArray]:
     """Sample quantiles and their smooth sensitivities for SRSWOR samples, window only.
 
@@ -390,6 +465,12 @@ def window_quantile_draws(
         statistics are drawn and the window is the single rank ``k``).
     lower, upper : float
         Public bounds.
+    source : SourceFactory, optional
+        Where the samples come from (:class:`WindowSource`): called once per chunk of
+        samples with ``rng`` and the chunk's rows; default simple random samples of
+        ``sizes`` (:class:`SampleWindows`).  Any other design whose source reveals exactly
+        its samples' order statistics (e.g. :mod:`core.designs.stratified_windows`) gets
+        exactly its statistic and ``S``.
 
     Returns
     -------
@@ -416,8 +497,9 @@ def window_quantile_draws(
         stop = min(reps, start + size)
         sl = slice(start, stop)
         half = _draw_chunk(
-            rng, sorted_values, n[sl], k[sl], b, lo, hi, half, statistic[sl], sensitivity[:, sl]
-        )
+            rng, sorted_values, n[sl], k[sl], b, lo, hi, half, statistic[sl], sensitivity[:, sl],
+            rows=np.arange(start, stop), source=source,
+        )  # fmt: skip
         start = stop
     return statistic, sensitivity
 
@@ -433,6 +515,9 @@ def _draw_chunk(
     half: int,
     statistic: FloatArray,
     sensitivity: FloatArray,
+    *,
+    rows: IntArray,
+    source: SourceFactory | None = None,
 ) -> int:
     """One chunk of samples; returns the half-width the widest sample needed.
 
@@ -440,7 +525,7 @@ def _draw_chunk(
     around ``k`` as the window and bounds the rest through the unexpanded blocks; the
     samples whose ``S`` is not yet certified for every ``beta`` double ``h``.
     """
-    windows = SampleWindows(rng, values.size, n)
+    windows = _open_source(source, rng, values.size, n, rows)
     todo = np.arange(n.size)
     half_of = np.full(n.size, half, dtype=np.int64)
     widest = half
@@ -565,6 +650,7 @@ def window_exponential_draws(
     upper: float,
     *,
     first_half: int | None = None,
+    source: SourceFactory | None = None,
 ) -> tuple[FloatArray, FloatArray]:
     """Exponential-mechanism quantiles of SRSWOR samples, drawn exactly from windows.
 
@@ -599,6 +685,9 @@ def window_exponential_draws(
         Half-width (in ranks) of the first window; default ``80 / min(eps)``, at which the
         unknown rest is negligible on smooth data.  Smaller values only cost more rounds
         (the tests use them to exercise every ring).
+    source : SourceFactory, optional
+        Where the samples come from, called once with ``sample_rng`` and every row
+        (:func:`window_quantile_draws`); default simple random samples of ``sizes``.
 
     Returns
     -------
@@ -614,7 +703,7 @@ def window_exponential_draws(
         raise ValueError("eps must be a non-empty list of finite numbers > 0")
     reps = n.size
     k = np.array([sens.quantile_rank(int(m), q) for m in n], dtype=np.int64)
-    windows = SampleWindows(sample_rng, sorted_values.size, n)
+    windows = _open_source(source, sample_rng, sorted_values.size, n, np.arange(reps))
     # A first half-width at which the rest weighs about e^-20 of the ring on smooth data.
     start = (
         int(min(80.0 / float(e.min()), 2.0**40)) + 1
