@@ -489,15 +489,15 @@ class ClusterWindows:
             )
         row = np.concatenate([p[0] for p in parts])
         b_first = np.concatenate([p[1] for p in parts])
-        b_last = np.concatenate([p[2] for p in parts])
-        b_low = np.concatenate([p[3] for p in parts]).astype(np.float64)
-        b_high = np.concatenate([p[4] for p in parts]).astype(np.float64)
         order = np.lexsort((b_first, row))
-        row, b_first, b_last, b_low, b_high = (
-            x[order] for x in (row, b_first, b_last, b_low, b_high)
-        )
-        offsets = np.searchsorted(row, np.arange(rows.size + 1)).astype(np.int64)
-        return a.copy(), b.copy(), (offsets, b_first, b_last, b_low, b_high)
+        ranks_first: IntArray = b_first[order].astype(np.int64)
+        ranks_last: IntArray = np.concatenate([p[2] for p in parts])[order].astype(np.int64)
+        low: FloatArray = np.concatenate([p[3] for p in parts])[order].astype(np.float64)
+        high: FloatArray = np.concatenate([p[4] for p in parts])[order].astype(np.float64)
+        offsets: IntArray = np.searchsorted(row[order], np.arange(rows.size + 1)).astype(np.int64)
+        known_first: IntArray = a.astype(np.int64)
+        known_last: IntArray = b.astype(np.int64)
+        return known_first, known_last, (offsets, ranks_first, ranks_last, low, high)
 
     def positions(self, first: IntArray, width: int, which: IntArray | None = None) -> IntArray:
         """Population positions of ranks ``first[r] .. first[r] + width - 1`` of samples ``which``.
