@@ -16,9 +16,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from core.designs import ClusterSampling
+from core.designs.cluster_windows import ClusterIndex, ClusterWindows, draw_cluster_sets
 from core.designs.frame import Frame
 from core.designs.individual import permutations
-from core.designs.protocol import PlannerDesign, Point
+from core.designs.protocol import PlannerDesign, Point, WindowDraw
 
 __all__ = ["ClusterDesign"]
 
@@ -77,6 +78,27 @@ class ClusterDesign(PlannerDesign):
     def deamplified(self, eps_target: float, point: Point) -> float:
         return float(self._theorem(point).eps_sample(eps_target))
 
+    def window_draw(
+        self, frame: Frame, point: Point, reps: int, rng: np.random.Generator
+    ) -> WindowDraw:
+        """The drawn clusters of ``reps`` samples; their order statistics by selection across
+        the drawn clusters (:class:`core.designs.cluster_windows.ClusterWindows`)."""
+        index = frame.prepared("cluster_index", _cluster_index)
+        drawn = draw_cluster_sets(rng, index.k, round(point.size), reps)
+        sizes = index.sizes[drawn].sum(axis=1).astype(np.int64)
+
+        def source(gen: np.random.Generator, rows: NDArray[np.int64]) -> ClusterWindows:
+            return ClusterWindows(index, drawn[rows])
+
+        return WindowDraw(sizes, source)
+
+    def window_cost(self, frame: Frame, point: Point) -> float:
+        """Record-equivalents of one windowed sample (a mask costs N): bisection steps of
+        ``log2 M`` over the ``ℓ`` drawn clusters, measured about 40 per step."""
+        assert frame.cluster_sizes is not None
+        largest = float(frame.cluster_sizes.max())
+        return 12_000.0 + 40.0 * point.size * math.log2(largest + 1.0)
+
     def draw_keys(self, frame: Frame, rows: int, rng: np.random.Generator) -> Any:
         """A uniform random rank per cluster: the clusters ranked below ``ℓ`` are drawn."""
         assert frame.cluster_sizes is not None
@@ -85,3 +107,8 @@ class ClusterDesign(PlannerDesign):
     def mask(self, frame: Frame, keys: Any, point: Point) -> NDArray[np.bool_]:
         assert frame.cluster_codes is not None
         return np.asarray(keys[:, frame.cluster_codes] < point.size)
+
+
+def _cluster_index(frame: Frame) -> ClusterIndex:
+    assert frame.cluster_codes is not None
+    return ClusterIndex.of(frame.cluster_codes)
