@@ -10,9 +10,9 @@ by the certify-and-widen loop of ``tests/core/test_cluster_windows.py`` (the loo
 ``core.windowed._draw_chunk``) on :class:`core.designs.cluster_windows.ClusterWindows`.
 
 Printed: the time to build the index once per population; then per (N, ℓ) the mean sample
-size, the wall and process CPU time of the T draws and the peak memory allocated during them (tracemalloc,
-numpy included), next to the population's value column (8 N bytes).  Whole samples are not
-drawn (at ℓ = 432 of 480 a whole sample is 9 million records).
+size, the wall and process CPU time of the T draws and the peak memory allocated during
+them (tracemalloc, numpy included), next to the population's value column (8 N bytes).
+Whole samples are not drawn (at ℓ = 432 of 480 a whole sample is 9 million records).
 
 Run: ``python -m bench.bench_cluster_windows`` (with ``ulimit -v 8000000``).
 """
