@@ -594,6 +594,36 @@ BREAKS: tuple[Break, ...] = (
         new="out = out + 0.25 * special.erfcx((u + rho) / _SQRT2) * gauss",
         tests=("tests/core/test_mean_error.py::test_normal_laplace_quantile_against_quadrature",),
     ),
+    Break(
+        name="cluster-windows-selection-rank-off-by-one",
+        item="issue 22 cluster windows",
+        path="core/designs/cluster_windows.py",
+        old="if at_most >= j:",
+        new="if at_most >= j + 1:",
+        tests=("tests/core/test_cluster_windows.py::test_every_method_matches_the_whole_sample",),
+    ),
+    Break(
+        name="cluster-windows-block-value-range-too-narrow",
+        item="issue 22 cluster windows",
+        path="core/designs/cluster_windows.py",
+        old="values[low_pos[br, bl]],",
+        new="values[high_pos[br, bl]],",
+        tests=(
+            "tests/core/test_cluster_windows.py::test_blocks_certify_the_whole_samples_sensitivity",
+        ),
+    ),
+    Break(
+        name="cluster-windows-draw-favours-low-ids",
+        item="issue 22 cluster windows",
+        path="core/designs/cluster_windows.py",
+        old="perm = rng.permuted(np.tile(np.arange(kk, dtype=np.int64), (r, 1)), axis=1)",
+        # Distinct clusters still, but the low ids come first more often.
+        new="perm = np.argsort(rng.random((r, kk)) * np.arange(1.0, kk + 1.0), axis=1)",
+        tests=(
+            "tests/core/test_cluster_windows.py::"
+            "test_drawn_cluster_sets_and_medians_have_their_exact_law",
+        ),
+    ),
 )
 
 

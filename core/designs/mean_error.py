@@ -735,6 +735,25 @@ class MeanError:
         return self.error_95_method == EXACT
 
 
+def error_bound(
+    mechanism: str, bias: float, variance: float, scale: float, level: float = 0.95
+) -> tuple[float, bool]:
+    """The ``level`` bound of ``|sampling error + noise|`` and whether it is exact.
+
+    The sampling error is ``Normal(bias, variance)`` (exact when the variance is 0) and the
+    noise is Gaussian (``"gaussian"``, standard deviation ``scale``) or Laplace with scale
+    ``scale`` (the other mechanisms).
+    """
+    lv = _check_level(level)
+    sd = math.sqrt(variance)
+    exact = variance == 0.0
+    if mechanism == "gaussian":
+        return normal_abs_quantile(lv, math.hypot(sd, scale), bias), exact
+    if exact and bias == 0.0:  # Laplace noise alone: P(|L| <= x) = 1 − e^{−x/b}
+        return -scale * math.log1p(-lv), exact
+    return normal_laplace_abs_quantile(lv, sd, scale, bias), exact
+
+
 def mean_errors(
     population: MeanPopulation,
     design: str,
@@ -808,14 +827,7 @@ def mean_errors(
         bias, var = float(moments.bias[i]), float(moments.variance[i])
         b, nv = float(scale[i]), float(noise[i])
         sampling = bias * bias + var
-        sd = math.sqrt(var)
-        exact = var == 0.0
-        if mechanism == "gaussian":
-            x = normal_abs_quantile(lv, math.hypot(sd, b), bias)
-        elif exact and bias == 0.0:  # Laplace noise alone: P(|L| <= x) = 1 − e^{−x/b}
-            x = -b * math.log1p(-lv)
-        else:
-            x = normal_laplace_abs_quantile(lv, sd, b, bias)
+        x, exact = error_bound(mechanism, bias, var, b, lv)
         out.append(
             MeanError(
                 design=design,
