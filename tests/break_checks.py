@@ -624,6 +624,26 @@ BREAKS: tuple[Break, ...] = (
             "test_drawn_cluster_sets_and_medians_have_their_exact_law",
         ),
     ),
+    Break(
+        name="poisson-cluster-record-not-counted",
+        item="issue 22 Poisson cluster design",
+        path="core/designs/poisson_cluster.py",
+        old="    return _log_mix(r, (m + 1) * e) - _log_mix(r, m * e)",
+        new="    return _log_mix(r, (m + 0.5) * e) - _log_mix(r, m * e)",
+        tests=(
+            "tests/core/test_poisson_cluster.py::test_bound_holds_and_is_attained_by_a_noisy_count",
+        ),
+    ),
+    Break(
+        name="poisson-cluster-second-largest-cluster",
+        item="issue 22 Poisson cluster design",
+        path="core/designs/poisson_cluster.py",
+        old="largest = int(frame.cluster_sizes.max())\n        k =",
+        new="largest = int(np.sort(frame.cluster_sizes)[-2])\n        k =",
+        tests=(
+            "tests/core/test_poisson_cluster.py::test_the_worst_record_is_in_the_largest_cluster",
+        ),
+    ),
 )
 
 

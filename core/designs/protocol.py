@@ -323,5 +323,26 @@ class PlannerDesign(ABC):
         """Relative cost of one windowed sample (the planner's cost model; masks cost N)."""
         return math.inf
 
+    def mean_moments(self, frame: Frame, point: Point) -> tuple[float, float, float]:
+        """Bias, variance and expected sample size of the linear mean at ``point``.
+
+        The estimator is ``c + Σ_S (x − c) / (r N)`` (the sample mean when the size is fixed);
+        by default :func:`core.designs.mean_error.sampling_moments` for the design's name.
+        Only called when :attr:`has_mean_moments` is true.
+        """
+        from core.designs import mean_error
+
+        pop = frame.prepared("mean_population", _mean_population)
+        m = mean_error.sampling_moments(pop, self.name, [point.rate])
+        return float(m.bias[0]), float(m.variance[0]), float(m.expected_size[0])
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
+
+
+def _mean_population(frame: Frame) -> Any:
+    from core.designs import mean_error
+
+    return mean_error.prepare_mean_population(
+        frame.values, frame.lower, frame.upper, frame.strata_codes, frame.cluster_codes
+    )

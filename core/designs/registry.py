@@ -12,6 +12,7 @@ from core.designs.census import Census
 from core.designs.cluster import ClusterDesign
 from core.designs.individual import Poisson, SimpleRandom
 from core.designs.neyman import NeymanStratified
+from core.designs.poisson_cluster import PoissonCluster
 from core.designs.protocol import PlannerDesign
 from core.designs.stratified import ProportionalStratifiedDesign
 
@@ -27,6 +28,7 @@ DESIGNS: MappingProxyType[str, PlannerDesign] = MappingProxyType(
             Poisson(),
             ProportionalStratifiedDesign(),
             ClusterDesign(),
+            PoissonCluster(),
             NeymanStratified(),
         )
     }

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from core import mechanisms as mech
@@ -37,33 +38,34 @@ def has_closed_form(design: PlannerDesign, name: str) -> bool:
     )
 
 
-def _mean_population(frame: Frame) -> mean_error.MeanPopulation:
-    return mean_error.prepare_mean_population(
-        frame.values, frame.lower, frame.upper, frame.strata_codes, frame.cluster_codes
-    )
-
-
 def mean_row(design: PlannerDesign, frame: Frame, pb: PointBudget, name: str) -> dict[str, Any]:
-    """Exact RMSE and the 95 % bound of a linear mean under ``design`` at ``pb``
-    (:func:`core.designs.mean_error.mean_errors`)."""
-    pop = frame.prepared("mean_population", _mean_population)
+    """Exact RMSE and the 95 % bound of a linear mean under ``design`` at ``pb``.
+
+    The design's bias and variance (:meth:`PlannerDesign.mean_moments`), the mechanism's
+    exact noise variance (:func:`core.designs.mean_error.mean_noise`), and the bound of
+    :func:`core.designs.mean_error.error_bound` (exact without sampling error, else the
+    sampling error taken as normal).
+    """
+    bias, variance, size = design.mean_moments(frame, pb.point)
     uses_delta = mech.MECHANISMS[name].uses_delta
-    (err,) = mean_error.mean_errors(
-        pop,
-        design.name,
+    scale, noise = mean_error.mean_noise(
         name,
-        rates=[pb.point.rate],
-        eps_sample=pb.eps_sample[name],
-        delta_sample=pb.delta_sample if uses_delta else None,
-        level=LEVEL,
+        frame.lower,
+        frame.upper,
+        size,
+        pb.eps_sample[name],
+        pb.delta_sample if uses_delta else None,
     )
+    b, nv = float(scale), float(noise)
+    e95, exact = mean_error.error_bound(name, bias, variance, b, LEVEL)
+    sampling = bias * bias + variance
     return {
-        "rmse": err.rmse,
+        "rmse": math.sqrt(sampling + nv),
         "rmse_se": 0.0,
-        "error_95": err.error_95,
+        "error_95": e95,
         "error_95_se": 0.0,
-        "error_95_method": err.error_95_method,
-        "sampling_part": err.sampling_part,
-        "noise_part": err.noise_part,
-        "n": err.expected_size,
+        "error_95_method": mean_error.EXACT if exact else mean_error.NORMAL_APPROXIMATION,
+        "sampling_part": sampling,
+        "noise_part": nv,
+        "n": size,
     }

@@ -12,11 +12,11 @@ from hypothesis import strategies as hs
 from core import amplification as amp
 from core import gains
 from core import planner as pl
+from core.designs import ClusterSampling, SimpleRandomSampling
 from core.designs.frame import Frame
 from core.designs.protocol import Point
 from core.designs.registry import DESIGNS
 from core.planner import errors as plerr
-from core.designs import ClusterSampling, SimpleRandomSampling
 from core.population import Population
 from core.populations import make_builtin
 
