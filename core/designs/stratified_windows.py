@@ -1,0 +1,501 @@
+"""Proportional stratified samples revealed window by window, at a cost that does not grow with N.
+
+The design
+----------
+Proportional allocation with randomised rounding (Bun et al. 2020, "Controlling privacy loss
+in sampling schemes", §4.3 for one stratum, §7.3 and Theorem 7.2 for ``k`` strata): stratum
+``h`` of ``N_h`` records gets ``n_h = floor(r N_h) + B_h`` records, where ``B_h`` is a
+Bernoulli draw with success probability ``frac(r N_h) = r N_h - floor(r N_h)``, the ``B_h``
+independent; then, given the allocation, every stratum is sampled without replacement,
+uniformly and independently of the others.  The sample is the union of the strata's
+subsets.  The theorems need ``r N_h >= 1`` in every stratum, so a rate that breaks this is
+refused here (:func:`draw_allocations`) as the release planner skips it.  The rounding is the
+one of :func:`core.strata.proportional_allocation` (``"randomized"``) and of the planner's
+masks: ``B_h = [u_h < frac(r N_h)]`` for a uniform ``u_h`` (:func:`randomised_rounding`).
+
+A release of a quantile, and its smooth sensitivity, depends only on the sample's order
+statistics near the quantile's rank (:mod:`core.windowed`).  :class:`StratifiedWindows`
+reveals those, with exactly the law they have when the whole sample is drawn, through the
+:class:`core.windowed.WindowSource` interface, so :func:`core.windowed.window_quantile_draws`
+and :func:`core.windowed.window_exponential_draws` run on it unchanged.
+
+The construction
+----------------
+Label the records of the sorted population by their positions ``0..N-1``; ``P_h`` is the set
+of positions of stratum ``h``.  The whole population is one block ``[0, N)``; a block
+``[s, t)`` carries one count per stratum, ``c_h``, the number of sampled records of stratum
+``h`` among its positions (at the root ``c_h = n_h``).  Splitting the block at
+``m = (s + t) // 2`` draws, for each stratum independently,
+
+    ``L_h ~ Hypergeometric(ngood = |P_h ∩ [s, m)|, nbad = |P_h ∩ [m, t)|, nsample = c_h)``
+
+and gives the left half the counts ``L_h`` and the right half ``c_h - L_h``.  A block whose
+total ``c = Σ_h c_h`` is at most ``leaf`` is resolved: for each stratum, a uniform
+``c_h``-subset of the block's stratum-``h`` records.
+
+Why this is the design's law.  Claim: given the counts of a block (and everything drawn
+outside it), the block's sampled records of stratum ``h`` form a uniform ``c_h``-subset of
+``P_h ∩ [s, t)``, independently across strata.  At the root this is the definition of the
+design given the allocation.  Suppose it holds for a block.  For one stratum, a uniform
+``c_h``-subset ``A`` of ``P_h ∩ [s, t)`` meets the left half in ``|A ∩ [s, m)|`` records with
+the hypergeometric law above (it is the number of "good" items in a draw of ``c_h`` without
+replacement); and given that number ``L_h``, every pair (an ``L_h``-subset of the left, a
+``(c_h - L_h)``-subset of the right) is equally likely, because each is one of the equally
+likely ``A``.  So the two halves are again uniform subsets given their counts, independent
+of each other; and since the strata were independent in the block and are split with
+independent draws, they stay independent in each half.  By induction the claim holds in
+every block, and at a leaf the resolved subsets have the claimed law.  Hence the records
+produced by the tree, expanded fully, are distributed as the whole sample: the probability
+of any sample ``S`` with ``|S ∩ P_h| = n_h`` is ``Π_h 1 / C(N_h, n_h)`` given the allocation.
+
+The expansion is lazy and adaptive, as in :class:`core.windowed.SampleWindows`: only the
+blocks whose sample ranks meet the wanted window are split.  The tree's split points are
+fixed (the midpoints), and each split is drawn from its law given its parent's counts only,
+so the order in which blocks are expanded -- and the decision which to expand, which depends
+only on what has been drawn -- does not change the joint law of what is revealed.  Widening a
+window splits more of the same tree; nothing is redrawn.
+
+Rank bookkeeping is that of :mod:`core.windowed` with ``c = Σ_h c_h``: the sampled records of
+a block have sample ranks ``below + 1 .. below + c``, ``below`` the sampled records (of every
+stratum) at positions left of the block.  Ranks order the sample by position, which is the
+order of values in the sorted population (ties broken by position), so rank ``j`` holds the
+``j``-th order statistic, and a block ``[s, t)`` holds values in ``[y_s, y_{t-1}]``.
+
+Cost
+----
+Counting ``|P_h ∩ [s, m)|`` is two binary searches in the stratum's sorted positions
+(:class:`StrataIndex`, built once per population, ``O(N)`` memory).  A sample costs about
+``H (2 log2(N / w) + w)`` splits for a window of ``w`` sampled records and ``H`` strata,
+plus ``O(log N)`` per search: never ``O(N)``; memory per sample is proportional to ``H``
+times the tree's frontier plus the window, never to ``N``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from core._validation import FloatArray, check_rate, check_whole
+from core.windowed import LEAF, _floyd_subsets, _scatter
+
+__all__ = [
+    "StrataIndex",
+    "StratifiedSource",
+    "StratifiedWindows",
+    "draw_allocations",
+    "proportional_source",
+    "randomised_rounding",
+]
+
+IntArray = NDArray[np.int64]
+
+
+@dataclass(frozen=True, eq=False)
+class StrataIndex:
+    """The strata of a sorted population, prepared once: each stratum's positions, in order.
+
+    Attributes
+    ----------
+    N : int
+        Population size.
+    sizes : ndarray of int64, shape (H,)
+        ``N_h``, every one ``>= 1``.
+    keys : ndarray of int64, shape (N,)
+        ``h N + position`` of every record, ascending: the positions of stratum 0 in
+        increasing order, then those of stratum 1, ...
+    offsets : ndarray of int64, shape (H + 1,)
+        Stratum ``h`` occupies ``keys[offsets[h] : offsets[h + 1]]``.
+    """
+
+    N: int
+    sizes: IntArray
+    keys: IntArray
+    offsets: IntArray
+
+    @property
+    def strata(self) -> int:
+        """Number of strata ``H``."""
+        return int(self.sizes.size)
+
+    @classmethod
+    def from_labels(cls, labels: ArrayLike) -> StrataIndex:
+        """The index of stratum labels given in the order of the sorted population.
+
+        Strata are numbered in the sorted order of their labels (:func:`numpy.unique`, as
+        the release planner numbers them).
+        """
+        lab = np.asarray(labels).reshape(-1)
+        if not lab.size:
+            raise ValueError("the population has no records")
+        _, codes = np.unique(lab, return_inverse=True)
+        order = np.argsort(codes.reshape(-1), kind="stable")
+        return cls._build(codes.reshape(-1).astype(np.int64)[order], order.astype(np.int64))
+
+    @classmethod
+    def from_positions(cls, positions: Sequence[ArrayLike], N: int) -> StrataIndex:
+        """The index of strata given as position arrays (one per stratum), which must
+        partition ``0..N-1`` (the planner's ``strata_positions``)."""
+        size = check_whole("N", N, 1, 2**62)
+        parts = [np.sort(np.asarray(p, dtype=np.int64).reshape(-1)) for p in positions]
+        if not parts or any(p.size == 0 for p in parts):
+            raise ValueError("every stratum must hold at least one record")
+        pos = np.concatenate(parts)
+        if pos.size != size or pos.min() < 0 or pos.max() >= size:
+            raise ValueError(f"the strata must partition the positions 0..{size - 1}")
+        if np.bincount(pos, minlength=size).max() > 1:
+            raise ValueError(f"the strata must partition the positions 0..{size - 1}")
+        codes = np.repeat(np.arange(len(parts), dtype=np.int64), [p.size for p in parts])
+        return cls._build(codes, pos)
+
+    @classmethod
+    def _build(cls, codes: IntArray, positions: IntArray) -> StrataIndex:
+        N = int(positions.size)
+        sizes = np.bincount(codes).astype(np.int64)
+        offsets = np.zeros(sizes.size + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        return cls(N, sizes, codes * N + positions, offsets)
+
+    def count_before(self, strata: IntArray, at: IntArray) -> IntArray:
+        """Number of records of stratum ``strata[i]`` at positions ``< at[i]`` (broadcast)."""
+        h = np.asarray(strata, dtype=np.int64)
+        found = np.searchsorted(self.keys, h * self.N + np.asarray(at, dtype=np.int64))
+        return found.astype(np.int64) - self.offsets[h]
+
+
+def randomised_rounding(sizes: ArrayLike, rate: float, uniforms: ArrayLike) -> IntArray:
+    """Proportional allocation with randomised rounding, from given uniforms.
+
+    ``n_h = floor(r N_h) + [u_h < frac(r N_h)]`` (Bun et al. §4.3): ``ceil(r N_h)`` with
+    probability ``frac(r N_h)``, else ``floor(r N_h)``; unbiased, ``E[n_h] = r N_h``.
+
+    Parameters
+    ----------
+    sizes : array_like of int, shape (H,)
+        Stratum sizes ``N_h``.
+    rate : float
+        ``r`` in (0, 1].
+    uniforms : array_like, shape (..., H)
+        Independent uniforms on [0, 1), one per (repetition, stratum).
+
+    Returns
+    -------
+    ndarray of int64, shape of ``uniforms``
+    """
+    r = float(check_rate("rate", rate))
+    exact = r * np.asarray(sizes, dtype=np.int64).astype(np.float64)
+    base = np.floor(exact)
+    return (base + (np.asarray(uniforms, dtype=np.float64) < exact - base)).astype(np.int64)
+
+
+def draw_allocations(
+    rng: np.random.Generator, sizes: ArrayLike, rate: float, reps: int
+) -> IntArray:
+    """``reps`` independent allocations of proportional allocation with randomised rounding.
+
+    Row ``i`` uses the uniforms ``rng.random(H)`` would give on its ``i``-th call, so one
+    row equals :func:`core.strata.proportional_allocation` (``"randomized"``) on the same
+    generator.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    sizes : array_like of int, shape (H,)
+        Stratum sizes ``N_h >= 1``.
+    rate : float
+        ``r`` in (0, 1], with ``r N_h >= 1`` in every stratum.
+    reps : int
+        Number of allocations.
+
+    Returns
+    -------
+    ndarray of int64, shape (reps, H)
+
+    Raises
+    ------
+    ValueError
+        If ``r N_h < 1`` in some stratum: Bun et al. Theorems 4.3 and 7.2 need
+        ``r N_h >= 1``, and such a stratum could be left out of the sample.
+    """
+    n = np.asarray(sizes, dtype=np.int64).reshape(-1)
+    if not n.size or n.min() < 1:
+        raise ValueError("stratum sizes must be whole numbers >= 1")
+    r = float(check_rate("rate", rate))
+    small = np.flatnonzero(r * n < 1)
+    if small.size:
+        h = int(small[0])
+        raise ValueError(
+            f"rate {r:g} gives r·N_h < 1 in {small.size} of {n.size} strata (stratum {h}: "
+            f"{r:g} × {int(n[h])} = {r * n[h]:.3g}); proportional stratified sampling "
+            "(Bun et al. Theorems 4.3, 7.2) needs r·N_h ≥ 1 in every stratum"
+        )
+    count = check_whole("reps", reps, 0, 2**40)
+    return randomised_rounding(n, r, rng.random((count, n.size)))
+
+
+@dataclass
+class _Blocks:
+    """Frontier of the tree, one row per block: records ``[start, stop)`` of sample ``rep``,
+    ``counts[:, h]`` sampled records of stratum ``h`` among them, ``count`` in all,
+    ``below`` sampled records (every stratum) to their left."""
+
+    rep: IntArray
+    start: IntArray
+    stop: IntArray
+    below: IntArray
+    count: IntArray
+    counts: IntArray  # (blocks, H)
+
+    def take(self, mask: NDArray[np.bool_]) -> _Blocks:
+        return _Blocks(
+            self.rep[mask],
+            self.start[mask],
+            self.stop[mask],
+            self.below[mask],
+            self.count[mask],
+            self.counts[mask],
+        )
+
+    @staticmethod
+    def join(parts: list[_Blocks]) -> _Blocks:
+        def cat(name: str) -> IntArray:
+            return np.concatenate([getattr(p, name) for p in parts], axis=0)
+
+        return _Blocks(
+            cat("rep"), cat("start"), cat("stop"), cat("below"), cat("count"), cat("counts")
+        )
+
+
+class StratifiedWindows:
+    """Order statistics near chosen ranks of ``reps`` proportional stratified samples.
+
+    A :class:`core.windowed.WindowSource`: the block tree of the module docstring, with one
+    sampled count per stratum in every block.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Source of randomness of the splits and leaves.
+    index : StrataIndex
+        The strata of the sorted population.
+    allocation : array_like of int, shape (reps, H)
+        ``n_h`` of every sample and stratum, ``0 <= n_h <= N_h``, at least one record per
+        sample (:func:`draw_allocations`).
+    leaf : int, default core.windowed.LEAF
+        Blocks holding at most this many sampled records are resolved directly (the law is
+        the same for every ``leaf >= 1``).
+    """
+
+    def __init__(
+        self,
+        rng: np.random.Generator,
+        index: StrataIndex,
+        allocation: ArrayLike,
+        *,
+        leaf: int = LEAF,
+    ) -> None:
+        self._rng = rng
+        self._index = index
+        self._leaf = check_whole("leaf", leaf, 1, 2**31)
+        H = index.strata
+        alloc = np.asarray(allocation, dtype=np.int64)
+        if alloc.ndim != 2 or alloc.shape[1] != H:
+            raise ValueError(f"allocation must have shape (reps, {H}); got {alloc.shape}")
+        if alloc.size and (alloc.min() < 0 or (alloc > index.sizes[None, :]).any()):
+            raise ValueError("allocations must be in [0, N_h] in every stratum")
+        sizes = alloc.sum(axis=1)
+        if sizes.size and sizes.min() < 1:
+            raise ValueError("every sample must hold at least one record")
+        self._sizes = sizes
+        reps = sizes.size
+        self._frontier = _Blocks(
+            np.arange(reps, dtype=np.int64),
+            np.zeros(reps, dtype=np.int64),
+            np.full(reps, index.N, dtype=np.int64),
+            np.zeros(reps, dtype=np.int64),
+            sizes.copy(),
+            alloc.copy(),
+        )
+        self._strata = np.arange(H, dtype=np.int64)[None, :]
+        self._known_rep: list[IntArray] = []
+        self._known_rank: list[IntArray] = []
+        self._known_pos: list[IntArray] = []
+
+    @property
+    def reps(self) -> int:
+        """Number of samples."""
+        return int(self._sizes.size)
+
+    @property
+    def sizes(self) -> IntArray:
+        """Total sample size ``Σ_h n_h`` of every sample."""
+        return self._sizes
+
+    def ensure(self, first: IntArray, last: IntArray) -> None:
+        """Make sample ranks ``first[r] .. last[r]`` (1-indexed, clipped to ``[1, n_r]``) known."""
+        lo = np.maximum(np.asarray(first, dtype=np.int64), 1)
+        hi = np.minimum(np.asarray(last, dtype=np.int64), self._sizes)
+        blocks = self._frontier
+        waiting: list[_Blocks] = []
+        while blocks.rep.size:
+            hit = (
+                (blocks.count > 0)
+                & (blocks.below + blocks.count >= lo[blocks.rep])
+                & (blocks.below + 1 <= hi[blocks.rep])
+            )
+            waiting.append(blocks.take(~hit & (blocks.count > 0)))
+            blocks = blocks.take(hit)
+            if not blocks.rep.size:
+                break
+            small = blocks.count <= self._leaf
+            if small.any():
+                self._resolve(blocks.take(small))
+            blocks = self._split(blocks.take(~small))
+        self._frontier = _Blocks.join(waiting) if waiting else blocks
+
+    def _split(self, b: _Blocks) -> _Blocks:
+        """Split every block at its midpoint: a hypergeometric count per stratum for the left."""
+        if not b.rep.size:
+            return b
+        mid = (b.start + b.stop) // 2
+        ix = self._index
+        at_mid = ix.count_before(self._strata, mid[:, None])
+        good = at_mid - ix.count_before(self._strata, b.start[:, None])
+        bad = ix.count_before(self._strata, b.stop[:, None]) - at_mid
+        left = self._rng.hypergeometric(good, bad, b.counts).astype(np.int64)
+        left_total = left.sum(axis=1)
+        return _Blocks(
+            np.concatenate((b.rep, b.rep)),
+            np.concatenate((b.start, mid)),
+            np.concatenate((mid, b.stop)),
+            np.concatenate((b.below, b.below + left_total)),
+            np.concatenate((left_total, b.count - left_total)),
+            np.concatenate((left, b.counts - left), axis=0),
+        )
+
+    def _resolve(self, b: _Blocks) -> None:
+        """Each block: a uniform ``counts[h]``-subset of its stratum-``h`` records, every
+        stratum, ranked by position after the ``below`` records to its left."""
+        ix = self._index
+        block, stratum = np.nonzero(b.counts > 0)  # block-major: a block's pairs are together
+        first = ix.count_before(stratum, b.start[block])
+        length = ix.count_before(stratum, b.stop[block]) - first
+        count = b.counts[block, stratum]
+        offsets = np.zeros(block.size + 1, dtype=np.int64)
+        np.cumsum(count, out=offsets[1:])
+        picked = np.empty(int(offsets[-1]), dtype=np.int64)
+        _floyd_subsets(self._rng, length, count, offsets, picked)
+        pair = np.repeat(np.arange(block.size), count)
+        h = stratum[pair]
+        pos = ix.keys[ix.offsets[h] + first[pair] + picked] - h * ix.N
+        owner = block[pair]
+        order = np.lexsort((pos, owner))
+        pos, owner = pos[order], owner[order]
+        block_first = np.zeros(b.rep.size, dtype=np.int64)
+        np.cumsum(b.count[:-1], out=block_first[1:])
+        rank = b.below[owner] + np.arange(pos.size, dtype=np.int64) - block_first[owner] + 1
+        self._known_rep.append(b.rep[owner])
+        self._known_rank.append(rank)
+        self._known_pos.append(pos)
+
+    def outside(
+        self, which: IntArray, k: IntArray, values: FloatArray
+    ) -> tuple[IntArray, IntArray, tuple[IntArray, IntArray, IntArray, FloatArray, FloatArray]]:
+        """The known ranks around ``k`` and the unexpanded blocks outside them, per sample.
+
+        As :meth:`core.windowed.SampleWindows.outside`: a block of records ``[start, stop)``
+        of the sorted population holds values in ``[values[start], values[stop - 1]]``,
+        whichever strata its sampled records come from.
+        """
+        rows = np.asarray(which, dtype=np.int64)
+        row_of = np.full(self.reps, -1, dtype=np.int64)
+        row_of[rows] = np.arange(rows.size)
+        f = self._frontier
+        row = row_of[f.rep]
+        keep = (row >= 0) & (f.count > 0)
+        row, below, count = row[keep], f.below[keep], f.count[keep]
+        start, stop = f.start[keep], f.stop[keep]
+        order = np.lexsort((below, row))
+        row, below, count, start, stop = (x[order] for x in (row, below, count, start, stop))
+        first_rank, last_rank = below + 1, below + count
+        offsets = np.searchsorted(row, np.arange(rows.size + 1)).astype(np.int64)
+        kk = np.asarray(k, dtype=np.int64)
+        known_first = np.ones(rows.size, dtype=np.int64)
+        known_last = self._sizes[rows].copy()
+        low_side = last_rank < kk[row]
+        np.maximum.at(known_first, row[low_side], last_rank[low_side] + 1)
+        np.minimum.at(known_last, row[~low_side], first_rank[~low_side] - 1)
+        blocks = (offsets, first_rank, last_rank, values[start], values[stop - 1])
+        return known_first, known_last, blocks
+
+    def positions(self, first: IntArray, width: int, which: IntArray | None = None) -> IntArray:
+        """Population records of ranks ``first[i] .. first[i] + width - 1`` of samples ``which``.
+
+        As :meth:`core.windowed.SampleWindows.positions`: ``-1`` where a rank is outside
+        ``[1, n_r]`` or not yet known; the ranks of samples left out of ``which`` are
+        forgotten.
+        """
+        rows = np.arange(self.reps) if which is None else np.asarray(which, dtype=np.int64)
+        out = np.full((rows.size, width), -1, dtype=np.int64)
+        if not self._known_rep:
+            return out
+        row_of = np.full(self.reps, -1, dtype=np.int64)
+        row_of[rows] = np.arange(rows.size)
+        start = np.zeros(self.reps, dtype=np.int64)
+        start[rows] = np.asarray(first, dtype=np.int64)
+        rep = np.concatenate(self._known_rep)
+        rank = np.concatenate(self._known_rank)
+        pos = np.concatenate(self._known_pos)
+        kept = _scatter(rep, rank, pos, row_of, start, out)
+        self._known_rep, self._known_rank, self._known_pos = (
+            [rep[:kept]],
+            [rank[:kept]],
+            [pos[:kept]],
+        )
+        return out
+
+
+@dataclass(frozen=True, eq=False)
+class StratifiedSource:
+    """Proportional stratified samples with fixed allocations, as a source factory.
+
+    ``source(rng, rows)`` is the :class:`StratifiedWindows` of the samples ``rows``; pass
+    ``source`` and ``source.sizes`` to :func:`core.windowed.window_quantile_draws` or
+    :func:`core.windowed.window_exponential_draws`.
+
+    Attributes
+    ----------
+    index : StrataIndex
+    allocation : ndarray of int64, shape (reps, H)
+    leaf : int
+    """
+
+    index: StrataIndex
+    allocation: IntArray
+    leaf: int = LEAF
+
+    @property
+    def sizes(self) -> IntArray:
+        """Total size of every sample."""
+        return self.allocation.sum(axis=1)
+
+    def __call__(self, rng: np.random.Generator, rows: IntArray) -> StratifiedWindows:
+        return StratifiedWindows(rng, self.index, self.allocation[rows], leaf=self.leaf)
+
+
+def proportional_source(
+    rng: np.random.Generator, index: StrataIndex, rate: float, reps: int, *, leaf: int = LEAF
+) -> StratifiedSource:
+    """``reps`` proportional stratified samples at ``rate`` (allocations drawn now).
+
+    The allocations come from :func:`draw_allocations` (``rng``, randomised rounding); the
+    samples themselves are drawn lazily by the draw function the source is given to.
+
+    Raises
+    ------
+    ValueError
+        If ``rate · N_h < 1`` in some stratum.
+    """
+    return StratifiedSource(index, draw_allocations(rng, index.sizes, rate, reps), leaf)
