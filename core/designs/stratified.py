@@ -9,6 +9,7 @@ when ``r N_h ≥ 1`` in every stratum; rates that break this are skipped.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -17,7 +18,8 @@ from numpy.typing import NDArray
 from core import strata as st
 from core.designs.frame import Frame
 from core.designs.individual import permutations
-from core.designs.protocol import PlannerDesign, Point
+from core.designs.protocol import PlannerDesign, Point, WindowDraw
+from core.designs.stratified_windows import StrataIndex, proportional_source
 
 __all__ = ["ProportionalStratifiedDesign", "rounded_allocation"]
 
@@ -66,6 +68,21 @@ class ProportionalStratifiedDesign(PlannerDesign):
     def deamplified(self, eps_target: float, point: Point) -> float:
         return float(st.proportional_eps_sample_for_target(eps_target, point.rate))
 
+    def window_draw(
+        self, frame: Frame, point: Point, reps: int, rng: np.random.Generator
+    ) -> WindowDraw:
+        """Allocations by randomised rounding now; each stratum's uniform subset revealed
+        window by window (:class:`core.designs.stratified_windows.StratifiedWindows`)."""
+        index = frame.prepared("strata_index", _strata_index)
+        source = proportional_source(rng, index, point.rate, reps)
+        return WindowDraw(np.asarray(source.sizes, dtype=np.int64), source)
+
+    def window_cost(self, frame: Frame, point: Point) -> float:
+        """Record-equivalents of one windowed sample: SRS windows with one hypergeometric
+        count per stratum at every split."""
+        assert frame.strata_sizes is not None
+        return 12_000.0 + 500.0 * frame.strata_sizes.size * math.log2(max(frame.N, 2))
+
     def draw_keys(self, frame: Frame, rows: int, rng: np.random.Generator) -> Any:
         """A uniform random rank inside the record's stratum, and a rounding uniform per
         stratum."""
@@ -88,3 +105,8 @@ def _strata_positions(frame: Frame) -> tuple[NDArray[np.int64], ...]:
     assert frame.strata_codes is not None and frame.strata_sizes is not None
     order = np.argsort(frame.strata_codes, kind="stable")
     return tuple(np.split(order, np.cumsum(frame.strata_sizes)[:-1]))
+
+
+def _strata_index(frame: Frame) -> StrataIndex:
+    assert frame.strata_codes is not None
+    return StrataIndex.from_labels(frame.strata_codes)

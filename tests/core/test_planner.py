@@ -585,7 +585,7 @@ def test_progress_reports_each_design_with_the_rows_so_far():
     )
 
 
-@pytest.mark.parametrize("design", ["cluster"])
+@pytest.mark.parametrize("design", ["cluster", "stratified_proportional"])
 def test_windowed_cluster_and_stratified_rows_agree_with_masks(design: str) -> None:
     """Rows of designs with their own window sources equal the mask rows within Monte Carlo
     error (the samplers have the same law)."""
