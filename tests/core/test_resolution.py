@@ -34,7 +34,7 @@ def test_no_decimal_grain_for_full_precision_draws_or_zeros():
 
 
 def test_smallest_gap_ignores_order_and_repeats():
-    assert res.smallest_gap([5.0, 1.0, 1.0, 3.5, 9.0]) == 2.5
+    assert res.smallest_gap([5.0, 1.0, 1.0, 3.5, 9.0]) == 1.5
     assert res.smallest_gap([4.0, 4.0]) is None
 
 
