@@ -395,7 +395,7 @@ def test_chart_lines_control_changes_the_chart_and_the_url_reproduces_it():
     assert not at.exception
     only = _series(at) - {"best plan"}
     assert only != default
-    assert {name.rsplit(", ", 1)[1] for name in only} == {text.MECHANISM_SHORT["global_laplace"]}
+    assert {name.rsplit(", ", 1)[1] for name in only} == {figs.LEGEND_MECHANISMS["global_laplace"]}
     linked = open_page(PAGE, {"plan_reps": "50", "plan_lines": global_laplace})
     assert linked.selectbox(key="plan_lines").value == global_laplace
     assert _chart(linked, "95 % error bound") == _chart(at, "95 % error bound")

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from core.mechanisms import MECHANISMS
 from core.planner import MEAN_MECHANISMS, QUANTILE_MECHANISMS, PlanResult
 from core.resolution import exact_threshold
 from ui.format import significant
@@ -84,13 +85,49 @@ def statistic_words(statistic: str, quantile: float = 0.5) -> str:
     return str(statistic)
 
 
+#: Mechanisms in the legend: a few words each, so one entry fits a phone's width (the
+#: hover, the ranked list and the design list give the full names).
+LEGEND_MECHANISMS = {
+    "smooth_laplace": "smooth sensitivity (Laplace)",
+    "smooth_pure": "smooth sensitivity (pure ε)",
+    "exponential": "exponential mechanism",
+    "global_laplace": "global Laplace",
+    "laplace": "Laplace (R/n)",
+    "gaussian": "Gaussian (analytic)",
+    "ht_mean": "noisy centred sum",
+}
+#: Designs in the legend (the stratified design's full short name is too long for a phone).
+LEGEND_DESIGNS = {**SHORT_DESIGNS, "stratified_proportional": "Stratified"}
+_LABEL_NAMES = {cls.label: name for name, cls in MECHANISMS.items()}
+
+
+def legend_mechanism(mechanism_label: str) -> str:
+    """A mechanism's legend words, from its label (falls back to the short label)."""
+    name = _LABEL_NAMES.get(str(mechanism_label))
+    return (
+        LEGEND_MECHANISMS.get(name, short_mechanism(mechanism_label))
+        if name
+        else (short_mechanism(mechanism_label))
+    )
+
+
 def series_name(design: str, mechanism_label: str) -> str:
-    """Legend name of one design and mechanism."""
-    return f"{short_design(design)}, {short_mechanism(mechanism_label)}"
+    """Legend name of one design and mechanism ("SRS, exponential mechanism")."""
+    return f"{LEGEND_DESIGNS.get(design, design)}, {legend_mechanism(mechanism_label)}"
 
 
 #: How many Monte Carlo standard errors the error bars span on each side.
 SE_MULTIPLE = 2.0
+
+
+#: Space under the plot for the x tick labels and the x-axis title, and per legend line.
+AXIS_BELOW_PX = 78
+LEGEND_LINE_PX = 21
+
+
+def axis_title(objective: str) -> str:
+    """The short y-axis title of an objective (the chart title names it in full)."""
+    return "RMSE" if objective == "rmse" else "±b₉₅, the 95 % error bound"
 
 
 def objective_column(objective: str) -> tuple[str, str, str]:
@@ -137,6 +174,10 @@ FLOOR_MARGIN = 3.0
 #: The axis ends this factor above the largest error drawn, and spans at least MIN_DECADES.
 TOP_MARGIN = 1.5
 MIN_DECADES = 1.0
+#: Below this many decades plotly labels every digit of a log axis; only 2 and 5 are kept.
+FEW_DECADES = 3.0
+#: A band top counts for the range up to this factor above the largest error drawn.
+BAND_TOP_LIMIT = 3.0
 
 
 def design_colour(design: str) -> str:
@@ -226,7 +267,10 @@ def error_scale(
     tops = np.concatenate([np.asarray(uppers, float), matter])
     tops = tops[np.isfinite(tops) & (tops > threshold)]
     if matter.size:
-        low, high = float(matter.min()), float(tops.max())
+        # A band far above its line (few repetitions) is cut by the top rather than
+        # squeezing every line into the bottom of the chart.
+        low = float(matter.min())
+        high = min(float(tops.max()), float(matter.max()) * BAND_TOP_LIMIT)
     else:  # everything exact: one decade around the threshold
         low = high = threshold if threshold > 0 else 1.0
     floor = low / FLOOR_MARGIN
@@ -335,6 +379,7 @@ def _line_and_band(
         "legendgroup": name,
         "line": {"color": colour, "dash": mechanism_dash(mechanism), "width": 2.5},
         "marker": {"color": colour, "size": 7},
+        "cliponaxis": False,
         "text": [_point_text(name, r, y_title, value, se, scale.threshold) for r in records],
         "hovertemplate": "%{text}<extra></extra>",
     }
@@ -407,6 +452,7 @@ def objective_figure(
             "y": scale.clip(np.array([float(best[value])])),
             "mode": "markers",
             "name": "best plan",
+            "cliponaxis": False,
             "marker": {
                 "symbol": "star",
                 "size": 16,
@@ -425,14 +471,24 @@ def objective_figure(
         f"{statistic_words(result.statistic, result.quantile)} against the sampling rate "
         f"(ε_target = {result.eps_target:g})",
         x_title="sampling rate n/N (log scale)",
-        y_title=f"{y_title} (data's units)",
+        y_title=f"{axis_title(result.objective)} (data's units)",
         log_x=True,
         log_y=True,
         height=460,
         hovermode="closest",
     )
     layout["shapes"] = shapes
+    # The legend sits at the bottom of the figure, in a margin reserved for one entry a line
+    # (a phone's width): it can never ride up onto the axis titles, however it wraps.
+    entries = sum(1 for t in traces if t.get("showlegend", True))
+    layout["height"] += LEGEND_LINE_PX * entries
+    layout["margin"]["b"] = AXIS_BELOW_PX + LEGEND_LINE_PX * entries
+    layout["legend"].update(
+        {"yref": "container", "y": 0.0, "yanchor": "bottom", "font": {"size": 13}}
+    )
     layout["yaxis"]["range"] = [math.log10(scale.floor), math.log10(scale.top)]
+    if math.log10(scale.top / scale.floor) < FEW_DECADES:
+        layout["yaxis"]["dtick"] = "D2"  # label 2 and 5 in each decade, not every digit
     layout["yaxis"]["title"]["standoff"] = 8
     layout["xaxis"]["title"]["standoff"] = 14
     layout["xaxis"]["automargin"] = True

@@ -541,11 +541,14 @@ def composition_verdict(eps_target: float, correct: float, naive: float) -> str:
 
 
 COMPARE_EXPLANATION = (
-    "Each line is one design with one mechanism: the error of the release at each sampling "
-    "rate (log axis), with bars of ±2 Monte Carlo standard errors. The dotted line is the "
-    "census: the same mechanism run on the whole register at ε_target. A smaller sample "
-    "lets the mechanism spend a larger ε_sample (less noise) but adds sampling error; the "
-    "marked point is the best plan."
+    "Each line is one design (its colour) with the mechanism that serves it best (its dash; "
+    "the menu above the chart shows every mechanism, or one across the designs): the error "
+    "of the release, in the data's units, at each sampling rate (log axes). The shaded band "
+    "spans ±2 Monte Carlo standard errors. The dotted line is the census, the mechanism run "
+    "on the whole register at ε_target. A smaller sample lets the mechanism spend a larger "
+    "ε_sample (less noise) but adds sampling error; the star is the best plan. Errors far "
+    "below the step in which the data are recorded are exact for every practical purpose: "
+    "they sit on the bottom edge, and only the larger errors set the axis."
 )
 
 COMPARE_FORMULAS = (

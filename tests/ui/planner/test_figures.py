@@ -12,11 +12,18 @@ import pandas as pd
 import pytest
 
 from core import planner, resolution
+from core.mechanisms import MECHANISMS
 from core.populations import make_builtin
 from tests.pages.harness import array
 from ui.planner import figures as figs
 
 POP = make_builtin("lognormal", seed=1, size=3001)
+
+
+def planner_mechanism_label(name: str) -> str:
+    return str(MECHANISMS[name].label)
+
+
 EST = make_builtin("establishments", seed=0, size=20_000)
 STEP = resolution.resolution(EST.values)
 
@@ -74,7 +81,9 @@ def test_default_chart_draws_one_line_per_design_with_its_best_mechanism(establi
     assert len(lines) == len(set(sampled)) == 4
     best = establishments.best_by_design.drop_duplicates("design").set_index("design")
     for trace in lines:
-        design = next(d for d in set(sampled) if trace.name.startswith(figs.short_design(d) + ","))
+        design = next(
+            d for d in set(sampled) if trace.name.startswith(figs.LEGEND_DESIGNS[d] + ",")
+        )
         assert trace.name == figs.series_name(design, best.loc[design, "mechanism_label"])
         assert trace.line.color == figs.design_colour(design)
         assert trace.line.dash == figs.mechanism_dash(best.loc[design, "mechanism"])
@@ -193,5 +202,10 @@ def test_composition_figure_draws_its_curve():
 def test_short_names():
     assert figs.short_mechanism("median, exponential mechanism") == "exponential mechanism"
     assert figs.short_mechanism("odd label") == "odd label"
-    assert figs.series_name("srs", "mean, Laplace noise") == "SRS, Laplace noise"
+    assert figs.series_name("srs", "mean, Laplace noise") == "SRS, Laplace noise"  # unknown
+    laplace = planner_mechanism_label("laplace")
+    assert figs.series_name("stratified_proportional", laplace) == "Stratified, Laplace (R/n)"
+    for name in (*planner.QUANTILE_MECHANISMS, *planner.MEAN_MECHANISMS):
+        legend = figs.series_name("stratified_proportional", planner_mechanism_label(name))
+        assert len(legend) <= 40 and legend.count(", ") == 1, legend  # fits a phone's width
     assert figs.short_design("unknown") == "unknown"
