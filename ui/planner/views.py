@@ -181,7 +181,7 @@ class LiveRows:
             if progress is None:
                 st.progress(0.0, text="Comparing designs: the census first…")
                 return
-            shown = text.design_label(progress.design)
+            shown = figs.short_design(progress.design)
             st.progress(
                 progress.done / progress.total,
                 text=f"Compared {progress.done} of {progress.total} designs (last: {shown})…",
