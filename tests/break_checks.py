@@ -644,6 +644,52 @@ BREAKS: tuple[Break, ...] = (
             "tests/core/test_poisson_cluster.py::test_the_worst_record_is_in_the_largest_cluster",
         ),
     ),
+    Break(
+        name="planner-chart-default-every-mechanism",
+        item="issue 22 planner chart",
+        path="ui/planner/figures.py",
+        old="    if lines == ALL_LINES:\n        return sampled.reset_index(drop=True)\n",
+        new=(
+            "    if lines in (ALL_LINES, BEST_LINES):\n"
+            "        return sampled.reset_index(drop=True)\n"
+        ),
+        tests=(
+            "tests/ui/planner/test_figures.py::"
+            "test_default_chart_draws_one_line_per_design_with_its_best_mechanism",
+        ),
+    ),
+    Break(
+        name="planner-verdict-resolution-dropped",
+        item="issue 22 planner verdict",
+        path="ui/planner/text.py",
+        old="    exact = exact_words(result, value, resolution)\n",
+        new="    exact = exact_words(result, value, None)\n",
+        tests=(
+            "tests/ui/planner/test_text.py::"
+            "test_census_exact_to_the_resolution_is_said_so_without_ratios",
+        ),
+    ),
+    Break(
+        name="planner-verdict-ratio-to-exact-census",
+        item="issue 22 planner verdict",
+        path="ui/planner/text.py",
+        old="    census_exact = is_exact(float(result.census[key]), resolution)\n",
+        new="    census_exact = False\n",
+        tests=(
+            "tests/ui/planner/test_text.py::test_no_e_plus_ratio_in_the_verdict_or_the_ranked_list",
+        ),
+    ),
+    Break(
+        name="planner-chart-no-floor",
+        item="issue 22 planner chart",
+        path="ui/planner/figures.py",
+        old="        return np.maximum(np.asarray(values, dtype=float), self.floor)\n",
+        new="        return np.asarray(values, dtype=float)\n",
+        tests=(
+            "tests/ui/planner/test_figures.py::"
+            "test_bands_clip_to_the_floor_and_the_range_follows_the_errors_that_matter",
+        ),
+    ),
 )
 
 

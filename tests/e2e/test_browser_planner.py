@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, quote, urlparse
 
+import numpy as np
+
 from tests.e2e.helpers import errors_on_page, exceptions_on_page, plot_texts, screenshot, settle
 from tests.e2e.test_layout import MEASURE, SLACK
 from ui.planner.text import TABS
@@ -105,3 +107,166 @@ def test_planner_odds_next_to_the_recommendation_on_laptop_and_phone(browser, ap
             screenshot(page, f"planner_odds_{label}")
         finally:
             context.close()
+
+
+# ---------------------------------------------------------------------------------------
+# Issue 22, parts 5 and 6: the page while it works, and a chart that reads at any width
+# ---------------------------------------------------------------------------------------
+
+#: Boxes of the main chart's texts and of the best plan's star, grouped by what they are.
+_CHART_BOXES = """
+(chart) => {
+  const svg = chart.querySelector('.main-svg');
+  const groups = {
+    title: '.g-gtitle text', xtitle: '.g-xtitle text', ytitle: '.g-ytitle text',
+    xtick: '.xaxislayer-above .xtick text', ytick: '.yaxislayer-above .ytick text',
+    legend: '.legend .legendtext', label: '.shapelayer text',
+  };
+  const items = [];
+  const root = chart;
+  for (const [group, selector] of Object.entries(groups)) {
+    for (const el of root.querySelectorAll(selector)) {
+      const b = el.getBoundingClientRect();
+      if (b.width > 0 && b.height > 0 && el.textContent.trim()) {
+        items.push({group, text: el.textContent.trim(),
+                    box: [b.left, b.top, b.right, b.bottom]});
+      }
+    }
+  }
+  const traces = root.querySelectorAll('.scatterlayer .trace');
+  const star = traces.length ? traces[traces.length - 1].querySelector('.points path') : null;
+  if (star) {
+    const b = star.getBoundingClientRect();
+    items.push({group: 'star', text: 'best plan', box: [b.left, b.top, b.right, b.bottom]});
+  }
+  return {items, width: svg ? svg.getBoundingClientRect().width : 0};
+}
+"""
+
+#: Boxes may touch: overlaps up to this many pixels are rounding.
+_SLACK_PX = 1.0
+
+
+def _overlaps(items: list[dict]) -> list[str]:
+    """Pairs of chart texts (or a text and the star) whose boxes overlap by more than 1 px."""
+    found = []
+    for i, a in enumerate(items):
+        for b in items[i + 1 :]:
+            if a["group"] == b["group"] == "title":
+                continue  # the lines of one wrapped title
+            (l1, t1, r1, b1), (l2, t2, r2, b2) = a["box"], b["box"]
+            wide = min(r1, r2) - max(l1, l2)
+            tall = min(b1, b2) - max(t1, t2)
+            if wide > _SLACK_PX and tall > _SLACK_PX:
+                found.append(f"{a['group']} {a['text']!r} × {b['group']} {b['text']!r}")
+    return found
+
+
+def _main_chart(page):
+    chart = page.locator('[data-testid="stPlotlyChart"]').first
+    chart.wait_for()
+    chart.scroll_into_view_if_needed()
+    page.wait_for_timeout(300)  # plotly lays the legend out after the first paint
+    return chart
+
+
+def _check_chart(page, name: str) -> dict:
+    chart = _main_chart(page)
+    chart.screenshot(path=str(screenshot(page, name).with_name(f"{name}_chart.png")))
+    measured = chart.evaluate(_CHART_BOXES)
+    groups = {item["group"] for item in measured["items"]}
+    assert {"title", "xtitle", "ytitle", "xtick", "ytick", "legend", "star"} <= groups, groups
+    assert not _overlaps(measured["items"]), (name, _overlaps(measured["items"]))
+    assert errors_on_page(page) == [] and exceptions_on_page(page) == []
+    return measured
+
+
+SIZES = (("laptop", 1280, 720), ("phone", 390, 844))
+
+
+def test_planner_chart_labels_never_overlap_on_builtin_populations(browser, app_url):
+    for label, width, height in SIZES:
+        context = browser.new_context(viewport={"width": width, "height": height})
+        page = context.new_page()
+        page.set_default_timeout(120_000)
+        try:
+            for population, query in (
+                ("establishments", "population=Establishments"),
+                ("lognormal", "population=Lognormal"),
+            ):
+                page.goto(f"{app_url}/planner?{FAST}&{query}")
+                settle(page, timeout=240)
+                _wait_for_chart(page)
+                page.evaluate("document.fonts.ready")
+                measured = _check_chart(page, f"planner_chart_{population}_{label}")
+                legend = [i["text"] for i in measured["items"] if i["group"] == "legend"]
+                assert len(legend) <= 7, legend  # one line per design, the census, the star
+                if population == "establishments":
+                    main = _main_text(page)
+                    assert "exact to the data's resolution" in main
+                    assert "times the error" not in main
+        finally:
+            context.close()
+
+
+def test_planner_chart_lines_control_moves_the_chart_and_the_url(page, app_url):
+    page.goto(f"{app_url}/planner?{FAST}")
+    settle(page, timeout=120)
+    _wait_for_chart(page)
+    before = plot_texts(page)
+    menu = page.locator('[data-testid="stSelectbox"]').filter(has_text="Lines on the chart")
+    menu.scroll_into_view_if_needed()
+    menu.click()
+    page.get_by_role("option", name="every mechanism", exact=True).click()
+    settle(page, timeout=120)
+    _wait_for_chart(page)
+    assert parse_qs(urlparse(page.url).query).get("plan_lines") == ["every mechanism"]
+    after = plot_texts(page)
+    assert after != before and "global Laplace" in after
+    measured = _check_chart(page, "planner_chart_every_mechanism_laptop")
+    assert len([i for i in measured["items"] if i["group"] == "legend"]) > 7
+
+
+def test_planner_chart_on_an_uploaded_csv(browser, app_url, tmp_path):
+    """Amounts in cents (resolution 0.01), uploaded on the Population page, then planned."""
+    rng = np.random.default_rng(5)
+    amounts = rng.lognormal(3.0, 0.8, 3000).round(2)
+    path = tmp_path / "amounts.csv"
+    path.write_text("amount\n" + "\n".join(f"{a:.2f}" for a in amounts) + "\n")
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    page.set_default_timeout(120_000)
+    try:
+        page.goto(app_url)
+        settle(page)
+        page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
+        settle(page)
+        page.get_by_role("button", name="Use this population").click()
+        settle(page)
+        page.get_by_role("link", name="Release planner").first.click()
+        settle(page, timeout=120)
+        _wait_for_chart(page)
+        assert "Privatise" in _main_text(page)
+        _check_chart(page, "planner_chart_upload_laptop")
+        page.set_viewport_size({"width": 390, "height": 844})
+        settle(page, timeout=120, start_timeout=1)
+        _wait_for_chart(page)
+        _check_chart(page, "planner_chart_upload_phone")
+    finally:
+        context.close()
+
+
+def test_slow_plan_shows_a_progress_bar_and_the_census_row_first(page, app_url):
+    """T = 1000 on an ε_target no other test uses (no cached plan): several seconds."""
+    page.goto(f"{app_url}/planner?plan_reps=1000&plan_eps=0.77")
+    live = page.locator('[class*="st-key-plan_live_"]')
+    live.locator('[data-testid="stProgress"]').first.wait_for(timeout=120_000)
+    live.get_by_text("Census,").first.wait_for(timeout=120_000)
+    # The census row is shown while the plan still runs: the finished view is not there yet.
+    assert page.locator('[class*="st-key-plan_view_"]').count() == 0
+    assert "Rows known so far" in live.first.inner_text()
+    screenshot(page, "planner_progress_laptop")
+    settle(page, timeout=240)
+    _wait_for_chart(page)
+    assert live.count() == 0  # the finished view replaced the live rows
+    assert errors_on_page(page) == [] and exceptions_on_page(page) == []

@@ -250,7 +250,8 @@ def test_a_rerun_does_not_recompute_the_comparison(monkeypatch):
 
 
 def test_another_quantile_is_cores_quantile_plan():
-    at = open_page(PAGE, {"plan_stat": "another quantile", "plan_q": "0.9", "plan_reps": "50"})
+    query = {"plan_stat": "another quantile", "plan_q": "0.9", "plan_reps": "50"}
+    at = open_page(PAGE, {**query, "plan_lines": "every mechanism"})
     assert at.number_input(key="plan_q").value == pytest.approx(0.9)
     result = _page_plan(statistic="quantile", quantile=0.9, reps=50)
     words = at.success[0].value
@@ -277,14 +278,20 @@ def test_another_quantile_is_cores_quantile_plan():
     )
 
 
+def _series(at: AppTest) -> set[str]:
+    """The named series of the main chart (lines, the census and the star; no bands)."""
+    data = _chart(at, "95 % error bound")["data"]
+    return {t.get("name") for t in data if t.get("fill") != "toself"}
+
+
 def test_mechanisms_filter_changes_the_charts_series():
-    at = open_page(PAGE, {"plan_reps": "50"})
-    every = {t.get("name") for t in _chart(at, "95 % error bound")["data"]}
+    at = open_page(PAGE, {"plan_reps": "50", "plan_lines": "every mechanism"})
+    every = _series(at)
     assert figs.series_name("srs", MECHANISMS["smooth_laplace"].label) in every
     at.multiselect(key="plan_mechs").set_value(["exponential", "global_laplace"]).run()
     assert not at.exception
     restricted = _page_plan(reps=50, mechanisms=("exponential", "global_laplace"))
-    kept = {t.get("name") for t in _chart(at, "95 % error bound")["data"]} - {"best plan"}
+    kept = _series(at) - {"best plan"}
     census = figs.series_name("census", str(restricted.census["mechanism_label"]))
     assert kept == {
         figs.series_name(d, MECHANISMS[m].label)
@@ -366,3 +373,36 @@ def test_odds_follow_the_prior_and_eps_target_and_the_url_keeps_the_prior():
     assert _odds(linked) == _odds(at)
     lower = open_page(PAGE, {"plan_prior": "0.2", "plan_eps": "0.3"})
     assert "With ε_target = 0.3," in _odds(lower) and _odds(lower) != _odds(at)
+
+
+# ---------------------------------------------------------------------------------------
+# The chart's lines (issue 22, part 6)
+# ---------------------------------------------------------------------------------------
+
+
+def test_chart_lines_control_changes_the_chart_and_the_url_reproduces_it():
+    at = open_page(PAGE, {"plan_reps": "50"})
+    assert at.selectbox(key="plan_lines").value == "each design's best mechanism"
+    default = _series(at) - {"best plan"}
+    result = _page_plan(reps=50)
+    census = figs.series_name("census", str(result.census["mechanism_label"]))
+    best = result.best_by_design.drop_duplicates("design")
+    assert default == {
+        figs.series_name(d, m) for d, m in zip(best["design"], best["mechanism_label"], strict=True)
+    } | {census}
+    global_laplace = text.chart_lines_label("global_laplace")
+    at.selectbox(key="plan_lines").set_value(global_laplace).run()
+    assert not at.exception
+    only = _series(at) - {"best plan"}
+    assert only != default
+    assert {name.rsplit(", ", 1)[1] for name in only} == {figs.LEGEND_MECHANISMS["global_laplace"]}
+    linked = open_page(PAGE, {"plan_reps": "50", "plan_lines": global_laplace})
+    assert linked.selectbox(key="plan_lines").value == global_laplace
+    assert _chart(linked, "95 % error bound") == _chart(at, "95 % error bound")
+    every = open_page(PAGE, {"plan_reps": "50", "plan_lines": "every mechanism"})
+    assert len(_series(every)) > len(default)
+    # A mechanism of the median is no choice for the mean: back to the default.
+    every.selectbox(key="plan_lines").set_value(text.chart_lines_label("smooth_laplace")).run()
+    every.radio(key="plan_stat").set_value("mean").run()
+    assert not every.exception
+    assert every.selectbox(key="plan_lines").value == "each design's best mechanism"

@@ -7,12 +7,19 @@ Every call is keyed by scalars (tuples of them) and the population's own ``conte
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 from core import planner
+from core import resolution as core_resolution
 from core.populations import Population
+
+#: Called by :func:`plan` on a cache miss: None when the computation starts, then core's
+#: :class:`core.planner.PlanProgress` after the census and after each design.
+ProgressCallback = Callable[[planner.PlanProgress | None], None]
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -29,7 +36,14 @@ def default_rates(content_hash: str, _pop: Population) -> tuple[float, ...]:
     return tuple(float(r) for r in planner.default_rates(_pop))
 
 
-@st.cache_data(max_entries=24, show_spinner="Comparing designs…")
+@st.cache_data(max_entries=16, show_spinner=False)
+def resolution(content_hash: str, _pop: Population) -> float | None:
+    """The step in which the population's values are recorded
+    (:func:`core.resolution.resolution`)."""
+    return core_resolution.resolution(_pop.values)
+
+
+@st.cache_data(max_entries=24, show_spinner=False)
 def plan(
     content_hash: str,
     _pop: Population,
@@ -46,12 +60,18 @@ def plan(
     budget_share: float = 1.0,
     quantile: float = 0.5,
     mechanisms: tuple[str, ...] | None = None,
+    _progress: ProgressCallback | None = None,
 ) -> planner.PlanResult:
     """:func:`core.planner.plan` on the population, cached per scalar arguments.
 
     ``quantile`` (q of ``statistic="quantile"``) and ``mechanisms`` (None: every fitting
-    mechanism) are part of the cache key like every other argument.
+    mechanism) are part of the cache key like every other argument. ``_progress`` is not
+    (its leading underscore keeps it out of the key): a cache miss calls it with None as the
+    computation starts and then with each of core's progress reports; a hit returns the
+    stored result without calling it.
     """
+    if _progress is not None:
+        _progress(None)
     return planner.plan(
         _pop,
         statistic=statistic,
@@ -66,6 +86,7 @@ def plan(
         budget_share=budget_share,
         quantile=quantile,
         mechanisms=mechanisms,
+        progress=_progress,
     )
 
 

@@ -1,7 +1,8 @@
 """Controls of the Release planner page that need more than one widget call.
 
-The statistic (with the level q of "another quantile") and the mechanisms to compare; both
-are bound to the URL. Kept here so the page script stays a short list of inputs and tabs.
+The statistic (with the level q of "another quantile"), the mechanisms to compare and the
+lines of the main chart; all are bound to the URL. Kept here so the page script stays a
+short list of inputs and tabs.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui.amplification import views as amp_views
+from ui.planner import figures as figs
 from ui.planner import text
 
 
@@ -76,3 +78,25 @@ def prior_control() -> float:
     """The attacker's prior for reading ε as odds (``plan_prior``): the Amplification page's
     control under the planner's key."""
     return amp_views.prior_control("plan_prior")
+
+
+def chart_lines_control(statistic: str, mechanisms: tuple[str, ...] | None) -> str:
+    """What the main chart draws (URL-bound as ``plan_lines``; the URL carries the label).
+
+    Returns :data:`ui.planner.figures.BEST_LINES` (each design's best mechanism, the
+    default), :data:`ui.planner.figures.ALL_LINES` (every mechanism) or one mechanism's
+    name (that mechanism across the designs), from the mechanisms compared.
+    """
+    compared = [m for m in text.mechanisms_of(statistic) if mechanisms is None or m in mechanisms]
+    labels = {c: text.chart_lines_label(c) for c in (figs.BEST_LINES, figs.ALL_LINES, *compared)}
+    # A mechanism of the other statistic (median ↔ mean) or one no longer compared.
+    if st.session_state.get("plan_lines", labels[figs.BEST_LINES]) not in labels.values():
+        st.session_state["plan_lines"] = labels[figs.BEST_LINES]
+    shown = st.selectbox(
+        "Lines on the chart",
+        list(labels.values()),
+        key="plan_lines",
+        bind="query-params",
+        help=text.CHART_LINES_HELP,
+    )
+    return text.name_of(labels, shown)

@@ -6,14 +6,27 @@ rows of :attr:`core.planner.PlanResult.table`.
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from core.planner import PlanResult
-from ui.theme import PALETTE, chart_layout, line_trace, make_figure, reference_line
+from core.mechanisms import MECHANISMS
+from core.planner import MEAN_MECHANISMS, QUANTILE_MECHANISMS, PlanResult
+from core.resolution import exact_threshold
+from ui.format import significant
+from ui.theme import (
+    DASHES,
+    PALETTE,
+    REFERENCE_COLOUR,
+    chart_layout,
+    line_trace,
+    make_figure,
+    reference_line,
+)
 
 #: Columns of the planner's table kept in the chart data and the CSV, in this order.
 TABLE_COLUMNS = (
@@ -35,6 +48,7 @@ TABLE_COLUMNS = (
     "exact",
     "refined",
     "is_best",
+    "accounting",
 )
 
 #: Short design names for the table and the legend (the design list gives the full ones).
@@ -71,13 +85,49 @@ def statistic_words(statistic: str, quantile: float = 0.5) -> str:
     return str(statistic)
 
 
+#: Mechanisms in the legend: a few words each, so one entry fits a phone's width (the
+#: hover, the ranked list and the design list give the full names).
+LEGEND_MECHANISMS = {
+    "smooth_laplace": "smooth sensitivity (Laplace)",
+    "smooth_pure": "smooth sensitivity (pure ε)",
+    "exponential": "exponential mechanism",
+    "global_laplace": "global Laplace",
+    "laplace": "Laplace (R/n)",
+    "gaussian": "Gaussian (analytic)",
+    "ht_mean": "noisy centred sum",
+}
+#: Designs in the legend (the stratified design's full short name is too long for a phone).
+LEGEND_DESIGNS = {**SHORT_DESIGNS, "stratified_proportional": "Stratified"}
+_LABEL_NAMES = {cls.label: name for name, cls in MECHANISMS.items()}
+
+
+def legend_mechanism(mechanism_label: str) -> str:
+    """A mechanism's legend words, from its label (falls back to the short label)."""
+    name = _LABEL_NAMES.get(str(mechanism_label))
+    return (
+        LEGEND_MECHANISMS.get(name, short_mechanism(mechanism_label))
+        if name
+        else (short_mechanism(mechanism_label))
+    )
+
+
 def series_name(design: str, mechanism_label: str) -> str:
-    """Legend name of one design and mechanism."""
-    return f"{short_design(design)}, {short_mechanism(mechanism_label)}"
+    """Legend name of one design and mechanism ("SRS, exponential mechanism")."""
+    return f"{LEGEND_DESIGNS.get(design, design)}, {legend_mechanism(mechanism_label)}"
 
 
 #: How many Monte Carlo standard errors the error bars span on each side.
 SE_MULTIPLE = 2.0
+
+
+#: Space under the plot for the x tick labels and the x-axis title, and per legend line.
+AXIS_BELOW_PX = 78
+LEGEND_LINE_PX = 21
+
+
+def axis_title(objective: str) -> str:
+    """The short y-axis title of an objective (the chart title names it in full)."""
+    return "RMSE" if objective == "rmse" else "±b₉₅, the 95 % error bound"
 
 
 def objective_column(objective: str) -> tuple[str, str, str]:
@@ -93,120 +143,371 @@ def full_table(result: PlanResult) -> pd.DataFrame:
     return result.table.loc[:, columns].reset_index(drop=True)
 
 
-def _hover(y_title: str) -> str:
-    return (
-        "%{customdata[0]}<br>rate %{x:.3g}, n ≈ %{customdata[1]:,.0f}<br>"
-        "ε_sample %{customdata[2]:.4g}<br>"
-        f"{y_title}: %{{y:.4g}} ± %{{customdata[3]:.2g}}<extra></extra>"
+#: What the main chart draws: each design's best mechanism (default) or every mechanism; a
+#: mechanism's name instead draws that mechanism across the designs.
+BEST_LINES = "best"
+ALL_LINES = "all"
+
+#: A colour per design (Okabe–Ito), so a design keeps its colour whatever else is drawn; the
+#: census is the grey reference line and the best plan the vermillion star.
+DESIGN_COLOURS = {
+    "srs": PALETTE[0],
+    "poisson": PALETTE[1],
+    "stratified_proportional": PALETTE[2],
+    "cluster": PALETTE[4],
+    "neyman": PALETTE[5],
+}
+_OTHER_DESIGN_COLOUR = PALETTE[6]
+BEST_COLOUR = PALETTE[3]
+TARGET_COLOUR = PALETTE[6]
+
+#: A dash per mechanism ("dot" is kept for the reference lines).
+MECHANISM_DASHES: dict[str, str] = {
+    **{m: DASHES[i % 5] for i, m in enumerate(QUANTILE_MECHANISMS)},
+    **{m: DASHES[i % 5] for i, m in enumerate(MEAN_MECHANISMS)},
+}
+
+#: Opacity of the ±2 standard-error bands.
+BAND_OPACITY = 0.16
+#: The axis starts this factor below the smallest error that matters (room for its band).
+FLOOR_MARGIN = 3.0
+#: The axis ends this factor above the largest error drawn, and spans at least MIN_DECADES.
+TOP_MARGIN = 1.5
+MIN_DECADES = 1.0
+#: Below this many decades plotly labels every digit of a log axis; only 2 and 5 are kept.
+FEW_DECADES = 3.0
+#: A band top counts for the range up to this factor above the largest error drawn.
+BAND_TOP_LIMIT = 3.0
+
+
+def design_colour(design: str) -> str:
+    """The colour of a design's lines (the same in every chart mode)."""
+    return DESIGN_COLOURS.get(design, _OTHER_DESIGN_COLOUR)
+
+
+def mechanism_dash(mechanism: str) -> str:
+    """The dash pattern of a mechanism's lines."""
+    return MECHANISM_DASHES.get(mechanism, "solid")
+
+
+def _rgba(colour: str, alpha: float) -> str:
+    red, green, blue = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({red}, {green}, {blue}, {alpha})"
+
+
+def drawn_rows(result: PlanResult, lines: str = BEST_LINES) -> pd.DataFrame:
+    """The sampled designs' rows the chart draws, in the planner's column order.
+
+    ``lines``: :data:`BEST_LINES` keeps each design's best mechanism (the one of its best
+    row), :data:`ALL_LINES` every mechanism, a mechanism's name that mechanism only (every
+    design's best mechanism when no design has it).
+    """
+    table = full_table(result)
+    sampled = table[table["design"] != "census"]
+    if lines == ALL_LINES:
+        return sampled.reset_index(drop=True)
+    if lines != BEST_LINES:
+        mine = sampled[sampled["mechanism"] == lines]
+        if len(mine):
+            return mine.reset_index(drop=True)
+    best = result.best_by_design
+    pairs = best[best["design"] != "census"].drop_duplicates("design")
+    keep = sampled.set_index(["design", "mechanism"]).index.isin(
+        list(zip(pairs["design"], pairs["mechanism"], strict=True))
+    )
+    return sampled[keep].reset_index(drop=True)
+
+
+def census_reference(result: PlanResult, lines: str = BEST_LINES) -> pd.Series | None:
+    """The census row drawn as the reference: the chosen mechanism's, else the best one."""
+    if lines not in (BEST_LINES, ALL_LINES):
+        table = result.table
+        mine = table[(table["design"] == "census") & (table["mechanism"] == lines)]
+        if len(mine):
+            return mine.iloc[0]
+    return result.census
+
+
+@dataclass(frozen=True)
+class ErrorScale:
+    """The error axis: what counts as exact, where the axis starts and ends.
+
+    Attributes
+    ----------
+    threshold
+        Errors at or below it are exact to the data's resolution
+        (:func:`core.resolution.exact_threshold`; 0 when the resolution is unknown).
+    floor
+        The bottom of the axis: a third of the smallest error that matters (above the
+        threshold). Anything smaller is drawn at the floor.
+    top
+        The top of the axis.
+    """
+
+    threshold: float
+    floor: float
+    top: float
+
+    def clip(self, values: np.ndarray) -> np.ndarray:
+        """``values`` raised to the floor (what a log axis can show)."""
+        return np.maximum(np.asarray(values, dtype=float), self.floor)
+
+
+def error_scale(
+    values: np.ndarray, uppers: np.ndarray, *, step: float | None, extra: tuple[float, ...] = ()
+) -> ErrorScale:
+    """The axis of errors ``values`` (with band tops ``uppers``) at a resolution ``step``.
+
+    Only errors above the exactness threshold choose the range (``extra``: the census and
+    the target lines); errors at or below it are exact and sit at the floor.
+    """
+    threshold = exact_threshold(step)
+    every = np.concatenate([np.asarray(values, float), np.asarray(extra, float)])
+    matter = every[np.isfinite(every) & (every > threshold)]
+    tops = np.concatenate([np.asarray(uppers, float), matter])
+    tops = tops[np.isfinite(tops) & (tops > threshold)]
+    if matter.size:
+        # A band far above its line (few repetitions) is cut by the top rather than
+        # squeezing every line into the bottom of the chart.
+        low = float(matter.min())
+        high = min(float(tops.max()), float(matter.max()) * BAND_TOP_LIMIT)
+    else:  # everything exact: one decade around the threshold
+        low = high = threshold if threshold > 0 else 1.0
+    floor = low / FLOOR_MARGIN
+    top = max(high * TOP_MARGIN, floor * 10**MIN_DECADES)
+    return ErrorScale(threshold=threshold, floor=floor, top=top)
+
+
+def _scale_of(
+    result: PlanResult, rows: pd.DataFrame, step: float | None, target: float | None
+) -> ErrorScale:
+    value, se, _ = objective_column(result.objective)
+    census = census_reference(result, BEST_LINES if rows.empty else str(rows["mechanism"].iloc[0]))
+    extra = [] if census is None else [float(census[value])]
+    if target is not None:
+        extra.append(float(target))
+    values = rows[value].to_numpy(dtype=float)
+    return error_scale(
+        values,
+        values + SE_MULTIPLE * rows[se].to_numpy(dtype=float),
+        step=step,
+        extra=tuple(extra),
     )
 
 
-def objective_figure(
-    result: PlanResult, *, target: float | None = None
-) -> tuple[go.Figure, pd.DataFrame]:
-    """The objective against the rate: one line per design and mechanism.
+def exact_note(
+    result: PlanResult,
+    *,
+    lines: str = BEST_LINES,
+    resolution: float | None = None,
+    target: float | None = None,
+) -> str | None:
+    """The caption under the chart when some error is drawn at the floor (None otherwise)."""
+    value, _, _ = objective_column(result.objective)
+    rows = drawn_rows(result, lines)
+    census = census_reference(result, lines)
+    scale = _scale_of(result, rows, resolution, target)
+    drawn = rows[value].to_numpy(dtype=float)
+    if census is not None:
+        drawn = np.append(drawn, float(census[value]))
+    if not (drawn < scale.floor).any():
+        return None
+    if resolution is None:
+        return (
+            f"Errors below {significant(scale.floor, 2)} are drawn on the bottom edge of the "
+            "chart; hover a point for its value."
+        )
+    return (
+        f"Errors at or below {significant(scale.threshold, 2)}, a hundredth of the data's "
+        f"resolution ({significant(resolution, 3)}, the step in which its values are "
+        "recorded), are exact to the data's resolution: they are drawn on the bottom edge of "
+        "the chart, and only the larger errors set its range. Hover a point for its value."
+    )
 
-    Error bars span ±2 Monte Carlo standard errors; the census (the best census mechanism)
-    is a dotted horizontal line; the best plan is a large marker. The data are the rows of
-    ``result.table`` that are drawn (every row; the census rows as the reference).
-    ``target`` (a 95 % error bound the user needs) adds a dashed horizontal line.
+
+def _point_text(
+    name: str, row: dict[str, Any], y_title: str, value: str, se: str, threshold: float
+) -> str:
+    error = float(row[value])
+    lines = [
+        name,
+        f"rate {float(row['rate']):.3g}, n ≈ {float(row['n']):,.0f}",
+        f"ε_sample {float(row['eps_sample']):.4g}",
+        f"{y_title}: {error:.4g} ± {SE_MULTIPLE * float(row[se]):.2g}",
+    ]
+    if error <= threshold:
+        lines.append("exact to the data's resolution")
+    accounting = row.get("accounting")
+    if isinstance(accounting, str) and accounting:
+        lines.append(f"accounting: {accounting}")
+    return "<br>".join(lines)
+
+
+def _line_and_band(
+    group: pd.DataFrame,
+    name: str,
+    scale: ErrorScale,
+    value: str,
+    se: str,
+    y_title: str,
+) -> list[dict[str, Any]]:
+    design, mechanism = str(group["design"].iloc[0]), str(group["mechanism"].iloc[0])
+    colour = design_colour(design)
+    x = group["rate"].to_numpy(dtype=float)
+    y = group[value].to_numpy(dtype=float)
+    spread = SE_MULTIPLE * group[se].to_numpy(dtype=float)
+    records = group.to_dict("records")
+    band = {
+        "type": "scatter",
+        "x": np.concatenate([x, x[::-1]]),
+        "y": np.concatenate([scale.clip(y + spread), scale.clip(y - spread)[::-1]]),
+        "mode": "lines",
+        "fill": "toself",
+        "fillcolor": _rgba(colour, BAND_OPACITY),
+        "line": {"width": 0, "color": _rgba(colour, 0.0)},
+        "hoverinfo": "skip",
+        "showlegend": False,
+        "legendgroup": name,
+        "name": f"{name} (±2 s.e.)",
+    }
+    line = {
+        "type": "scatter",
+        "x": x,
+        "y": scale.clip(y),
+        "mode": "lines+markers",
+        "name": name,
+        "legendgroup": name,
+        "line": {"color": colour, "dash": mechanism_dash(mechanism), "width": 2.5},
+        "marker": {"color": colour, "size": 7},
+        "cliponaxis": False,
+        "text": [_point_text(name, r, y_title, value, se, scale.threshold) for r in records],
+        "hovertemplate": "%{text}<extra></extra>",
+    }
+    return [band, line]
+
+
+def objective_figure(
+    result: PlanResult,
+    *,
+    target: float | None = None,
+    lines: str = BEST_LINES,
+    resolution: float | None = None,
+) -> tuple[go.Figure, pd.DataFrame]:
+    """The objective against the rate: a line per design (its colour) and mechanism (its dash).
+
+    ``lines`` chooses the lines (:func:`drawn_rows`): by default each design's best
+    mechanism. Each line carries a band of ±2 Monte Carlo standard errors. The census (the
+    reference, :func:`census_reference`) is a dotted horizontal line labelled at the end
+    away from the best plan's star. The y axis is chosen from the errors that matter
+    (:func:`error_scale`, with the data's ``resolution``): errors exact to the resolution
+    are drawn at the floor. ``target`` (a 95 % error bound the user needs) adds a dashed
+    line. The data are the rows drawn (the census row last) with ``drawn_at``, the height
+    drawn.
     """
     value, se, y_title = objective_column(result.objective)
-    table = full_table(result)
+    rows = drawn_rows(result, lines)
+    census = census_reference(result, lines)
+    scale = _scale_of(result, rows, resolution, target)
     traces: list[dict[str, Any]] = []
-    sampled = table[table["design"] != "census"]
-    for i, ((_, _), group) in enumerate(
-        sampled.groupby(["design", "mechanism"], sort=False, dropna=False)
-    ):
+    for (design, _), group in rows.groupby(["design", "mechanism"], sort=False):
         group = group.sort_values("rate")
-        name = series_name(str(group["design"].iloc[0]), str(group["mechanism_label"].iloc[0]))
-        custom = np.column_stack(
-            [
-                np.full(len(group), name, dtype=object),
-                group["n"].to_numpy(dtype=float),
-                group["eps_sample"].to_numpy(dtype=float),
-                (SE_MULTIPLE * group[se]).to_numpy(dtype=float),
-            ]
-        )
-        traces.append(
-            line_trace(
-                group["rate"].to_numpy(dtype=float),
-                group[value].to_numpy(dtype=float),
-                name,
-                i,
-                _hover(y_title),
-                mode="lines+markers",
-                customdata=custom,
-                error_y={
-                    "type": "data",
-                    "array": (SE_MULTIPLE * group[se]).to_numpy(dtype=float),
-                    "visible": True,
-                    "thickness": 1.2,
-                    "width": 3,
-                },
-            )
-        )
-    shapes = []
-    if result.census is not None:
-        census_value = float(result.census[value])
-        shapes.append(reference_line(census_value, text="census"))
-        # An invisible series so the census appears in the legend and on hover.
+        name = series_name(str(design), str(group["mechanism_label"].iloc[0]))
+        traces.extend(_line_and_band(group, name, scale, value, se, y_title))
+    low_rate = float(rows["rate"].min()) if len(rows) else float(result.table["rate"].min())
+    best = result.best
+    star_x = float(best["rate"])
+    shapes: list[dict[str, Any]] = []
+    if census is not None:
+        census_value = float(census[value])
+        exact = census_value <= scale.threshold
+        drawn = float(scale.clip(np.array([census_value]))[0])
+        # Label the end away from the star (the census star sits at rate 1, the right end).
+        span = math.log10(1.0 / low_rate) if low_rate < 1 else 1.0
+        star_right = math.log10(star_x / low_rate) > span / 2 if low_rate < 1 else True
+        label = "census (exact)" if exact else "census"
+        shapes.append(reference_line(drawn, text=label, at_start=star_right))
+        name = series_name("census", str(census["mechanism_label"]))
         traces.append(
             {
                 "type": "scatter",
-                "x": [float(table["rate"].min()), 1.0],
-                "y": [census_value, census_value],
+                "x": [low_rate, 1.0],
+                "y": [drawn, drawn],
                 "mode": "lines",
-                "name": series_name("census", str(result.census["mechanism_label"])),
-                "line": {"color": "#555555", "dash": "dot", "width": 1.5},
-                "hovertemplate": f"census: {y_title} %{{y:.4g}}<extra></extra>",
+                "name": name,
+                "line": {"color": REFERENCE_COLOUR, "dash": "dot", "width": 1.5},
+                "text": [_point_text(name, census.to_dict(), y_title, value, se, scale.threshold)]
+                * 2,
+                "hovertemplate": "%{text}<extra></extra>",
             }
         )
     if target is not None:
-        line = reference_line(float(target), text="your bound")
-        line["line"] = {"color": PALETTE[2], "dash": "dash", "width": 1.5}
-        line["label"] = {"text": "your bound", "textposition": "start", "font": {"size": 12}}
+        line = reference_line(float(target), text="your bound", at_start=True)
+        line["line"] = {"color": TARGET_COLOUR, "dash": "dash", "width": 1.5}
         shapes.append(line)
-    best = result.best
+    best_name = series_name(str(best["design"]), str(best["mechanism_label"]))
     traces.append(
         {
             "type": "scatter",
-            "x": [float(best["rate"])],
-            "y": [float(best[value])],
+            "x": [star_x],
+            "y": scale.clip(np.array([float(best[value])])),
             "mode": "markers",
             "name": "best plan",
+            "cliponaxis": False,
             "marker": {
                 "symbol": "star",
                 "size": 16,
-                "color": PALETTE[3],
+                "color": BEST_COLOUR,
                 "line": {"color": "black", "width": 1},
             },
-            "hovertemplate": (
-                f"best plan: {series_name(str(best['design']), str(best['mechanism_label']))}<br>"
-                f"rate %{{x:.3g}}, {y_title} %{{y:.4g}}<extra></extra>"
-            ),
+            "text": [
+                "best plan: "
+                + _point_text(best_name, best.to_dict(), y_title, value, se, scale.threshold)
+            ],
+            "hovertemplate": "%{text}<extra></extra>",
         }
     )
     layout = chart_layout(
         title=f"{y_title} of the released "
         f"{statistic_words(result.statistic, result.quantile)} against the sampling rate "
         f"(ε_target = {result.eps_target:g})",
-        x_title="sampling rate n/N",
-        y_title=y_title,
+        x_title="sampling rate n/N (log scale)",
+        y_title=f"{axis_title(result.objective)} (data's units)",
         log_x=True,
         log_y=True,
         height=460,
         hovermode="closest",
     )
     layout["shapes"] = shapes
-    return make_figure(traces, layout), table
+    # The legend sits at the bottom of the figure, in a margin reserved for one entry a line
+    # (a phone's width): it can never ride up onto the axis titles, however it wraps.
+    entries = sum(1 for t in traces if t.get("showlegend", True))
+    layout["height"] += LEGEND_LINE_PX * entries
+    layout["margin"]["b"] = AXIS_BELOW_PX + LEGEND_LINE_PX * entries
+    layout["legend"].update(
+        {"yref": "container", "y": 0.0, "yanchor": "bottom", "font": {"size": 13}}
+    )
+    layout["yaxis"]["range"] = [math.log10(scale.floor), math.log10(scale.top)]
+    if math.log10(scale.top / scale.floor) < FEW_DECADES:
+        layout["yaxis"]["dtick"] = "D2"  # label 2 and 5 in each decade, not every digit
+    layout["yaxis"]["title"]["standoff"] = 8
+    layout["xaxis"]["title"]["standoff"] = 14
+    layout["xaxis"]["automargin"] = True
+    layout["yaxis"]["automargin"] = True
+    data = rows.copy()
+    if census is not None:
+        row = pd.DataFrame([census.to_dict()]).reindex(columns=data.columns)
+        data = pd.concat([data, row], ignore_index=True)
+    data["drawn_at"] = scale.clip(data[value].to_numpy(dtype=float))
+    return make_figure(traces, layout), data
 
 
 def ranked_table(result: PlanResult) -> pd.DataFrame:
     """The best rate of each design and mechanism, ranked, in the page's words.
 
     Sampling and noise parts are shares of the mean squared error (they add up to 1); the
-    gain is 1 − objective/objective of the census (positive: tighter than the census).
+    gain is 1 − objective/objective of the census (positive: tighter than the census). The
+    ``accounting`` column (the amplification bound behind ε_sample, in words) is kept when
+    core's table has it.
     """
     best = result.best_by_design
     mse = best["sampling_part"] + best["noise_part"]
@@ -227,6 +528,11 @@ def ranked_table(result: PlanResult) -> pd.DataFrame:
             "gain vs census": best["gain"].to_numpy(dtype=float)
             if "gain" in best
             else np.full(len(best), np.nan),
+            **(
+                {"accounting": best["accounting"].astype(str).to_list()}
+                if "accounting" in best.columns
+                else {}
+            ),
         }
     )
 

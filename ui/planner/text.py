@@ -23,10 +23,11 @@ from core.planner import (
     PlanResult,
 )
 from core.populations import Population
+from core.resolution import is_exact
 from core.sensitivity import quantile_rank
 from ui.amplification.text import delta_caveat, odds_sentence, odds_summary
 from ui.format import adaptive_percent, number, significant
-from ui.planner.figures import short_mechanism, statistic_words
+from ui.planner.figures import ALL_LINES, BEST_LINES, short_design, short_mechanism, statistic_words
 from ui.snippets import population_snippet
 
 COMPARE_TAB = "Compare designs"
@@ -53,6 +54,22 @@ MECHANISMS_HELP = (
     "Compare only these mechanisms: fewer run faster. Each design still uses only the "
     "mechanisms whose guarantee fits its theorem. Empty: every mechanism."
 )
+
+
+CHART_LINES_HELP = (
+    "Each design keeps its colour and each mechanism its dash. By default the chart draws "
+    "one line per design, with the mechanism that serves it best; choose every mechanism, "
+    "or one mechanism across the designs."
+)
+
+
+def chart_lines_label(choice: str) -> str:
+    """The on-screen name of a chart-lines choice (a mechanism's name: "only …")."""
+    if choice == BEST_LINES:
+        return "each design's best mechanism"
+    if choice == ALL_LINES:
+        return "every mechanism"
+    return "only " + MECHANISM_SHORT.get(choice, choice)
 
 
 def mechanisms_of(statistic: str) -> tuple[str, ...]:
@@ -175,13 +192,45 @@ def plan_phrase(row: pd.Series) -> str:
     return f"{_article(phrase)} {phrase}"
 
 
-def measure_phrase(result: PlanResult, row: pd.Series) -> str:
-    """The accuracy of ``row`` in the units of the objective."""
+def resolution_words(resolution: float | None) -> str:
+    """The data's resolution in a sentence: "the values are recorded in steps of 1"."""
+    if resolution is None:
+        return "the data's resolution is unknown"
+    return f"the values are recorded in steps of {significant(resolution, 3)}"
+
+
+def exact_words(result: PlanResult, value: float, resolution: float | None) -> str | None:
+    """ "exact to the data's resolution (…)" when ``value`` is, else None.
+
+    With the resolution unknown (None) only an error of 0 is exact.
+    """
+    if not is_exact(value, resolution):
+        return None
+    stat = statistic_words(result.statistic, result.quantile)
+    if value == 0:
+        return f"exact: every release equals the population {stat}"
+    measure = "root mean squared error" if result.objective == "rmse" else "95 % error bound"
+    return (
+        f"exact to the data's resolution (its {measure}, {significant(value, 2)}, is far "
+        f"below the step between recorded values: {resolution_words(resolution)})"
+    )
+
+
+def error_words(result: PlanResult, value: float) -> str:
+    """An error in the data's units: "95 % error bound ±0.956" or "RMSE 0.55"."""
+    if result.objective == "rmse":
+        return f"root mean squared error {_bound(value)}"
+    return f"95 % error bound ±{_bound(value)}"
+
+
+def measure_phrase(result: PlanResult, row: pd.Series, resolution: float | None = None) -> str:
+    """The accuracy of ``row`` in the units of the objective (or that it is exact to the
+    data's ``resolution``, :func:`core.resolution.is_exact`)."""
     stat = statistic_words(result.statistic, result.quantile)
     value = float(row["rmse"] if result.objective == "rmse" else row["error_95"])
-    scale = abs(result.population_value) or 1.0
-    if value <= 1e-12 * scale:
-        return f"the release equals the population {stat} (error {significant(value, 2)})"
+    exact = exact_words(result, value, resolution)
+    if exact is not None:
+        return exact
     if result.objective == "rmse":
         return f"root mean squared error {_bound(value)} around the population {stat}"
     return f"95 % of releases within ±{_bound(value)} of the population {stat}"
@@ -227,7 +276,9 @@ def relative_change(gain: float) -> str:
     return f"{significant(1.0 - gain, 3)} times the error of"
 
 
-def recommendation(result: PlanResult, *, clusters: int | None = None) -> str:
+def recommendation(
+    result: PlanResult, *, clusters: int | None = None, resolution: float | None = None
+) -> str:
     """The plan in plain words: what to privatise, how accurate, against the census.
 
     Parameters
@@ -237,22 +288,29 @@ def recommendation(result: PlanResult, *, clusters: int | None = None) -> str:
     clusters
         Number of clusters k of the population (for the "clusters of about M̄ records"
         remark about a cluster design that gains nothing); None without clusters.
+    resolution
+        The step in which the population's values are recorded
+        (:func:`core.resolution.resolution`). An error at most a hundredth of it is exact
+        to the data's resolution, and designs are then compared by their errors in the
+        data's units, never by a ratio against a practically-zero error.
     """
     best = result.best
     key = _objective(result)
     text = (
         f"Privatise {plan_phrase(best)} ({short_mechanism(str(best['mechanism_label']))}): "
-        f"{measure_phrase(result, best)}"
+        f"{measure_phrase(result, best, resolution)}"
     )
     census = result.census
     if best["design"] == "census":
         text += ". No sampling design is more accurate here at this ε_target."
+    elif census is not None and is_exact(float(census[key]), resolution):
+        text += ", as exact as privatising the whole register."
     elif census is not None and float(census[key]) > 0:
         gain = 1.0 - float(best[key]) / float(census[key])
         text += f", {relative_change(gain)} privatising the whole register."
     else:
         text += "."
-    return " ".join([text, *no_gain_sentences(result, clusters=clusters)])
+    return " ".join([text, *no_gain_sentences(result, clusters=clusters, resolution=resolution)])
 
 
 def odds_text(
@@ -280,15 +338,21 @@ def odds_text(
     )
 
 
-def no_gain_sentences(result: PlanResult, *, clusters: int | None = None) -> list[str]:
+def no_gain_sentences(
+    result: PlanResult, *, clusters: int | None = None, resolution: float | None = None
+) -> list[str]:
     """Sentences about the sampling designs whose best rate is no better than the census.
 
     A cluster design gets its own sentence naming the average cluster size M̄ = N/k (whole
     clusters enter or leave the sample, which erases the amplification); the other designs
-    share one sentence with their best rate and how they compare with the census.
+    share one sentence with their best rate and how they compare with the census. When the
+    census is exact to the data's ``resolution``, a design is described by its own error in
+    the data's units (a ratio to a practically-zero error says nothing).
     """
     if result.census is None:
         return []
+    key = _objective(result)
+    census_exact = is_exact(float(result.census[key]), resolution)
     sentences = []
     others = []
     seen: set[str] = set()
@@ -307,12 +371,28 @@ def no_gain_sentences(result: PlanResult, *, clusters: int | None = None) -> lis
                 f"{_article(label).capitalize()} {label} gains nothing: clusters of about "
                 f"{number(round(size))} records erase the amplification."
             )
+        elif census_exact:
+            error = float(row[key])
+            own = (
+                "is exact to the data's resolution too"
+                if is_exact(error, resolution)
+                else f"has a {error_words(result, error)}"
+            )
+            others.append(
+                f"{_article(label)} {label} at its best rate, {_share(float(row['rate']))}, {own}"
+            )
         else:
             others.append(
                 f"{_article(label)} {label} at its best rate, {_share(float(row['rate']))}, "
                 f"is {relative_change(gain)} the whole register"
             )
-    if others:
+    if others and census_exact:
+        sentences.insert(
+            0,
+            "Sampling gains nothing here: the whole register is exact to the data's "
+            "resolution, while " + "; ".join(others) + ".",
+        )
+    elif others:
         sentences.insert(0, "Sampling gains nothing here: " + "; ".join(others) + ".")
     return sentences
 
@@ -343,32 +423,76 @@ def no_mechanism_note(design: str, relation: str) -> str:
     )
 
 
-def ranked_list(ranked: pd.DataFrame) -> str:
+def ranked_list(ranked: pd.DataFrame, resolution: float | None = None) -> str:
     """The ranked table as a numbered Markdown list (one plan a line; it wraps on a phone).
 
     ``ranked`` is :func:`ui.planner.figures.ranked_table`: per plan the best rate, the
     expected n, ε_sample, RMSE ± its Monte Carlo standard error, the 95 % error bound, the
-    sampling and noise shares of the mean squared error and the gain against the census.
+    sampling and noise shares of the mean squared error, the gain against the census and,
+    when core provides it, the ``accounting`` behind ε_sample. An error at most a hundredth
+    of the data's ``resolution`` is marked exact to it; when the census is, the other plans
+    are read by their own errors, never by a ratio to the census.
     """
+    census = ranked[ranked["design"] == "Census"]
+    # The census every gain refers to is the best one: the one with gain 0.
+    reference = census[census["gain vs census"] == 0] if len(census) else census
+    bounds = (reference if len(reference) else census)[["RMSE", "95 % bound"]]
+    census_exact = bool(len(bounds)) and all(
+        is_exact(float(v), resolution) for v in bounds.iloc[0] if math.isfinite(float(v))
+    )
     lines = []
     for i, row in enumerate(ranked.itertuples(index=False), start=1):
         r = dict(zip(ranked.columns, row, strict=True))
         gain = float(r["gain vs census"])
+        exact = is_exact(float(r["95 % bound"]), resolution) and is_exact(
+            float(r["RMSE"]), resolution
+        )
         if r["design"] == "Census" and gain == 0:
-            versus = "the reference"
+            versus = "the reference" + (
+                ": every other plan is read by its own error" if census_exact else ""
+            )
         elif math.isnan(gain):
             versus = "no census to compare with"
+        elif census_exact:
+            versus = ""  # the census is exact: its line says so, no ratio to it
         else:
             versus = f"{relative_change(gain)} the census"
         rate = "whole register" if r["design"] == "Census" else f"rate {_share(r['best rate'])}"
         se = float(r["± se"])
         spread = f"± {significant(se, 2)}" if se > 0 else "(exact)"
+        mark = ", exact to the data's resolution" if exact else ""
+        accounting = r.get("accounting")
+        extra = f"; accounting: {accounting}" if isinstance(accounting, str) and accounting else ""
         lines.append(
             f"{i}. **{r['design']}, {r['mechanism']}**: {rate} (n ≈ {number(round(r['n']))}), "
             f"ε_sample = {significant(r['ε_sample'], 4)}; RMSE {significant(r['RMSE'], 4)} "
-            f"{spread}, 95 % bound ±{significant(r['95 % bound'], 4)}; error "
-            f"{100 * r['sampling part']:.0f} % sampling, {100 * r['noise part']:.0f} % noise; "
-            f"{versus}."
+            f"{spread}, 95 % bound ±{significant(r['95 % bound'], 4)}{mark}; error "
+            f"{100 * r['sampling part']:.0f} % sampling, {100 * r['noise part']:.0f} % noise"
+            f"{extra}{'; ' + versus if versus else ''}."
+        )
+    return "\n".join(lines)
+
+
+def partial_list(
+    table: pd.DataFrame, objective: str, resolution: float | None, done: int, total: int
+) -> str:
+    """The rows known while the plan runs: each design's best mechanism so far, best first.
+
+    ``table`` holds core's rows so far (:class:`core.planner.PlanProgress`); ``done`` of
+    ``total`` designs are finished.
+    """
+    key = "rmse" if objective == "rmse" else "error_95"
+    measure = "RMSE" if objective == "rmse" else "95 % bound ±"
+    best = table[table["is_best"]] if "is_best" in table.columns else table
+    best = best.sort_values(key, kind="stable").drop_duplicates("design")
+    lines = [f"**Rows known so far** ({done} of {total} designs; the full comparison follows):"]
+    for row in best.to_dict("records"):
+        value = float(row[key])
+        mark = " (exact to the data's resolution)" if is_exact(value, resolution) else ""
+        rate = "whole register" if row["design"] == "census" else f"rate {_share(row['rate'])}"
+        lines.append(
+            f"- {short_design(str(row['design']))}, {short_mechanism(str(row['mechanism_label']))}"
+            f": {rate}, {measure}{significant(value, 3)}{mark}"
         )
     return "\n".join(lines)
 
@@ -417,11 +541,14 @@ def composition_verdict(eps_target: float, correct: float, naive: float) -> str:
 
 
 COMPARE_EXPLANATION = (
-    "Each line is one design with one mechanism: the error of the release at each sampling "
-    "rate (log axis), with bars of ±2 Monte Carlo standard errors. The dotted line is the "
-    "census: the same mechanism run on the whole register at ε_target. A smaller sample "
-    "lets the mechanism spend a larger ε_sample (less noise) but adds sampling error; the "
-    "marked point is the best plan."
+    "Each line is one design (its colour) with the mechanism that serves it best (its dash; "
+    "the menu above the chart shows every mechanism, or one across the designs): the error "
+    "of the release, in the data's units, at each sampling rate (log axes). The shaded band "
+    "spans ±2 Monte Carlo standard errors. The dotted line is the census, the mechanism run "
+    "on the whole register at ε_target. A smaller sample lets the mechanism spend a larger "
+    "ε_sample (less noise) but adds sampling error; the star is the best plan. Errors far "
+    "below the step in which the data are recorded are exact for every practical purpose: "
+    "they sit on the bottom edge, and only the larger errors set the axis."
 )
 
 COMPARE_FORMULAS = (

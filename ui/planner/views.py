@@ -6,8 +6,11 @@ instead of reading page globals.
 
 from __future__ import annotations
 
+import contextvars
+import hashlib
 import math
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlencode
 
 import pandas as pd
@@ -124,8 +127,80 @@ def usable_mechanisms(
     return None
 
 
-def run_plan(ctx: PlannerInputs) -> planner.PlanResult:
-    """The cached comparison for the page's inputs."""
+def inputs_key(ctx: PlannerInputs) -> str:
+    """A short digest of everything the comparison depends on (the population by its hash).
+
+    The live rows and the final view are drawn into containers keyed by it, so what a run
+    shows always belongs to that run's inputs.
+    """
+    parts = (
+        ctx.pop.content_hash,
+        ctx.seed,
+        ctx.statistic,
+        ctx.eps_target,
+        ctx.delta_target,
+        ctx.relation,
+        ctx.designs,
+        ctx.rates,
+        ctx.reps,
+        ctx.objective,
+        ctx.quantile,
+        ctx.mechanisms,
+    )
+    return hashlib.sha256(repr(parts).encode("utf-8")).hexdigest()[:12]
+
+
+class LiveRows:
+    """The progress bar and the rows known so far, drawn into one slot while a plan runs.
+
+    Each report replaces the slot's content with a container keyed by the inputs' digest,
+    so nothing from an earlier run's view stays beside the new rows.
+
+    The reports arrive inside the cached call (:func:`ui.planner.cache.plan`), and Streamlit
+    records the elements a cached function draws in order to replay them on a cache hit.
+    The live rows belong to this run only, so they are drawn in the context captured before
+    the call: there Streamlit sees an ordinary script (not a cached function), records
+    nothing and still stops a run whose inputs changed.
+    """
+
+    def __init__(self, slot: Any, ctx: PlannerInputs, resolution: float | None) -> None:
+        self.slot = slot
+        self.key = inputs_key(ctx)
+        self.objective = ctx.objective
+        self.resolution = resolution
+        self.outside = contextvars.copy_context()
+
+    def report(self, progress: planner.PlanProgress | None) -> None:
+        """Show one progress report (None: the computation starts)."""
+        self.outside.run(self._draw, progress)
+
+    def _draw(self, progress: planner.PlanProgress | None) -> None:
+        # A key per report: each replaces the last within one run, and keys must be unique.
+        step = 0 if progress is None else progress.done
+        with self.slot.container(key=f"plan_live_{self.key}_{step}"):
+            if progress is None:
+                st.progress(0.0, text="Comparing designs: the census first…")
+                return
+            shown = figs.short_design(progress.design)
+            st.progress(
+                progress.done / progress.total,
+                text=f"Compared {progress.done} of {progress.total} designs (last: {shown})…",
+            )
+            st.markdown(
+                text.partial_list(
+                    progress.table,
+                    self.objective,
+                    self.resolution,
+                    progress.done,
+                    progress.total,
+                )
+            )
+
+
+def run_plan(
+    ctx: PlannerInputs, progress: cache.ProgressCallback | None = None
+) -> planner.PlanResult:
+    """The cached comparison for the page's inputs (``progress`` hears a cache miss only)."""
     pop = ctx.pop
     return cache.plan(
         pop.content_hash,
@@ -141,6 +216,7 @@ def run_plan(ctx: PlannerInputs) -> planner.PlanResult:
         objective=ctx.objective,
         quantile=ctx.quantile,
         mechanisms=ctx.mechanisms,
+        _progress=progress,
     )
 
 
@@ -152,11 +228,25 @@ def design_list(ctx: PlannerInputs) -> None:
 
 
 def compare_view(ctx: PlannerInputs) -> None:
-    """Recommendation, ranked table, objective against rate, downloads and formulas."""
+    """Recommendation, ranked table, objective against rate, downloads and formulas.
+
+    The whole tab is one slot: while a plan computes it holds the progress bar and the rows
+    known so far (:class:`LiveRows`), then the finished view, both keyed by the inputs.
+    """
     pop = ctx.pop
-    result = run_plan(ctx)
+    step = cache.resolution(pop.content_hash, pop)
+    slot = st.empty()
+    live = LiveRows(slot, ctx, step)
+    result = run_plan(ctx, live.report)
+    with slot.container(key=f"plan_view_{live.key}"):
+        compare_body(ctx, result, step)
+
+
+def compare_body(ctx: PlannerInputs, result: planner.PlanResult, step: float | None) -> None:
+    """The finished comparison (see :func:`compare_view`)."""
+    pop = ctx.pop
     k = cache.cluster_count(pop.content_hash, pop)
-    recommendation = text.recommendation(result, clusters=k)
+    recommendation = text.recommendation(result, clusters=k, resolution=step)
     st.success(recommendation, icon=":material/recommend:")
     st.caption(text.population_value_line(result))
     odds_block(ctx, result)
@@ -168,11 +258,11 @@ def compare_view(ctx: PlannerInputs) -> None:
             else:
                 st.info(text.no_rows_note(design, cache.smallest_stratum(pop.content_hash, pop)))
     st.markdown("**Best rate of each design and mechanism, ranked**")
-    st.markdown(text.ranked_list(figs.ranked_table(result)))
-    fig, data = figs.objective_figure(result)
+    st.markdown(text.ranked_list(figs.ranked_table(result), step))
+    table = figs.full_table(result)
     st.download_button(
         "Download the full table (CSV)",
-        data=lambda: frame_to_csv_bytes(data),
+        data=lambda: frame_to_csv_bytes(table),
         file_name="release_plan.csv",
         mime="text/csv",
         key="plan_table_csv",
@@ -180,12 +270,15 @@ def compare_view(ctx: PlannerInputs) -> None:
         icon=":material/table:",
         help="Every evaluated design, mechanism and rate, with Monte Carlo standard errors.",
     )
+    lines = controls.chart_lines_control(ctx.statistic, ctx.mechanisms)
+    fig, data = figs.objective_figure(result, lines=lines, resolution=step)
     chart_block(
         fig,
         data,
         key="planner_compare",
         explanation=text.COMPARE_EXPLANATION,
         formulas=text.COMPARE_FORMULAS,
+        note=figs.exact_note(result, lines=lines, resolution=step),
     )
     export_buttons(ctx, result, fig, recommendation)
     with st.expander("How the planner computes", icon=":material/function:"):
@@ -355,7 +448,8 @@ def accuracy_view(ctx: PlannerInputs) -> None:
     answer = text.accuracy_answer(target, found.eps_target, found.feasible, best, EPS_MAX)
     if found.feasible and found.plan is not None:
         st.success(answer, icon=":material/target:")
-        fig, data = figs.objective_figure(found.plan, target=target)
+        step = cache.resolution(pop.content_hash, pop)
+        fig, data = figs.objective_figure(found.plan, target=target, resolution=step)
         chart_block(
             fig,
             data,
@@ -366,6 +460,7 @@ def accuracy_view(ctx: PlannerInputs) -> None:
                 f"it. The search evaluated the planner {found.evaluations:,} times."
             ),
             formulas=text.COMPARE_FORMULAS[1:],
+            note=figs.exact_note(found.plan, resolution=step, target=target),
         )
     else:
         st.info(answer, icon=":material/info:")

@@ -117,3 +117,19 @@ def test_interquartile_range_and_cluster_count():
     assert cache.interquartile_range(A.content_hash, A) == pytest.approx(q3 - q1)
     assert cache.cluster_count(A.content_hash, A) is None
     assert cache.cluster_count(EST.content_hash, EST) == len(np.unique(EST.clusters))
+
+
+def test_a_miss_reports_progress_and_a_hit_does_not():
+    args = {**ARGS, "seed": 11, "designs": ("census", "srs", "poisson")}
+    heard: list = []
+    first = cache.plan(A.content_hash, A, **args, _progress=heard.append)
+    assert heard[0] is None  # the computation starts
+    reports = heard[1:]
+    assert [(p.done, p.total) for p in reports] == [(1, 3), (2, 3), (3, 3)]
+    assert set(reports[0].table["design"]) == {"census"}  # the census rows come first
+    assert set(reports[1].table["design"]) == {"census", "srs"}
+    pd.testing.assert_frame_equal(reports[-1].table, first.table)
+    again: list = []
+    second = cache.plan(A.content_hash, A, **args, _progress=again.append)
+    assert again == [] and second is not None
+    pd.testing.assert_frame_equal(second.table, first.table)

@@ -1,13 +1,18 @@
-"""ui.planner.figures: the chart's data are the planner's table rows; the ranked table is
-core's best rows; the composition chart draws the curve it is given."""
+"""ui.planner.figures: the chart's data are the planner's table rows (one line per design by
+default, a colour per design and a dash per mechanism, bands clipped to a floor chosen from
+the errors that matter); the ranked table is core's best rows; the composition chart draws
+the curve it is given."""
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from core import planner
+from core import planner, resolution
+from core.mechanisms import MECHANISMS
 from core.populations import make_builtin
 from tests.pages.harness import array
 from ui.planner import figures as figs
@@ -15,33 +20,148 @@ from ui.planner import figures as figs
 POP = make_builtin("lognormal", seed=1, size=3001)
 
 
+def planner_mechanism_label(name: str) -> str:
+    return str(MECHANISMS[name].label)
+
+
+EST = make_builtin("establishments", seed=0, size=20_000)
+STEP = resolution.resolution(EST.values)
+
+
 @pytest.fixture(scope="module")
 def result() -> planner.PlanResult:
     return planner.plan(POP, eps_target=0.3, designs=("census", "srs", "poisson"), reps=50)
 
 
+def _lines(fig) -> list:
+    return [t for t in fig.data if t.mode == "lines+markers"]
+
+
+def _bands(fig) -> list:
+    return [t for t in fig.data if t.fill == "toself"]
+
+
 @pytest.mark.parametrize("objective", ["error_95", "rmse"])
-def test_chart_data_are_the_plan_table_rows(objective):
+def test_every_mechanism_draws_the_plan_table_rows(objective):
     res = planner.plan(POP, eps_target=0.3, designs=("census", "srs"), reps=50, objective=objective)
-    fig, data = figs.objective_figure(res)
-    pd.testing.assert_frame_equal(data, res.table.loc[:, list(data.columns)].reset_index(drop=True))
+    fig, data = figs.objective_figure(res, lines=figs.ALL_LINES)
     value, se, _ = figs.objective_column(objective)
-    lines = [t for t in fig.data if t.mode == "lines+markers"]
-    drawn = sum(len(t.x) for t in lines)
+    drawn = sum(len(t.x) for t in _lines(fig))
     assert drawn == int((res.table["design"] != "census").sum())
-    for trace in lines:
+    assert len(data) == drawn + 1  # and the census reference row
+    for trace in _lines(fig):
         names = [
             figs.series_name(d, m)
             for d, m in zip(res.table["design"], res.table["mechanism_label"], strict=True)
         ]
         rows = res.table[np.array(names) == trace.name].sort_values("rate")
         np.testing.assert_array_equal(array(trace.x), rows["rate"].to_numpy())
-        np.testing.assert_array_equal(array(trace.y), rows[value].to_numpy())
-        np.testing.assert_array_equal(array(trace.error_y.array), 2 * rows[se].to_numpy())
+        floor = 10 ** fig.layout.yaxis.range[0]
+        np.testing.assert_array_equal(array(trace.y), np.maximum(rows[value].to_numpy(), floor))
+        band = next(b for b in _bands(fig) if b.legendgroup == trace.name)
+        upper = array(band.y)[: len(rows)]
+        np.testing.assert_allclose(upper, np.maximum(rows[value] + 2 * rows[se], floor))
     best = next(t for t in fig.data if t.name == "best plan")
     assert (best.x[0], best.y[0]) == (res.best["rate"], res.best[value])
     assert fig.layout.shapes[0].y0 == res.census[value]
     assert fig.layout.xaxis.type == "log"
+
+
+@pytest.fixture(scope="module")
+def establishments() -> planner.PlanResult:
+    """The establishment register (whole employees, median 3, heavy ties) at ε_target = 1:
+    the census is exact to the data's resolution, far below the sampled designs' errors."""
+    return planner.plan(EST, eps_target=1.0, reps=50)
+
+
+def test_default_chart_draws_one_line_per_design_with_its_best_mechanism(establishments):
+    fig, data = figs.objective_figure(establishments, resolution=STEP)
+    lines = _lines(fig)
+    sampled = [d for d in establishments.best_by_design["design"] if d != "census"]
+    assert len(lines) == len(set(sampled)) == 4
+    best = establishments.best_by_design.drop_duplicates("design").set_index("design")
+    for trace in lines:
+        design = next(
+            d for d in set(sampled) if trace.name.startswith(figs.LEGEND_DESIGNS[d] + ",")
+        )
+        assert trace.name == figs.series_name(design, best.loc[design, "mechanism_label"])
+        assert trace.line.color == figs.design_colour(design)
+        assert trace.line.dash == figs.mechanism_dash(best.loc[design, "mechanism"])
+    assert len({t.line.color for t in lines}) == len(lines)  # a colour per design
+    assert set(data["design"]) == {*sampled, "census"}
+
+
+def test_every_mechanism_keeps_colour_per_design_and_dash_per_mechanism(establishments):
+    fig, _ = figs.objective_figure(establishments, lines=figs.ALL_LINES, resolution=STEP)
+    lines = _lines(fig)
+    pairs = establishments.table[establishments.table["design"] != "census"]
+    assert len(lines) == len(pairs.drop_duplicates(["design", "mechanism"]))
+    colour_of, dash_of = {}, {}
+    for trace in lines:
+        design, mechanism = trace.name.rsplit(", ", 1)[0], trace.name.rsplit(", ", 1)[1]
+        colour_of.setdefault(design, set()).add(trace.line.color)
+        dash_of.setdefault(mechanism, set()).add(trace.line.dash)
+    assert all(len(c) == 1 for c in colour_of.values())
+    assert len({next(iter(c)) for c in colour_of.values()}) == len(colour_of)
+    assert all(len(d) == 1 for d in dash_of.values())
+    assert len({next(iter(d)) for d in dash_of.values()}) == len(dash_of)
+    assert "dot" not in {t.line.dash for t in lines}  # dotted: the census reference only
+
+
+def test_one_mechanism_across_designs(establishments):
+    fig, data = figs.objective_figure(establishments, lines="exponential", resolution=STEP)
+    assert {t.name.rsplit(", ", 1)[1] for t in _lines(fig)} == {"exponential mechanism"}
+    assert set(data["mechanism"]) == {"exponential"}  # the census reference too
+    census = establishments.table.query("design == 'census' and mechanism == 'exponential'")
+    assert fig.layout.shapes[0].y0 == float(census["error_95"].iloc[0])
+
+
+def test_bands_clip_to_the_floor_and_the_range_follows_the_errors_that_matter(establishments):
+    for lines in (figs.BEST_LINES, figs.ALL_LINES):
+        fig, data = figs.objective_figure(establishments, lines=lines, resolution=STEP)
+        low, high = (10**e for e in fig.layout.yaxis.range)
+        errors = data["error_95"].to_numpy(dtype=float)
+        matter = errors[errors > resolution.exact_threshold(STEP)]
+        assert errors.min() < 1e-20  # the census: exact, far below the resolution
+        assert low == pytest.approx(matter.min() / figs.FLOOR_MARGIN)
+        assert low > resolution.exact_threshold(STEP) / figs.FLOOR_MARGIN
+        assert high <= max(matter.max() * 4, low * 10 ** (figs.MIN_DECADES + 0.01)) * 2
+        assert all(low <= v <= high for v in matter)
+        assert len(_bands(fig)) == len(_lines(fig))
+        for trace in fig.data:
+            assert array(trace.y).min() >= low * (1 - 1e-12), trace.name
+        assert all(s.y0 >= low for s in fig.layout.shapes)
+        for band in _bands(fig):
+            assert band.hoverinfo == "skip" and band.showlegend is False
+    note = figs.exact_note(establishments, resolution=STEP)
+    assert note is not None and "exact to the data's resolution" in note
+
+
+def test_census_label_sits_away_from_the_star_and_hover_tells_the_true_error(establishments):
+    fig, _ = figs.objective_figure(establishments, resolution=STEP)
+    assert establishments.best["design"] == "census"  # the star sits at rate 1, the right end
+    census = fig.layout.shapes[0]
+    assert census.label.text == "census (exact)" and census.label.textposition == "start"
+    star = next(t for t in fig.data if t.name == "best plan")
+    assert f"{float(establishments.best['error_95']):.4g}" in star.text[0]
+    assert "exact to the data's resolution" in star.text[0]
+    assert fig.layout.xaxis.title.standoff > 0
+
+
+def test_accounting_column_reaches_the_hover_and_the_ranked_table(result):
+    def words(rows: pd.DataFrame) -> list[str]:
+        return [f"bound of {d}" for d in rows["design"]]
+
+    table = result.table.assign(accounting=words(result.table))
+    best = result.best_by_design.assign(accounting=words(result.best_by_design))
+    with_words = dataclasses.replace(result, table=table, best_by_design=best)
+    fig, data = figs.objective_figure(with_words)
+    line = next(t for t in _lines(fig) if t.name.startswith("SRS"))
+    assert all("accounting: bound of srs" in t for t in line.text)
+    assert "accounting" in data.columns and "accounting" in figs.full_table(with_words)
+    ranked = figs.ranked_table(with_words)
+    assert list(ranked["accounting"]) == words(best)
+    assert "accounting" not in figs.ranked_table(result).columns
 
 
 def test_target_line_is_drawn(result):
@@ -82,5 +202,10 @@ def test_composition_figure_draws_its_curve():
 def test_short_names():
     assert figs.short_mechanism("median, exponential mechanism") == "exponential mechanism"
     assert figs.short_mechanism("odd label") == "odd label"
-    assert figs.series_name("srs", "mean, Laplace noise") == "SRS, Laplace noise"
+    assert figs.series_name("srs", "mean, Laplace noise") == "SRS, Laplace noise"  # unknown
+    laplace = planner_mechanism_label("laplace")
+    assert figs.series_name("stratified_proportional", laplace) == "Stratified, Laplace (R/n)"
+    for name in (*planner.QUANTILE_MECHANISMS, *planner.MEAN_MECHANISMS):
+        legend = figs.series_name("stratified_proportional", planner_mechanism_label(name))
+        assert len(legend) <= 40 and legend.count(", ") == 1, legend  # fits a phone's width
     assert figs.short_design("unknown") == "unknown"

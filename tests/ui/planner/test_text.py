@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pytest
 
-from core import planner
+from core import planner, resolution
 from core.mechanisms import MECHANISMS
 from core.population import Population
 from core.populations import make_builtin
@@ -257,3 +257,68 @@ def test_odds_text_reads_eps_target_and_the_designs_eps_sample():
     census = text.odds_text(0.01, 1.0, 0.0267, pd.Series({"design": "census"}), 0.0267, 5e-5)
     assert "ε_sample" not in census  # nothing is sampled: one budget only
     assert "at most **2.67 in 100** sure" in census and "worst-case attacker" in census
+
+
+# ---------------------------------------------------------------------------------------
+# Exact to the data's resolution (issue 22, part 6)
+# ---------------------------------------------------------------------------------------
+
+ESTABLISHMENTS = make_builtin("establishments", seed=0, size=20_000)
+
+
+@pytest.fixture(scope="module")
+def whole_employees() -> planner.PlanResult:
+    """Employees (whole numbers, median 3, heavy ties) at ε_target = 1: the census error is
+    about 1e-24, far below the step of one employee, and the ratios to it are huge."""
+    return planner.plan(ESTABLISHMENTS, eps_target=1.0, reps=50)
+
+
+def test_census_exact_to_the_resolution_is_said_so_without_ratios(whole_employees):
+    step = resolution.resolution(ESTABLISHMENTS.values)
+    assert step == 1.0
+    assert whole_employees.best["design"] == "census"
+    assert whole_employees.best_by_design["gain"].min() < -1e6  # the old text's "e+" ratios
+    words = text.recommendation(whole_employees, clusters=20, resolution=step)
+    assert words.startswith("Privatise the whole register (")
+    assert "exact to the data's resolution" in words
+    assert "the values are recorded in steps of 1" in words
+    assert "e+" not in words and "times the error" not in words
+    # The other designs are read by their own errors, in the data's units.
+    poisson = whole_employees.best_by_design.query("design == 'poisson'").iloc[0]
+    assert f"has a 95 % error bound ±{significant(poisson['error_95'], 3)}" in words
+    ranked = text.ranked_list(figs.ranked_table(whole_employees), step)
+    assert "times the error" not in ranked and "tighter than" not in ranked
+    first = ranked.splitlines()[0]
+    assert first.startswith("1. **Census,") and "exact to the data's resolution" in first
+    # Without the resolution, nothing but a zero error is exact: the ratios come back.
+    assert "times the error" in text.recommendation(whole_employees, clusters=20)
+
+
+def test_no_e_plus_ratio_in_the_verdict_or_the_ranked_list(whole_employees):
+    step = resolution.resolution(ESTABLISHMENTS.values)
+    words = text.recommendation(whole_employees, clusters=20, resolution=step)
+    ranked = text.ranked_list(figs.ranked_table(whole_employees), step)
+    for line in [words, *ranked.splitlines()]:
+        # Only errors (in the data's units) may be large numbers; no "… times" ratio at all.
+        assert " times " not in line, line
+    assert all(" e+" not in x for x in (words, ranked))
+    big = [w for w in ranked.split() if "e+" in w]
+    assert all(
+        w.lstrip("±").rstrip(";,.").replace("e+", "").replace(".", "").isdigit() for w in big
+    )
+
+
+def test_partial_list_shows_the_rows_known_so_far(whole_employees):
+    table = whole_employees.table[whole_employees.table["design"].isin(["census", "srs"])]
+    shown = text.partial_list(table, "error_95", 1.0, 2, 5)
+    lines = shown.splitlines()
+    assert lines[0].startswith("**Rows known so far** (2 of 5 designs")
+    assert lines[1].startswith("- Census, ") and "(exact to the data's resolution)" in lines[1]
+    assert lines[2].startswith("- SRS, ")
+    assert len(lines) == 3  # one line per design: its best mechanism so far
+
+
+def test_chart_lines_labels():
+    assert text.chart_lines_label(figs.BEST_LINES) == "each design's best mechanism"
+    assert text.chart_lines_label(figs.ALL_LINES) == "every mechanism"
+    assert text.chart_lines_label("exponential") == "only exponential mechanism"
