@@ -26,6 +26,11 @@ class Census(PlannerDesign):
     name = "census"
     label = "Census (privatise the whole population)"
     short_label = "Census"
+    description = (
+        "No sampling: the mechanism runs on the whole population and spends exactly ε_target "
+        "and δ_target. There is nothing to amplify; every other design is compared with this "
+        "one."
+    )
     theorem = "no sampling: the mechanism's own guarantee"
     proven_for = "any"
     fixed_size = True

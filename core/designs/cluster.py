@@ -32,6 +32,14 @@ class ClusterDesign(PlannerDesign):
     name = "cluster"
     label = "Cluster sample"
     short_label = "Cluster"
+    description = (
+        "ℓ of the population's k clusters are drawn at random and every record of a drawn "
+        "cluster is kept. Bun et al. Theorem 5.2 bounds the population's loss for neighbours "
+        "that add or remove one record; the bound grows with the cluster sizes M, because a "
+        "release computed from a few large clusters reveals which clusters were drawn "
+        "(Theorem 5.1 shows this loss is unavoidable). With large clusters the amplification "
+        "all but disappears."
+    )
     theorem = "Bun et al. Theorem 5.2 (worst record: the two largest clusters)"
     proven_for = "deletion"
     mask_bytes = 4 + 1 + 32

@@ -61,6 +61,14 @@ class SimpleRandom(_Individual):
     name = "srs"
     label = "Simple random sample (without replacement)"
     short_label = "SRS"
+    description = (
+        "A simple random sample of n = rate·N records drawn without replacement and kept "
+        "secret. Hu et al. Theorem 1 (after Balle et al. 2018; Bun et al. Theorem 2.2): a "
+        "mechanism that is ε_sample-private on the sample is log(1 + rate·(e^ε_sample − "
+        "1))-private for the population, with δ_target = rate·δ_sample, for neighbours that "
+        "differ in one changed record. Solving for ε_sample gives the budget the sample may "
+        "spend: log(1 + (e^ε_target − 1)/rate)."
+    )
     theorem = "Hu, Drechsler & Kim Theorem 1 (Balle, Barthe & Gaboardi 2018)"
     proven_for = "replacement"
     fixed_size = True
@@ -93,6 +101,11 @@ class Poisson(_Individual):
     name = "poisson"
     label = "Poisson sample"
     short_label = "Poisson"
+    description = (
+        "Every record enters the sample on its own coin flip with probability rate, so n "
+        "varies. The same formula as for the simple random sample holds (Bun et al. Theorem "
+        "2.2 and eq. (3)), but for neighbours that add or remove one record."
+    )
     theorem = "Bun et al. eq. 3 and Theorem 2.2"
     proven_for = "deletion"
     mask_bytes = 8 + 1 + 32

@@ -27,6 +27,11 @@ class NeymanStratified(PlannerDesign):
     name = "neyman"
     label = "Neyman-allocated stratified sample"
     short_label = "Neyman"
+    description = (
+        "Neyman allocation sizes each stratum's sample from the spread of the values in that "
+        "stratum, i.e. from the data themselves, so one changed record can move the "
+        "allocation (Bun et al. §7 and App. E.1). No amplification is claimed for it."
+    )
     theorem = "none (Bun et al. §7: the allocation depends on the data)"
     proven_for = "none"
 

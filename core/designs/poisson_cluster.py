@@ -115,6 +115,14 @@ class PoissonCluster(PlannerDesign):
     name = "poisson_cluster"
     label = "Poisson cluster sample (each cluster kept with probability r)"
     short_label = "Poisson clusters"
+    description = (
+        "Each of the population's k clusters is kept on its own coin flip with probability "
+        "rate, and every record of a kept cluster is in the sample. Keeping one cluster "
+        "pushes no other out, so the bound of Bun et al. Theorem 5.2 holds with s = M, the "
+        "largest cluster alone: log(1 + rate·(e^ε − 1)/(rate + (1 − rate)·e^(−M·ε))), for "
+        "neighbours that add or remove one record. With large clusters the amplification "
+        "all but disappears."
+    )
     theorem = (
         "Poisson cluster sampling, ln(1 + r(e^ε − 1) / (r + (1 − r) e^(−Mε))) with M the "
         "largest cluster (the argument of Bun et al. Theorem 5.2)"

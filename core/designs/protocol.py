@@ -145,6 +145,8 @@ class PlannerDesign(ABC):
         Identifier used in plan tables and URLs.
     label, short_label : str
         Plain-words name, long (tables) and short (chart legends).
+    description : str
+        A paragraph for reports: what is drawn and which theorem carries the promise.
     theorem : str
         The amplification theorem with its source.
     proven_for : str
@@ -161,6 +163,8 @@ class PlannerDesign(ABC):
     label: ClassVar[str] = ""
     short_label: ClassVar[str] = ""
     theorem: ClassVar[str] = ""
+    #: One plain-words paragraph: what is drawn and which theorem carries the promise.
+    description: ClassVar[str] = ""
     proven_for: ClassVar[str] = "deletion"
     fixed_size: ClassVar[bool] = False
     reference: ClassVar[bool] = False

@@ -45,6 +45,15 @@ class ProportionalStratifiedDesign(PlannerDesign):
     name = "stratified_proportional"
     label = "Proportional stratified sample, randomised rounding"
     short_label = "Stratified, proportional"
+    description = (
+        "Every stratum is sampled at the same rate, and each stratum's sample size "
+        "rate·(stratum size) is rounded up or down at random, so the sizes themselves give "
+        "nothing away. Bun et al. Theorem 4.3 (one stratum) and Theorem 7.2 (several strata) "
+        "bound the population's loss by log(1 + 2·rate·(e^(2·ε_sample) − 1)) + log(1 + "
+        "rate·(e^(2·ε_sample) − 1)), roughly 6·rate·ε_sample when both are small, for "
+        "neighbours that add or remove one record. It needs rate·(stratum size) ≥ 1 in every "
+        "stratum."
+    )
     theorem = "Bun et al. Theorems 4.3 and 7.2"
     proven_for = "deletion"
     mask_bytes = 4 + 8 + 1 + 32

@@ -374,7 +374,9 @@ def test_plan_table_columns_best_rows_and_refinement():
         "is_best",
     ):
         assert col in t.columns
-    assert set(t["design"]) == {"census", "srs", "poisson", "stratified_proportional", "cluster"}
+    assert set(t["design"]) == {
+        "census", "srs", "poisson", "stratified_proportional", "cluster", "poisson_cluster",
+    }  # fmt: skip
     assert t["refined"].any()
     best = result.best_by_design
     assert best["error_95"].is_monotonic_increasing

@@ -131,7 +131,7 @@ def test_designs_the_population_lacks_are_listed_with_their_reason():
     assert f"**{label}**: not available here. The population has no stratum labels" in notes
     assert f"**{planner.DESIGN_LABELS['cluster']}**: not available here." in notes
     assert "Bun et al. §7" in notes and "earlier census" in notes  # Neyman and what it needs
-    assert "ε_target / 2" in notes  # group privacy for the add/remove theorems
+    assert "add/remove and change budgets" in notes  # Poisson's exact bound for a change
     assert "**Stratified, proportional" not in _ranked(at)
 
 

@@ -34,6 +34,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from nbformat import v4
 
+from core.designs.registry import DESIGNS
 from core.mechanisms import MECHANISMS
 from core.planner import (
     DESIGN_LABELS,
@@ -61,49 +62,9 @@ _RELATION_LABELS = {
     "deletion": "deletion: neighbouring populations differ by one added or removed record",
 }
 
-#: One plain-words paragraph per design: what is drawn and which theorem carries the promise.
-DESIGN_EXPLANATIONS: dict[str, str] = {
-    "census": (
-        "No sampling: the mechanism runs on the whole population and spends exactly "
-        "ε_target and δ_target. There is nothing to amplify; every other design is "
-        "compared with this one."
-    ),
-    "srs": (
-        "A simple random sample of n = rate·N records drawn without replacement and kept "
-        "secret. Hu et al. Theorem 1 (after Balle et al. 2018; Bun et al. Theorem 2.2): a "
-        "mechanism that is ε_sample-private on the sample is log(1 + rate·(e^ε_sample − 1))-"
-        "private for the population, with δ_target = rate·δ_sample, for neighbours that "
-        "differ in one changed record. Solving for ε_sample gives the budget the sample may "
-        "spend: log(1 + (e^ε_target − 1)/rate)."
-    ),
-    "poisson": (
-        "Every record enters the sample on its own coin flip with probability rate, so n "
-        "varies. The same formula as for the simple random sample holds (Bun et al. "
-        "Theorem 2.2 and eq. (3)), but for neighbours that add or remove one record."
-    ),
-    "stratified_proportional": (
-        "Every stratum is sampled at the same rate, and each stratum's sample size "
-        "rate·(stratum size) is rounded up or down at random, so the sizes themselves give "
-        "nothing away. Bun et al. Theorem 4.3 (one stratum) and Theorem 7.2 (several "
-        "strata) bound the population's loss by log(1 + 2·rate·(e^(2·ε_sample) − 1)) + "
-        "log(1 + rate·(e^(2·ε_sample) − 1)), roughly 6·rate·ε_sample when both are small, "
-        "for neighbours that add or remove one record. It needs rate·(stratum size) ≥ 1 in "
-        "every stratum."
-    ),
-    "cluster": (
-        "ℓ of the population's k clusters are drawn at random and every record of a drawn "
-        "cluster is kept. Bun et al. Theorem 5.2 bounds the population's loss for "
-        "neighbours that add or remove one record; the bound grows with the cluster sizes "
-        "M, because a release computed from a few large clusters reveals which clusters "
-        "were drawn (Theorem 5.1 shows this loss is unavoidable). With large clusters the "
-        "amplification all but disappears."
-    ),
-    "neyman": (
-        "Neyman allocation sizes each stratum's sample from the spread of the values in "
-        "that stratum, i.e. from the data themselves, so one changed record can move the "
-        "allocation (Bun et al. §7 and App. E.1). No amplification is claimed for it."
-    ),
-}
+#: One plain-words paragraph per design (its ``description``): what is drawn and which theorem
+#: carries the promise.
+DESIGN_EXPLANATIONS: dict[str, str] = {name: d.description for name, d in DESIGNS.items()}
 
 #: What designs stated for add/remove neighbours do for a change-one-record promise.
 GROUP_PRIVACY_NOTE = (

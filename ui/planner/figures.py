@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from core.designs.registry import DESIGNS
 from core.mechanisms import MECHANISMS
 from core.planner import MEAN_MECHANISMS, QUANTILE_MECHANISMS, PlanResult
 from core.resolution import exact_threshold
@@ -52,14 +53,7 @@ TABLE_COLUMNS = (
 )
 
 #: Short design names for the table and the legend (the design list gives the full ones).
-SHORT_DESIGNS = {
-    "census": "Census",
-    "srs": "SRS",
-    "poisson": "Poisson",
-    "stratified_proportional": "Stratified, proportional",
-    "cluster": "Cluster",
-    "neyman": "Neyman",
-}
+SHORT_DESIGNS = {name: d.short_label for name, d in DESIGNS.items()}
 
 
 def short_design(name: str) -> str:
@@ -150,13 +144,13 @@ ALL_LINES = "all"
 
 #: A colour per design (Okabe–Ito), so a design keeps its colour whatever else is drawn; the
 #: census is the grey reference line and the best plan the vermillion star.
-DESIGN_COLOURS = {
-    "srs": PALETTE[0],
-    "poisson": PALETTE[1],
-    "stratified_proportional": PALETTE[2],
-    "cluster": PALETTE[4],
-    "neyman": PALETTE[5],
-}
+DESIGN_COLOURS = dict(
+    zip(
+        [name for name, d in DESIGNS.items() if not d.reference],
+        [c for i, c in enumerate(PALETTE) if i not in (3, 6)],
+        strict=False,
+    )
+)
 _OTHER_DESIGN_COLOUR = PALETTE[6]
 BEST_COLOUR = PALETTE[3]
 TARGET_COLOUR = PALETTE[6]

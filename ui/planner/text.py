@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from core.designs.registry import DESIGNS
 from core.mechanisms import MECHANISMS
 from core.planner import (
     DESIGN_LABELS,
@@ -85,7 +86,7 @@ RELATION_LABELS = {
 #: The two objectives the best rate minimises.
 OBJECTIVE_LABELS = {"error_95": "95 % error bound", "rmse": "RMSE"}
 #: The designs a user can pick (Neyman is always listed with its reason, never planned).
-PICKABLE_DESIGNS = ("census", "srs", "poisson", "stratified_proportional", "cluster")
+PICKABLE_DESIGNS = tuple(name for name, d in DESIGNS.items() if d.proven_for != "none")
 #: Choices of the repetitions T.
 REPS_OPTIONS = (50, 100, 200, 500, 1000)
 #: Share of the population's interquartile range used as the default target error.

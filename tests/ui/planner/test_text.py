@@ -116,7 +116,9 @@ def test_status_lines_give_cores_reasons():
         in lines["stratified_proportional"]
     )
     assert "not available here" in lines["cluster"]
-    assert "ε_target / 2" in lines["poisson"] and "group privacy" in lines["poisson"]
+    # Poisson sampling under a changed record: the exact bound from the mechanism's budgets.
+    assert "add/remove and change budgets" in lines["poisson"]
+    assert "ε_target / 2" not in lines["poisson"]
     assert lines["srs"].endswith("(Balle, Barthe & Gaboardi 2018).")
     deletion = {
         s.name: text.status_line(s) for s in planner.design_statuses(pop, "median", "deletion")
