@@ -742,7 +742,7 @@ def window_exponential_draws(
                 todo[j] = _decide(states[j], todo[j], iv, noise_rng, released[j])
         if any(t.size for t in todo):
             pending = np.unique(np.concatenate(todo))
-            half[pending] = np.minimum(half[pending] * 2, n[pending])
+            half[pending] = np.minimum(np.maximum(half[pending] * 2, 1), n[pending])
     return statistic, released
 
 

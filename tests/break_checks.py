@@ -690,6 +690,48 @@ BREAKS: tuple[Break, ...] = (
             "test_bands_clip_to_the_floor_and_the_range_follows_the_errors_that_matter",
         ),
     ),
+    Break(
+        name="stratwin-hypergeometric-halves-swapped",
+        item="issue 22 stratified windows",
+        path="core/designs/stratified_windows.py",
+        old="left = self._rng.hypergeometric(good, bad, b.counts)",
+        new="left = self._rng.hypergeometric(bad, good, b.counts)",
+        tests=(
+            "tests/core/test_stratified_windows.py::test_revealed_samples_have_the_designs_exact_law",
+        ),
+    ),
+    Break(
+        name="stratwin-rounding-compared-the-wrong-way",
+        item="issue 22 stratified windows",
+        path="core/designs/stratified_windows.py",
+        old="(np.asarray(uniforms, dtype=np.float64) < exact - base)",
+        new="(np.asarray(uniforms, dtype=np.float64) > exact - base)",
+        tests=(
+            "tests/core/test_stratified_windows.py::test_revealed_samples_have_the_designs_exact_law",
+        ),
+    ),
+    Break(
+        name="stratwin-leaf-ranked-by-stratum",
+        item="issue 22 stratified windows",
+        path="core/designs/stratified_windows.py",
+        old="order = np.lexsort((pos, owner))",
+        new='order = np.argsort(owner, kind="stable")',
+        tests=(
+            "tests/core/test_stratified_windows.py::"
+            "test_median_and_sensitivity_match_whole_samples_at_a_million_records",
+        ),
+    ),
+    Break(
+        name="stratwin-source-ignored",
+        item="issue 22 stratified windows",
+        path="core/windowed.py",
+        old="    if source is None:\n        return SampleWindows(rng, N, sizes)",
+        new="    if True:\n        return SampleWindows(rng, N, sizes)",
+        tests=(
+            "tests/core/test_stratified_windows.py::"
+            "test_median_and_sensitivity_match_whole_samples_at_a_million_records",
+        ),
+    ),
 )
 
 

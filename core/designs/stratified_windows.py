@@ -2,16 +2,18 @@
 
 The design
 ----------
-Proportional allocation with randomised rounding (Bun et al. 2020, "Controlling privacy loss
-in sampling schemes", §4.3 for one stratum, §7.3 and Theorem 7.2 for ``k`` strata): stratum
-``h`` of ``N_h`` records gets ``n_h = floor(r N_h) + B_h`` records, where ``B_h`` is a
-Bernoulli draw with success probability ``frac(r N_h) = r N_h - floor(r N_h)``, the ``B_h``
-independent; then, given the allocation, every stratum is sampled without replacement,
-uniformly and independently of the others.  The sample is the union of the strata's
-subsets.  The theorems need ``r N_h >= 1`` in every stratum, so a rate that breaks this is
-refused here (:func:`draw_allocations`) as the release planner skips it.  The rounding is the
-one of :func:`core.strata.proportional_allocation` (``"randomized"``) and of the planner's
-masks: ``B_h = [u_h < frac(r N_h)]`` for a uniform ``u_h`` (:func:`randomised_rounding`).
+Proportional allocation with randomised rounding (Bun, Drechsler, Gaboardi, McMillan &
+Sarathy, "Controlling privacy loss in sampling schemes: an analysis of stratified and
+cluster sampling", arXiv:2007.12674, 2020; FORC 2022 -- §4.3 and Theorem 4.3 for one
+stratum, §7.3 and Theorem 7.2 for ``k`` strata): stratum ``h`` of ``N_h`` records gets
+``n_h = floor(r N_h) + B_h`` records, where ``B_h`` is a Bernoulli draw with success probability
+``frac(r N_h) = r N_h - floor(r N_h)``, the ``B_h`` independent; then, given the allocation,
+every stratum is sampled without replacement, uniformly and independently of the others.  The
+sample is the union of the strata's subsets.  The theorems need ``r N_h >= 1`` in every
+stratum, so a rate that breaks this is refused here (:func:`draw_allocations`) as the
+release planner skips it.  The rounding is the one of
+:func:`core.strata.proportional_allocation` (``"randomized"``) and of the planner's masks:
+``B_h = [u_h < frac(r N_h)]`` for a uniform ``u_h`` (:func:`randomised_rounding`).
 
 A release of a quantile, and its smooth sensitivity, depends only on the sample's order
 statistics near the quantile's rank (:mod:`core.windowed`).  :class:`StratifiedWindows`

@@ -144,6 +144,16 @@ def test_inputs_are_checked() -> None:
         StrataIndex.from_positions([[0, 1], [3]], 3)
     index = StrataIndex.from_positions([[0, 2], [1, 3, 4]], 5)
     np.testing.assert_array_equal(index.sizes, [2, 3])
+    # The planner's per-stratum positions (a stable argsort of the codes) give the same index.
+    codes = np.random.default_rng(0).integers(0, 5, 1_000)
+    split = np.split(np.argsort(codes, kind="stable"), np.cumsum(np.bincount(codes))[:-1])
+    a, b = StrataIndex.from_positions(split, codes.size), StrataIndex.from_labels(codes)
+    for x, y in ((a.keys, b.keys), (a.offsets, b.offsets), (a.sizes, b.sizes)):
+        np.testing.assert_array_equal(x, y)
+    np.testing.assert_array_equal(
+        a.count_before(codes[:50], np.arange(50) * 20),
+        [(codes[: 20 * i] == codes[i]).sum() for i in range(50)],
+    )
     assert StrataIndex.from_labels(["b", "a", "b", "a", "a"]).sizes.tolist() == [3, 2]
     rng = np.random.default_rng(0)
     with pytest.raises(ValueError, match="shape"):
