@@ -308,3 +308,13 @@ def test_mechanism_comparison_on_windows_agrees_with_whole_samples() -> None:
         rows = ~x["is_population"].to_numpy()
         z = (x["log_mse"] - y["log_mse"]) / np.hypot(x["log_mse_se"], y["log_mse_se"])
         assert np.abs(z[rows]).max() < 4.0, (name, z[rows].round(2).tolist())
+
+
+def test_exponential_windows_widen_from_a_zero_half_width() -> None:
+    """A first window of half-width 0 still widens (it used to double 0 forever)."""
+    values = np.sort(np.random.default_rng(4).uniform(0, 1, 2_000))
+    stat, released = window_exponential_draws(
+        np.random.default_rng(5), np.random.default_rng(6), values, np.full(40, 2_000), 0.5,
+        [0.001], 0.0, 1.0, first_half=0,
+    )  # fmt: skip
+    assert np.isfinite(stat).all() and np.isfinite(released).all()
