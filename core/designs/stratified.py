@@ -90,7 +90,7 @@ class ProportionalStratifiedDesign(PlannerDesign):
         """Record-equivalents of one windowed sample: SRS windows with one hypergeometric
         count per stratum at every split."""
         assert frame.strata_sizes is not None
-        return 12_000.0 + 500.0 * frame.strata_sizes.size * math.log2(max(frame.N, 2))
+        return 12_000.0 + 150.0 * frame.strata_sizes.size * math.log2(max(frame.N, 2))
 
     def draw_keys(self, frame: Frame, rows: int, rng: np.random.Generator) -> Any:
         """A uniform random rank inside the record's stratum, and a rounding uniform per
