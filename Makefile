@@ -30,7 +30,8 @@ APP_ARGS = $(if $(strip $(POPULATION)),-- --population '$(POPULATION)' \
 
 ## Start the app at http://localhost:$(PORT) (built-in populations; POPULATION=file adds yours)
 run: $(VENV)/.runtime-installed
-	OPENBLAS_NUM_THREADS=1 $(VENV)/bin/streamlit run app.py --server.port $(PORT) $(APP_ARGS)
+	OPENBLAS_NUM_THREADS=1 $(if $(strip $(MEMORY_BUDGET_MB)),PLANNER_MEMORY_BUDGET_MB='$(MEMORY_BUDGET_MB)') \
+	$(VENV)/bin/streamlit run app.py --server.port $(PORT) $(APP_ARGS)
 
 ## Debian's Chromium for the browser tests (never a downloaded browser)
 chromium:
