@@ -406,3 +406,13 @@ def test_chart_lines_control_changes_the_chart_and_the_url_reproduces_it():
     every.radio(key="plan_stat").set_value("mean").run()
     assert not every.exception
     assert every.selectbox(key="plan_lines").value == "each design's best mechanism"
+
+
+def test_a_plan_beyond_the_memory_budget_is_refused_in_words(monkeypatch):
+    """A whole-sample plan that cannot fit the server's budget says what to lower."""
+    monkeypatch.setenv("PLANNER_MEMORY_BUDGET_MB", "128")
+    monkeypatch.setattr("core.planner.memory.MARGIN_BYTES", 128 << 20)  # no room left
+    at = open_page(PAGE, query={"plan_reps": "23"})  # (a T no other test caches)
+    assert not at.exception
+    errors = " ".join(e.value for e in at.error)
+    assert "memory budget" in errors and "windows" in errors

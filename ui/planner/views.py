@@ -237,7 +237,11 @@ def compare_view(ctx: PlannerInputs) -> None:
     step = cache.resolution(pop.content_hash, pop)
     slot = st.empty()
     live = LiveRows(slot, ctx, step)
-    result = run_plan(ctx, live.report)
+    try:
+        result = run_plan(ctx, live.report)
+    except planner.MemoryBudgetError as err:  # a plan too large for the server's budget
+        slot.error(str(err))
+        return
     with slot.container(key=f"plan_view_{live.key}"):
         compare_body(ctx, result, step)
 
