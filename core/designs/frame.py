@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
+import pandas as pd
 from numpy.typing import NDArray
 
 from core import sensitivity as sens
@@ -29,9 +30,15 @@ _T = TypeVar("_T")
 
 
 def _codes(labels: Any) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """Integer codes ``0 .. k − 1`` of ``labels`` and the number of records with each."""
-    _, inv, cnt = np.unique(np.asarray(labels), return_inverse=True, return_counts=True)
-    return inv.astype(np.int64).reshape(-1), cnt.astype(np.int64)
+    """Integer codes ``0 .. k − 1`` of ``labels`` (in the sorted order of the distinct labels,
+    as ``numpy.unique`` numbers them) and the number of records with each.
+
+    ``pandas.factorize`` hashes the labels (O(N)); ``numpy.unique`` would sort all N of them,
+    which takes tens of seconds for 10^7 text labels.
+    """
+    codes, _ = pd.factorize(np.asarray(labels).reshape(-1), sort=True)
+    inv = codes.astype(np.int64)
+    return inv, np.bincount(inv).astype(np.int64)
 
 
 @dataclass(frozen=True, eq=False)

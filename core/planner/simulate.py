@@ -35,6 +35,8 @@ __all__ = ["SAMPLERS", "PointBudget", "make_mechanism", "simulate_masks", "simul
 FloatArray = NDArray[np.float64]
 
 SAMPLERS: tuple[str, ...] = ("auto", "full", "window")
+#: Samples whose exponential-mechanism releases are drawn on windows at once.
+EXPONENTIAL_CHUNK = 25
 
 
 class PointBudget:
@@ -234,14 +236,21 @@ def simulate_windows(
             noise_rng = np.random.default_rng([*seed, 31, tag, j])
             out = Draws(noise_cdf=noise_cdf(o))
             if filled.size and exponential[j]:
-                x_stat, x_rel = window_exponential_draws(
-                    rng, noise_rng, frame.values, filled, quantile, [eps],
-                    frame.lower, frame.upper, **kw,
-                )  # fmt: skip
-                out.statistic.append(x_stat)
-                out.released.append(x_rel[0])
-                out.noise_variance.append(np.full(x_stat.size, np.nan))
-                out.noise_scale.append(np.full(x_stat.size, 2.0 / eps))
+                # In chunks of samples: on heavily tied data a window may have to span a
+                # whole run of equal values, and the chunk keeps its memory bounded.
+                for start in range(0, filled.size, EXPONENTIAL_CHUNK):
+                    part = slice(start, start + EXPONENTIAL_CHUNK)
+                    part_kw: dict[str, Any] = {}
+                    if draw.source is not None:
+                        part_kw["source"] = _on_rows(draw.source, rows[part])
+                    x_stat, x_rel = window_exponential_draws(
+                        rng, noise_rng, frame.values, filled[part], quantile, [eps],
+                        frame.lower, frame.upper, **part_kw,
+                    )  # fmt: skip
+                    out.statistic.append(x_stat)
+                    out.released.append(x_rel[0])
+                    out.noise_variance.append(np.full(x_stat.size, np.nan))
+                    out.noise_scale.append(np.full(x_stat.size, 2.0 / eps))
             elif filled.size:
                 sens_ = (
                     S[used.index(beta)] if beta is not None

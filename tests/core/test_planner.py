@@ -609,3 +609,20 @@ def test_windowed_cluster_and_stratified_rows_agree_with_masks(design: str) -> N
         z = (m[f"{col}_a"] - m[f"{col}_b"]) / np.hypot(m[f"{col}_se_a"], m[f"{col}_se_b"])
         assert np.abs(z).max() < 4.0, (col, z.round(2).tolist())
     np.testing.assert_allclose(m["n_a"], m["n_b"], rtol=0.05)
+
+
+def test_error_bound_is_zero_when_most_releases_are_exact() -> None:
+    """At least 95 % of the releases without error or noise (ties): the bound is 0."""
+    err = np.zeros(100)
+    err[:3] = 1.0
+    scale = np.zeros(100)
+    assert plerr.conditional_quantile(err, scale, 0.95) == (0.0, 0.0)
+
+
+def test_frame_codes_follow_the_sorted_labels() -> None:
+    labels = np.array(["b", "a", "c", "a", "b", "b"], dtype=object)
+    pop = Population("t", np.arange(6.0), 0.0, 10.0, strata=labels, clusters=labels)
+    frame = Frame.of(pop)
+    assert frame.strata_codes is not None and frame.strata_sizes is not None
+    assert frame.strata_codes.tolist() == [1, 0, 2, 0, 1, 1]
+    assert frame.strata_sizes.tolist() == [2, 3, 1]
