@@ -39,6 +39,9 @@ class Census(PlannerDesign):
     def point(self, frame: Frame, rate: float) -> Point | None:
         return Point(1.0, float(frame.N), float(frame.N))
 
+    def theorem_keywords(self, frame: Frame, rate: float) -> dict[str, Any]:
+        return {}
+
     def theorem_point(self, keywords: dict[str, Any]) -> Point:
         return Point(1.0, math.nan, math.nan)
 

@@ -63,6 +63,12 @@ class ClusterDesign(PlannerDesign):
             theorem={"sizes": frame.cluster_sizes, "clusters_sampled": ell},
         )
 
+    def theorem_keywords(self, frame: Frame, rate: float) -> dict[str, Any]:
+        """The population's cluster sizes and ``ℓ = round(rate · k)`` (at least 1)."""
+        assert frame.cluster_sizes is not None
+        k = int(frame.cluster_sizes.size)
+        return {"sizes": frame.cluster_sizes, "clusters_sampled": min(k, max(1, round(rate * k)))}
+
     def theorem_point(self, keywords: dict[str, Any]) -> Point:
         """The point of ``sizes=`` (records per cluster) and ``clusters_sampled=`` (``ℓ``)."""
         if set(keywords) != {"sizes", "clusters_sampled"}:

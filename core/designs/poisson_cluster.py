@@ -144,6 +144,11 @@ class PoissonCluster(PlannerDesign):
         k = frame.cluster_sizes.size
         return Point(rate, rate, rate * frame.N, rate * k, theorem={"rate": rate, "M": largest})
 
+    def theorem_keywords(self, frame: Frame, rate: float) -> dict[str, Any]:
+        """The rate and the population's cluster sizes."""
+        assert frame.cluster_sizes is not None
+        return {"rate": float(rate), "sizes": frame.cluster_sizes}
+
     def theorem_point(self, keywords: dict[str, Any]) -> Point:
         """The point of ``rate=`` and ``sizes=`` (records per cluster)."""
         if set(keywords) != {"rate", "sizes"}:

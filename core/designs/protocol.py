@@ -215,6 +215,10 @@ class PlannerDesign(ABC):
         """The point realising ``rate`` on ``frame`` (None when the design cannot)."""
         return Point(rate, rate, rate * frame.N, theorem={"rate": rate})
 
+    def theorem_keywords(self, frame: Frame, rate: float) -> dict[str, Any]:
+        """The keyword arguments of :meth:`theorem_point` for ``rate`` on ``frame``."""
+        return {"rate": float(rate)}
+
     def theorem_point(self, keywords: dict[str, Any]) -> Point:
         """The point the theorem's keyword arguments describe (``rate=`` by default)."""
         if set(keywords) != {"rate"}:

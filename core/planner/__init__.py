@@ -50,6 +50,7 @@ from core.planner.budgets import (
     eps_sample_for,
     eps_target_for,
     mechanisms_for,
+    theorem_keywords,
 )
 from core.planner.composition import BudgetSplit, budget_split
 from core.planner.engine import OBJECTIVES, PlanProgress, PlanResult, plan
@@ -81,4 +82,5 @@ __all__ = [
     "mechanisms_for",
     "plan",
     "smallest_eps_target",
+    "theorem_keywords",
 ]

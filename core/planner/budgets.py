@@ -36,6 +36,7 @@ __all__ = [
     "eps_sample_for",
     "eps_target_for",
     "mechanisms_for",
+    "theorem_keywords",
 ]
 
 #: Plain-words names of the designs, in the order the planner lists them.
@@ -210,6 +211,17 @@ def eps_target_for(
     return d.eps_target_of(
         e, relation, _mechanism(mechanism), _point(d, rate, sizes, clusters_sampled)
     )
+
+
+def theorem_keywords(population: Population | Frame, design: str, rate: float) -> dict[str, Any]:
+    """The keyword arguments of :func:`eps_sample_for` that ``design`` takes at ``rate`` on
+    ``population`` (a rate, cluster sizes and ``ℓ``, or nothing for the census)."""
+    frame = population if isinstance(population, Frame) else Frame.of(population)
+    d = design_named(design)
+    reason = d.unavailable(frame, d.proven_for if d.proven_for in RELATIONS else "replacement")
+    if reason:
+        raise ValueError(reason)
+    return d.theorem_keywords(frame, rate)
 
 
 def design_statuses(

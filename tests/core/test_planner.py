@@ -626,3 +626,17 @@ def test_frame_codes_follow_the_sorted_labels() -> None:
     assert frame.strata_codes is not None and frame.strata_sizes is not None
     assert frame.strata_codes.tolist() == [1, 0, 2, 0, 1, 1]
     assert frame.strata_sizes.tolist() == [2, 3, 1]
+
+
+def test_theorem_keywords_come_from_the_design() -> None:
+    pop = _labelled()
+    sizes = np.bincount(Frame.of(pop).cluster_codes)
+    assert pl.theorem_keywords(pop, "census", 0.3) == {}
+    assert pl.theorem_keywords(pop, "poisson", 0.3) == {"rate": 0.3}
+    kw = pl.theorem_keywords(pop, "cluster", 0.3)
+    assert kw["clusters_sampled"] == max(1, round(0.3 * sizes.size))
+    kw = pl.theorem_keywords(pop, "poisson_cluster", 0.3)
+    split = pl.budget_split("poisson_cluster", 1.0, [1, 1], **kw)
+    assert split.eps_target_correct == pytest.approx(1.0, rel=1e-9)
+    with pytest.raises(ValueError, match="Neyman"):
+        pl.theorem_keywords(pop, "neyman", 0.3)

@@ -177,24 +177,18 @@ def budget_split(
 ) -> planner.BudgetSplit:
     """:func:`core.planner.budget_split` with the design's parameters from the population.
 
-    Census: no rate; cluster: the population's cluster sizes and ℓ = round(rate·k) (at
-    least 1); every other design: the rate.
+    The design says which parameters its theorem takes at ``rate`` on the population
+    (:func:`core.planner.theorem_keywords`): none for the census, cluster sizes and
+    ℓ = round(rate·k) for a cluster sample, the rate for the others.
     """
-    if design == "cluster":
-        sizes = cluster_sizes(_pop)
-        if sizes is None:
-            raise ValueError("design 'cluster' needs a population with clusters")
-        return planner.budget_split(
-            design,
-            eps_target,
-            shares,
-            relation=relation,
-            sizes=sizes,
-            clusters_sampled=max(1, round(rate * sizes.size)),
-        )
-    return planner.budget_split(
-        design, eps_target, shares, relation=relation, rate=None if design == "census" else rate
-    )
+    keywords = theorem_keywords(content_hash, _pop, design, rate)
+    return planner.budget_split(design, eps_target, shares, relation=relation, **keywords)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def theorem_keywords(content_hash: str, _pop: Population, design: str, rate: float) -> dict:
+    """:func:`core.planner.theorem_keywords`, cached (it reads the population's labels)."""
+    return planner.theorem_keywords(_pop, design, rate)
 
 
 #: Promised ε_target values of the composition chart: 0.01 to about 42, eight per decade.

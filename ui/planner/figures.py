@@ -169,7 +169,7 @@ FLOOR_MARGIN = 3.0
 TOP_MARGIN = 1.5
 MIN_DECADES = 1.0
 #: Below this many decades plotly labels every digit of a log axis; only 2 and 5 are kept.
-FEW_DECADES = 3.0
+FEW_DECADES = 1.5
 #: A band top counts for the range up to this factor above the largest error drawn.
 BAND_TOP_LIMIT = 3.0
 
@@ -481,8 +481,11 @@ def objective_figure(
         {"yref": "container", "y": 0.0, "yanchor": "bottom", "font": {"size": 13}}
     )
     layout["yaxis"]["range"] = [math.log10(scale.floor), math.log10(scale.top)]
-    if math.log10(scale.top / scale.floor) < FEW_DECADES:
+    decades = math.log10(scale.top / scale.floor)
+    if decades < FEW_DECADES:
         layout["yaxis"]["dtick"] = "D2"  # label 2 and 5 in each decade, not every digit
+    else:
+        layout["yaxis"]["dtick"] = 1  # decades only: a phone's axis has no room for more
     layout["yaxis"]["title"]["standoff"] = 8
     layout["xaxis"]["title"]["standoff"] = 14
     layout["xaxis"]["automargin"] = True
