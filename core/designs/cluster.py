@@ -21,7 +21,16 @@ from core.designs.frame import Frame
 from core.designs.individual import permutations
 from core.designs.protocol import PlannerDesign, Point, WindowDraw
 
-__all__ = ["ClusterDesign"]
+__all__ = ["ClusterDesign", "missing_clusters"]
+
+
+def missing_clusters(frame: Frame) -> str:
+    """Why a cluster design cannot run on ``frame`` (empty when it can)."""
+    if frame.cluster_sizes is None:
+        return "The population has no cluster labels (upload a file with a cluster column)."
+    if frame.cluster_sizes.size < 2:
+        return "The population has a single cluster: sampling it keeps all or nothing."
+    return ""
 
 
 class ClusterDesign(PlannerDesign):
@@ -45,11 +54,7 @@ class ClusterDesign(PlannerDesign):
     mask_bytes = 4 + 1 + 32
 
     def unavailable(self, frame: Frame, relation: str) -> str:
-        if frame.cluster_sizes is None:
-            return "The population has no cluster labels (upload a file with a cluster column)."
-        if frame.cluster_sizes.size < 2:
-            return "The population has a single cluster: sampling it keeps all or nothing."
-        return super().unavailable(frame, relation)
+        return missing_clusters(frame) or super().unavailable(frame, relation)
 
     def point(self, frame: Frame, rate: float) -> Point | None:
         assert frame.cluster_sizes is not None

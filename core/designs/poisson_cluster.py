@@ -48,6 +48,7 @@ from numpy.typing import NDArray
 from scipy.optimize import brentq
 
 from core import amplification as amp
+from core.designs.cluster import missing_clusters
 from core.designs.cluster_windows import ClusterIndex, ClusterWindows
 from core.designs.frame import Frame
 from core.designs.protocol import PlannerDesign, Point, WindowDraw
@@ -132,11 +133,7 @@ class PoissonCluster(PlannerDesign):
     mask_bytes = 8 + 1 + 32
 
     def unavailable(self, frame: Frame, relation: str) -> str:
-        if frame.cluster_sizes is None:
-            return "The population has no cluster labels (upload a file with a cluster column)."
-        if frame.cluster_sizes.size < 2:
-            return "The population has a single cluster: sampling it keeps all or nothing."
-        return super().unavailable(frame, relation)
+        return missing_clusters(frame) or super().unavailable(frame, relation)
 
     def point(self, frame: Frame, rate: float) -> Point | None:
         assert frame.cluster_sizes is not None
