@@ -29,6 +29,8 @@ from bench._timing import ROOT
 
 #: Address-space cap of each child process (bytes).
 CAP_BYTES = 12 << 30
+#: Longest a case may run before it is reported as not finished (seconds).
+TIMEOUT_S = 600
 
 _CHILD = textwrap.dedent(
     """
@@ -69,9 +71,17 @@ _CHILD = textwrap.dedent(
 def run(case: str, key: str, N: int, statistic: str) -> dict[str, float] | str:
     """One case in a capped child process: its figures, or why it failed."""
     code = _CHILD.format(cap=CAP_BYTES, case=case, key=key, N=N, statistic=statistic)
-    proc = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False
-    )
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=TIMEOUT_S,
+        )
+    except subprocess.TimeoutExpired:
+        return f"did not finish within {TIMEOUT_S} s"
     if proc.returncode != 0:
         last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
         return f"failed ({last[:120]})"
@@ -91,13 +101,16 @@ def show(label: str, got: dict[str, float] | str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="only N = 10^5")
-    sizes = (10**5,) if parser.parse_args().quick else (10**5, 10**7)
+    parser.add_argument("--large", action="store_true", help="only N = 10^7")
+    args = parser.parse_args()
+    sizes = (10**5,) if args.quick else (10**7,) if args.large else (10**5, 10**7)
     for N in sizes:
-        for statistic in ("median", "mean"):
-            show(
-                f"default plan, establishments N = {N:>10,}, {statistic}",
-                run("plan", "establishments", N, statistic),
-            )
+        for key in ("establishments", "lognormal"):
+            for statistic in ("median", "mean"):
+                show(
+                    f"default plan, {key} N = {N:>10,}, {statistic}",
+                    run("plan", key, N, statistic),
+                )
         show(
             f"accuracy first, lognormal N = {N:>10,}, median",
             run("accuracy", "lognormal", N, "median"),
