@@ -107,8 +107,8 @@ BREAKS: tuple[Break, ...] = (
         name="cache-key-gains-experiment",
         item="2 cache isolation",
         path="ui/gains/cache.py",
-        old="    key = (\n        pop.content_hash,\n",
-        new='    key = (\n        "constant",\n',
+        old='    key = (\n        "experiment",\n        pop.content_hash,\n',
+        new='    key = (\n        "experiment",\n        "constant",\n',
         tests=(
             "tests/pages/test_cache_isolation.py::"
             "test_no_session_or_population_sees_another_ones_cached_numbers"
@@ -411,8 +411,8 @@ BREAKS: tuple[Break, ...] = (
         name="corpus-labels-not-sorted",
         item="issue 11 corpus",
         path="core/csv_io.py",
-        old="cells = table.frame[column].to_numpy(dtype=object)[usable][order]",
-        new="cells = table.frame[column].to_numpy(dtype=object)[usable]",
+        old="cells = table.label_cells(column)[usable][order]",
+        new="cells = table.label_cells(column)[usable]",
         tests=("tests/core/test_populations.py::test_corpus_case[thousands_separators]",),
     ),
     Break(
