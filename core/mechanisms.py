@@ -416,6 +416,18 @@ class Mechanism(ABC):
         z = float(optimize.brentq(lambda v: coverage(v) - level, 0.0, hi, xtol=1e-15))
         return variance, b * z
 
+    def release_empty(
+        self, eps_sample: float, lower: float, upper: float, rng: np.random.Generator
+    ) -> tuple[float, float, float]:
+        """``(released, noise variance, noise scale)`` for an empty sample.
+
+        A random-size design can draw no record at all; the release must still be private.
+        By default the exponential mechanism's law with no data: uniform on
+        ``[lower, upper]`` (variance not stated: NaN).  A mechanism whose noise does not
+        depend on the data overrides this with the centre of the range plus its noise.
+        """
+        return float(rng.uniform(lower, upper)), math.nan, math.nan
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
 
@@ -671,6 +683,16 @@ class GlobalLaplaceQuantile(_Quantile):
     def noise_scale(self, sensitivity: FloatArray, eps_sample: float | FloatArray) -> FloatArray:
         """``b = S / eps`` (Laplace mechanism, Hu et al. Definition 6)."""
         return sensitivity / eps_sample
+
+    def release_empty(
+        self, eps_sample: float, lower: float, upper: float, rng: np.random.Generator
+    ) -> tuple[float, float, float]:
+        """The centre of the range plus ``Laplace(R / eps)``: adding one record moves the
+        released order statistic by at most ``R``, so this keeps ``eps`` for added or
+        removed records (a uniform release would not: Laplace noise reaches past the
+        bounds, where the uniform has no mass)."""
+        b = (upper - lower) / eps_sample
+        return lower + (upper - lower) / 2.0 + b * float(rng.laplace()), 2.0 * b * b, b
 
 
 class _FixedSizeMean(Mechanism):
@@ -1352,6 +1374,13 @@ class HorvitzThompsonMean(Mechanism):
     def noise_scale(self, sensitivity: FloatArray, eps_sample: float | FloatArray) -> FloatArray:
         """``b = S / eps`` (Laplace mechanism on the centred sum, divided by ``rate N``)."""
         return np.asarray(sensitivity / eps_sample, dtype=np.float64)
+
+    def release_empty(
+        self, eps_sample: float, lower: float, upper: float, rng: np.random.Generator
+    ) -> tuple[float, float, float]:
+        """``c + Laplace((R / 2) / (rate N) / eps)``: the empty centred sum plus its noise."""
+        b = self.global_sensitivity / eps_sample
+        return self.centre + b * float(rng.laplace()), 2.0 * b * b, b
 
     def _check_same_bounds(self, lower: float, upper: float) -> None:
         lo, hi = check_bounds(lower, upper)

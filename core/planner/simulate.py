@@ -94,22 +94,15 @@ def use_windows(design: PlannerDesign, frame: Frame, points: Sequence[Point], sa
 def release_empty(
     mechanism: mech.Mechanism, eps_sample: float, frame: Frame, rng: np.random.Generator, out: Draws
 ) -> None:
-    """The release of an empty sample (possible when the sample size is random).
-
-    The noisy centred sum is ``c`` plus its noise; the exponential mechanism with no data
-    is uniform over ``[lower, upper]``. The sample's "statistic" is taken as ``c``, the
-    middle of the range.
-    """
+    """The release of an empty sample (possible when the sample size is random), as the
+    mechanism states it (:meth:`core.mechanisms.Mechanism.release_empty`); the sample's
+    "statistic" is taken as the middle of the range."""
     c = 0.5 * (frame.lower + frame.upper)
-    if isinstance(mechanism, mech.HorvitzThompsonMean):
-        b = mechanism.global_sensitivity / eps_sample
-        released, variance = c + b * rng.laplace(), 2.0 * b * b
-    else:
-        released, variance = rng.uniform(frame.lower, frame.upper), math.nan
+    released, variance, scale = mechanism.release_empty(eps_sample, frame.lower, frame.upper, rng)
     out.statistic.append(np.full(1, c))
     out.released.append(np.full(1, released))
     out.noise_variance.append(np.full(1, variance))
-    out.noise_scale.append(np.full(1, math.sqrt(variance / 2.0)))
+    out.noise_scale.append(np.full(1, scale))
 
 
 def _release_rows(

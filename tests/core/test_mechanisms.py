@@ -245,3 +245,29 @@ def test_standard_noise_cdf_integrates_the_noise_density(mechanism):
         assert cdf == pytest.approx(stats.laplace.cdf(z), rel=1e-12, abs=1e-300)
     draws = mechanism.standard_noise(np.random.default_rng(11), (20_000,))
     assert stats.kstest(draws, mechanism.standard_noise_cdf).pvalue > 1e-3
+
+
+@pytest.mark.parametrize("name", ["global_laplace", "exponential"])
+def test_an_empty_sample_is_released_privately(name: str) -> None:
+    """An empty sample against a one-record sample (added record at either bound): the
+    release laws differ by at most e^eps everywhere (global Laplace: the centre plus
+    Laplace(R/eps) against the record plus the same noise; exponential: uniform on the range
+    against the one-record law)."""
+    eps, lower, upper = 0.7, 0.0, 10.0
+    m = mech.mechanism_by_name(name)
+    draws = np.array(
+        [m.release_empty(eps, lower, upper, np.random.default_rng(i))[0] for i in range(20_000)]
+    )
+    if name == "global_laplace":
+        b = (upper - lower) / eps
+        assert abs(draws.mean() - 5.0) < 4 * math.sqrt(2) * b / math.sqrt(draws.size)
+        ys = np.linspace(-50.0, 60.0, 2_001)
+        empty = -np.abs(ys - 5.0) / b
+        for x in (lower, upper):
+            assert np.abs(empty + np.abs(ys - x) / b).max() <= eps + 1e-12
+    else:
+        assert lower <= draws.min() and draws.max() <= upper
+        edges, p = mech.exponential_quantile_distribution(np.array([upper]), eps, lower, upper)
+        density = p / np.diff(edges)
+        uniform = 1.0 / (upper - lower)
+        assert np.abs(np.log(density[p > 0] / uniform)).max() <= eps + 1e-12
