@@ -413,7 +413,7 @@ BREAKS: tuple[Break, ...] = (
         path="core/csv_io.py",
         old="cells = table.label_cells(column)[usable][order]",
         new="cells = table.label_cells(column)[usable]",
-        tests=("tests/core/test_populations.py::test_corpus_case[thousands_separators]",),
+        tests=("tests/core/test_csv_io.py::test_corpus_case[thousands_separators]",),
     ),
     Break(
         name="corpus-error-without-reason",
@@ -421,7 +421,7 @@ BREAKS: tuple[Break, ...] = (
         path="core/csv_io.py",
         old='"This looks like a binary file (it contains NUL bytes), not a CSV text file."',
         new='"This file cannot be used."',
-        tests=("tests/core/test_populations.py::test_corpus_case[nul_bytes]",),
+        tests=("tests/core/test_csv_io.py::test_corpus_case[nul_bytes]",),
     ),
     Break(
         name="examples-strata-exp-threshold",

@@ -16,4 +16,9 @@ def test_break_text_occurs_once_and_names_existing_tests(brk) -> None:
     text = (ROOT / brk.path).read_text(encoding="utf-8")
     assert text.count(brk.old) == 1, f"{brk.name}: its text occurs {text.count(brk.old)} times"
     for test in brk.tests:
-        assert (ROOT / test.split("::")[0]).is_file(), f"{brk.name}: {test} does not exist"
+        path, _, rest = test.partition("::")
+        assert (ROOT / path).is_file(), f"{brk.name}: {path} does not exist"
+        function = rest.split("[")[0].split("::")[-1]
+        if function:
+            source = (ROOT / path).read_text(encoding="utf-8")
+            assert f"def {function}(" in source, f"{brk.name}: {test} does not exist"
