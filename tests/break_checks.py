@@ -589,7 +589,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="mean-error-normal-laplace-term-sign",
         item="issue 22 mean error",
-        path="core/designs/mean_error.py",
+        path="core/designs/normal_laplace.py",
         old="out = out - 0.25 * special.erfcx((u + rho) / _SQRT2) * gauss",
         new="out = out + 0.25 * special.erfcx((u + rho) / _SQRT2) * gauss",
         tests=("tests/core/test_mean_error.py::test_normal_laplace_quantile_against_quadrature",),

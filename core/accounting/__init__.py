@@ -5,6 +5,8 @@ Modules
 :mod:`core.accounting.change_one`
     Amplification by sampling when the promise is for a *changed* record and the mechanism
     states two budgets, one for an added or removed record and one for a changed record:
-    the exact Poisson bound, its inverse, and what carries over (or does not) to simple
-    random, proportional stratified and cluster samples.
+    the exact Poisson bound and its inverse.
+:mod:`core.accounting.change_designs`
+    What carries over (or does not) to simple random, proportional stratified and cluster
+    samples: the bound each design gets for a changed record, named, with its reason.
 """

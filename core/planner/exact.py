@@ -17,6 +17,7 @@ from typing import Any
 from core import mechanisms as mech
 from core.designs import mean_error
 from core.designs.frame import Frame
+from core.designs.normal_laplace import error_bound
 from core.designs.protocol import PlannerDesign
 from core.planner.errors import LEVEL
 from core.planner.simulate import PointBudget, make_mechanism
@@ -43,7 +44,7 @@ def mean_row(design: PlannerDesign, frame: Frame, pb: PointBudget, name: str) ->
 
     The design's bias and variance (:meth:`PlannerDesign.mean_moments`), the mechanism's
     exact noise variance (:func:`core.designs.mean_error.mean_noise`), and the bound of
-    :func:`core.designs.mean_error.error_bound` (exact without sampling error, else the
+    :func:`core.designs.normal_laplace.error_bound` (exact without sampling error, else the
     sampling error taken as normal).
     """
     bias, variance, size = design.mean_moments(frame, pb.point)
@@ -57,7 +58,7 @@ def mean_row(design: PlannerDesign, frame: Frame, pb: PointBudget, name: str) ->
         pb.delta_sample if uses_delta else None,
     )
     b, nv = float(scale), float(noise)
-    e95, exact = mean_error.error_bound(name, bias, variance, b, LEVEL)
+    e95, exact = error_bound(name, bias, variance, b, LEVEL)
     sampling = bias * bias + variance
     return {
         "rmse": math.sqrt(sampling + nv),

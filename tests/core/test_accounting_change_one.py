@@ -25,6 +25,7 @@ from core import amplification as amp
 from core import clusters as cl
 from core import mechanisms as mech
 from core import strata as st
+from core.accounting import change_designs as cd
 from core.accounting import change_one as co
 
 Law = Callable[[tuple[float, ...]], np.ndarray]
@@ -241,7 +242,7 @@ def cluster_samples(sizes: Sequence[int], ell: int) -> Samples:
 def test_stratified_change_within_public_strata(x: float) -> None:
     sizes, rate = (2, 3), 0.5
     law = geometric_law(x, 5)
-    acc = co.change_accounting(
+    acc = cd.change_accounting(
         "stratified_proportional",
         add_remove_factor=1.0,
         change_factor=2.0,
@@ -267,7 +268,7 @@ def test_stratified_change_within_public_strata(x: float) -> None:
 def test_stratified_move_to_another_stratum_is_within_group_privacy(x: float) -> None:
     rate = 0.5
     law = geometric_law(x, 7)
-    acc = co.change_accounting(
+    acc = cd.change_accounting(
         "stratified_proportional",
         add_remove_factor=1.0,
         change_factor=2.0,
@@ -290,10 +291,10 @@ def test_cluster_change_within_public_clusters_and_move_between_them(ell: int, x
     sizes = (2, 2, 3)
     law = geometric_law(x, 7)
     common = {"add_remove_factor": 1.0, "change_factor": 2.0, "eps_sample": x}
-    public = co.change_accounting(
+    public = cd.change_accounting(
         "cluster", sizes=sizes, clusters_sampled=ell, labels_public=True, **common
     )
-    moved = co.change_accounting("cluster", sizes=sizes, clusters_sampled=ell, **common)
+    moved = cd.change_accounting("cluster", sizes=sizes, clusters_sampled=ell, **common)
     assert public.eps_target is not None and moved.eps_target is not None
     assert moved.eps_target == pytest.approx(2 * float(cl.cluster_eps(x, 3, ell, 5)), rel=1e-12)
     assert public.eps_target <= moved.eps_target
@@ -455,7 +456,7 @@ def test_invalid_arguments_are_refused() -> None:
     with pytest.raises(ValueError, match="both be None"):
         co.poisson_eps_sample(1.0, 0.1, None, None)
     with pytest.raises(ValueError, match="exactly one"):
-        co.change_accounting("poisson", add_remove_factor=1, change_factor=1, rate=0.1)
+        cd.change_accounting("poisson", add_remove_factor=1, change_factor=1, rate=0.1)
 
 
 # ---------------------------------------------------------------------------------------
@@ -469,7 +470,7 @@ def test_issue_number_exponential_mechanism_on_a_poisson_sample() -> None:
     assert round(e, 2) == 3.57
     old = float(amp.eps_sample(0.5, 0.05))  # the planner's halving of eps_target
     assert round(old, 2) == 2.64
-    acc = co.change_accounting(
+    acc = cd.change_accounting(
         "poisson", add_remove_factor=1.0, change_factor=1.0, eps_target=1.0, rate=0.05
     )
     assert acc.eps_sample == pytest.approx(e, rel=1e-14)
@@ -494,20 +495,20 @@ def test_accounting_round_trips_for_every_mechanism_and_design(
         "clusters_sampled": 2,
         "labels_public": labels_public,
     }
-    forward = co.change_accounting(design, eps_target=0.7, **kw)
+    forward = cd.change_accounting(design, eps_target=0.7, **kw)
     assert forward.reason
     if not forward.available:
         assert cls.add_remove_factor is None and not labels_public
         assert design in ("stratified_proportional", "cluster")
         return
     assert forward.eps_sample is not None
-    back = co.change_accounting(design, eps_sample=forward.eps_sample, **kw)
+    back = cd.change_accounting(design, eps_sample=forward.eps_sample, **kw)
     assert back.eps_target == pytest.approx(0.7, rel=1e-12)
     assert back.bound_name == forward.bound_name
 
 
 def test_neyman_has_no_bound() -> None:
-    acc = co.change_accounting("neyman", add_remove_factor=1, change_factor=1, eps_target=1.0)
+    acc = cd.change_accounting("neyman", add_remove_factor=1, change_factor=1, eps_target=1.0)
     assert not acc.available and "data" in acc.reason
 
 

@@ -28,6 +28,7 @@ from scipy.optimize import brentq
 from core import mechanisms as mech
 from core.designs import ProportionalStratified
 from core.designs import mean_error as me
+from core.designs import normal_laplace as nl
 from core.population import Population
 
 LOWER, UPPER = 0.0, 10.0
@@ -517,12 +518,12 @@ def test_normal_laplace_quantile_against_quadrature(
     b = 10.0**log_scale
     sigma = b * 10.0**log_ratio
     mean = shift * max(sigma, b)
-    x = me.normal_laplace_abs_quantile(0.95, sigma, b, mean)
+    x = nl.normal_laplace_abs_quantile(0.95, sigma, b, mean)
     assert abs(_reference_coverage(x, sigma, b, mean) - 0.95) < 1e-10
     for t in (0.0, 0.5, 1.0, 2.5, 6.0):
         point = t * max(sigma, b)
         ref = 1 - _reference_coverage(point, sigma, b, 0.0) if point > 0 else 1.0
-        got = 2 * float(me.normal_laplace_tail(point, sigma, b))
+        got = 2 * float(nl.normal_laplace_tail(point, sigma, b))
         assert abs(got - ref) < 1e-11, (t, got, ref)
 
 
@@ -532,14 +533,14 @@ LIMITS = [(0.0, 1.0), (1.0, 0.0), (0.0, 1e-300), (1e-300, 0.0), (1e-320, 1.0), (
 @pytest.mark.parametrize(("sigma", "b"), [*LIMITS, (1e-300, 1e-300)])
 def test_normal_laplace_limits(sigma: float, b: float) -> None:
     """σ = 0 and b = 0 give the Laplace and the normal laws; subnormal scales do not break."""
-    x = me.normal_laplace_abs_quantile(0.95, sigma, b)
+    x = nl.normal_laplace_abs_quantile(0.95, sigma, b)
     unit = max(sigma, b)
     expected = math.log(20) if b >= sigma else 1.959963984540054
     if min(sigma, b) == 0.0 or min(sigma, b) / unit < 1e-300:
         assert math.isclose(x / unit, expected, rel_tol=1e-12)
     else:  # equal scales
         assert abs(_reference_coverage(x / unit, 1.0, 1.0, 0.0) - 0.95) < 1e-10
-    assert np.isfinite(me.normal_laplace_tail([-1.0, 0.0, 1.0], sigma, b)).all()
+    assert np.isfinite(nl.normal_laplace_tail([-1.0, 0.0, 1.0], sigma, b)).all()
 
 
 @given(st.floats(0.0, 1e3), st.floats(0.0, 1e3))
@@ -547,7 +548,7 @@ def test_convolution_bound_is_at_least_each_parts_own(sigma: float, b: float) ->
     """Anderson's inequality: adding independent symmetric unimodal noise widens the bound."""
     if sigma == 0 and b == 0:
         return
-    x = me.normal_laplace_abs_quantile(0.95, sigma, b)
+    x = nl.normal_laplace_abs_quantile(0.95, sigma, b)
     assert x >= max(1.959963984540054 * sigma, math.log(20) * b) * (1 - 1e-12)
     assert x <= 1.959963984540054 * sigma + math.log(20) * b + 1e-12 * max(sigma, b)
 
