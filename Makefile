@@ -43,7 +43,7 @@ test: lint chromium
 	$(PY) -m pytest -n 2 --dist loadgroup --durations=15 $(PYTEST_ARGS)
 
 ## The full classroom soak before a release: 30 concurrent browser sessions, each over every
-## page, against a server of its own (make test runs it with two pages per session)
+## page, against a server of its own (make test runs it with one page per session)
 soak: $(VENV)/.dev-installed chromium
 	$(PY) -m pytest tests/e2e/test_classroom.py --soak -s
 

@@ -2,7 +2,7 @@
 
 Thirty concurrent sessions share one server of their own (``fresh_server``, so that their
 load and memory figures are not mixed with the other browser tests). In the suite each
-session visits two pages, dealt so that every page is loaded by several sessions at the same
+session visits one page, dealt so that every page is loaded by three sessions at the same
 time (:func:`tests.e2e.classroom.visit_plan`); ``make soak`` (``pytest --soak``) runs the
 full soak, every session over every page, before a release.
 """
@@ -21,7 +21,7 @@ from tests.e2e.conftest import ROOT
 
 SESSIONS = 30
 #: Pages per session in the suite (``--soak``: every page).
-PAGES_PER_SESSION = 2
+PAGES_PER_SESSION = 1
 #: A guard against a hung driver, not a performance bound: the run's duration depends on
 #: what else the two cores are doing, so no wall-clock time is asserted (bench_classroom.py
 #: reports the timings).

@@ -87,7 +87,7 @@ def test_budget_split_passes_the_design_parameters():
         relation="replacement",
     )
     assert srs == planner.budget_split("srs", 1.0, (1.0,), relation="replacement", rate=0.2)
-    with pytest.raises(ValueError, match="clusters"):
+    with pytest.raises(ValueError, match="cluster labels"):
         cache.budget_split(
             A.content_hash,
             A,
