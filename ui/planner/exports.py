@@ -84,6 +84,7 @@ _RANKED_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("clusters_sampled", "Clusters drawn ℓ", "count"),
     ("eps_sample", "ε_sample", "number"),
     ("delta_sample", "δ_sample", "number"),
+    ("accounting", "Bound that gives ε_sample", "text"),
     ("rmse", "RMSE ± MC s.e.", "number"),
     ("error_95", "95 % error bound ± MC s.e.", "number"),
     ("sampling_part", "Sampling part (MSE)", "number"),

@@ -352,6 +352,7 @@ def test_report_holds_parameters_ranked_rows_and_recommendation(result, populati
     for cells, (_, expected) in zip(rows, best.iterrows(), strict=True):
         assert cells[column["Design"]] == expected["design_label"]
         assert cells[column["Mechanism"]] == expected["mechanism_label"]
+        assert cells[column["Bound that gives ε_sample"]] == expected["accounting"]
         assert _number(cells[column["Rate n/N"]]) == pytest.approx(100 * expected["rate"], rel=5e-4)
         for name, field in (
             ("RMSE ± MC s.e.", "rmse"),
