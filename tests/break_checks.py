@@ -531,7 +531,7 @@ BREAKS: tuple[Break, ...] = (
         path="core/accounting/change_one.py",
         old="b = am - sm  # in [-a, a)",
         new="b = am + sm  # in [-a, a)",
-        tests=("tests/core/test_accounting_change_one.py",),
+        tests=("tests/core/accounting/test_change_one.py",),
     ),
     Break(
         name="change-one-ht-mean-change-factor-1",
@@ -539,7 +539,7 @@ BREAKS: tuple[Break, ...] = (
         path="core/mechanisms.py",
         old="    change_factor = 2.0\n",
         new="    change_factor = 1.0\n",
-        tests=("tests/core/test_accounting_change_one.py",),
+        tests=("tests/core/accounting/test_change_one.py",),
     ),
     Break(
         name="change-one-group-clamp-dropped",
@@ -548,7 +548,7 @@ BREAKS: tuple[Break, ...] = (
         old="    s_eff = np.minimum(s, 2.0 * a)\n",
         new="    s_eff = np.array(s)\n",
         tests=(
-            "tests/core/test_accounting_change_one.py::test_worst_case_mechanism_reaches_the_bound",
+            "tests/core/accounting/test_change_one.py::test_worst_case_mechanism_reaches_the_bound",
         ),
     ),
     Break(

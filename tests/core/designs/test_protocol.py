@@ -1,0 +1,36 @@
+"""core.designs.protocol: the seam every design implements (relations, fit, group privacy)."""
+
+from __future__ import annotations
+
+import pytest
+
+from core import mechanisms as mech
+from core.designs.protocol import Point
+from core.designs.registry import DESIGNS
+
+
+def test_fit_follows_the_mechanisms_guarantee_and_the_designs_size():
+    srs, poisson = DESIGNS["srs"], DESIGNS["poisson"]
+    assert srs.fits(mech.SmoothLaplaceQuantile, "replacement")
+    assert not poisson.fits(mech.SmoothLaplaceQuantile, "replacement")  # needs add/remove
+    assert poisson.fits(mech.HorvitzThompsonMean, "replacement")
+    assert not srs.fits(mech.HorvitzThompsonMean, "replacement")
+
+
+def test_group_privacy_is_the_default_for_a_changed_record_and_inverts():
+    cluster = DESIGNS["cluster"]
+    point = cluster.theorem_point({"sizes": [3, 4, 9], "clusters_sampled": 1})
+    acc = cluster.accounting(1.0, "replacement", mech.ExponentialQuantile, point)
+    assert acc.eps_sample == pytest.approx(cluster.deamplified(0.5, point), rel=1e-12)
+    assert "group privacy" in acc.bound
+    back = cluster.eps_target_of(acc.eps_sample, "replacement", mech.ExponentialQuantile, point)
+    assert back == pytest.approx(1.0, rel=1e-9)
+
+
+def test_a_theorem_for_changed_records_refuses_added_ones():
+    srs = DESIGNS["srs"]
+    assert srs.unavailable_for_relation("deletion")
+    with pytest.raises(ValueError, match="no theorem"):
+        srs.accounting(1.0, "deletion", None, Point(0.1, 10.0, 10.0))
+    with pytest.raises(ValueError, match="rate"):
+        srs.theorem_point({"rate": 1.5})

@@ -1,0 +1,38 @@
+"""core.planner.simulate: mechanisms made for a sample, the cost model, empty samples."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from core import mechanisms as mech
+from core.designs.frame import Frame
+from core.designs.registry import DESIGNS
+from core.planner import errors, simulate
+from core.population import Population
+
+
+def _frame(N: int) -> Frame:
+    return Frame.of(Population("t", np.linspace(0, 1, N), 0.0, 1.0))
+
+
+def test_mechanisms_get_only_the_parameters_they_take():
+    frame = _frame(100)
+    ht = simulate.make_mechanism("ht_mean", frame, 0.25, 0.5)
+    assert isinstance(ht, mech.HorvitzThompsonMean) and ht.expected_size == 25
+    q = simulate.make_mechanism("exponential", frame, 0.25, 0.9)
+    assert isinstance(q, mech.ExponentialQuantile) and q.quantile == 0.9
+
+
+def test_cost_model_prefers_masks_for_small_and_windows_for_large_populations():
+    srs = DESIGNS["srs"]
+    small, large = _frame(5_000), _frame(500_000)
+    assert not simulate.use_windows(srs, small, srs.points(small, [0.1]), "auto")
+    assert simulate.use_windows(srs, large, srs.points(large, [0.1]), "auto")
+    assert not simulate.use_windows(srs, large, srs.points(large, [0.1]), "full")
+
+
+def test_an_empty_sample_is_released_as_its_mechanism_states():
+    frame = _frame(10)
+    out = errors.Draws()
+    simulate.release_empty(mech.GlobalLaplaceQuantile(), 1.0, frame, np.random.default_rng(0), out)
+    assert out.statistic[0][0] == 0.5 and out.noise_variance[0][0] == 2.0
