@@ -178,8 +178,14 @@ def page(browser: object) -> Iterator[object]:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Keep every browser test on one xdist worker so they share one server and browser."""
+    """Keep each browser test module on one xdist worker.
+
+    A module's tests share that worker's server and browser; different modules may run on
+    different workers at once, each worker with a server and a browser of its own, so the
+    browser tests (which mostly wait on a page) overlap instead of queueing behind each other.
+    """
     for item in items:
-        if "tests/e2e/" in str(item.fspath).replace(os.sep, "/"):
+        path = Path(str(item.fspath))
+        if "tests/e2e/" in str(path).replace(os.sep, "/"):
             item.add_marker(pytest.mark.browser)
-            item.add_marker(pytest.mark.xdist_group("browser"))
+            item.add_marker(pytest.mark.xdist_group(f"browser-{path.stem}"))
