@@ -536,7 +536,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="change-one-ht-mean-change-factor-1",
         item="issue 22 change-one accounting",
-        path="core/mechanisms.py",
+        path="core/mechanisms/means.py",
         old="    change_factor = 2.0\n",
         new="    change_factor = 1.0\n",
         tests=("tests/core/accounting/test_change_one.py",),

@@ -1,4 +1,4 @@
-"""Privacy and accuracy of the quantile and mean mechanisms, checked on exact distributions.
+"""Tests for core.mechanisms.quantiles: privacy and accuracy checked on exact distributions.
 
 Privacy is checked, not assumed: on small samples and every neighbour of the kind a
 mechanism claims (one record changed; one added or removed), the output densities are
@@ -21,49 +21,21 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy import integrate, stats
+from scipy import integrate
 
 from core import mechanisms as mech
 from core import sensitivity as sens
 from tests.core import reference_sensitivity as ref
+from tests.core.mechanisms.neighbours import (
+    SAMPLES,
+    _additions_removals,
+    _one,
+    _replacements,
+)
 
 LOWER, UPPER = 0.0, 10.0
 RATIO_TOL = 1e-9
 DELTA_TOL = 1e-6
-
-SAMPLES = [
-    [3.0],
-    [0.0],
-    [2.0, 7.0],
-    [0.0, 10.0],
-    [5.0, 5.0, 5.0],
-    [0.0, 0.0, 10.0],
-    [1.0, 4.0, 4.0, 9.0],
-    [5.0, 5.0, 5.0, 5.0, 5.0],
-    [0.0, 1.0, 2.0, 8.0, 10.0],
-]
-CANDIDATES = [0.0, 1.0, 4.0, 5.0, 10.0]
-
-
-def _replacements(values: list[float]) -> list[list[float]]:
-    out = []
-    for j, v in itertools.product(range(len(values)), CANDIDATES):
-        out.append(sorted([*values[:j], v, *values[j + 1 :]]))
-    return out
-
-
-def _additions_removals(values: list[float]) -> list[list[float]]:
-    out = [sorted([*values, v]) for v in CANDIDATES]
-    if len(values) > 1:
-        out += [values[:j] + values[j + 1 :] for j in range(len(values))]
-    return out
-
-
-def _one(m: mech.Mechanism, values: list[float], eps: float, delta: float):
-    """Statistic, sensitivity and noise scale of one sample, from the mechanism itself."""
-    x = np.array([sorted(values)])
-    s = m.sensitivity(x, eps, delta, LOWER, UPPER)
-    return float(m.statistic(x)[0]), float(s[0]), float(m.noise_scale(s, eps)[0])
 
 
 # ---------------------------------------------------------------------------------------
@@ -95,14 +67,6 @@ def pure_log_density(y: np.ndarray, centre: float, scale: float) -> np.ndarray:
     """log of (1/scale) h((y - centre)/scale), h(z) = (2 sqrt 2 / (2 pi)) / (1 + z^4)."""
     z = (y - centre) / scale
     return np.log(4 * math.sin(math.pi / 4) / (2 * math.pi)) - np.log1p(z**4) - math.log(scale)
-
-
-def gaussian_hockey_stick(mu: float, sigma: float, eps: float) -> float:
-    """Balle & Wang (2018) Theorem 8: delta(eps) of N(0, s^2) against N(mu, s^2)."""
-    if mu == 0:
-        return 0.0
-    a, b = mu / (2 * sigma), eps * sigma / mu
-    return float(stats.norm.cdf(a - b) - math.exp(eps) * stats.norm.cdf(-a - b))
 
 
 # ---------------------------------------------------------------------------------------
@@ -236,76 +200,6 @@ def test_smooth_pure_sampler_follows_the_density() -> None:
 
 
 # ---------------------------------------------------------------------------------------
-# Privacy: exponential mechanism for a quantile
-# ---------------------------------------------------------------------------------------
-
-
-def _exp_log_density(values, eps, q, y):
-    edges, p = mech.exponential_quantile_distribution(values, eps, LOWER, UPPER, q)
-    i = np.searchsorted(edges, y, side="right") - 1
-    return np.log(p[i]) - np.log(edges[i + 1] - edges[i])
-
-
-@pytest.mark.parametrize("q", [0.1, 0.25, 0.9])
-@pytest.mark.parametrize("eps", [0.01, 1.0, 5.0])
-def test_exponential_quantile_density_ratio(q: float, eps: float) -> None:
-    worst = {"replacement": 0.0, "deletion": 0.0}
-    for values in SAMPLES:
-        for relation, others in (
-            ("replacement", _replacements(values)),
-            ("deletion", _additions_removals(values)),
-        ):
-            for other in others:
-                knots = np.unique(np.concatenate([[LOWER, UPPER], values, other]))
-                y = np.concatenate(
-                    [(knots[:-1] + knots[1:]) / 2, LOWER + 10 * (np.arange(999) + 0.5) / 999]
-                )
-                y = y[(y > LOWER) & (y < UPPER)]
-                r = np.abs(_exp_log_density(values, eps, q, y) - _exp_log_density(other, eps, q, y))
-                worst[relation] = max(worst[relation], float(r.max()))
-    assert worst["replacement"] <= eps * (1 + RATIO_TOL)
-    assert worst["deletion"] <= max(q, 1 - q) * eps * (1 + RATIO_TOL)
-    assert worst["replacement"] >= 0.3 * eps
-
-
-@pytest.mark.parametrize("q", [0.1, 0.75])
-def test_exponential_quantile_release_and_error_match_the_exact_law(q: float) -> None:
-    values = [0.5, 1.0, 2.0, 2.0, 6.0, 7.5, 9.0]
-    eps, T = 1.5, 20_000
-    m = mech.ExponentialQuantile(q)
-    out = m.release(
-        np.repeat([values], T, axis=0), eps, 0.5, LOWER, UPPER, np.random.default_rng(2)
-    )
-    edges, p = mech.exponential_quantile_distribution(values, eps, LOWER, UPPER, q)
-    cdf = np.concatenate([[0.0], np.cumsum(p)])
-    assert stats.kstest(out.released, lambda y: np.interp(y, edges, cdf)).pvalue > 1e-3
-    # exact error against brute-force integration of the definition's density
-    centre = float(out.statistic[0])
-    mse, q95 = mech.exponential_quantile_error(values, eps, LOWER, UPPER, centre, 0.95, q)
-    h = 1e-4
-    y = LOWER + h * (np.arange(int((UPPER - LOWER) / h)) + 0.5)
-    below = (np.array(values)[None, :] <= y[:, None]).sum(axis=1)
-    dens = np.exp(-eps * np.abs(below - q * len(values)) / 2)
-    dens /= dens.sum() * h
-    assert mse == pytest.approx(float(np.sum(dens * h * (y - centre) ** 2)), rel=1e-6)
-    order = np.argsort(np.abs(y - centre))
-    ref_q = np.abs(y - centre)[order][np.searchsorted(np.cumsum(dens[order] * h), 0.95)]
-    assert q95 == pytest.approx(ref_q, abs=3 * h)
-    sq = (out.released - centre) ** 2
-    assert sq.mean() == pytest.approx(mse, abs=4 * sq.std() / math.sqrt(T))
-
-
-def test_exponential_median_wrappers_are_the_quantile_at_one_half() -> None:
-    values = [1.0, 2.0, 2.0, 7.0]
-    a = mech.exponential_median_distribution(values, 0.9, LOWER, UPPER)
-    b = mech.exponential_quantile_distribution(values, 0.9, LOWER, UPPER, 0.5)
-    np.testing.assert_array_equal(a[1], b[1])
-    assert mech.exponential_median_error(values, 0.9, LOWER, UPPER, 2.0) == (
-        mech.exponential_quantile_error(values, 0.9, LOWER, UPPER, 2.0, 0.95, 0.5)
-    )
-
-
-# ---------------------------------------------------------------------------------------
 # Privacy: global Laplace quantile and Laplace mean (pure eps, same scale everywhere)
 # ---------------------------------------------------------------------------------------
 
@@ -321,85 +215,6 @@ def test_global_laplace_quantile_ratio_under_both_relations(q: float) -> None:
             # log ratio of Laplace(f1, b) and Laplace(f2, b): at most |f1 - f2| / b, attained
             assert abs(f1 - f2) / b1 <= eps * (1 + RATIO_TOL)
     assert abs(_one(m, [0.0], eps, 0.5)[0] - _one(m, [10.0], eps, 0.5)[0]) / b1 == eps
-
-
-def test_laplace_mean_ratio_under_replacement() -> None:
-    m, eps = mech.LaplaceMean(), 1.3
-    worst = 0.0
-    for values in SAMPLES:
-        f1, _, b1 = _one(m, values, eps, 0.5)
-        for other in _replacements(values):
-            f2, _, b2 = _one(m, other, eps, 0.5)
-            assert b1 == b2
-            worst = max(worst, abs(f1 - f2) / b1)
-    assert eps * (1 - 1e-12) <= worst <= eps * (1 + RATIO_TOL)  # attained: bound to bound
-
-
-# ---------------------------------------------------------------------------------------
-# Privacy and calibration: analytic Gaussian mean
-# ---------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("eps", [1e-3, 0.1, 1.0, 5.0, 50.0])
-@pytest.mark.parametrize("delta", [1e-10, 1e-5, 0.1])
-def test_analytic_sigma_is_the_smallest_that_meets_delta(eps: float, delta: float) -> None:
-    sigma = float(mech.analytic_gaussian_sigma(eps, delta, 1.0))
-    assert gaussian_hockey_stick(1.0, sigma, eps) <= delta * (1 + DELTA_TOL)
-    assert gaussian_hockey_stick(1.0, sigma * (1 - 1e-6), eps) > delta  # no slack
-    if eps < 1:  # never worse than the classical calibration (valid for eps < 1)
-        assert sigma <= math.sqrt(2 * math.log(1.25 / delta)) / eps
-
-
-def test_gaussian_mean_hockey_stick_on_neighbours() -> None:
-    m, eps, delta = mech.GaussianMean(), 0.7, 1e-3
-    worst = 0.0
-    for values in SAMPLES:
-        x = np.array([sorted(values)])
-        out = m.release(x, eps, delta, LOWER, UPPER, np.random.default_rng(0))
-        sigma = float(out.noise_scale[0])
-        for other in _replacements(values):
-            mu = abs(float(np.mean(other)) - float(out.statistic[0]))
-            worst = max(worst, gaussian_hockey_stick(mu, sigma, eps))
-    assert delta * 0.99 <= worst <= delta * (1 + DELTA_TOL)
-    # closed form against numerical integration of max(0, p - e^eps q)
-    mu, sigma = 10.0 / 3, float(mech.analytic_gaussian_sigma(eps, delta, 10.0 / 3))
-    num = integrate.quad(
-        lambda y: max(
-            0.0, stats.norm.pdf(y, mu, sigma) - math.exp(eps) * stats.norm.pdf(y, 0, sigma)
-        ),
-        -20 * sigma,
-        mu + 20 * sigma,
-        points=[mu / 2 + eps * sigma**2 / mu],
-        limit=200,
-    )[0]
-    assert num == pytest.approx(gaussian_hockey_stick(mu, sigma, eps), rel=1e-6)
-
-
-def test_gaussian_release_is_mean_plus_sigma_normal() -> None:
-    m = mech.GaussianMean()
-    x = np.repeat(np.array([[1.0, 2.0, 9.0]]), 30_000, axis=0)
-    eps = np.where(np.arange(30_000) % 2 == 0, 0.5, 2.0)
-    out = m.release(x, eps, 1e-4, LOWER, UPPER, np.random.default_rng(8))
-    z = np.random.default_rng(8).standard_normal(30_000)
-    sigma = mech.analytic_gaussian_sigma(eps, 1e-4, 10.0 / 3)
-    np.testing.assert_allclose(out.released, 4.0 + sigma * z, rtol=1e-12)
-    np.testing.assert_allclose(out.noise_variance, sigma**2, rtol=1e-15)
-    u = (out.released - out.statistic) / out.noise_scale
-    assert np.mean(u**2) == pytest.approx(1.0, abs=4 * math.sqrt(2 / 30_000))
-    with pytest.raises(ValueError, match="depends on delta_sample"):
-        m.noise_scale(np.array([1.0]), 1.0)
-
-
-def test_analytic_sigma_rejects_bad_input() -> None:
-    for args, match in [
-        ((0.0, 0.1), "eps_sample"),
-        ((1.0, 0.0), "delta_sample"),
-        ((1.0, 1.0), "delta_sample"),
-    ]:
-        with pytest.raises(ValueError, match=match):
-            mech.analytic_gaussian_sigma(*args)
-    with pytest.raises(ValueError, match="sensitivity"):
-        mech.analytic_gaussian_sigma(1.0, 0.1, -1.0)
 
 
 # ---------------------------------------------------------------------------------------
@@ -464,62 +279,6 @@ def test_additive_mse_matches_a_slow_monte_carlo_reference(name: str) -> None:
 # ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("name", "delta"),
-    [
-        ("smooth_laplace", 1e-3),
-        ("smooth_pure", 0.0),
-        ("exponential", 0.0),
-        ("global_laplace", 0.0),
-        ("laplace", 0.0),
-        ("gaussian", 1e-3),
-    ],
-)
-def test_release_function_is_the_class_release(name: str, delta: float) -> None:
-    x = np.sort(np.random.default_rng(0).uniform(LOWER, UPPER, size=(20, 9)), axis=1)
-    kw = {"quantile": 0.8} if name not in ("laplace", "gaussian") else {}
-    got = mech.release(
-        x,
-        mechanism=name,
-        eps=0.9,
-        delta=delta,
-        lower=LOWER,
-        upper=UPPER,
-        rng=np.random.default_rng(5),
-        **kw,
-    )
-    m = mech.mechanism_by_name(name, **kw)
-    want = m.release(x, 0.9, delta or 0.5, LOWER, UPPER, np.random.default_rng(5)).released
-    np.testing.assert_array_equal(got, want)
-    assert got.shape == (20,)
-
-
-@pytest.mark.parametrize(
-    ("kwargs", "match"),
-    [
-        ({"mechanism": "smooth_median"}, "unknown mechanism"),
-        ({"mechanism": "smooth_laplace"}, "delta must be in the interval \\(0, 1\\)"),
-        ({"mechanism": "gaussian", "delta": 1.0}, "delta must be"),
-        ({"mechanism": "exponential", "delta": -0.1}, "delta must be"),
-        ({"mechanism": "laplace", "quantile": 0.9}, "quantile is only for"),
-        ({"mechanism": "exponential", "quantile": 1.0}, "quantile must be"),
-        ({"mechanism": mech.LaplaceMean(), "quantile": 0.9}, "constructor"),
-        ({"mechanism": "exponential", "eps": 0.0}, "eps_sample"),
-    ],
-)
-def test_release_function_rejects_bad_input(kwargs: dict, match: str) -> None:
-    args = {
-        "mechanism": "exponential",
-        "eps": 1.0,
-        "lower": LOWER,
-        "upper": UPPER,
-        "rng": np.random.default_rng(),
-    }
-    args.update(kwargs)
-    with pytest.raises(ValueError, match=match):
-        mech.release([[1.0, 2.0, 3.0]], **args)
-
-
 @settings(max_examples=40, deadline=None)
 @given(
     values=st.lists(st.floats(LOWER, UPPER, allow_nan=False), min_size=1, max_size=12),
@@ -536,20 +295,3 @@ def test_quantile_mechanisms_sensitivity_is_never_negative_and_rows_independent(
         assert s[0] >= sens.local_sensitivity_quantile(values, LOWER, UPPER, quantile=q) * (
             1 - 1e-12
         )
-
-
-@pytest.mark.parametrize("eps", [1e-9, 0.3, 5.0, 1000.0])
-@pytest.mark.parametrize("q", [0.05, 0.5, 0.9])
-def test_compiled_interval_draw_agrees_with_the_log_domain_draw(monkeypatch, eps, q):
-    """The compiled inverse-CDF draw and the log-domain fallback pick the same interval."""
-    rng = np.random.default_rng(12)
-    batch = np.sort(np.round(rng.uniform(0.0, 50.0, (400, 25))), axis=1)  # ties included
-    batch[:5] = 20.0  # every value equal: zero-width centre intervals
-    u = 1.0 - rng.random(400)
-    eps_rows = np.full(400, eps)
-    fast = mech._exponential_choose(batch, 0.0, 50.0, eps_rows, q, u)
-    monkeypatch.setattr(mech, "_choose_compiled", None)
-    slow = mech._exponential_choose(batch, 0.0, 50.0, eps_rows, q, u)
-    assert np.mean(fast == slow) >= 0.995
-    widths = np.diff(np.concatenate([np.zeros((400, 1)), batch, np.full((400, 1), 50.0)], 1), 1)
-    assert (widths[np.arange(400), fast] > 0).all()

@@ -1,4 +1,4 @@
-"""Tests for core.mechanisms: one interface for the Laplace median and mean releases.
+"""Tests for core.mechanisms.base: one interface for the Laplace median and mean releases.
 
 Every test that can is parameterised over the implemented subclasses.  Statistical checks
 use fixed seeds and tolerances of a few Monte Carlo standard errors.
@@ -169,20 +169,6 @@ class _NoClosedForm(mech.GlobalLaplaceQuantile):
 def test_a_mechanism_without_closed_form_variance_says_none() -> None:
     out = _NoClosedForm().release(_batch(3, 4), 1.0, 0.1, LOWER, UPPER, np.random.default_rng())
     assert out.noise_variance is None
-
-
-def test_mechanism_by_name_round_trip() -> None:
-    for cls in ALL:
-        got = mech.mechanism_by_name(cls.name)
-        assert type(got) is cls and got == cls() and hash(got) == hash(cls())
-        args = (
-            "quantile=0.5"
-            if issubclass(cls, mech.SmoothLaplaceQuantile | mech.GlobalLaplaceQuantile)
-            else ""
-        )
-        assert got.label and repr(got) == f"{cls.__name__}({args})"
-    with pytest.raises(ValueError, match="unknown mechanism 'exponentail'"):
-        mech.mechanism_by_name("exponentail")
 
 
 def test_base_class_is_abstract() -> None:

@@ -1,4 +1,4 @@
-"""Tests for the pure-DP mechanisms of core.mechanisms: ExponentialMedian, HorvitzThompsonMean.
+"""Tests for core.mechanisms.exponential: the exponential mechanism for a quantile.
 
 Privacy is checked, not assumed: the exact output density of the exponential median is
 compared on neighbouring samples (one record changed, added or removed; ties and values
@@ -8,7 +8,6 @@ references written from the definition (dense numerical integration) kept in thi
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import numpy as np
@@ -18,6 +17,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from core import mechanisms as mech
+from tests.core.mechanisms.neighbours import SAMPLES, _additions_removals, _replacements
 
 LOWER, UPPER = 0.0, 10.0
 RATIO_TOL = math.log1p(1e-9)
@@ -361,128 +361,84 @@ def test_exponential_release_rejects_bad_input(samples, eps, delta, match: str) 
 # HorvitzThompsonMean
 # ---------------------------------------------------------------------------------------
 
-_POP = np.array([0.0, 1.5, 4.0, 9.0, 10.0])
+
+def _exp_log_density(values, eps, q, y):
+    edges, p = mech.exponential_quantile_distribution(values, eps, LOWER, UPPER, q)
+    i = np.searchsorted(edges, y, side="right") - 1
+    return np.log(p[i]) - np.log(edges[i + 1] - edges[i])
 
 
-def _ht(rate: float = 0.3, N: int = 5) -> mech.HorvitzThompsonMean:
-    return mech.HorvitzThompsonMean(rate, N, LOWER, UPPER)
-
-
-@pytest.mark.parametrize("rate", [0.05, 0.3, 0.5, 1.0])
-def test_ht_mean_is_unbiased_under_poisson_sampling(rate: float) -> None:
-    # Exact expectation over all 2^N subsets: P(S) = rate^|S| (1 - rate)^(N - |S|).
-    m = _ht(rate, _POP.size)
-    expectation = 0.0
-    for mask in itertools.product([False, True], repeat=_POP.size):
-        chosen = _POP[np.array(mask)]
-        prob = rate ** len(chosen) * (1 - rate) ** (_POP.size - len(chosen))
-        expectation += prob * m.statistic_one(chosen)
-    assert expectation == pytest.approx(_POP.mean(), rel=1e-13)
-
-
-def test_ht_sensitivity_holds_for_add_and_remove_but_not_change() -> None:
-    m = _ht(0.3, _POP.size)
-    S = m.global_sensitivity
-    assert S == pytest.approx((UPPER - LOWER) / 2 / (0.3 * 5), rel=1e-15)
-    worst_add = worst_change = 0.0
-    for mask in itertools.product([False, True], repeat=_POP.size):
-        chosen = _POP[np.array(mask)]
-        for x in [*_POP, LOWER, UPPER]:
-            worst_add = max(worst_add, abs(m.statistic_one([*chosen, x]) - m.statistic_one(chosen)))
-            for j in range(len(chosen)):
-                changed = chosen.copy()
-                changed[j] = x
-                worst_change = max(
-                    worst_change, abs(m.statistic_one(changed) - m.statistic_one(chosen))
+@pytest.mark.parametrize("q", [0.1, 0.25, 0.9])
+@pytest.mark.parametrize("eps", [0.01, 1.0, 5.0])
+def test_exponential_quantile_density_ratio(q: float, eps: float) -> None:
+    worst = {"replacement": 0.0, "deletion": 0.0}
+    for values in SAMPLES:
+        for relation, others in (
+            ("replacement", _replacements(values)),
+            ("deletion", _additions_removals(values)),
+        ):
+            for other in others:
+                knots = np.unique(np.concatenate([[LOWER, UPPER], values, other]))
+                y = np.concatenate(
+                    [(knots[:-1] + knots[1:]) / 2, LOWER + 10 * (np.arange(999) + 0.5) / 999]
                 )
-    assert worst_add == pytest.approx(S, rel=1e-12)  # attained at a bound
-    assert worst_add <= S * (1 + 1e-12)
-    assert worst_change == pytest.approx(2 * S, rel=1e-12)  # why relations == {"deletion"}
+                y = y[(y > LOWER) & (y < UPPER)]
+                r = np.abs(_exp_log_density(values, eps, q, y) - _exp_log_density(other, eps, q, y))
+                worst[relation] = max(worst[relation], float(r.max()))
+    assert worst["replacement"] <= eps * (1 + RATIO_TOL)
+    assert worst["deletion"] <= max(q, 1 - q) * eps * (1 + RATIO_TOL)
+    assert worst["replacement"] >= 0.3 * eps
 
 
-def test_ht_statistic_sensitivity_and_scale_of_a_batch() -> None:
-    m = mech.HorvitzThompsonMean(0.25, 8, LOWER, UPPER)
-    batch = np.array([[1.0, 4.0], [5.0, 10.0]])
-    # c = 5, rate N = 2: 5 + ((1 - 5) + (4 - 5)) / 2 = 2.5; 5 + (0 + 5) / 2 = 7.5
-    np.testing.assert_allclose(m.statistic(batch), [2.5, 7.5], rtol=1e-15)
-    np.testing.assert_array_equal(m.sensitivity(batch, 1.0, 0.5, LOWER, UPPER), [2.5, 2.5])
-    np.testing.assert_array_equal(m.noise_scale(np.array([2.5]), 0.5), [5.0])
-    assert m.statistic_one([1.0, 4.0]) == pytest.approx(2.5, rel=1e-15)
-    assert m.statistic_one([]) == 5.0
-
-
-def test_ht_release_is_statistic_plus_laplace_with_variance_two_b_squared() -> None:
-    m = mech.HorvitzThompsonMean(0.1, 50, LOWER, UPPER)
-    T, eps = 40_000, 0.8
-    b = (UPPER - LOWER) / 2 / (0.1 * 50) / eps
-    sample = np.array([1.0, 3.0, 3.0, 8.0])
+@pytest.mark.parametrize("q", [0.1, 0.75])
+def test_exponential_quantile_release_and_error_match_the_exact_law(q: float) -> None:
+    values = [0.5, 1.0, 2.0, 2.0, 6.0, 7.5, 9.0]
+    eps, T = 1.5, 20_000
+    m = mech.ExponentialQuantile(q)
     out = m.release(
-        np.repeat(sample[np.newaxis, :], T, axis=0),
-        eps,
-        0.5,
-        LOWER,
-        UPPER,
-        np.random.default_rng(9),
+        np.repeat([values], T, axis=0), eps, 0.5, LOWER, UPPER, np.random.default_rng(2)
     )
-    assert out.noise_variance is not None
-    np.testing.assert_allclose(out.noise_variance, 2 * b**2, rtol=1e-14)
-    z = np.random.default_rng(9).laplace(0.0, 1.0, size=T)
-    np.testing.assert_allclose(out.released, out.statistic + b * z, rtol=1e-14)
-    assert out.released.var(ddof=1) == pytest.approx(2 * b**2, rel=4 * math.sqrt(5 / T))
-    # one sample at a time, any length, one Laplace draw each
-    rng = np.random.default_rng(9)
-    one = np.array([m.release_one(sample, eps, rng) for _ in range(T)])
-    np.testing.assert_allclose(one, m.statistic_one(sample) + b * z, rtol=1e-13)
-    empty = m.release_one(np.array([]), eps, np.random.default_rng(2))
-    assert empty == pytest.approx(5.0 + b * np.random.default_rng(2).laplace(), rel=1e-14)
+    edges, p = mech.exponential_quantile_distribution(values, eps, LOWER, UPPER, q)
+    cdf = np.concatenate([[0.0], np.cumsum(p)])
+    assert stats.kstest(out.released, lambda y: np.interp(y, edges, cdf)).pvalue > 1e-3
+    # exact error against brute-force integration of the definition's density
+    centre = float(out.statistic[0])
+    mse, q95 = mech.exponential_quantile_error(values, eps, LOWER, UPPER, centre, 0.95, q)
+    h = 1e-4
+    y = LOWER + h * (np.arange(int((UPPER - LOWER) / h)) + 0.5)
+    below = (np.array(values)[None, :] <= y[:, None]).sum(axis=1)
+    dens = np.exp(-eps * np.abs(below - q * len(values)) / 2)
+    dens /= dens.sum() * h
+    assert mse == pytest.approx(float(np.sum(dens * h * (y - centre) ** 2)), rel=1e-6)
+    order = np.argsort(np.abs(y - centre))
+    ref_q = np.abs(y - centre)[order][np.searchsorted(np.cumsum(dens[order] * h), 0.95)]
+    assert q95 == pytest.approx(ref_q, abs=3 * h)
+    sq = (out.released - centre) ** 2
+    assert sq.mean() == pytest.approx(mse, abs=4 * sq.std() / math.sqrt(T))
 
 
-@pytest.mark.parametrize(
-    ("args", "match"),
-    [
-        ((0.0, 10, LOWER, UPPER), "rate"),
-        ((1.5, 10, LOWER, UPPER), "rate"),
-        ((math.nan, 10, LOWER, UPPER), "rate"),
-        ((True, 10, LOWER, UPPER), "rate"),
-        ((0.5, 0, LOWER, UPPER), "population_size"),
-        ((0.5, 2.5, LOWER, UPPER), "population_size"),
-        ((0.5, 10, UPPER, LOWER), "lower must be < upper"),
-    ],
-)
-def test_ht_constructor_validates(args: tuple, match: str) -> None:
-    with pytest.raises(ValueError, match=match):
-        mech.HorvitzThompsonMean(*args)
+def test_exponential_median_wrappers_are_the_quantile_at_one_half() -> None:
+    values = [1.0, 2.0, 2.0, 7.0]
+    a = mech.exponential_median_distribution(values, 0.9, LOWER, UPPER)
+    b = mech.exponential_quantile_distribution(values, 0.9, LOWER, UPPER, 0.5)
+    np.testing.assert_array_equal(a[1], b[1])
+    assert mech.exponential_median_error(values, 0.9, LOWER, UPPER, 2.0) == (
+        mech.exponential_quantile_error(values, 0.9, LOWER, UPPER, 2.0, 0.95, 0.5)
+    )
 
 
-def test_ht_release_rejects_other_bounds_and_bad_samples() -> None:
-    m = _ht()
-    rng = np.random.default_rng()
-    with pytest.raises(ValueError, match="built for the bounds"):
-        m.release([[1.0, 2.0]], 1.0, 0.5, LOWER, 20.0, rng)
-    with pytest.raises(ValueError, match="public bounds"):
-        m.release_one([1.0, 12.0], 1.0, rng)
-    with pytest.raises(ValueError, match="one-dimensional"):
-        m.release_one([[1.0]], 1.0, rng)
-    with pytest.raises(ValueError, match="finite"):
-        m.release_one([np.nan], 1.0, rng)
-    with pytest.raises(ValueError, match="eps_sample"):
-        m.release_one([1.0], 0.0, rng)
-    with pytest.raises(ValueError, match="Generator"):
-        m.release_one([1.0], 1.0, 5)  # type: ignore[arg-type]
-
-
-def test_ht_equality_hash_repr_and_lookup_by_name() -> None:
-    a = mech.HorvitzThompsonMean(0.1, 100, 0, 10)
-    assert a == mech.HorvitzThompsonMean(0.1, 100.0, 0.0, 10.0)
-    assert hash(a) == hash(mech.HorvitzThompsonMean(0.1, 100, 0.0, 10.0))
-    assert a != mech.HorvitzThompsonMean(0.2, 100, 0, 10) and a != mech.LaplaceMean()
-    assert repr(a) == "HorvitzThompsonMean(rate=0.1, population_size=100, lower=0.0, upper=10.0)"
-    got = mech.mechanism_by_name("ht_mean", rate=0.1, population_size=100, lower=0, upper=10)
-    assert got == a
-    with pytest.raises(ValueError, match="'ht_mean' takes rate, population_size, lower, upper"):
-        mech.mechanism_by_name("ht_mean")
-    with pytest.raises(ValueError, match="'exponential' takes optionally quantile; got rate"):
-        mech.mechanism_by_name("exponential", rate=0.1)
-    with pytest.raises(ValueError, match="rate must be in"):
-        mech.mechanism_by_name("ht_mean", rate=2, population_size=100, lower=0, upper=10)
-    assert type(mech.mechanism_by_name("exponential")) is mech.ExponentialQuantile
+@pytest.mark.parametrize("eps", [1e-9, 0.3, 5.0, 1000.0])
+@pytest.mark.parametrize("q", [0.05, 0.5, 0.9])
+def test_compiled_interval_draw_agrees_with_the_log_domain_draw(monkeypatch, eps, q):
+    """The compiled inverse-CDF draw and the log-domain fallback pick the same interval."""
+    rng = np.random.default_rng(12)
+    batch = np.sort(np.round(rng.uniform(0.0, 50.0, (400, 25))), axis=1)  # ties included
+    batch[:5] = 20.0  # every value equal: zero-width centre intervals
+    u = 1.0 - rng.random(400)
+    eps_rows = np.full(400, eps)
+    fast = mech._exponential_choose(batch, 0.0, 50.0, eps_rows, q, u)
+    monkeypatch.setattr(mech.exponential, "_choose_compiled", None)
+    slow = mech._exponential_choose(batch, 0.0, 50.0, eps_rows, q, u)
+    assert np.mean(fast == slow) >= 0.995
+    widths = np.diff(np.concatenate([np.zeros((400, 1)), batch, np.full((400, 1), 50.0)], 1), 1)
+    assert (widths[np.arange(400), fast] > 0).all()
