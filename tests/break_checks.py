@@ -170,10 +170,10 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="drawn-noise-variance-10pct",
         item="6 Monte Carlo",
-        path="core/gains.py",
+        path="core/gains/measures.py",
         old="noise = d.z[j] * mechanism.noise_scale(s, eps_s)",
         new="noise = d.z[j] * mechanism.noise_scale(s, eps_s) * 1.1**0.5",
-        tests=("tests/core/test_gains.py::test_estimators_agree_within_monte_carlo_error",),
+        tests=("tests/core/gains/test_measures.py::test_estimators_agree_within_monte_carlo_error",),
     ),
     Break(
         name="population-median-off-by-one",

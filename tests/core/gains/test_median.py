@@ -1,4 +1,4 @@
-"""Tests for core.gains: Hu, Drechsler & Kim, Sections 4.1-4.4.
+"""Tests for core.gains.median: the median experiment (Hu, Drechsler & Kim, Sections 4.3, 4.4).
 
 Statistical tests use fixed seeds, so they are deterministic; their tolerances are chosen
 from the Monte Carlo standard error (usually 4 standard errors, or more where several
@@ -13,19 +13,13 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import assume, example, given
-from hypothesis import strategies as st
 
-from core import amplification as amp
 from core import gains
 from core import sensitivity as sens
 from core.populations import make_builtin
+from tests.core.gains.populations import DELTA_PAPER, N_PAPER, _paper_pop, _small_pop
 from tests.core.snapshots import PINS
 from tests.fingerprint import check_recorded, frame_fingerprint
-
-N_PAPER = 10_001
-DELTA_PAPER = 1.0 / (2 * N_PAPER)  # 4.9995e-5, as in the paper
-
 
 # ---------------------------------------------------------------------------------------
 # Definitional reference for the smooth sensitivity of the median (slow, O(n^2))
@@ -58,203 +52,9 @@ def reference_smooth_sensitivity(
     return best
 
 
-def _paper_pop(key: str, seed: int = 0):
-    return make_builtin(key, seed=seed)
-
-
-# ---------------------------------------------------------------------------------------
-# Mean (Section 4.2)
-# ---------------------------------------------------------------------------------------
-
-
-def test_mean_variance_population_hand_value() -> None:
-    # eq. 6: V_N = 2 (R / (eps N))^2 with R = 1, eps = 0.5, N = 10,001 -> 8 / 10001^2.
-    v = gains.mean_variance_population(0.5, 10_001, 0.0, 1.0)
-    assert v == pytest.approx(8.0 / 100_020_001, rel=1e-14)
-    assert v == pytest.approx(7.99840016e-8, rel=1e-8)
-    # R = 2000 (the lognormal bounds), eps = 0.1, N = 101: 2 * (2000 / 10.1)^2.
-    assert gains.mean_variance_population(0.1, 101, 0.0, 2000.0) == pytest.approx(
-        2 * (2000 / 10.1) ** 2, rel=1e-14
-    )
-    arr = gains.mean_variance_population(np.array([0.1, 1.0]), 10, -1.0, 1.0)
-    np.testing.assert_allclose(arr, [2 * (2 / 1.0) ** 2, 2 * (2 / 10.0) ** 2])
-
-
-def test_mean_variance_sample_hand_value_and_population_limit() -> None:
-    eps, n, N, s2, lo, hi = 1.0, 100, 1000, 4.0, 0.0, 10.0
-    eps_n = math.log(1 + (N / n) * (math.e - 1))
-    expected = (1 - n / N) * s2 / n + 2 * (hi - lo) ** 2 / (eps_n * n) ** 2
-    assert gains.mean_variance_sample(eps, n, N, s2, lo, hi) == pytest.approx(expected, rel=1e-13)
-    # At n = N there is no sampling variance and no amplification: V_n = V_N.
-    assert gains.mean_variance_sample(eps, N, N, s2, lo, hi) == pytest.approx(
-        gains.mean_variance_population(eps, N, lo, hi), rel=1e-13
-    )
-    # Vectorised over n.
-    out = gains.mean_variance_sample(eps, np.array([10, 100, 1000]), N, s2, lo, hi)
-    assert out.shape == (3,)
-    assert out[1] == pytest.approx(expected, rel=1e-13)
-
-
-def test_mean_gain_table_never_gains_and_best_rate_is_population() -> None:
-    pop = _paper_pop("lognormal")
-    rates = [0.001, 0.01, 0.1, 0.5, 0.9, 0.999]
-    eps = [1e-6, 0.01, 0.1, 1.0, 5.0]
-    table = gains.mean_gain_table(pop.values, pop.lower, pop.upper, eps, rates)
-    assert list(table.columns) == [
-        "eps_target",
-        "rate",
-        "n",
-        "eps_sample",
-        "V_n",
-        "V_N",
-        "sampling_part",
-        "noise_part",
-        "r",
-        "gain",
-    ]
-    assert len(table) == len(rates) * len(eps)
-    # r < 1: the sample mean gets more noise than the population mean (eq. 8) ...
-    assert (table["r"] < 1).all()
-    # ... so V_n > V_N and the gain V_N / V_n - 1 is negative, for every eps and rate.
-    assert (table["gain"] < 0).all()
-    assert (table["V_n"] > table["V_N"]).all()
-    np.testing.assert_allclose(table["V_n"], table["sampling_part"] + table["noise_part"])
-    np.testing.assert_allclose(table["noise_part"], table["V_N"] / table["r"], rtol=1e-9)
-    np.testing.assert_allclose(table["gain"], table["V_N"] / table["V_n"] - 1, rtol=1e-6, atol=0)
-    for e in eps:
-        assert gains.best_rate_mean(pop.values, pop.lower, pop.upper, e, rates) == 1.0
-
-
-def test_mean_gain_table_gain_sign_survives_rounding() -> None:
-    # At eps = 1e-12 and rate 0.5 r rounds to 1.0 in double precision, but 1 - r ~ 5e-13.
-    values = np.full(11, 0.5)  # S_N^2 = 0: no sampling variance at all
-    table = gains.mean_gain_table(values, 0.0, 1.0, [1e-12], [0.5])
-    assert table["gain"].iloc[0] < 0
-
-
-def test_simulate_mean_release_matches_eq7() -> None:
-    pop = _paper_pop("lognormal")
-    s2 = float(np.var(pop.values, ddof=1))
-    reps = 20_000
-    # Cases where the sampling part and the noise part are both visible.
-    for eps, n, seed in [(0.5, 100, 1), (0.05, 1000, 2), (1.0, 5000, 3)]:
-        v_sim = gains.simulate_mean_release(pop.values, pop.lower, pop.upper, eps, n, reps, seed)
-        v_n = gains.mean_variance_sample(eps, n, pop.size, s2, pop.lower, pop.upper)
-        # The sample variance of `reps` draws has relative sd sqrt((kurtosis - 1) / reps).
-        # The release is an (almost normal) sample mean plus independent Laplace noise of
-        # variance v_lap, whose fourth cumulant is 3 v_lap^2, so its kurtosis is
-        # 3 + 3 w^2 with w = v_lap / v_n (the noise's share of the variance).  4.5 SE:
-        eps_s = amp.eps_sample(eps, n / pop.size)
-        w = 2 * ((pop.upper - pop.lower) / (eps_s * n)) ** 2 / v_n
-        tol = 4.5 * math.sqrt((2 + 3 * w**2) / (reps - 1))
-        assert v_sim == pytest.approx(v_n, rel=tol), (eps, n, v_sim, v_n, tol)
-
-
-def test_no_gain_threshold_formula() -> None:
-    eps, rate, delta = 0.5, 0.1, 2.0
-    eps_n = math.log(1 + (math.exp(eps) - 1) / rate)
-    expected = 2 * delta**2 * (1 / eps**2 - 1 / eps_n**2)
-    assert gains.no_gain_threshold(eps, rate, delta) == pytest.approx(expected, rel=1e-13)
-    assert gains.no_gain_threshold(eps, 1.0, delta) == 0.0
-    out = gains.no_gain_threshold(np.array([0.1, 1.0]), 0.2, 1.0)
-    assert out.shape == (2,)
-
-
-def test_mean_no_gain_threshold_consistent_with_eq7() -> None:
-    # For the mean Var(g(S)) >= threshold must imply V_n >= V_N (Section 4.1); here the
-    # sensitivity grows on the sample (R/n > R/N), so V_n > V_N holds whatever the variance.
-    pop = _paper_pop("lognormal")
-    N = pop.size
-    R = pop.upper - pop.lower
-    for eps in [0.01, 0.5, 3.0]:
-        for n in [10, 1000, 9000]:
-            s2 = float(np.var(pop.values, ddof=1))
-            sampling = (1 - n / N) * s2 / n
-            thr = gains.no_gain_threshold(eps, n / N, R / N)
-            v_n = gains.mean_variance_sample(eps, n, N, s2, pop.lower, pop.upper)
-            v_pop = gains.mean_variance_population(eps, N, pop.lower, pop.upper)
-            if sampling >= thr:
-                assert v_n >= v_pop
-
-
-eps_st = st.floats(min_value=1e-4, max_value=20.0, allow_nan=False)
-#: Just below log(DBL_MAX) ≈ 709.78: exp(ε) is still finite, exp(ε + 0.01) overflows.
-EXP_OVERFLOW = 709.78
-#: Just above log(DBL_MAX) ≈ 709.7827: exp(ε) overflows to inf.
-EXP_JUST_OVER = 709.79
-rate_st = st.floats(min_value=1e-4, max_value=1.0, allow_nan=False, exclude_min=True)
-
-
-@example(eps1=1e-12, eps2=EXP_OVERFLOW, n=1, s2=1e4)  # ε from tiny to where exp overflows
-@example(eps1=1e-12, eps2=EXP_JUST_OVER, n=1, s2=1e4)
-@example(eps1=709.0, eps2=EXP_OVERFLOW, n=10_000, s2=0.0)
-@example(eps1=709.0, eps2=EXP_JUST_OVER, n=10_000, s2=0.0)
-@given(
-    eps1=eps_st,
-    eps2=eps_st,
-    n=st.integers(min_value=1, max_value=10_000),
-    s2=st.floats(min_value=0.0, max_value=1e4),
-)
-def test_property_v_n_decreases_in_eps(eps1: float, eps2: float, n: int, s2: float) -> None:
-    assume(eps1 < eps2)
-    N = 10_000
-    v1 = gains.mean_variance_sample(eps1, n, N, s2, 0.0, 10.0)
-    v2 = gains.mean_variance_sample(eps2, n, N, s2, 0.0, 10.0)
-    assert v2 <= v1
-    # and V_n never beats V_N (the mean never gains)
-    assert v1 >= gains.mean_variance_population(eps1, N, 0.0, 10.0) * (1 - 1e-12)
-
-
-@example(eps=1e-12, rate1=1e-9, rate2=1 - 1e-12, delta=1.0)  # boundaries of ε and rate
-@example(eps=EXP_OVERFLOW, rate1=1e-9, rate2=1.0, delta=1e3)
-@example(eps=EXP_JUST_OVER, rate1=1e-9, rate2=1.0, delta=1e3)
-@example(eps=20.0, rate1=1 - 1e-12, rate2=1e-9, delta=0.0)
-@given(eps=eps_st, rate1=rate_st, rate2=rate_st, delta=st.floats(0.0, 1e3))
-def test_property_no_gain_threshold(eps: float, rate1: float, rate2: float, delta: float) -> None:
-    t1 = gains.no_gain_threshold(eps, rate1, delta)
-    t2 = gains.no_gain_threshold(eps, rate2, delta)
-    assert t1 >= 0 and t2 >= 0
-    # A smaller rate means a larger eps_sample, hence a larger threshold.
-    eps_n1, eps_n2 = amp.eps_sample(eps, rate1), amp.eps_sample(eps, rate2)
-    if eps_n1 <= eps_n2:
-        assert t1 <= t2 * (1 + 1e-12)
-    # It never exceeds V_N = 2 Delta^2 / eps^2 (q < 1).
-    assert t1 <= 2 * delta**2 / eps**2 * (1 + 1e-12)
-
-
-def test_mean_bad_arguments() -> None:
-    with pytest.raises(ValueError, match="lower"):
-        gains.mean_variance_population(1.0, 10, 1.0, 1.0)
-    with pytest.raises(ValueError, match="eps_target"):
-        gains.mean_variance_population(0.0, 10, 0.0, 1.0)
-    with pytest.raises(ValueError, match="n must"):
-        gains.mean_variance_sample(1.0, 11, 10, 1.0, 0.0, 1.0)
-    with pytest.raises(ValueError, match="S2_N"):
-        gains.mean_variance_sample(1.0, 5, 10, -1.0, 0.0, 1.0)
-    with pytest.raises(ValueError, match="rate"):
-        gains.no_gain_threshold(1.0, 0.0, 1.0)
-    with pytest.raises(ValueError, match="global_sensitivity"):
-        gains.no_gain_threshold(1.0, 0.5, -1.0)
-    with pytest.raises(ValueError, match="rates"):
-        gains.mean_gain_table([0.5, 0.6], 0.0, 1.0, [1.0], [])
-    with pytest.raises(ValueError, match="eps_targets"):
-        gains.mean_gain_table([0.5, 0.6], 0.0, 1.0, [], [0.5])
-    with pytest.raises(ValueError, match="bounds"):
-        gains.mean_gain_table([0.5, 1.6], 0.0, 1.0, [1.0], [0.5])
-    with pytest.raises(ValueError, match="reps"):
-        gains.simulate_mean_release([0.5, 0.6], 0.0, 1.0, 1.0, 1, 1)
-    with pytest.raises(ValueError, match="n must"):
-        gains.simulate_mean_release([0.5, 0.6], 0.0, 1.0, 1.0, 3, 10)
-
-
 # ---------------------------------------------------------------------------------------
 # Median experiment: mechanics
 # ---------------------------------------------------------------------------------------
-
-
-def _small_pop(seed: int = 5, N: int = 151) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    return np.clip(rng.lognormal(1.0, 0.6, N), 0.0, 30.0)
 
 
 def test_reference_agrees_with_core_sensitivity() -> None:
@@ -389,18 +189,6 @@ def test_experiment_output_shape_and_columns() -> None:
     np.testing.assert_array_equal(a, b)
 
 
-def test_same_seed_reproduces_and_other_seed_differs() -> None:
-    values = _small_pop()
-    kw = dict(lower=0.0, upper=30.0, eps_targets=[0.5, 2.0], rates=[0.1, 0.6], reps=20)
-    for estimator in ["exact_noise_variance", "drawn_noise"]:
-        a = gains.median_gain_experiment(values, seed=3, estimator=estimator, **kw)
-        b = gains.median_gain_experiment(values, seed=3, estimator=estimator, **kw)
-        pd.testing.assert_frame_equal(a.summary, b.summary)
-        pd.testing.assert_frame_equal(a.per_rep, b.per_rep)
-        c = gains.median_gain_experiment(values, seed=4, estimator=estimator, **kw)
-        assert not np.array_equal(a.per_rep.squared_error, c.per_rep.squared_error)
-
-
 def test_progress_is_called_after_each_rate() -> None:
     calls: list[tuple[float, str]] = []
     gains.median_gain_experiment(
@@ -417,22 +205,6 @@ def test_progress_is_called_after_each_rate() -> None:
     assert fractions == sorted(fractions)
     assert fractions[-1] == pytest.approx(1.0)
     assert all(isinstance(m, str) and m for _, m in calls)
-
-
-def test_delta_amplification_and_cap() -> None:
-    values = np.linspace(0.0, 1.0, 10)
-    kw = dict(lower=0.0, upper=1.0, eps_targets=[1.0], rates=[0.1, 0.5], reps=3)
-    ex = gains.median_gain_experiment(values, delta_target=0.2, **kw)
-    s = ex.summary.set_index("rate")
-    # rate 0.1 -> n = 1 -> delta / rate = 2 would be meaningless: capped just below 1.
-    assert s.loc[0.1, "delta_sample"] == gains.DELTA_SAMPLE_CAP
-    assert s.loc[0.5, "delta_sample"] == pytest.approx(0.4)
-    assert s.loc[1.0, "delta_sample"] == 0.2
-    ex2 = gains.median_gain_experiment(values, delta_target=0.2, amplify_delta=False, **kw)
-    assert (ex2.summary.delta_sample == 0.2).all()
-    # default delta is 1 / (2N)
-    ex3 = gains.median_gain_experiment(values, **kw)
-    assert ex3.delta_target == pytest.approx(1 / 20)
 
 
 @pytest.mark.parametrize(
@@ -477,65 +249,6 @@ def test_experiment_bad_values() -> None:
         gains.median_gain_experiment([0.1, float("nan"), 0.3], **kw)
     with pytest.raises(ValueError, match="one-dimensional"):
         gains.median_gain_experiment([[0.1, 0.2]], **kw)
-
-
-# ---------------------------------------------------------------------------------------
-# Median experiment: the two estimators are unbiased for the same MSE
-# ---------------------------------------------------------------------------------------
-
-
-def test_estimators_agree_within_monte_carlo_error() -> None:
-    """Drawn and exact-variance estimators agree; the drawn noise has the right variance.
-
-    Break it on purpose: scale the drawn noise in ``core.gains._median_block`` by
-    sqrt(1.1) (a 10 % error in the noise variance): the paired per-cell comparison alone
-    misses it (about 2 SE per cell at 2000 reps), the pooled variance check of the
-    standardised noise below (about 7 SE) fails.
-    """
-    pop = _paper_pop("lognormal")
-    kw = dict(
-        lower=pop.lower,
-        upper=pop.upper,
-        eps_targets=[0.1, 1.0, 3.0],
-        rates=[0.01, 0.1, 0.5],
-        reps=2000,
-        seed=21,
-    )
-    ex_exact = gains.median_gain_experiment(pop.values, estimator="exact_noise_variance", **kw)
-    ex_drawn = gains.median_gain_experiment(pop.values, estimator="drawn_noise", **kw)
-    a, b = ex_exact.per_rep, ex_drawn.per_rep
-    # Both runs see the same samples (the sample stream does not depend on the estimator).
-    np.testing.assert_array_equal(a.sample_median, b.sample_median)
-    np.testing.assert_array_equal(a.sensitivity, b.sensitivity)
-    # Paired comparison: per rep, drawn - exact = 2 err noise + noise^2 - 8 S^2 / eps^2, whose
-    # conditional mean given the sample is 0.  12 cells, |z| < 4 each (Bonferroni: a correct
-    # implementation fails with probability < 1e-3).
-    diff = b.squared_error.to_numpy() - a.squared_error.to_numpy()
-    keys = a[["eps_target", "rate"]].to_numpy()
-    for e, r in np.unique(keys, axis=0):
-        d = diff[(keys[:, 0] == e) & (keys[:, 1] == r)]
-        z = d.mean() / (d.std(ddof=1) / math.sqrt(d.size))
-        assert abs(z) < 4, (e, r, z)
-    # The drawn squared error is (sample median - population median + drawn noise)^2.
-    np.testing.assert_allclose(
-        b.squared_error, (b.sample_median - ex_drawn.population_median + b.noise) ** 2, rtol=1e-12
-    )
-    # The drawn noise is Laplace with scale 2 S / eps_sample, i.e. z = noise / scale is
-    # standard Laplace: E z^2 = 2, Var z^2 = 24 - 4 = 20.  Pooled over every cell (the
-    # population rows included), mean(z^2) / 2 has standard error sqrt(5 / M); 4.5 SE
-    # (about 5.8 % at M = 24000) is below the 10 % error it must catch.
-    eps_s = ex_drawn.summary.set_index(["eps_target", "rate"]).eps_sample
-    scale = 2 * b.sensitivity.to_numpy() / eps_s.loc[list(zip(b.eps_target, b.rate, strict=True))]
-    u = (b.noise.to_numpy() / scale.to_numpy()) ** 2 / 2
-    assert abs(u.mean() - 1) < 4.5 * math.sqrt(5 / u.size), (u.mean(), u.size)
-    # The summary MSEs agree within their (drawn) standard errors, and the exact estimator
-    # has the smaller Monte Carlo error.
-    sa = ex_exact.summary.set_index(["eps_target", "rate"])
-    sb = ex_drawn.summary.set_index(["eps_target", "rate"])
-    z = (sb.log_mse - sa.log_mse) / np.hypot(sb.log_mse_se, sa.log_mse_se)
-    assert (z.abs() < 4).all(), z
-    assert (sa.log_mse_se <= sb.log_mse_se).all()
-    assert (sa.loc[sa.index.get_level_values("rate") == 1.0, "log_mse_se"] == 0).all()
 
 
 # ---------------------------------------------------------------------------------------
@@ -633,63 +346,6 @@ def test_sensitivity_ratios_match_figure_6() -> None:
     assert abs(math.log(ours[1001] / 1.28)) < 0.11, ours
     # and the ordering of Figure 6: smaller samples have larger sensitivity ratios
     assert ours[101] > ours[1001] > 1
-
-
-# ---------------------------------------------------------------------------------------
-# best_rate and compare_with_population (the verdict's words live in ui.gains.text)
-# ---------------------------------------------------------------------------------------
-
-
-def _summary(rows: list[tuple[float, float, float, float]]) -> pd.DataFrame:
-    """rows of (eps_target, rate, mse, log_mse_se)."""
-    df = pd.DataFrame(rows, columns=["eps_target", "rate", "mse", "log_mse_se"])
-    df["log_mse"] = np.log(df.mse)
-    return df
-
-
-def test_best_rate_and_comparison_gain() -> None:
-    s = _summary([(0.5, 0.1, 1.2, 0.01), (0.5, 0.4, 0.78, 0.01), (0.5, 1.0, 1.0, 0.0)])
-    best = gains.best_rate(s, 0.5)
-    assert best.rate == 0.4
-    assert best.log_mse == pytest.approx(math.log(0.78))
-    assert best.relative_change == pytest.approx(-0.22)
-    assert tuple(best) == (best.rate, best.log_mse, best.relative_change)  # a plain tuple too
-    cmp = gains.compare_with_population(s, 0.5)
-    assert (cmp.eps_target, cmp.best_sample_rate, cmp.better, cmp.within_error) == (
-        0.5,
-        0.4,
-        True,
-        False,
-    )
-    assert cmp.relative_change == pytest.approx(-0.22)
-
-
-def test_comparison_no_gain_and_within_error() -> None:
-    s = _summary([(3.0, 0.1, 1.35, 0.01), (3.0, 0.5, 2.0, 0.01), (3.0, 1.0, 1.0, 0.0)])
-    assert gains.best_rate(s, 3.0) == (1.0, 0.0, 0.0)
-    cmp = gains.compare_with_population(s, 3.0)
-    assert cmp.best_sample_rate == 0.1 and not cmp.better and not cmp.within_error
-    assert cmp.relative_change == pytest.approx(0.35)
-    # 2 % better, but the standard error of the difference is 0.05 on the log scale.
-    s2 = _summary([(0.1, 0.2, 0.98, 0.05), (0.1, 1.0, 1.0, 0.0)])
-    cmp2 = gains.compare_with_population(s2, 0.1)
-    assert cmp2.better and cmp2.within_error and cmp2.best_sample_rate == 0.2
-    # |log 0.98| = 0.0202 lies just inside 2 * 0.05; at se 0.01 it lies outside
-    s2b = _summary([(0.1, 0.2, 0.98, 0.01), (0.1, 1.0, 1.0, 0.0)])
-    assert not gains.compare_with_population(s2b, 0.1).within_error
-    # only the population simulated
-    only = gains.compare_with_population(_summary([(1.0, 1.0, 1.0, 0.0)]), 1.0)
-    assert math.isnan(only.best_sample_rate) and not only.better and not only.within_error
-
-
-def test_best_rate_bad_arguments() -> None:
-    s = _summary([(0.5, 0.1, 1.2, 0.01), (0.5, 1.0, 1.0, 0.0)])
-    with pytest.raises(ValueError, match="not in the summary"):
-        gains.best_rate(s, 0.7)
-    with pytest.raises(ValueError, match="population"):
-        gains.best_rate(s[s.rate < 1], 0.5)
-    with pytest.raises(ValueError, match="columns"):
-        gains.compare_with_population(s.drop(columns="mse"), 0.5)
 
 
 # ---------------------------------------------------------------------------------------
@@ -946,89 +602,3 @@ def test_quantile_arguments_are_checked() -> None:
         _small_pop(), mechanism=ExponentialQuantile(quantile=0.3), quantile=0.3, **kw
     )
     assert ok.quantile == 0.3
-
-
-def test_error_measures_on_a_known_law() -> None:
-    """Global Laplace on the census: |error| ~ Exponential(b), b = R / eps.
-
-    MAE = b and the 95 % error = b ln 20; both within their stated standard errors.
-    """
-    pop = _small_pop()
-    res = gains.median_gain_experiment(
-        pop, lower=0.0, upper=30.0, eps_targets=[2.0], rates=[0.5], reps=20_000, seed=9,
-        mechanism="global_laplace",
-    )  # fmt: skip
-    row = res.summary[res.summary.is_population].iloc[0]
-    b = 30.0 / 2.0
-    assert row.mse == pytest.approx(2 * b**2, rel=1e-12) and row.mse_se == 0.0
-    assert abs(row.mae - b) < 4 * row.mae_se
-    assert abs(row.error_95 - b * math.log(20)) < 4 * row.error_95_se
-    # the order-statistic standard error matches the asymptotic one, sqrt(p(1-p)/T) / f(x_p)
-    asymptotic = math.sqrt(0.95 * 0.05 / 20_000) / (math.exp(-math.log(20)) / b)
-    assert row.error_95_se == pytest.approx(asymptotic, rel=0.15)
-
-
-@pytest.mark.parametrize("measure", ["mse", "mae", "error_95"])
-def test_mechanism_comparison_uses_common_samples_and_finds_the_minimum(measure: str) -> None:
-    pop = make_builtin("lognormal", seed=0, size=2001)
-    kw = dict(lower=pop.lower, upper=pop.upper, rates=[0.05, 0.3], reps=60, seed=5)
-    cmp = gains.mechanism_comparison(
-        pop.values, eps_target=0.5, measure=measure, quantile=0.4, **kw
-    )
-    t = cmp.table
-    assert list(t.columns) == [
-        "mechanism", "rate", "n", "eps_sample", "measure", "value", "se", "log_value",
-        "log_se", "is_population", "is_best",
-    ]  # fmt: skip
-    assert list(dict.fromkeys(t.mechanism)) == list(gains.QUANTILE_MECHANISMS)
-    assert t.is_best.sum() == 1
-    best = t[t.is_best].iloc[0]
-    assert best.value == t.value.min()
-    assert (cmp.best_mechanism, cmp.best_rate) == (best.mechanism, best.rate)
-    # Each mechanism's numbers are those of a run with that mechanism alone (same seed).
-    for name in gains.QUANTILE_MECHANISMS:
-        alone = gains.median_gain_experiment(
-            pop.values, eps_targets=[0.5], mechanism=name, quantile=0.4, **kw
-        )
-        mine = t[t.mechanism == name]
-        np.testing.assert_array_equal(mine.value.to_numpy(), alone.summary[measure].to_numpy())
-        np.testing.assert_array_equal(mine.rate.to_numpy(), alone.summary.rate.to_numpy())
-        assert cmp.experiments[name].population_median == alone.population_median
-    # Common random numbers: every mechanism saw the same sample statistics.
-    per = [cmp.experiments[m].per_rep.sample_median.to_numpy() for m in gains.QUANTILE_MECHANISMS]
-    for other in per[1:]:
-        np.testing.assert_array_equal(per[0], other)
-
-
-def test_mechanism_comparison_bad_arguments() -> None:
-    kw = dict(lower=0.0, upper=30.0, eps_target=1.0, rates=[0.5], reps=3)
-    with pytest.raises(ValueError, match="measure"):
-        gains.mechanism_comparison(_small_pop(), measure="rmse", **kw)
-    with pytest.raises(ValueError, match="distinct"):
-        gains.mechanism_comparison(_small_pop(), mechanisms=["exponential", "exponential"], **kw)
-    with pytest.raises(ValueError, match="distinct"):
-        gains.mechanism_comparison(_small_pop(), mechanisms=[], **kw)
-    with pytest.raises(ValueError, match="eps_target"):
-        gains.mechanism_comparison(_small_pop(), **{**kw, "eps_target": -1.0})
-    with pytest.raises(ValueError, match="measure"):
-        gains.best_rate(
-            gains.median_gain_experiment(
-                _small_pop(), lower=0.0, upper=30.0, eps_targets=[1.0], rates=[0.5], reps=3
-            ).summary,
-            1.0,
-            measure="x",
-        )
-
-
-def test_best_rate_and_comparison_read_the_chosen_measure() -> None:
-    s = _summary([(0.5, 0.1, 1.2, 0.01), (0.5, 0.4, 0.78, 0.01), (0.5, 1.0, 1.0, 0.0)])
-    s["mae"] = [0.5, 2.0, 1.0]
-    s["mae_se"] = [0.01, 0.01, 0.01]
-    assert gains.best_rate(s, 0.5).rate == 0.4
-    best = gains.best_rate(s, 0.5, measure="mae")
-    assert best.rate == 0.1 and best.relative_change == pytest.approx(-0.5)
-    assert best.log_mse == pytest.approx(math.log(0.5))
-    cmp = gains.compare_with_population(s, 0.5, measure="mae")
-    assert cmp.best_sample_rate == 0.1 and cmp.better and not cmp.within_error
-    with pytest.raises(ValueError, match="error_95"):
-        gains.compare_with_population(s, 0.5, measure="error_95")
