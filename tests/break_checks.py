@@ -410,18 +410,18 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="corpus-labels-not-sorted",
         item="issue 11 corpus",
-        path="core/csv_io.py",
+        path="core/csv_io/loading.py",
         old="cells = table.label_cells(column)[usable][order]",
         new="cells = table.label_cells(column)[usable]",
-        tests=("tests/core/test_csv_io.py::test_corpus_case[thousands_separators]",),
+        tests=("tests/core/csv_io/test_table.py::test_corpus_case[thousands_separators]",),
     ),
     Break(
         name="corpus-error-without-reason",
         item="issue 11 corpus",
-        path="core/csv_io.py",
+        path="core/csv_io/source.py",
         old='"This looks like a binary file (it contains NUL bytes), not a CSV text file."',
         new='"This file cannot be used."',
-        tests=("tests/core/test_csv_io.py::test_corpus_case[nul_bytes]",),
+        tests=("tests/core/csv_io/test_table.py::test_corpus_case[nul_bytes]",),
     ),
     Break(
         name="examples-strata-exp-threshold",
