@@ -1,107 +1,40 @@
-"""Tests for core.clusters (Bun et al. §5–6: cluster, two-stage, PPS and systematic sampling).
+"""Tests for core.clusters.single_stage (Bun et al. §5: Theorems 5.1 and 5.2, their inverses).
 
-Layers: hand-computed points of each theorem (exact rationals); a 60-digit mpmath evaluation of
-the theorems' formulas written out literally; the lower-bound construction of Theorem 5.1
-evaluated by brute force (every subset of clusters, Laplace tails from scipy) and by exact
-binomial sums; hypothesis properties (lower ≤ upper, monotone in size, limits, size 1 =
-simple random sampling in the deletion model); overflow at ε = 1000, sizes 10⁵, k = 10⁶; and
-argument validation.
+Layers: hand-computed points of each theorem (exact rationals); a 60-digit mpmath evaluation
+of the theorems' formulas written out literally (``tests/core/clusters/references.py``);
+hypothesis properties (lower ≤ upper, monotone in size, limits, size 1 = simple random
+sampling in the deletion model); overflow at ε = 1000, sizes 10⁵, k = 10⁶; the inverse
+direction; and argument validation. Two-stage designs, PPS and systematic sampling, a
+population's own clusters and the construction of Theorem 5.1 have their own test modules.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 
-import mpmath
 import numpy as np
-import pandas as pd
 import pytest
-from hypothesis import assume, example, given, settings
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
-from mpmath import mp, mpf
-from scipy.stats import laplace
 
 from core import amplification as amp
 from core import clusters as cl
-
-LN2, LN3, LN5 = math.log(2.0), math.log(3.0), math.log(5.0)
-FAST = settings(max_examples=200, deadline=None)
-
-# ---------------------------------------------------------------------------------------
-# References
-# ---------------------------------------------------------------------------------------
-
-
-def theorem_mp(eps: float, k: int, ell: int, s: float) -> mpf:
-    """ln(1 + (ℓ/k)/(ℓ/k + (1 − ℓ/k) e^{−sε}) (e^ε − 1)), literally, in 60 digits."""
-    with mp.workdps(60):
-        e, q = mpf(eps), mpf(ell) / mpf(k)
-        return mpmath.log(1 + q / (q + (1 - q) * mpmath.exp(-mpf(s) * e)) * (mpmath.exp(e) - 1))
-
-
-def theorem(eps: float, k: int, ell: int, s: float) -> float:
-    return float(theorem_mp(eps, k, ell, s))
-
-
-def brute_force_witness(eps: float, ell: int, size_i: int, others: list[int]) -> float:
-    """Theorem 5.1's construction, every ℓ-subset enumerated, tail probabilities from scipy.
-
-    Cluster 0 holds ``size_i`` records equal to +1, the others records equal to −1;
-    M(S) = ΣS + Lap(1/ε); the neighbour adds a +1 to cluster 0. Returns
-    ln Pr(M_C(P') > t) / Pr(M_C(P) > t) for t above every mean.
-    """
-    sizes = [size_i, *others]
-    mus, mus_neighbour = [], []
-    for subset in itertools.combinations(range(len(sizes)), ell):
-        mu = sum(sizes[j] if j == 0 else -sizes[j] for j in subset)
-        mus.append(mu)
-        mus_neighbour.append(mu + 1 if 0 in subset else mu)
-    t = max(mus_neighbour) + 2.0
-    p = np.mean(laplace.sf(t, loc=mus, scale=1 / eps))
-    p_neighbour = np.mean(laplace.sf(t, loc=mus_neighbour, scale=1 / eps))
-    return math.log(p_neighbour / p)
-
-
-def witness_mp(eps: float, ell: int, size_i: int, sizes: list[int], counts: list[int]) -> float:
-    """Theorem 5.1's construction with exact binomial sums in 60-digit mpmath."""
-    with mp.workdps(60):
-        e = mpf(eps)
-
-        def esp(m: int) -> mpf:
-            if len(sizes) == 1:
-                return mpmath.binomial(counts[0], m) * mpmath.exp(-e * m * sizes[0])
-            (a, b), (ca, cb) = sizes, counts
-            return mpmath.fsum(
-                mpmath.binomial(ca, j)
-                * mpmath.binomial(cb, m - j)
-                * mpmath.exp(-e * (j * a + (m - j) * b))
-                for j in range(max(0, m - cb), min(ca, m) + 1)
-            )
-
-        ratio = mpmath.exp(-e * size_i) * esp(ell) / esp(ell - 1)
-        return float(mpmath.log(1 + (mpmath.exp(e) - 1) / (1 + ratio)))
-
-
-def iterative_pps(r: np.ndarray, m: int) -> np.ndarray:
-    """Textbook πps capping: cap units with m r_i / Σ r ≥ 1 at 1 and repeat on the rest."""
-    a = np.zeros_like(r, dtype=float)
-    capped = np.zeros(r.size, dtype=bool)
-    while True:
-        left = m - capped.sum()
-        free = ~capped
-        share = left * r[free] / r[free].sum()
-        if np.all(share <= 1 + 1e-12):
-            a[free] = share
-            a[capped] = 1.0
-            return a
-        idx = np.flatnonzero(free)[share > 1]
-        capped[idx] = True
-
-
-def _close(got: float, want: float, rtol: float = 1e-13) -> bool:
-    return abs(got - want) <= rtol * abs(want) + 1e-300
-
+from tests.core.clusters.references import (
+    ALMOST_ALL,
+    EPS,
+    EXP_JUST_OVER,
+    EXP_OVERFLOW,
+    FAST,
+    LN2,
+    LN3,
+    LN5,
+    RARE,
+    SIZES,
+    _close,
+    brute_force_witness,
+    designs,
+    theorem,
+)
 
 # ---------------------------------------------------------------------------------------
 # Hand-computed points
@@ -142,46 +75,6 @@ def test_hand_computed_srs_and_inverse() -> None:
     assert cl.srs_eps(LN3, 4, 1) == pytest.approx(math.log(1.5), rel=1e-15)
     # Inverse of the second example: ε' = ln 1.8 at k = 2, ℓ = 1, ε = ln 2 needs s = 2.
     assert cl.combined_size_for_eps(LN2, 2, 1, math.log(1.8)) == pytest.approx(2.0, rel=1e-12)
-
-
-def test_hand_computed_systematic_sampling() -> None:
-    # N = 10, every 3rd record: "clusters" {1,4,7,10}, {2,5,8}, {3,6,9} (sizes 4, 3, 3), one
-    # drawn (q = 1/3). The worst person in either bound: s = 4 + 3 = 7. With ε = ln 2:
-    # e^{−7 ln 2} = 1/128, denominator 1/3 + (2/3)/128 = 65/192,
-    # ε' = ln(1 + (1/3)(192/65)) = ln(129/65).
-    lower, upper = cl.systematic_eps_bounds(LN2, 10, 3)
-    assert lower == pytest.approx(math.log(129 / 65), rel=1e-14)
-    assert upper == pytest.approx(math.log(129 / 65), rel=1e-14)
-    # 12 records, interval 5: sizes 3, 3, 2, 2, 2 (rem = 2): lower s = 5, upper s = 6.
-    lower, upper = cl.systematic_eps_bounds(LN2, 12, 5)
-    assert lower == pytest.approx(math.log(1 + 0.2 / (0.2 + 0.8 / 32)), rel=1e-14)
-    assert upper == pytest.approx(math.log(1 + 0.2 / (0.2 + 0.8 / 64)), rel=1e-14)
-
-
-def test_hand_computed_two_stage() -> None:
-    # ε = ln 3 and r = 1/2: ε_r = ln(1 + (1/2)(2)) = ln 2. Then Theorem 5.2 with ε_r at
-    # k = 2, ℓ = 1, n_i + n_max = 2 is the second example: ln 1.8.
-    assert cl.two_stage_eps_upper(LN3, 2, 1, 1, 1, 0.5) == pytest.approx(math.log(1.8), rel=1e-14)
-
-
-def test_hand_computed_hypothesis_test_bound() -> None:
-    # Theorem 5.3 with ε'' = ln 2, a test of sharpness ε' = ln 4 (e^{−ε'} = 1/4), q = 1/2:
-    # ln(1 + 1 · (1/2)/(1/2 + 1/8)) = ln 1.8.
-    assert cl.hypothesis_test_bound(LN2, math.log(4.0), 2, 1) == pytest.approx(
-        math.log(1.8), rel=1e-15
-    )
-
-
-def test_hand_computed_pps() -> None:
-    # §6.1: max_i ln(1 + a_i(e^ε − 1)) with e^ε − 1 = 1 and largest a = 0.5: ln 1.5.
-    assert cl.pps_eps_lower(LN2, [0.1, 0.5, 0.25]) == pytest.approx(math.log(1.5), rel=1e-15)
-    # πps of 3 units with sizes 10, 1, 1, 1, 1, 1: 3·10/15 = 2 > 1, so unit 1 is certain and
-    # the other 2 draws are spread over the five size-1 units: 2/5 = 0.4 each.
-    a = cl.pps_inclusion_probabilities([10, 1, 1, 1, 1, 1], 3)
-    np.testing.assert_allclose(a, [1.0, 0.4, 0.4, 0.4, 0.4, 0.4], rtol=1e-15)
-    assert cl.pps_max_inclusion([10, 1, 1, 1, 1, 1], 1) == pytest.approx(10 / 15)
-    # Inclusion probability 0 forces nothing.
-    assert cl.inclusion_eps(1.0, 0.0) == 0.0
 
 
 # ---------------------------------------------------------------------------------------
@@ -256,95 +149,8 @@ def test_extreme_arguments_stay_finite_and_exact() -> None:
 
 
 # ---------------------------------------------------------------------------------------
-# Theorem 5.1's construction: brute force, exact binomials, and the bounds around it
-# ---------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("eps", [0.05, 0.5, 1.3, 4.0])
-@pytest.mark.parametrize("ell", [1, 2, 3, 5])
-def test_witness_matches_brute_force_enumeration(eps, ell) -> None:
-    others = [1, 1, 3, 3, 3]
-    got = cl.witness_eps(eps, ell, 2, [1, 3], [2, 3])
-    assert got == pytest.approx(brute_force_witness(eps, ell, 2, others), rel=1e-9)
-    lower, upper = cl.cluster_eps_bounds(eps, 6, ell, 2, 1, 3)
-    assert lower <= got * (1 + 1e-12) and got <= upper * (1 + 1e-12)
-
-
-@pytest.mark.parametrize("eps", [0.01, 0.3, 2.0])
-def test_witness_with_equal_sizes_attains_both_bounds(eps) -> None:
-    # Every other cluster of size n: the construction is exactly Theorem 5.1 = Theorem 5.2.
-    for ell in (1, 4, 7):
-        lower, upper = cl.cluster_eps_bounds(eps, 8, ell, 3, 2, 2)
-        w = cl.witness_eps(eps, ell, 3, [2], [7])
-        assert w == pytest.approx(lower, rel=1e-12) and lower == pytest.approx(upper, rel=1e-15)
-        assert w == pytest.approx(brute_force_witness(eps, ell, 3, [2] * 7), rel=1e-9)
-
-
-@pytest.mark.parametrize(
-    ("eps", "ell", "ni", "sizes", "counts"),
-    [
-        (0.01, 40, 5, [1, 20], [120, 79]),
-        (0.2, 3, 1, [1, 4], [60, 139]),
-        (1.0, 150, 2, [2, 3], [100, 99]),
-        (0.001, 100, 50, [10, 200], [150, 49]),
-    ],
-)
-def test_witness_binomial_sums_match_mpmath(eps, ell, ni, sizes, counts) -> None:
-    assert cl.witness_eps(eps, ell, ni, sizes, counts) == pytest.approx(
-        witness_mp(eps, ell, ni, sizes, counts), rel=1e-10
-    )
-
-
-def test_witness_at_a_million_clusters_does_not_overflow() -> None:
-    # Half the other clusters of one record, half of 10⁵: binomial coefficients of 5·10⁵.
-    sizes, counts = [1, 10**5], [500_000, 499_999]
-    for eps in (1e-4, 0.01, 1.0, 1000.0):
-        w = cl.witness_eps(eps, 10**5, 10**5, sizes, counts)
-        lower, upper = cl.cluster_eps_bounds(eps, 10**6, 10**5, 10**5, 1, 10**5)
-        assert math.isfinite(w)
-        assert lower * (1 - 1e-9) <= w <= upper * (1 + 1e-9)
-    assert cl.witness_eps(1000.0, 10**5, 10**5, [10**5], [10**6 - 1]) == 1000.0
-
-
-@FAST
-@given(
-    eps=st.floats(1e-4, 5.0),
-    ni=st.integers(1, 50),
-    a=st.integers(1, 50),
-    b=st.integers(1, 50),
-    ca=st.integers(0, 40),
-    cb=st.integers(0, 40),
-    frac=st.floats(0, 1),
-)
-def test_witness_lies_between_the_bounds(eps, ni, a, b, ca, cb, frac) -> None:
-    assume(ca + cb >= 1)
-    k = 1 + ca + cb
-    ell = min(k, max(1, round(frac * k)))
-    present = [s for s, c in ((a, ca), (b, cb)) if c > 0]
-    lower, upper = cl.cluster_eps_bounds(eps, k, ell, ni, min(present), max(present))
-    w = cl.witness_eps(eps, ell, ni, [a, b], [ca, cb])
-    assert lower * (1 - 1e-9) <= w <= upper * (1 + 1e-9)
-
-
-# ---------------------------------------------------------------------------------------
 # Properties the issue asks for
 # ---------------------------------------------------------------------------------------
-
-SIZES = st.integers(1, 10**5)
-EPS = st.one_of(st.floats(1e-9, 1e3), st.floats(-9, 3).map(lambda u: 10.0**u))
-#: Just below log(DBL_MAX) ≈ 709.78: exp(ε) is still finite, exp(ε + 0.01) overflows.
-EXP_OVERFLOW = 709.78
-#: Just above log(DBL_MAX) ≈ 709.7827: exp(ε) overflows to inf.
-EXP_JUST_OVER = 709.79
-#: The smallest and largest fractions ℓ/k the designs allow: 1 of 10⁶ clusters, and all but one.
-RARE, ALMOST_ALL = (10**6, 1), (10**6, 10**6 - 1)
-
-
-@st.composite
-def designs(draw: st.DrawFn) -> tuple[int, int]:
-    k = draw(st.one_of(st.integers(2, 100), st.integers(2, 10**6)))
-    ell = draw(st.integers(1, k))
-    return k, ell
 
 
 @FAST
@@ -483,157 +289,6 @@ def test_combined_size_edges() -> None:
     assert cl.combined_size_for_eps(1.0, 10, 1, 0.01) == 0.0  # below SRS: every size
     assert cl.combined_size_for_eps(1.0, 10, 1, 1.0) == math.inf  # ε itself: no size
     assert cl.combined_size_for_eps(1.0, 10, 10, 0.5) == 0.0  # ℓ = k: already ε
-
-
-@FAST
-@given(eps=EPS, design=designs(), ni=SIZES, hi=SIZES, r=st.floats(1e-6, 1.0))
-def test_two_stage_bound(eps, design, ni, hi, r) -> None:
-    k, ell = design
-    two = cl.two_stage_eps_upper(eps, k, ell, ni, hi, r)
-    _, single = cl.cluster_eps_bounds(eps, k, ell, ni, 1, hi)
-    eps_r = amp.eps_target(eps, r)
-    assert two <= single * (1 + 1e-13)  # the inner stage only helps
-    assert two <= eps_r * (1 + 1e-13)  # at most the Poisson stage's ε_r
-    # At combined size 0 the composition is SRS at r·ℓ/k exactly, so it is a floor.
-    assert two >= cl.srs_eps(eps, k, ell, r) * (1 - 1e-12)
-
-
-def test_two_stage_limits() -> None:
-    # r = 1 is Theorem 5.2; huge clusters leave only ε_r, which is ≈ rε for small ε.
-    assert (
-        cl.two_stage_eps_upper(0.5, 100, 10, 20, 30, 1.0)
-        == cl.cluster_eps_bounds(0.5, 100, 10, 20, 1, 30).upper
-    )
-    eps_r = amp.eps_target(0.05, 0.01)
-    assert cl.two_stage_eps_upper(0.05, 100, 10, 10**5, 10**5, 0.01) == pytest.approx(eps_r)
-    assert eps_r == pytest.approx(0.01 * 0.05, rel=0.03)
-
-
-@FAST
-@given(eps=EPS, design=designs(), s=st.floats(0, 1e5))
-def test_hypothesis_test_bound_is_theorem_51_for_the_counting_test(eps, design, s) -> None:
-    k, ell = design
-    # A test of sharpness sε gives the same expression as Theorems 5.1/5.2 at size s.
-    assert cl.hypothesis_test_bound(eps, s * eps, k, ell) == pytest.approx(
-        cl.cluster_eps(eps, k, ell, s), rel=1e-14
-    )
-
-
-def test_hypothesis_test_bound_limits() -> None:
-    assert cl.hypothesis_test_bound(0.3, 0.0, 10, 2) == pytest.approx(cl.srs_eps(0.3, 10, 2))
-    assert cl.hypothesis_test_bound(0.3, 1e3, 10, 2) == pytest.approx(0.3, rel=1e-15)
-    grid = np.geomspace(1e-3, 1e3, 50)
-    values = cl.hypothesis_test_bound(0.3, grid, 10, 2)
-    assert np.all(np.diff(values) >= 0)
-
-
-# ---------------------------------------------------------------------------------------
-# §6: inclusion probabilities, PPS, systematic sampling
-# ---------------------------------------------------------------------------------------
-
-
-@FAST
-@given(
-    r=st.lists(st.floats(0, 1e6), min_size=1, max_size=60),
-    m_frac=st.floats(0, 1),
-)
-def test_pps_inclusion_probabilities(r, m_frac) -> None:
-    r = np.asarray(r)
-    positive = int(np.count_nonzero(r > 0))
-    assume(positive >= 1 and r.sum() > 0)
-    m = max(1, round(m_frac * positive))
-    a = cl.pps_inclusion_probabilities(r, m)
-    assert a.sum() == pytest.approx(m, rel=1e-12)
-    assert np.all((a >= 0) & (a <= 1))
-    assert np.all(a[r == 0] == 0)
-    np.testing.assert_allclose(a, iterative_pps(r, m), rtol=1e-9, atol=1e-12)
-    assert a.max() == pytest.approx(cl.pps_max_inclusion(r, m), rel=1e-12)
-    # Larger size measure, larger (or equal) inclusion probability.
-    order = np.argsort(r, kind="stable")
-    assert np.all(np.diff(a[order]) >= -1e-12)
-
-
-@pytest.mark.parametrize("eps", [0.01, 1.0, 50.0])
-def test_pps_with_equal_sizes_is_simple_random_sampling(eps) -> None:
-    # §6.1: "if all the r_i are equal then PPS sampling is exactly simple random sampling".
-    a = cl.pps_inclusion_probabilities(np.ones(1000), 37)
-    np.testing.assert_allclose(a, 0.037, rtol=1e-14)
-    assert cl.pps_eps_lower(eps, a) == pytest.approx(amp.eps_target(eps, 0.037), rel=1e-14)
-
-
-@FAST
-@given(eps=EPS, a=st.lists(st.floats(0, 1), min_size=1, max_size=20))
-def test_pps_lower_bound_is_the_largest_inclusion(eps, a) -> None:
-    per_record = cl.inclusion_eps(eps, a)
-    assert cl.pps_eps_lower(eps, a) == pytest.approx(float(np.max(per_record)), rel=1e-15)
-    assert np.all(per_record <= eps * (1 + 1e-15))
-
-
-def _systematic_clusters(n: int, k: int) -> np.ndarray:
-    """Sizes of the k systematic "clusters" {j, j + k, …} of records 0 … n − 1."""
-    return np.bincount(np.arange(n) % k, minlength=k)
-
-
-@FAST
-@given(eps=st.floats(1e-3, 10.0), n=st.integers(3, 3000), data=st.data())
-def test_systematic_is_cluster_sampling_of_every_kth_record(eps, n, data) -> None:
-    k = data.draw(st.integers(2, n))
-    sizes = _systematic_clusters(n, k)
-    frame = cl.per_cluster_bounds(eps, sizes, 1)
-    lower, upper = cl.systematic_eps_bounds(eps, n, k)
-    assert lower == pytest.approx(frame["lower"].max(), rel=1e-14)
-    assert upper == pytest.approx(frame["upper"].max(), rel=1e-14)
-    # With a secret random order it is simple random sampling at rate 1/k.
-    assert cl.srs_eps(eps, k, 1) <= lower <= upper <= eps
-
-
-def test_systematic_sampling_is_essentially_unamplified() -> None:
-    # Every 100th of 10,001 records, ε = 0.1: 100 clusters of ~100, s ≈ 200, sε ≈ 20.
-    lower, upper = cl.systematic_eps_bounds(0.1, 10_001, 100)
-    assert lower > 0.0999999 and upper <= 0.1
-    assert cl.srs_eps(0.1, 100, 1) < 0.0011
-
-
-@FAST
-@given(
-    eps=st.floats(1e-3, 10.0),
-    sizes=st.lists(st.integers(1, 500), min_size=2, max_size=40),
-    frac=st.floats(0, 1),
-)
-def test_per_cluster_bounds_use_the_other_clusters(eps, sizes, frac) -> None:
-    k = len(sizes)
-    ell = min(k, max(1, round(frac * k)))
-    frame = cl.per_cluster_bounds(eps, sizes, ell)
-    for i, row in frame.iterrows():
-        others = sizes[:i] + sizes[i + 1 :]
-        assert row["smallest other"] == min(others) and row["largest other"] == max(others)
-        lower, upper = cl.cluster_eps_bounds(eps, k, ell, sizes[i], min(others), max(others))
-        assert row["lower"] == lower and row["upper"] == upper
-    a = cl.pps_inclusion_probabilities(sizes, ell)
-    np.testing.assert_allclose(frame["pps inclusion"], a)
-    np.testing.assert_allclose(frame["pps lower"], cl.inclusion_eps(eps, a))
-    assert np.all(frame["srs"] == cl.srs_eps(eps, k, ell))
-
-
-def test_cluster_sizes_from_labels() -> None:
-    labels, sizes = cl.cluster_sizes(np.array(["b", "a", "b", "c", "b"], dtype=object))
-    assert list(labels) == ["a", "b", "c"] and list(sizes) == [1, 3, 1]
-    labels, sizes = cl.cluster_sizes(np.array([3, 1, 3, 3]))
-    assert list(labels) == [1, 3] and list(sizes) == [1, 3]
-
-
-def test_per_cluster_bounds_on_the_establishments_population() -> None:
-    from core.populations import make_builtin
-
-    pop = make_builtin("establishments", seed=0)
-    labels, sizes = cl.cluster_sizes(pop.clusters)
-    frame = cl.per_cluster_bounds(0.1, sizes, 10, labels=labels)
-    assert len(frame) == len(labels) and int(frame["size"].sum()) == pop.size
-    assert isinstance(frame, pd.DataFrame)
-    assert np.all(frame["lower"] <= frame["upper"])
-    # Regions of hundreds of establishments: no amplification left at ε = 0.1.
-    big = frame["size"] >= 200
-    assert big.any() and np.all(frame.loc[big, "lower"] > 0.0999)
 
 
 # ---------------------------------------------------------------------------------------
