@@ -35,6 +35,7 @@ from core.amplification import sample_size
 from core.gains.best_rate import BestRate, PopulationComparison, best_rate, compare_with_population
 from core.gains.comparison import MechanismComparison, mechanism_comparison
 from core.gains.draws import DELTA_SAMPLE_CAP, draw_sorted_samples
+from core.gains.draws import WINDOW_FROM_N as WINDOW_FROM_N
 from core.gains.mean import (
     best_rate_mean,
     mean_gain_table,
@@ -46,6 +47,9 @@ from core.gains.mean import (
 from core.gains.measures import ERROR_LEVEL, MEASURES
 from core.gains.measures import _median_block as _median_block
 from core.gains.median import QUANTILE_MECHANISMS, MedianExperiment, median_gain_experiment
+from core.gains.median import Estimator as Estimator
+from core.gains.median import ProgressCallback as ProgressCallback
+from core.gains.median import Sampler as Sampler
 
 __all__ = [
     "DELTA_SAMPLE_CAP",

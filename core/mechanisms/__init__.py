@@ -94,6 +94,7 @@ record, the :class:`Mechanism` base class and the checks every mechanism shares)
 
 from __future__ import annotations
 
+from core.mechanisms.base import FloatArray as FloatArray
 from core.mechanisms.base import Mechanism, Release, relations_from_factors
 from core.mechanisms.exponential import (
     ExponentialQuantile,

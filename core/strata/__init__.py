@@ -50,6 +50,8 @@ from core.strata.allocation import (
     neyman_shares,
     proportional_allocation,
 )
+from core.strata.checks import IntArray as IntArray
+from core.strata.checks import Rounding as Rounding
 from core.strata.neighbours import (
     NeighbourComparison,
     RoundingExample,

@@ -14,7 +14,7 @@ from tests.core.gains.populations import _paper_pop, _small_pop
 def test_estimators_agree_within_monte_carlo_error() -> None:
     """Drawn and exact-variance estimators agree; the drawn noise has the right variance.
 
-    Break it on purpose: scale the drawn noise in ``core.gains._median_block`` by
+    Break it on purpose: scale the drawn noise in ``core.gains.measures._median_block`` by
     sqrt(1.1) (a 10 % error in the noise variance): the paired per-cell comparison alone
     misses it (about 2 SE per cell at 2000 reps), the pooled variance check of the
     standardised noise below (about 7 SE) fails.
