@@ -173,7 +173,9 @@ BREAKS: tuple[Break, ...] = (
         path="core/gains/measures.py",
         old="noise = d.z[j] * mechanism.noise_scale(s, eps_s)",
         new="noise = d.z[j] * mechanism.noise_scale(s, eps_s) * 1.1**0.5",
-        tests=("tests/core/gains/test_measures.py::test_estimators_agree_within_monte_carlo_error",),
+        tests=(
+            "tests/core/gains/test_measures.py::test_estimators_agree_within_monte_carlo_error",
+        ),
     ),
     Break(
         name="population-median-off-by-one",
@@ -429,7 +431,9 @@ BREAKS: tuple[Break, ...] = (
         path="core/strata/privacy.py",
         old="_EXP_SAFE = 700.0",
         new="_EXP_SAFE = 710.0",
-        tests=("tests/core/strata/test_privacy.py::test_proportional_bound_matches_60_digit_reference",),
+        tests=(
+            "tests/core/strata/test_privacy.py::test_proportional_bound_matches_60_digit_reference",
+        ),
         env=(("HYPOTHESIS_PROFILE", "ci"),),
     ),
     Break(
