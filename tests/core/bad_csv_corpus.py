@@ -12,7 +12,7 @@ names the one case of each class that the browser test uploads.
 Large cases (over the upload limit, a million rows) are built only when ``include_large``.
 ``over_size_limit`` exceeds :data:`OVER_SIZE_TEST_LIMIT`, which the tests set as the upload
 limit with ``monkeypatch`` (a file over the real limit, 512 MB, is too large to build in a
-test; ``test_csv_io.test_oversize_path_is_refused_before_reading`` checks that one with a
+test; ``csv_io.test_source.test_oversize_path_is_refused_before_reading`` checks that one with a
 sparse file).
 """
 

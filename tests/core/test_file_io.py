@@ -29,7 +29,7 @@ from tests.core.bad_file_corpus import (
     PAGE_SAMPLE,
     build_file_corpus,
 )
-from tests.core.test_csv_io import nhanes_style_csv
+from tests.core.csv_io.test_loading import nhanes_style_csv
 
 
 def parquet_bytes(frame: pd.DataFrame) -> bytes:
@@ -346,7 +346,7 @@ def test_byte_limit_applies_to_every_format(monkeypatch):
     from core import csv_io
 
     data = parquet_bytes(pd.DataFrame({"x": np.arange(1000.0)}))
-    monkeypatch.setattr(csv_io, "MAX_UPLOAD_BYTES", len(data) - 1)
+    monkeypatch.setattr(csv_io.source, "MAX_UPLOAD_BYTES", len(data) - 1)
     with pytest.raises(ValueError, match="upload limit"):
         load_population_file(data, filename="x.parquet")
 
@@ -357,7 +357,7 @@ def test_a_servers_own_file_has_no_upload_limit(tmp_path, monkeypatch) -> None:
 
     path = tmp_path / "register.csv"
     path.write_text("income\n" + "\n".join(str(i) for i in range(2_000)) + "\n")
-    monkeypatch.setattr(csv_io, "MAX_UPLOAD_BYTES", 1_000)
+    monkeypatch.setattr(csv_io.source, "MAX_UPLOAD_BYTES", 1_000)
     with pytest.raises(ValueError, match="upload limit"):
         load_population_file(path, value_column="income", lower=0, upper=5_000)
     pop = load_population_file(path, value_column="income", lower=0, upper=5_000, max_bytes=None)

@@ -52,15 +52,21 @@ def test_reexport_module_holds_no_code():
 
 
 def _docstrings_and_comments(module: object) -> str:
-    source = Path(module.__file__).read_text(encoding="utf-8")
-    tree = ast.parse(source)
-    docs = [ast.get_docstring(tree) or ""]
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            docs.append(ast.get_docstring(node) or "")
-    comments = [
-        line.split("#", 1)[1] for line in source.splitlines() if line.lstrip().startswith("#")
-    ]
+    """Docstrings and comments of a module, or of every module of a package."""
+    path = Path(module.__file__)
+    files = sorted(path.parent.glob("*.py")) if path.name == "__init__.py" else [path]
+    docs: list[str] = []
+    comments: list[str] = []
+    for file in files:
+        source = file.read_text(encoding="utf-8")
+        tree = ast.parse(source)
+        docs.append(ast.get_docstring(tree) or "")
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                docs.append(ast.get_docstring(node) or "")
+        comments += [
+            line.split("#", 1)[1] for line in source.splitlines() if line.lstrip().startswith("#")
+        ]
     return " ".join(" ".join(d.split()) for d in docs + comments)
 
 

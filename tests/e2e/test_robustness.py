@@ -141,7 +141,7 @@ def test_bad_file_corpus_through_the_upload_widget(page, app_url, tmp_path):
     ``BROWSER_SAMPLE`` of ``tests/core/bad_csv_corpus.py`` (one case per class: empty, no
     value column, binary, too large, bad quoting, and the traps of files that load);
     ``tests/pages/test_upload_corpus.py`` sends every case through AppTest's upload path and
-    ``tests/core/test_csv_io.py`` through the loader. A file meant to load becomes the active
+    ``tests/core/csv_io/test_table.py`` through the loader. A file meant to load becomes the active
     population — the success message names this file — and the Population page shows its
     stored N, mean (sum/N) and lower median; a file meant to fail never becomes active, and an
     error or info box names the reason stored for it in ``EXPECTED_ERRORS``.

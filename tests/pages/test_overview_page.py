@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from core.populations import load_population_csv
-from tests.core.test_csv_io import nhanes_style_csv
+from tests.core.csv_io.test_loading import nhanes_style_csv
 from tests.pages.harness import array, charts, open_page, run_snippet
 
 PAGE = "app_pages/overview.py"

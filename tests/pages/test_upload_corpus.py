@@ -5,7 +5,7 @@ CSV corpus and of the Parquet, Stata, SPSS and SAS corpus, each in a new session
 press "Use this population" when the form offers it, and read the success message, the
 summary table and the error boxes. Chromium's real widget takes one case of each class
 (``tests/e2e/test_robustness.py``); the loaders' own results are checked in
-``tests/core/test_csv_io.py`` and ``tests/core/test_file_io.py``.
+``tests/core/csv_io/test_table.py`` and ``tests/core/test_file_io.py``.
 
 Break it on purpose (``tests/break_checks.py``, ``upload-form-*``): make the form's value
 column default to the last numeric column — the files still load, but with other numbers.

@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from tests.core import bad_file_corpus
 from tests.core.bad_file_corpus import labelled_frame
-from tests.core.test_csv_io import nhanes_style_csv
+from tests.core.csv_io.test_loading import nhanes_style_csv
 from tests.pages.harness import ROOT, TIMEOUT
 
 SCRIPT = f"""

@@ -1,0 +1,333 @@
+"""A population from a table: value column, bounds, and stratum and cluster labels.
+
+:func:`load_population_csv` reads a CSV file into a :class:`~core.population.Population`;
+:func:`population_from_table` builds one from any table of text cells (also the other file
+formats of :mod:`core.file_io`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import numpy as np
+import pandas as pd
+
+from core._validation import number_text, plural, quoted
+from core.csv_io.parsing import _IRREGULAR_QUOTING
+from core.csv_io.table import _MIN_VALUES, CsvTable, _unknown_column, read_csv_table
+from core.population import LABEL_NAME_JOIN, Population, cluster_strata_message, suggest_bounds
+
+__all__ = [
+    "load_population_csv",
+]
+
+
+_MISSING_LABEL = "(missing)"
+#: Joins the parts of a label built from several columns ("3 / 1").
+_LABEL_JOIN = " / "
+
+
+def load_population_csv(
+    source: Any,
+    *,
+    value_column: str | None = None,
+    lower: float | None = None,
+    upper: float | None = None,
+    stratum_column: str | Sequence[str] | None = None,
+    cluster_column: str | Sequence[str] | None = None,
+    name: str | None = None,
+) -> Population:
+    """Build a :class:`Population` from a CSV file.
+
+    Parameters
+    ----------
+    source : str, os.PathLike, bytes, binary file-like or CsvTable
+        As for :func:`read_csv_table`; an already read :class:`CsvTable` is used as is.
+    value_column : str, optional
+        Column of values; default the first numeric column. Blank, non-numeric and infinite
+        cells are dropped (with their rows) and counted in a note.
+    lower, upper : float, optional
+        Declared public bounds (Hu et al. (2023), §2.2: the range R must not be read from the data).
+        Values outside are clipped to them, with a note. A bound left as None is taken from
+        the data with :func:`suggest_bounds`, with a warning that such bounds are not
+        differentially private.
+    stratum_column, cluster_column : str or sequence of str, optional
+        Label columns for stratified sampling (Bun et al. (2022), §7) and cluster sampling
+        (§5). A list of several columns builds one id from all of them: survey files number
+        their PSUs 1, 2, ... within each stratum, so ``cluster_column=["stratid", "psuid"]``
+        is the cluster id there. Combined labels read ``"3 / 1"`` (the parts joined by
+        ``" / "``) and the label name ``"stratid × psuid"``. Blank cells become
+        ``"(missing)"``. Labels are reordered together with the values (stable sort). When
+        cluster labels occur in more than one stratum, the text of
+        :func:`cluster_strata_note` is added to the notes.
+    name : str, optional
+        Display name; default built from the file name and the value column.
+
+    Returns
+    -------
+    Population
+
+    Raises
+    ------
+    ValueError
+        Any problem with the file (see :func:`read_csv_table`), an unknown column, a value
+        column with fewer than 3 usable numbers, or bounds that are not finite with
+        lower < upper.
+    """
+    table = source if isinstance(source, CsvTable) else read_csv_table(source)
+    return population_from_table(
+        table,
+        value_column=value_column,
+        lower=lower,
+        upper=upper,
+        stratum_column=stratum_column,
+        cluster_column=cluster_column,
+        name=name,
+    )
+
+
+class PopulationTable(Protocol):
+    """What :func:`population_from_table` needs of a table read from a file.
+
+    :class:`CsvTable` and :class:`core.file_io.FileTable` provide it.
+    """
+
+    @property
+    def frame(self) -> pd.DataFrame: ...
+
+    @property
+    def numeric_columns(self) -> list[str]: ...
+
+    @property
+    def notes(self) -> tuple[str, ...]: ...
+
+    @property
+    def source_name(self) -> str | None: ...
+
+    def column_values(self, column: str) -> np.ndarray: ...
+
+    def label_cells(self, column: str) -> np.ndarray: ...
+
+
+def population_from_table(
+    table: PopulationTable,
+    *,
+    value_column: str | None = None,
+    lower: float | None = None,
+    upper: float | None = None,
+    stratum_column: str | Sequence[str] | None = None,
+    cluster_column: str | Sequence[str] | None = None,
+    name: str | None = None,
+    loader: str = "load_population_csv",
+    default_file: str = "population.csv",
+) -> Population:
+    """The :class:`Population` of a table read from a file (CSV or any other format).
+
+    The arguments from ``value_column`` to ``name`` are those of
+    :func:`load_population_csv`, with the same meaning and checks. ``loader`` names the
+    public function whose call, with the file's name (``default_file`` when the table has
+    none) and the chosen arguments, becomes the population's ``recipe``.
+
+    Returns
+    -------
+    Population
+
+    Raises
+    ------
+    ValueError
+        An unknown column, a value column with fewer than 3 usable numbers, or bounds that
+        are not finite with lower < upper.
+    """
+    columns = list(table.frame.columns)
+    if value_column is None:
+        if not table.numeric_columns:
+            hint = (
+                " The file has irregular quoting (an unmatched '\"' can swallow the rest of "
+                "the file); check the quotes."
+                if any(n.startswith(_IRREGULAR_QUOTING) for n in table.notes)
+                else ""
+            )
+            raise ValueError(
+                "No column holds at least 3 numbers, so there is no value column. Columns: "
+                + ", ".join(quoted(c) for c in columns[:20])
+                + "."
+                + hint
+            )
+        value_column = table.numeric_columns[0]
+    stratum_columns = _column_list(stratum_column, "stratum")
+    cluster_columns = _column_list(cluster_column, "cluster")
+    for col in [value_column, *stratum_columns, *cluster_columns]:
+        if col not in columns:
+            raise ValueError(_unknown_column(col, columns))
+    numbers = table.column_values(value_column)
+    usable = np.isfinite(numbers)
+    n_usable = int(np.count_nonzero(usable))
+    notes: list[str] = []
+    if n_usable < _MIN_VALUES:
+        raise ValueError(
+            f"Column {quoted(value_column)} has {plural(n_usable, 'usable number')}; at least "
+            f"{_MIN_VALUES} are needed."
+        )
+    dropped = numbers.size - n_usable
+    if dropped:
+        notes.append(
+            f"Dropped {plural(dropped, 'row')} whose value was blank, not a number or infinite."
+        )
+    values = numbers[usable]
+    declared_lo, declared_hi = _check_bound(lower, "lower"), _check_bound(upper, "upper")
+    if declared_lo is not None and declared_hi is not None and not declared_lo < declared_hi:
+        raise ValueError(
+            f"The lower bound ({number_text(declared_lo)}) must be smaller than the upper bound "
+            f"({number_text(declared_hi)})."
+        )
+    data_lo, data_hi = suggest_bounds(values)
+    lo = declared_lo if declared_lo is not None else data_lo
+    hi = declared_hi if declared_hi is not None else data_hi
+    if declared_lo is None and declared_hi is not None and lo >= hi:
+        lo = min(data_lo, hi - max(1.0, abs(hi)))
+    if declared_hi is None and declared_lo is not None and hi <= lo:
+        hi = max(data_hi, lo + max(1.0, abs(lo)))
+    if not lo < hi:
+        raise ValueError(f"The bounds [{number_text(lo)}, {number_text(hi)}] are empty.")
+    if declared_lo is not None or declared_hi is not None:
+        n_below = int(np.count_nonzero(values < lo))
+        n_above = int(np.count_nonzero(values > hi))
+        if n_below or n_above:
+            notes.append(
+                f"Clipped {plural(n_below + n_above, 'value')} to the declared bounds "
+                f"[{number_text(lo)}, {number_text(hi)}] ({n_below:,} below, {n_above:,} above)."
+            )
+            values = np.clip(values, lo, hi)
+        notes.append(
+            "Declared bounds must be public knowledge (a legal limit, a top-code, a physical "
+            "range), not read from this data."
+        )
+    if declared_lo is None or declared_hi is None:
+        which = (
+            "Both bounds were"
+            if declared_lo is None and declared_hi is None
+            else ("The lower bound was" if declared_lo is None else "The upper bound was")
+        )
+        notes.append(
+            f"{which} read from the data (range rounded outward to "
+            f"[{number_text(lo)}, {number_text(hi)}]). "
+            "Bounds read from the data are not differentially private; declare public bounds "
+            "instead."
+        )
+    if stratum_columns or cluster_columns:
+        order = np.argsort(values, kind="stable")
+        values = values[order]
+    else:
+        order = np.arange(0)  # no labels to reorder: sort the values alone (faster)
+        values = np.sort(values, kind="stable")
+    strata = _labels(table, stratum_columns, usable, order, notes, "stratum")
+    clusters = _labels(table, cluster_columns, usable, order, notes, "cluster")
+    stratum_label = LABEL_NAME_JOIN.join(stratum_columns) or "stratum"
+    cluster_label = LABEL_NAME_JOIN.join(cluster_columns) or "cluster"
+    if strata is not None and clusters is not None:
+        shared = cluster_strata_message(strata, clusters, stratum_label, cluster_label)
+        if shared is not None:
+            notes.append(shared)
+    if name is None:
+        origin = table.source_name or "the uploaded file"
+        name = f"{value_column} from {origin}, N = {n_usable:,}"
+    file_name = table.source_name or default_file
+    args = [
+        repr(file_name),
+        f"value_column={str(value_column)!r}",
+        f"lower={lo!r}",
+        f"upper={hi!r}",
+    ]
+    for keyword, chosen in (
+        ("stratum_column", stratum_columns),
+        ("cluster_column", cluster_columns),
+    ):
+        if len(chosen) == 1:
+            args.append(f"{keyword}={chosen[0]!r}")
+        elif chosen:
+            args.append(f"{keyword}={chosen!r}")
+    return Population(
+        name=name,
+        values=values,
+        lower=lo,
+        upper=hi,
+        strata=strata,
+        clusters=clusters,
+        value_label=str(value_column),
+        notes=tuple(list(table.notes) + notes),
+        stratum_label=stratum_label,
+        cluster_label=cluster_label,
+        recipe=f"{loader}({', '.join(args)})",
+    )
+
+
+def _check_bound(x: Any, which: str) -> float | None:
+    if x is None:
+        return None
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        raise ValueError(f"The {which} bound must be a number, got {quoted(x)}.") from None
+    if not math.isfinite(v):
+        raise ValueError(f"The {which} bound must be a finite number, got {x!r}.")
+    return v
+
+
+def _column_list(column: Any, what: str) -> list[str]:
+    """The label column argument as a list of column names (empty for None)."""
+    if column is None:
+        return []
+    if isinstance(column, str):
+        return [column]
+    if not isinstance(column, (list, tuple)):
+        raise ValueError(
+            f"The {what} column must be a column name or a list of column names, got "
+            f"{quoted(column)}."
+        )
+    names = list(column)
+    for c in names:
+        if not isinstance(c, str):
+            raise ValueError(f"The {what} columns must be column names, got {quoted(c)}.")
+    twice = [c for c, k in Counter(names).items() if k > 1]
+    if twice:
+        raise ValueError(f"The {what} columns name {quoted(twice[0])} more than once.")
+    return names
+
+
+def _labels(
+    table: PopulationTable,
+    columns: list[str],
+    usable: np.ndarray,
+    order: np.ndarray,
+    notes: list[str],
+    what: str,
+) -> np.ndarray | None:
+    """Label cells of the usable rows in value order; several columns joined as "a / b"."""
+    if not columns:
+        return None
+    parts = []
+    blank_rows = np.zeros(int(np.count_nonzero(usable)), dtype=bool)
+    for column in columns:
+        cells = table.label_cells(column)[usable][order]
+        blank = cells == ""
+        if blank.any():
+            cells = cells.copy()
+            cells[blank] = _MISSING_LABEL
+            blank_rows |= blank
+        parts.append(cells)
+    if blank_rows.any():
+        where = " or ".join(quoted(c) for c in columns)
+        part = "label part" if len(columns) > 1 else "label"
+        notes.append(
+            f"Gave the {what} {part} {_MISSING_LABEL!r} to "
+            f"{plural(int(blank_rows.sum()), 'row')} whose cell in {where} is blank."
+        )
+    if len(parts) == 1:
+        return parts[0]
+    joined = parts[0].astype(str)
+    for cells in parts[1:]:
+        joined = np.char.add(np.char.add(joined, _LABEL_JOIN), cells.astype(str))
+    return joined.astype(object)

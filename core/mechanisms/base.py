@@ -1,0 +1,336 @@
+"""The :class:`Release` record, the :class:`Mechanism` base class and the checks all share.
+
+A mechanism releases one statistic per sorted sample of a batch; the invariants every
+subclass keeps are stated in :mod:`core.mechanisms`.  Here: the checks of a batch and of a
+per-row budget, and the relations that follow from a mechanism's two budget factors.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import ClassVar, TypeAlias
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy import optimize
+
+from core._validation import (
+    check_bounds,
+    check_delta_open,
+)
+
+__all__ = [
+    "Mechanism",
+    "Release",
+    "relations_from_factors",
+]
+
+
+FloatArray: TypeAlias = NDArray[np.float64]
+
+#: Variance of the standard Laplace distribution Laplace(0, 1).
+_LAPLACE_UNIT_VARIANCE = 2.0
+
+
+@dataclass(frozen=True, eq=False)
+class Release:
+    """What :meth:`Mechanism.release` returns for a batch of ``reps`` samples.
+
+    Attributes
+    ----------
+    released : ndarray, shape (reps,)
+        The privatised statistics.
+    statistic : ndarray, shape (reps,)
+        The statistic of each sample before noise.
+    sensitivity : ndarray, shape (reps,)
+        The sensitivity the noise was calibrated to.
+    noise_scale : ndarray, shape (reps,)
+        Scale of the standard noise draw (the Laplace ``b``).
+    noise_variance : ndarray, shape (reps,), or None
+        Exact variance of ``released - statistic`` given the sample, if known.
+    """
+
+    released: FloatArray
+    statistic: FloatArray
+    sensitivity: FloatArray
+    noise_scale: FloatArray
+    noise_variance: FloatArray | None
+
+
+def _check_batch(samples: ArrayLike, lower: float, upper: float) -> FloatArray:
+    """A 2-d float array of sorted, finite rows inside ``[lower, upper]``."""
+    try:
+        arr = np.asarray(samples, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError("samples must be a 2-d array of numbers (one sample per row)") from exc
+    if arr.ndim != 2 or arr.shape[1] == 0:
+        raise ValueError(
+            f"samples must be 2-d with at least one value per row; got shape {arr.shape}"
+        )
+    if not np.isfinite(arr).all():
+        raise ValueError("samples must all be finite (no NaN or infinity)")
+    if arr.shape[1] > 1 and (np.diff(arr, axis=1) < 0).any():
+        raise ValueError("each row of samples must be sorted ascending")
+    if arr.size and (arr[:, 0].min() < lower or arr[:, -1].max() > upper):
+        raise ValueError(
+            f"samples must lie inside the public bounds [{lower!r}, {upper!r}]; found values "
+            f"in [{float(arr[:, 0].min())!r}, {float(arr[:, -1].max())!r}]"
+        )
+    return arr
+
+
+def _check_eps_rows(eps_sample: ArrayLike, rows: int) -> FloatArray:
+    """``eps_sample`` as one value per row (a scalar is repeated)."""
+    eps = np.asarray(eps_sample, dtype=np.float64)
+    if eps.ndim > 1 or (eps.ndim == 1 and eps.size != rows):
+        raise ValueError(
+            f"eps_sample must be one number or one per sample ({rows}); got shape {eps.shape}"
+        )
+    if not (np.isfinite(eps) & (eps > 0)).all():
+        raise ValueError(f"eps_sample must be finite and > 0; got {eps_sample!r}")
+    return np.broadcast_to(eps, (rows,))
+
+
+def relations_from_factors(
+    add_remove_factor: float | None, change_factor: float | None
+) -> frozenset[str]:
+    """The relations under which ``eps_sample`` itself holds, from the two budget factors.
+
+    ``"replacement"`` when ``change_factor <= 1`` and ``"deletion"`` when
+    ``add_remove_factor <= 1`` (``None``: no guarantee for that relation).
+    """
+    pairs = (("replacement", change_factor), ("deletion", add_remove_factor))
+    return frozenset(name for name, f in pairs if f is not None and f <= 1.0)
+
+
+class Mechanism(ABC):
+    """A mechanism that privatises one statistic of each sorted sample in a batch.
+
+    Subclasses implement :meth:`statistic`, :meth:`sensitivity` and :meth:`noise_scale`;
+    additive mechanisms with a noise distribution other than Laplace override
+    :meth:`standard_noise` and :attr:`unit_noise_variance`.  A non-additive mechanism sets
+    ``additive = False`` and overrides :meth:`release`.
+
+    Attributes
+    ----------
+    name : str
+        Short identifier (used by :func:`mechanism_by_name` and in URLs).
+    label : str
+        Plain-words description for the pages.
+    additive : bool
+        The release is ``statistic + noise_scale * standard_noise``.
+    unit_noise_variance : float or None
+        Variance of one :meth:`standard_noise` draw (2 for Laplace(0, 1)); ``None`` when
+        it has no closed form.
+    uses_delta : bool
+        Whether ``delta_sample`` enters the calibration.
+    pure : bool
+        The guarantee is pure ``eps_sample``-DP (``delta_sample`` is not spent).
+    add_remove_factor : float or None
+        ``alpha``: the mechanism is ``alpha * eps_sample``-DP (pure, or with the same
+        ``delta_sample``) when one record is added to or removed from its input; ``None``
+        when it has no such guarantee.  Each subclass justifies its value in its docstring.
+    change_factor : float or None
+        ``gamma``: the same for one record changed, the sample size fixed; ``None`` when it
+        has no such guarantee.  Group privacy gives ``gamma <= 2 alpha`` whatever is stated.
+    relations : frozenset of str
+        The neighbour relations, a subset of ``{"replacement", "deletion"}``, for which the
+        stated ``eps_sample`` itself holds, derived from the two factors when a subclass is
+        defined: ``"replacement"`` iff ``change_factor <= 1``, ``"deletion"`` iff
+        ``add_remove_factor <= 1``.  The base class claims none.
+    """
+
+    name: ClassVar[str] = ""
+    label: ClassVar[str] = ""
+    additive: ClassVar[bool] = True
+    unit_noise_variance: ClassVar[float | None] = _LAPLACE_UNIT_VARIANCE
+    uses_delta: ClassVar[bool] = False
+    pure: ClassVar[bool] = False
+    add_remove_factor: ClassVar[float | None] = None
+    change_factor: ClassVar[float | None] = None
+    relations: ClassVar[frozenset[str]] = frozenset()
+    #: :mod:`core.windowed` can simulate the release exactly without drawing the whole
+    #: sample: it depends only on the order statistics near the released rank (the
+    #: statistic, and a sensitivity that :meth:`window_beta` describes), or, for the
+    #: exponential mechanism, is drawn ring by ring (``window_exponential_draws``).
+    windowed: ClassVar[bool] = False
+    #: The statistic is the linear estimator ``c + Σ_S (x − c) / (r N)`` of the population
+    #: mean (the sample mean when the size is fixed at ``r N``) and the noise does not depend
+    #: on the sample, so a design's closed-form mean and variance give its exact errors.
+    linear_mean: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        """Derive :attr:`relations` from the two budget factors of the new subclass."""
+        super().__init_subclass__(**kwargs)
+        derived = relations_from_factors(cls.add_remove_factor, cls.change_factor)
+        stated = cls.__dict__.get("relations")
+        if stated is not None and stated != derived:
+            raise TypeError(
+                f"{cls.__name__}.relations = {sorted(stated)} contradicts its factors "
+                f"(add_remove_factor={cls.add_remove_factor}, change_factor="
+                f"{cls.change_factor}); set the factors instead"
+            )
+        cls.relations = derived
+
+    def window_beta(self, eps_sample: float, delta_sample: float) -> float | None:
+        """``beta`` of the smooth sensitivity the noise is scaled to, for a windowed mechanism.
+
+        ``None`` when the sensitivity does not depend on the sample (then the window is the
+        released rank alone).  Only meaningful when :attr:`windowed` is true.
+        """
+        return None
+
+    @abstractmethod
+    def statistic(self, samples: FloatArray) -> FloatArray:
+        """The unprivatised statistic of each row of a sorted batch, shape ``(reps,)``."""
+
+    @abstractmethod
+    def sensitivity(
+        self,
+        samples: FloatArray,
+        eps_sample: float | FloatArray,
+        delta_sample: float,
+        lower: float,
+        upper: float,
+    ) -> FloatArray:
+        """The sensitivity the noise of each row is calibrated to, shape ``(reps,)``."""
+
+    @abstractmethod
+    def noise_scale(self, sensitivity: FloatArray, eps_sample: float | FloatArray) -> FloatArray:
+        """Scale multiplying one :meth:`standard_noise` draw, per row."""
+
+    def standard_noise(self, rng: np.random.Generator, size: tuple[int, ...]) -> FloatArray:
+        """Standard noise draws, Laplace(0, 1) unless overridden."""
+        return rng.laplace(0.0, 1.0, size=size)
+
+    def standard_noise_cdf(self, z: ArrayLike) -> FloatArray:
+        """CDF of one :meth:`standard_noise` draw, Laplace(0, 1) unless overridden.
+
+        ``F(z) = e^z / 2`` for ``z < 0`` and ``1 − e^{−z} / 2`` otherwise.  Used to integrate
+        the noise out of error bounds (:mod:`core.planner`).
+        """
+        zz = np.asarray(z, dtype=np.float64)
+        tail = 0.5 * np.exp(-np.abs(zz))
+        return np.asarray(np.where(zz < 0, tail, 1.0 - tail), dtype=np.float64)
+
+    def noise_variance(
+        self, sensitivity: FloatArray, eps_sample: float | FloatArray
+    ) -> FloatArray | None:
+        """Exact conditional variance of the noise of each row, or ``None``.
+
+        For Laplace noise with scale ``b`` it is ``2 b^2`` (``8 S^2 / eps^2`` for the smooth
+        median's ``b = 2 S / eps``).
+        """
+        if self.unit_noise_variance is None:
+            return None
+        scale = self.noise_scale(sensitivity, eps_sample)
+        return self.unit_noise_variance * scale**2
+
+    def release(
+        self,
+        samples: ArrayLike,
+        eps_sample: float | ArrayLike,
+        delta_sample: float,
+        lower: float,
+        upper: float,
+        rng: np.random.Generator,
+    ) -> Release:
+        """Release the privatised statistic of every row of ``samples``.
+
+        Parameters
+        ----------
+        samples : array_like, shape (reps, n)
+            One sample per row, sorted ascending, inside ``[lower, upper]`` (checked).
+        eps_sample : float or array_like, shape (reps,)
+            Budget spent on each sample, > 0.
+        delta_sample : float
+            In (0, 1); ignored unless :attr:`uses_delta`.
+        lower, upper : float
+            Public bounds, ``lower < upper``.
+        rng : numpy.random.Generator
+            Source of the noise (advanced by one draw per row).
+
+        Returns
+        -------
+        Release
+            Released values, statistic, sensitivity, noise scale and exact noise variance.
+
+        Raises
+        ------
+        ValueError
+            For a malformed batch, bounds, budget or delta.
+        """
+        lo, hi = check_bounds(lower, upper)
+        batch = _check_batch(samples, lo, hi)
+        eps = _check_eps_rows(eps_sample, batch.shape[0])
+        delta = check_delta_open("delta_sample", delta_sample)
+        if not isinstance(rng, np.random.Generator):
+            raise ValueError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
+        stat = self.statistic(batch)
+        s = self.sensitivity(batch, eps, delta, lo, hi)
+        scale = self.noise_scale(s, eps)
+        released = stat + self.standard_noise(rng, (batch.shape[0],)) * scale
+        return Release(released, stat, s, scale, self.noise_variance(s, eps))
+
+    def exact_error(
+        self,
+        sample: FloatArray,
+        eps_sample: float,
+        delta_sample: float,
+        lower: float,
+        upper: float,
+        level: float,
+    ) -> tuple[float, float] | None:
+        """Exact ``(MSE, level-quantile of |release − statistic|)`` for one sorted sample.
+
+        For an additive mechanism with a stated variance the release about the statistic is
+        ``b Z``: MSE ``b² Var Z`` and the bound ``b z`` with ``P(|Z| ≤ z) = level``.  None when
+        the law has no closed form here (a subclass with one overrides this).
+        """
+        if not self.additive or self.unit_noise_variance is None:
+            return None
+        rel = self.release(
+            np.asarray(sample, dtype=np.float64)[np.newaxis, :],
+            eps_sample,
+            delta_sample,
+            lower,
+            upper,
+            np.random.default_rng(0),
+        )
+        b = float(rel.noise_scale[0])
+        variance = float(np.asarray(rel.noise_variance)[0])
+        if b <= 0:
+            return variance, 0.0
+        cdf = self.standard_noise_cdf
+
+        def coverage(z: float) -> float:
+            return float(np.asarray(cdf(np.asarray(z))) - np.asarray(cdf(np.asarray(-z))))
+
+        hi = 1.0
+        while coverage(hi) < level:
+            hi *= 2.0
+        z = float(optimize.brentq(lambda v: coverage(v) - level, 0.0, hi, xtol=1e-15))
+        return variance, b * z
+
+    def release_empty(
+        self, eps_sample: float, lower: float, upper: float, rng: np.random.Generator
+    ) -> tuple[float, float, float]:
+        """``(released, noise variance, noise scale)`` for an empty sample.
+
+        A random-size design can draw no record at all; the release must still be private.
+        By default the exponential mechanism's law with no data: uniform on
+        ``[lower, upper]`` (variance not stated: NaN).  A mechanism whose noise does not
+        depend on the data overrides this with the centre of the range plus its noise.
+        """
+        return float(rng.uniform(lower, upper)), math.nan, math.nan
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other)
+
+    def __hash__(self) -> int:
+        return hash(type(self).__name__)

@@ -1,0 +1,420 @@
+"""The exponential mechanism for a quantile (McSherry & Talwar 2007; Smith 2011).
+
+:class:`ExponentialQuantile` (pure ``eps``, both neighbour relations), its interval draw
+(a compiled inverse-CDF pass with a log-domain fallback), and the exact piecewise-uniform
+law of its release on one sample (:func:`exponential_quantile_distribution`) with the exact
+errors that law gives (:func:`exponential_quantile_error`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from core import sensitivity as sens
+from core._validation import (
+    check_bounds,
+    check_delta_open,
+    check_eps,
+    check_interval,
+    finite_scalar,
+    values_in_bounds,
+)
+from core.mechanisms.base import FloatArray, Release, _check_batch, _check_eps_rows
+from core.mechanisms.quantiles import _Quantile
+
+__all__ = [
+    "ExponentialQuantile",
+    "exponential_median_distribution",
+    "exponential_median_error",
+    "exponential_quantile_distribution",
+    "exponential_quantile_error",
+]
+
+
+def _exponential_log_weights(
+    edges: FloatArray, eps_sample: FloatArray, quantile: float = 0.5
+) -> FloatArray:
+    """Unnormalised log-probabilities of the ``n + 1`` intervals of each row.
+
+    ``edges`` has shape ``(reps, n + 2)`` (``lower``, the sorted sample, ``upper``) and
+    ``eps_sample`` shape ``(reps,)``.  Entry ``i`` is ``log(z_{i+1} - z_i) - eps |i - q n| / 2``
+    shifted so that the best interval of positive width has penalty 0; zero-width intervals
+    get ``-inf``.  The shift keeps at least one finite entry per row even when
+    ``eps |i - q n|`` overflows.
+    """
+    n = edges.shape[1] - 2
+    width = np.diff(edges, axis=1)
+    distance = np.abs(np.arange(n + 1, dtype=np.float64) - quantile * n)
+    positive = width > 0
+    nearest = np.where(positive, distance, np.inf).min(axis=1)
+    with np.errstate(divide="ignore", over="ignore"):
+        log_width = np.where(positive, np.log(np.where(positive, width, 1.0)), -np.inf)
+        penalty = (eps_sample[:, np.newaxis] / 2.0) * (distance - nearest[:, np.newaxis])
+    return np.asarray(log_width - penalty, dtype=np.float64)
+
+
+def _choose_kernel(
+    batch: FloatArray,
+    lower: float,
+    upper: float,
+    decay: FloatArray,
+    group: NDArray[np.int64],
+    u: FloatArray,
+    chosen: NDArray[np.int64],
+    total: FloatArray,
+) -> None:  # pragma: no cover - compiled by numba; the numpy path is tested without it
+    """Per row: the total weight and the first interval whose running sum reaches ``u`` of it."""
+    reps, n = batch.shape
+    for r in range(reps):
+        g = group[r]
+        s = 0.0
+        previous = lower
+        for i in range(n + 1):
+            edge = batch[r, i] if i < n else upper
+            s += (edge - previous) * decay[g, i]
+            previous = edge
+        total[r] = s
+        target = u[r] * s
+        acc = 0.0
+        previous = lower
+        pick = n
+        for i in range(n + 1):
+            edge = batch[r, i] if i < n else upper
+            w = (edge - previous) * decay[g, i]
+            acc += w
+            previous = edge
+            if w > 0.0 and acc >= target:
+                pick = i
+                break
+        chosen[r] = pick
+
+
+_choose_compiled = sens._njit(_choose_kernel) if sens.HAVE_NUMBA else None
+
+
+def _exponential_choose(
+    batch: FloatArray,
+    lower: float,
+    upper: float,
+    eps_sample: FloatArray,
+    quantile: float,
+    u: FloatArray,
+) -> NDArray[np.int64]:
+    """Index ``i`` of the interval ``[z_i, z_{i+1}]`` drawn for each row by inverse CDF.
+
+    Interval ``i`` has weight ``(z_{i+1} − z_i) exp(−eps (|i − q n| − d_min) / 2)``; the
+    decay factors are computed once per distinct ``eps``, and a compiled loop (numba) makes
+    one pass for the total and one, stopped early, for the draw ``u · total``.  Rows whose
+    weights underflow (large ``eps`` with every positive-width interval far from the
+    quantile's rank) are drawn from the log-domain weights instead
+    (:func:`_exponential_log_weights`), as is every row without numba.
+    """
+    reps, n = batch.shape
+    distance = np.abs(np.arange(n + 1, dtype=np.float64) - quantile * n)
+    shifted = distance - distance.min()
+    values, group = np.unique(eps_sample, return_inverse=True)
+    decay = np.exp(-(values[:, np.newaxis] / 2.0) * shifted[np.newaxis, :])
+    chosen = np.empty(reps, dtype=np.int64)
+    total = np.zeros(reps)
+    if _choose_compiled is not None:
+        _choose_compiled(
+            batch, lower, upper, decay, group.astype(np.int64).reshape(reps), u, chosen, total
+        )
+        redo = np.flatnonzero(~(total > 1e-250 * (upper - lower)))
+    else:  # pragma: no cover - numba is a pinned dependency
+        redo = np.arange(reps)
+    if redo.size:
+        edges = _edges(batch[redo], lower, upper)
+        log_w = _exponential_log_weights(edges, eps_sample[redo], quantile)
+        cumulative = np.cumsum(np.exp(log_w - log_w.max(axis=1, keepdims=True)), axis=1)
+        target = u[redo] * cumulative[:, -1]
+        found = (cumulative < target[:, np.newaxis]).sum(axis=1)
+        chosen[redo] = np.minimum(found, n)
+    return chosen
+
+
+def _edges(batch: FloatArray, lower: float, upper: float) -> FloatArray:
+    """``[lower, x_1, ..., x_n, upper]`` for each sorted row, shape ``(reps, n + 2)``."""
+    reps = batch.shape[0]
+    return np.concatenate([np.full((reps, 1), lower), batch, np.full((reps, 1), upper)], axis=1)
+
+
+def exponential_quantile_distribution(
+    sorted_values: ArrayLike,
+    eps_sample: float,
+    lower: float,
+    upper: float,
+    quantile: float = 0.5,
+) -> tuple[FloatArray, FloatArray]:
+    """Exact output distribution of :class:`ExponentialQuantile` on one sample.
+
+    The release is piecewise uniform: with ``z_0 = lower``, ``z_i = x_(i)`` (the sorted
+    sample) and ``z_{n+1} = upper``, it falls in interval ``i = [z_i, z_{i+1}]`` with
+    probability ``p_i`` proportional to ``(z_{i+1} - z_i) exp(-eps_sample |i - q n| / 2)``
+    and is uniform inside it (Smith 2011; McSherry & Talwar 2007).
+
+    Parameters
+    ----------
+    sorted_values : array_like, shape (n,)
+        The sample, ``n >= 1``, inside ``[lower, upper]`` (sorted here if it is not).
+    eps_sample : float
+        Budget spent on the sample, finite and > 0.
+    lower, upper : float
+        Public bounds, ``lower < upper``.
+    quantile : float, default 0.5
+        The level ``q`` in (0, 1).
+
+    Returns
+    -------
+    edges : ndarray, shape (n + 2,)
+        ``z_0, ..., z_{n+1}``.
+    probabilities : ndarray, shape (n + 1,)
+        ``p_0, ..., p_n`` (zero for zero-width intervals), summing to 1.
+
+    Raises
+    ------
+    ValueError
+        For empty or non-finite values, values outside the bounds, bad bounds, budget or
+        quantile.
+    """
+    lo, hi = check_bounds(lower, upper)
+    values = np.sort(values_in_bounds(sorted_values, lo, hi))
+    eps = float(check_eps("eps_sample", finite_scalar("eps_sample", eps_sample)))
+    q = sens.check_quantile(quantile)
+    edges = _edges(values[np.newaxis, :], lo, hi)
+    log_w = _exponential_log_weights(edges, np.array([eps]), q)[0]
+    top = log_w.max()
+    weights = np.exp(log_w - top)
+    return edges[0], weights / weights.sum()
+
+
+def exponential_quantile_error(
+    sorted_values: ArrayLike,
+    eps_sample: float,
+    lower: float,
+    upper: float,
+    centre: float,
+    level: float = 0.95,
+    quantile: float = 0.5,
+) -> tuple[float, float]:
+    """Exact mean squared error and ``level``-quantile of the error of the exponential quantile.
+
+    For one fixed sample (the census, say) the release ``Y`` of :class:`ExponentialQuantile`
+    has the piecewise-uniform law of :func:`exponential_quantile_distribution`, so
+
+    * ``E[(Y - c)^2] = sum_i p_i ((m_i - c)^2 + w_i^2 / 12)`` with ``m_i`` and ``w_i`` the
+      midpoint and width of interval ``i``;
+    * ``F(t) = P(|Y - c| <= t) = G(c + t) - G(c - t)``, with ``G`` the piecewise-linear CDF
+      of ``Y``, is linear in ``t`` between the distances ``|z_j - c|``; the quantile is the
+      smallest ``t`` with ``F(t) >= level``, found on those breakpoints and interpolated.
+
+    No Monte Carlo; ``O(n log n)`` (one sort of the breakpoints), fine for ``n = 10^6``.
+
+    Parameters
+    ----------
+    sorted_values : array_like, shape (n,)
+        The sample, ``n >= 1``, inside ``[lower, upper]`` (sorted here if it is not).
+    eps_sample : float
+        Budget spent on the sample, finite and > 0.
+    lower, upper : float
+        Public bounds, ``lower < upper``.
+    centre : float
+        The value the error is measured from (e.g. the population median).
+    level : float, default 0.95
+        In (0, 1).
+    quantile : float, default 0.5
+        The quantile ``q`` the mechanism releases, in (0, 1).
+
+    Returns
+    -------
+    mse : float
+        ``E[(Y - centre)^2]``.
+    quantile : float
+        The ``level``-quantile of ``|Y - centre|``.
+
+    Raises
+    ------
+    ValueError
+        For bad values, bounds, budget, a non-finite ``centre`` or ``level`` outside (0, 1).
+    """
+    c = finite_scalar("centre", centre)
+    q = float(check_interval("level", level, 0.0, 1.0, low_open=True, high_open=True))
+    edges, p = exponential_quantile_distribution(sorted_values, eps_sample, lower, upper, quantile)
+    # Only intervals within 1e-30 of the most likely one matter: the rest hold less than
+    # n · 1e-30 of the mass together, far below double precision of either result, and
+    # dropping them spares sorting all n + 2 edges of a large population.
+    kept = np.flatnonzero(p > p.max() * 1e-30)
+    p = p[kept[0] : kept[-1] + 1]
+    edges = edges[kept[0] : kept[-1] + 2]
+    p = p / p.sum()
+    left, right = edges[:-1], edges[1:]
+    width = right - left
+    mid = left + width / 2.0
+    mse = float(np.sum(p * ((mid - c) ** 2 + width**2 / 12.0)))
+
+    cdf = np.concatenate([[0.0], np.cumsum(p)])
+    cdf /= cdf[-1]
+    # np.interp needs increasing abscissae: keep the last CDF value at each repeated edge
+    # (the CDF is flat across zero-width intervals, so any copy gives the same value).
+    knots, last = np.unique(edges[::-1], return_index=True)
+    knot_cdf = cdf[::-1][last]
+    t = np.unique(np.concatenate([[0.0], np.abs(knots - c)]))
+    f = np.interp(c + t, knots, knot_cdf) - np.interp(c - t, knots, knot_cdf)
+    f = np.maximum.accumulate(np.clip(f, 0.0, 1.0))
+    k = int(np.searchsorted(f, q, side="left"))
+    if k >= f.size:  # rounding left F(max distance) a hair below 1
+        return mse, float(t[-1])
+    if k == 0:
+        return mse, 0.0
+    share = (q - f[k - 1]) / (f[k] - f[k - 1])
+    return mse, float(t[k - 1] + share * (t[k] - t[k - 1]))
+
+
+def exponential_median_distribution(
+    sorted_values: ArrayLike, eps_sample: float, lower: float, upper: float
+) -> tuple[FloatArray, FloatArray]:
+    """:func:`exponential_quantile_distribution` of the median (``quantile = 0.5``)."""
+    return exponential_quantile_distribution(sorted_values, eps_sample, lower, upper, 0.5)
+
+
+def exponential_median_error(
+    sorted_values: ArrayLike,
+    eps_sample: float,
+    lower: float,
+    upper: float,
+    centre: float,
+    level: float = 0.95,
+) -> tuple[float, float]:
+    """:func:`exponential_quantile_error` of the median (``quantile = 0.5``)."""
+    return exponential_quantile_error(sorted_values, eps_sample, lower, upper, centre, level, 0.5)
+
+
+class ExponentialQuantile(_Quantile):
+    """The exponential mechanism for a quantile (McSherry & Talwar 2007; Smith 2011).
+
+    With the sorted sample ``x_1 <= ... <= x_n`` padded by ``z_0 = lower`` and
+    ``z_{n+1} = upper``, interval ``i = [z_i, z_{i+1}]`` (``i = 0..n``) has ``i`` sample
+    values at or below its left end.  The release picks interval ``i`` with probability
+    proportional to ``(z_{i+1} - z_i) exp(-eps_sample |i - q n| / 2)`` and then a point
+    uniformly inside it.  Equivalently the output density at ``y`` is proportional to
+    ``exp(eps_sample u(x, y) / 2)`` with the score ``u(x, y) = -|c_x(y) - q n|``, where
+    ``c_x(y)`` counts the sample values ``<= y`` -- the exponential mechanism on
+    ``[lower, upper]`` with the uniform base measure.
+
+    Privacy: pure ``eps_sample``-DP under both relations.  The exponential mechanism with
+    weights ``exp(eps u / 2)`` is ``eps``-DP when, for every output ``y``, the score moves by
+    at most 1 between neighbours (the numerator moves by a factor ``e^(eps/2)`` at most, the
+    normalising integral too).  Fix ``y``:
+
+    * one record changed (``n`` fixed): removing the old value lowers ``c(y)`` by 0 or 1 and
+      inserting the new one raises it by 0 or 1, so ``c(y)`` moves by at most 1 and ``q n``
+      not at all: ``|u|`` moves by at most 1;
+    * one record added (removal is the same pair read backwards): ``c(y)`` rises by 1 if the
+      new value is ``<= y`` and by 0 otherwise, while ``q n`` rises by exactly ``q``; so
+      ``c(y) - q n`` moves by ``1 - q`` or ``-q`` and ``|u|`` by at most
+      ``max(q, 1 - q) < 1``.  (Adding the two moves separately would give ``1 + q``; they
+      are not independent.)
+
+    So the score sensitivity is 1 in both cases (``max(q, 1 - q)`` for deletion alone --
+    1/2 for the median -- where the mechanism is in fact ``max(q, 1 - q) eps``-DP).
+    ``delta_sample`` is ignored.  An empty sample (``n = 0``, possible when the sample size
+    is random) has the score 0 everywhere, i.e. the uniform law on ``[lower, upper]``; adding
+    one record moves the score by ``q`` or ``1 - q``, so it is covered too.
+
+    Budgets: ``change_factor = 1`` and ``add_remove_factor = 1``.  The add/remove factor
+    could be ``max(q, 1 - q)`` (so 1/2 for the median), but a class attribute cannot depend
+    on ``q``; 1 is a valid upper bound, and every bound of
+    :mod:`core.accounting.change_one` grows with the add/remove budget, so it stays safe.
+
+    The centre :meth:`statistic` is the order statistic ``y_(k)``,
+    ``k = quantile_rank(n, q)`` (the lower median for ``q = 1/2``); the release is not
+    unbiased for it and its conditional noise variance has no simple closed form
+    (:func:`exponential_quantile_error` gives exact errors for one sample).
+
+    Parameters
+    ----------
+    quantile : float, default 0.5
+        The level ``q`` in (0, 1).
+    """
+
+    name = "exponential"
+    label = "quantile, exponential mechanism"
+    additive = False
+    unit_noise_variance = None
+    pure = True
+    add_remove_factor = 1.0
+    change_factor = 1.0
+    windowed = True  # drawn ring by ring (core.windowed.window_exponential_draws)
+
+    def sensitivity(
+        self,
+        samples: FloatArray,
+        eps_sample: float | FloatArray,
+        delta_sample: float,
+        lower: float,
+        upper: float,
+    ) -> FloatArray:
+        """Sensitivity 1 of the score ``-|c(y) - q n|`` (a rank, not a value), every row."""
+        return np.ones(samples.shape[0], dtype=np.float64)
+
+    def noise_scale(self, sensitivity: FloatArray, eps_sample: float | FloatArray) -> FloatArray:
+        """The score scale ``2 S / eps``: the rank distance over which a weight falls by ``e``.
+
+        In ranks, not in the units of the data; the spread of the release in data units
+        depends on the gaps between the sample values.
+        """
+        return np.asarray(2.0 * sensitivity / eps_sample, dtype=np.float64)
+
+    def exact_error(
+        self,
+        sample: FloatArray,
+        eps_sample: float,
+        delta_sample: float,
+        lower: float,
+        upper: float,
+        level: float,
+    ) -> tuple[float, float] | None:
+        """Exact errors from the release's piecewise-uniform law
+        (:func:`exponential_quantile_error`) about the sample's order statistic."""
+        arr = np.asarray(sample, dtype=np.float64)
+        theta = float(arr[sens.quantile_rank(arr.size, self.quantile) - 1])
+        mse, e95 = exponential_quantile_error(
+            arr, eps_sample, lower, upper, theta, level=level, quantile=self.quantile
+        )
+        return float(mse), float(e95)
+
+    def release(
+        self,
+        samples: ArrayLike,
+        eps_sample: float | ArrayLike,
+        delta_sample: float,
+        lower: float,
+        upper: float,
+        rng: np.random.Generator,
+    ) -> Release:
+        """Release one exponential-mechanism quantile per row (see the class docstring).
+
+        Vectorised over the batch: the interval of each row is drawn by inverting the
+        cumulative sum of the weights ``exp(log w_i - eps |i - q n| / 2)`` (divided by the
+        largest; zero-width intervals have weight 0) at one uniform draw, then a uniform
+        point inside it.  ``O(n)`` per row; the log-weights keep ``eps = 1000`` and
+        ``eps = 1e-12`` exact.  ``rng`` is advanced by ``2 reps`` uniform draws.
+        Parameters, return value and errors as :meth:`Mechanism.release`;
+        ``noise_variance`` is ``None`` and ``noise_scale`` is the score scale ``2 / eps``.
+        """
+        lo, hi = check_bounds(lower, upper)
+        batch = _check_batch(samples, lo, hi)
+        eps = _check_eps_rows(eps_sample, batch.shape[0])
+        check_delta_open("delta_sample", delta_sample)
+        if not isinstance(rng, np.random.Generator):
+            raise ValueError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
+        u = np.asarray(1.0 - rng.random(batch.shape[0]), dtype=np.float64)
+        chosen = _exponential_choose(batch, lo, hi, np.ascontiguousarray(eps), self.quantile, u)
+        n = batch.shape[1]
+        rows = np.arange(batch.shape[0])
+        left = np.where(chosen == 0, lo, batch[rows, np.maximum(chosen - 1, 0)])
+        right = np.where(chosen == n, hi, batch[rows, np.minimum(chosen, n - 1)])
+        released = np.clip(left + rng.random(batch.shape[0]) * (right - left), left, right)
+        s = self.sensitivity(batch, eps, 0.5, lo, hi)
+        return Release(released, self.statistic(batch), s, self.noise_scale(s, eps), None)
