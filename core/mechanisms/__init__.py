@@ -109,6 +109,12 @@ from core.mechanisms.means import (
     LaplaceMean,
     analytic_gaussian_sigma,
 )
+from core.mechanisms.piecewise_laplace import (
+    PiecewiseLaplaceQuantile,
+    piecewise_laplace_distribution,
+    piecewise_laplace_error,
+)
+from core.mechanisms.polyplace import PolyPlaceQuantile, polyplace_scale_factor
 from core.mechanisms.quantiles import (
     PURE_NOISE_GAMMA,
     GlobalLaplaceQuantile,
@@ -116,6 +122,7 @@ from core.mechanisms.quantiles import (
     SmoothPureQuantile,
 )
 from core.mechanisms.registry import MECHANISMS, mechanism_by_name, release
+from core.mechanisms.unbounded import UnboundedQuantile
 
 __all__ = [
     "MECHANISMS",
@@ -126,15 +133,21 @@ __all__ = [
     "HorvitzThompsonMean",
     "LaplaceMean",
     "Mechanism",
+    "PiecewiseLaplaceQuantile",
+    "PolyPlaceQuantile",
     "Release",
     "SmoothLaplaceQuantile",
     "SmoothPureQuantile",
+    "UnboundedQuantile",
     "analytic_gaussian_sigma",
     "exponential_median_distribution",
     "exponential_median_error",
     "exponential_quantile_distribution",
     "exponential_quantile_error",
     "mechanism_by_name",
+    "piecewise_laplace_distribution",
+    "piecewise_laplace_error",
+    "polyplace_scale_factor",
     "relations_from_factors",
     "release",
 ]
