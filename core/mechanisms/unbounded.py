@@ -136,6 +136,12 @@ class UnboundedQuantile(_Quantile):
     at most (compiled loop, stopping at the crossing), whatever the number of thresholds.
     ``rng`` is advanced by ``reps`` Laplace draws and ``reps`` exponential draws.
 
+    Tail: once the noisy threshold ``rho`` exceeds ``n (1 - q)`` (probability
+    ``e^(-eps n (1 - q) / 2) / 2``) every threshold passes with a probability close to 1,
+    and the released index has a ``1 / i`` tail, so the release has no finite mean in
+    theory and can exceed the largest float (released as ``inf``).  Compare accuracy by
+    quantiles of the error, not by its mean square, unless ``eps n (1 - q)`` is large.
+
     Windows: the release depends on the counts at every threshold below it, i.e. on all the
     records below the released value: not windowed.
 
@@ -164,9 +170,11 @@ class UnboundedQuantile(_Quantile):
         self.growth: float = beta
 
     def thresholds(self, index: ArrayLike, lower: float) -> FloatArray:
-        """``t_i = lower + beta^i - 1`` (as ``lower + expm1(i log beta)``)."""
+        """``t_i = lower + beta^i - 1`` (as ``lower + expm1(i log beta)``; ``inf`` past the
+        largest float, see the class docstring on the tail)."""
         i = np.asarray(index, dtype=np.float64)
-        return np.asarray(lower + np.expm1(i * math.log(self.growth)), dtype=np.float64)
+        with np.errstate(over="ignore"):
+            return np.asarray(lower + np.expm1(i * math.log(self.growth)), dtype=np.float64)
 
     def sensitivity(
         self,
