@@ -64,6 +64,18 @@ class (name)                    sensitivity ``S``      release                  
 ``"ht_mean"``
 ==============================  =====================  ==========================  ====  ========
 
+Three more pure-DP quantiles (issue 23), each with its proof in its class docstring:
+
+* :class:`PolyPlaceQuantile` (``"smooth_polyplace"``, α / γ = -- / 1): ``y_(k) + kappa S Z``
+  with the smooth sensitivity ``S`` at ``beta = eps / 4`` and ``h(z) ∝ (1 + |z|)^-5``
+  (Hladík & Tětek 2025); windowed like :class:`SmoothPureQuantile`.
+* :class:`PiecewiseLaplaceQuantile` (``"piecewise_laplace"``, 1 / 1): the gap ``i`` drawn
+  with weight ``w_i e^(-eps j_i / 2)`` (``j_i`` records from ``y_(k)``), then a truncated
+  exponential inside it towards ``y_(k)`` (Durfee 2025); needs the whole sample.
+* :class:`UnboundedQuantile` (``"unbounded"``, 1 / 1): the first threshold
+  ``lower + beta^i - 1`` whose noisy count reaches the noisy ``q n`` (AboveThreshold;
+  Durfee 2023); no upper bound used; needs the whole sample.
+
 :func:`release` is the one-call public entry point (a mechanism by name, one released
 value per row).
 
@@ -87,7 +99,10 @@ The package holds one module per kind: :mod:`core.mechanisms.base` (the :class:`
 record, the :class:`Mechanism` base class and the checks every mechanism shares),
 :mod:`core.mechanisms.quantiles` (the smooth-sensitivity and global-Laplace quantiles),
 :mod:`core.mechanisms.exponential` (the exponential mechanism and its exact law),
-:mod:`core.mechanisms.means` (the fixed-size means and the Horvitz-Thompson mean) and
+:mod:`core.mechanisms.means` (the fixed-size means and the Horvitz-Thompson mean),
+:mod:`core.mechanisms.polyplace` (smooth sensitivity with polynomial-Laplace noise;
+Hladík & Tětek 2025), :mod:`core.mechanisms.piecewise_laplace` (Durfee 2025),
+:mod:`core.mechanisms.unbounded` (no public upper bound; Durfee 2023) and
 :mod:`core.mechanisms.registry` (the name table, :func:`mechanism_by_name` and
 :func:`release`).
 """
