@@ -736,6 +736,39 @@ BREAKS: tuple[Break, ...] = (
             "test_median_and_sensitivity_match_whole_samples_at_a_million_records",
         ),
     ),
+    Break(
+        name="polyplace-mode-dilation-forgotten",
+        item="issue 23 quantile mechanisms",
+        path="core/mechanisms/polyplace.py",
+        old="return np.asarray(np.maximum(spread, mode), dtype=np.float64)",
+        new="return np.asarray(spread, dtype=np.float64)",
+        tests=(
+            "tests/core/mechanisms/test_polyplace.py::"
+            "test_density_ratio_of_changed_records_is_at_most_e_to_eps",
+        ),
+    ),
+    Break(
+        name="piecewise-laplace-rank-off-by-half",
+        item="issue 23 quantile mechanisms",
+        path="core/mechanisms/piecewise_laplace.py",
+        old="return (sens.quantile_rank(n, quantile) - 0.5) / n",
+        new="return sens.quantile_rank(n, quantile) / n",
+        tests=(
+            "tests/core/mechanisms/test_piecewise_laplace.py::"
+            "test_law_equals_the_first_principles_reference",
+        ),
+    ),
+    Break(
+        name="unbounded-noise-scale-halved",
+        item="issue 23 quantile mechanisms",
+        path="core/mechanisms/unbounded.py",
+        old="scale = 2.0 / float(value)",
+        new="scale = 1.0 / float(value)",
+        tests=(
+            "tests/core/mechanisms/test_unbounded.py::"
+            "test_sampler_follows_the_exact_law_and_the_literal_loop",
+        ),
+    ),
 )
 
 

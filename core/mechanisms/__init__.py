@@ -64,6 +64,18 @@ class (name)                    sensitivity ``S``      release                  
 ``"ht_mean"``
 ==============================  =====================  ==========================  ====  ========
 
+Three more pure-DP quantiles (issue 23), each with its proof in its class docstring:
+
+* :class:`PolyPlaceQuantile` (``"smooth_polyplace"``, α / γ = -- / 1): ``y_(k) + kappa S Z``
+  with the smooth sensitivity ``S`` at ``beta = eps / 4`` and ``h(z) ∝ (1 + |z|)^-5``
+  (Hladík & Tětek 2025); windowed like :class:`SmoothPureQuantile`.
+* :class:`PiecewiseLaplaceQuantile` (``"piecewise_laplace"``, 1 / 1): the gap ``i`` drawn
+  with weight ``w_i e^(-eps j_i / 2)`` (``j_i`` records from ``y_(k)``), then a truncated
+  exponential inside it towards ``y_(k)`` (Durfee 2025); needs the whole sample.
+* :class:`UnboundedQuantile` (``"unbounded"``, 1 / 1): the first threshold
+  ``lower + beta^i - 1`` whose noisy count reaches the noisy ``q n`` (AboveThreshold;
+  Durfee 2023); no upper bound used; needs the whole sample.
+
 :func:`release` is the one-call public entry point (a mechanism by name, one released
 value per row).
 
@@ -87,7 +99,10 @@ The package holds one module per kind: :mod:`core.mechanisms.base` (the :class:`
 record, the :class:`Mechanism` base class and the checks every mechanism shares),
 :mod:`core.mechanisms.quantiles` (the smooth-sensitivity and global-Laplace quantiles),
 :mod:`core.mechanisms.exponential` (the exponential mechanism and its exact law),
-:mod:`core.mechanisms.means` (the fixed-size means and the Horvitz-Thompson mean) and
+:mod:`core.mechanisms.means` (the fixed-size means and the Horvitz-Thompson mean),
+:mod:`core.mechanisms.polyplace` (smooth sensitivity with polynomial-Laplace noise;
+Hladík & Tětek 2025), :mod:`core.mechanisms.piecewise_laplace` (Durfee 2025),
+:mod:`core.mechanisms.unbounded` (no public upper bound; Durfee 2023) and
 :mod:`core.mechanisms.registry` (the name table, :func:`mechanism_by_name` and
 :func:`release`).
 """
@@ -110,6 +125,12 @@ from core.mechanisms.means import (
     LaplaceMean,
     analytic_gaussian_sigma,
 )
+from core.mechanisms.piecewise_laplace import (
+    PiecewiseLaplaceQuantile,
+    piecewise_laplace_distribution,
+    piecewise_laplace_error,
+)
+from core.mechanisms.polyplace import PolyPlaceQuantile, polyplace_scale_factor
 from core.mechanisms.quantiles import (
     PURE_NOISE_GAMMA,
     GlobalLaplaceQuantile,
@@ -117,6 +138,7 @@ from core.mechanisms.quantiles import (
     SmoothPureQuantile,
 )
 from core.mechanisms.registry import MECHANISMS, mechanism_by_name, release
+from core.mechanisms.unbounded import UnboundedQuantile
 
 __all__ = [
     "MECHANISMS",
@@ -127,15 +149,21 @@ __all__ = [
     "HorvitzThompsonMean",
     "LaplaceMean",
     "Mechanism",
+    "PiecewiseLaplaceQuantile",
+    "PolyPlaceQuantile",
     "Release",
     "SmoothLaplaceQuantile",
     "SmoothPureQuantile",
+    "UnboundedQuantile",
     "analytic_gaussian_sigma",
     "exponential_median_distribution",
     "exponential_median_error",
     "exponential_quantile_distribution",
     "exponential_quantile_error",
     "mechanism_by_name",
+    "piecewise_laplace_distribution",
+    "piecewise_laplace_error",
+    "polyplace_scale_factor",
     "relations_from_factors",
     "release",
 ]

@@ -119,11 +119,45 @@ class SmoothLaplaceQuantile(_Quantile):
         return 2.0 * sensitivity / eps_sample
 
 
+class _BetaSmoothQuantile(_Quantile):
+    """Shared sensitivity of the pure-DP smooth-sensitivity quantiles: ``beta = eps / d``.
+
+    The noise of each subclass is scaled to the ``beta``-smooth sensitivity of the order
+    statistic ``y_(k)`` (eq. 4 of Hu et al. at rank ``k``,
+    :func:`core.sensitivity.smooth_sensitivity_beta_batch`) with ``beta = eps / d`` and
+    ``d =`` :attr:`BETA_DIVISOR`; the release depends on the sample only through the order
+    statistics near rank ``k`` (:attr:`Mechanism.windowed`).
+    """
+
+    #: ``beta = eps / BETA_DIVISOR``.
+    BETA_DIVISOR: ClassVar[float] = 4.0
+    windowed = True
+
+    def window_beta(self, eps_sample: float, delta_sample: float) -> float | None:
+        """``beta = eps / BETA_DIVISOR``."""
+        return float(eps_sample) / self.BETA_DIVISOR
+
+    def sensitivity(
+        self,
+        samples: FloatArray,
+        eps_sample: float | FloatArray,
+        delta_sample: float,
+        lower: float,
+        upper: float,
+    ) -> FloatArray:
+        """``beta``-smooth sensitivity of the quantile of each row, ``beta = eps / d``."""
+        beta = np.asarray(eps_sample, dtype=np.float64) / self.BETA_DIVISOR
+        out = sens.smooth_sensitivity_beta_batch(
+            samples, beta, lower, upper, quantile=self.quantile
+        )
+        return np.asarray(out, dtype=np.float64).reshape(samples.shape[0])
+
+
 #: Tail exponent ``gamma`` of the heavy-tailed noise of :class:`SmoothPureQuantile`.
 PURE_NOISE_GAMMA = 4.0
 
 
-class SmoothPureQuantile(_Quantile):
+class SmoothPureQuantile(_BetaSmoothQuantile):
     """Quantile + heavy-tailed noise scaled to a smooth sensitivity: pure ``eps``-DP.
 
     Noise (Nissim, Raskhodnikova & Smith 2007, Section 2, the admissible family
@@ -173,11 +207,6 @@ class SmoothPureQuantile(_Quantile):
     #: ``alpha = eps / ALPHA_DIVISOR`` and ``beta = eps / BETA_DIVISOR``.
     ALPHA_DIVISOR: ClassVar[float] = 4.0 * PURE_NOISE_GAMMA
     BETA_DIVISOR: ClassVar[float] = PURE_NOISE_GAMMA
-    windowed = True
-
-    def window_beta(self, eps_sample: float, delta_sample: float) -> float | None:
-        """``beta = eps / gamma``."""
-        return float(eps_sample) / self.BETA_DIVISOR
 
     @staticmethod
     def noise_density(z: ArrayLike) -> FloatArray:
@@ -185,21 +214,6 @@ class SmoothPureQuantile(_Quantile):
         g = PURE_NOISE_GAMMA
         zz = np.abs(np.asarray(z, dtype=np.float64))
         return np.asarray(g * math.sin(math.pi / g) / (2.0 * math.pi) / (1.0 + zz**g))
-
-    def sensitivity(
-        self,
-        samples: FloatArray,
-        eps_sample: float | FloatArray,
-        delta_sample: float,
-        lower: float,
-        upper: float,
-    ) -> FloatArray:
-        """``beta``-smooth sensitivity of the quantile of each row, ``beta = eps / gamma``."""
-        beta = np.asarray(eps_sample, dtype=np.float64) / self.BETA_DIVISOR
-        out = sens.smooth_sensitivity_beta_batch(
-            samples, beta, lower, upper, quantile=self.quantile
-        )
-        return np.asarray(out, dtype=np.float64).reshape(samples.shape[0])
 
     def noise_scale(self, sensitivity: FloatArray, eps_sample: float | FloatArray) -> FloatArray:
         """``S / alpha = 4 gamma S / eps = 16 S / eps``."""

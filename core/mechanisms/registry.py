@@ -16,12 +16,15 @@ from core._validation import (
 from core.mechanisms.base import FloatArray, Mechanism
 from core.mechanisms.exponential import ExponentialQuantile
 from core.mechanisms.means import GaussianMean, HorvitzThompsonMean, LaplaceMean
+from core.mechanisms.piecewise_laplace import PiecewiseLaplaceQuantile
+from core.mechanisms.polyplace import PolyPlaceQuantile
 from core.mechanisms.quantiles import (
     GlobalLaplaceQuantile,
     SmoothLaplaceQuantile,
     SmoothPureQuantile,
     _Quantile,
 )
+from core.mechanisms.unbounded import UnboundedQuantile
 
 __all__ = [
     "MECHANISMS",
@@ -38,6 +41,9 @@ MECHANISMS: dict[str, type[Mechanism]] = {
         SmoothPureQuantile,
         ExponentialQuantile,
         GlobalLaplaceQuantile,
+        PolyPlaceQuantile,
+        PiecewiseLaplaceQuantile,
+        UnboundedQuantile,
         LaplaceMean,
         GaussianMean,
         HorvitzThompsonMean,
@@ -52,7 +58,7 @@ _PARAMETERS: dict[str, tuple[str, ...]] = {
 #: Constructor arguments each mechanism accepts but does not require.
 _OPTIONAL: dict[str, tuple[str, ...]] = {
     cls.name: ("quantile",) for cls in MECHANISMS.values() if issubclass(cls, _Quantile)
-}
+} | {UnboundedQuantile.name: ("quantile", "growth")}
 
 #: Placeholder ``delta_sample`` handed to pure mechanisms, which ignore it.
 _UNUSED_DELTA = 0.5
@@ -67,9 +73,11 @@ def mechanism_by_name(name: str, **parameters: object) -> Mechanism:
         A key of :data:`MECHANISMS`.
     **parameters
         Constructor arguments: the quantile mechanisms (``"smooth_laplace"``,
-        ``"smooth_pure"``, ``"exponential"``, ``"global_laplace"``) accept ``quantile``
-        (0.5 by default); ``"ht_mean"`` needs ``rate``, ``population_size``, ``lower`` and
-        ``upper`` (``mechanism_by_name("ht_mean", rate=0.1, population_size=1000, lower=0,
+        ``"smooth_pure"``, ``"exponential"``, ``"global_laplace"``, ``"smooth_polyplace"``,
+        ``"piecewise_laplace"``, ``"unbounded"``) accept ``quantile`` (0.5 by default),
+        ``"unbounded"`` also ``growth`` (``beta``, 1.001 by default); ``"ht_mean"`` needs
+        ``rate``, ``population_size``, ``lower`` and ``upper``
+        (``mechanism_by_name("ht_mean", rate=0.1, population_size=1000, lower=0,
         upper=10)``); the others take none.
 
     Raises
