@@ -17,6 +17,7 @@ from core import strata
 from core.populations import ESTABLISHMENT_SIZE_CLASSES, Population
 from ui.charts import chart_block
 from ui.format import number
+from ui.state import builtin_population
 from ui.strata import cache, text
 from ui.strata import figures as figs
 from ui.widgets import bound_toggle, log_float_control, preset_buttons
@@ -76,17 +77,41 @@ def no_strata_notice(ctx: StrataInputs) -> None:
         "example on the Privacy tab, and the Theorem 3.1 tab, work without strata.",
         icon=":material/info:",
     )
+    switch_button()
+
+
+def switch_button() -> None:
+    """The button that makes the built-in establishments the active population."""
     preset_buttons(
         {"Use the establishments population": {"population": "establishments"}},
         key="strat_nostrata",
     )
 
 
+def establishment_example(ctx: StrataInputs) -> StrataInputs:
+    """The paper's example, shown at once when the active population has no strata.
+
+    Says plainly that the tab now shows the built-in establishments (same seed, the paper's
+    n = 10,000 of N = 100,000 records, the page's ε_sample), not the active population, and
+    offers the button that makes them the active population. Returns the example's inputs.
+    """
+    pop = builtin_population("establishments", ctx.seed)
+    summ = cache.summary(pop.content_hash, pop)
+    k = summ.k if summ is not None else 1
+    m = text.default_sample_size(pop.size, k)
+    st.info(text.example_notice(ctx.pop.name, pop.size, k, m, ctx.eps_sample))
+    switch_button()
+    return StrataInputs(
+        pop=pop, seed=ctx.seed, summ=summ, m=m, rate=m / pop.size, eps_sample=ctx.eps_sample
+    )
+
+
 def allocation_view(ctx: StrataInputs) -> None:
     """Allocation table, grouped bars, variance of the weighted mean and the verdict."""
+    if ctx.summ is None:
+        ctx = establishment_example(ctx)
     pop, seed, summ, m, rate, eps = ctx.pop, ctx.seed, ctx.summ, ctx.m, ctx.rate, ctx.eps_sample
-    if summ is None:
-        no_strata_notice(ctx)
+    if summ is None:  # the establishments always have strata; kept for the type checker
         return
     table = cache.allocation_table(pop.content_hash, pop, m, seed)
     var_table = cache.variance_table(pop.content_hash, pop, m)
@@ -488,10 +513,9 @@ def privacy_view(ctx: StrataInputs) -> None:
 
 def simulation_view(ctx: StrataInputs) -> None:
     """Simulated weighted means against the variance formula."""
-    pop, seed, summ, m = ctx.pop, ctx.seed, ctx.summ, ctx.m
-    if summ is None:
-        no_strata_notice(ctx)
-        return
+    if ctx.summ is None:
+        ctx = establishment_example(ctx)
+    pop, seed, m = ctx.pop, ctx.seed, ctx.m
     reps = st.select_slider(
         "Samples per design",
         [100, 200, 500, 1000, 2000],
