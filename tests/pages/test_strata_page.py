@@ -100,6 +100,9 @@ def test_population_without_strata_shows_the_paper_example_at_once():
     assert _bars(_chart(at, "Records drawn per stratum"), "Neyman").size == 12
     assert at.selectbox(key="population").value != "establishments"
     assert any(b.label == "Use the establishments population" for b in at.button)
+    # the wide per-stratum table waits for a population with strata (a phone could not show it)
+    assert not any("Neyman n_i" in df.value.columns for df in at.dataframe)
+    assert any("allocation table" in c.value for c in at.caption)
     at = open_page(PAGE, {"strat_view": "Simulation check"})
     assert any("not the active population" in i.value for i in at.info)
     assert charts(at), "the simulation tab shows the example's chart"

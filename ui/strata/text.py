@@ -65,6 +65,13 @@ DEFAULT_SHARE = 0.1
 NO_AMPLIFICATION = "no amplification: the bound is not below ε_sample"
 
 
+EXAMPLE_TABLE_CAPTION = (
+    "The stratum-by-stratum allocation table (sizes, spreads, and the records each design "
+    "draws) appears here once a population with strata is active; the chart above shows the "
+    "same numbers for the example, and its data download has them all."
+)
+
+
 def example_notice(name: str, size: int, k: int, m: int, eps_sample: float) -> str:
     """Why a tab shows the establishments although another population is active."""
     return (

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from core import amplification as amp
@@ -106,9 +107,33 @@ def establishment_example(ctx: StrataInputs) -> StrataInputs:
     )
 
 
+def allocation_table(table: pd.DataFrame, m: int) -> None:
+    """The allocation of every design, stratum by stratum, and the totals under it."""
+    st.dataframe(
+        table,
+        hide_index=True,
+        height=_table_height(len(table)),
+        column_config={
+            "mean": st.column_config.NumberColumn(format="%.4g"),
+            "σ_i": st.column_config.NumberColumn(format="%.4g"),
+            "Neyman share x_i": st.column_config.NumberColumn(format="%.2f"),
+            "r·N_i": st.column_config.NumberColumn(format="%.2f"),
+            **{f"{d} rate": st.column_config.NumberColumn(format="percent") for d in cache.DESIGNS},
+        },
+    )
+    totals = {d: int(table[f"{d} n_i"].sum()) for d in cache.DESIGNS}
+    st.caption(
+        f"Totals: Neyman {totals[cache.NEYMAN]:,} (always n), proportional rounded "
+        f"{totals[cache.PROP_DET]:,}, randomised {totals[cache.PROP_RAND]:,} (n = {m:,} on "
+        "average). Neyman's integer sizes are the exact variance minimiser among whole-record "
+        "allocations of total n."
+    )
+
+
 def allocation_view(ctx: StrataInputs) -> None:
     """Allocation table, grouped bars, variance of the weighted mean and the verdict."""
-    if ctx.summ is None:
+    example = ctx.summ is None
+    if example:
         ctx = establishment_example(ctx)
     pop, seed, summ, m, rate, eps = ctx.pop, ctx.seed, ctx.summ, ctx.m, ctx.rate, ctx.eps_sample
     if summ is None:  # the establishments always have strata; kept for the type checker
@@ -154,25 +179,10 @@ def allocation_view(ctx: StrataInputs) -> None:
         ],
         note=note,
     )
-    st.dataframe(
-        table,
-        hide_index=True,
-        height=_table_height(len(table)),
-        column_config={
-            "mean": st.column_config.NumberColumn(format="%.4g"),
-            "σ_i": st.column_config.NumberColumn(format="%.4g"),
-            "Neyman share x_i": st.column_config.NumberColumn(format="%.2f"),
-            "r·N_i": st.column_config.NumberColumn(format="%.2f"),
-            **{f"{d} rate": st.column_config.NumberColumn(format="percent") for d in cache.DESIGNS},
-        },
-    )
-    totals = {d: int(table[f"{d} n_i"].sum()) for d in cache.DESIGNS}
-    st.caption(
-        f"Totals: Neyman {totals[cache.NEYMAN]:,} (always n), proportional rounded "
-        f"{totals[cache.PROP_DET]:,}, randomised {totals[cache.PROP_RAND]:,} (n = {m:,} on "
-        "average). Neyman's integer sizes are the exact variance minimiser among whole-record "
-        "allocations of total n."
-    )
+    if example:  # the wide per-stratum table is for the active population's own strata
+        st.caption(text.EXAMPLE_TABLE_CAPTION)
+    else:
+        allocation_table(table, m)
     chart_block(
         *figs.variance_figure(var_table),
         key="strata_variance",
