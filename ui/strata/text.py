@@ -66,9 +66,9 @@ NO_AMPLIFICATION = "no amplification: the bound is not below ε_sample"
 
 
 EXAMPLE_TABLE_CAPTION = (
-    "The stratum-by-stratum allocation table (sizes, spreads, and the records each design "
-    "draws) appears here once a population with strata is active; the chart above shows the "
-    "same numbers for the example, and its data download has them all."
+    "The allocation table (stratum by stratum) and the variance table appear here once a "
+    "population with strata is active; for the example, the two charts above show the same "
+    "numbers, and their data downloads have them all."
 )
 
 

@@ -179,9 +179,7 @@ def allocation_view(ctx: StrataInputs) -> None:
         ],
         note=note,
     )
-    if example:  # the wide per-stratum table is for the active population's own strata
-        st.caption(text.EXAMPLE_TABLE_CAPTION)
-    else:
+    if not example:  # the wide tables are for the active population's own strata
         allocation_table(table, m)
     chart_block(
         *figs.variance_figure(var_table),
@@ -203,6 +201,9 @@ def allocation_view(ctx: StrataInputs) -> None:
             r"\Big(1 - \frac{n_i}{N_i}\Big)\frac{\sigma_i^2}{n_i}",
         ],
     )
+    if example:
+        st.caption(text.EXAMPLE_TABLE_CAPTION)
+        return
     st.dataframe(
         var_table,
         hide_index=True,
