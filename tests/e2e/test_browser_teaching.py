@@ -57,6 +57,8 @@ def test_teaching_view(browser, app_url, label, width, height, view, path, words
             assert not page.locator(".st-key-cl_size input").is_visible()
             first_metric = page.locator('[data-testid="stMetric"]').first.bounding_box()
             assert first_metric is not None and first_metric["y"] < 2 * height
+            page.locator(".st-key-cl_exact").scroll_into_view_if_needed()
+            page.screenshot(path=str(SCREENSHOTS / f"teach_clusters_controls_{width}.png"))
         page.evaluate("document.fonts.ready")
         screenshot(page, f"teach_{view}_{width}")
         if drawn:

@@ -157,12 +157,15 @@ def _q_marks_trace(marks: list[tuple[int, float, float]], q_mark: float) -> dict
     """Dots where q = ``q_mark``, one per ε_target, each labelled with its ε.
 
     ``marks`` holds (series index, ε_target, rate). In the order of the rate, labels go
-    alternately above and below the line, so that neighbouring dots never share a label spot.
+    alternately above and below the line, so that neighbouring dots never share a label spot;
+    on each side they sit to the left of their dot, except the rightmost, which sits to its
+    right (away from the dot before it).
     """
     order = sorted(range(len(marks)), key=lambda j: marks[j][2])
     position = [""] * len(marks)
-    for rank, j in enumerate(order):
-        position[j] = "top center" if rank % 2 == 0 else "bottom center"
+    for side, ranks in (("top", order[0::2]), ("bottom", order[1::2])):
+        for j in ranks:
+            position[j] = f"{side} {'right' if j == ranks[-1] else 'left'}"
     return {
         "type": "scatter",
         "x": [m[2] for m in marks],
@@ -171,6 +174,7 @@ def _q_marks_trace(marks: list[tuple[int, float, float]], q_mark: float) -> dict
         "text": [f"ε {m[1]:g}" for m in marks],
         "textposition": position,
         "textfont": {"size": 12, "color": [series_style(i)["color"] for i, _, _ in marks]},
+        "cliponaxis": False,
         "marker": {
             "size": 10,
             "symbol": [MARK_SYMBOLS[i % len(MARK_SYMBOLS)] for i, _, _ in marks],

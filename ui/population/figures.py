@@ -41,7 +41,15 @@ def _marker_line(
         line["text"] = [""] * (_LINE_POINTS - 1) + [name]
         line["textposition"] = label
         line["textfont"] = {"color": colour, "size": 12}
+        line["cliponaxis"] = False
     return line
+
+
+def _axis_share(x: float, first: float, last: float, log_x: bool) -> float:
+    """Where ``x`` sits between ``first`` (0) and ``last`` (1) on the axis."""
+    if log_x and min(x, first, last) > 0:
+        x, first, last = math.log10(x), math.log10(first), math.log10(last)
+    return (x - first) / (last - first) if last > first else 0.5
 
 
 def _off_axis(bound: float, first: float, last: float, log_x: bool) -> bool:
@@ -61,12 +69,11 @@ def histogram_figure(
 
     The median and the mean are often a few pixels apart, so each is drawn in its own dash
     and colour, named in the legend and on hover along the whole line, and labelled at its top
-    on its own side: the smaller of the two to the left of its line, the larger to the right,
-    so the two labels never overlap. The declared bounds L and U are grey lines named in the
-    legend; when the bins span the data rather than the bounds (``histogram_data`` with
-    ``to_bounds=False``) and a bound lies off the axis, the axis keeps to the bins and the
-    bound's legend entry says on which side it lies. Returns the figure and ``hist`` (its
-    data, for the CSV download).
+    on a row of its own, so the two labels never overlap. The declared bounds L and U are
+    grey lines named in the legend; when the bins span the data rather than the bounds
+    (``histogram_data`` with ``to_bounds=False``) and a bound lies off the axis, the axis keeps
+    to the bins and the bound's legend entry says on which side it lies. Returns the figure
+    and ``hist`` (its data, for the CSV download).
     """
     left = hist["bin_left"].to_numpy()
     right = hist["bin_right"].to_numpy()
@@ -88,15 +95,21 @@ def histogram_figure(
     median = float(v[(v.size - 1) // 2])
     mean = float(v.mean())
     top = float(max(counts.max(), 1)) * 1.05 if counts.size else 1.0
-    median_side = "top left" if median <= mean else "top right"
-    mean_side = "top right" if median <= mean else "top left"
+    first, last = (float(left[0]), float(right[-1])) if left.size else (pop.lower, pop.upper)
+    # Two label rows: the left line of the two reaches higher and is labelled on the upper
+    # row, so the two labels never overlap however close the lines are. Labels point right,
+    # or left when the lines sit in the right quarter of the axis (no label off the chart).
+    side = "top left" if _axis_share(max(median, mean), first, last, log_x) > 0.75 else "top right"
+    median_top = top * (1.12 if median <= mean else 1.0)
+    mean_top = top * (1.0 if median <= mean else 1.12)
+    if side == "top left":
+        median_top, mean_top = mean_top, median_top  # the right line's label goes higher
     markers = [
         _marker_line(
-            median, top, f"median {number(median, 4)}", PALETTE[3], "dash", label=median_side
+            median, median_top, f"median {number(median, 4)}", PALETTE[3], "dash", label=side
         ),
-        _marker_line(mean, top, f"mean {number(mean, 4)}", PALETTE[2], "dot", label=mean_side),
+        _marker_line(mean, mean_top, f"mean {number(mean, 4)}", PALETTE[2], "dot", label=side),
     ]
-    first, last = (float(left[0]), float(right[-1])) if left.size else (pop.lower, pop.upper)
     clipped = False
     for bound, name, side in ((pop.lower, "L", "left"), (pop.upper, "U", "right")):
         if log_x and bound <= 0:
@@ -115,7 +128,7 @@ def histogram_figure(
         hovermode="closest",
     )
     layout.update({"bargap": 0})
-    layout["yaxis"]["range"] = [0, top * 1.12]  # room for the labels above the lines
+    layout["yaxis"]["range"] = [0, top * 1.3]  # room for the two rows of labels
     if clipped:
         ends = (math.log10(first), math.log10(last)) if log_x else (first, last)
         pad = (ends[1] - ends[0]) / 50
