@@ -356,15 +356,16 @@ def theory_population_caption(name: str, size: int, rate_min: float) -> str:
     smallest = rate_min * size
     if smallest < 1:
         reach = (
-            f"a sample of less than one record there: its smallest sample, n = 1, is the rate "
-            f"1/N = {1 / size:.2g}"
+            f"less than one of its N = {size:,} records: its smallest sample, n = 1, is the "
+            f"rate 1/N = {1 / size:.2g}"
         )
     else:
-        reach = f"a sample of n ≈ {round(smallest):,} records"
+        records = round(smallest)
+        reach = f"n ≈ {records:,} {'record' if records == 1 else 'records'} of its N = {size:,}"
     return (
         "r and q need no data: they depend only on ε_target and the sampling rate n/N. On the "
-        f"active population, **{name}** (N = {size:,}; choose another in the sidebar), the "
-        f"smallest rate shown, n/N = {rate_min:g}, is {reach}."
+        f"active population, **{name}** (choose another in the sidebar), the smallest rate "
+        f"shown, n/N = {rate_min:g}, is a sample of {reach}."
     )
 
 

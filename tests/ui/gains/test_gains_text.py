@@ -154,6 +154,9 @@ def test_worked_examples_sorted_with_the_papers_values():
 
 
 def test_theory_caption_turns_the_smallest_rate_into_a_sample_size():
-    assert "n ≈ 100 records" in text.theory_population_caption("Beta", 1_000_000, 1e-4)
+    assert "n ≈ 100 records of its N = 1,000,000" in text.theory_population_caption(
+        "Beta", 1_000_000, 1e-4
+    )
+    assert "n ≈ 1 record of" in text.theory_population_caption("Lognormal", 10_001, 1e-4)
     below = text.theory_population_caption("Tiny", 500, 1e-4)
-    assert "less than one record" in below and "1/N = 0.002" in below
+    assert "less than one of its N = 500 records" in below and "1/N = 0.002" in below
