@@ -33,6 +33,12 @@ direction = st.radio(
     "page shows the ε_sample each design allows (Theorems 5.1–5.2 and eq. 3 inverted exactly).",
 )
 from_target = direction == text.FROM_TARGET
+exact = bound_toggle(
+    "Type exact values",
+    "cl_exact",
+    default=False,
+    help="Adds a box beside each slider below, for values between the slider's marks.",
+)
 c1, c2 = st.columns(2, gap="large")
 with c1:
     size = log_int_control(
@@ -43,6 +49,7 @@ with c1:
         max_value=100_000,
         help="M_i of Theorems 5.1–5.2 (the paper's n_i): the cluster the protected person "
         "belongs to.",
+        exact=exact,
     )
     spread = log_float_control(
         "Size spread: other clusters hold M/spread to M·spread records",
@@ -52,6 +59,7 @@ with c1:
         max_value=100.0,
         help="1 = all clusters equal, where the lower and upper bounds coincide. Otherwise "
         "M_min = M/spread and M_max = M·spread (rounded, at least 1).",
+        exact=exact,
     )
     if from_target:
         eps_target = log_float_control(
@@ -62,6 +70,7 @@ with c1:
             max_value=1000.0,
             help="The page finds the largest ε_sample for which Theorem 5.2 guarantees this "
             "ε_target, by solving the theorem's equation numerically.",
+            exact=exact,
         )
     else:
         eps = log_float_control(
@@ -72,6 +81,7 @@ with c1:
             max_value=1000.0,
             help="The mechanism is ε_sample-differentially private in the deletion model "
             "(adding or removing one record), as in Bun et al. §5.",
+            exact=exact,
         )
 with c2:
     k = log_int_control(
@@ -80,6 +90,7 @@ with c2:
         default=1000,
         min_value=2,
         max_value=1_000_000,
+        exact=exact,
     )
     ell = log_int_control(
         "Clusters drawn ℓ (uniformly, without replacement)",
@@ -87,6 +98,7 @@ with c2:
         default=100,
         min_value=1,
         max_value=1_000_000,
+        exact=exact,
     )
     log_y = bound_toggle("Log ε_target axis", "cl_log_y", default=False)
 st.caption(text.SYMBOLS_CAPTION)
@@ -113,6 +125,7 @@ inputs = views.ClusterInputs(
     size_max=size_max,
     log_y=bool(log_y),
     numbers=figs.summary(eps, k, ell, size, spread),
+    exact=bool(exact),
 )
 if not from_target:
     views.sample_metrics(inputs)

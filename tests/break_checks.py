@@ -95,8 +95,8 @@ BREAKS: tuple[Break, ...] = (
         name="cache-key-population-page",
         item="2 cache isolation",
         path="ui/population/views.py",
-        old="histogram_data(pop.content_hash, pop, int(bins), bool(log_x))",
-        new='histogram_data("constant", pop, int(bins), bool(log_x))',
+        old="histogram_data(pop.content_hash, pop, int(bins), bool(log_x), bool(to_bounds))",
+        new='histogram_data("constant", pop, int(bins), bool(log_x), bool(to_bounds))',
         tests=(
             "tests/pages/test_cache_isolation.py::"
             "test_no_session_or_population_sees_another_ones_cached_numbers"
@@ -203,8 +203,8 @@ BREAKS: tuple[Break, ...] = (
         name="population-log-histogram-crash",
         item="3 UI numbers",
         path="ui/population/cache.py",
-        old="edges = np.geomspace(lo, _pop.upper, bins + 1)",
-        new="edges = np.geomspace(lo, _pop.upper, bins + 1)[::-1]",
+        old="edges = np.geomspace(lo, hi, bins + 1)",
+        new="edges = np.geomspace(lo, hi, bins + 1)[::-1]",
         tests=(
             "tests/pages/test_overview_page.py::test_log_x_toggle_draws_log_spaced_bins_with_numpys_counts",
         ),
@@ -213,8 +213,8 @@ BREAKS: tuple[Break, ...] = (
         name="population-log-histogram-linear-bins",
         item="3 UI numbers",
         path="ui/population/cache.py",
-        old="edges = np.geomspace(lo, _pop.upper, bins + 1)",
-        new="edges = np.linspace(lo, _pop.upper, bins + 1)",
+        old="edges = np.geomspace(lo, hi, bins + 1)",
+        new="edges = np.linspace(lo, hi, bins + 1)",
         tests=(
             "tests/pages/test_overview_page.py::test_log_x_toggle_draws_log_spaced_bins_with_numpys_counts",
         ),
@@ -767,6 +767,39 @@ BREAKS: tuple[Break, ...] = (
         tests=(
             "tests/core/mechanisms/test_unbounded.py::"
             "test_sampler_follows_the_exact_law_and_the_literal_loop",
+        ),
+    ),
+    Break(
+        name="gains-worked-examples-unsorted",
+        item="issue 27 teaching screens",
+        path="ui/gains/text.py",
+        old="eps = sorted({*WORKED_EPS, *(float(e) for e in eps_values)})",
+        new="eps = list(dict.fromkeys([*WORKED_EPS[::-1], *(float(e) for e in eps_values)]))",
+        tests=(
+            "tests/pages/test_gains_page.py::"
+            "test_gains_worked_examples_are_sorted_by_eps_with_one_format_per_column",
+        ),
+    ),
+    Break(
+        name="population-histogram-always-to-the-bounds",
+        item="issue 27 teaching screens",
+        path="ui/population/views.py",
+        old="histogram_data(pop.content_hash, pop, int(bins), bool(log_x), bool(to_bounds))",
+        new="histogram_data(pop.content_hash, pop, int(bins), bool(log_x), True)",
+        tests=(
+            "tests/pages/test_overview_page.py::"
+            "test_histogram_spans_the_data_by_default_and_the_bounds_on_request",
+        ),
+    ),
+    Break(
+        name="clusters-exact-boxes-always-shown",
+        item="issue 27 teaching screens",
+        path="ui/widgets.py",
+        old="    if exact:\n        left, right = st.columns",
+        new="    if True:\n        left, right = st.columns",
+        tests=(
+            "tests/pages/test_clusters_page.py::"
+            "test_exact_boxes_are_hidden_by_default_and_the_url_still_sets_them",
         ),
     ),
 )

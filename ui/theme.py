@@ -238,9 +238,11 @@ def chart_config(filename: str) -> dict[str, object]:
 
 #: App-wide CSS, injected once by the router (ui/router.py). Phones (≤ 640 px) get smaller
 #: page and chart titles; long formulas scroll inside their column instead of being cut;
-#: long words in headings wrap instead of running off the screen.
+#: long words in headings wrap instead of running off the screen; the exact-value boxes that
+#: a page keeps behind a toggle (``ui.widgets`` with ``exact=False``) are drawn but not shown.
 APP_CSS = """
 h1, h2, h3 { overflow-wrap: anywhere; }
+[class*="st-key-hidden_box_"] { display: none !important; }
 .katex-display { overflow-x: auto; overflow-y: hidden; padding-bottom: 2px; }
 @media (max-width: 640px) {
   h1 { font-size: 1.75rem !important; }

@@ -39,6 +39,25 @@ def _slider_key(key: str) -> str:
     return f"{key}__slider"
 
 
+#: Key prefix of the containers that hold a hidden exact-value box; ``ui.theme.APP_CSS``
+#: hides every element whose key starts with it.
+HIDDEN_BOX_PREFIX = "hidden_box_"
+
+
+def _box_columns(key: str, exact: bool) -> tuple[Any, Any]:
+    """Where a log control draws its slider and its exact-value box.
+
+    With ``exact``, side by side. Without, the slider gets the whole width and the box goes
+    into a container that the app's CSS hides: the box is still drawn, so it keeps its value
+    and its place in the URL, and a link that carries a value off the slider's marks still
+    reproduces it exactly.
+    """
+    if exact:
+        left, right = st.columns([3, 1.4], vertical_alignment="bottom")
+        return left, right
+    return st.container(), st.container(key=f"{HIDDEN_BOX_PREFIX}{key}")
+
+
 def log_float_control(
     label: str,
     key: str,
@@ -48,12 +67,15 @@ def log_float_control(
     max_value: float,
     help: str | None = None,
     fmt: str = "%g",
+    exact: bool = True,
 ) -> float:
     """A log-scale slider with an exact-entry box beside it; returns the exact value.
 
     The number box is the source of truth and is bound to the URL under ``key``; the slider
     snaps to a 1-1.5-2-3-5-7 grid per decade and writes into the box when moved. Typing a value
     in the box moves the slider to the nearest grid point without changing the typed value.
+    With ``exact=False`` the box is drawn but hidden (:func:`_box_columns`): the slider alone
+    takes the width, and the value still lives in the URL under ``key``.
     """
     grid = log_grid(min_value, max_value)
     slider_key = _slider_key(key)
@@ -64,7 +86,7 @@ def log_float_control(
     def from_number() -> None:
         st.session_state[slider_key] = _nearest(grid, float(st.session_state[key]))
 
-    col_slider, col_number = st.columns([3, 1.4], vertical_alignment="bottom")
+    col_slider, col_number = _box_columns(key, exact)
     with col_number:
         value = st.number_input(
             "exact value",
@@ -159,11 +181,12 @@ def log_int_control(
     min_value: int,
     max_value: int,
     help: str | None = None,
+    exact: bool = True,
 ) -> int:
     """A log-scale slider over whole numbers with an exact box; the box is bound to the URL.
 
     The integer twin of :func:`log_float_control` (same ``<key>__slider`` naming,
-    so :func:`preset_buttons` resynchronises it).
+    so :func:`preset_buttons` resynchronises it; same ``exact``).
     """
     grid = sorted({round(v) for v in log_grid(min_value, max_value)})
     slider_key = f"{key}__slider"
@@ -177,7 +200,7 @@ def log_int_control(
     def from_number() -> None:
         st.session_state[slider_key] = nearest(int(st.session_state[key]))
 
-    col_slider, col_number = st.columns([3, 1.4], vertical_alignment="bottom")
+    col_slider, col_number = _box_columns(key, exact)
     with col_number:
         value = st.number_input(
             "exact value",

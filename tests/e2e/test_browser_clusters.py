@@ -74,6 +74,7 @@ def test_size_slider_moves_the_result_and_the_url(page, app_url):
         settle(page)
     box = page.locator(".st-key-cl_size input")
     assert box.input_value() == "30"  # 10 → 15 → 20 → 30 on the 1-1.5-2-3-5-7 grid
+    assert not box.is_visible()  # the exact box waits behind the "Type exact values" toggle
     assert _query(page).get("cl_size") == ["30"]
     assert _metric(page, 0) != before
     assert plot_text_appears(page, "your clusters: 30 records"), plot_texts(page)[-400:]
@@ -81,7 +82,8 @@ def test_size_slider_moves_the_result_and_the_url(page, app_url):
 
 
 def test_exact_boxes_and_url_reproduce_a_design(page, app_url):
-    _open(page, f"{app_url}/clusters?cl_size=1000&cl_k=100&cl_l=10&cl_eps=0.1")
+    _open(page, f"{app_url}/clusters?cl_size=1000&cl_k=100&cl_l=10&cl_eps=0.1&cl_exact=true")
+    assert page.locator(".st-key-cl_k input").is_visible()
     assert "in effect none" in _main_text(page)
     assert plot_text_appears(page, "ℓ/k = 0.1)"), plot_texts(page)[-400:]
     box = page.locator(".st-key-cl_k input")

@@ -249,3 +249,15 @@ def test_odds_snippet_prints_the_numbers_of_the_page():
     printed = run_snippet(snippet(at, "risk.posterior_bound"))
     assert "rate, prior = 0.1, 0.05" in snippet(at, "risk.posterior_bound")
     assert f"at most {100 * risk.posterior_bound(1.0, 0.05):.6g} /" in printed
+
+
+def test_delta_chart_names_the_vacuous_level_in_legend_and_hover():
+    """Issue 27: the dotted line at δ_sample = 1 is a named trace, not an unnamed shape."""
+    at = open_page(PAGE, {"amp_view": FORWARD})
+    chart = next(c for c in charts(at) if c["layout"]["title"]["text"].startswith("δ you may"))
+    level = next(t for t in chart["data"] if t["name"].startswith("δ_sample = 1"))
+    assert "no constraint" in level["name"]
+    assert np.all(array(level["y"]) == 1.0)
+    assert array(level["x"]).size == array(chart["data"][0]["x"]).size  # hover at every rate
+    assert "δ_sample = 1" in level["hovertemplate"]
+    assert level.get("showlegend", True)

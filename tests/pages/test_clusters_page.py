@@ -336,3 +336,49 @@ def test_snippet_in_the_target_direction_prints_the_allowed_eps_sample():
     printed = printed_numbers(at.get("code")[0].proto.code_text)
     shown = float(_metric(at, "ε_sample allowed, guaranteed (Thm 5.2)").value)
     assert printed["eps_sample allowed"] == pytest.approx(shown, rel=1e-3)
+
+
+#: The page-level log controls whose exact-value boxes sit behind the "Type exact values" toggle.
+BOX_KEYS = ("cl_size", "cl_spread", "cl_eps", "cl_k", "cl_l")
+
+
+def _box_holders(at) -> dict[str, str]:
+    """The id of the block that directly holds each page-level exact-value box."""
+    holders: dict[str, str] = {}
+
+    def walk(node) -> None:
+        for child in getattr(node, "children", {}).values():
+            if getattr(child, "key", None) in BOX_KEYS and child.type == "number_input":
+                holders[child.key] = str(getattr(node.proto, "id", "") or "")
+            walk(child)
+
+    walk(at.main)
+    return holders
+
+
+def test_exact_boxes_are_hidden_by_default_and_the_url_still_sets_them():
+    """Issue 27: on a phone five slider-and-box pairs filled two screens before a result.
+
+    By default each box is drawn inside a container the app's CSS hides (so a link's exact,
+    off-grid value still holds); the URL-bound toggle shows them beside their sliders.
+    """
+    at = open_page(PAGE, {"cl_size": "37", "cl_k": "1234"})
+    assert at.toggle(key="cl_exact").value is False
+    holders = _box_holders(at)
+    assert set(holders) == set(BOX_KEYS)
+    assert all(holders[k].endswith(f"hidden_box_{k}") for k in BOX_KEYS), holders
+    assert at.number_input(key="cl_size").value == 37
+    assert at.number_input(key="cl_k").value == 1234
+    assert _metrics(at)  # the result is computed from the exact values
+    at = open_page(PAGE, {"cl_size": "37", "cl_exact": "true"})
+    assert at.toggle(key="cl_exact").value is True
+    assert not any("hidden_box_" in h for h in _box_holders(at).values())
+    at.toggle(key="cl_exact").set_value(False).run()
+    assert at.number_input(key="cl_size").value == 37  # hiding the box keeps its value
+
+
+def test_app_css_hides_the_exact_boxes_kept_behind_the_toggle():
+    from ui.theme import APP_CSS
+    from ui.widgets import HIDDEN_BOX_PREFIX
+
+    assert f'[class*="st-key-{HIDDEN_BOX_PREFIX}"] {{ display: none' in APP_CSS

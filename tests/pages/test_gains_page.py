@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -158,10 +160,50 @@ def test_gains_every_tab_runs(tab):
 
 def test_gains_q_table_reproduces_worked_examples():
     at = open_page(PAGE, {"gain_view": MEAN_TAB})
-    table = next(df.value for df in at.dataframe if "largest rate n/N" in df.value.columns)
-    rates = dict(zip(table["ε_target"], table["largest rate n/N"], strict=True))
-    assert rates[3.0] == pytest.approx(0.1677, abs=5e-5)
-    assert rates[0.1] == pytest.approx(0.614, abs=5e-4)
+    table = next(df.value for df in at.dataframe if "largest rate n/N (%)" in df.value.columns)
+    rates = dict(zip(table["ε_target"], table["largest rate n/N (%)"], strict=True))
+    assert rates[3.0] == pytest.approx(16.77, abs=5e-3)
+    assert rates[0.1] == pytest.approx(61.40, abs=5e-3)
+
+
+def test_gains_worked_examples_are_sorted_by_eps_with_one_format_per_column():
+    """Issue 27: the table lists ε_target in order (not 3, 0.1, 0.01, …), one precision a column."""
+    at = open_page(PAGE, {"gain_view": MEAN_TAB, "gain_eps": "1, 0.01, 0.5"})
+    element = next(df for df in at.dataframe if "largest rate n/N (%)" in df.value.columns)
+    assert element.value["ε_target"].tolist() == [0.01, 0.1, 0.5, 1.0, 3.0]
+    config = json.loads(element.proto.columns)
+    assert config["largest rate n/N (%)"]["type_config"]["format"] == "%.2f %%"
+    assert config["q"]["type_config"]["format"] == "%.2f"
+
+
+def test_gains_teaching_controls_come_first_and_tau_is_advanced():
+    """Issue 27: ε_target and the rate range lead the tab; τ waits in an expander."""
+    at = open_page(PAGE, {"gain_view": MEAN_TAB})
+    advanced = [e for e in at.expander if "τ" in e.label]
+    assert len(advanced) == 1
+    assert [n.key for n in advanced[0].number_input] == ["gain_tau"]
+    assert "gain_rate_min" not in [n.key for n in advanced[0].number_input]
+    assert any("N = " in c.value and "sidebar" in c.value for c in at.caption)
+
+
+def test_gains_rate_range_control_sets_the_charts_rates():
+    at = open_page(PAGE, {"gain_view": MEAN_TAB, "gain_rate_min": "0.01"})
+    assert at.number_input(key="gain_rate_min").value == 0.01
+    r_chart, frontier, q_chart = charts(at)[:3]
+    assert array(r_chart["data"][0]["x"])[0] == pytest.approx(0.01)
+    assert array(frontier["data"][0]["x"])[0] == pytest.approx(0.01)
+    assert array(q_chart["data"][0]["x"])[0] == pytest.approx(0.01)
+
+
+def test_gains_q_dots_of_close_eps_are_told_apart():
+    """ε = 0.01 and ε = 0.1 reach q = 0.6 at rates 2 % apart: other shapes, labels apart."""
+    at = open_page(PAGE, {"gain_view": MEAN_TAB})
+    dots = next(t for t in charts(at)[2]["data"] if t["name"].startswith("rate where q"))
+    text = dots["text"]
+    i, j = text.index("ε 0.01"), text.index("ε 0.1")
+    assert dots["marker"]["symbol"][i] != dots["marker"]["symbol"][j]
+    assert dots["textposition"][i] != dots["textposition"][j]
+    assert "%{x:.2%}" in dots["hovertemplate"]
 
 
 def test_gains_tau_moves_the_frontier():

@@ -191,3 +191,10 @@ def test_too_large_samples_get_a_message_and_a_fallback() -> None:
     at = open_page(PAGE, {"game_design": "Cluster", "game_k": "5", "game_ell": "9"})
     assert not at.exception and not at.error
     assert any("playing with ℓ = k − 1 = 4" in w.value for w in at.warning)
+
+
+def test_round_says_why_the_noisy_count_can_be_negative():
+    """Issue 27: the caption next to "Noisy count" explains negative and fractional values."""
+    at = open_page(PAGE)
+    assert any(m.label == "Noisy count" for m in at.metric)
+    assert any("can be negative or have decimals" in c.value for c in at.caption)

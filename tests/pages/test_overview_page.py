@@ -247,6 +247,7 @@ def test_log_x_toggle_draws_log_spaced_bins_with_numpys_counts(population):
     bins = 40
     at = open_page(PAGE, {"population": population, "pop_bins": str(bins)})
     assert _histogram(at)["layout"]["xaxis"]["type"] == "linear"
+    at.toggle(key="pop_to_bounds").set_value(True).run()
     at.toggle(key="pop_log_x").set_value(True).run()
     assert not at.exception, [e.value for e in at.exception]
     assert not at.main.warning or all("log axis" not in w.value for w in at.main.warning)
@@ -284,8 +285,30 @@ def test_log_x_toggle_on_a_population_without_positive_values_warns_not_crashes(
     fig = _histogram(at)
     assert fig["layout"]["xaxis"]["type"] == "linear"
     bars = next(t for t in fig["data"] if t["type"] == "bar")
-    expected, _ = np.histogram(values, bins=np.linspace(-60.0, -0.5, 61))
+    # By default the bins span the data (-50 to -1), not the declared bounds (-60 to -0.5).
+    expected, _ = np.histogram(values, bins=np.linspace(-50.0, -1.0, 61))
     np.testing.assert_array_equal(array(bars["y"]), expected)
+
+
+def test_histogram_spans_the_data_by_default_and_the_bounds_on_request():
+    """Issue 27: the lognormal ends far below U; the axis keeps to the data unless asked."""
+    from core.populations import make_builtin
+
+    pop = make_builtin("lognormal", seed=0)
+    at = open_page(PAGE, {"population": "Lognormal"})
+    bars = next(t for t in _histogram(at)["data"] if t["type"] == "bar")
+    right = array(bars["x"])[-1] + array(bars["width"])[-1] / 2
+    assert right == pytest.approx(pop.values[-1])
+    assert _histogram(at)["layout"]["xaxis"]["range"][1] < pop.upper
+    names = [t["name"] for t in _histogram(at)["data"] if t.get("showlegend")]
+    assert any(n.startswith("U = ") and "off the axis" in n for n in names)
+    assert any("The data run from" in c.value for c in at.caption)
+    at = open_page(PAGE, {"population": "Lognormal", "pop_to_bounds": "true"})
+    assert at.toggle(key="pop_to_bounds").value is True
+    bars = next(t for t in _histogram(at)["data"] if t["type"] == "bar")
+    right = array(bars["x"])[-1] + array(bars["width"])[-1] / 2
+    assert right == pytest.approx(pop.upper)
+    assert "range" not in _histogram(at)["layout"]["xaxis"]
 
 
 # --- moved from test_pages_apptest.py -----------------------------------------------------

@@ -189,3 +189,18 @@ def test_one_vocabulary_no_bare_eps_prime(tab):
     if tab == EU_TAB:
         names = trace_names(at)
         assert any("ε_target" in n for n in names) and any("ε_sample" in n for n in names)
+
+
+def test_privacy_curve_legend_has_one_entry_per_mechanism_and_one_for_the_worst_cases():
+    """Issue 27: not eight entries: the four dotted worst-case lines share one legend group."""
+    at = open_page(PAGE, {"sp_view": CURVE_TAB})
+    chart = next(c for c in charts(at) if c["layout"]["title"]["text"].startswith("Privacy curve"))
+    legend = [t["name"] for t in chart["data"] if t.get("showlegend", True)]
+    assert len(legend) == 5 and sum("worst case" in n for n in legend) == 1
+    dotted = [t for t in chart["data"] if t["name"].endswith("worst case (DP)")]
+    assert len(dotted) == 4
+    assert all(t["legendgroup"] == "worst case" and t["showlegend"] is False for t in dotted)
+    entry = next(t for t in chart["data"] if "worst case" in t["name"] and t.get("showlegend", 1))
+    assert entry["legendgroup"] == "worst case"
+    # hovering a dotted line still names its mechanism
+    assert all(t["name"] in t["hovertemplate"] for t in dotted)

@@ -92,6 +92,22 @@ def test_population_without_strata_gets_plain_words_and_a_way_out():
     assert _bars(_chart(at, "Records drawn per stratum"), "Neyman").size == 12
 
 
+def test_population_without_strata_shows_the_paper_example_at_once():
+    """Issue 27: not only a message and a button: the establishments example, said to be one."""
+    at = open_page(PAGE)  # the lognormal population has no strata
+    notice = next(i.value for i in at.info if "has no strata" in i.value)
+    assert "not the active population" in notice and "n = 10,000" in notice
+    assert _bars(_chart(at, "Records drawn per stratum"), "Neyman").size == 12
+    assert at.selectbox(key="population").value != "establishments"
+    assert any(b.label == "Use the establishments population" for b in at.button)
+    # the wide per-stratum table waits for a population with strata (a phone could not show it)
+    assert not any("Neyman n_i" in df.value.columns for df in at.dataframe)
+    assert any("allocation table" in c.value for c in at.caption)
+    at = open_page(PAGE, {"strat_view": "Simulation check"})
+    assert any("not the active population" in i.value for i in at.info)
+    assert charts(at), "the simulation tab shows the example's chart"
+
+
 def test_privacy_tab_without_strata_still_shows_the_theory():
     at = open_page(PAGE, {"strat_view": "Privacy"})
     assert not at.exception

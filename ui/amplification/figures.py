@@ -15,7 +15,14 @@ import plotly.graph_objects as go
 from core import amplification as amp
 from core import risk
 from ui.amplification.text import delta_sample_status, in_100, one_in
-from ui.theme import chart_layout, line_trace, make_figure, reference_line, series_style
+from ui.theme import (
+    REFERENCE_COLOUR,
+    chart_layout,
+    line_trace,
+    make_figure,
+    reference_line,
+    series_style,
+)
 
 #: Points per curve: enough for smooth lines on log axes, cheap to compute and send.
 CURVE_POINTS = 300
@@ -81,8 +88,18 @@ def delta_sample_figure(
         log_x=log_x,
         log_y=True,
     )
-    layout["shapes"] = [reference_line(1.0, text="δ = 1: no constraint left")]
-    fig = make_figure([line_trace(rates, y, f"δ_target = {delta_target:.3g}", 0, hover)], layout)
+    # δ_sample = 1 is a named line (legend and hover at every rate), not an anonymous shape.
+    vacuous = {
+        "type": "scatter",
+        "x": rates,
+        "y": np.ones_like(rates, dtype=float),
+        "mode": "lines",
+        "name": "δ_sample = 1: no constraint left (any mechanism qualifies)",
+        "line": {"color": REFERENCE_COLOUR, "dash": "dot", "width": 1.5},
+        "hovertemplate": "δ_sample = 1: the guarantee allows anything<extra></extra>",
+    }
+    trace = line_trace(rates, y, f"δ_target = {delta_target:.3g}", 0, hover)
+    fig = make_figure([trace, vacuous], layout)
     return fig, pd.DataFrame({"delta_target": delta_target, "rate": rates, "delta_sample": y})
 
 

@@ -25,7 +25,8 @@ from ui.widgets import log_float_control, log_int_control
 class ClusterInputs:
     """The page-level inputs: the active population, ε_sample, k clusters of which ℓ are
     drawn, the protected person's cluster size M with the spread and the sizes it gives, the
-    log-axis toggle and the headline numbers of :func:`ui.clusters.figures.summary`."""
+    log-axis toggle, the headline numbers of :func:`ui.clusters.figures.summary` and whether
+    the sliders show their exact-value boxes."""
 
     pop: Population
     eps_sample: float
@@ -37,6 +38,7 @@ class ClusterInputs:
     size_max: int
     log_y: bool
     numbers: dict[str, float]
+    exact: bool = True
 
 
 def target_metrics(
@@ -245,6 +247,7 @@ def two_stage_view(ctx: ClusterInputs) -> None:
         min_value=1e-4,
         max_value=1.0,
         help="r = 1 is single-stage cluster sampling.",
+        exact=ctx.exact,
     )
     fig, data = figs.two_stage_figure(eps, k, ell, spread, r, size, log_y=log_y)
     chart_block(
@@ -322,6 +325,7 @@ def other_designs_view(ctx: ClusterInputs) -> None:
         default=100,
         min_value=2,
         max_value=1_000_000,
+        exact=ctx.exact,
     )
     if interval > n_pop:
         st.warning(

@@ -136,24 +136,7 @@ def q_curves_figure(
         traces.append(line_trace(rates, q, f"ε_target = {e:g}", i, hover))
         frames.append(pd.DataFrame({"eps_target": e, "rate": rates, "q": q}))
         marks.append((i, e, float(amp.rate_for_q(e, q_mark))))
-    traces.append(
-        {
-            "type": "scatter",
-            "x": [m[2] for m in marks],
-            "y": [q_mark] * len(marks),
-            "mode": "markers",
-            "marker": {
-                "size": 11,
-                "color": [series_style(i)["color"] for i, _, _ in marks],
-                "line": {"color": "black", "width": 1},
-            },
-            "name": f"rate where q = {q_mark:g}",
-            "customdata": [m[1] for m in marks],
-            "hovertemplate": "ε %{customdata:g}: q = "
-            + f"{q_mark:g}"
-            + " at n/N = %{x:.4f}<extra></extra>",
-        }
-    )
+    traces.append(_q_marks_trace(marks, q_mark))
     layout = chart_layout(
         title="Largest sampling variance that still allows a gain, as a share q of V_N",
         x_title="sampling rate n/N",
@@ -163,6 +146,47 @@ def q_curves_figure(
     layout["yaxis"]["range"] = [0, 1.02]
     layout["shapes"] = [reference_line(q_mark, text=f"q = {q_mark:g}")]
     return make_figure(traces, layout), pd.concat(frames, ignore_index=True)
+
+
+#: Marker shapes of the q = q_mark dots, one per ε_target, so that two dots at nearly the same
+#: rate (ε = 0.01 and 0.1 sit within 2 % of each other) stay distinguishable.
+MARK_SYMBOLS = ("circle", "diamond", "square", "triangle-up", "star", "hexagon", "cross", "x")
+
+
+def _q_marks_trace(marks: list[tuple[int, float, float]], q_mark: float) -> dict[str, Any]:
+    """Dots where q = ``q_mark``, one per ε_target, each labelled with its ε.
+
+    ``marks`` holds (series index, ε_target, rate). In the order of the rate, labels go
+    alternately above and below the line, so that neighbouring dots never share a label spot;
+    on each side they sit to the left of their dot, except the rightmost, which sits to its
+    right (away from the dot before it).
+    """
+    order = sorted(range(len(marks)), key=lambda j: marks[j][2])
+    position = [""] * len(marks)
+    for side, ranks in (("top", order[0::2]), ("bottom", order[1::2])):
+        for j in ranks:
+            position[j] = f"{side} {'right' if j == ranks[-1] else 'left'}"
+    return {
+        "type": "scatter",
+        "x": [m[2] for m in marks],
+        "y": [q_mark] * len(marks),
+        "mode": "markers+text",
+        "text": [f"ε {m[1]:g}" for m in marks],
+        "textposition": position,
+        "textfont": {"size": 12, "color": [series_style(i)["color"] for i, _, _ in marks]},
+        "cliponaxis": False,
+        "marker": {
+            "size": 10,
+            "symbol": [MARK_SYMBOLS[i % len(MARK_SYMBOLS)] for i, _, _ in marks],
+            "color": [series_style(i)["color"] for i, _, _ in marks],
+            "line": {"color": "black", "width": 1},
+        },
+        "name": f"rate where q = {q_mark:g}",
+        "customdata": [m[1] for m in marks],
+        "hovertemplate": "ε_target %{customdata:g}: q = "
+        + f"{q_mark:g}"
+        + " at n/N = %{x:.2%}<extra></extra>",
+    }
 
 
 def q_heatmap_figure(eps_grid: np.ndarray, rates: np.ndarray) -> tuple[go.Figure, pd.DataFrame]:

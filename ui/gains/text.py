@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 
+from core import amplification as amp
 from core.gains import MechanismComparison, compare_with_population
 from core.populations import Population
 from ui.format import percent
@@ -338,6 +339,50 @@ def vacuous_delta_warning(
 
 def _floats(values: Sequence[float]) -> str:
     return "[" + ", ".join(f"{float(v)!r}" for v in values) + "]"
+
+
+#: ε_target of Hu et al.'s worked examples of the bound q (§4.1), always in the table.
+WORKED_EPS = (0.1, 3.0)
+
+TAU_CAPTION = (
+    "τ is a numerical detail, not part of the lesson: in exact arithmetic r < 1 for every "
+    "sample smaller than the population, so the chart below marks where r comes within τ of 1 "
+    "instead of where a computer happens to round it to 1."
+)
+
+
+def theory_population_caption(name: str, size: int, rate_min: float) -> str:
+    """How the rates of the theory tab translate into sample sizes of the active population."""
+    smallest = rate_min * size
+    if smallest < 1:
+        reach = (
+            f"less than one of its N = {size:,} records: its smallest sample, n = 1, is the "
+            f"rate 1/N = {1 / size:.2g}"
+        )
+    else:
+        records = round(smallest)
+        reach = f"n ≈ {records:,} {'record' if records == 1 else 'records'} of its N = {size:,}"
+    return (
+        "r and q need no data: they depend only on ε_target and the sampling rate n/N. On the "
+        f"active population, **{name}** (choose another in the sidebar), the smallest rate "
+        f"shown, n/N = {rate_min:g}, is a sample of {reach}."
+    )
+
+
+def worked_examples(eps_values: Sequence[float], q: float) -> pd.DataFrame:
+    """The largest rate n/N at which a gain is still possible with sampling variance q·V_N.
+
+    One row per ε_target (the paper's :data:`WORKED_EPS` and ``eps_values``), sorted by
+    ε_target; the rate in percent (Hu et al. §4.1, ``core.amplification.rate_for_q``).
+    """
+    eps = sorted({*WORKED_EPS, *(float(e) for e in eps_values)})
+    return pd.DataFrame(
+        {
+            "ε_target": eps,
+            "q": float(q),
+            "largest rate n/N (%)": [100 * float(amp.rate_for_q(e, q)) for e in eps],
+        }
+    )
 
 
 def theory_snippet(eps_values: Sequence[float], q: float = 0.6) -> str:

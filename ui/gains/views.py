@@ -12,7 +12,6 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core import amplification as amp
 from core import gains
 from core.populations import Population
 from core.sensitivity import median_of_sorted
@@ -74,16 +73,16 @@ def mean_theory_view(ctx: GainsInputs) -> None:
             max_value=50.0,
         )
     with c2:
-        tau = log_float_control(
-            "Tolerance τ for “r = 1”",
-            "gain_tau",
-            default=1e-6,
-            min_value=1e-15,
+        rate_min = log_float_control(
+            "Smallest sampling rate n/N shown",
+            "gain_rate_min",
+            default=1e-4,
+            min_value=1e-6,
             max_value=0.5,
-            fmt="%.1e",
-            help="The frontier marks where 1 − r falls below τ.",
+            help="The charts of this tab run from this rate to n/N = 1 (the whole population).",
         )
-    rates = np.geomspace(1e-4, 1.0, 300)
+    st.caption(text.theory_population_caption(ctx.pop.name, ctx.pop.size, rate_min))
+    rates = np.geomspace(rate_min, 1.0, 300)
     fig, data = figs.r_curves_figure(eps_values, rates)
     chart_block(
         fig,
@@ -102,9 +101,20 @@ def mean_theory_view(ctx: GainsInputs) -> None:
             r"\text{with } \varepsilon = \varepsilon_{\mathrm{target}}",
         ],
     )
+    with st.expander("Advanced: the tolerance τ of the frontier below"):
+        tau = log_float_control(
+            "Tolerance τ for “r = 1”",
+            "gain_tau",
+            default=1e-6,
+            min_value=1e-15,
+            max_value=0.5,
+            fmt="%.1e",
+            help="The frontier marks where 1 − r falls below τ.",
+        )
+        st.caption(text.TAU_CAPTION)
     # Reach down far enough that the whole frontier (≈ τ·n/N for small rates) is on the map.
     eps_grid = np.geomspace(max(1e-15, tau * 1e-5), 10.0, 120)
-    heat_rates = np.geomspace(1e-4, 1.0, 120)
+    heat_rates = np.geomspace(rate_min, 1.0, 120)
     fig, data = figs.r_heatmap_figure(eps_grid, heat_rates, tau)
     chart_block(
         fig,
@@ -130,7 +140,7 @@ def mean_theory_view(ctx: GainsInputs) -> None:
         explanation=(
             "Even with a sensitivity that did not depend on n, a gain needs the sampling "
             "variance below q·V_N. The dots show where q = 0.6: at rate 16.77 % for ε = 3 and "
-            "61.4 % for ε = 0.1 (Hu et al. §4.1). For ε below about 0.1, q ≈ 1 − (n/N)² no "
+            "61.40 % for ε = 0.1 (Hu et al. §4.1). For ε below about 0.1, q ≈ 1 − (n/N)² no "
             "longer depends on ε."
         ),
         formulas=[
@@ -138,15 +148,14 @@ def mean_theory_view(ctx: GainsInputs) -> None:
             r"q = 1 - \frac{\varepsilon^2}{\varepsilon_{\mathrm{sample}}^2}",
         ],
     )
-    worked = [(3.0, 0.6), (0.1, 0.6)] + [(e, 0.6) for e in eps_values if e not in (3.0, 0.1)]
     st.dataframe(
-        {
-            "ε_target": [e for e, _ in worked],
-            "q": [q for _, q in worked],
-            "largest rate n/N": [float(amp.rate_for_q(e, q)) for e, q in worked],
-        },
+        text.worked_examples(eps_values, 0.6),
         hide_index=True,
-        column_config={"largest rate n/N": st.column_config.NumberColumn(format="percent")},
+        column_config={
+            "ε_target": st.column_config.NumberColumn(format="%g"),
+            "q": st.column_config.NumberColumn(format="%.2f"),
+            "largest rate n/N (%)": st.column_config.NumberColumn(format="%.2f %%"),
+        },
     )
     fig, data = figs.q_heatmap_figure(np.geomspace(1e-3, 10.0, 100), np.linspace(0.005, 1, 100))
     chart_block(

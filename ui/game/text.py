@@ -71,9 +71,13 @@ def release_caption(statistic: str, design: str, scale: float) -> str:
     if statistic == "share":
         return (
             f"Released: the share of {where} with the property, out of the {scale:,.0f} "
-            "planned, plus noise."
+            "planned, plus noise. The noise is added to the true share, so the released "
+            "number can fall below 0 or above 1."
         )
-    return f"Released: how many {where} have the property, plus noise."
+    return (
+        f"Released: how many {where} have the property, plus noise. The noise is added to the "
+        "true count, so the released number can be negative or have decimals."
+    )
 
 
 def release_value(value: float, statistic: str) -> str:

@@ -51,8 +51,14 @@ def shared_cluster_note(content_hash: str, _pop: Population) -> str | None:
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def histogram_data(content_hash: str, _pop: Population, bins: int, log_x: bool) -> pd.DataFrame:
+def histogram_data(
+    content_hash: str, _pop: Population, bins: int, log_x: bool, to_bounds: bool = True
+) -> pd.DataFrame:
     """Histogram counts of ``_pop`` between its declared bounds (log-spaced bins if asked).
+
+    With ``to_bounds=False`` the bins span the data instead, from the smallest to the largest
+    value (the smallest positive one on a log axis), so that a population far inside its
+    declared bounds fills the axis; a population whose values are all equal keeps the bounds.
 
     The counts are those of ``numpy.histogram(values, bins=edges)`` (bins closed on the left,
     the last one on both sides; values outside the edges not counted), read off the sorted
@@ -60,12 +66,18 @@ def histogram_data(content_hash: str, _pop: Population, bins: int, log_x: bool) 
     values again (half a second at 10⁷) and copy them.
     """
     v = _pop.values
+    lo, hi = _pop.lower, _pop.upper
     if log_x:
         first_positive = int(np.searchsorted(v, 0.0, side="right"))
-        lo = max(_pop.lower, float(v[first_positive]) if first_positive < v.size else 1e-12)
-        edges = np.geomspace(lo, _pop.upper, bins + 1)
+        smallest = float(v[first_positive]) if first_positive < v.size else 1e-12
+        lo = max(lo, smallest)
+        if not to_bounds and smallest < float(v[-1]):
+            lo, hi = smallest, float(v[-1])
+        edges = np.geomspace(lo, hi, bins + 1)
     else:
-        edges = np.linspace(_pop.lower, _pop.upper, bins + 1)
+        if not to_bounds and float(v[0]) < float(v[-1]):
+            lo, hi = float(v[0]), float(v[-1])
+        edges = np.linspace(lo, hi, bins + 1)
     counts = sorted_histogram(v, edges)
     return pd.DataFrame({"bin_left": edges[:-1], "bin_right": edges[1:], "count": counts})
 

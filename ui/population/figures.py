@@ -14,19 +14,52 @@ from core.populations import Population
 from ui.format import number
 from ui.theme import PALETTE, REFERENCE_COLOUR, chart_layout, make_figure
 
+#: Points along each marker line, so that hovering anywhere on it names it (not only its ends).
+_LINE_POINTS = 21
 
-def _marker_line(x: float, top: float, name: str, colour: str, dash: str) -> dict[str, Any]:
-    """A vertical line from 0 to ``top`` at ``x``, named in the legend (never a floating label)."""
-    return {
+
+def _marker_line(
+    x: float, top: float, name: str, colour: str, dash: str, *, label: str | None = None
+) -> dict[str, Any]:
+    """A vertical line from 0 to ``top`` at ``x``, named in the legend and on hover.
+
+    ``label`` (``"top left"`` or ``"top right"``) also writes the name at the top of the line,
+    on that side of it.
+    """
+    line: dict[str, Any] = {
         "type": "scatter",
-        "x": [x, x],
-        "y": [0.0, top],
+        "x": [x] * _LINE_POINTS,
+        "y": np.linspace(0.0, top, _LINE_POINTS).tolist(),
         "mode": "lines",
         "name": name,
         "line": {"color": colour, "dash": dash, "width": 2},
         "hovertemplate": f"{name}<extra></extra>",
         "showlegend": True,
     }
+    if label:
+        line["mode"] = "lines+text"
+        line["text"] = [""] * (_LINE_POINTS - 1) + [name]
+        line["textposition"] = label
+        line["textfont"] = {"color": colour, "size": 12}
+        line["cliponaxis"] = False
+    return line
+
+
+def _axis_share(x: float, first: float, last: float, log_x: bool) -> float:
+    """Where ``x`` sits between ``first`` (0) and ``last`` (1) on the axis."""
+    if log_x and min(x, first, last) > 0:
+        x, first, last = math.log10(x), math.log10(first), math.log10(last)
+    return (x - first) / (last - first) if last > first else 0.5
+
+
+def _off_axis(bound: float, first: float, last: float, log_x: bool) -> bool:
+    """Whether a declared bound lies outside the bins by more than a hundredth of their span."""
+    if log_x:
+        if bound <= 0:
+            return True
+        bound, first, last = math.log10(bound), math.log10(first), math.log10(last)
+    slack = (last - first) / 100
+    return bound < first - slack or bound > last + slack
 
 
 def histogram_figure(
@@ -34,10 +67,13 @@ def histogram_figure(
 ) -> tuple[go.Figure, pd.DataFrame]:
     """Bars of the histogram with the median, the mean and the declared bounds marked.
 
-    The four markers are vertical lines named in the legend below the chart rather than
-    labels drawn next to the lines: the median and the mean of a population are often a few
-    pixels apart (and L sits next to them for a skewed population), so labels on the plot
-    would overlap. Returns the figure and ``hist`` (its data, for the CSV download).
+    The median and the mean are often a few pixels apart, so each is drawn in its own dash
+    and colour, named in the legend and on hover along the whole line, and labelled at its top
+    on a row of its own, so the two labels never overlap. The declared bounds L and U are
+    grey lines named in the legend; when the bins span the data rather than the bounds
+    (``histogram_data`` with ``to_bounds=False``) and a bound lies off the axis, the axis keeps
+    to the bins and the bound's legend entry says on which side it lies. Returns the figure
+    and ``hist`` (its data, for the CSV download).
     """
     left = hist["bin_left"].to_numpy()
     right = hist["bin_right"].to_numpy()
@@ -59,17 +95,31 @@ def histogram_figure(
     median = float(v[(v.size - 1) // 2])
     mean = float(v.mean())
     top = float(max(counts.max(), 1)) * 1.05 if counts.size else 1.0
+    first, last = (float(left[0]), float(right[-1])) if left.size else (pop.lower, pop.upper)
+    # Two label rows: the left line of the two reaches higher and is labelled on the upper
+    # row, so the two labels never overlap however close the lines are. Labels point right,
+    # or left when the lines sit in the right quarter of the axis (no label off the chart).
+    side = "top left" if _axis_share(max(median, mean), first, last, log_x) > 0.75 else "top right"
+    median_top = top * (1.12 if median <= mean else 1.0)
+    mean_top = top * (1.0 if median <= mean else 1.12)
+    if side == "top left":
+        median_top, mean_top = mean_top, median_top  # the right line's label goes higher
     markers = [
-        _marker_line(median, top, f"median {number(median, 4)}", PALETTE[3], "dash"),
-        _marker_line(mean, top, f"mean {number(mean, 4)}", PALETTE[2], "dot"),
+        _marker_line(
+            median, median_top, f"median {number(median, 4)}", PALETTE[3], "dash", label=side
+        ),
+        _marker_line(mean, mean_top, f"mean {number(mean, 4)}", PALETTE[2], "dot", label=side),
     ]
-    for bound, name in ((pop.lower, "L"), (pop.upper, "U")):
-        if not (log_x and bound <= 0):
-            line = _marker_line(
-                bound, top, f"{name} = {number(bound, 4)}", REFERENCE_COLOUR, "solid"
-            )
-            line["line"]["width"] = 1
-            markers.append(line)
+    clipped = False
+    for bound, name, side in ((pop.lower, "L", "left"), (pop.upper, "U", "right")):
+        if log_x and bound <= 0:
+            continue
+        off = _off_axis(bound, first, last, log_x)
+        clipped = clipped or off
+        label = f"{name} = {number(bound, 4)}" + (f", off the axis to the {side}" if off else "")
+        line = _marker_line(bound, top, label, REFERENCE_COLOUR, "solid")
+        line["line"]["width"] = 1
+        markers.append(line)
     layout = chart_layout(
         title=f"Distribution of {pop.value_label}",
         x_title=f"{pop.value_label} (y)",
@@ -78,6 +128,11 @@ def histogram_figure(
         hovermode="closest",
     )
     layout.update({"bargap": 0})
+    layout["yaxis"]["range"] = [0, top * 1.3]  # room for the two rows of labels
+    if clipped:
+        ends = (math.log10(first), math.log10(last)) if log_x else (first, last)
+        pad = (ends[1] - ends[0]) / 50
+        layout["xaxis"]["range"] = [ends[0] - pad, ends[1] + pad]
     return make_figure([bars, *markers], layout), hist
 
 

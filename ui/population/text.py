@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from core.populations import Population
+from ui.format import number
 from ui.snippets import population_overview_snippet
 
 INTRO = (
@@ -17,12 +18,31 @@ INTRO = (
 LOG_AXIS_HELP = "Useful for skewed populations."
 LOG_AXIS_WARNING = "A log axis needs positive values; showing a linear axis instead."
 
+TO_BOUNDS_HELP = (
+    "Off: the axis spans the data, from the smallest to the largest value. On: it spans the "
+    "declared public bounds L to U, which can reach far beyond the data."
+)
+
+
+def range_caption(pop: Population, *, to_bounds: bool) -> str:
+    """Where the data end against the declared bounds, under the histogram."""
+    v = pop.values
+    data = f"The data run from {number(float(v[0]), 4)} to {number(float(v[-1]), 4)}"
+    bounds = f"the declared bounds are L = {number(pop.lower, 4)} and U = {number(pop.upper, 4)}"
+    if to_bounds:
+        return f"{data}; the axis spans {bounds}."
+    return (
+        f"{data}, and the axis spans them; {bounds} (grey lines, or named in the legend when "
+        "off the axis). Switch on *Axis from L to U* to see the whole declared range."
+    )
+
+
 HISTOGRAM_READING = (
     "**What you see.** Each bar counts the records whose value falls in its interval. The dashed "
-    "line marks the median, the dotted line the mean, the grey lines the declared bounds L and "
-    "U. The bounds are public knowledge, not read from the data: the Laplace mechanism for a "
-    "mean on N records adds noise of scale R/(N·ε), and the median's global sensitivity is the "
-    "whole range R."
+    "line marks the median, the dotted line the mean (each labelled at its top), the grey "
+    "lines the declared bounds L and U. The bounds are public knowledge, not read from the "
+    "data: the Laplace mechanism for a mean on N records adds noise of scale R/(N·ε), and the "
+    "median's global sensitivity is the whole range R."
 )
 #: The global sensitivity of the mean, under the reading of the histogram.
 MEAN_SENSITIVITY_LATEX = r"\Delta^{G}_{\bar y} = \frac{R}{N}, \qquad R = U - L"

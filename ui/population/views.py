@@ -70,11 +70,18 @@ def histogram_view(ctx: PopulationInputs) -> None:
     bins = c1.slider("Histogram bins", 10, 200, 60, step=5, key="pop_bins", bind="query-params")
     with c2:
         log_x = bound_toggle("Log value axis", "pop_log_x", default=False, help=text.LOG_AXIS_HELP)
+        to_bounds = bound_toggle(
+            "Axis from L to U (declared bounds)",
+            "pop_to_bounds",
+            default=False,
+            help=text.TO_BOUNDS_HELP,
+        )
     if log_x and pop.upper <= 0:
         st.warning(text.LOG_AXIS_WARNING)
         log_x = False
-    hist = histogram_data(pop.content_hash, pop, int(bins), bool(log_x))
+    hist = histogram_data(pop.content_hash, pop, int(bins), bool(log_x), bool(to_bounds))
     st.plotly_chart(histogram_figure(pop, hist, log_x=log_x)[0], key="chart_histogram")
+    st.caption(text.range_caption(pop, to_bounds=bool(to_bounds)))
     st.download_button(
         "Download histogram (CSV)",
         data=frame_to_csv_bytes(hist),

@@ -59,6 +59,10 @@ def fmt_delta(value: float) -> str:
 # --------------------------------------------------------------------------------------
 
 
+#: The one legend entry of the dotted worst-case lines of the privacy-curve chart.
+WORST_CASE_LEGEND = "dotted: worst case (DP), in each mechanism's colour"
+
+
 def privacy_curve_figure(
     curves: pd.DataFrame, *, nu: float, m: int, n: int, log_x: bool, log_y: bool, eps_mark: float
 ) -> tuple[go.Figure, pd.DataFrame]:
@@ -70,12 +74,28 @@ def privacy_curve_figure(
         "Gaussian noise": f"Gaussian noise, ν = {nu:g}",
         "Laplace noise": f"Laplace noise, ν = {nu:g}",
     }
+    # One legend entry per mechanism (its solid line) and one for all the dotted worst-case
+    # lines together: a click on it hides or shows the four of them at once.
+    traces.append(
+        {
+            "type": "scatter",
+            "x": [None],
+            "y": [None],
+            "mode": "lines",
+            "name": WORST_CASE_LEGEND,
+            "line": {"color": "#555555", "dash": "dot", "width": 2.0},
+            "legendgroup": "worst case",
+            "hoverinfo": "skip",
+        }
+    )
     for (mech, setting), part in curves.groupby(["mechanism", "setting"], sort=False):
         i = MECHANISM_INDEX[str(mech)]
         worst = setting != "statistical"
         name = labels[str(mech)] + (" — worst case (DP)" if worst else "")
         hover = "ε %{x:.4g}<br>δ %{y:.4g}<extra>" + name + "</extra>"
         extra: dict[str, Any] = {"line": _dotted(i) if worst else _plain(i)}
+        if worst:
+            extra.update({"legendgroup": "worst case", "showlegend": False})
         traces.append(
             line_trace(
                 part["eps"].to_numpy(), _for_log(part["delta"], log_y), name, i, hover, **extra

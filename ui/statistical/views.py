@@ -66,7 +66,8 @@ def curve_view(ctx: StatisticalInputs) -> None:
         explanation=(
             "Each solid line is the privacy curve against an adversary who knows the "
             "distribution of the data but not the other records; the dotted lines are the "
-            "worst case of differential privacy for the same noise (all other records known). "
+            "worst case of differential privacy for the same noise (all other records known), "
+            "in the same colour; they share one legend entry, which hides or shows them all. "
             "A mechanism is (ε, δ)-private for every point on or above its curve. The exact "
             "answer already has a finite curve because the other records are random; added "
             "noise or a random sample pushes it down. Laplace noise reaches δ = 0 at ε = 1/ν "

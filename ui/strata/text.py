@@ -65,6 +65,25 @@ DEFAULT_SHARE = 0.1
 NO_AMPLIFICATION = "no amplification: the bound is not below ε_sample"
 
 
+EXAMPLE_TABLE_CAPTION = (
+    "The allocation table (stratum by stratum) and the variance table appear here once a "
+    "population with strata is active; for the example, the two charts above show the same "
+    "numbers, and their data downloads have them all."
+)
+
+
+def example_notice(name: str, size: int, k: int, m: int, eps_sample: float) -> str:
+    """Why a tab shows the establishments although another population is active."""
+    return (
+        f"**{name}** has no strata, so there is nothing to allocate in it: stratified sampling "
+        "needs a stratum label on every record. **What follows is the paper's example, not the "
+        f"active population:** the built-in establishments (N = {size:,} records in {k} "
+        f"employee size classes), with the paper's n = {m:,} and this page's "
+        f"ε_sample = {eps_sample:.4g}. Make them the active population with the button below, "
+        "or upload a CSV with a *Stratum column* on the Population page."
+    )
+
+
 def default_sample_size(population_size: int, strata_count: int) -> int:
     """A default total sample size that fits the population: 10 % of N, at least 2 per stratum.
 

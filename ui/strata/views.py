@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from core import amplification as amp
@@ -17,6 +18,7 @@ from core import strata
 from core.populations import ESTABLISHMENT_SIZE_CLASSES, Population
 from ui.charts import chart_block
 from ui.format import number
+from ui.state import builtin_population
 from ui.strata import cache, text
 from ui.strata import figures as figs
 from ui.widgets import bound_toggle, log_float_control, preset_buttons
@@ -76,17 +78,65 @@ def no_strata_notice(ctx: StrataInputs) -> None:
         "example on the Privacy tab, and the Theorem 3.1 tab, work without strata.",
         icon=":material/info:",
     )
+    switch_button()
+
+
+def switch_button() -> None:
+    """The button that makes the built-in establishments the active population."""
     preset_buttons(
         {"Use the establishments population": {"population": "establishments"}},
         key="strat_nostrata",
     )
 
 
+def establishment_example(ctx: StrataInputs) -> StrataInputs:
+    """The paper's example, shown at once when the active population has no strata.
+
+    Says plainly that the tab now shows the built-in establishments (same seed, the paper's
+    n = 10,000 of N = 100,000 records, the page's ε_sample), not the active population, and
+    offers the button that makes them the active population. Returns the example's inputs.
+    """
+    pop = builtin_population("establishments", ctx.seed)
+    summ = cache.summary(pop.content_hash, pop)
+    k = summ.k if summ is not None else 1
+    m = text.default_sample_size(pop.size, k)
+    st.info(text.example_notice(ctx.pop.name, pop.size, k, m, ctx.eps_sample))
+    switch_button()
+    return StrataInputs(
+        pop=pop, seed=ctx.seed, summ=summ, m=m, rate=m / pop.size, eps_sample=ctx.eps_sample
+    )
+
+
+def allocation_table(table: pd.DataFrame, m: int) -> None:
+    """The allocation of every design, stratum by stratum, and the totals under it."""
+    st.dataframe(
+        table,
+        hide_index=True,
+        height=_table_height(len(table)),
+        column_config={
+            "mean": st.column_config.NumberColumn(format="%.4g"),
+            "σ_i": st.column_config.NumberColumn(format="%.4g"),
+            "Neyman share x_i": st.column_config.NumberColumn(format="%.2f"),
+            "r·N_i": st.column_config.NumberColumn(format="%.2f"),
+            **{f"{d} rate": st.column_config.NumberColumn(format="percent") for d in cache.DESIGNS},
+        },
+    )
+    totals = {d: int(table[f"{d} n_i"].sum()) for d in cache.DESIGNS}
+    st.caption(
+        f"Totals: Neyman {totals[cache.NEYMAN]:,} (always n), proportional rounded "
+        f"{totals[cache.PROP_DET]:,}, randomised {totals[cache.PROP_RAND]:,} (n = {m:,} on "
+        "average). Neyman's integer sizes are the exact variance minimiser among whole-record "
+        "allocations of total n."
+    )
+
+
 def allocation_view(ctx: StrataInputs) -> None:
     """Allocation table, grouped bars, variance of the weighted mean and the verdict."""
+    example = ctx.summ is None
+    if example:
+        ctx = establishment_example(ctx)
     pop, seed, summ, m, rate, eps = ctx.pop, ctx.seed, ctx.summ, ctx.m, ctx.rate, ctx.eps_sample
-    if summ is None:
-        no_strata_notice(ctx)
+    if summ is None:  # the establishments always have strata; kept for the type checker
         return
     table = cache.allocation_table(pop.content_hash, pop, m, seed)
     var_table = cache.variance_table(pop.content_hash, pop, m)
@@ -129,25 +179,8 @@ def allocation_view(ctx: StrataInputs) -> None:
         ],
         note=note,
     )
-    st.dataframe(
-        table,
-        hide_index=True,
-        height=_table_height(len(table)),
-        column_config={
-            "mean": st.column_config.NumberColumn(format="%.4g"),
-            "σ_i": st.column_config.NumberColumn(format="%.4g"),
-            "Neyman share x_i": st.column_config.NumberColumn(format="%.2f"),
-            "r·N_i": st.column_config.NumberColumn(format="%.2f"),
-            **{f"{d} rate": st.column_config.NumberColumn(format="percent") for d in cache.DESIGNS},
-        },
-    )
-    totals = {d: int(table[f"{d} n_i"].sum()) for d in cache.DESIGNS}
-    st.caption(
-        f"Totals: Neyman {totals[cache.NEYMAN]:,} (always n), proportional rounded "
-        f"{totals[cache.PROP_DET]:,}, randomised {totals[cache.PROP_RAND]:,} (n = {m:,} on "
-        "average). Neyman's integer sizes are the exact variance minimiser among whole-record "
-        "allocations of total n."
-    )
+    if not example:  # the wide tables are for the active population's own strata
+        allocation_table(table, m)
     chart_block(
         *figs.variance_figure(var_table),
         key="strata_variance",
@@ -168,6 +201,9 @@ def allocation_view(ctx: StrataInputs) -> None:
             r"\Big(1 - \frac{n_i}{N_i}\Big)\frac{\sigma_i^2}{n_i}",
         ],
     )
+    if example:
+        st.caption(text.EXAMPLE_TABLE_CAPTION)
+        return
     st.dataframe(
         var_table,
         hide_index=True,
@@ -488,10 +524,9 @@ def privacy_view(ctx: StrataInputs) -> None:
 
 def simulation_view(ctx: StrataInputs) -> None:
     """Simulated weighted means against the variance formula."""
-    pop, seed, summ, m = ctx.pop, ctx.seed, ctx.summ, ctx.m
-    if summ is None:
-        no_strata_notice(ctx)
-        return
+    if ctx.summ is None:
+        ctx = establishment_example(ctx)
+    pop, seed, m = ctx.pop, ctx.seed, ctx.m
     reps = st.select_slider(
         "Samples per design",
         [100, 200, 500, 1000, 2000],

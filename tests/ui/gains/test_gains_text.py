@@ -144,3 +144,19 @@ def test_verdict_on_a_real_experiment() -> None:
         verdict = text.experiment_verdict(ex.summary, e)
         assert verdict.startswith(f"At ε_target = {e:g}")
         assert verdict.endswith(".")
+
+
+def test_worked_examples_sorted_with_the_papers_values():
+    table = text.worked_examples([1.0, 0.01, 3.0], 0.6)
+    assert table["ε_target"].tolist() == [0.01, 0.1, 1.0, 3.0]
+    assert table["largest rate n/N (%)"].iloc[1] == pytest.approx(61.40, abs=5e-3)
+    assert table["largest rate n/N (%)"].iloc[3] == pytest.approx(16.77, abs=5e-3)
+
+
+def test_theory_caption_turns_the_smallest_rate_into_a_sample_size():
+    assert "n ≈ 100 records of its N = 1,000,000" in text.theory_population_caption(
+        "Beta", 1_000_000, 1e-4
+    )
+    assert "n ≈ 1 record of" in text.theory_population_caption("Lognormal", 10_001, 1e-4)
+    below = text.theory_population_caption("Tiny", 500, 1e-4)
+    assert "less than one of its N = 500 records" in below and "1/N = 0.002" in below

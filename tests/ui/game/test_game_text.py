@@ -29,6 +29,13 @@ def test_release_values_and_labels() -> None:
     assert "drawn clusters" in text.release_caption("count", "cluster", 1.0)
 
 
+def test_release_caption_says_why_a_count_can_be_negative() -> None:
+    """Issue 27: "Noisy count -0.1" needs a word on where a negative count comes from."""
+    count = text.release_caption("count", "simple random", 1.0)
+    assert "added to the true count" in count and "negative" in count and "decimals" in count
+    assert "below 0 or above 1" in text.release_caption("share", "simple random", 100.0)
+
+
 def test_rates_without_rounds_of_a_kind() -> None:
     assert text.rate_text(math.nan) == "—"
     line = text.rates_line(math.nan, 0.5, 0, 4)

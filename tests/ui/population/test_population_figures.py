@@ -24,7 +24,7 @@ def test_histogram_markers_are_named_in_the_legend_not_drawn_as_labels(key, log_
     pop = make_builtin(key, seed=0, size=2001)
     fig = _figure(pop, log_x=log_x).to_plotly_json()
     layout = fig["layout"]
-    # No text is drawn on the plot next to the lines, so nothing can overlap there.
+    # No annotation or shape label: the only text on the plot is the median's and mean's own.
     assert not layout.get("annotations")
     assert not any(shape.get("label", {}).get("text") for shape in layout.get("shapes", []))
     names = [t.get("name", "") for t in fig["data"] if t.get("showlegend")]
@@ -41,8 +41,37 @@ def test_histogram_marker_lines_stand_at_their_values_and_span_the_bars():
     bars = next(t for t in fig.data if t.type == "bar")
     top = float(np.max(bars.y))
     median = next(t for t in fig.data if (t.name or "").startswith("median"))
-    assert list(median.x) == [pop.values[(pop.size - 1) // 2]] * 2
-    assert median.y[0] == 0 and median.y[1] >= top
+    assert set(median.x) == {pop.values[(pop.size - 1) // 2]}
+    assert median.y[0] == 0 and median.y[-1] >= top
+    assert len(median.y) > 2  # points along the line, so hovering anywhere on it names it
+
+
+@pytest.mark.parametrize("key", ["lognormal", "beta", "bimodal_paper", "establishments"])
+def test_median_and_mean_are_labelled_on_opposite_sides_in_their_own_dash(key):
+    """Issue 27: the two lines often coincide; their labels go apart, their dashes differ."""
+    pop = make_builtin(key, seed=0, size=2001)
+    fig = _figure(pop).to_plotly_json()
+    median = next(t for t in fig["data"] if t.get("name", "").startswith("median"))
+    mean = next(t for t in fig["data"] if t.get("name", "").startswith("mean"))
+    assert median["line"]["dash"] != mean["line"]["dash"]
+    assert median["text"][-1] == median["name"] and mean["text"][-1] == mean["name"]
+    # one row each: the two labels sit at different heights, pointing the same way
+    assert median["textposition"] == mean["textposition"]
+    assert median["y"][-1] != mean["y"][-1]
+    assert fig["layout"]["yaxis"]["range"][1] > max(median["y"][-1], mean["y"][-1])
+    assert median["hovertemplate"].startswith(median["name"])
+
+
+def test_data_range_bins_keep_the_axis_on_the_data_and_name_the_bounds_off_it():
+    pop = make_builtin("lognormal", seed=0, size=2001)
+    hist = histogram_data.__wrapped__(pop.content_hash, pop, 60, False, False)
+    assert hist["bin_left"].iloc[0] == pop.values[0]
+    assert hist["bin_right"].iloc[-1] == pop.values[-1]
+    assert hist["count"].sum() == pop.size
+    fig = histogram_figure(pop, hist, log_x=False)[0].to_plotly_json()
+    names = [t.get("name", "") for t in fig["data"] if t.get("showlegend")]
+    assert f"U = {pop.upper:,.0f}, off the axis to the right" in names
+    assert fig["layout"]["xaxis"]["range"][1] < pop.upper
 
 
 @pytest.mark.parametrize(

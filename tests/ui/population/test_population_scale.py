@@ -13,7 +13,13 @@ import pytest
 
 from core.populations import Population, make_builtin
 from ui.population.cache import group_table, histogram_data, population_summary
-from ui.population.figures import _is_plain_integer, group_counts, histogram_figure, label_sort_key
+from ui.population.figures import (
+    _LINE_POINTS,
+    _is_plain_integer,
+    group_counts,
+    histogram_figure,
+    label_sort_key,
+)
 
 
 def reference_group_counts(labels: np.ndarray, values: np.ndarray) -> pd.DataFrame:
@@ -87,8 +93,9 @@ def test_histogram_sends_at_most_bins_bars_whatever_n(size, log_x):
     bars = [t for t in fig.data if t.type == "bar"]
     assert len(bars) == 1 and len(bars[0].x) == len(bars[0].y) == 60
     assert int(np.sum(bars[0].y)) <= size
-    assert all(len(t.x) == 2 for t in fig.data if t.type == "scatter")
-    assert sum(len(t.x) for t in fig.data) <= 60 + 2 * 4
+    # four marker lines of a fixed number of points (for hover along them), whatever N
+    assert all(len(t.x) == _LINE_POINTS for t in fig.data if t.type == "scatter")
+    assert sum(len(t.x) for t in fig.data) <= 60 + _LINE_POINTS * 4
 
 
 def reference_histogram(pop: Population, bins: int, log_x: bool) -> pd.DataFrame:
