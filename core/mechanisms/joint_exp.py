@@ -61,7 +61,7 @@ def _log_add(a: float, b: float) -> float:
     """``log(e^a + e^b)`` without overflow; ``-inf`` is the log of zero."""
     if a < b:
         a, b = b, a
-    if b - a < _NEGLIGIBLE:  # also when b is -inf
+    if b == -math.inf or b - a < _NEGLIGIBLE:
         return a
     return a + math.log1p(math.exp(b - a))
 
@@ -77,8 +77,9 @@ def _move_in(total: FloatArray, c: float, t: float, out: FloatArray, scratch: Fl
       ``P_i = e^{-c} P_{i-1} + e^{-c (D - t)} S_{i-D}``;
     * the terms ``1 <= d <= L`` weigh ``exp(-c (t - d))`` over a sliding window of ``L``
       sources.  The sources are cut into blocks of ``L``; within a block a running sum from
-      its start (``pre``, each step multiplied by ``e^{-c}``) and one from its end (``suf``)
-      are kept, and every window is one suffix plus one prefix.
+      its start (``pre``, the sum so far multiplied by ``e^{c}`` at each step: the weight
+      grows with the distance ``d``) and one from its end (``suf``, multiplied by
+      ``e^{-c}``) are kept, and every window is one suffix plus one prefix, each scaled once.
 
     Every step adds non-negative terms in log space (no subtraction), so the result keeps
     full relative precision whatever ``c`` is.  ``scratch`` has shape ``(2, n + 1)``.
@@ -99,7 +100,7 @@ def _move_in(total: FloatArray, c: float, t: float, out: FloatArray, scratch: Fl
         if p % width == 0:
             pre[p] = total[p]
         else:
-            pre[p] = _log_add(pre[p - 1] - c, total[p])
+            pre[p] = _log_add(pre[p - 1] + c, total[p])
     for s in range(n1 - 1, -1, -1):
         if s % width == width - 1 or s == n1 - 1:
             suf[s] = total[s]
@@ -453,7 +454,7 @@ class JointExpQuantiles:
     def __init__(self, quantiles: ArrayLike) -> None:
         self.quantiles: FloatArray = _check_quantiles(quantiles)
 
-    def _draws(
+    def release_draws(
         self,
         samples: ArrayLike | Sequence[ArrayLike],
         eps_sample: float | ArrayLike,
@@ -463,7 +464,23 @@ class JointExpQuantiles:
         rng: np.random.Generator,
         draws: int,
     ) -> tuple[FloatArray, FloatArray]:
-        """``(draws of shape (reps, draws, m), order statistics of shape (reps, m))``."""
+        """Release every sample ``draws`` times; the forward tables are built once per sample.
+
+        Parameters as for :meth:`release`, and ``draws``, the releases per sample (``>= 1``).
+
+        Returns
+        -------
+        released : ndarray, shape (reps, draws, m)
+            Independent releases, each non-decreasing along its last axis.
+        statistic : ndarray, shape (reps, m)
+            The order statistics ``y_(k_j)`` of each sample (NaN for an empty one).
+
+        Raises
+        ------
+        ValueError
+            As :meth:`release`, and for ``draws`` not a whole number >= 1.
+        """
+        count = check_whole("draws", draws, 1, 10**9)
         lo, hi = check_bounds(lower, upper)
         rows = _rows(samples, lo, hi)
         eps = _check_eps_rows(eps_sample, len(rows))
@@ -471,10 +488,10 @@ class JointExpQuantiles:
         if not isinstance(rng, np.random.Generator):
             raise ValueError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
         m = self.quantiles.size
-        out = np.empty((len(rows), draws, m))
+        out = np.empty((len(rows), count, m))
         for r, row in enumerate(rows):
             tab = _tables(row, float(eps[r]), lo, hi, self.quantiles)
-            uniforms = rng.random((draws, 3 * m))
+            uniforms = rng.random((count, 3 * m))
             uniforms[:, : 2 * m] = 1.0 - uniforms[:, : 2 * m]  # (0, 1]: a zero never picks
             _draw(
                 tab.edges, tab.log_width, tab.c, tab.targets, tab.stay,
@@ -518,7 +535,7 @@ class JointExpQuantiles:
         ValueError
             For malformed samples, bounds, budget or delta.
         """
-        out, stats = self._draws(samples, eps_sample, delta_sample, lower, upper, rng, 1)
+        out, stats = self.release_draws(samples, eps_sample, delta_sample, lower, upper, rng, 1)
         return QuantilesRelease(out[:, 0, :], stats, self.quantiles.copy())
 
     def rmse(
@@ -558,8 +575,7 @@ class JointExpQuantiles:
             As :meth:`release`; for ``draws`` not a whole number >= 1, a ``centre`` of the
             wrong shape or not finite, or no centre given with an empty sample.
         """
-        count = check_whole("draws", draws, 1, 10**9)
-        out, stats = self._draws(samples, eps_sample, delta_sample, lower, upper, rng, count)
+        out, stats = self.release_draws(samples, eps_sample, delta_sample, lower, upper, rng, draws)
         if centre is None:
             if np.isnan(stats).any():
                 raise ValueError("centre must be given when a sample is empty")
