@@ -769,6 +769,27 @@ BREAKS: tuple[Break, ...] = (
             "test_sampler_follows_the_exact_law_and_the_literal_loop",
         ),
     ),
+    Break(
+        name="jointexp-sensitivity-halved",
+        item="issue 23 several quantiles",
+        path="core/mechanisms/joint_exp.py",
+        old="UTILITY_SENSITIVITY = 2.0",
+        new="UTILITY_SENSITIVITY = 1.0",
+        tests=(
+            "tests/core/mechanisms/test_joint_exp.py::"
+            "test_density_ratio_of_neighbours_is_at_most_e_to_eps",
+        ),
+    ),
+    Break(
+        name="jointexp-shared-cell-volume-without-factorial",
+        item="issue 23 several quantiles",
+        path="core/mechanisms/joint_exp.py",
+        old="stay[j, : j + 1] = -c * shared - special.gammaln(k + 1.0)",
+        new="stay[j, : j + 1] = -c * shared",
+        tests=(
+            "tests/core/mechanisms/test_joint_exp.py::test_sampler_follows_the_brute_force_law",
+        ),
+    ),
 )
 
 

@@ -213,7 +213,7 @@ def test_density_ratio_of_neighbours_is_at_most_e_to_eps(levels, eps) -> None:
         for y in [*_additions_removals(x), *([[]] if len(x) == 1 else [])]:
             loss = _worst_log_ratio(x, y, eps, levels)
             assert loss <= add_remove_eps + RATIO_TOL, (x, y, loss)
-    assert worst > 0.5 * eps  # the check can see a loss of the size it bounds
+    assert worst > 0.6 * eps  # the check can see a loss of the size it bounds
 
 
 def test_budgets_are_stated() -> None:
