@@ -381,7 +381,7 @@ def test_one_level_rmse_agrees_with_the_exact_exponential_error() -> None:
         (lambda m: m.release([[1.0]], 0.0, 0.5, 0, 10, np.random.default_rng()), "eps_sample"),
         (lambda m: m.release([[1.0]], 1.0, 0.5, 5, 5, np.random.default_rng()), "lower"),
         (lambda m: m.release([[2.0, 1.0]], 1.0, 0.5, 0, 10, np.random.default_rng()), "sorted"),
-        (lambda m: m.release(np.array([[11.0]]), 1.0, 0.5, 0, 10, np.random.default_rng()), "bounds"),
+        (lambda m: m.release(np.array([[11.0]]), 1, 0.5, 0, 10, np.random.default_rng()), "bounds"),
         (lambda m: m.release([[1.0]], 1.0, 1.5, 0, 10, np.random.default_rng()), "delta_sample"),
         (lambda m: m.release([[1.0]], 1.0, 0.5, 0, 10, 3), "rng"),
         (lambda m: m.release("abc", 1.0, 0.5, 0, 10, np.random.default_rng()), "samples"),
