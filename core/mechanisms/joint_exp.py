@@ -285,10 +285,12 @@ def _targets(n: int, quantiles: FloatArray) -> FloatArray:
 
 
 def _stay_table(c: float, targets: FloatArray, m: int) -> FloatArray:
-    """``stay[j, k-1] = -c (t_{j-k+2} + ... + t_j) - log k!``: outputs ``j-k+1..j`` share a cell.
+    """``stay[j, k-1] = -c (g_{j-k+2} + ... + g_j) - log k!``: outputs ``j-k+1..j`` share a cell.
 
-    Two outputs in one interval are ``0`` records apart, so each of the ``k - 1`` later ones
-    pays ``c t``; ``1 / k!`` is the share of ``w^k`` taken by ordered outputs.
+    Outputs are counted from 0 here and ``g_l = targets[l]`` is the target of the gap just
+    below output ``l``.  Two outputs in one interval are ``0`` records apart, so each of the
+    ``k - 1`` later ones pays ``c g_l``; ``1 / k!`` is the share of ``w^k`` taken by ordered
+    outputs.
     """
     stay = np.full((m, m), -np.inf)
     gaps = targets[:m]
@@ -314,6 +316,7 @@ class _Tables:
 
 
 def _tables(row: FloatArray, eps: float, lower: float, upper: float, q: FloatArray) -> _Tables:
+    """Forward pass for one checked sorted sample at ``c = eps / (2 Delta)``, ``Delta = 2``."""
     n, m = row.size, q.size
     edges = _edges(row[np.newaxis, :], lower, upper)[0]
     width = np.diff(edges)
