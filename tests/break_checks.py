@@ -802,6 +802,27 @@ BREAKS: tuple[Break, ...] = (
             "test_exact_boxes_are_hidden_by_default_and_the_url_still_sets_them",
         ),
     ),
+    Break(
+        name="jointexp-sensitivity-halved",
+        item="issue 23 several quantiles",
+        path="core/mechanisms/joint_exp.py",
+        old="UTILITY_SENSITIVITY = 2.0",
+        new="UTILITY_SENSITIVITY = 1.0",
+        tests=(
+            "tests/core/mechanisms/test_joint_exp.py::"
+            "test_density_ratio_of_neighbours_is_at_most_e_to_eps",
+        ),
+    ),
+    Break(
+        name="jointexp-shared-cell-volume-without-factorial",
+        item="issue 23 several quantiles",
+        path="core/mechanisms/joint_exp.py",
+        old="stay[j, : j + 1] = -c * shared - special.gammaln(k + 1.0)",
+        new="stay[j, : j + 1] = -c * shared",
+        tests=(
+            "tests/core/mechanisms/test_joint_exp.py::test_sampler_follows_the_brute_force_law",
+        ),
+    ),
 )
 
 

@@ -76,6 +76,12 @@ Three more pure-DP quantiles (issue 23), each with its proof in its class docstr
   ``lower + beta^i - 1`` whose noisy count reaches the noisy ``q n`` (AboveThreshold;
   Durfee 2023); no upper bound used; needs the whole sample.
 
+Several quantiles of one sample at once (issue 23): :class:`JointExpQuantiles`
+(``"joint_exp"``, α / γ = 1 / 1) releases ``m`` levels jointly with one exponential
+mechanism over non-decreasing output vectors (Gillenwater, Joseph & Kulesza 2021).  It
+returns ``m`` values per sample, so it is not a :class:`Mechanism` and not in
+:data:`MECHANISMS`; it states the same budget attributes.
+
 :func:`release` is the one-call public entry point (a mechanism by name, one released
 value per row).
 
@@ -102,7 +108,8 @@ record, the :class:`Mechanism` base class and the checks every mechanism shares)
 :mod:`core.mechanisms.means` (the fixed-size means and the Horvitz-Thompson mean),
 :mod:`core.mechanisms.polyplace` (smooth sensitivity with polynomial-Laplace noise;
 Hladík & Tětek 2025), :mod:`core.mechanisms.piecewise_laplace` (Durfee 2025),
-:mod:`core.mechanisms.unbounded` (no public upper bound; Durfee 2023) and
+:mod:`core.mechanisms.unbounded` (no public upper bound; Durfee 2023),
+:mod:`core.mechanisms.joint_exp` (several quantiles at once; Gillenwater et al. 2021) and
 :mod:`core.mechanisms.registry` (the name table, :func:`mechanism_by_name` and
 :func:`release`).
 """
@@ -119,6 +126,11 @@ from core.mechanisms.exponential import (
     exponential_quantile_error,
 )
 from core.mechanisms.exponential import _exponential_choose as _exponential_choose
+from core.mechanisms.joint_exp import (
+    JointExpQuantiles,
+    QuantilesRelease,
+    joint_exp_cell_log_probability,
+)
 from core.mechanisms.means import (
     GaussianMean,
     HorvitzThompsonMean,
@@ -147,10 +159,12 @@ __all__ = [
     "GaussianMean",
     "GlobalLaplaceQuantile",
     "HorvitzThompsonMean",
+    "JointExpQuantiles",
     "LaplaceMean",
     "Mechanism",
     "PiecewiseLaplaceQuantile",
     "PolyPlaceQuantile",
+    "QuantilesRelease",
     "Release",
     "SmoothLaplaceQuantile",
     "SmoothPureQuantile",
@@ -160,6 +174,7 @@ __all__ = [
     "exponential_median_error",
     "exponential_quantile_distribution",
     "exponential_quantile_error",
+    "joint_exp_cell_log_probability",
     "mechanism_by_name",
     "piecewise_laplace_distribution",
     "piecewise_laplace_error",
