@@ -55,7 +55,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="windowed-split-halves-swapped",
         item="15 windowed sampler",
-        path="core/windowed.py",
+        path="core/windowed/sampler.py",
         old="left = self._rng.hypergeometric(mid - b.start, b.stop - mid, b.count)",
         new="left = self._rng.hypergeometric(b.stop - mid, mid - b.start, b.count)",
         tests=("tests/core/test_windowed.py::test_subsets_are_uniform",),
@@ -73,7 +73,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="windowed-exponential-ignores-unknown-rest",
         item="15 windowed sampler",
-        path="core/windowed.py",
+        path="core/windowed/exponential.py",
         old="yes = u * (known_rest + iv.rest) < ring",
         new="yes = u * known_rest < ring",
         tests=(
@@ -724,7 +724,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="stratwin-source-ignored",
         item="issue 22 stratified windows",
-        path="core/windowed.py",
+        path="core/windowed/sampler.py",
         old="    if source is None:\n        return SampleWindows(rng, N, sizes)",
         new="    if True:\n        return SampleWindows(rng, N, sizes)",
         tests=(

@@ -81,7 +81,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from core._validation import FloatArray, check_rate, check_whole
-from core.windowed import LEAF, _floyd_subsets, _scatter
+from core.windowed.sampler import LEAF, _floyd_subsets, _scatter
 
 __all__ = [
     "StrataIndex",

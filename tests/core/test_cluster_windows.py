@@ -7,8 +7,8 @@ fixed seeds); the smooth sensitivity certified from a window and its blocks is t
 sample's; and at N = 10^6 the windowed median and its smooth sensitivity agree in law with
 whole samples drawn independently.
 
-The loop :func:`window_draws` mirrors ``core.windowed._draw_chunk`` (reveal, certify, double
-the window of the samples not yet certified) on any sample source with the
+The loop :func:`window_draws` mirrors ``core.windowed.quantile._draw_chunk`` (reveal,
+certify, double the window of the samples not yet certified) on any sample source with the
 ``SampleWindows`` surface; ``bench/bench_cluster_windows.py`` uses it too.
 """
 
@@ -77,7 +77,7 @@ def window_draws(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """The statistic of rank ``k[r]`` and its smooth sensitivity at each beta, per sample.
 
-    The loop of ``core.windowed._draw_chunk`` on any source with the ``SampleWindows``
+    The loop of ``core.windowed.quantile._draw_chunk`` on any source with the ``SampleWindows``
     surface: reveal ranks ``k - h .. k + h``, take the known run around ``k`` as the
     window, certify ``S`` through the source's blocks, double ``h`` where it fails.
     """
