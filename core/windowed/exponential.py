@@ -9,6 +9,7 @@ from numpy.typing import ArrayLike
 
 from core import sensitivity as sens
 from core._validation import FloatArray, check_bounds, check_whole
+from core.windowed.runs import RunView, run_view
 from core.windowed.sampler import IntArray, SourceFactory, _open_source
 
 __all__ = ["window_exponential_draws"]
@@ -33,21 +34,20 @@ class _ExpState:
 @dataclass
 class _Intervals:
     """The known intervals of some samples: column ``c`` of row ``r`` is interval
-    ``offset[r] + c`` (``[left, right]``), known for columns ``c_lo .. c_hi``."""
+    ``index[r, c]`` (``[left, right]``, increasing in ``c``), known for columns ``c_lo ..
+    c_hi``; the intervals between them lie inside runs of equal values and weigh 0."""
 
     left: FloatArray
     right: FloatArray
     weights: FloatArray
     rest: FloatArray
-    offset: IntArray
+    index: IntArray
     c_lo: IntArray
     c_hi: IntArray
 
 
 def _intervals(
-    cells: FloatArray,
-    first: IntArray,
-    last: IntArray,
+    view: RunView,
     n: IntArray,
     eps: float,
     quantile: float,
@@ -56,18 +56,21 @@ def _intervals(
 ) -> _Intervals:
     """Weights of the known intervals of each row, and a bound on the unknown rest.
 
-    Row ``r`` knows the order statistics of ranks ``first .. last`` (``cells``).  Interval
-    ``i`` is ``[z_i, z_{i+1}]`` with ``z_0 = lower``, ``z_{n+1} = upper``
-    (:class:`core.mechanisms.ExponentialQuantile`); it is known when both ends are, and
-    weighs ``(z_{i+1} - z_i) e^{-eps |i - q n| / 2}``.  The unknown intervals below span
+    Row ``r`` knows the order statistics of ranks ``first .. last`` as runs of equal values
+    (``view``).  Interval ``i`` is ``[z_i, z_{i+1}]`` with ``z_0 = lower``, ``z_{n+1} =
+    upper`` (:class:`core.mechanisms.ExponentialQuantile`); it is known when both ends are,
+    and weighs ``(z_{i+1} - z_i) e^{-eps |i - q n| / 2}``: 0 inside a run, so only the
+    intervals between runs are listed (interval ``last`` of a run joins it to the next),
+    one column each, and a tie block of any length costs nothing.  The unknown intervals below span
     ``[lower, y_first]`` at rank distance ``>= q n - first + 1`` from ``q n`` (when
     positive), so together they weigh at most ``(y_first - lower)
     e^{-eps max(0, q n - first + 1) / 2}``; above likewise.  Every row is scaled by its
     largest log-weight, so no ``eps`` overflows or underflows a whole row.
     """
+    cells, length = view.value, view.count
     reps, width = cells.shape
     rows = np.arange(reps)
-    length = last - first + 1
+    first, last = view.first[:, 0], view.last[rows, length - 1]
     z = np.full((reps, width + 2), np.nan)
     z[:, 1 : width + 1] = cells
     z[first == 1, 0] = lower
@@ -77,13 +80,11 @@ def _intervals(
     c_hi = np.where(last == n, length, length - 1)
     col = np.arange(width + 1)[None, :]
     known = (col >= c_lo[:, None]) & (col <= c_hi[:, None])
-    offset = first - 1
+    index = np.concatenate(((first - 1)[:, None], view.last), axis=1)
     qn = quantile * n
     with np.errstate(divide="ignore", invalid="ignore"):
         logw = np.where(
-            known,
-            np.log(right - left) - 0.5 * eps * np.abs(offset[:, None] + col - qn[:, None]),
-            -np.inf,
+            known, np.log(right - left) - 0.5 * eps * np.abs(index - qn[:, None]), -np.inf
         )
         span_below = np.where(first > 1, cells[:, 0] - lower, 0.0)
         span_above = np.where(last < n, upper - cells[rows, length - 1], 0.0)
@@ -92,7 +93,7 @@ def _intervals(
     top = np.maximum(np.max(logw, axis=1), np.maximum(log_below, log_above))
     weights = np.exp(logw - top[:, None])
     rest = np.exp(log_below - top) + np.exp(log_above - top)
-    return _Intervals(left, right, weights, rest, offset, c_lo, c_hi)
+    return _Intervals(left, right, weights, rest, index, c_lo, c_hi)
 
 
 def window_exponential_draws(
@@ -183,18 +184,15 @@ def window_exponential_draws(
     while any(t.size for t in todo):
         need = np.unique(np.concatenate(todo))
         windows.ensure(k - half, k + half)
-        first, last, _ = windows.outside(need, k[need], sorted_values)
-        width = int((last - first).max()) + 1
-        pos = windows.positions(first, width, need)
-        cells = np.where(pos >= 0, sorted_values[np.maximum(pos, 0)], np.nan)
+        view, _ = run_view(windows, need, k[need], sorted_values)
         fresh = np.isnan(statistic[need])
-        statistic[need[fresh]] = cells[np.flatnonzero(fresh), (k[need] - first)[fresh]]
+        statistic[need[fresh]] = view.at(k[need])[fresh]
         row_of = np.full(reps, -1, dtype=np.int64)
         row_of[need] = np.arange(need.size)
         for j, eps_j in enumerate(e):
             if todo[j].size:
                 r = row_of[todo[j]]
-                iv = _intervals(cells[r], first[r], last[r], n[todo[j]], float(eps_j), q, lo, hi)
+                iv = _intervals(view.rows(r), n[todo[j]], float(eps_j), q, lo, hi)
                 todo[j] = _decide(states[j], todo[j], iv, noise_rng, released[j])
         if any(t.size for t in todo):
             pending = np.unique(np.concatenate(todo))
@@ -208,8 +206,8 @@ def _decide(
     """One round of ring decisions for the samples ``todo``; returns the undecided ones."""
     rows = np.arange(todo.size)
     cols = iv.weights.shape[1]
-    known_lo = iv.offset + iv.c_lo
-    known_hi = iv.offset + iv.c_hi
+    known_lo = iv.index[rows, iv.c_lo]
+    known_hi = iv.index[rows, iv.c_hi]
     unset = st.ring_hi[todo] < st.ring_lo[todo]
     st.ring_lo[todo] = np.where(unset, known_lo, st.ring_lo[todo])
     st.ring_hi[todo] = np.where(unset, known_hi, st.ring_hi[todo])
@@ -217,8 +215,8 @@ def _decide(
 
     def columns(a: IntArray, b: IntArray) -> tuple[IntArray, IntArray]:
         """Half-open column range of intervals ``a .. b`` (empty when ``b < a``)."""
-        ca = np.clip(a - iv.offset, 0, cols)
-        cb = np.clip(b - iv.offset + 1, 0, cols)
+        ca = (iv.index < a[:, None]).sum(axis=1)
+        cb = (iv.index <= b[:, None]).sum(axis=1)
         return ca, np.maximum(ca, cb)
 
     ring_a, ring_b = columns(st.ring_lo[todo], st.ring_hi[todo])

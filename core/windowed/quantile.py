@@ -7,6 +7,8 @@ from numpy.typing import ArrayLike
 
 from core import sensitivity as sens
 from core._validation import FloatArray, check_bounds, check_whole
+from core.windowed.run_sensitivity import smooth_sensitivity_runs
+from core.windowed.runs import run_view
 from core.windowed.sampler import (
     _CELL_BUDGET,
     _PILOT,
@@ -58,7 +60,11 @@ def window_quantile_draws(
         samples with ``rng`` and the chunk's rows; default simple random samples of
         ``sizes`` (:class:`SampleWindows`).  Any other design whose source reveals exactly
         its samples' order statistics (e.g. :mod:`core.designs.stratified_windows`) gets
-        exactly its statistic and ``S``.
+        exactly its statistic and ``S``.  A run-aware source
+        (:class:`core.windowed.runs.RunWindows`, for tied populations) is read as runs of
+        equal values and its ``S`` computed on runs
+        (:func:`core.windowed.run_sensitivity.smooth_sensitivity_runs`), so a tie block of
+        any length costs one run.
 
     Returns
     -------
@@ -77,14 +83,14 @@ def window_quantile_draws(
     statistic = np.empty(reps)
     sensitivity = np.empty((b.size, reps))
     half = 0 if not b.size else FIRST_HALF_WIDTH
+    width = 2 * half + 1
     start = 0
     while start < reps:
-        width = 2 * half + 1
         # A few samples first: their widest window starts the others, saving doublings.
         size = _PILOT if start == 0 and b.size else max(1, _CELL_BUDGET // (4 * width))
         stop = min(reps, start + size)
         sl = slice(start, stop)
-        half = _draw_chunk(
+        half, width = _draw_chunk(
             rng, sorted_values, n[sl], k[sl], b, lo, hi, half, statistic[sl], sensitivity[:, sl],
             rows=np.arange(start, stop), source=source,
         )  # fmt: skip
@@ -106,36 +112,47 @@ def _draw_chunk(
     *,
     rows: IntArray,
     source: SourceFactory | None = None,
-) -> int:
-    """One chunk of samples; returns the half-width the widest sample needed.
+) -> tuple[int, int]:
+    """One chunk of samples; returns the half-width the widest sample needed, and the
+    columns per sample of its widest window (ranks, or runs on a run-aware source).
 
     Every round makes ranks ``k - h .. k + h`` known, takes the whole run of known ranks
     around ``k`` as the window and bounds the rest through the unexpanded blocks; the
     samples whose ``S`` is not yet certified for every ``beta`` double ``h``.
     """
     windows = _open_source(source, rng, values.size, n, rows)
+    runs = hasattr(windows, "window_runs")
     todo = np.arange(n.size)
     half_of = np.full(n.size, half, dtype=np.int64)
     widest = half
+    columns = 1
     while True:
         windows.ensure(k - half_of, k + half_of)
         kt = k[todo]
-        first, last, blocks = windows.outside(todo, kt, values)
-        width = int((last - first).max()) + 1
-        pos = windows.positions(first, width, todo)
-        cells = np.where(pos >= 0, values[np.maximum(pos, 0)], np.nan)
-        statistic[todo] = cells[np.arange(todo.size), kt - first]
+        if runs:
+            view, blocks = run_view(windows, todo, kt, values)
+            statistic[todo] = view.at(kt)
+            columns = max(columns, view.value.shape[1])
+        else:
+            first, last, blocks = windows.outside(todo, kt, values)
+            width = int((last - first).max()) + 1
+            pos = windows.positions(first, width, todo)
+            cells = np.where(pos >= 0, values[np.maximum(pos, 0)], np.nan)
+            statistic[todo] = cells[np.arange(todo.size), kt - first]
         if not betas.size:
-            return widest
+            return widest, columns if runs else 2 * widest + 1
         ok = np.ones(todo.size, dtype=bool)
         for j, beta in enumerate(betas):
-            s, good = sens.smooth_sensitivity_window_batch(
-                cells, first, last - first + 1, n[todo], kt, beta, lower, upper, blocks=blocks
-            )
+            if runs:
+                s, good = smooth_sensitivity_runs(view, n[todo], kt, beta, lower, upper, blocks)
+            else:
+                s, good = sens.smooth_sensitivity_window_batch(
+                    cells, first, last - first + 1, n[todo], kt, beta, lower, upper, blocks=blocks
+                )
             sensitivity[j, todo] = s
             ok &= good
         if ok.all():
-            return widest
+            return widest, columns if runs else 2 * widest + 1
         todo = todo[~ok]
         half_of[todo] *= 2
         widest = max(widest, int(half_of[todo].max()))

@@ -222,11 +222,21 @@ class SampleWindows:
             blocks = blocks.take(hit)
             if not blocks.rep.size:
                 break
-            small = blocks.count <= self._leaf
+            small = self._resolvable(blocks)
             if small.any():
                 self._resolve(blocks.take(small))
             blocks = self._split(blocks.take(~small))
         self._frontier = _Blocks.join(waiting) if waiting else blocks
+
+    def _resolvable(self, b: _Blocks) -> NDArray[np.bool_]:
+        """The blocks resolved now rather than split: at most ``leaf`` sampled records."""
+        return b.count <= self._leaf
+
+    def _block_values(
+        self, start: IntArray, stop: IntArray, values: FloatArray
+    ) -> tuple[FloatArray, FloatArray]:
+        """Lowest and highest value of the blocks ``[start, stop)``: their end records."""
+        return values[start], values[stop - 1]
 
     def _split(self, b: _Blocks) -> _Blocks:
         """Split every block in two halves with a hypergeometric count for the left half."""
@@ -284,7 +294,7 @@ class SampleWindows:
         low_side = last_rank < kk[row]
         np.maximum.at(known_first, row[low_side], last_rank[low_side] + 1)
         np.minimum.at(known_last, row[~low_side], first_rank[~low_side] - 1)
-        blocks = (offsets, first_rank, last_rank, values[start], values[stop - 1])
+        blocks = (offsets, first_rank, last_rank, *self._block_values(start, stop, values))
         return known_first, known_last, blocks
 
     def positions(self, first: IntArray, width: int, which: IntArray | None = None) -> IntArray:
