@@ -74,8 +74,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from core._validation import FloatArray, check_whole
+from core.windowed.runs import Blocks, RunView, ValueRuns
 
-__all__ = ["ClusterIndex", "ClusterWindows", "draw_cluster_sets"]
+__all__ = ["ClusterIndex", "ClusterRunWindows", "ClusterWindows", "draw_cluster_sets"]
 
 IntArray = NDArray[np.int64]
 
@@ -538,3 +539,57 @@ class ClusterWindows:
         col = np.arange(flat.size) - np.repeat(starts[:-1], count) + np.repeat(lo[take], count)
         out[owner, col - start[owner]] = flat
         return out
+
+
+class ClusterRunWindows(ClusterWindows):
+    """:class:`ClusterWindows` of a tied population, read as runs of equal values.
+
+    The known ranks ``a .. b`` (population positions ``p_a .. p_b``) cross the run
+    boundaries ``starts[d]`` in ``(p_a, p_b]``; the sampled ranks of run ``d`` end at
+    ``C(starts[d + 1])``, one scan of the drawn clusters per boundary.  So a window is read
+    in ``O(ℓ log M)`` per run it spans instead of per rank -- a tie block costs one run --
+    and, as everything else here, it is exact arithmetic on the drawn clusters (module
+    docstring), so the law is that of the whole sample.
+
+    Parameters
+    ----------
+    index, drawn
+        As :class:`ClusterWindows`.
+    runs : ValueRuns
+        The runs of the sorted population.
+    """
+
+    def __init__(self, index: ClusterIndex, drawn: ArrayLike, runs: ValueRuns) -> None:
+        super().__init__(index, drawn)
+        self._runs = runs
+
+    def window_runs(
+        self, which: IntArray, k: IntArray, values: FloatArray
+    ) -> tuple[RunView, Blocks]:
+        """The runs of the known ranks of samples ``which`` (around ``k``), and the blocks
+        outside them (:meth:`ClusterWindows.outside`)."""
+        rows = np.asarray(which, dtype=np.int64).reshape(-1)
+        first, last, blocks = self.outside(rows, k, values)
+        starts = self._runs.starts
+        run_a = np.searchsorted(starts, self._p_first[rows], side="right") - 1
+        run_b = np.searchsorted(starts, self._p_last[rows], side="right") - 1
+        inner = run_b - run_a  # run boundaries inside the known positions
+        # Per row: rank before the window, ranks before each inner boundary, last rank.
+        size = inner + 2
+        at = np.concatenate(([0], np.cumsum(size)))
+        ends = np.empty(int(at[-1]), dtype=np.int64)
+        ends[at[:-1]] = first - 1
+        ends[at[1:] - 1] = last
+        owner = np.repeat(np.arange(rows.size), inner)
+        j = np.arange(owner.size) - np.repeat(np.cumsum(inner) - inner, inner)
+        if owner.size:
+            count, _, _ = self._scan(rows[owner], starts[run_a[owner] + 1 + j])
+            ends[at[owner] + 1 + j] = count
+        seg_row = np.repeat(np.arange(rows.size), inner + 1)
+        seg = np.arange(seg_row.size) - np.repeat(np.cumsum(inner + 1) - (inner + 1), inner + 1)
+        lo = ends[at[seg_row] + seg] + 1
+        hi = ends[at[seg_row] + seg + 1]
+        real = lo <= hi
+        value = self._runs.values[run_a[seg_row] + seg]
+        view = RunView.of_segments(seg_row[real], lo[real], hi[real], value[real], rows.size)
+        return view, blocks

@@ -26,7 +26,7 @@ from core import amplification as amp
 from core.accounting import change_one
 from core.designs.frame import Frame
 from core.designs.protocol import Accounting, PlannerDesign, Point, WindowDraw
-from core.windowed.runs import RunSource, ValueRuns
+from core.windowed.runs import RunSource
 
 if TYPE_CHECKING:
     from core.mechanisms import Mechanism
@@ -41,8 +41,8 @@ def permutations(rng: np.random.Generator, rows: int, size: int) -> NDArray[np.i
 
 def _window_draw(frame: Frame, sizes: NDArray[np.int64]) -> WindowDraw:
     """Uniform subsets of ``sizes``: over runs of equal values when the population is tied."""
-    runs = frame.prepared("value_runs", lambda f: ValueRuns.of(f.values))
-    return WindowDraw(sizes, RunSource(runs, sizes) if runs.tied else None)
+    runs = frame.tied_runs()
+    return WindowDraw(sizes, None if runs is None else RunSource(runs, sizes))
 
 
 def _window_cost(frame: Frame) -> float:

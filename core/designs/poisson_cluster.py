@@ -49,7 +49,7 @@ from scipy.optimize import brentq
 
 from core import amplification as amp
 from core.designs.cluster import missing_clusters
-from core.designs.cluster_windows import ClusterIndex, ClusterWindows
+from core.designs.cluster_windows import ClusterIndex, ClusterRunWindows, ClusterWindows
 from core.designs.frame import Frame
 from core.designs.protocol import PlannerDesign, Point, WindowDraw
 
@@ -188,7 +188,11 @@ class PoissonCluster(PlannerDesign):
         drawn = np.where(np.arange(width)[None, :] < counts[:, None], order, pad)
         sizes = index.sizes[drawn].sum(axis=1).astype(np.int64)
 
+        runs = frame.tied_runs()
+
         def source(gen: np.random.Generator, rows: NDArray[np.int64]) -> ClusterWindows:
+            if runs is not None:
+                return ClusterRunWindows(index, drawn[rows], runs)
             return ClusterWindows(index, drawn[rows])
 
         return WindowDraw(sizes, source)

@@ -54,7 +54,7 @@ from numpy.typing import ArrayLike, NDArray
 from core._validation import FloatArray, check_array
 from core.windowed.sampler import LEAF, IntArray, SampleWindows, _Blocks
 
-__all__ = ["RunSource", "RunView", "RunWindows", "ValueRuns", "run_view"]
+__all__ = ["RunSegments", "RunSource", "RunView", "RunWindows", "ValueRuns", "run_view"]
 
 #: Padding of the rank columns of a :class:`RunView` past a row's last run.
 _PAD = np.iinfo(np.int64).max // 4
@@ -160,13 +160,66 @@ class RunView:
         return cls.of_segments(row, first[row] + c, run_last, cells[row, c], reps)
 
 
+class RunSegments:
+    """The run-level bookkeeping shared by every tree sampler over runs (module docstring).
+
+    A tree's blocks are record ranges ``[start, stop)`` whose ends are run boundaries; they
+    are split at the boundary of their middle run (:meth:`midpoint`), and a block of one run
+    (:meth:`single`) is resolved by :meth:`add` into a segment of ranks ``below + 1 ..
+    below + count`` of that run's value.  :meth:`view` packs the segments of known ranks.
+    """
+
+    def __init__(self, runs: ValueRuns) -> None:
+        self.runs = runs
+        self._rep: list[IntArray] = []
+        self._first: list[IntArray] = []
+        self._last: list[IntArray] = []
+        self._run: list[IntArray] = []
+
+    def _run_of(self, start: IntArray) -> IntArray:
+        """The run starting at record ``start`` (a run boundary)."""
+        return np.searchsorted(self.runs.starts, start).astype(np.int64)
+
+    def midpoint(self, start: IntArray, stop: IntArray) -> IntArray:
+        """The first record of the middle run of each block (a block holds >= 2 runs)."""
+        return self.runs.starts[(self._run_of(start) + self._run_of(stop)) // 2]
+
+    def single(self, start: IntArray, stop: IntArray) -> NDArray[np.bool_]:
+        """Whether each block is one run."""
+        return np.asarray(self.runs.starts[self._run_of(start) + 1] == stop)
+
+    def add(self, rep: IntArray, start: IntArray, below: IntArray, count: IntArray) -> None:
+        """Resolve one-run blocks: their sampled ranks, all of their run's value."""
+        self._rep.append(rep)
+        self._first.append(below + 1)
+        self._last.append(below + count)
+        self._run.append(self._run_of(start))
+
+    def view(self, which: IntArray, reps: int, first: IntArray, last: IntArray) -> RunView:
+        """Runs of ranks ``first[i] .. last[i]`` of samples ``which[i]``; forgets the others."""
+        rows = np.asarray(which, dtype=np.int64)
+        row_of = np.full(reps, -1, dtype=np.int64)
+        row_of[rows] = np.arange(rows.size)
+        rep, f, la, run = (
+            np.concatenate(x) if x else np.empty(0, dtype=np.int64)
+            for x in (self._rep, self._first, self._last, self._run)
+        )
+        row = row_of[rep]
+        keep = row >= 0
+        rep, f, la, run, row = rep[keep], f[keep], la[keep], run[keep], row[keep]
+        self._rep, self._first, self._last, self._run = [rep], [f], [la], [run]
+        inside = (f >= first[row]) & (la <= last[row])
+        values = self.runs.values[run[inside]]
+        return RunView.of_segments(row[inside], f[inside], la[inside], values, rows.size)
+
+
 class RunWindows(SampleWindows):
     """Order statistics near chosen ranks of ``reps`` SRSWOR samples of a tied population.
 
-    The tree of :class:`core.windowed.SampleWindows` over runs instead of records (module
-    docstring): blocks are run ranges, split at run boundaries, and a block of one run is
-    resolved without drawing records.  Read the windows with :meth:`window_runs`; records
-    are never drawn, so :meth:`positions` is refused.
+    The tree of :class:`core.windowed.SampleWindows` split at run boundaries, a block of one
+    run resolved without drawing records (module docstring; :class:`RunSegments`).  Read
+    the windows with :meth:`window_runs`; records are never drawn, so :meth:`positions` is
+    refused.
 
     Parameters
     ----------
@@ -179,69 +232,27 @@ class RunWindows(SampleWindows):
 
     def __init__(self, rng: np.random.Generator, runs: ValueRuns, sizes: ArrayLike) -> None:
         super().__init__(rng, runs.N, sizes, leaf=LEAF)
-        self._runs = runs
-        self._frontier.stop[:] = runs.D
-        self._seg_rep: list[IntArray] = []
-        self._seg_first: list[IntArray] = []
-        self._seg_last: list[IntArray] = []
-        self._seg_run: list[IntArray] = []
+        self._segments = RunSegments(runs)
 
     def _resolvable(self, b: _Blocks) -> NDArray[np.bool_]:
-        """A block of one run is resolved (its records are interchangeable)."""
-        return np.asarray(b.stop - b.start == 1)
+        return self._segments.single(b.start, b.stop)
 
-    def _block_values(
-        self, start: IntArray, stop: IntArray, values: FloatArray
-    ) -> tuple[FloatArray, FloatArray]:
-        return self._runs.values[start], self._runs.values[stop - 1]
-
-    def _split(self, b: _Blocks) -> _Blocks:
-        """Split every run range at its middle run, hypergeometric count for the left part."""
-        if not b.rep.size:
-            return b
-        mid = (b.start + b.stop) // 2
-        at = self._runs.starts
-        left = self._rng.hypergeometric(
-            at[mid] - at[b.start], at[b.stop] - at[mid], b.count
-        ).astype(np.int64)
-        return _Blocks(
-            np.concatenate((b.rep, b.rep)),
-            np.concatenate((b.start, mid)),
-            np.concatenate((mid, b.stop)),
-            np.concatenate((b.below, b.below + left)),
-            np.concatenate((left, b.count - left)),
-        )
+    def _midpoint(self, start: IntArray, stop: IntArray) -> IntArray:
+        return self._segments.midpoint(start, stop)
 
     def _resolve(self, b: _Blocks) -> None:
-        """A one-run block: ranks ``below + 1 .. below + count``, all of the run's value."""
-        self._seg_rep.append(b.rep)
-        self._seg_first.append(b.below + 1)
-        self._seg_last.append(b.below + b.count)
-        self._seg_run.append(b.start)
+        self._segments.add(b.rep, b.start, b.below, b.count)
 
-    def window_runs(self, which: IntArray, k: IntArray) -> tuple[RunView, Blocks]:
+    def window_runs(
+        self, which: IntArray, k: IntArray, values: FloatArray
+    ) -> tuple[RunView, Blocks]:
         """The runs of known ranks around ``k[i]`` of samples ``which``, and the blocks outside.
 
         As :meth:`core.windowed.SampleWindows.outside`, with the known ranks as runs.  The
         samples left out of ``which`` are forgotten.
         """
-        rows = np.asarray(which, dtype=np.int64)
-        first, last, blocks = self.outside(rows, k, self._runs.values)
-        row_of = np.full(self.reps, -1, dtype=np.int64)
-        row_of[rows] = np.arange(rows.size)
-        rep, f, la, run = (
-            np.concatenate(x) if x else np.empty(0, dtype=np.int64)
-            for x in (self._seg_rep, self._seg_first, self._seg_last, self._seg_run)
-        )
-        row = row_of[rep]
-        keep = row >= 0
-        rep, f, la, run, row = rep[keep], f[keep], la[keep], run[keep], row[keep]
-        self._seg_rep, self._seg_first, self._seg_last, self._seg_run = [rep], [f], [la], [run]
-        inside = (f >= first[row]) & (la <= last[row])
-        view = RunView.of_segments(
-            row[inside], f[inside], la[inside], self._runs.values[run[inside]], rows.size
-        )
-        return view, blocks
+        first, last, blocks = self.outside(which, k, values)
+        return self._segments.view(which, self.reps, first, last), blocks
 
     def positions(self, first: IntArray, width: int, which: IntArray | None = None) -> IntArray:
         """Refused: the records of a run are never drawn (use :meth:`window_runs`)."""
@@ -274,7 +285,7 @@ def run_view(
     """
     own = getattr(source, "window_runs", None)
     if own is not None:
-        view, blocks = own(which, k)
+        view, blocks = own(which, k, values)
         return view, blocks
     first, last, blocks = source.outside(which, k, values)
     width = int((last - first).max()) + 1

@@ -232,17 +232,15 @@ class SampleWindows:
         """The blocks resolved now rather than split: at most ``leaf`` sampled records."""
         return b.count <= self._leaf
 
-    def _block_values(
-        self, start: IntArray, stop: IntArray, values: FloatArray
-    ) -> tuple[FloatArray, FloatArray]:
-        """Lowest and highest value of the blocks ``[start, stop)``: their end records."""
-        return values[start], values[stop - 1]
+    def _midpoint(self, start: IntArray, stop: IntArray) -> IntArray:
+        """Where the blocks ``[start, stop)`` are split: their middle record."""
+        return (start + stop) // 2
 
     def _split(self, b: _Blocks) -> _Blocks:
         """Split every block in two halves with a hypergeometric count for the left half."""
         if not b.rep.size:
             return b
-        mid = (b.start + b.stop) // 2
+        mid = self._midpoint(b.start, b.stop)
         left = self._rng.hypergeometric(mid - b.start, b.stop - mid, b.count).astype(np.int64)
         return _Blocks(
             np.concatenate((b.rep, b.rep)),
@@ -294,7 +292,7 @@ class SampleWindows:
         low_side = last_rank < kk[row]
         np.maximum.at(known_first, row[low_side], last_rank[low_side] + 1)
         np.minimum.at(known_last, row[~low_side], first_rank[~low_side] - 1)
-        blocks = (offsets, first_rank, last_rank, *self._block_values(start, stop, values))
+        blocks = (offsets, first_rank, last_rank, values[start], values[stop - 1])
         return known_first, known_last, blocks
 
     def positions(self, first: IntArray, width: int, which: IntArray | None = None) -> IntArray:

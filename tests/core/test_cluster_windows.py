@@ -375,3 +375,40 @@ def test_windowed_median_matches_whole_samples_at_a_million_records() -> None:
         ref_S[r] = sens.smooth_sensitivity_beta_batch(y[None, :], beta, lo, hi)[0]
     assert stats.ks_2samp(stat, ref_stat).pvalue > P_MIN
     assert stats.ks_2samp(S[0], ref_S).pvalue > P_MIN
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_run_windows_read_the_same_samples_as_runs(seed: int) -> None:
+    """ClusterRunWindows and ClusterWindows on the same drawn clusters: the same runs (no
+    randomness after the draw), and the same statistic and S from the draw loop."""
+    from core.designs.cluster_windows import ClusterRunWindows
+    from core.windowed import window_quantile_draws
+    from core.windowed.runs import RunView, ValueRuns, run_view
+
+    rng = np.random.default_rng(seed)
+    values, codes = _population(rng, 20_000, 40, ties=True, at_bounds=seed == 2)
+    index = ClusterIndex.of(codes)
+    drawn = draw_cluster_sets(rng, index.k, 6, 50)
+    runs = ValueRuns.of(values)
+    plain, tied = ClusterWindows(index, drawn), ClusterRunWindows(index, drawn, runs)
+    k = _ranks(plain.sizes, 0.5)
+    for half in (0, 3, 200, 5_000):
+        plain.ensure(k - half, k + half)
+        tied.ensure(k - half, k + half)
+        which = np.arange(plain.reps)
+        got, blocks = run_view(tied, which, k, values)
+        ref, ref_blocks = run_view(plain, which, k, values)
+        assert isinstance(ref, RunView) and got.count.tolist() == ref.count.tolist()
+        pairs = zip((got.value, got.first, got.last), (ref.value, ref.first, ref.last), strict=True)
+        assert all(np.array_equal(x, y, equal_nan=True) for x, y in pairs)
+        assert all(np.array_equal(x, y) for x, y in zip(blocks, ref_blocks, strict=True))
+    sizes = plain.sizes
+    kw = dict(sorted_values=values, sizes=sizes, quantile=0.5, betas=[0.01, 1.0], lower=0.0)
+    a = window_quantile_draws(
+        rng, **kw, upper=100.0, source=lambda g, rows: ClusterWindows(index, drawn[rows])
+    )
+    b = window_quantile_draws(
+        rng, **kw, upper=100.0, source=lambda g, rows: ClusterRunWindows(index, drawn[rows], runs)
+    )
+    assert np.array_equal(a[0], b[0])
+    assert b[1] == pytest.approx(a[1], rel=1e-9, abs=1e-300)

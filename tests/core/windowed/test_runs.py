@@ -69,7 +69,7 @@ def test_revealed_samples_have_the_multivariate_hypergeometric_law(n, steps) -> 
     w = RunWindows(np.random.default_rng(n + len(steps)), runs, np.full(reps, n))
     for first, last in steps:
         w.ensure(np.full(reps, first), np.full(reps, last))
-    view, blocks = w.window_runs(np.arange(reps), np.ones(reps, dtype=np.int64))
+    view, blocks = w.window_runs(np.arange(reps), np.ones(reps, dtype=np.int64), TINY)
     assert blocks[1].size == 0  # nothing left unexpanded
     seen = Counter(tuple(_whole(view, r)) for r in range(reps))
     assert set(seen) <= set(exact)
@@ -149,13 +149,13 @@ def test_a_certified_run_window_gives_the_same_samples_sensitivity(N, n, levels,
     half = 0
     while np.isnan(certified).any():
         w.ensure(k - half, k + half)
-        view, blocks = w.window_runs(np.arange(reps), k)
+        view, blocks = w.window_runs(np.arange(reps), k, values)
         s, ok = smooth_sensitivity_runs(view, np.full(reps, n), k, beta, lo, hi, blocks)
         fresh = ok & np.isnan(certified)
         certified[fresh] = s[fresh]
         half = 2 * half + 1
     w.ensure(np.ones(reps, dtype=np.int64), np.full(reps, n))
-    whole_view, _ = w.window_runs(np.arange(reps), k)
+    whole_view, _ = w.window_runs(np.arange(reps), k, values)
     samples = np.array([_whole(whole_view, r) for r in range(reps)])
     full = sens.smooth_sensitivity_beta_batch(samples, beta, lo, hi)
     assert certified == pytest.approx(full, rel=1e-9, abs=1e-300)
