@@ -69,6 +69,7 @@ integers and is built once (one stable sort of the cluster codes).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -263,7 +264,7 @@ class ClusterIndex:
             raise ValueError(f"every cluster needs at least one record; cluster {empty} has none")
         offsets = np.zeros(sizes.size + 1, dtype=np.int64)
         np.cumsum(sizes, out=offsets[1:])
-        positions = np.argsort(c, kind="stable").astype(np.int64)
+        positions = np.argsort(c.astype(_narrowest(sizes.size)), kind="stable").astype(np.int64)
         return cls(positions, offsets)
 
     @property
@@ -305,6 +306,13 @@ def draw_cluster_sets(
     r = check_whole("reps", reps, 0, 2**31)
     perm = rng.permuted(np.tile(np.arange(kk, dtype=np.int64), (r, 1)), axis=1)
     return np.sort(perm[:, :ell], axis=1)
+
+
+def _narrowest(count: int) -> type[np.signedinteger[Any]]:
+    """The narrowest signed integer type holding ``0 .. count - 1``: numpy's stable sort of
+    16-bit codes is a radix sort, an order of magnitude faster at ``N = 10^7`` than of
+    64-bit ones, and gives the same order."""
+    return np.int16 if count <= 2**15 else np.int32 if count <= 2**31 else np.int64
 
 
 # ---------------------------------------------------------------------------------------
@@ -562,6 +570,22 @@ class ClusterRunWindows(ClusterWindows):
     def __init__(self, index: ClusterIndex, drawn: ArrayLike, runs: ValueRuns) -> None:
         super().__init__(index, drawn)
         self._runs = runs
+
+    def ensure(self, first: IntArray, last: IntArray) -> None:
+        """As :meth:`ClusterWindows.ensure`, then out to whole runs: the known ranks start
+        at the first sampled record of the run of the lowest one and end at the last of the
+        run of the highest, so one call crosses a tie block of any length."""
+        super().ensure(first, last)
+        rows = np.flatnonzero(self._first > 0)
+        if not rows.size:
+            return
+        starts = self._runs.starts
+        low = starts[np.searchsorted(starts, self._p_first[rows], side="right") - 1]
+        count, after, _ = self._scan(rows, low)
+        self._first[rows], self._p_first[rows] = count + 1, after
+        high = starts[np.searchsorted(starts, self._p_last[rows], side="right")]
+        count, _, before = self._scan(rows, high)
+        self._last[rows], self._p_last[rows] = count, before
 
     def window_runs(
         self, which: IntArray, k: IntArray, values: FloatArray

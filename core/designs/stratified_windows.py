@@ -81,6 +81,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from core._validation import FloatArray, check_rate, check_whole
+from core.designs.cluster_windows import _narrowest
 from core.windowed.runs import Blocks, RunSegments, RunView, ValueRuns
 from core.windowed.sampler import LEAF, _floyd_subsets, _scatter
 
@@ -134,9 +135,12 @@ class StrataIndex:
         lab = np.asarray(labels).reshape(-1)
         if not lab.size:
             raise ValueError("the population has no records")
-        _, codes = np.unique(lab, return_inverse=True)
-        order = np.argsort(codes.reshape(-1), kind="stable")
-        return cls._build(codes.reshape(-1).astype(np.int64)[order], order.astype(np.int64))
+        if lab.dtype.kind in "iu" and lab.min() >= 0 and np.bincount(lab).min() > 0:
+            codes = lab.astype(np.int64)  # already 0 .. H - 1, every one used: unique's codes
+        else:
+            codes = np.unique(lab, return_inverse=True)[1].reshape(-1).astype(np.int64)
+        order = np.argsort(codes.astype(_narrowest(int(codes.max()) + 1)), kind="stable")
+        return cls._build(codes[order], order.astype(np.int64))
 
     @classmethod
     def from_positions(cls, positions: Sequence[ArrayLike], N: int) -> StrataIndex:

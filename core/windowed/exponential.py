@@ -161,6 +161,7 @@ def window_exponential_draws(
     reps = n.size
     k = np.array([sens.quantile_rank(int(m), q) for m in n], dtype=np.int64)
     windows = _open_source(source, sample_rng, sorted_values.size, n, np.arange(reps))
+    runs = hasattr(windows, "window_runs")
     # A first half-width at which the rest weighs about e^-20 of the ring on smooth data.
     start = (
         int(min(80.0 / float(e.min()), 2.0**40)) + 1
@@ -196,7 +197,10 @@ def window_exponential_draws(
                 todo[j] = _decide(states[j], todo[j], iv, noise_rng, released[j])
         if any(t.size for t in todo):
             pending = np.unique(np.concatenate(todo))
-            half[pending] = np.minimum(np.maximum(half[pending] * 2, 1), n[pending])
+            # Over runs, at least twice the known ranks' reach: it crosses a tie block at once.
+            reach = 2 * view.extent(k[need])[row_of[pending]] if runs else 1
+            grown = np.maximum(half[pending] * 2, reach)
+            half[pending] = np.minimum(np.maximum(grown, 1), n[pending])
     return statistic, released
 
 

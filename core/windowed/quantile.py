@@ -153,6 +153,9 @@ def _draw_chunk(
             ok &= good
         if ok.all():
             return widest, columns if runs else 2 * widest + 1
+        # Double the half-width; over runs, at least twice the known ranks' reach, which
+        # crosses a tie block at once (the known ranks cover whole runs).
+        grow = 2 * view.extent(kt)[~ok] if runs else 0
         todo = todo[~ok]
-        half_of[todo] *= 2
+        half_of[todo] = np.maximum(half_of[todo] * 2, grow)
         widest = max(widest, int(half_of[todo].max()))

@@ -379,8 +379,9 @@ def test_windowed_median_matches_whole_samples_at_a_million_records() -> None:
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_run_windows_read_the_same_samples_as_runs(seed: int) -> None:
-    """ClusterRunWindows and ClusterWindows on the same drawn clusters: the same runs (no
-    randomness after the draw), and the same statistic and S from the draw loop."""
+    """ClusterRunWindows and ClusterWindows on the same drawn clusters: the same runs over
+    the same ranks (no randomness after the draw; the run windows reach out to whole runs),
+    and the same statistic and S from the draw loop."""
     from core.designs.cluster_windows import ClusterRunWindows
     from core.windowed import window_quantile_draws
     from core.windowed.runs import RunView, ValueRuns, run_view
@@ -392,16 +393,30 @@ def test_run_windows_read_the_same_samples_as_runs(seed: int) -> None:
     runs = ValueRuns.of(values)
     plain, tied = ClusterWindows(index, drawn), ClusterRunWindows(index, drawn, runs)
     k = _ranks(plain.sizes, 0.5)
+    which = np.arange(plain.reps)
+    edges = 0
     for half in (0, 3, 200, 5_000):
-        plain.ensure(k - half, k + half)
         tied.ensure(k - half, k + half)
-        which = np.arange(plain.reps)
         got, blocks = run_view(tied, which, k, values)
+        first, last = got.first[:, 0], got.last[which, got.count - 1]
+        assert (first <= np.maximum(k - half, 1)).all() and (
+            last >= np.minimum(k + half, plain.sizes)
+        ).all()
+        plain.ensure(first, last)
         ref, ref_blocks = run_view(plain, which, k, values)
+        # Whole runs: the ranks just outside hold other values.
+        probe = ClusterWindows(index, drawn)
+        probe.ensure(first - 1, last + 1)
+        below, above = probe.positions(first - 1, 1)[:, 0], probe.positions(last + 1, 1)[:, 0]
+        edges += int((below >= 0).sum() + (above >= 0).sum())
+        assert (values[below[below >= 0]] < got.value[below >= 0, 0]).all()
+        top = got.value[which, got.count - 1]
+        assert (values[above[above >= 0]] > top[above >= 0]).all()
         assert isinstance(ref, RunView) and got.count.tolist() == ref.count.tolist()
         pairs = zip((got.value, got.first, got.last), (ref.value, ref.first, ref.last), strict=True)
         assert all(np.array_equal(x, y, equal_nan=True) for x, y in pairs)
         assert all(np.array_equal(x, y) for x, y in zip(blocks, ref_blocks, strict=True))
+    assert edges > 0
     sizes = plain.sizes
     kw = dict(sorted_values=values, sizes=sizes, quantile=0.5, betas=[0.01, 1.0], lower=0.0)
     a = window_quantile_draws(
