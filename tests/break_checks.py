@@ -732,6 +732,30 @@ BREAKS: tuple[Break, ...] = (
             "test_median_and_sensitivity_match_whole_samples_at_a_million_records",
         ),
     ),
+    Break(
+        name="runs-lower-run-paired-at-its-first-rank",
+        item="issue 22 tie-compressed windows",
+        path="core/windowed/run_sensitivity.py",
+        old="lp[p + 1] = min(last[r, p], kk)",
+        new="lp[p + 1] = min(first[r, p], kk)",
+        tests=(
+            "tests/core/windowed/test_run_sensitivity.py::"
+            "test_runs_give_the_definition_on_every_window",
+            "tests/core/windowed/test_runs.py::"
+            "test_a_certified_run_window_gives_the_same_samples_sensitivity",
+        ),
+    ),
+    Break(
+        name="runs-split-off-a-run-boundary",
+        item="issue 22 tie-compressed windows",
+        path="core/windowed/runs.py",
+        old="return self.runs.starts[(self._run_of(start) + self._run_of(stop)) // 2]",
+        new="return (start + stop) // 2",
+        tests=(
+            "tests/core/windowed/test_runs.py::"
+            "test_revealed_samples_have_the_multivariate_hypergeometric_law",
+        ),
+    ),
 )
 
 

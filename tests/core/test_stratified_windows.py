@@ -464,3 +464,13 @@ def test_run_windows_match_whole_samples_of_a_tied_million() -> None:
         ]
     )
     assert stats.ks_2samp(rel[0], ref_rel).pvalue > P_MIN
+
+
+def test_integer_codes_index_as_their_labels_do() -> None:
+    """Labels already numbered 0 .. H - 1 skip numpy.unique; the index is the same."""
+    labels = np.random.default_rng(0).integers(0, 5, 1_000)
+    a = StrataIndex.from_labels(labels)
+    b = StrataIndex.from_labels(np.array(["abcde"[h] for h in labels]))
+    assert np.array_equal(a.keys, b.keys) and np.array_equal(a.sizes, b.sizes)
+    c = StrataIndex.from_labels(labels * 3 + 7)  # gaps: numbered by numpy.unique
+    assert np.array_equal(c.keys, a.keys)
