@@ -746,11 +746,11 @@ BREAKS: tuple[Break, ...] = (
         ),
     ),
     Break(
-        name="runs-split-off-a-run-boundary",
+        name="runs-resolved-run-one-rank-short",
         item="issue 22 tie-compressed windows",
         path="core/windowed/runs.py",
-        old="return self.runs.starts[(self._run_of(start) + self._run_of(stop)) // 2]",
-        new="return (start + stop) // 2",
+        old="self._last.append(below + count)",
+        new="self._last.append(below + count - 1)",
         tests=(
             "tests/core/windowed/test_runs.py::"
             "test_revealed_samples_have_the_multivariate_hypergeometric_law",
