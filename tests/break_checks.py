@@ -58,7 +58,7 @@ BREAKS: tuple[Break, ...] = (
         path="core/windowed/sampler.py",
         old="left = self._rng.hypergeometric(mid - b.start, b.stop - mid, b.count)",
         new="left = self._rng.hypergeometric(b.stop - mid, mid - b.start, b.count)",
-        tests=("tests/core/test_windowed.py::test_subsets_are_uniform",),
+        tests=("tests/core/windowed/test_sampler.py::test_subsets_are_uniform",),
     ),
     Break(
         name="windowed-certificate-halved",
@@ -67,7 +67,8 @@ BREAKS: tuple[Break, ...] = (
         old="ok[r] = s >= bound * (1.0 + 1e-12)",
         new="ok[r] = s >= bound * 0.5",
         tests=(
-            "tests/core/test_windowed.py::test_unexpanded_blocks_certify_the_same_samples_sensitivity",
+            "tests/core/windowed/test_sampler.py::"
+            "test_unexpanded_blocks_certify_the_same_samples_sensitivity",
         ),
     ),
     Break(
@@ -77,8 +78,8 @@ BREAKS: tuple[Break, ...] = (
         old="yes = u * (known_rest + iv.rest) < ring",
         new="yes = u * known_rest < ring",
         tests=(
-            "tests/core/test_windowed.py::test_exponential_windows_have_the_exact_law",
-            "tests/core/test_windowed.py::test_exponential_windows_match_whole_samples",
+            "tests/core/windowed/test_exponential.py::test_exponential_windows_have_the_exact_law",
+            "tests/core/windowed/test_exponential.py::test_exponential_windows_match_whole_samples",
         ),
     ),
     Break(
