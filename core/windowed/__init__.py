@@ -49,6 +49,17 @@ size: draw ``n ~ Binomial(N, rate)``; given ``n`` the sample is a uniform ``n``-
 Cost: about ``2 log2(N / w) + w`` splits per sample for a window of ``w`` sampled records;
 the population's values are read only at the ``w`` positions.  Memory is proportional to
 the number of samples times the window, never to ``N``.
+
+Modules
+-------
+* :mod:`core.windowed.sampler` -- :class:`SampleWindows` (the tree above) and the
+  :class:`WindowSource` interface every design's source follows;
+* :mod:`core.windowed.quantile` -- :func:`window_quantile_draws` (``y_(k)`` and ``S``);
+* :mod:`core.windowed.exponential` -- :func:`window_exponential_draws` (the exponential
+  mechanism, ring by ring);
+* :mod:`core.windowed.runs` -- tied populations: the windows as runs of equal values, so a
+  tie block of any length costs one run (:class:`core.windowed.runs.RunWindows`), and
+  :mod:`core.windowed.run_sensitivity` -- ``S`` computed on those runs.
 """
 
 from __future__ import annotations
