@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike
 from core import sensitivity as sens
 from core._validation import FloatArray, check_bounds, check_whole
 from core.windowed.runs import RunView, run_view
-from core.windowed.sampler import IntArray, SourceFactory, _open_source
+from core.windowed.sampler import IntArray, SourceFactory, _open_source, _ranks
 
 __all__ = ["window_exponential_draws"]
 
@@ -159,7 +159,7 @@ def window_exponential_draws(
     if not e.size or not np.all(np.isfinite(e) & (e > 0)):
         raise ValueError("eps must be a non-empty list of finite numbers > 0")
     reps = n.size
-    k = np.array([sens.quantile_rank(int(m), q) for m in n], dtype=np.int64)
+    k = _ranks(n, q)
     windows = _open_source(source, sample_rng, sorted_values.size, n, np.arange(reps))
     runs = hasattr(windows, "window_runs")
     # A first half-width at which the rest weighs about e^-20 of the ring on smooth data.

@@ -16,6 +16,7 @@ from core.windowed.sampler import (
     IntArray,
     SourceFactory,
     _open_source,
+    _ranks,
 )
 
 __all__ = ["window_quantile_draws"]
@@ -79,7 +80,7 @@ def window_quantile_draws(
     if b.size and not np.all(np.isfinite(b) & (b > 0)):
         raise ValueError("betas must be finite numbers > 0")
     check_whole("reps", reps, 1, 2**31)
-    k = np.array([sens.quantile_rank(int(m), q) for m in n], dtype=np.int64) if reps else n
+    k = _ranks(n, q)
     statistic = np.empty(reps)
     sensitivity = np.empty((b.size, reps))
     half = 0 if not b.size else FIRST_HALF_WIDTH

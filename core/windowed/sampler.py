@@ -14,6 +14,7 @@ from typing import Protocol
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from core import sensitivity as sens
 from core._validation import FloatArray, check_whole
 
 __all__ = [
@@ -373,6 +374,15 @@ class WindowSource(Protocol):
 #: order), whose ``sizes`` must equal ``sizes[rows]``.  The draw functions chunk their
 #: samples, so a factory is called once per chunk with the chunk's rows.
 SourceFactory = Callable[[np.random.Generator, IntArray], WindowSource]
+
+
+def _ranks(sizes: IntArray, quantile: float) -> IntArray:
+    """``quantile_rank(n, quantile)`` of every sample size, computed once per distinct size."""
+    if not sizes.size:
+        return sizes.copy()
+    distinct, which = np.unique(sizes, return_inverse=True)
+    ranks = np.array([sens.quantile_rank(int(m), quantile) for m in distinct], dtype=np.int64)
+    return ranks[which.reshape(-1)]
 
 
 def _open_source(
