@@ -7,7 +7,7 @@ share each), values Lognormal(5 + district effect, 0.5) clipped to [0, 10,000], 
 with numpy directly.  For 8 numbers of drawn districts ℓ (rates ℓ / k from 1 % to 90 %),
 T = 200 samples: the median and its smooth sensitivity at two betas (0.01 and 0.2), drawn
 by the certify-and-widen loop of ``tests/core/test_cluster_windows.py`` (the loop of
-``core.windowed._draw_chunk``) on :class:`core.designs.cluster_windows.ClusterWindows`.
+``core.windowed.quantile._draw_chunk``) on :class:`core.designs.cluster_windows.ClusterWindows`.
 
 Printed: the time to build the index once per population; then per (N, ℓ) the mean sample
 size, the wall and process CPU time of the T draws and the peak memory allocated during

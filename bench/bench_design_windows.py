@@ -17,7 +17,7 @@ by the planner), then per rate the time per sample of both draws and the mean sa
 and the totals over the 8 rates with the peak memory allocated during the draws
 (tracemalloc, numpy included; a second, traced run) against the population's value column.
 That peak is the windows' (samples x window width, chunked by
-:data:`core.windowed._CELL_BUDGET`); the width needed to certify ``S`` grows slowly with the
+:data:`core.windowed.sampler._CELL_BUDGET`); the width needed to certify ``S`` grows slowly with the
 sample size ``n``, as for simple random samples, and nothing is proportional to ``N``.
 
 Run from the repository root::

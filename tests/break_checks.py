@@ -55,10 +55,10 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="windowed-split-halves-swapped",
         item="15 windowed sampler",
-        path="core/windowed.py",
+        path="core/windowed/sampler.py",
         old="left = self._rng.hypergeometric(mid - b.start, b.stop - mid, b.count)",
         new="left = self._rng.hypergeometric(b.stop - mid, mid - b.start, b.count)",
-        tests=("tests/core/test_windowed.py::test_subsets_are_uniform",),
+        tests=("tests/core/windowed/test_sampler.py::test_subsets_are_uniform",),
     ),
     Break(
         name="windowed-certificate-halved",
@@ -67,18 +67,19 @@ BREAKS: tuple[Break, ...] = (
         old="ok[r] = s >= bound * (1.0 + 1e-12)",
         new="ok[r] = s >= bound * 0.5",
         tests=(
-            "tests/core/test_windowed.py::test_unexpanded_blocks_certify_the_same_samples_sensitivity",
+            "tests/core/windowed/test_sampler.py::"
+            "test_unexpanded_blocks_certify_the_same_samples_sensitivity",
         ),
     ),
     Break(
         name="windowed-exponential-ignores-unknown-rest",
         item="15 windowed sampler",
-        path="core/windowed.py",
+        path="core/windowed/exponential.py",
         old="yes = u * (known_rest + iv.rest) < ring",
         new="yes = u * known_rest < ring",
         tests=(
-            "tests/core/test_windowed.py::test_exponential_windows_have_the_exact_law",
-            "tests/core/test_windowed.py::test_exponential_windows_match_whole_samples",
+            "tests/core/windowed/test_exponential.py::test_exponential_windows_have_the_exact_law",
+            "tests/core/windowed/test_exponential.py::test_exponential_windows_match_whole_samples",
         ),
     ),
     Break(
@@ -728,7 +729,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="stratwin-source-ignored",
         item="issue 22 stratified windows",
-        path="core/windowed.py",
+        path="core/windowed/sampler.py",
         old="    if source is None:\n        return SampleWindows(rng, N, sizes)",
         new="    if True:\n        return SampleWindows(rng, N, sizes)",
         tests=(
@@ -821,6 +822,30 @@ BREAKS: tuple[Break, ...] = (
         new="stay[j, : j + 1] = -c * shared",
         tests=(
             "tests/core/mechanisms/test_joint_exp.py::test_sampler_follows_the_brute_force_law",
+        ),
+    ),
+    Break(
+        name="runs-lower-run-paired-at-its-first-rank",
+        item="issue 22 tie-compressed windows",
+        path="core/windowed/run_sensitivity.py",
+        old="lp[p + 1] = min(last[r, p], kk)",
+        new="lp[p + 1] = min(first[r, p], kk)",
+        tests=(
+            "tests/core/windowed/test_run_sensitivity.py::"
+            "test_runs_give_the_definition_on_every_window",
+            "tests/core/windowed/test_runs.py::"
+            "test_a_certified_run_window_gives_the_same_samples_sensitivity",
+        ),
+    ),
+    Break(
+        name="runs-resolved-run-one-rank-short",
+        item="issue 22 tie-compressed windows",
+        path="core/windowed/runs.py",
+        old="self._last.append(below + count)",
+        new="self._last.append(below + count - 1)",
+        tests=(
+            "tests/core/windowed/test_runs.py::"
+            "test_revealed_samples_have_the_multivariate_hypergeometric_law",
         ),
     ),
 )

@@ -16,7 +16,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from core.designs import ClusterSampling
-from core.designs.cluster_windows import ClusterIndex, ClusterWindows, draw_cluster_sets
+from core.designs.cluster_windows import (
+    ClusterIndex,
+    ClusterRunWindows,
+    ClusterWindows,
+    draw_cluster_sets,
+)
 from core.designs.frame import Frame
 from core.designs.individual import permutations
 from core.designs.protocol import PlannerDesign, Point, WindowDraw
@@ -106,7 +111,11 @@ class ClusterDesign(PlannerDesign):
         drawn = draw_cluster_sets(rng, index.k, round(point.size), reps)
         sizes = index.sizes[drawn].sum(axis=1).astype(np.int64)
 
+        runs = frame.tied_runs()
+
         def source(gen: np.random.Generator, rows: NDArray[np.int64]) -> ClusterWindows:
+            if runs is not None:
+                return ClusterRunWindows(index, drawn[rows], runs)
             return ClusterWindows(index, drawn[rows])
 
         return WindowDraw(sizes, source)

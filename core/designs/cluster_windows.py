@@ -69,13 +69,15 @@ integers and is built once (one stable sort of the cluster codes).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from core._validation import FloatArray, check_whole
+from core.windowed.runs import Blocks, RunView, ValueRuns
 
-__all__ = ["ClusterIndex", "ClusterWindows", "draw_cluster_sets"]
+__all__ = ["ClusterIndex", "ClusterRunWindows", "ClusterWindows", "draw_cluster_sets"]
 
 IntArray = NDArray[np.int64]
 
@@ -262,7 +264,7 @@ class ClusterIndex:
             raise ValueError(f"every cluster needs at least one record; cluster {empty} has none")
         offsets = np.zeros(sizes.size + 1, dtype=np.int64)
         np.cumsum(sizes, out=offsets[1:])
-        positions = np.argsort(c, kind="stable").astype(np.int64)
+        positions = np.argsort(c.astype(_narrowest(sizes.size)), kind="stable").astype(np.int64)
         return cls(positions, offsets)
 
     @property
@@ -304,6 +306,13 @@ def draw_cluster_sets(
     r = check_whole("reps", reps, 0, 2**31)
     perm = rng.permuted(np.tile(np.arange(kk, dtype=np.int64), (r, 1)), axis=1)
     return np.sort(perm[:, :ell], axis=1)
+
+
+def _narrowest(count: int) -> type[np.signedinteger[Any]]:
+    """The narrowest signed integer type holding ``0 .. count - 1``: numpy's stable sort of
+    16-bit codes is a radix sort, an order of magnitude faster at ``N = 10^7`` than of
+    64-bit ones, and gives the same order."""
+    return np.int16 if count <= 2**15 else np.int32 if count <= 2**31 else np.int64
 
 
 # ---------------------------------------------------------------------------------------
@@ -538,3 +547,73 @@ class ClusterWindows:
         col = np.arange(flat.size) - np.repeat(starts[:-1], count) + np.repeat(lo[take], count)
         out[owner, col - start[owner]] = flat
         return out
+
+
+class ClusterRunWindows(ClusterWindows):
+    """:class:`ClusterWindows` of a tied population, read as runs of equal values.
+
+    The known ranks ``a .. b`` (population positions ``p_a .. p_b``) cross the run
+    boundaries ``starts[d]`` in ``(p_a, p_b]``; the sampled ranks of run ``d`` end at
+    ``C(starts[d + 1])``, one scan of the drawn clusters per boundary.  So a window is read
+    in ``O(ℓ log M)`` per run it spans instead of per rank -- a tie block costs one run --
+    and, as everything else here, it is exact arithmetic on the drawn clusters (module
+    docstring), so the law is that of the whole sample.
+
+    Parameters
+    ----------
+    index, drawn
+        As :class:`ClusterWindows`.
+    runs : ValueRuns
+        The runs of the sorted population.
+    """
+
+    def __init__(self, index: ClusterIndex, drawn: ArrayLike, runs: ValueRuns) -> None:
+        super().__init__(index, drawn)
+        self._runs = runs
+
+    def ensure(self, first: IntArray, last: IntArray) -> None:
+        """As :meth:`ClusterWindows.ensure`, then out to whole runs: the known ranks start
+        at the first sampled record of the run of the lowest one and end at the last of the
+        run of the highest, so one call crosses a tie block of any length."""
+        super().ensure(first, last)
+        rows = np.flatnonzero(self._first > 0)
+        if not rows.size:
+            return
+        starts = self._runs.starts
+        low = starts[np.searchsorted(starts, self._p_first[rows], side="right") - 1]
+        count, after, _ = self._scan(rows, low)
+        self._first[rows], self._p_first[rows] = count + 1, after
+        high = starts[np.searchsorted(starts, self._p_last[rows], side="right")]
+        count, _, before = self._scan(rows, high)
+        self._last[rows], self._p_last[rows] = count, before
+
+    def window_runs(
+        self, which: IntArray, k: IntArray, values: FloatArray
+    ) -> tuple[RunView, Blocks]:
+        """The runs of the known ranks of samples ``which`` (around ``k``), and the blocks
+        outside them (:meth:`ClusterWindows.outside`)."""
+        rows = np.asarray(which, dtype=np.int64).reshape(-1)
+        first, last, blocks = self.outside(rows, k, values)
+        starts = self._runs.starts
+        run_a = np.searchsorted(starts, self._p_first[rows], side="right") - 1
+        run_b = np.searchsorted(starts, self._p_last[rows], side="right") - 1
+        inner = run_b - run_a  # run boundaries inside the known positions
+        # Per row: rank before the window, ranks before each inner boundary, last rank.
+        size = inner + 2
+        at = np.concatenate(([0], np.cumsum(size)))
+        ends = np.empty(int(at[-1]), dtype=np.int64)
+        ends[at[:-1]] = first - 1
+        ends[at[1:] - 1] = last
+        owner = np.repeat(np.arange(rows.size), inner)
+        j = np.arange(owner.size) - np.repeat(np.cumsum(inner) - inner, inner)
+        if owner.size:
+            count, _, _ = self._scan(rows[owner], starts[run_a[owner] + 1 + j])
+            ends[at[owner] + 1 + j] = count
+        seg_row = np.repeat(np.arange(rows.size), inner + 1)
+        seg = np.arange(seg_row.size) - np.repeat(np.cumsum(inner + 1) - (inner + 1), inner + 1)
+        lo = ends[at[seg_row] + seg] + 1
+        hi = ends[at[seg_row] + seg + 1]
+        real = lo <= hi
+        value = self._runs.values[run_a[seg_row] + seg]
+        view = RunView.of_segments(seg_row[real], lo[real], hi[real], value[real], rows.size)
+        return view, blocks

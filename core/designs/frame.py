@@ -20,6 +20,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from core import sensitivity as sens
+from core.windowed.runs import ValueRuns
 
 if TYPE_CHECKING:
     from core.populations import Population
@@ -96,6 +97,12 @@ class Frame:
         if key not in self._prepared:
             self._prepared[key] = build(self)
         return self._prepared[key]
+
+    def tied_runs(self) -> ValueRuns | None:
+        """The runs of equal values (:class:`core.windowed.runs.ValueRuns`) when the
+        population is tied enough for windows over runs to pay, else None."""
+        runs = self.prepared("value_runs", lambda f: ValueRuns.of(f.values))
+        return runs if runs.tied else None
 
     def value(self, statistic: str, quantile: float = 0.5) -> float:
         """The population's mean, or its order statistic of rank ``quantile_rank(N, q)``."""

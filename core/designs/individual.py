@@ -9,7 +9,9 @@
 
 Both reveal windows of order statistics through :class:`core.windowed.SampleWindows`: a
 Poisson sample given its size ``n ~ Binomial(N, r)`` is a simple random sample of that
-size, so both draw windows of uniform ``n``-subsets.
+size, so both draw windows of uniform ``n``-subsets.  On a tied population (at least two
+records per distinct value on average) the windows are drawn over runs of equal values
+(:class:`core.windowed.runs.RunWindows`, the same law), so a tie block costs one run.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from core import amplification as amp
 from core.accounting import change_one
 from core.designs.frame import Frame
 from core.designs.protocol import Accounting, PlannerDesign, Point, WindowDraw
+from core.windowed.runs import RunSource
 
 if TYPE_CHECKING:
     from core.mechanisms import Mechanism
@@ -34,6 +37,12 @@ __all__ = ["Poisson", "SimpleRandom", "permutations"]
 def permutations(rng: np.random.Generator, rows: int, size: int) -> NDArray[np.int32]:
     """``rows`` independent uniform permutations of ``0 … size − 1`` (one per row)."""
     return rng.permuted(np.tile(np.arange(size, dtype=np.int32), (rows, 1)), axis=1)
+
+
+def _window_draw(frame: Frame, sizes: NDArray[np.int64]) -> WindowDraw:
+    """Uniform subsets of ``sizes``: over runs of equal values when the population is tied."""
+    runs = frame.tied_runs()
+    return WindowDraw(sizes, None if runs is None else RunSource(runs, sizes))
 
 
 def _window_cost(frame: Frame) -> float:
@@ -92,7 +101,7 @@ class SimpleRandom(_Individual):
     def window_draw(
         self, frame: Frame, point: Point, reps: int, rng: np.random.Generator
     ) -> WindowDraw:
-        return WindowDraw(np.full(reps, round(point.size), dtype=np.int64))
+        return _window_draw(frame, np.full(reps, round(point.size), dtype=np.int64))
 
 
 class Poisson(_Individual):
@@ -121,7 +130,7 @@ class Poisson(_Individual):
         self, frame: Frame, point: Point, reps: int, rng: np.random.Generator
     ) -> WindowDraw:
         """Sizes ``n ~ Binomial(N, r)``; given its size the sample is a uniform subset."""
-        return WindowDraw(rng.binomial(frame.N, point.rate, reps).astype(np.int64))
+        return _window_draw(frame, rng.binomial(frame.N, point.rate, reps).astype(np.int64))
 
     def caveat(self, relation: str) -> str:
         if relation == "replacement":

@@ -48,8 +48,8 @@ from numpy.typing import NDArray
 from scipy.optimize import brentq
 
 from core import amplification as amp
-from core.designs.cluster import missing_clusters
-from core.designs.cluster_windows import ClusterIndex, ClusterWindows
+from core.designs.cluster import _cluster_index, missing_clusters
+from core.designs.cluster_windows import ClusterIndex, ClusterRunWindows, ClusterWindows
 from core.designs.frame import Frame
 from core.designs.protocol import PlannerDesign, Point, WindowDraw
 
@@ -188,7 +188,11 @@ class PoissonCluster(PlannerDesign):
         drawn = np.where(np.arange(width)[None, :] < counts[:, None], order, pad)
         sizes = index.sizes[drawn].sum(axis=1).astype(np.int64)
 
+        runs = frame.tied_runs()
+
         def source(gen: np.random.Generator, rows: NDArray[np.int64]) -> ClusterWindows:
+            if runs is not None:
+                return ClusterRunWindows(index, drawn[rows], runs)
             return ClusterWindows(index, drawn[rows])
 
         return WindowDraw(sizes, source)
@@ -211,8 +215,7 @@ class PoissonCluster(PlannerDesign):
 
 def _padded_index(frame: Frame) -> ClusterIndex:
     """The clusters' index with as many empty clusters appended (padding for the rows)."""
-    assert frame.cluster_codes is not None
-    index = ClusterIndex.of(frame.cluster_codes)
+    index = frame.prepared("cluster_index", _cluster_index)  # shared with the cluster design
     k = index.k
     offsets = np.concatenate((index.offsets, np.full(k, index.offsets[-1], dtype=np.int64)))
     return ClusterIndex(index.positions, offsets)

@@ -81,10 +81,13 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from core._validation import FloatArray, check_rate, check_whole
-from core.windowed import LEAF, _floyd_subsets, _scatter
+from core.designs.cluster_windows import _narrowest
+from core.windowed.runs import Blocks, RunSegments, RunView, ValueRuns
+from core.windowed.sampler import LEAF, _floyd_subsets, _scatter
 
 __all__ = [
     "StrataIndex",
+    "StratifiedRunWindows",
     "StratifiedSource",
     "StratifiedWindows",
     "draw_allocations",
@@ -132,9 +135,12 @@ class StrataIndex:
         lab = np.asarray(labels).reshape(-1)
         if not lab.size:
             raise ValueError("the population has no records")
-        _, codes = np.unique(lab, return_inverse=True)
-        order = np.argsort(codes.reshape(-1), kind="stable")
-        return cls._build(codes.reshape(-1).astype(np.int64)[order], order.astype(np.int64))
+        if lab.dtype.kind in "iu" and lab.min() >= 0 and np.bincount(lab).min() > 0:
+            codes = lab.astype(np.int64)  # already 0 .. H - 1, every one used: unique's codes
+        else:
+            codes = np.unique(lab, return_inverse=True)[1].reshape(-1).astype(np.int64)
+        order = np.argsort(codes.astype(_narrowest(int(codes.max()) + 1)), kind="stable")
+        return cls._build(codes[order], order.astype(np.int64))
 
     @classmethod
     def from_positions(cls, positions: Sequence[ArrayLike], N: int) -> StrataIndex:
@@ -351,17 +357,25 @@ class StratifiedWindows:
             blocks = blocks.take(hit)
             if not blocks.rep.size:
                 break
-            small = blocks.count <= self._leaf
+            small = self._resolvable(blocks)
             if small.any():
                 self._resolve(blocks.take(small))
             blocks = self._split(blocks.take(~small))
         self._frontier = _Blocks.join(waiting) if waiting else blocks
 
+    def _resolvable(self, b: _Blocks) -> NDArray[np.bool_]:
+        """The blocks resolved now rather than split: at most ``leaf`` sampled records."""
+        return b.count <= self._leaf
+
+    def _midpoint(self, start: IntArray, stop: IntArray) -> IntArray:
+        """Where the blocks ``[start, stop)`` are split: their middle record."""
+        return (start + stop) // 2
+
     def _split(self, b: _Blocks) -> _Blocks:
         """Split every block at its midpoint: a hypergeometric count per stratum for the left."""
         if not b.rep.size:
             return b
-        mid = (b.start + b.stop) // 2
+        mid = self._midpoint(b.start, b.stop)
         ix = self._index
         at_mid = ix.count_before(self._strata, mid[:, None])
         good = at_mid - ix.count_before(self._strata, b.start[:, None])
@@ -459,6 +473,55 @@ class StratifiedWindows:
         return out
 
 
+class StratifiedRunWindows(StratifiedWindows):
+    """:class:`StratifiedWindows` of a tied population, revealed as runs of equal values.
+
+    The same tree with its split points at run boundaries, and a block of one run resolved
+    without drawing records: given its counts per stratum, whatever records it holds carry
+    its one value, so its sampled ranks ``below + 1 .. below + c`` are known at once (the
+    argument of :mod:`core.windowed.runs`; the claim of the module docstring holds for any
+    split points).  Read with :meth:`window_runs`; :meth:`positions` is refused.
+
+    Parameters
+    ----------
+    rng, index, allocation
+        As :class:`StratifiedWindows`.
+    runs : ValueRuns
+        The runs of the sorted population.
+    """
+
+    def __init__(
+        self,
+        rng: np.random.Generator,
+        index: StrataIndex,
+        allocation: ArrayLike,
+        runs: ValueRuns,
+    ) -> None:
+        super().__init__(rng, index, allocation)
+        self._segments = RunSegments(runs)
+
+    def _resolvable(self, b: _Blocks) -> NDArray[np.bool_]:
+        return self._segments.single(b.start, b.stop)
+
+    def _midpoint(self, start: IntArray, stop: IntArray) -> IntArray:
+        return self._segments.midpoint(start, stop)
+
+    def _resolve(self, b: _Blocks) -> None:
+        self._segments.add(b.rep, b.start, b.below, b.count)
+
+    def window_runs(
+        self, which: IntArray, k: IntArray, values: FloatArray
+    ) -> tuple[RunView, Blocks]:
+        """The runs of known ranks around ``k[i]`` of samples ``which``, and the blocks
+        outside (:meth:`core.windowed.runs.RunWindows.window_runs`)."""
+        first, last, blocks = self.outside(which, k, values)
+        return self._segments.view(which, self.reps, first, last), blocks
+
+    def positions(self, first: IntArray, width: int, which: IntArray | None = None) -> IntArray:
+        """Refused: the records of a run are never drawn (use :meth:`window_runs`)."""
+        raise TypeError("StratifiedRunWindows reveals runs, not records: use window_runs")
+
+
 @dataclass(frozen=True, eq=False)
 class StratifiedSource:
     """Proportional stratified samples with fixed allocations, as a source factory.
@@ -472,11 +535,15 @@ class StratifiedSource:
     index : StrataIndex
     allocation : ndarray of int64, shape (reps, H)
     leaf : int
+    runs : ValueRuns or None
+        The runs of a tied population: the samples are then revealed as runs
+        (:class:`StratifiedRunWindows`).
     """
 
     index: StrataIndex
     allocation: IntArray
     leaf: int = LEAF
+    runs: ValueRuns | None = None
 
     @property
     def sizes(self) -> IntArray:
@@ -484,20 +551,29 @@ class StratifiedSource:
         return self.allocation.sum(axis=1)
 
     def __call__(self, rng: np.random.Generator, rows: IntArray) -> StratifiedWindows:
+        if self.runs is not None:
+            return StratifiedRunWindows(rng, self.index, self.allocation[rows], self.runs)
         return StratifiedWindows(rng, self.index, self.allocation[rows], leaf=self.leaf)
 
 
 def proportional_source(
-    rng: np.random.Generator, index: StrataIndex, rate: float, reps: int, *, leaf: int = LEAF
+    rng: np.random.Generator,
+    index: StrataIndex,
+    rate: float,
+    reps: int,
+    *,
+    leaf: int = LEAF,
+    runs: ValueRuns | None = None,
 ) -> StratifiedSource:
     """``reps`` proportional stratified samples at ``rate`` (allocations drawn now).
 
     The allocations come from :func:`draw_allocations` (``rng``, randomised rounding); the
-    samples themselves are drawn lazily by the draw function the source is given to.
+    samples themselves are drawn lazily by the draw function the source is given to, as
+    runs of equal values when ``runs`` (those of a tied population) is given.
 
     Raises
     ------
     ValueError
         If ``rate · N_h < 1`` in some stratum.
     """
-    return StratifiedSource(index, draw_allocations(rng, index.sizes, rate, reps), leaf)
+    return StratifiedSource(index, draw_allocations(rng, index.sizes, rate, reps), leaf, runs)

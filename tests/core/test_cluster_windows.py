@@ -7,8 +7,8 @@ fixed seeds); the smooth sensitivity certified from a window and its blocks is t
 sample's; and at N = 10^6 the windowed median and its smooth sensitivity agree in law with
 whole samples drawn independently.
 
-The loop :func:`window_draws` mirrors ``core.windowed._draw_chunk`` (reveal, certify, double
-the window of the samples not yet certified) on any sample source with the
+The loop :func:`window_draws` mirrors ``core.windowed.quantile._draw_chunk`` (reveal,
+certify, double the window of the samples not yet certified) on any sample source with the
 ``SampleWindows`` surface; ``bench/bench_cluster_windows.py`` uses it too.
 """
 
@@ -77,7 +77,7 @@ def window_draws(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """The statistic of rank ``k[r]`` and its smooth sensitivity at each beta, per sample.
 
-    The loop of ``core.windowed._draw_chunk`` on any source with the ``SampleWindows``
+    The loop of ``core.windowed.quantile._draw_chunk`` on any source with the ``SampleWindows``
     surface: reveal ranks ``k - h .. k + h``, take the known run around ``k`` as the
     window, certify ``S`` through the source's blocks, double ``h`` where it fails.
     """
@@ -375,3 +375,55 @@ def test_windowed_median_matches_whole_samples_at_a_million_records() -> None:
         ref_S[r] = sens.smooth_sensitivity_beta_batch(y[None, :], beta, lo, hi)[0]
     assert stats.ks_2samp(stat, ref_stat).pvalue > P_MIN
     assert stats.ks_2samp(S[0], ref_S).pvalue > P_MIN
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_run_windows_read_the_same_samples_as_runs(seed: int) -> None:
+    """ClusterRunWindows and ClusterWindows on the same drawn clusters: the same runs over
+    the same ranks (no randomness after the draw; the run windows reach out to whole runs),
+    and the same statistic and S from the draw loop."""
+    from core.designs.cluster_windows import ClusterRunWindows
+    from core.windowed import window_quantile_draws
+    from core.windowed.runs import RunView, ValueRuns, run_view
+
+    rng = np.random.default_rng(seed)
+    values, codes = _population(rng, 20_000, 40, ties=True, at_bounds=seed == 2)
+    index = ClusterIndex.of(codes)
+    drawn = draw_cluster_sets(rng, index.k, 6, 50)
+    runs = ValueRuns.of(values)
+    plain, tied = ClusterWindows(index, drawn), ClusterRunWindows(index, drawn, runs)
+    k = _ranks(plain.sizes, 0.5)
+    which = np.arange(plain.reps)
+    edges = 0
+    for half in (0, 3, 200, 5_000):
+        tied.ensure(k - half, k + half)
+        got, blocks = run_view(tied, which, k, values)
+        first, last = got.first[:, 0], got.last[which, got.count - 1]
+        assert (first <= np.maximum(k - half, 1)).all() and (
+            last >= np.minimum(k + half, plain.sizes)
+        ).all()
+        plain.ensure(first, last)
+        ref, ref_blocks = run_view(plain, which, k, values)
+        # Whole runs: the ranks just outside hold other values.
+        probe = ClusterWindows(index, drawn)
+        probe.ensure(first - 1, last + 1)
+        below, above = probe.positions(first - 1, 1)[:, 0], probe.positions(last + 1, 1)[:, 0]
+        edges += int((below >= 0).sum() + (above >= 0).sum())
+        assert (values[below[below >= 0]] < got.value[below >= 0, 0]).all()
+        top = got.value[which, got.count - 1]
+        assert (values[above[above >= 0]] > top[above >= 0]).all()
+        assert isinstance(ref, RunView) and got.count.tolist() == ref.count.tolist()
+        pairs = zip((got.value, got.first, got.last), (ref.value, ref.first, ref.last), strict=True)
+        assert all(np.array_equal(x, y, equal_nan=True) for x, y in pairs)
+        assert all(np.array_equal(x, y) for x, y in zip(blocks, ref_blocks, strict=True))
+    assert edges > 0
+    sizes = plain.sizes
+    kw = dict(sorted_values=values, sizes=sizes, quantile=0.5, betas=[0.01, 1.0], lower=0.0)
+    a = window_quantile_draws(
+        rng, **kw, upper=100.0, source=lambda g, rows: ClusterWindows(index, drawn[rows])
+    )
+    b = window_quantile_draws(
+        rng, **kw, upper=100.0, source=lambda g, rows: ClusterRunWindows(index, drawn[rows], runs)
+    )
+    assert np.array_equal(a[0], b[0])
+    assert b[1] == pytest.approx(a[1], rel=1e-9, abs=1e-300)

@@ -384,3 +384,93 @@ def test_a_source_factory_of_simple_random_samples_changes_nothing() -> None:
         np.testing.assert_array_equal(x, y)
     with pytest.raises(ValueError, match="sizes differ"):
         window_quantile_draws(rng, values, sizes + 1, 0.5, [0.01], 0, 1e4, source=factory)
+
+
+# ---------------------------------------------------------------------------------------
+# Tied populations: runs of equal values
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("rate", "steps"), [(0.55, [(1, 99)]), (0.55, [(3, 3), (2, 4), (1, 99)])])
+def test_run_windows_reveal_the_designs_exact_law_of_tied_values(rate, steps) -> None:
+    """Sorted values of samples revealed whole as runs, against the law of every subset."""
+    from core.designs.stratified_windows import StratifiedRunWindows
+    from core.windowed.runs import ValueRuns
+
+    values = np.array([1.0, 1.0, 1.0, 2.0, 2.0, 4.0, 4.0, 4.0])
+    codes = np.array([0, 1, 0, 2, 1, 0, 2, 1])
+    exact: dict[tuple[float, ...], float] = {}
+    for subset, p in _design_law(codes, rate).items():
+        key = tuple(values[list(subset)].tolist())
+        exact[key] = exact.get(key, 0.0) + p
+    index = StrataIndex.from_labels(codes)
+    reps = 40_000
+    rng = np.random.default_rng(len(steps))
+    alloc = draw_allocations(rng, index.sizes, rate, reps)
+    w = StratifiedRunWindows(rng, index, alloc, ValueRuns.of(values))
+    for first, last in steps:
+        w.ensure(np.full(reps, first), np.full(reps, last))
+    view, blocks = w.window_runs(np.arange(reps), np.ones(reps, dtype=np.int64), values)
+    assert blocks[1].size == 0
+    sizes = view.last - view.first + 1
+    seen = [
+        tuple(np.repeat(view.value[r, : view.count[r]], sizes[r, : view.count[r]]).tolist())
+        for r in range(reps)
+    ]
+    keys = sorted(exact)
+    where = {key: i for i, key in enumerate(keys)}
+    assert all(s in where for s in seen), "a sample the design cannot draw"
+    counts = np.bincount([where[s] for s in seen], minlength=len(keys))
+    assert stats.chisquare(counts, reps * np.array([exact[key] for key in keys])).pvalue > P_MIN
+    with pytest.raises(TypeError, match="window_runs"):
+        w.positions(np.ones(reps, dtype=np.int64), 2)
+
+
+def test_run_windows_match_whole_samples_of_a_tied_million() -> None:
+    """N = 10^6 rounded to few values, 8 strata: median, S and the exponential mechanism's
+    release on run windows against whole samples drawn independently (KS)."""
+    from core.windowed.runs import ValueRuns
+
+    rng = np.random.default_rng(2027)
+    lo, hi = 0.0, 5_000.0
+    values, labels = _strata_population(rng, 10**6, 8, lo, hi)
+    values = np.round(values / 25.0) * 25.0  # about 200 distinct values
+    index = StrataIndex.from_labels(labels)
+    rate, reps, betas = 0.01, 1_000, [0.002, 0.1]
+    runs = ValueRuns.of(values)
+    source = proportional_source(np.random.default_rng(1), index, rate, reps, runs=runs)
+    stat, S = window_quantile_draws(
+        np.random.default_rng(2), values, source.sizes, 0.5, betas, lo, hi, source=source
+    )
+    _, rel = window_exponential_draws(
+        np.random.default_rng(5), np.random.default_rng(6), values, source.sizes, 0.5, [0.3],
+        lo, hi, source=source,
+    )  # fmt: skip
+    whole = _by_size(_whole_samples(np.random.default_rng(3), index, rate, reps))
+    ref_stat = np.concatenate(
+        [values[s][:, sens.quantile_rank(n, 0.5) - 1] for n, s in whole.items()]
+    )
+    assert stats.ks_2samp(stat, ref_stat).pvalue > P_MIN
+    for j, beta in enumerate(betas):
+        ref = np.concatenate(
+            [sens.smooth_sensitivity_beta_batch(values[s], beta, lo, hi) for s in whole.values()]
+        )
+        assert stats.ks_2samp(S[j], ref).pvalue > P_MIN
+    mech = ExponentialQuantile(0.5)
+    ref_rel = np.concatenate(
+        [
+            mech.release(values[s], 0.3, 0.5, lo, hi, np.random.default_rng(n)).released
+            for n, s in whole.items()
+        ]
+    )
+    assert stats.ks_2samp(rel[0], ref_rel).pvalue > P_MIN
+
+
+def test_integer_codes_index_as_their_labels_do() -> None:
+    """Labels already numbered 0 .. H - 1 skip numpy.unique; the index is the same."""
+    labels = np.random.default_rng(0).integers(0, 5, 1_000)
+    a = StrataIndex.from_labels(labels)
+    b = StrataIndex.from_labels(np.array(["abcde"[h] for h in labels]))
+    assert np.array_equal(a.keys, b.keys) and np.array_equal(a.sizes, b.sizes)
+    c = StrataIndex.from_labels(labels * 3 + 7)  # gaps: numbered by numpy.unique
+    assert np.array_equal(c.keys, a.keys)

@@ -1,0 +1,242 @@
+"""The smooth sensitivity of a quantile from a window of runs of equal values.
+
+The formula
+-----------
+Equation (4) of Hu, Drechsler & Kim (2023) (Nissim, Raskhodnikova & Smith 2007, Section 3.1)
+for the order statistic of rank ``k`` of a sorted sample ``y_(1..n)`` padded with
+``y_(0) = lower`` and ``y_(n+1) = upper``:
+
+    ``S = max { (y_(j) - y_(i)) e^{-beta (j - i - 1)} : 0 <= i <= k <= j <= n + 1 }``.
+
+On runs
+-------
+Let the window be runs ``(v_p, f_p, l_p)`` (value, first and last rank; :class:`RunView`)
+and ``c`` the run holding ``k``.  Inside one run the difference is 0.  For ``i`` in run
+``p <= c`` and ``j`` in run ``q >= c`` (``p < q``) the value grows as ``j - i`` shrinks, so
+the best pair of the two runs is ``i = min(l_p, k)``, ``j = max(f_q, k)``: each pair of runs
+needs only the largest rank of the lower run and the smallest rank of the upper one.  With
+the padding ranks as one-rank runs ``(lower, 0, 0)`` and ``(upper, n + 1, n + 1)`` the known
+part of ``S`` is a maximum over a matrix of ``(c + 2) × (runs above c + 2)`` entries.  Its
+logarithm ``log(v_q - v_p) - beta (j_q - i_p - 1)`` is totally monotone (for ``v_p < v_p'``
+the ratio ``(v_q - v_p) / (v_q - v_p')`` falls as ``v_q`` grows, and the rank terms are
+separable), so the best column is non-decreasing in the row, and a divide and conquer over
+rows finds the maximum in ``O(runs · log runs)`` -- compared in the log domain, where
+nothing underflows, whatever the length of the tie blocks.
+
+The certificate is that of :func:`core.sensitivity.smooth_sensitivity_window_batch`: each
+pair with an unknown rank is bounded through the unexpanded block holding it (ranks
+``p1 .. p2``, values in ``[low, high]``), against the window's runs in segments of doubling
+length; when the known maximum reaches the largest bound, it is ``S`` of the whole sample.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from core._validation import FloatArray, check_bounds, finite_scalar
+from core.windowed.runs import Blocks, RunView
+
+__all__ = ["smooth_sensitivity_runs"]
+
+try:  # numba is optional: without it the same loops run as plain Python (slowly).
+    import numba as _numba
+except ImportError:  # pragma: no cover - exercised only where numba is missing
+    _numba = None  # type: ignore[assignment]
+
+
+def _score(hv: float, lv: float, hp: int, lp: int, beta: float) -> float:
+    """``log((hv - lv) e^{-beta (hp - lp - 1)})``, ``-inf`` when ``hv <= lv``."""
+    if hv <= lv:
+        return -np.inf
+    return math.log(hv - lv) - beta * (hp - lp - 1)
+
+
+def _best_pair(
+    lv: FloatArray, lp: NDArray[np.int64], nl: int, hv: FloatArray, hp: NDArray[np.int64], nh: int,
+    beta: float, stack: NDArray[np.int64],
+) -> tuple[int, int, float]:  # fmt: skip
+    """Row and column of the largest entry of the totally monotone matrix (module
+    docstring), by divide and conquer over rows; ties keep the largest column."""
+    best = -np.inf
+    bp = 0
+    bq = 0
+    stack[0, 0] = 0
+    stack[0, 1] = nl - 1
+    stack[0, 2] = 0
+    stack[0, 3] = nh - 1
+    top = 1
+    while top > 0:
+        top -= 1
+        rl = stack[top, 0]
+        rh = stack[top, 1]
+        cl = stack[top, 2]
+        ch = stack[top, 3]
+        mid = (rl + rh) // 2
+        arg = cl
+        row_best = -np.inf
+        for q in range(cl, ch + 1):
+            s = _score(hv[q], lv[mid], hp[q], lp[mid], beta)
+            if s >= row_best:
+                row_best = s
+                arg = q
+        if row_best == -np.inf:
+            arg = ch
+        if row_best > best:
+            best = row_best
+            bp = mid
+            bq = arg
+        if mid > rl:
+            stack[top, 0] = rl
+            stack[top, 1] = mid - 1
+            stack[top, 2] = cl
+            stack[top, 3] = arg
+            top += 1
+        if mid < rh:
+            stack[top, 0] = mid + 1
+            stack[top, 1] = rh
+            stack[top, 2] = arg
+            stack[top, 3] = ch
+            top += 1
+    return bp, bq, best
+
+
+def _runs_core(
+    value: FloatArray, first: NDArray[np.int64], last: NDArray[np.int64],
+    count: NDArray[np.int64], n: NDArray[np.int64], k: NDArray[np.int64], beta: float,
+    lower: float, upper: float, offsets: NDArray[np.int64], block_first: NDArray[np.int64],
+    block_last: NDArray[np.int64], block_low: FloatArray, block_high: FloatArray,
+    out: FloatArray, ok: NDArray[np.bool_],
+) -> None:  # fmt: skip
+    """Row ``r``: the largest known pair value on runs, and whether it is certified."""
+    reps, width = value.shape
+    lv = np.empty(width + 2)
+    hv = np.empty(width + 2)
+    lp = np.empty(width + 2, dtype=np.int64)
+    hp = np.empty(width + 2, dtype=np.int64)
+    stack = np.empty((2 * (width + 2) + 64, 4), dtype=np.int64)
+    for r in range(reps):
+        m = count[r]
+        kk = k[r]
+        nn = n[r]
+        a = first[r, 0]
+        b = last[r, m - 1]
+        c = 0
+        while last[r, c] < kk:
+            c += 1
+        # Rows: padding rank 0, then runs 0..c at their largest rank <= k.
+        lv[0] = lower
+        lp[0] = 0
+        for p in range(c + 1):
+            lv[p + 1] = value[r, p]
+            lp[p + 1] = min(last[r, p], kk)
+        nl = c + 2
+        # Columns: runs c..m-1 at their smallest rank >= k, then padding rank n + 1.
+        for q in range(c, m):
+            hv[q - c] = value[r, q]
+            hp[q - c] = max(first[r, q], kk)
+        nh = m - c + 1
+        hv[nh - 1] = upper
+        hp[nh - 1] = nn + 1
+        bp, bq, best = _best_pair(lv, lp, nl, hv, hp, nh, beta, stack)
+        s = 0.0
+        if best > -np.inf:
+            s = (hv[bq] - lv[bp]) * math.exp(-beta * (hp[bq] - lp[bp] - 1))
+        bound = 0.0
+        for t in range(offsets[r], offsets[r + 1]):
+            low = block_low[t]
+            high = block_high[t]
+            if block_last[t] < a:  # below the window: i in this block, j a column
+                p2 = block_last[t]
+                q1 = 0
+                step = 1
+                while q1 <= nh - 2:
+                    q2 = min(nh - 2, q1 + step - 1)
+                    bound = max(bound, (hv[q2] - low) * math.exp(-beta * (hp[q1] - p2 - 1)))
+                    q1 = q2 + 1
+                    step *= 2
+                bound = max(bound, (upper - low) * math.exp(-beta * (nn - p2)))
+                for u in range(offsets[r], offsets[r + 1]):
+                    if block_first[u] > b:  # both unknown
+                        d = block_first[u] - p2 - 1
+                        bound = max(bound, (block_high[u] - low) * math.exp(-beta * d))
+            else:  # above the window: j in this block, i a row
+                q = block_first[t]
+                p2 = nl - 1
+                step = 1
+                while p2 >= 1:
+                    p1 = max(1, p2 - step + 1)
+                    bound = max(bound, (high - lv[p1]) * math.exp(-beta * (q - lp[p2] - 1)))
+                    p2 = p1 - 1
+                    step *= 2
+                bound = max(bound, (high - lower) * math.exp(-beta * (q - 1)))
+        out[r] = s
+        ok[r] = s >= bound * (1.0 + 1e-12)
+    return
+
+
+if _numba is not None:
+    _score = _numba.njit(cache=True, nogil=True)(_score)
+    _best_pair = _numba.njit(cache=True, nogil=True)(_best_pair)
+    _runs_core = _numba.njit(cache=True, nogil=True)(_runs_core)
+
+
+def smooth_sensitivity_runs(
+    view: RunView,
+    n: ArrayLike,
+    k: ArrayLike,
+    beta: float,
+    lower: float,
+    upper: float,
+    blocks: Blocks,
+) -> tuple[FloatArray, NDArray[np.bool_]]:
+    """The ``beta``-smooth sensitivity of rank ``k`` from a window of runs (module docstring).
+
+    Parameters
+    ----------
+    view : RunView
+        Row ``r``: the known runs of a sample of size ``n[r]``, covering ranks ``a .. b``
+        with ``a <= k[r] <= b``.
+    n, k : array_like of int, shape (reps,)
+        Sample sizes and ranks.
+    beta : float
+        Smoothing parameter, finite and > 0.
+    lower, upper : float
+        Public bounds (the padding values).
+    blocks : tuple
+        ``(offsets, first, last, low, high)``: for row ``r`` the blocks ``offsets[r] ..
+        offsets[r + 1] - 1``, each a range of ranks below ``a`` or above ``b`` with values in
+        ``[low, high]``, together covering every rank outside the window (as in
+        :func:`core.sensitivity.smooth_sensitivity_window_batch`).
+
+    Returns
+    -------
+    S : ndarray, shape (reps,)
+        The largest known pair value (``S`` itself where certified, a lower bound otherwise).
+    certified : ndarray of bool, shape (reps,)
+        Whether ``S`` is the smooth sensitivity of the whole sample.
+    """
+    lo, hi = check_bounds(lower, upper)
+    b = finite_scalar("beta", beta)
+    if not b > 0:
+        raise ValueError(f"beta must be a finite number > 0; got {beta!r}")
+    reps = view.count.size
+    nn, kk = (np.ascontiguousarray(np.asarray(x, dtype=np.int64).reshape(reps)) for x in (n, k))
+    if reps and view.count.min() < 1:
+        raise ValueError("every row's window must hold at least one run")
+    end = view.last[np.arange(reps), view.count - 1]
+    if reps and np.any((view.first[:, 0] > kk) | (end < kk)):
+        raise ValueError("every row's window must hold its rank k")
+    off, bf, bl = (np.ascontiguousarray(np.asarray(x, dtype=np.int64)) for x in blocks[:3])
+    blow, bhigh = (np.ascontiguousarray(np.asarray(x, dtype=np.float64)) for x in blocks[3:])
+    out = np.empty(reps)
+    ok = np.zeros(reps, dtype=np.bool_)
+    if reps:
+        _runs_core(
+            np.ascontiguousarray(view.value), np.ascontiguousarray(view.first),
+            np.ascontiguousarray(view.last), np.ascontiguousarray(view.count), nn, kk, b, lo,
+            hi, off, bf, bl, blow, bhigh, out, ok,
+        )  # fmt: skip
+    return out, ok

@@ -1,0 +1,401 @@
+"""The simple random sampler of windows and the interface every source of windows follows.
+
+:class:`SampleWindows` is the lazily expanded hypergeometric tree of the package docstring
+(:mod:`core.windowed`); :class:`WindowSource` states what the draw functions need from any
+source of samples, and :data:`SourceFactory` how a design hands its source over.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from core import sensitivity as sens
+from core._validation import FloatArray, check_whole
+
+__all__ = [
+    "FIRST_HALF_WIDTH",
+    "LEAF",
+    "SampleWindows",
+    "SourceFactory",
+    "WindowSource",
+]
+
+#: Blocks holding at most this many sampled records are resolved directly: a uniform subset
+#: of their records by Floyd's algorithm, whatever the block's length.
+LEAF = 64
+#: Half-width (in sample ranks) of the first window around the quantile's rank.
+FIRST_HALF_WIDTH = 32
+#: Samples drawn first, alone, to learn how wide the windows of the others should start.
+_PILOT = 16
+#: Largest number of window cells (samples x window width) handled at once.
+_CELL_BUDGET = 4_000_000
+
+IntArray = NDArray[np.int64]
+
+try:  # numba is optional: without it the subsets are drawn by numpy, one block at a time.
+    import numba as _numba
+except ImportError:  # pragma: no cover - exercised only where numba is missing
+    _numba = None  # type: ignore[assignment]
+
+
+def _floyd_subsets(
+    rng: np.random.Generator,
+    length: IntArray,
+    count: IntArray,
+    offsets: IntArray,
+    out: IntArray,
+) -> None:
+    """Block ``b``: a uniform ``count[b]``-subset of ``0 .. length[b] - 1``, sorted, written to
+    ``out[offsets[b] : offsets[b + 1]]``.
+
+    Dense blocks (``length <= 4 count``) use selection sampling (Knuth's Algorithm S): record
+    ``t`` is taken with probability ``(still wanted) / (records left)``, which gives every
+    subset of the size the same probability and comes out in order.  Sparse blocks use
+    Floyd's algorithm: for ``j = length - count .. length - 1`` draw ``t`` uniform on
+    ``0..j`` and take ``t``, or ``j`` when ``t`` is already taken (uniform by induction on
+    ``j``), then sort; ``count`` draws and ``O(count^2)`` comparisons (``count <= LEAF``).
+    """
+    for b in range(length.size):
+        c = count[b]
+        top = length[b]
+        o = offsets[b]
+        if top <= 4 * c:
+            m = 0
+            for t in range(top):
+                if rng.random() * (top - t) < c - m:
+                    out[o + m] = t
+                    m += 1
+                    if m == c:
+                        break
+            continue
+        for m, j in enumerate(range(top - c, top)):
+            pick = int(rng.integers(0, j + 1))
+            for i in range(m):
+                if out[o + i] == pick:
+                    pick = j
+                    break
+            out[o + m] = pick
+        for i in range(1, c):  # insertion sort of the (short) block
+            v = out[o + i]
+            p = i - 1
+            while p >= 0 and out[o + p] > v:
+                out[o + p + 1] = out[o + p]
+                p -= 1
+            out[o + p + 1] = v
+
+
+def _label_points(
+    block_rep: IntArray,
+    below: IntArray,
+    start: IntArray,
+    offsets: IntArray,
+    rep: IntArray,
+    rank: IntArray,
+    pos: IntArray,
+) -> None:
+    """Turn the offsets picked in each block into (sample, rank, record) of each point."""
+    for b in range(block_rep.size):
+        for t in range(offsets[b], offsets[b + 1]):
+            rep[t] = block_rep[b]
+            rank[t] = below[b] + t - offsets[b] + 1
+            pos[t] += start[b]
+
+
+def _scatter(
+    rep: IntArray, rank: IntArray, pos: IntArray, row_of: IntArray, start: IntArray, out: IntArray
+) -> int:
+    """Write each known record into ``out[row_of[rep], rank - start[rep]]`` when that cell
+    exists, and move the entries of samples still wanted (``row_of >= 0``) to the front of
+    the three arrays; returns how many there are."""
+    kept = 0
+    width = out.shape[1]
+    for i in range(rep.size):
+        row = row_of[rep[i]]
+        if row < 0:
+            continue
+        col = rank[i] - start[rep[i]]
+        if 0 <= col < width:
+            out[row, col] = pos[i]
+        rep[kept] = rep[i]
+        rank[kept] = rank[i]
+        pos[kept] = pos[i]
+        kept += 1
+    return kept
+
+
+if _numba is not None:
+    _scatter = _numba.njit(cache=True, nogil=True)(_scatter)
+    _label_points = _numba.njit(cache=True, nogil=True)(_label_points)
+    _floyd_subsets = _numba.njit(cache=True, nogil=True)(_floyd_subsets)
+
+
+@dataclass
+class _Blocks:
+    """Blocks of the binary tree, one row per block: records ``[start, stop)`` of sample
+    ``rep`` hold ``count`` sampled records, ``below`` sampled records lie to their left."""
+
+    rep: IntArray
+    start: IntArray
+    stop: IntArray
+    below: IntArray
+    count: IntArray
+
+    def take(self, mask: NDArray[np.bool_]) -> _Blocks:
+        return _Blocks(
+            self.rep[mask], self.start[mask], self.stop[mask], self.below[mask], self.count[mask]
+        )
+
+    @staticmethod
+    def join(parts: list[_Blocks]) -> _Blocks:
+        return _Blocks(*(np.concatenate([getattr(p, f) for p in parts]) for f in _FIELDS))
+
+
+_FIELDS = ("rep", "start", "stop", "below", "count")
+
+
+class SampleWindows:
+    """Order statistics near chosen ranks of ``reps`` independent SRSWOR samples.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Source of randomness.
+    N : int
+        Population size (records ``0..N-1`` of the sorted population).
+    sizes : array_like of int, shape (reps,)
+        Sample size of each sample, ``1 <= n_r <= N`` (a fixed ``n`` for SRSWOR; drawn
+        binomial sizes for Poisson sampling).
+    leaf : int, default LEAF
+        Blocks holding at most this many sampled records are resolved directly; smaller
+        values split more (the law is the same for every ``leaf >= 1``).
+
+    Notes
+    -----
+    :meth:`ensure` makes ranks ``[a_r, b_r]`` of sample ``r`` known, splitting only what it
+    needs (module docstring); :meth:`positions` returns them.  Ranks made known stay known,
+    so widening a window reuses every draw.
+    """
+
+    def __init__(
+        self, rng: np.random.Generator, N: int, sizes: ArrayLike, *, leaf: int = LEAF
+    ) -> None:
+        self._rng = rng
+        self._leaf = check_whole("leaf", leaf, 1, 2**31)
+        self.N = int(N)
+        n = np.asarray(sizes, dtype=np.int64).reshape(-1)
+        if n.size and (n.min() < 1 or n.max() > self.N):
+            raise ValueError(f"sample sizes must be in [1, N = {self.N}]")
+        self.sizes = n
+        reps = n.size
+        self._frontier = _Blocks(
+            np.arange(reps, dtype=np.int64),
+            np.zeros(reps, dtype=np.int64),
+            np.full(reps, self.N, dtype=np.int64),
+            np.zeros(reps, dtype=np.int64),
+            n.copy(),
+        )
+        self._known_rep: list[IntArray] = []
+        self._known_rank: list[IntArray] = []
+        self._known_pos: list[IntArray] = []
+
+    @property
+    def reps(self) -> int:
+        return int(self.sizes.size)
+
+    def ensure(self, first: IntArray, last: IntArray) -> None:
+        """Make sample ranks ``first[r] .. last[r]`` (1-indexed, clipped to ``[1, n_r]``) known."""
+        lo = np.maximum(np.asarray(first, dtype=np.int64), 1)
+        hi = np.minimum(np.asarray(last, dtype=np.int64), self.sizes)
+        blocks = self._frontier
+        waiting: list[_Blocks] = []
+        while blocks.rep.size:
+            first_rank = blocks.below + 1
+            last_rank = blocks.below + blocks.count
+            hit = (
+                (blocks.count > 0) & (last_rank >= lo[blocks.rep]) & (first_rank <= hi[blocks.rep])
+            )
+            waiting.append(blocks.take(~hit & (blocks.count > 0)))
+            blocks = blocks.take(hit)
+            if not blocks.rep.size:
+                break
+            small = self._resolvable(blocks)
+            if small.any():
+                self._resolve(blocks.take(small))
+            blocks = self._split(blocks.take(~small))
+        self._frontier = _Blocks.join(waiting) if waiting else blocks
+
+    def _resolvable(self, b: _Blocks) -> NDArray[np.bool_]:
+        """The blocks resolved now rather than split: at most ``leaf`` sampled records."""
+        return b.count <= self._leaf
+
+    def _midpoint(self, start: IntArray, stop: IntArray) -> IntArray:
+        """Where the blocks ``[start, stop)`` are split: their middle record."""
+        return (start + stop) // 2
+
+    def _split(self, b: _Blocks) -> _Blocks:
+        """Split every block in two halves with a hypergeometric count for the left half."""
+        if not b.rep.size:
+            return b
+        mid = self._midpoint(b.start, b.stop)
+        left = self._rng.hypergeometric(mid - b.start, b.stop - mid, b.count).astype(np.int64)
+        return _Blocks(
+            np.concatenate((b.rep, b.rep)),
+            np.concatenate((b.start, mid)),
+            np.concatenate((mid, b.stop)),
+            np.concatenate((b.below, b.below + left)),
+            np.concatenate((left, b.count - left)),
+        )
+
+    def _resolve(self, b: _Blocks) -> None:
+        """A uniform ``count``-subset of the records of each block, in order (Floyd)."""
+        offsets = np.zeros(b.rep.size + 1, dtype=np.int64)
+        np.cumsum(b.count, out=offsets[1:])
+        total = int(offsets[-1])
+        rep, rank, pos = (np.empty(total, dtype=np.int64) for _ in range(3))
+        _floyd_subsets(self._rng, b.stop - b.start, b.count, offsets, pos)
+        _label_points(b.rep, b.below, b.start, offsets, rep, rank, pos)
+        self._known_rep.append(rep)
+        self._known_rank.append(rank)
+        self._known_pos.append(pos)
+
+    def outside(
+        self, which: IntArray, k: IntArray, values: FloatArray
+    ) -> tuple[IntArray, IntArray, tuple[IntArray, IntArray, IntArray, FloatArray, FloatArray]]:
+        """The known ranks around ``k`` and the unexpanded blocks outside them, per sample.
+
+        For each sample ``which[i]`` (whose rank ``k[i]`` is known): the first and last rank
+        of the run of known ranks that contains ``k[i]`` -- every rank between the nearest
+        unexpanded blocks -- and those blocks as ``(offsets, first rank, last rank, lowest
+        value, highest value)`` for :func:`core.sensitivity.smooth_sensitivity_window_batch`
+        (a block of records ``[start, stop)`` of the sorted population holds values in
+        ``[values[start], values[stop - 1]]``).
+        """
+        rows = np.asarray(which, dtype=np.int64)
+        row_of = np.full(self.reps, -1, dtype=np.int64)
+        row_of[rows] = np.arange(rows.size)
+        f = self._frontier
+        row = row_of[f.rep]
+        keep = (row >= 0) & (f.count > 0)
+        row, below, count = row[keep], f.below[keep], f.count[keep]
+        start, stop = f.start[keep], f.stop[keep]
+        order = np.lexsort((below, row))
+        row, below, count, start, stop = (x[order] for x in (row, below, count, start, stop))
+        first_rank, last_rank = below + 1, below + count
+        offsets = np.searchsorted(row, np.arange(rows.size + 1)).astype(np.int64)
+        kk = np.asarray(k, dtype=np.int64)
+        known_first = np.ones(rows.size, dtype=np.int64)
+        known_last = self.sizes[rows].copy()
+        low_side = last_rank < kk[row]
+        np.maximum.at(known_first, row[low_side], last_rank[low_side] + 1)
+        np.minimum.at(known_last, row[~low_side], first_rank[~low_side] - 1)
+        blocks = (offsets, first_rank, last_rank, values[start], values[stop - 1])
+        return known_first, known_last, blocks
+
+    def positions(self, first: IntArray, width: int, which: IntArray | None = None) -> IntArray:
+        """Population records of ranks ``first[r] .. first[r] + width - 1`` of samples ``which``.
+
+        One row per sample in ``which`` (default: all); ranks outside ``[1, n_r]`` or not made
+        known by :meth:`ensure` are ``-1``.  The drawn ranks of samples outside ``which`` are
+        forgotten (a caller that is done with a sample never asks for it again).
+        """
+        rows = np.arange(self.reps) if which is None else np.asarray(which, dtype=np.int64)
+        out = np.full((rows.size, width), -1, dtype=np.int64)
+        if not self._known_rep:
+            return out
+        row_of = np.full(self.reps, -1, dtype=np.int64)
+        row_of[rows] = np.arange(rows.size)
+        start = np.zeros(self.reps, dtype=np.int64)
+        start[rows] = np.asarray(first, dtype=np.int64)
+        rep = np.concatenate(self._known_rep)
+        rank = np.concatenate(self._known_rank)
+        pos = np.concatenate(self._known_pos)
+        kept = _scatter(rep, rank, pos, row_of, start, out)
+        self._known_rep, self._known_rank, self._known_pos = (
+            [rep[:kept]],
+            [rank[:kept]],
+            [pos[:kept]],
+        )
+        return out
+
+
+class WindowSource(Protocol):
+    """What the draw functions need from a source of random samples: sizes, and ranks on demand.
+
+    A source holds ``reps`` independent random samples of a sorted population (records
+    ``0..N-1`` of ``sorted_values``) whose sizes are fixed when the source is made, and
+    reveals the records of chosen sample ranks without drawing the rest.  Ranks order the
+    records of a sample by their position in the sorted population (ties broken by
+    position), so rank ``j`` of sample ``r`` holds the ``j``-th smallest value.
+    :class:`SampleWindows` (simple random samples) is one; a design with its own law (e.g.
+    :mod:`core.designs.stratified_windows`) is another.  The law of what a source reveals must
+    be the law of the whole sample's order statistics, however the windows were widened.
+
+    Contract (``first``, ``last``, ``k`` are 1-indexed ranks; ``which`` are sample indices):
+
+    * ``reps`` -- number of samples; ``sizes`` -- their sizes ``n_r >= 1``, shape ``(reps,)``.
+    * ``ensure(first, last)`` -- make ranks ``first[r] .. last[r]`` (clipped to ``[1, n_r]``)
+      of every sample known.  Ranks already known stay known with the same records, so a
+      widening only adds to what was drawn.
+    * ``outside(which, k, values)`` -- for each sample ``which[i]`` whose rank ``k[i]`` is
+      known: the first and last rank of the run of known ranks around ``k[i]``, and the
+      ranks outside that run as blocks ``(offsets, first rank, last rank, lowest value,
+      highest value)`` that together cover every rank outside the run, each block's values
+      inside ``[lowest, highest]`` (the ``blocks`` argument of
+      :func:`core.sensitivity.smooth_sensitivity_window_batch`; ``values`` is the sorted
+      population).
+    * ``positions(first, width, which)`` -- the records (indices into the sorted population)
+      of ranks ``first[i] .. first[i] + width - 1`` of samples ``which`` (default all), ``-1``
+      where a rank is outside ``[1, n_r]`` or not known; the source may forget the samples
+      left out of ``which``.
+    """
+
+    @property
+    def reps(self) -> int: ...
+
+    @property
+    def sizes(self) -> IntArray: ...
+
+    def ensure(self, first: IntArray, last: IntArray) -> None: ...
+
+    def outside(
+        self, which: IntArray, k: IntArray, values: FloatArray
+    ) -> tuple[IntArray, IntArray, tuple[IntArray, IntArray, IntArray, FloatArray, FloatArray]]: ...
+
+    def positions(self, first: IntArray, width: int, which: IntArray | None = None) -> IntArray: ...
+
+
+#: Makes the source of some of the samples of a draw: ``factory(rng, rows)`` returns a
+#: :class:`WindowSource` over samples ``rows`` (indices into the draw's ``sizes``, in that
+#: order), whose ``sizes`` must equal ``sizes[rows]``.  The draw functions chunk their
+#: samples, so a factory is called once per chunk with the chunk's rows.
+SourceFactory = Callable[[np.random.Generator, IntArray], WindowSource]
+
+
+def _ranks(sizes: IntArray, quantile: float) -> IntArray:
+    """``quantile_rank(n, quantile)`` of every sample size, computed once per distinct size."""
+    if not sizes.size:
+        return sizes.copy()
+    distinct, which = np.unique(sizes, return_inverse=True)
+    ranks = np.array([sens.quantile_rank(int(m), quantile) for m in distinct], dtype=np.int64)
+    return ranks[which.reshape(-1)]
+
+
+def _open_source(
+    source: SourceFactory | None,
+    rng: np.random.Generator,
+    N: int,
+    sizes: IntArray,
+    rows: IntArray,
+) -> WindowSource:
+    """The source of samples ``rows`` (sizes ``sizes``): simple random ones by default."""
+    if source is None:
+        return SampleWindows(rng, N, sizes)
+    windows = source(rng, rows)
+    if not np.array_equal(windows.sizes, sizes):
+        raise ValueError("the source's sample sizes differ from the sizes given to the draw")
+    return windows

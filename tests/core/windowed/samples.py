@@ -1,0 +1,15 @@
+"""Whole samples revealed through the windowed sampler, shared by the tests of core.windowed."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from core.windowed import SampleWindows
+
+
+def subsets(rng, N: int, n: int, reps: int, steps: list[tuple[int, int]], leaf: int = 64):
+    """Whole samples revealed through a sequence of widening windows ``(first, last)``."""
+    w = SampleWindows(rng, N, np.full(reps, n), leaf=leaf)
+    for first, last in steps:
+        w.ensure(np.full(reps, first), np.full(reps, last))
+    return w.positions(np.ones(reps, dtype=np.int64), n)
