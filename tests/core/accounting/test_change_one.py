@@ -534,6 +534,9 @@ def test_mechanism_factor_table() -> None:
         "laplace": (None, 1.0),
         "gaussian": (None, 1.0),
         "ht_mean": (1.0, 2.0),
+        "smooth_polyplace": (None, 1.0),
+        "piecewise_laplace": (1.0, 1.0),
+        "unbounded": (1.0, 1.0),
     }
 
 
