@@ -17,6 +17,7 @@ from core._validation import finite_scalar
 from core.gains.best_rate import _log_columns
 from core.gains.measures import _check_measure
 from core.gains.median import (
+    NO_FINITE_MEAN,
     QUANTILE_MECHANISMS,
     MedianExperiment,
     ProgressCallback,
@@ -25,13 +26,33 @@ from core.gains.median import (
     _resolve_mechanism,
     _setup,
     _simulate,
+    measure_exists,
 )
 from core.mechanisms import Mechanism
 
 __all__ = [
     "MechanismComparison",
     "mechanism_comparison",
+    "mechanisms_with_measure",
 ]
+
+
+def mechanisms_with_measure(
+    measure: str, mechanisms: Sequence[str] = QUANTILE_MECHANISMS
+) -> tuple[str, ...]:
+    """The names in ``mechanisms`` whose error ``measure`` exists (order kept).
+
+    The MSE and the mean absolute error leave out the mechanisms of
+    :data:`core.gains.median.NO_FINITE_MEAN`, whose errors have no mean; the 95 % error
+    bound keeps every one.
+
+    Raises
+    ------
+    ValueError
+        For an unknown measure.
+    """
+    _check_measure(measure)
+    return tuple(m for m in mechanisms if measure_exists(m, measure))
 
 
 @dataclass(frozen=True, eq=False)
@@ -94,7 +115,7 @@ def mechanism_comparison(
     upper: float,
     eps_target: float,
     rates: ArrayLike,
-    mechanisms: Sequence[str | Mechanism] = QUANTILE_MECHANISMS,
+    mechanisms: Sequence[str | Mechanism] | None = None,
     quantile: float = 0.5,
     reps: int,
     delta_target: float | None = None,
@@ -121,8 +142,11 @@ def mechanism_comparison(
         As :func:`median_gain_experiment`.
     eps_target : float
         The one population privacy loss, > 0.
-    mechanisms : sequence of str or Mechanism
-        Non-empty, distinct names; default the four quantile mechanisms.
+    mechanisms : sequence of str or Mechanism, optional
+        Non-empty, distinct names; default (``None``) every one of
+        :data:`~core.gains.median.QUANTILE_MECHANISMS` whose ``measure`` exists
+        (:func:`mechanisms_with_measure`: the MSE and the mean absolute error leave out
+        ``"unbounded"``, whose error has no mean).
     quantile : float, default 0.5
         The level ``q`` in (0, 1) of every quantile mechanism given by name.
     measure : {"mse", "mae", "error_95"}
@@ -142,7 +166,8 @@ def mechanism_comparison(
     Raises
     ------
     ValueError
-        For no or repeated mechanisms, an unknown measure, and everything
+        For no or repeated mechanisms, an unknown measure, a mean of the errors (``"mse"``,
+        ``"mae"``) asked of a mechanism whose error has no mean (``"unbounded"``), and everything
         :func:`median_gain_experiment` refuses.
     """
     _check_measure(measure)
@@ -150,10 +175,18 @@ def mechanism_comparison(
     s = _setup(values, lower, upper, [eps], rates, reps, delta_target, seed, amplify_delta, sampler)
     if progress is not None and not callable(progress):
         raise ValueError("progress must be a callable(fraction_done, message) or None")
-    mechs = [_resolve_mechanism(m, quantile) for m in mechanisms]
+    chosen = mechanisms_with_measure(measure) if mechanisms is None else mechanisms
+    mechs = [_resolve_mechanism(m, quantile) for m in chosen]
     names = [m.name for m in mechs]
     if not names or len(set(names)) != len(names):
         raise ValueError(f"mechanisms must be a non-empty list of distinct ones; got {names}")
+    undefined = [n for n in names if not measure_exists(n, measure)]
+    if undefined:
+        raise ValueError(
+            f"measure {measure!r} does not exist for {undefined}: the release has no finite "
+            f"mean (core.gains.NO_FINITE_MEAN = {sorted(NO_FINITE_MEAN)}); compare them with "
+            "measure='error_95'"
+        )
     results = _simulate(mechs, [_resolve_estimator(None, m) for m in mechs], s, progress)
     table = pd.concat(
         [_comparison_rows(n, ex, measure) for n, ex in zip(names, results, strict=True)],
