@@ -37,6 +37,7 @@ from core.gains.comparison import (
     MechanismComparison,
     mechanism_comparison,
     mechanisms_with_measure,
+    tied_at_quantile,
 )
 from core.gains.draws import DELTA_SAMPLE_CAP, draw_sorted_samples
 from core.gains.draws import WINDOW_FROM_N as WINDOW_FROM_N
@@ -85,4 +86,5 @@ __all__ = [
     "no_gain_threshold",
     "sample_size",
     "simulate_mean_release",
+    "tied_at_quantile",
 ]

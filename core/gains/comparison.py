@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
+from core import sensitivity as sens
 from core._validation import finite_scalar
 from core.gains.best_rate import _log_columns
 from core.gains.measures import _check_measure
@@ -34,7 +35,33 @@ __all__ = [
     "MechanismComparison",
     "mechanism_comparison",
     "mechanisms_with_measure",
+    "tied_at_quantile",
 ]
+
+
+def tied_at_quantile(values: ArrayLike, quantile: float = 0.5) -> tuple[float, int]:
+    """The population's quantile value and how many records equal it (ties).
+
+    The value is the order statistic of rank ``k = quantile_rank(N, q)``, the one the
+    comparison's errors are measured against; the count includes it.  A large count means
+    the smooth sensitivity of the quantile is nearly zero (one changed record can move it
+    only onto a value many records already hold), while the exponential mechanism, which
+    draws inside a gap between two different records, cannot release that value.
+
+    Raises
+    ------
+    ValueError
+        For an empty or unsorted ``values`` or a quantile outside (0, 1).
+    """
+    v = np.asarray(values, dtype=np.float64)
+    if v.ndim != 1 or v.size == 0:
+        raise ValueError(f"values must be a non-empty 1-d array; got shape {v.shape}")
+    if v.size > 1 and (np.diff(v) < 0).any():
+        raise ValueError("values must be sorted ascending")
+    k = sens.quantile_rank(v.size, sens.check_quantile(quantile))
+    value = float(v[k - 1])
+    count = int(np.searchsorted(v, value, side="right") - np.searchsorted(v, value, side="left"))
+    return value, count
 
 
 def mechanisms_with_measure(

@@ -35,7 +35,13 @@ def test_builtin_is_deterministic_per_seed(key):
 
 @pytest.mark.parametrize(
     ("key", "size"),
-    [("lognormal", 10_001), ("lognormal_rounded", 10_001), ("beta", 10_001), ("bimodal", 10_001), ("establishments", 100_000)],
+    [
+        ("lognormal", 10_001),
+        ("lognormal_rounded", 10_001),
+        ("beta", 10_001),
+        ("bimodal", 10_001),
+        ("establishments", 100_000),
+    ],
 )
 def test_builtin_default_size_sorted_within_bounds_read_only(key, size):
     pop = make_builtin(key)

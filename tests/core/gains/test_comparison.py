@@ -84,3 +84,17 @@ def test_mechanism_comparison_bad_arguments() -> None:
             1.0,
             measure="x",
         )
+
+
+def test_tied_at_quantile_counts_the_records_sharing_the_quantiles_value() -> None:
+    assert gains.tied_at_quantile([1.0, 2.0, 2.0, 2.0, 5.0]) == (2.0, 3)
+    assert gains.tied_at_quantile([1.0, 2.0, 3.0, 4.0], quantile=0.75) == (3.0, 1)
+    pop = make_builtin("lognormal_rounded", seed=0)
+    value, count = gains.tied_at_quantile(pop.values)
+    assert value == pop.values[(pop.size + 1) // 2 - 1]
+    assert count == int(np.sum(pop.values == value)) and count > 300
+    assert gains.tied_at_quantile(make_builtin("lognormal", seed=0).values)[1] == 1
+    with pytest.raises(ValueError, match="sorted"):
+        gains.tied_at_quantile([2.0, 1.0])
+    with pytest.raises(ValueError):
+        gains.tied_at_quantile([1.0, 2.0], quantile=1.5)
