@@ -187,8 +187,8 @@ MECHANISM_EXPLANATIONS: dict[str, tuple[str, tuple[str, ...]]] = {
         "error do not exist. Only the 95 % error bound describes it.",
         (
             r"c_i = \#\{y \le t_i\},\quad t_i = L + \beta^i - 1",
-            r"I = \min\{i : c_i - q n + \nu_i \ge \rho\},\ "
-            r"\nu_i, \rho \sim \mathrm{Laplace}(2/\varepsilon_{\mathrm{sample}})",
+            r"I = \min\{i : c_i - q n + \nu_i \ge \rho\}",
+            r"\nu_i,\ \rho \sim \mathrm{Laplace}(2/\varepsilon_{\mathrm{sample}})",
         ),
     ),
 }
@@ -415,7 +415,12 @@ def ties_note(
         return None
     stat = _statistic(quantile)
     word = MEASURE_WORDS[result.measure]
-    times = "incomparably" if not math.isfinite(factor) else f"{_factor(factor)} times"
+    if not math.isfinite(factor):
+        times = "incomparably"
+    elif factor > 1e6:
+        times = "more than a million times"
+    else:
+        times = f"{_factor(factor)} times"
     return (
         f"**Ties decide the winner.** {tied:,} of the {population_size:,} records "
         f"({100 * share:.1f} %) share the population {stat}'s value, {value:g}. One changed "

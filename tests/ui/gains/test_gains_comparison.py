@@ -266,5 +266,9 @@ def test_ties_note_only_when_ties_are_many_and_the_factor_is_large():
     close = _tie_table({"smooth_laplace": 1.0, "exponential": 4.0})
     assert text.ties_note(close, 150.0, 500, 10_001, 0.5) is None
     assert text.ties_note(_tie_table({"smooth_laplace": 1.0}), 150.0, 500, 10_001, 0.5) is None
+    huge = _tie_table({"smooth_pure": 1e-12, "exponential": 30.0})
+    assert "more than a million times smaller" in (
+        text.ties_note(huge, 150.0, 500, 10_001, 0.5) or ""
+    )
     zero = _tie_table({"smooth_pure": 0.0, "exponential": 30.0})
     assert "incomparably smaller" in (text.ties_note(zero, 150.0, 500, 10_001, 0.9) or "")
