@@ -3,6 +3,10 @@
 * ``"lognormal"`` -- Lognormal(mu=5, sigma=0.5), the skewed population of Hu, Drechsler
   & Kim (2023), §4.3 (figures 6-8).
 * ``"beta"`` -- Beta(2, 10) on [0, 1], Hu et al. (2023), §2.4 (figures 1-2).
+* ``"lognormal_rounded"`` -- the same Lognormal(5, 0.5) draws rounded to multiples of 10,
+  as incomes reported in round figures: a population with atoms (many records tied at
+  each value), on which the exponential mechanism and the smooth-sensitivity mechanisms
+  swap places.
 * ``"bimodal"`` -- the two-component scaled Beta mixture of Hu et al. (2023), §4.4 and
   Appendix B (figures 9-13), whose median sits at the top of the first component.
 * ``"bimodal_paper"`` -- the paper's own R draw (:mod:`core.r_replay`; the seed is not used).
@@ -31,6 +35,7 @@ __all__ = [
     "ESTABLISHMENT_SIZE_CLASSES",
     "LOGNORMAL_BOUNDS",
     "MAX_BUILTIN_SIZE",
+    "ROUNDING_STEP",
     "make_builtin",
 ]
 
@@ -46,6 +51,9 @@ MAX_BUILTIN_SIZE: int = 100_000_000
 BUILTIN_POPULATIONS: Mapping[str, str] = MappingProxyType(
     {
         "lognormal": "Lognormal(μ=5, σ=0.5): skewed like income (Hu et al. §4.3)",
+        "lognormal_rounded": (
+            "The Lognormal(μ=5, σ=0.5) incomes rounded to multiples of 10: many tied records"
+        ),
         "beta": "Beta(2, 10) on [0, 1] (Hu et al. §2.4)",
         "bimodal": "Two-component Beta mixture, median in the gap (Hu et al. §4.4, App. B)",
         "bimodal_paper": (
@@ -61,6 +69,7 @@ BUILTIN_POPULATIONS: Mapping[str, str] = MappingProxyType(
 
 _DEFAULT_SIZES = {
     "lognormal": 10_001,
+    "lognormal_rounded": 10_001,
     "beta": 10_001,
     "bimodal": 10_001,
     "bimodal_paper": 10_001,
@@ -69,6 +78,8 @@ _DEFAULT_SIZES = {
 
 #: Public bounds of the lognormal population (see :func:`make_builtin`).
 LOGNORMAL_BOUNDS: tuple[float, float] = (0.0, 2000.0)
+#: Rounding step of ``"lognormal_rounded"``: values are reported as multiples of it.
+ROUNDING_STEP: float = 10.0
 #: Top code of the establishment population (Bun et al. (2022), §7.2, App. E.1).
 EMPLOYEES_TOP_CODE: int = 10_000
 
@@ -118,6 +129,16 @@ def make_builtin(key: str, *, seed: int = 0, size: int | None = None) -> Populat
             above 2000 is top-coded to 2000 and reported in ``notes``. The upper bound
             matters: at small epsilon the padding term (upper - lower) * exp(-k beta)
             dominates the smooth sensitivity of the median.
+        ``"lognormal_rounded"``
+            The ``"lognormal"`` population of the same seed and size (same draws, same
+            top-coding at 2000) with every value rounded to the nearest multiple of
+            :data:`ROUNDING_STEP` = 10, as incomes reported in round figures. Bounds [0, 2000]
+            as for ``"lognormal"`` (both are multiples of 10). The values are atoms: with the
+            default N = 10,001 about 5 % of the records share the median's value. Ties make
+            the smooth sensitivity of the median nearly zero (a record can move the median
+            only to a value that is already tied), while the exponential mechanism, which
+            draws a point inside a gap between two different records, cannot land on a tied
+            value, so its error is about half a rounding step (issue 23).
         ``"beta"``
             N draws from Beta(2, 10), Hu et al. (2023), §2.4 (figures 1-2); bounds [0, 1], the
             support of the distribution (the paper's range R = 1).
@@ -180,6 +201,20 @@ def make_builtin(key: str, *, seed: int = 0, size: int | None = None) -> Populat
 def _draw_builtin(key: str, seed: int, n: int, recipe: str) -> Population:
     rng = np.random.Generator(np.random.PCG64(seed))
     tail = f"N = {n:,}, seed {seed}"
+    if key == "lognormal_rounded":
+        base = _draw_builtin("lognormal", seed, n, recipe)
+        return Population(
+            name=f"Lognormal(5, 0.5) rounded to 10s, {tail}",
+            values=np.round(base.values / ROUNDING_STEP) * ROUNDING_STEP,
+            lower=base.lower,
+            upper=base.upper,
+            notes=(
+                *base.notes,
+                "Every value rounded to the nearest multiple of 10, as incomes reported in "
+                "round figures: many records share each value (ties).",
+            ),
+            recipe=recipe,
+        )
     if key == "lognormal":
         lower, upper = LOGNORMAL_BOUNDS
         draws = rng.lognormal(mean=5.0, sigma=0.5, size=n)

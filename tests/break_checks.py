@@ -848,6 +848,28 @@ BREAKS: tuple[Break, ...] = (
             "test_revealed_samples_have_the_multivariate_hypergeometric_law",
         ),
     ),
+    Break(
+        name="unbounded-quantile-gets-an-mse",
+        item="issue 23 quantile mechanisms on the Gains page",
+        path="core/gains/median.py",
+        old="    if mech.name in NO_FINITE_MEAN:\n",
+        new="    if mech.name in ():\n",
+        tests=(
+            "tests/core/gains/test_comparison.py::test_unbounded_has_no_mean_error_only_its_quantile",
+        ),
+    ),
+    Break(
+        name="ties-note-counts-the-wrong-side",
+        item="issue 23 ties first-class",
+        path="ui/gains/text.py",
+        old="    if share < TIE_SHARE or",
+        new="    if share > TIE_SHARE or",
+        tests=(
+            "tests/ui/gains/test_gains_comparison.py::"
+            "test_ties_note_only_when_ties_are_many_and_the_factor_is_large",
+            "tests/pages/test_gains_page.py::test_ties_note_says_when_ties_decide_the_winner",
+        ),
+    ),
 )
 
 

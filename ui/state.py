@@ -30,6 +30,7 @@ DEFAULT_POPULATION = "lognormal"
 #: Short names shown in the selector; they are also what the URL carries (?population=Beta).
 _LABELS = {
     "lognormal": "Lognormal",
+    "lognormal_rounded": "Lognormal rounded (ties)",
     "beta": "Beta",
     "bimodal": "Bimodal",
     "bimodal_paper": "Bimodal (paper's draw)",

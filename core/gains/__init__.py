@@ -33,7 +33,12 @@ from __future__ import annotations
 
 from core.amplification import sample_size
 from core.gains.best_rate import BestRate, PopulationComparison, best_rate, compare_with_population
-from core.gains.comparison import MechanismComparison, mechanism_comparison
+from core.gains.comparison import (
+    MechanismComparison,
+    mechanism_comparison,
+    mechanisms_with_measure,
+    tied_at_quantile,
+)
 from core.gains.draws import DELTA_SAMPLE_CAP, draw_sorted_samples
 from core.gains.draws import WINDOW_FROM_N as WINDOW_FROM_N
 from core.gains.mean import (
@@ -46,7 +51,13 @@ from core.gains.mean import (
 )
 from core.gains.measures import ERROR_LEVEL, MEASURES
 from core.gains.measures import _median_block as _median_block
-from core.gains.median import QUANTILE_MECHANISMS, MedianExperiment, median_gain_experiment
+from core.gains.median import (
+    NO_FINITE_MEAN,
+    QUANTILE_MECHANISMS,
+    MedianExperiment,
+    measure_exists,
+    median_gain_experiment,
+)
 from core.gains.median import Estimator as Estimator
 from core.gains.median import ProgressCallback as ProgressCallback
 from core.gains.median import Sampler as Sampler
@@ -55,6 +66,7 @@ __all__ = [
     "DELTA_SAMPLE_CAP",
     "ERROR_LEVEL",
     "MEASURES",
+    "NO_FINITE_MEAN",
     "QUANTILE_MECHANISMS",
     "BestRate",
     "MechanismComparison",
@@ -67,9 +79,12 @@ __all__ = [
     "mean_gain_table",
     "mean_variance_population",
     "mean_variance_sample",
+    "measure_exists",
     "mechanism_comparison",
+    "mechanisms_with_measure",
     "median_gain_experiment",
     "no_gain_threshold",
     "sample_size",
     "simulate_mean_release",
+    "tied_at_quantile",
 ]

@@ -13,10 +13,12 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
+from core import sensitivity as sens
 from core._validation import finite_scalar
 from core.gains.best_rate import _log_columns
 from core.gains.measures import _check_measure
 from core.gains.median import (
+    NO_FINITE_MEAN,
     QUANTILE_MECHANISMS,
     MedianExperiment,
     ProgressCallback,
@@ -25,13 +27,59 @@ from core.gains.median import (
     _resolve_mechanism,
     _setup,
     _simulate,
+    measure_exists,
 )
 from core.mechanisms import Mechanism
 
 __all__ = [
     "MechanismComparison",
     "mechanism_comparison",
+    "mechanisms_with_measure",
+    "tied_at_quantile",
 ]
+
+
+def tied_at_quantile(values: ArrayLike, quantile: float = 0.5) -> tuple[float, int]:
+    """The population's quantile value and how many records equal it (ties).
+
+    The value is the order statistic of rank ``k = quantile_rank(N, q)``, the one the
+    comparison's errors are measured against; the count includes it.  A large count means
+    the smooth sensitivity of the quantile is nearly zero (one changed record can move it
+    only onto a value many records already hold), while the exponential mechanism, which
+    draws inside a gap between two different records, cannot release that value.
+
+    Raises
+    ------
+    ValueError
+        For an empty or unsorted ``values`` or a quantile outside (0, 1).
+    """
+    v = np.asarray(values, dtype=np.float64)
+    if v.ndim != 1 or v.size == 0:
+        raise ValueError(f"values must be a non-empty 1-d array; got shape {v.shape}")
+    if v.size > 1 and (np.diff(v) < 0).any():
+        raise ValueError("values must be sorted ascending")
+    k = sens.quantile_rank(v.size, sens.check_quantile(quantile))
+    value = float(v[k - 1])
+    count = int(np.searchsorted(v, value, side="right") - np.searchsorted(v, value, side="left"))
+    return value, count
+
+
+def mechanisms_with_measure(
+    measure: str, mechanisms: Sequence[str] = QUANTILE_MECHANISMS
+) -> tuple[str, ...]:
+    """The names in ``mechanisms`` whose error ``measure`` exists (order kept).
+
+    The MSE and the mean absolute error leave out the mechanisms of
+    :data:`core.gains.median.NO_FINITE_MEAN`, whose errors have no mean; the 95 % error
+    bound keeps every one.
+
+    Raises
+    ------
+    ValueError
+        For an unknown measure.
+    """
+    _check_measure(measure)
+    return tuple(m for m in mechanisms if measure_exists(m, measure))
 
 
 @dataclass(frozen=True, eq=False)
@@ -94,7 +142,7 @@ def mechanism_comparison(
     upper: float,
     eps_target: float,
     rates: ArrayLike,
-    mechanisms: Sequence[str | Mechanism] = QUANTILE_MECHANISMS,
+    mechanisms: Sequence[str | Mechanism] | None = None,
     quantile: float = 0.5,
     reps: int,
     delta_target: float | None = None,
@@ -121,8 +169,11 @@ def mechanism_comparison(
         As :func:`median_gain_experiment`.
     eps_target : float
         The one population privacy loss, > 0.
-    mechanisms : sequence of str or Mechanism
-        Non-empty, distinct names; default the four quantile mechanisms.
+    mechanisms : sequence of str or Mechanism, optional
+        Non-empty, distinct names; default (``None``) every one of
+        :data:`~core.gains.median.QUANTILE_MECHANISMS` whose ``measure`` exists
+        (:func:`mechanisms_with_measure`: the MSE and the mean absolute error leave out
+        ``"unbounded"``, whose error has no mean).
     quantile : float, default 0.5
         The level ``q`` in (0, 1) of every quantile mechanism given by name.
     measure : {"mse", "mae", "error_95"}
@@ -142,7 +193,8 @@ def mechanism_comparison(
     Raises
     ------
     ValueError
-        For no or repeated mechanisms, an unknown measure, and everything
+        For no or repeated mechanisms, an unknown measure, a mean of the errors (``"mse"``,
+        ``"mae"``) asked of a mechanism whose error has no mean (``"unbounded"``), and everything
         :func:`median_gain_experiment` refuses.
     """
     _check_measure(measure)
@@ -150,10 +202,18 @@ def mechanism_comparison(
     s = _setup(values, lower, upper, [eps], rates, reps, delta_target, seed, amplify_delta, sampler)
     if progress is not None and not callable(progress):
         raise ValueError("progress must be a callable(fraction_done, message) or None")
-    mechs = [_resolve_mechanism(m, quantile) for m in mechanisms]
+    chosen = mechanisms_with_measure(measure) if mechanisms is None else mechanisms
+    mechs = [_resolve_mechanism(m, quantile) for m in chosen]
     names = [m.name for m in mechs]
     if not names or len(set(names)) != len(names):
         raise ValueError(f"mechanisms must be a non-empty list of distinct ones; got {names}")
+    undefined = [n for n in names if not measure_exists(n, measure)]
+    if undefined:
+        raise ValueError(
+            f"measure {measure!r} does not exist for {undefined}: the release has no finite "
+            f"mean (core.gains.NO_FINITE_MEAN = {sorted(NO_FINITE_MEAN)}); compare them with "
+            "measure='error_95'"
+        )
     results = _simulate(mechs, [_resolve_estimator(None, m) for m in mechs], s, progress)
     table = pd.concat(
         [_comparison_rows(n, ex, measure) for n, ex in zip(names, results, strict=True)],

@@ -38,8 +38,10 @@ from core.gains.measures import _median_block
 from core.mechanisms import GaussianMean, Mechanism, SmoothLaplaceQuantile, mechanism_by_name
 
 __all__ = [
+    "NO_FINITE_MEAN",
     "QUANTILE_MECHANISMS",
     "MedianExperiment",
+    "measure_exists",
     "median_gain_experiment",
 ]
 
@@ -51,14 +53,40 @@ ProgressCallback: TypeAlias = Callable[[float, str], object]
 
 _ESTIMATORS: tuple[str, ...] = ("exact_noise_variance", "drawn_noise")
 
+#: Summary columns that average the errors, NaN for a mechanism of :data:`NO_FINITE_MEAN`.
+_MEAN_COLUMNS: tuple[str, ...] = ("mse", "mse_se", "log_mse", "log_mse_se", "mae", "mae_se")
 
-#: The quantile mechanisms :func:`mechanism_comparison` compares by default.
+
+#: The quantile mechanisms :func:`mechanism_comparison` compares by default (those of them
+#: whose error measure exists, see :data:`NO_FINITE_MEAN`).
 QUANTILE_MECHANISMS: tuple[str, ...] = (
     "smooth_laplace",
     "smooth_pure",
     "exponential",
     "global_laplace",
+    "smooth_polyplace",
+    "piecewise_laplace",
+    "unbounded",
 )
+
+#: Quantile mechanisms whose release has no finite mean: ``"unbounded"`` releases, with a
+#: small probability, a threshold from a tail that falls like ``1 / i``
+#: (:class:`core.mechanisms.UnboundedQuantile`), so its mean squared and mean absolute
+#: errors do not exist; a Monte Carlo average of them would only report how far the drawn
+#: releases happened to reach.  Only the 95 % error bound (a quantile) describes them.
+NO_FINITE_MEAN: frozenset[str] = frozenset({"unbounded"})
+
+#: The error measures that average the errors (undefined for :data:`NO_FINITE_MEAN`).
+MEAN_MEASURES: frozenset[str] = frozenset({"mse", "mae"})
+
+
+def measure_exists(mechanism: str, measure: str) -> bool:
+    """Whether ``measure`` (``"mse"``, ``"mae"``, ``"error_95"``) is finite for ``mechanism``.
+
+    False only for a mean of the errors (MSE, mean absolute error) of a mechanism in
+    :data:`NO_FINITE_MEAN`; every quantile of the error exists for every mechanism.
+    """
+    return not (mechanism in NO_FINITE_MEAN and measure in MEAN_MEASURES)
 
 
 @dataclass(frozen=True, eq=False)
@@ -169,8 +197,12 @@ def _assemble(
     per_rep = pd.DataFrame(
         {key: np.concatenate([part[key] for part in per_rep_parts]) for key in per_rep_parts[0]}
     )
+    summary = pd.DataFrame(summary_rows)
+    if mech.name in NO_FINITE_MEAN:
+        # The averages of the drawn errors estimate nothing: the mean does not exist.
+        summary[list(_MEAN_COLUMNS)] = np.nan
     return MedianExperiment(
-        summary=pd.DataFrame(summary_rows),
+        summary=summary,
         per_rep=per_rep,
         population_median=m_N,
         N=s.pop.size,
@@ -361,7 +393,10 @@ def median_gain_experiment(
         the sampling part it makes the exact-noise MSE), ``log_mse = log(MSE)`` and
         ``log_mse_se = se(MSE) / MSE`` (delta method, ``se(MSE) = sd(squared errors) /
         sqrt(T)``); ``mae`` is the mean of ``|release - m_N|`` with ``mae_se = sd / sqrt(T)``
-        and ``error_95`` its 95 % quantile with an order-statistic standard error.
+        and ``error_95`` its 95 % quantile with an order-statistic standard error.  For a
+        mechanism of :data:`NO_FINITE_MEAN` (``"unbounded"``) the columns that average the
+        errors (``mse``, ``mae``, their logs and standard errors) are NaN: those means do
+        not exist, so only ``error_95`` describes its accuracy.
         ``per_rep`` is long with columns ``eps_target, rate, rep, n, sample_median,
         sensitivity, sensitivity_ratio`` (the sample's ``S_n`` over the population's
         ``S_N`` at the same ``eps_target``), ``noise`` (a drawn noise, ``release - m_n``;

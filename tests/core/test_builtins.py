@@ -18,7 +18,9 @@ SEEDED_KEYS = [k for k in KEYS if k != "bimodal_paper"]  # the paper's draw igno
 
 
 def test_builtin_keys_in_display_order():
-    assert KEYS == ["lognormal", "beta", "bimodal", "bimodal_paper", "establishments"]
+    assert KEYS == [
+        "lognormal", "lognormal_rounded", "beta", "bimodal", "bimodal_paper", "establishments",
+    ]  # fmt: skip
     assert all(isinstance(v, str) and v for v in BUILTIN_POPULATIONS.values())
 
 
@@ -33,7 +35,13 @@ def test_builtin_is_deterministic_per_seed(key):
 
 @pytest.mark.parametrize(
     ("key", "size"),
-    [("lognormal", 10_001), ("beta", 10_001), ("bimodal", 10_001), ("establishments", 100_000)],
+    [
+        ("lognormal", 10_001),
+        ("lognormal_rounded", 10_001),
+        ("beta", 10_001),
+        ("bimodal", 10_001),
+        ("establishments", 100_000),
+    ],
 )
 def test_builtin_default_size_sorted_within_bounds_read_only(key, size):
     pop = make_builtin(key)
@@ -87,6 +95,24 @@ def test_lognormal_top_codes_rare_large_draws():
     n_top = int(np.count_nonzero(pop.values == 2000.0))
     if n_top:
         assert any("top-coded" in n for n in pop.notes)
+
+
+@pytest.mark.parametrize("seed", [0, 7])
+def test_lognormal_rounded_is_the_lognormal_in_round_figures(seed):
+    """Issue 23: the same draws rounded to multiples of 10, so many records are tied."""
+    from core.builtins import ROUNDING_STEP
+
+    base, pop = make_builtin("lognormal", seed=seed), make_builtin("lognormal_rounded", seed=seed)
+    assert (pop.lower, pop.upper) == (base.lower, base.upper) == (0.0, 2000.0)
+    np.testing.assert_array_equal(pop.values, np.round(base.values / 10.0) * 10.0)
+    assert ROUNDING_STEP == 10.0 and np.all(pop.values % 10.0 == 0.0)
+    assert np.abs(pop.values - base.values).max() <= 5.0
+    median = pop.values[(pop.size + 1) // 2 - 1]
+    share = np.mean(pop.values == median)
+    assert 0.03 < share < 0.08  # about 5 % of the records share the median's value
+    assert np.unique(pop.values).size < 100
+    assert pop.content_hash != base.content_hash
+    assert "rounded" in pop.name and pop.recipe == f"make_builtin('lognormal_rounded', seed={seed})"
 
 
 def test_beta_bounds_and_mean():

@@ -13,6 +13,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
+from core import gains
 from tests.e2e.helpers import errors_on_page, exceptions_on_page, plot_texts, screenshot, settle
 from tests.e2e.test_layout import MEASURE, SLACK
 from ui.gains import text
@@ -46,8 +47,9 @@ def test_comparison_view_draws_every_mechanism_and_fits(browser, app_url, name, 
     try:
         assert errors_on_page(page) == []
         texts = plot_texts(page)
-        for label in text.MECHANISM_SHORT.values():
-            assert label in texts, label
+        for mech in gains.mechanisms_with_measure("mse"):
+            assert text.MECHANISM_SHORT[mech] in texts, mech
+        assert "Left out of this MSE comparison: the unbounded quantile" in _main_text(page)
         assert "best (mechanism, rate)" in texts
         assert "has the smallest MSE" in _main_text(page)
         screenshot(page, f"gains_comparison_{width}x{height}")
@@ -71,3 +73,20 @@ def test_comparison_measure_choice_changes_the_verdict_and_the_url(page, app_url
     assert "gain_cmp_measure" in parse_qs(urlparse(page.url).query)
     assert exceptions_on_page(page) == [] and errors_on_page(page) == []
     screenshot(page, "gains_comparison_mae")
+
+
+@pytest.mark.parametrize(("name", "width", "height"), VIEWPORTS, ids=[v[0] for v in VIEWPORTS])
+def test_ties_note_on_the_rounded_incomes_fits(browser, app_url, name, width, height):
+    """Issue 23: the rounded incomes get the ties note, with its numbers, at both widths."""
+    url = f"{app_url}/gains?{QUERY}&population=Lognormal+rounded+%28ties%29"
+    context, page = _open(browser, url, width, height)
+    try:
+        assert errors_on_page(page) == [] and exceptions_on_page(page) == []
+        assert "Ties decide the winner" in _main_text(page)
+        assert "of the 10,001 records" in _main_text(page)
+        page.get_by_text("Ties decide the winner").scroll_into_view_if_needed()
+        screenshot(page, f"gains_ties_{width}x{height}")
+        problems = page.evaluate(MEASURE, SLACK)
+    finally:
+        context.close()
+    assert not problems, f"ties note at {width}×{height} ({name}):\n  " + "\n  ".join(problems)

@@ -341,7 +341,9 @@ def test_comparison_view_shows_cores_verdict_and_marks_the_best():
     best = result.table[result.table.is_best].iloc[0]
     assert array(star["x"])[0] == best.rate and array(star["y"])[0] == pytest.approx(best.value)
     names = {t.get("name") for t in chart["data"]}
-    assert {text.MECHANISM_SHORT[m] for m in gains.QUANTILE_MECHANISMS} <= names
+    assert {text.MECHANISM_SHORT[m] for m in gains.mechanisms_with_measure("mse")} <= names
+    assert text.MECHANISM_SHORT["unbounded"] not in names  # no MSE: left out, and said so
+    assert any("the unbounded quantile" in i.value and "no finite mean" in i.value for i in at.info)
     assert any(
         k.startswith("csv_mechanism_comparison") for k in [b.key for b in at.get("download_button")]
     )
@@ -360,3 +362,99 @@ def test_comparison_view_bad_input_is_explained():
     assert any("not a number" in w.value or "outside" in w.value for w in at.warning)
     assert at.number_input(key="gain_cmp_quantile").value == 0.5
     assert charts(at)
+
+
+def test_new_mechanisms_in_the_experiment_and_unbounded_shows_its_95_bound():
+    """Issue 23: every quantile mechanism can be chosen; the unbounded one has no MSE, so the
+    chart and verdict use the 95 % error bound and the page says why."""
+    from core import gains
+    from core.populations import make_builtin
+    from ui.gains import text
+
+    assert set(text.MECHANISM_LABELS) == set(gains.QUANTILE_MECHANISMS)
+    query = {"gain_view": EXP_TAB, "gain_reps": "50", "gain_exp_eps": "1",
+             "gain_exp_rates": "0.1, 0.5",
+             "gain_mechanism": text.MECHANISM_LABELS["unbounded"]}  # fmt: skip
+    at = open_page(PAGE, query)
+    assert not at.exception and not at.error
+    assert at.selectbox(key="gain_mechanism").value == "unbounded"
+    assert any("no finite mean" in i.value and "95 % error bound" in i.value for i in at.info)
+    chart, e95 = _exp_line(at)
+    assert "95 % error bound" in chart["layout"]["yaxis"]["title"]["text"]
+    pop = make_builtin("lognormal", seed=0)
+    result = gains.median_gain_experiment(
+        pop.values, lower=pop.lower, upper=pop.upper, eps_targets=[1.0], rates=[0.1, 0.5],
+        reps=50, seed=0, delta_target=1 / (2 * pop.size), mechanism="unbounded",
+    )  # fmt: skip
+    samples = result.summary[~result.summary.is_population]
+    np.testing.assert_allclose(e95, np.log(samples["error_95"].to_numpy()), rtol=1e-12)
+    snippet = next(c.value for c in at.code if "median_gain_experiment" in c.value)
+    assert "mechanism='unbounded'" in snippet and "measure='error_95'" in snippet
+    for name in ("smooth_polyplace", "piecewise_laplace"):
+        at.selectbox(key="gain_mechanism").set_value(name).run()
+        assert not at.exception and not at.error
+        assert not any("no finite mean" in i.value for i in at.info)
+
+
+def test_comparison_mechanisms_come_from_the_link_and_unbounded_joins_the_95_bound():
+    from core import gains
+    from core.populations import make_builtin
+    from ui.gains import text
+
+    query = {"gain_view": CMP_TAB, "gain_cmp_reps": "50", "gain_cmp_rates": "0.1, 0.5",
+             "gain_cmp_measure": text.MEASURE_LABELS["error_95"],
+             "gain_cmp_mechs": [text.MECHANISM_SHORT[m] for m in
+                                ("exponential", "smooth_polyplace", "unbounded")]}  # fmt: skip
+    at = open_page(PAGE, query)
+    assert not at.exception and not at.error and not at.warning
+    assert list(at.multiselect(key="gain_cmp_mechs").value) == [
+        "exponential", "smooth_polyplace", "unbounded"
+    ]  # fmt: skip
+    chart = next(c for c in charts(at) if "each mechanism" in c["layout"]["title"]["text"])
+    names = {t.get("name") for t in chart["data"]}
+    shown = {"exponential", "smooth_polyplace", "unbounded"}
+    assert {text.MECHANISM_SHORT[m] for m in shown} <= names
+    assert not {text.MECHANISM_SHORT[m] for m in set(gains.QUANTILE_MECHANISMS) - shown} & names
+    pop = make_builtin("lognormal", seed=0)
+    result = gains.mechanism_comparison(
+        pop.values, lower=pop.lower, upper=pop.upper, eps_target=0.5, rates=[0.1, 0.5],
+        reps=50, seed=0, delta_target=1 / (2 * pop.size), measure="error_95",
+        mechanisms=["exponential", "smooth_polyplace", "unbounded"],
+    )  # fmt: skip
+    assert any(m.value == text.comparison_verdict(result) for m in at.markdown)
+    # One plain line per compared mechanism, with its source.
+    assert any("Durfee 2023" in m.value and "Hladík" in m.value for m in at.markdown)
+    snippet = next(c.value for c in at.code if "mechanism_comparison" in c.value)
+    assert "mechanisms=['exponential', 'smooth_polyplace', 'unbounded']" in snippet
+    # Only the unbounded quantile, in MSE: it has none, so the page says so and shows E95.
+    at.multiselect(key="gain_cmp_mechs").set_value(["unbounded"])
+    at.selectbox(key="gain_cmp_measure").set_value("mse").run()
+    assert not at.exception
+    assert any("no finite mean" in w.value and "instead" in w.value for w in at.warning)
+    chart = next(c for c in charts(at) if "each mechanism" in c["layout"]["title"]["text"])
+    assert text.MECHANISM_SHORT["unbounded"] in {t.get("name") for t in chart["data"]}
+
+
+def test_ties_note_says_when_ties_decide_the_winner():
+    """Issue 23: on the rounded incomes ~5 % of records share the median's value and the
+    smooth-sensitivity mechanisms beat the exponential one by far; the page says so in words
+    with the numbers. Not said on the continuous lognormal."""
+    from core import gains
+    from core.populations import make_builtin
+    from ui.gains import text
+
+    query = {"gain_view": CMP_TAB, "gain_cmp_reps": "50", "gain_cmp_rates": "0.1, 0.5",
+             "population": "Lognormal rounded (ties)"}  # fmt: skip
+    at = open_page(PAGE, query)
+    assert not at.exception and not at.error
+    pop = make_builtin("lognormal_rounded", seed=0)
+    value, tied = gains.tied_at_quantile(pop.values)
+    result = gains.mechanism_comparison(
+        pop.values, lower=pop.lower, upper=pop.upper, eps_target=0.5, rates=[0.1, 0.5],
+        reps=50, seed=0, delta_target=1 / (2 * pop.size),
+    )  # fmt: skip
+    note = text.ties_note(result, value, tied, pop.size, 0.5)
+    assert note is not None and f"{tied:,} of the 10,001 records" in note
+    assert any(i.value == note for i in at.info)
+    at = open_page(PAGE, {**query, "population": "Lognormal"})
+    assert not any("Ties decide" in i.value for i in at.info)

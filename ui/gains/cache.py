@@ -193,10 +193,15 @@ def mechanism_comparison(
     quantile: float,
     measure: str,
     progress: Callable[[float, str], None] | None = None,
+    mechanisms: tuple[str, ...] | None = None,
 ) -> gains.MechanismComparison:
-    """The four quantile mechanisms on the same samples at one ε_target (same LRU cache)."""
+    """The quantile mechanisms on the same samples at one ε_target (same LRU cache).
+
+    ``mechanisms=None``: every one of ``core.gains.QUANTILE_MECHANISMS`` whose measure exists.
+    """
     key = (
         "comparison",
+        mechanisms,
         pop.content_hash,
         eps_target,
         rates,
@@ -221,6 +226,7 @@ def mechanism_comparison(
         quantile=quantile,
         measure=measure,
         progress=progress,
+        mechanisms=mechanisms,
     )
     _EXPERIMENTS.put(key, result)
     return result

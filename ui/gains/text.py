@@ -36,6 +36,9 @@ MECHANISM_LABELS: dict[str, str] = {
     "smooth_pure": "Smooth sensitivity, heavy-tailed noise, pure ε",
     "exponential": "Exponential mechanism, pure ε — OpenDP, Tumult",
     "global_laplace": "Global-sensitivity Laplace, pure ε",
+    "smooth_polyplace": "Smooth sensitivity, polynomial-tailed noise, pure ε — Hladík & Tětek",
+    "piecewise_laplace": "Piecewise Laplace, pure ε — Durfee 2025",
+    "unbounded": "No upper bound needed (AboveThreshold), pure ε — Durfee 2023",
 }
 #: Short names for verdicts and legends.
 MECHANISM_SHORT: dict[str, str] = {
@@ -43,6 +46,25 @@ MECHANISM_SHORT: dict[str, str] = {
     "smooth_pure": "smooth-sensitivity heavy-tailed noise",
     "exponential": "the exponential mechanism",
     "global_laplace": "global-sensitivity Laplace",
+    "smooth_polyplace": "smooth-sensitivity polynomial noise",
+    "piecewise_laplace": "piecewise Laplace",
+    "unbounded": "the unbounded quantile",
+}
+#: One line per mechanism: its source, its guarantee (pure ε or (ε, δ)) and its noise.
+MECHANISM_LINES: dict[str, str] = {
+    "smooth_laplace": "Hu, Drechsler & Kim; (ε, δ); Laplace noise scaled to the smooth "
+    "sensitivity of the quantile.",
+    "smooth_pure": "Nissim, Raskhodnikova & Smith; pure ε; heavy-tailed noise (density "
+    "∝ 1/(1 + z⁴)) scaled to the smooth sensitivity.",
+    "exponential": "McSherry & Talwar, as in OpenDP and Tumult; pure ε; no added noise, a "
+    "point drawn between two neighbouring records, near the quantile's rank.",
+    "global_laplace": "Dwork et al.; pure ε; Laplace noise scaled to the whole range U − L.",
+    "smooth_polyplace": "Hladík & Tětek 2025; pure ε; noise with polynomial tails (density "
+    "∝ (1 + |z|)⁻⁵), nearer to Laplace, scaled to the smooth sensitivity.",
+    "piecewise_laplace": "Durfee 2025; pure ε; an exponential mechanism whose output leans "
+    "towards the quantile inside each gap between records (Laplace noise in pieces).",
+    "unbounded": "Durfee 2023; pure ε; noisy counts below growing thresholds L + βⁱ − 1 "
+    "until one reaches q·n: needs no upper bound U, but its error has no finite mean.",
 }
 #: The error measures offered (``core.gains.MEASURES``) in plain words.
 MEASURE_LABELS: dict[str, str] = {
@@ -58,8 +80,10 @@ MEASURE_WORDS: dict[str, str] = {
 }
 #: Mechanisms whose noise has no finite variance: their MSE does not exist and is not
 #: plotted. None of the current ones: Laplace and Gaussian noise have variances, the
-#: heavy-tailed noise of ``"smooth_pure"`` (density ∝ 1/(1 + z⁴)) has variance 1, and the
-#: exponential mechanism's releases stay inside [L, U].
+#: heavy-tailed noise of ``"smooth_pure"`` (density ∝ 1/(1 + z⁴)) has variance 1, the
+#: polynomial noise of ``"smooth_polyplace"`` (∝ (1 + |z|)⁻⁵) a finite one, and the
+#: exponential and piecewise-Laplace releases stay inside [L, U]. The unbounded quantile has
+#: no finite mean at all (``core.gains.NO_FINITE_MEAN``): neither MSE nor mean absolute error.
 INFINITE_VARIANCE: frozenset[str] = frozenset()
 
 #: Help of the mechanism select box: the four mechanisms in plain words.
@@ -69,7 +93,10 @@ MECHANISM_HELP = (
     "The heavy-tailed variant uses the same scale with noise whose tails are heavier, and "
     "needs no δ. The exponential mechanism (used by OpenDP and Tumult) picks a value between "
     "two neighbouring records, favouring those whose rank is close to the quantile's. Global "
-    "Laplace scales the noise to the whole range U − L."
+    "Laplace scales the noise to the whole range U − L. Polynomial noise (Hladík & Tětek) "
+    "is a lighter-tailed pure-ε variant of smooth sensitivity; piecewise Laplace (Durfee "
+    "2025) refines the exponential mechanism; the unbounded quantile (Durfee 2023) needs no "
+    "upper bound U, but its error has no mean, so only its 95 % error bound is shown."
 )
 QUANTILE_HELP = (
     "Which quantile is released: 0.5 is the median, 0.9 the value that 90 % of the records "
@@ -126,6 +153,42 @@ MECHANISM_EXPLANATIONS: dict[str, tuple[str, tuple[str, ...]]] = {
             r"\tilde y = y_{(k)} + \mathrm{Laplace}(0,\ b),\quad "
             r"b = R/\varepsilon_{\mathrm{sample}}",
             r"\mathrm{Var} = 2R^2/\varepsilon_{\mathrm{sample}}^2",
+        ),
+    ),
+    "smooth_polyplace": (
+        "The smooth sensitivity with β = ε/4 as for the heavy-tailed variant, but with noise "
+        "whose tails fall like |z|⁻⁵ (a symmetric Lomax law, a mixture of Laplace laws), so "
+        "its scale κ·S is far smaller: about 20/(3ε) times S for small ε instead of 16/ε "
+        "(Hladík & Tětek 2025). Pure ε for a record changed.",
+        (
+            r"\tilde y = y_{(k)} + \kappa S\,Z,\quad h(z) \propto (1+|z|)^{-5}",
+            r"\kappa = \max\Big(\frac{1}{e^{\varepsilon/5}-1},\ "
+            r"\frac{e^{-\varepsilon/4}}{e^{3\varepsilon/20}-1}\Big)",
+        ),
+    ),
+    "piecewise_laplace": (
+        "Like the exponential mechanism, the release falls in a gap between neighbouring "
+        "records with a probability that falls with the number of records j one would have "
+        "to change to move the quantile there; inside each gap the density keeps falling "
+        "towards the far end (Laplace noise in pieces) instead of being flat, which makes it "
+        "at least as accurate (Durfee 2025). Pure ε for a record changed, added or "
+        "removed.",
+        (
+            r"\text{density}(t) \propto e^{-\varepsilon_{\mathrm{sample}}\,\ell(t)/2}",
+            r"\ell(y_{(k \pm j)}) = j,\ \text{linear in between}",
+        ),
+    ),
+    "unbounded": (
+        "Needs only the lower bound L. Thresholds t_i = L + βⁱ − 1 (β = 1.001) are tried one "
+        "after another; it releases the first whose noisy count of records at or below it "
+        "reaches a noisy q·n (AboveThreshold, Durfee 2023). Pure ε for a record changed, "
+        "added or removed. With a small probability the noisy target is never met until "
+        "far out: the release then has a 1/i tail, so its mean, MSE and mean absolute "
+        "error do not exist. Only the 95 % error bound describes it.",
+        (
+            r"c_i = \#\{y \le t_i\},\quad t_i = L + \beta^i - 1",
+            r"I = \min\{i : c_i - q n + \nu_i \ge \rho\}",
+            r"\nu_i,\ \rho \sim \mathrm{Laplace}(2/\varepsilon_{\mathrm{sample}})",
         ),
     ),
 }
@@ -186,7 +249,7 @@ LOG_MSE_TEXT = (
 
 #: Mechanisms whose noise is scaled to a smooth sensitivity (their S_n / S_N violin means
 #: something; the others' sensitivity is the same for every sample).
-SMOOTH_MECHANISMS = frozenset({"smooth_laplace", "smooth_pure"})
+SMOOTH_MECHANISMS = frozenset({"smooth_laplace", "smooth_pure", "smooth_polyplace"})
 
 #: What the mechanism comparison chart shows.
 COMPARISON_TEXT = (
@@ -195,9 +258,9 @@ COMPARISON_TEXT = (
     "gets ε_target. The dotted line of the same colour, ending in a cross at rate 1, is the "
     "same mechanism on the whole population. The star marks the best (mechanism, rate). All "
     "mechanisms see the same samples, so their differences are not sampling luck. The MSE "
-    "of the three noise-adding mechanisms uses their exact noise variance; the exponential "
-    "mechanism's comes from drawn releases. Hover for the value, its Monte Carlo standard "
-    "error, n and ε_sample."
+    "of the mechanisms that add noise to the quantile uses their exact noise variance; that "
+    "of the exponential, piecewise-Laplace and unbounded mechanisms comes from drawn "
+    "releases. Hover for the value, its Monte Carlo standard error, n and ε_sample."
 )
 
 
@@ -296,6 +359,78 @@ def no_mse_note(names: set[str] | frozenset[str]) -> str | None:
         return None
     listed = ", ".join(MECHANISM_SHORT.get(n, n) for n in sorted(names))
     return f"Not plotted: {listed} — its noise has no finite variance, so it has no MSE."
+
+
+def missing_measure_note(names: Sequence[str], measure: str) -> str | None:
+    """Why the chosen mechanisms ``names`` are left out of a comparison in ``measure``."""
+    if not names:
+        return None
+    listed = ", ".join(MECHANISM_SHORT.get(n, n) for n in names)
+    word = MEASURE_WORDS[measure]
+    return (
+        f"Left out of this {word} comparison: {listed}. With a small probability its release "
+        "lands very far out (a tail that falls like 1/i), so its error has no finite mean and "
+        f"a {word} does not exist; an average of drawn errors would only say how far the "
+        "draws happened to reach. Choose the 95 % error bound to compare it."
+    )
+
+
+#: A note on ties appears when at least this share of the records hold the quantile's value…
+TIE_SHARE = 0.01
+#: …and the best smooth-sensitivity mechanism beats the exponential one by this factor.
+TIE_FACTOR = 5.0
+
+
+def best_values(table: pd.DataFrame) -> dict[str, float]:
+    """Each mechanism's smallest error over the rates (population included)."""
+    smallest = table.groupby("mechanism", sort=False)["value"].min()
+    return {str(k): float(v) for k, v in smallest.items()}
+
+
+def mechanism_factor(table: pd.DataFrame, worse: str, better: str) -> float:
+    """How many times ``worse``'s best error is ``better``'s best error (each at its best rate)."""
+    best = best_values(table)
+    if best[better] <= 0.0:
+        return math.inf
+    return best[worse] / best[better]
+
+
+def ties_note(
+    result: MechanismComparison, value: float, tied: int, population_size: int, quantile: float
+) -> str | None:
+    """Plain words when ties decide the winner, else None.
+
+    Said when at least :data:`TIE_SHARE` of the records hold the population quantile's value
+    and the best smooth-sensitivity mechanism's best error is at most 1/:data:`TIE_FACTOR` of
+    the exponential mechanism's (both at their best rate).
+    """
+    share = tied / population_size
+    best = best_values(result.table)
+    smooth = {m: v for m, v in best.items() if m in SMOOTH_MECHANISMS}
+    if share < TIE_SHARE or "exponential" not in best or not smooth:
+        return None
+    winner = min(smooth, key=smooth.__getitem__)
+    factor = mechanism_factor(result.table, "exponential", winner)
+    if factor < TIE_FACTOR:
+        return None
+    stat = _statistic(quantile)
+    word = MEASURE_WORDS[result.measure]
+    if not math.isfinite(factor):
+        times = "incomparably"
+    elif factor > 1e6:
+        times = "more than a million times"
+    else:
+        times = f"{_factor(factor)} times"
+    return (
+        f"**Ties decide the winner.** {tied:,} of the {population_size:,} records "
+        f"({100 * share:.1f} %) share the population {stat}'s value, {value:g}. One changed "
+        f"record cannot move the {stat} off such a block of ties, so its smooth sensitivity is "
+        "nearly zero; the exponential mechanism draws a point between two different records, "
+        "so it never releases the tied value itself. Here the best "
+        f"{word} of {MECHANISM_SHORT[winner]} ({smooth[winner]:.3g}) is {times} smaller than "
+        f"that of the exponential mechanism ({best['exponential']:.3g}), each at its best rate. "
+        "On data without ties the order is usually the other way round."
+    )
 
 
 def comparison_caption(population: str, reps: int, seed: int, delta_target: float) -> str:
@@ -484,8 +619,13 @@ def comparison_snippet(
     seed: int,
     quantile: float,
     measure: str,
+    mechanisms: Sequence[str] | None = None,
 ) -> str:
-    """Python repeating the mechanism comparison and printing the page's verdict."""
+    """Python repeating the mechanism comparison and printing the page's verdict.
+
+    ``mechanisms`` appears only when it differs from the default (every mechanism whose
+    measure exists)."""
+    chosen = "" if mechanisms is None else f"\n    mechanisms={list(mechanisms)!r},"
     return (
         population_snippet(pop)
         + f"""from core.gains import mechanism_comparison
@@ -494,7 +634,7 @@ from ui.gains.text import comparison_verdict
 result = mechanism_comparison(
     pop.values, lower=pop.lower, upper=pop.upper, eps_target={float(eps_target)!r},
     rates={_floats(rates)}, quantile={float(quantile)!r}, reps={int(reps)},
-    delta_target={float(delta_target)!r}, seed={int(seed)}, measure={measure!r},
+    delta_target={float(delta_target)!r}, seed={int(seed)}, measure={measure!r},{chosen}
 )
 print(result.table[["mechanism", "rate", "value", "se"]])
 print(comparison_verdict(result))

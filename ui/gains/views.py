@@ -6,7 +6,7 @@ Each view draws one tab (its own controls, charts, verdict and snippet) from a f
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -641,6 +641,13 @@ def sensitivity_violin(per_rep: pd.DataFrame, eps_target: float) -> None:
 def experiment_view(ctx: GainsInputs) -> None:
     """The §4.3 simulation: log(MSE) against the rate, verdict, and the violins."""
     settings = experiment_controls(ctx.pop.size)
+    if not gains.measure_exists(settings.mechanism, settings.measure):
+        st.info(
+            f"{text.missing_measure_note([settings.mechanism], settings.measure)} The chart and "
+            "the verdicts below use the 95 % error bound instead.",
+            icon=":material/info:",
+        )
+        settings = replace(settings, measure="error_95")
     result = run_experiment(ctx, settings)
     experiment_verdict_section(ctx, settings, result)
     experiment_violins(result.per_rep, settings.eps_values, result.mechanism, settings.quantile)
@@ -671,6 +678,25 @@ class ComparisonSettings:
     quantile: float
     measure: str
     delta_target: float
+    mechanisms: tuple[str, ...] = gains.QUANTILE_MECHANISMS
+
+
+def comparison_mechanisms_control() -> tuple[str, ...]:
+    """The mechanisms compared (URL-bound multiselect), every quantile mechanism by default;
+    each is described in one line under it."""
+    chosen = st.multiselect(
+        "Mechanisms compared",
+        list(gains.QUANTILE_MECHANISMS),
+        default=list(gains.QUANTILE_MECHANISMS),
+        format_func=text.MECHANISM_SHORT.__getitem__,
+        key="gain_cmp_mechs",
+        bind="query-params",
+        help=text.MECHANISM_HELP,
+    )
+    if not chosen:
+        st.info("No mechanism is chosen; comparing every one.", icon=":material/info:")
+        return gains.QUANTILE_MECHANISMS
+    return tuple(m for m in gains.QUANTILE_MECHANISMS if m in chosen)
 
 
 def comparison_controls(N: int) -> ComparisonSettings:
@@ -712,9 +738,34 @@ def comparison_controls(N: int) -> ComparisonSettings:
         quantile = quantile_control("gain_cmp_quantile")
     with c5:
         measure = measure_control("gain_cmp_measure")
+    mechanisms = comparison_mechanisms_control()
     return ComparisonSettings(
-        float(eps_target), tuple(rates), int(reps), quantile, measure, delta_target_default(N)
+        float(eps_target),
+        tuple(rates),
+        int(reps),
+        quantile,
+        measure,
+        delta_target_default(N),
+        mechanisms,
     )
+
+
+def compared_mechanisms(settings: ComparisonSettings) -> tuple[tuple[str, ...] | None, str]:
+    """The mechanisms to run (None: the default set) and the measure, with a note on screen
+    for every chosen mechanism whose measure does not exist (the unbounded quantile's MSE)."""
+    measure = settings.measure
+    left_out = [m for m in settings.mechanisms if not gains.measure_exists(m, measure)]
+    run = tuple(m for m in settings.mechanisms if gains.measure_exists(m, measure))
+    if not run:
+        st.warning(
+            f"{text.missing_measure_note(left_out, measure)} Showing the 95 % error bound instead.",
+            icon=":material/warning:",
+        )
+        measure, run = "error_95", settings.mechanisms
+    elif left_out:
+        st.info(text.missing_measure_note(left_out, measure), icon=":material/info:")
+    default = gains.mechanisms_with_measure(measure)
+    return (None if run == default else run), measure
 
 
 def comparison_view(ctx: GainsInputs) -> None:
@@ -726,6 +777,7 @@ def comparison_view(ctx: GainsInputs) -> None:
     def progress(fraction: float, message: str) -> None:
         bar.progress(min(max(fraction, 0.0), 1.0), text=f"Simulating: {message}")
 
+    mechanisms, measure = compared_mechanisms(settings)
     result = cache.mechanism_comparison(
         pop,
         eps_target=settings.eps_target,
@@ -734,18 +786,23 @@ def comparison_view(ctx: GainsInputs) -> None:
         delta_target=settings.delta_target,
         seed=seed,
         quantile=settings.quantile,
-        measure=settings.measure,
+        measure=measure,
         progress=progress,
+        mechanisms=mechanisms,
     )
     bar.empty()
     st.subheader("Verdict")
     st.markdown(text.comparison_verdict(result))
+    value, tied = gains.tied_at_quantile(pop.values, settings.quantile)
+    ties = text.ties_note(result, value, tied, pop.size, settings.quantile)
+    if ties is not None:
+        st.info(ties, icon=":material/stacks:")
     st.caption(text.comparison_caption(pop.name, settings.reps, seed, settings.delta_target))
-    hidden = text.INFINITE_VARIANCE if settings.measure == "mse" else frozenset()
+    hidden = text.INFINITE_VARIANCE if measure == "mse" else frozenset()
     fig, data = figs.comparison_figure(
         result.table,
         labels=text.MECHANISM_SHORT,
-        measure_label=text.MEASURE_WORDS[settings.measure],
+        measure_label=text.MEASURE_WORDS[measure],
         hidden=hidden,
     )
     chart_block(
@@ -753,8 +810,14 @@ def comparison_view(ctx: GainsInputs) -> None:
         data,
         key="mechanism_comparison",
         explanation=text.COMPARISON_TEXT,
-        formulas=text.error_formulas(settings.measure, "", "exact_noise_variance"),
+        formulas=text.error_formulas(measure, "", "exact_noise_variance"),
         note=text.no_mse_note(hidden & set(result.table["mechanism"])),
+    )
+    st.markdown(
+        "\n".join(
+            f"- **{text.MECHANISM_SHORT[m].capitalize()}**: {text.MECHANISM_LINES[m]}"
+            for m in settings.mechanisms
+        )
     )
     with st.expander("How each mechanism releases a quantile, and what it guarantees"):
         for name, (words, formulas) in text.MECHANISM_EXPLANATIONS.items():
@@ -770,7 +833,8 @@ def comparison_view(ctx: GainsInputs) -> None:
             delta_target=settings.delta_target,
             seed=seed,
             quantile=settings.quantile,
-            measure=settings.measure,
+            measure=measure,
+            mechanisms=mechanisms,
         )
     )
 

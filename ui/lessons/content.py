@@ -18,7 +18,7 @@ from types import MappingProxyType
 
 from ui.amplification.text import FORWARD_TAB, STEINKE_TAB
 from ui.clusters.text import FRACTION_TAB, SIZE_TAB
-from ui.gains.text import EXP_TAB, MEAN_TAB
+from ui.gains.text import CMP_TAB, EXP_TAB, MEAN_TAB
 from ui.statistical.text import CURVE_TAB, PI_TAB
 from ui.strata.text import PRIVACY_TAB
 
@@ -246,6 +246,38 @@ MEDIAN_LESSON = Lesson(
                 "The median can gain from sampling when ε_target is small: the larger budget "
                 "then outweighs both the sampling error and the sample's larger sensitivity."
             ),
+        ),
+        Step(
+            question=(
+                "The same incomes reported in round figures: the Lognormal population rounded "
+                "to multiples of 10, so many records share each value. At the same "
+                "ε_target = 0.5, which has the smaller mean squared error, each at its best "
+                "sampling rate: smooth-sensitivity Laplace (Hu et al.) or the exponential "
+                "mechanism (OpenDP, Tumult), which wins by far on the unrounded incomes?"
+            ),
+            options=(
+                "The exponential mechanism, as on the unrounded incomes",
+                "About the same",
+                "Smooth-sensitivity Laplace, by a factor of about 25",
+            ),
+            correct=2,
+            page=GAINS,
+            query={"gain_view": CMP_TAB},
+            figure="gain_compare",
+            reveal=(
+                "The same ε, two mechanisms, 24.5 times apart: the exponential mechanism's "
+                "best MSE is 32.6, smooth-sensitivity Laplace's 1.33. 482 of the 10,001 "
+                "records (4.8 %) hold the median's value, 150. One changed record cannot move "
+                "the median off that block of ties, so its smooth sensitivity is nearly zero; "
+                "the exponential mechanism draws between two different values and never "
+                "releases the tied 150 itself."
+            ),
+            takeaway=(
+                "Ties decide the winner: on the unrounded Lognormal incomes the order flips, "
+                "and smooth-sensitivity Laplace's best MSE is 239 times the exponential "
+                "mechanism's. Count the records tied at the quantile before choosing."
+            ),
+            population="lognormal_rounded",
         ),
     ),
 )

@@ -20,6 +20,7 @@ from ui.amplification import figures as amp_figs
 from ui.clusters import figures as cl_figs
 from ui.gains import cache as gain_cache
 from ui.gains import figures as gain_figs
+from ui.gains import text as gain_text
 from ui.lessons.content import Step
 from ui.page_defaults import delta_target_default
 from ui.state import builtin_population
@@ -99,6 +100,30 @@ def gain_log_mse(step: Step) -> go.Figure:
         estimator=None,
     )
     return gain_figs.log_mse_figure(result.summary, measure="mse", quantile=0.5)[0]
+
+
+def gain_compare(step: Step) -> go.Figure:
+    """Every quantile mechanism's error against the rate at one ε_target ("which mechanism?")."""
+    pop = builtin_population(step.population, step.seed)
+    q = step.query
+    rates = _floats(q, "gain_cmp_rates", "0.01, 0.1, 0.3, 0.5, 0.7, 0.9", 3.0 / pop.size, 0.999)
+    measure = q.get("gain_cmp_measure", "mse")
+    result = gain_cache.mechanism_comparison(
+        pop,
+        eps_target=float(q.get("gain_cmp_eps", 0.5)),
+        rates=tuple(rates),
+        reps=int(q.get("gain_cmp_reps", 200)),
+        delta_target=delta_target_default(pop.size),
+        seed=step.seed,
+        quantile=float(q.get("gain_cmp_quantile", 0.5)),
+        measure=measure,
+    )
+    return gain_figs.comparison_figure(
+        result.table,
+        labels=gain_text.MECHANISM_SHORT,
+        measure_label=gain_text.MEASURE_WORDS[measure],
+        hidden=gain_text.INFINITE_VARIANCE if measure == "mse" else frozenset(),
+    )[0]
 
 
 def _cluster_args(step: Step) -> tuple[float, int, int, int, float]:
@@ -183,6 +208,7 @@ REVEALS: dict[str, Callable[[Step], go.Figure]] = {
     "gain_r": gain_r,
     "gain_q": gain_q,
     "gain_log_mse": gain_log_mse,
+    "gain_compare": gain_compare,
     "cl_size": cl_size,
     "cl_fraction": cl_fraction,
     "st_neighbour": st_neighbour,

@@ -108,7 +108,7 @@ def test_comparison_verdict_on_cores_numbers():
     best = result.table[result.table["is_best"]].iloc[0]
     assert f"({best['value']:.4g})" in verdict
     assert text.MECHANISM_SHORT[result.best_mechanism] in verdict
-    for name in gains.QUANTILE_MECHANISMS:
+    for name in gains.mechanisms_with_measure("mse"):
         if name != result.best_mechanism:
             label = text.MECHANISM_SHORT[name]
             assert label[0].upper() + label[1:] in verdict
@@ -220,3 +220,55 @@ def test_comparison_snippet_prints_cores_verdict():
     )
     assert text.comparison_verdict(result) in output
     assert not math.isnan(result.best_rate)
+
+
+def test_every_mechanism_has_a_one_line_description_with_source_and_guarantee():
+    assert set(text.MECHANISM_LINES) == set(gains.QUANTILE_MECHANISMS)
+    for name, line in text.MECHANISM_LINES.items():
+        assert ("pure ε" in line) != (name == "smooth_laplace"), name
+        assert "(ε, δ)" in line or "pure ε" in line
+    assert "Durfee 2023" in text.MECHANISM_LINES["unbounded"]
+    assert "no finite mean" in text.MECHANISM_LINES["unbounded"]
+
+
+def test_missing_measure_note_names_the_mechanism_and_the_way_out():
+    note = text.missing_measure_note(["unbounded"], "mae")
+    assert note is not None
+    assert "the unbounded quantile" in note and "mean absolute error" in note
+    assert "95 % error bound" in note
+    assert text.missing_measure_note([], "mse") is None
+
+
+def _tie_table(values: dict[str, float]) -> gains.MechanismComparison:
+    rows = [
+        {"mechanism": m, "rate": r, "value": v * f, "is_best": False}
+        for m, v in values.items()
+        for r, f in ((0.5, 2.0), (1.0, 1.0))
+    ]
+    table = pd.DataFrame(rows)
+    table.loc[table["value"].idxmin(), "is_best"] = True
+    return gains.MechanismComparison(
+        table=table, best_mechanism="", best_rate=1.0, eps_target=0.5, measure="mse",
+        population_value=150.0, experiments={},
+    )  # fmt: skip
+
+
+def test_ties_note_only_when_ties_are_many_and_the_factor_is_large():
+    result = _tie_table({"smooth_laplace": 1.0, "exponential": 30.0, "smooth_pure": 3.0})
+    assert text.mechanism_factor(result.table, "exponential", "smooth_laplace") == 30.0
+    note = text.ties_note(result, 150.0, 500, 10_001, 0.5)
+    assert note is not None
+    assert "500 of the 10,001 records (5.0 %)" in note and "value, 150" in note
+    assert "smooth-sensitivity Laplace (1)" in note and "30 times smaller" in note
+    assert "(30)" in note
+    # Too few ties, or too small a factor, or no exponential mechanism: no note.
+    assert text.ties_note(result, 150.0, 50, 10_001, 0.5) is None
+    close = _tie_table({"smooth_laplace": 1.0, "exponential": 4.0})
+    assert text.ties_note(close, 150.0, 500, 10_001, 0.5) is None
+    assert text.ties_note(_tie_table({"smooth_laplace": 1.0}), 150.0, 500, 10_001, 0.5) is None
+    huge = _tie_table({"smooth_pure": 1e-12, "exponential": 30.0})
+    assert "more than a million times smaller" in (
+        text.ties_note(huge, 150.0, 500, 10_001, 0.5) or ""
+    )
+    zero = _tie_table({"smooth_pure": 0.0, "exponential": 30.0})
+    assert "incomparably smaller" in (text.ties_note(zero, 150.0, 500, 10_001, 0.9) or "")

@@ -16,6 +16,7 @@ from core import strata
 from core.gains import compare_with_population
 from core.populations import BUILTIN_POPULATIONS, make_builtin
 from ui.gains import cache as gain_cache
+from ui.gains.text import CMP_TAB
 from ui.lessons.content import (
     ADVERSARY_LESSON,
     ALLOCATION_LESSON,
@@ -120,7 +121,7 @@ def test_amplification_facts():
 
 
 def test_median_lesson_facts():
-    s1, s2, s3 = MEDIAN_LESSON.steps
+    s1, s2, s3, _ = MEDIAN_LESSON.steps
     rates = np.geomspace(1e-4, 1.0 - 1e-9, 200)
     for eps in _floats(s1.query["gain_eps"]):
         assert np.all(amp.noise_variance_ratio(eps, rates) < 1.0)
@@ -144,6 +145,39 @@ def test_median_lesson_facts():
     assert small.better and not small.within_error
     assert not large.better and not large.within_error
     assert s3.options[s3.correct] == "Only at ε_target = 0.1"
+
+
+def test_median_lesson_ties_facts():
+    """Step 4: the factor between the two mechanisms is computed on the tie-heavy built-in,
+    and the order flips on the unrounded population (issue 23)."""
+    from core.gains import tied_at_quantile
+    from ui.gains import text as gain_text
+
+    step = MEDIAN_LESSON.steps[3]
+    assert step.population == "lognormal_rounded" and step.query == {"gain_view": CMP_TAB}
+
+    def best(key: str) -> tuple[dict[str, float], float]:
+        pop = make_builtin(key, seed=step.seed)
+        result = gain_cache.mechanism_comparison(
+            pop, eps_target=0.5, rates=(0.01, 0.1, 0.3, 0.5, 0.7, 0.9), reps=200,
+            delta_target=delta_target_default(pop.size), seed=step.seed, quantile=0.5,
+            measure="mse",
+        )  # fmt: skip
+        table = result.table
+        return gain_text.best_values(table), gain_text.mechanism_factor(
+            table, "exponential", "smooth_laplace"
+        )
+
+    values, factor = best("lognormal_rounded")
+    assert f"{factor:.3g} times apart" in step.reveal
+    assert 20 < factor < 30 and step.options[step.correct].endswith("about 25")
+    assert f"best MSE is {values['exponential']:.3g}" in step.reveal
+    assert f"Laplace's {values['smooth_laplace']:.3g}" in step.reveal
+    value, tied = tied_at_quantile(make_builtin("lognormal_rounded", seed=step.seed).values)
+    assert f"{tied} of the 10,001 records ({100 * tied / 10_001:.1f} %)" in step.reveal
+    assert f"median's value, {value:g}" in step.reveal
+    _, continuous = best("lognormal")
+    assert f"{1 / continuous:.3g} times the exponential" in step.takeaway
 
 
 def test_cluster_facts():

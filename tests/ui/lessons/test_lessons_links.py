@@ -65,4 +65,4 @@ def test_lesson_step_url_is_one_based_and_checked():
     url = lesson_step_url("http://h:1", lesson, 2)
     assert url == "http://h:1/lessons?lesson=Median&lesson_step=3"
     with pytest.raises(ValueError, match="index"):
-        lesson_step_url("http://h:1", lesson, 3)
+        lesson_step_url("http://h:1", lesson, len(lesson.steps))
