@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -44,11 +44,12 @@ from core.planner.budgets import (
     mechanisms_for,
     positive,
 )
-from core.planner.errors import LEVEL, exact_row, summary_row
+from core.planner.errors import LEVEL, Draws, exact_row, summary_row
 from core.planner.simulate import (
     SAMPLERS,
+    MaskJob,
     PointBudget,
-    simulate_masks,
+    simulate_masks_many,
     simulate_windows,
     use_windows,
 )
@@ -56,7 +57,7 @@ from core.planner.simulate import (
 if TYPE_CHECKING:
     from core.populations import Population
 
-__all__ = ["OBJECTIVES", "PlanProgress", "PlanResult", "plan"]
+__all__ = ["OBJECTIVES", "PlanJob", "PlanProgress", "PlanResult", "assemble", "plan", "prepare"]
 
 OBJECTIVES = ("error_95", "rmse")
 
@@ -207,54 +208,72 @@ def _evaluate(
     design: PlannerDesign, frame: Frame, rates: Sequence[float], setting: _Setting
 ) -> list[dict[str, Any]]:
     """Rows of ``design`` at ``rates`` for every fitting mechanism."""
-    names = setting.names(design.name)
+    return _evaluate_many(design, frame, rates, [setting])[0]
+
+
+def _evaluate_many(
+    design: PlannerDesign, frame: Frame, rates: Sequence[float], settings: Sequence[_Setting]
+) -> list[list[dict[str, Any]]]:
+    """Rows of ``design`` at ``rates`` for each setting, whole samples drawn once for all.
+
+    The settings differ in their statistic, budget or share (same seed, repetitions,
+    sampler and memory budget).  Where masks are drawn, every setting's mechanisms run on
+    the same samples (:func:`core.planner.simulate.simulate_masks_many`); the first
+    setting's rows equal those of :func:`_evaluate` alone.  Windows are drawn per setting.
+    """
     points = design.points(frame, rates)
-    if not points or not names:
-        return []
-    budgets = _budgets(design, names, points, setting)
-    closed = [m for m in names if exact.has_closed_form(design, m)]
-    rest = [m for m in names if m not in closed]
-    windowed = (
-        [m for m in rest if mech.MECHANISMS[m].windowed]
-        if use_windows(design, frame, points, setting.sampler)
-        else []
-    )
-    masked = [m for m in rest if m not in windowed]
-    seed = [setting.seed, list(DESIGNS).index(design.name)]
-    draws = {}
-    if masked:
+    out: list[list[dict[str, Any]]] = [[] for _ in settings]
+    if not points:
+        return out
+    windows = use_windows(design, frame, points, settings[0].sampler)
+    seed = [settings[0].seed, list(DESIGNS).index(design.name)]
+    plans = []
+    for setting in settings:
+        names = setting.names(design.name)
+        budgets = _budgets(design, names, points, setting) if names else []
+        closed = [m for m in names if exact.has_closed_form(design, m)]
+        rest = [m for m in names if m not in closed]
+        windowed = [m for m in rest if mech.MECHANISMS[m].windowed] if windows else []
+        masked = [m for m in rest if m not in windowed]
+        plans.append((names, budgets, closed, windowed, masked))
+    draws: list[dict[tuple[str, float], Draws]] = [{} for _ in settings]
+    jobs = [(i, p) for i, p in enumerate(plans) if p[4]]
+    if jobs:
+        first = settings[jobs[0][0]]
         rows_per_chunk = memory.chunk_rows(
-            frame.N, design.mask_bytes, setting.reps, setting.memory_budget
+            frame.N, design.mask_bytes, first.reps, first.memory_budget
         )
-        draws.update(
-            simulate_masks(
-                design,
-                masked,
-                frame,
-                budgets,
-                memory.chunks(setting.reps, rows_per_chunk),
-                seed,
-                setting.quantile,
+        got = simulate_masks_many(
+            design,
+            frame,
+            [MaskJob(p[4], p[1], settings[i].quantile) for i, p in jobs],
+            memory.chunks(first.reps, rows_per_chunk),
+            seed,
+        )
+        for (i, _), d in zip(jobs, got, strict=True):
+            draws[i].update(d)
+    for i, (setting, (names, budgets, closed, windowed, _)) in enumerate(
+        zip(settings, plans, strict=True)
+    ):
+        if windowed:
+            draws[i].update(
+                simulate_windows(
+                    design, windowed, frame, budgets, setting.reps, seed, setting.quantile
+                )
             )
-        )
-    if windowed:
-        draws.update(
-            simulate_windows(design, windowed, frame, budgets, setting.reps, seed, setting.quantile)
-        )
-    rows = []
-    for name in names:
-        for pb in budgets:
-            row = _base_row(design, name, pb)
-            if name in closed:
-                row.update(exact.mean_row(design, frame, pb, name), exact=True)
-            else:
-                summary = summary_row(draws[(name, pb.rate)], setting.theta)
-                mean_size = summary.pop("mean_sample_size")
-                if not design.fixed_size:
-                    row["n"] = mean_size
-                row.update(summary)
-            rows.append(row)
-    return rows
+        for name in names:
+            for pb in budgets:
+                row = _base_row(design, name, pb)
+                if name in closed:
+                    row.update(exact.mean_row(design, frame, pb, name), exact=True)
+                else:
+                    summary = summary_row(draws[i][(name, pb.rate)], setting.theta)
+                    mean_size = summary.pop("mean_sample_size")
+                    if not design.fixed_size:
+                        row["n"] = mean_size
+                    row.update(summary)
+                out[i].append(row)
+    return out
 
 
 def _refine(points_rates: Sequence[float], objective_values: Sequence[float]) -> list[float]:
@@ -276,18 +295,39 @@ def _with_refinement(
     design: PlannerDesign, frame: Frame, grid: Sequence[float], setting: _Setting, objective: str
 ) -> list[dict[str, Any]]:
     """The grid rows of ``design`` plus two rates around each mechanism's best grid rate."""
-    got = _evaluate(design, frame, grid, setting)
-    extra: list[float] = []
-    for m in dict.fromkeys(r["mechanism"] for r in got):
-        mine = [r for r in got if r["mechanism"] == m]
-        extra += _refine([r["rate"] for r in mine], [r[objective] for r in mine])
-    known = {r["rate"] for r in got}
-    new = [r for r in dict.fromkeys(extra) if r not in known]
-    known_rows = {(r["mechanism"], r["rate"]) for r in got}
-    for r in _evaluate(design, frame, new, setting):
-        if (r["mechanism"], r["rate"]) not in known_rows:
-            r["refined"] = True
-            got.append(r)
+    return _with_refinement_many(design, frame, grid, [setting], objective)[0]
+
+
+def _with_refinement_many(
+    design: PlannerDesign,
+    frame: Frame,
+    grid: Sequence[float],
+    settings: Sequence[_Setting],
+    objective: str,
+) -> list[list[dict[str, Any]]]:
+    """:func:`_with_refinement` for each setting, the samples of each rate drawn once.
+
+    Each setting keeps the refined rates of its own best grid rates; the union of them is
+    evaluated together (:func:`_evaluate_many`).
+    """
+    got = _evaluate_many(design, frame, grid, settings)
+    wanted: list[list[float]] = []
+    for rows in got:
+        extra: list[float] = []
+        for m in dict.fromkeys(r["mechanism"] for r in rows):
+            mine = [r for r in rows if r["mechanism"] == m]
+            extra += _refine([r["rate"] for r in mine], [r[objective] for r in mine])
+        known = {r["rate"] for r in rows}
+        wanted.append([r for r in dict.fromkeys(extra) if r not in known])
+    union = list(dict.fromkeys(r for w in wanted for r in w))
+    more = _evaluate_many(design, frame, union, settings) if union else [[] for _ in settings]
+    for rows, new, want in zip(got, more, wanted, strict=True):
+        known_rows = {(r["mechanism"], r["rate"]) for r in rows}
+        own = {p.rate for p in design.points(frame, want)}
+        for r in new:
+            if r["rate"] in own and (r["mechanism"], r["rate"]) not in known_rows:
+                r["refined"] = True
+                rows.append(r)
     return got
 
 
@@ -443,6 +483,85 @@ def plan(
         :class:`core.planner.memory.MemoryBudgetError` (a ValueError) for a plan that cannot
         fit the memory budget, saying what to lower.
     """
+    job = prepare(
+        population,
+        statistic=statistic,
+        eps_target=eps_target,
+        delta_target=delta_target,
+        designs=designs,
+        rates=rates,
+        reps=reps,
+        seed=seed,
+        relation=relation,
+        objective=objective,
+        budget_share=budget_share,
+        quantile=quantile,
+        mechanisms=mechanisms,
+        sampler=sampler,
+        memory_budget=memory_budget,
+        frame=frame,
+    )
+    setting, frame = job.setting, job.frame
+    rows = _census_rows(job.census, frame, setting)
+    total = 1 + len(job.chosen)
+    if progress is not None and rows:
+        progress(PlanProgress(1, total, job.census.name, _ranked(pd.DataFrame(rows), objective)[0]))
+    for i, design in enumerate(job.chosen, start=2):
+        if refine:
+            rows.extend(_with_refinement(design, frame, job.grid, setting, objective))
+        else:
+            rows.extend(_evaluate(design, frame, job.grid, setting))
+        if progress is not None and rows:
+            progress(PlanProgress(i, total, design.name, _ranked(pd.DataFrame(rows), objective)[0]))
+    return assemble(job, rows)
+
+
+@dataclass(frozen=True, eq=False)
+class PlanJob:
+    """The checked arguments of one plan (:func:`prepare`), shared by the searches that
+    evaluate many plans of the same population (:mod:`core.planner.accuracy_first`,
+    :mod:`core.planner.composition`)."""
+
+    frame: Frame
+    grid: tuple[float, ...]
+    statuses: tuple[DesignStatus, ...]
+    chosen: tuple[PlannerDesign, ...]
+    census: PlannerDesign
+    setting: _Setting
+    objective: str
+
+    def at(self, eps_target: float) -> PlanJob:
+        """The same job at another ``eps_target`` (finite and > 0)."""
+        t = positive("eps_target", eps_target)
+        return replace(self, setting=replace(self.setting, eps_target=t))
+
+
+def prepare(
+    population: Population,
+    *,
+    statistic: str = "median",
+    eps_target: float,
+    delta_target: float | None = None,
+    designs: Sequence[str] | None = None,
+    rates: Sequence[float] | None = None,
+    reps: int = 200,
+    seed: int = 0,
+    relation: str = "replacement",
+    objective: str = "error_95",
+    budget_share: float = 1.0,
+    quantile: float = 0.5,
+    mechanisms: Sequence[str] | None = None,
+    sampler: str = "auto",
+    memory_budget: int | None = None,
+    frame: Frame | None = None,
+) -> PlanJob:
+    """The arguments of :func:`plan` checked (same names, same errors), ready to evaluate.
+
+    Raises
+    ------
+    ValueError
+        As :func:`plan`.
+    """
     check_choice("statistic", statistic, STATISTICS)
     check_choice("relation", relation, RELATIONS)
     check_choice("objective", objective, OBJECTIVES)
@@ -472,36 +591,31 @@ def plan(
         memory_budget=memory_budget,
     )
     census = next(x for x in DESIGNS.values() if x.reference)
-    rows = _census_rows(census, frame, setting)
-    total = 1 + len(chosen)
-    if progress is not None and rows:
-        progress(PlanProgress(1, total, census.name, _ranked(pd.DataFrame(rows), objective)[0]))
-    for i, design in enumerate(chosen, start=2):
-        if refine:
-            rows.extend(_with_refinement(design, frame, grid, setting, objective))
-        else:
-            rows.extend(_evaluate(design, frame, grid, setting))
-        if progress is not None and rows:
-            progress(PlanProgress(i, total, design.name, _ranked(pd.DataFrame(rows), objective)[0]))
+    return PlanJob(frame, grid, tuple(statuses), tuple(chosen), census, setting, objective)
+
+
+def assemble(job: PlanJob, rows: Sequence[dict[str, Any]]) -> PlanResult:
+    """The :class:`PlanResult` of ``job`` from its rows (census and designs, any order)."""
     if not rows:
         raise ValueError("no mechanism fits the chosen designs, relation and statistic")
-    table, best = _ranked(pd.DataFrame(rows), objective)
-    census_rows = best[best["design"] == census.name]
+    setting = job.setting
+    table, best = _ranked(pd.DataFrame(list(rows)), job.objective)
+    census_rows = best[best["design"] == job.census.name]
     return PlanResult(
         table=table,
         best_by_design=best,
         best=best.iloc[0],
         census=census_rows.iloc[0] if len(census_rows) else None,
-        statuses=statuses,
+        statuses=job.statuses,
         population_value=setting.theta,
-        statistic=statistic,
-        eps_target=t,
-        delta_target=d,
+        statistic=setting.statistic,
+        eps_target=setting.eps_target,
+        delta_target=setting.delta_target,
         reps=setting.reps,
         seed=setting.seed,
-        relation=relation,
-        objective=objective,
-        budget_share=share,
-        N=N,
-        quantile=q,
+        relation=setting.relation,
+        objective=job.objective,
+        budget_share=setting.share,
+        N=job.frame.N,
+        quantile=setting.quantile,
     )
