@@ -276,6 +276,12 @@ def _evaluate_many(
     return out
 
 
+#: The signature of :func:`_evaluate_many`: rows of a design at rates, per setting.
+Evaluator = Callable[
+    [PlannerDesign, Frame, Sequence[float], Sequence[_Setting]], list[list[dict[str, Any]]]
+]
+
+
 def _refine(points_rates: Sequence[float], objective_values: Sequence[float]) -> list[float]:
     """Two rates halfway (geometrically) to the neighbours of the best rate."""
     if not points_rates:
@@ -304,13 +310,16 @@ def _with_refinement_many(
     grid: Sequence[float],
     settings: Sequence[_Setting],
     objective: str,
+    evaluate: Evaluator | None = None,
 ) -> list[list[dict[str, Any]]]:
     """:func:`_with_refinement` for each setting, the samples of each rate drawn once.
 
     Each setting keeps the refined rates of its own best grid rates; the union of them is
-    evaluated together (:func:`_evaluate_many`).
+    evaluated together (``evaluate``, default :func:`_evaluate_many`, or a caller's version
+    that returns the same rows, e.g. from a memo).
     """
-    got = _evaluate_many(design, frame, grid, settings)
+    evaluate = _evaluate_many if evaluate is None else evaluate
+    got = evaluate(design, frame, grid, settings)
     wanted: list[list[float]] = []
     for rows in got:
         extra: list[float] = []
@@ -320,7 +329,7 @@ def _with_refinement_many(
         known = {r["rate"] for r in rows}
         wanted.append([r for r in dict.fromkeys(extra) if r not in known])
     union = list(dict.fromkeys(r for w in wanted for r in w))
-    more = _evaluate_many(design, frame, union, settings) if union else [[] for _ in settings]
+    more = evaluate(design, frame, union, settings) if union else [[] for _ in settings]
     for rows, new, want in zip(got, more, wanted, strict=True):
         known_rows = {(r["mechanism"], r["rate"]) for r in rows}
         own = {p.rate for p in design.points(frame, want)}
