@@ -314,9 +314,9 @@ def _with_refinement_many(
 ) -> list[list[dict[str, Any]]]:
     """:func:`_with_refinement` for each setting, the samples of each rate drawn once.
 
-    Each setting keeps the refined rates of its own best grid rates; the union of them is
-    evaluated together (``evaluate``, default :func:`_evaluate_many`, or a caller's version
-    that returns the same rows, e.g. from a memo).
+    Each setting gets the refined rates of its own best grid rates; a rate several settings
+    want is evaluated for them together (``evaluate``, default :func:`_evaluate_many`, or a
+    caller's version that returns the same rows, e.g. from a memo).
     """
     evaluate = _evaluate_many if evaluate is None else evaluate
     got = evaluate(design, frame, grid, settings)
@@ -328,15 +328,19 @@ def _with_refinement_many(
             extra += _refine([r["rate"] for r in mine], [r[objective] for r in mine])
         known = {r["rate"] for r in rows}
         wanted.append([r for r in dict.fromkeys(extra) if r not in known])
-    union = list(dict.fromkeys(r for w in wanted for r in w))
-    more = evaluate(design, frame, union, settings) if union else [[] for _ in settings]
-    for rows, new, want in zip(got, more, wanted, strict=True):
-        known_rows = {(r["mechanism"], r["rate"]) for r in rows}
-        own = {p.rate for p in design.points(frame, want)}
-        for r in new:
-            if r["rate"] in own and (r["mechanism"], r["rate"]) not in known_rows:
-                r["refined"] = True
-                rows.append(r)
+    # Each refined rate goes to the settings that want it: rates wanted by the same
+    # settings are evaluated together (one setting alone: all of its rates in one call).
+    groups: dict[tuple[int, ...], list[float]] = {}
+    for rate in dict.fromkeys(r for w in wanted for r in w):
+        groups.setdefault(tuple(i for i, w in enumerate(wanted) if rate in w), []).append(rate)
+    for who, new_rates in groups.items():
+        more = evaluate(design, frame, new_rates, [settings[i] for i in who])
+        for i, new in zip(who, more, strict=True):
+            known_rows = {(row["mechanism"], row["rate"]) for row in got[i]}
+            for row in new:
+                if (row["mechanism"], row["rate"]) not in known_rows:
+                    row["refined"] = True
+                    got[i].append(row)
     return got
 
 
