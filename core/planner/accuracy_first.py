@@ -115,7 +115,7 @@ class _Search:
         key = (self.job.census.name, 1.0, eps)
         if key not in self.memo:
             j = self.job.at(eps)
-            self.memo[key] = engine._census_rows(j.census, j.frame, j.setting)
+            self.memo[key] = engine.census_rows(j.census, j.frame, j.setting)
         return self.memo[key]
 
     def evaluate(
@@ -123,9 +123,9 @@ class _Search:
         design: PlannerDesign,
         frame: Frame,
         rates: Sequence[float],
-        settings: Sequence[engine._Setting],
+        settings: Sequence[engine.Setting],
     ) -> list[list[Row]]:
-        """:func:`core.planner.engine._evaluate_many` for one setting, from the memo.
+        """:func:`core.planner.engine.evaluate_many` for one setting, from the memo.
 
         A rate's rows depend on the seed and the rate only (not on the other rates
         evaluated with it), so the memo returns exactly the rows of the whole grid.
@@ -135,7 +135,7 @@ class _Search:
         got = [p.rate for p in design.points(frame, rates)]
         missing = [r for r in got if (design.name, r, eps) not in self.memo]
         if missing:
-            rows = engine._evaluate_many(design, frame, missing, [setting])[0]
+            rows = engine.evaluate_many(design, frame, missing, [setting])[0]
             for r in missing:
                 self.memo[(design.name, r, eps)] = []
             for row in rows:
@@ -165,7 +165,7 @@ class _Search:
         rows = list(self.census_rows(eps))
         on_design(1)
         for i, d in enumerate(j.chosen, start=2):
-            (got,) = engine._with_refinement_many(
+            (got,) = engine.with_refinement_many(
                 d, j.frame, j.grid, [j.setting], j.objective, evaluate=self.evaluate
             )
             rows += got

@@ -160,11 +160,11 @@ def several_statistics(
     to ``eps_target`` (:func:`budget_split`). Each plan equals
     ``plan(statistic=s_i, quantile=q_i, budget_share=w_i, ...)`` in law; the samples of a
     design at a rate are drawn once for all statistics where they are whole samples
-    (masks: every statistic's mechanisms run on them, :func:`core.planner.engine.
-    _evaluate_many`), and a rate refined for several statistics is evaluated for them at
-    once.  Windows reveal only the order statistics near one rank, so each quantile draws
-    its own (the windows of different ranks hardly overlap; the law of each is that of the
-    whole sample).
+    (masks: every statistic's mechanisms run on them, see
+    :func:`core.planner.engine.evaluate_many`), and a rate refined for several statistics
+    is evaluated for them at once.  Windows reveal only the order statistics near one
+    rank, so each quantile draws its own (the windows of different ranks hardly overlap;
+    the law of each is that of the whole sample).
 
     Parameters
     ----------
@@ -218,7 +218,7 @@ def several_statistics(
         for (stat, q), share in zip(statistics, w, strict=True)
     ]
     census = jobs[0].census
-    rows = [engine._census_rows(census, frame, j.setting) for j in jobs]
+    rows = [engine.census_rows(census, frame, j.setting) for j in jobs]
     order = [d for d in DESIGNS.values() if any(d in j.chosen for j in jobs)]
     total = 1 + len(order)
     if progress is not None:
@@ -227,9 +227,9 @@ def several_statistics(
         mine = [i for i, j in enumerate(jobs) if design in j.chosen]
         settings = [jobs[i].setting for i in mine]
         if refine:
-            got = engine._with_refinement_many(design, frame, jobs[0].grid, settings, objective)
+            got = engine.with_refinement_many(design, frame, jobs[0].grid, settings, objective)
         else:
-            got = engine._evaluate_many(design, frame, jobs[0].grid, settings)
+            got = engine.evaluate_many(design, frame, jobs[0].grid, settings)
         for i, new in zip(mine, got, strict=True):
             rows[i].extend(new)
         if progress is not None:

@@ -57,7 +57,19 @@ from core.planner.simulate import (
 if TYPE_CHECKING:
     from core.populations import Population
 
-__all__ = ["OBJECTIVES", "PlanJob", "PlanProgress", "PlanResult", "assemble", "plan", "prepare"]
+__all__ = [
+    "OBJECTIVES",
+    "PlanJob",
+    "PlanProgress",
+    "PlanResult",
+    "Setting",
+    "assemble",
+    "census_rows",
+    "evaluate_many",
+    "plan",
+    "prepare",
+    "with_refinement_many",
+]
 
 OBJECTIVES = ("error_95", "rmse")
 
@@ -127,7 +139,7 @@ class PlanProgress:
 
 
 @dataclass(frozen=True)
-class _Setting:
+class Setting:
     """The checked arguments of one :func:`plan` call that every design shares."""
 
     statistic: str
@@ -168,7 +180,7 @@ def _base_row(design: PlannerDesign, name: str, pb: PointBudget) -> dict[str, An
 
 
 def _budgets(
-    design: PlannerDesign, names: Sequence[str], points: Iterable[Any], setting: _Setting
+    design: PlannerDesign, names: Sequence[str], points: Iterable[Any], setting: Setting
 ) -> list[PointBudget]:
     """Each point with the budget every mechanism may spend there (times the share)."""
     out = []
@@ -184,7 +196,7 @@ def _budgets(
     return out
 
 
-def _census_rows(design: PlannerDesign, frame: Frame, setting: _Setting) -> list[dict[str, Any]]:
+def census_rows(design: PlannerDesign, frame: Frame, setting: Setting) -> list[dict[str, Any]]:
     """Exact rows of privatising the whole population with each fitting mechanism."""
     rows = []
     point = design.point(frame, 1.0)
@@ -205,14 +217,14 @@ def _census_rows(design: PlannerDesign, frame: Frame, setting: _Setting) -> list
 
 
 def _evaluate(
-    design: PlannerDesign, frame: Frame, rates: Sequence[float], setting: _Setting
+    design: PlannerDesign, frame: Frame, rates: Sequence[float], setting: Setting
 ) -> list[dict[str, Any]]:
     """Rows of ``design`` at ``rates`` for every fitting mechanism."""
-    return _evaluate_many(design, frame, rates, [setting])[0]
+    return evaluate_many(design, frame, rates, [setting])[0]
 
 
-def _evaluate_many(
-    design: PlannerDesign, frame: Frame, rates: Sequence[float], settings: Sequence[_Setting]
+def evaluate_many(
+    design: PlannerDesign, frame: Frame, rates: Sequence[float], settings: Sequence[Setting]
 ) -> list[list[dict[str, Any]]]:
     """Rows of ``design`` at ``rates`` for each setting, whole samples drawn once for all.
 
@@ -276,9 +288,9 @@ def _evaluate_many(
     return out
 
 
-#: The signature of :func:`_evaluate_many`: rows of a design at rates, per setting.
+#: The signature of :func:`evaluate_many`: rows of a design at rates, per setting.
 Evaluator = Callable[
-    [PlannerDesign, Frame, Sequence[float], Sequence[_Setting]], list[list[dict[str, Any]]]
+    [PlannerDesign, Frame, Sequence[float], Sequence[Setting]], list[list[dict[str, Any]]]
 ]
 
 
@@ -298,27 +310,27 @@ def _refine(points_rates: Sequence[float], objective_values: Sequence[float]) ->
 
 
 def _with_refinement(
-    design: PlannerDesign, frame: Frame, grid: Sequence[float], setting: _Setting, objective: str
+    design: PlannerDesign, frame: Frame, grid: Sequence[float], setting: Setting, objective: str
 ) -> list[dict[str, Any]]:
     """The grid rows of ``design`` plus two rates around each mechanism's best grid rate."""
-    return _with_refinement_many(design, frame, grid, [setting], objective)[0]
+    return with_refinement_many(design, frame, grid, [setting], objective)[0]
 
 
-def _with_refinement_many(
+def with_refinement_many(
     design: PlannerDesign,
     frame: Frame,
     grid: Sequence[float],
-    settings: Sequence[_Setting],
+    settings: Sequence[Setting],
     objective: str,
     evaluate: Evaluator | None = None,
 ) -> list[list[dict[str, Any]]]:
     """:func:`_with_refinement` for each setting, the samples of each rate drawn once.
 
     Each setting gets the refined rates of its own best grid rates; a rate several settings
-    want is evaluated for them together (``evaluate``, default :func:`_evaluate_many`, or a
+    want is evaluated for them together (``evaluate``, default :func:`evaluate_many`, or a
     caller's version that returns the same rows, e.g. from a memo).
     """
-    evaluate = _evaluate_many if evaluate is None else evaluate
+    evaluate = evaluate_many if evaluate is None else evaluate
     got = evaluate(design, frame, grid, settings)
     wanted: list[list[float]] = []
     for rows in got:
@@ -515,7 +527,7 @@ def plan(
         frame=frame,
     )
     setting, frame = job.setting, job.frame
-    rows = _census_rows(job.census, frame, setting)
+    rows = census_rows(job.census, frame, setting)
     total = 1 + len(job.chosen)
     if progress is not None and rows:
         progress(PlanProgress(1, total, job.census.name, _ranked(pd.DataFrame(rows), objective)[0]))
@@ -540,7 +552,7 @@ class PlanJob:
     statuses: tuple[DesignStatus, ...]
     chosen: tuple[PlannerDesign, ...]
     census: PlannerDesign
-    setting: _Setting
+    setting: Setting
     objective: str
 
     def at(self, eps_target: float) -> PlanJob:
@@ -589,7 +601,7 @@ def prepare(
     grid = _check_rates(rates, frame)
     statuses = design_statuses(frame, statistic, relation)
     chosen = _chosen_designs(designs, statuses)
-    setting = _Setting(
+    setting = Setting(
         statistic=statistic,
         quantile=q,
         eps_target=t,
@@ -613,12 +625,12 @@ def assemble(job: PlanJob, rows: Sequence[dict[str, Any]]) -> PlanResult:
         raise ValueError("no mechanism fits the chosen designs, relation and statistic")
     setting = job.setting
     table, best = _ranked(pd.DataFrame(list(rows)), job.objective)
-    census_rows = best[best["design"] == job.census.name]
+    census_best = best[best["design"] == job.census.name]
     return PlanResult(
         table=table,
         best_by_design=best,
         best=best.iloc[0],
-        census=census_rows.iloc[0] if len(census_rows) else None,
+        census=census_best.iloc[0] if len(census_best) else None,
         statuses=job.statuses,
         population_value=setting.theta,
         statistic=setting.statistic,
