@@ -2,7 +2,10 @@
 
 A root search on ``log ε_target`` over the plans of :func:`core.planner.engine.plan` (the
 same seed at every step, so the best error is a deterministic, in practice decreasing
-function of ε_target).  Two things keep it cheap without changing a single row:
+function of ε_target; the exponential mechanism's windows read the same samples at nearby
+budgets, :func:`core.planner.simulate.exponential_first_half`, so near the root it is
+smooth).  Secant steps in ``log ε`` through the trials nearest the bound close in on the
+root in a few trials.  Two things keep each trial cheap without changing a single row:
 
 * every (design, rate) is evaluated on its own (:func:`core.planner.engine.prepare`; a
   rate's samples depend on the seed and the rate only), so each row is computed once per
@@ -147,7 +150,7 @@ class _Search:
         """The rows at ``eps`` of the pairs that can still win."""
         self.evaluations += 1
         j = self.job.at(eps)
-        rows = self.census_rows(eps) if (j.census.name, 1.0) in self.live else []
+        rows = list(self.census_rows(eps)) if (j.census.name, 1.0) in self.live else []
         for d in j.chosen:
             rates = [r for r in self.pairs[d.name] if (d.name, r) in self.live]
             if rates:
@@ -270,32 +273,48 @@ def smallest_eps_target(
         return AccuracyFirst(x, math.nan, False, finish(hi), search.evaluations + 1)
     if bad is None:
         return AccuracyFirst(x, lo, True, finish(lo), search.evaluations + 1)
-    bisect = False
+    stalls = 0
     while good - bad > width and search.evaluations < _MAX_SEARCH_PLANS:
         before = good - bad
-        ga, gb = gap(bad), gap(good)
-        if bisect or not math.isfinite(gb):
+        if stalls >= 2:
             m = 0.5 * (bad + good)
         else:
-            # False position in log ε (the bound falls roughly like 1/ε), kept inside the
-            # bracket; then a step just across the predicted root to close it at once.
-            m = good - gb * (good - bad) / (gb - ga)
-            m = min(max(m, bad + 0.05 * (good - bad)), good - 0.05 * (good - bad))
+            # The secant in log ε through two points near the bound (the bound falls
+            # roughly like a power of ε, and the common samples keep it smooth near the
+            # root), kept inside the bracket; then a step just across the predicted root
+            # to close it at once.
+            m = _secant({u: gap(u) for u in errors}, bad, good, 2.0 * width)
+            margin = min(0.05 * (good - bad), 0.5 * width)
+            m = min(max(m, bad + margin), good - margin)
         if gap(m) > 0:
             bad = m
             probe = min(m + 0.5 * width, good)
         else:
             good = m
             probe = max(m - 0.5 * width, bad)
-        if not bisect and bad < probe < good:
+        if stalls < 2 and bad < probe < good:
             if gap(probe) > 0:
                 bad = probe
             else:
                 good = probe
-        # Bisect next whenever a step did not halve the bracket (a bumpy or flat bound).
-        bisect = good - bad > 0.5 * before
+        # Bisect after two steps that did not halve the bracket (a bumpy or flat bound).
+        stalls = stalls + 1 if good - bad > 0.5 * before else 0
     eps = math.exp(good)
     return AccuracyFirst(x, eps, True, finish(eps), search.evaluations + 1)
+
+
+def _secant(gaps: dict[float, float], bad: float, good: float, spacing: float) -> float:
+    """Where the line through two points of ``gaps`` (``log ε`` → gap) crosses zero: the
+    point nearest the bound and the next nearest at least ``spacing`` from it (closer
+    points give a slope made of noise); the middle of ``(bad, good)`` without two such."""
+    near = sorted((abs(g), u, g) for u, g in gaps.items() if math.isfinite(g))
+    if not near:
+        return 0.5 * (bad + good)
+    _, u1, g1 = near[0]
+    for _, u2, g2 in near[1:]:
+        if abs(u2 - u1) >= spacing and g2 != g1:
+            return u1 - g1 * (u1 - u2) / (g1 - g2)
+    return 0.5 * (bad + good)
 
 
 def _bracket(

@@ -34,6 +34,7 @@ __all__ = [
     "SAMPLERS",
     "MaskJob",
     "PointBudget",
+    "exponential_first_half",
     "make_mechanism",
     "simulate_masks",
     "simulate_masks_many",
@@ -45,12 +46,24 @@ FloatArray = NDArray[np.float64]
 SAMPLERS: tuple[str, ...] = ("auto", "full", "window")
 #: Samples whose exponential-mechanism releases are drawn on windows at once.
 EXPONENTIAL_CHUNK = 25
-#: First half-width of an exponential-mechanism window, in units of ``1 / eps_sample``
-#: ranks: the weight beyond it is about ``e^(-FIRST_HALF_EPS / 2)`` of the ring's on smooth
-#: data, so nearly every release is decided in the first ring (the law does not depend on
-#: it, :func:`core.windowed.window_exponential_draws`; a wider first window only reads
-#: more order statistics, a narrower one takes more rounds).
-FIRST_HALF_EPS = 20.0
+#: Least first half-width of an exponential-mechanism window, in units of
+#: ``1 / eps_sample`` ranks (:func:`exponential_first_half`).
+FIRST_HALF_EPS = 16.0
+
+
+def exponential_first_half(eps_sample: float) -> int:
+    """The first half-width (in ranks) of the windows of exponential-mechanism releases.
+
+    The smallest power of two at least ``FIRST_HALF_EPS / eps_sample``: the weight beyond
+    it is at most about ``e^(-FIRST_HALF_EPS / 2)`` of the ring's on smooth data, so nearly
+    every release is decided in the first ring.  The law of the releases does not depend on
+    it (:func:`core.windowed.window_exponential_draws`: a wider first window only reads
+    more order statistics, a narrower one takes more rounds); the powers of two make it the
+    same for every ``eps_sample`` within a factor of two, so releases at nearby budgets
+    read the same samples (common random numbers for :mod:`core.planner.accuracy_first`).
+    """
+    target = min(FIRST_HALF_EPS / eps_sample, 2.0**40)
+    return 1 << max(0, math.ceil(math.log2(target)))
 
 
 class PointBudget:
@@ -279,16 +292,20 @@ def simulate_windows(
             out = Draws(noise_cdf=noise_cdf(o))
             if filled.size and exponential[j]:
                 # In chunks of samples: on heavily tied data a window may have to span a
-                # whole run of equal values, and the chunk keeps its memory bounded.
+                # whole run of equal values, and the chunk keeps its memory bounded.  Each
+                # chunk has its own samples and noise streams, so a chunk's draws do not
+                # depend on how much the chunks before it read.
                 for start in range(0, filled.size, EXPONENTIAL_CHUNK):
                     part = slice(start, start + EXPONENTIAL_CHUNK)
                     part_kw: dict[str, Any] = {}
                     if draw.source is not None:
                         part_kw["source"] = _on_rows(draw.source, rows[part])
                     x_stat, x_rel = window_exponential_draws(
-                        rng, noise_rng, frame.values, filled[part], quantile, [eps],
+                        np.random.default_rng([*seed, 37, tag, start]),
+                        np.random.default_rng([*seed, 31, tag, j, start]),
+                        frame.values, filled[part], quantile, [eps],
                         frame.lower, frame.upper, **part_kw,
-                        first_half=int(min(FIRST_HALF_EPS / eps, 2.0**40)) + 1,
+                        first_half=exponential_first_half(eps),
                     )  # fmt: skip
                     out.statistic.append(x_stat)
                     out.released.append(x_rel[0])

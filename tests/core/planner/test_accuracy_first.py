@@ -47,7 +47,7 @@ def _reference(pop, target, tolerance=0.02, eps_range=(1e-3, 50.0), **kw):
 
     ua, ub = math.log(eps_range[0]), math.log(eps_range[1])
     width = math.log1p(tolerance)
-    bad, good = accuracy_first._bracket(gap, min(max(0.0, ua), ub), ua, ub)
+    bad, good = _reference_bracket(gap, min(max(0.0, ua), ub), ua, ub)
     if good is None or bad is None:
         return good, bad
     bisect = False
@@ -70,6 +70,25 @@ def _reference(pop, target, tolerance=0.02, eps_range=(1e-3, 50.0), **kw):
                 good = probe
         bisect = good - bad > 0.5 * before
     return math.exp(good), errors
+
+
+def _reference_bracket(gap, start, ua, ub):
+    """The bracket as the search first found it: steps of 1.1 times the ``1/ε`` scaling."""
+    bad = good = None
+    u = start
+    for _ in range(60):
+        g = gap(u)
+        if g > 0:
+            bad = u if bad is None else max(bad, u)
+            if good is not None or u >= ub:
+                return bad, good
+            u = min(ub, u + 1.1 * max(g, math.log(2.0)))
+        else:
+            good = u if good is None else min(good, u)
+            if bad is not None or u <= ua:
+                return bad, good
+            u = max(ua, u - 1.1 * max(-g, math.log(2.0)) if math.isfinite(g) else u - 1.0)
+    return bad, good
 
 
 def _lognormal(n=3_000, seed=0):
