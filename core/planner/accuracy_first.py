@@ -199,8 +199,10 @@ def smallest_eps_target(
     A root search on ``log ε_target`` over ``eps_range`` with the plans of :func:`plan`
     (objective ``"error_95"``, the same seed at every step, so the error is a
     deterministic, in practice decreasing function of ε_target): a bracket is found by
-    steps that assume the bound falls like ``1/ε``, then narrowed by false position until
-    it is narrower than ``tolerance`` (relative); the upper end is returned. The search
+    steps that assume the bound falls like ``1/ε``, then narrowed by secant steps in
+    ``log ε`` (each followed by a trial just across the predicted root; bisection after two
+    steps that do not halve the bracket) until it is narrower than ``tolerance``
+    (relative); the upper end is returned. The search
     runs without the rate refinement and, below an ε_target that reaches the bound, only
     on the (design, rate) pairs that reached it there (module docstring); the returned
     plan is refined and equals ``plan(eps_target=found, refine=True)``.
