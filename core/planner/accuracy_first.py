@@ -254,10 +254,14 @@ def smallest_eps_target(
                 )
             )
 
+    def at(u: float) -> float:
+        """``e^u``, exactly the range's ends at theirs (the final plan reuses their rows)."""
+        return lo if u == ua else hi if u == ub else math.exp(u)
+
     def gap(u: float) -> float:
         """``log(best 95 % bound at ε = e^u) − log(target)``: > 0 means not reached."""
         if u not in errors:
-            eps = math.exp(u)
+            eps = at(u)
             rows = search.live_rows(eps)
             errors[u] = min(float(r["error_95"]) for r in rows) if rows else math.inf
             if errors[u] <= x:
@@ -301,7 +305,7 @@ def smallest_eps_target(
                 good = probe
         # Bisect after two steps that did not halve the bracket (a bumpy or flat bound).
         stalls = stalls + 1 if good - bad > 0.5 * before else 0
-    eps = math.exp(good)
+    eps = at(good)
     return AccuracyFirst(x, eps, True, finish(eps), search.evaluations + 1)
 
 

@@ -138,3 +138,26 @@ def test_progress_counts_up_through_the_search_and_the_final_plan():
     # Rows that cannot win are dropped once a trial reaches the bound.
     reached = [i for i, p in enumerate(search) if p.best_error_95 <= 2.0]
     assert reached and search[-1].rows <= search[reached[0]].rows
+
+
+@pytest.mark.parametrize(("target", "eps_range"), [(20.0, (1e-3, 50.0)), (190.0, (1e-3, 50.0))])
+def test_no_row_is_computed_twice_at_one_eps(monkeypatch, target, eps_range):
+    """Every (design, rate) row is computed once per ε_target tried, the final plan's grid
+    rows included (also at the ends of the range, which the search may stop at)."""
+    seen: list[tuple[str, float, float]] = []
+    real = engine.evaluate_many
+
+    def counting(design, frame, rates, settings):
+        for p in design.points(frame, rates):
+            # ε_target to 12 digits: e^log(ε) is not always ε to the last bit.
+            seen.extend((design.name, p.rate, float(f"{s.eps_target:.12g}")) for s in settings)
+        return real(design, frame, rates, settings)
+
+    monkeypatch.setattr(engine, "evaluate_many", counting)
+    pop = _lognormal()
+    found = accuracy_first.smallest_eps_target(
+        pop, target_error_95=target, reps=20, designs=["srs"], eps_range=eps_range
+    )
+    assert found.feasible and len(seen) == len(set(seen))
+    if target == 190.0:  # every release is within 190 of the median: the bottom of the range
+        assert found.eps_target == 1e-3 and found.plan.eps_target == 1e-3
