@@ -1,6 +1,7 @@
 """Timings and memory of the release planner (issue 22's table; printed, never asserted).
 
-Run from the repository root:  .venv/bin/python -m bench.bench_planner [--quick]
+Run from the repository root:  .venv/bin/python -m bench.bench_planner [--quick | --large]
+[--case plan|accuracy|several ...] [--population establishments|lognormal ...]
 
 Rows, at N = 10^5 and 10^7 (the establishments builder scaled: strata = size classes,
 clusters = regions), for the median and the mean, T = 200:
@@ -9,12 +10,14 @@ clusters = regions), for the median and the mean, T = 200:
 * the first usable rows: seconds until the planner's progress callback has the census and
   the simple random sample (what the page shows first);
 * accuracy first (the smallest ε_target reaching a 95 % bound) on the lognormal built-in;
-* several statistics from one sample (median, quartiles and mean at equal budget shares);
+* several statistics from one sample (median, quartiles and mean at equal budget shares),
+  on the establishments and on the lognormal built-in;
 * peak memory beyond the population's own columns.
 
 Every case runs in a child process with an address-space cap (``resource.RLIMIT_AS``), so a
 runaway fails alone; the child reports its wall time and its peak resident memory.  With
-``--quick`` only N = 10^5 runs.
+``--quick`` only N = 10^5 runs, with ``--large`` only N = 10^7; ``--case`` and
+``--population`` (each repeatable) keep only the rows named.
 """
 
 from __future__ import annotations
@@ -58,13 +61,30 @@ _CHILD = textwrap.dedent(
         planner.smallest_eps_target(pop, statistic=statistic, target_error_95=2.0, reps=200,
                                     frame=frame)
     elif case == "several":
-        for stat, q in (("median", 0.5), ("quantile", 0.25), ("quantile", 0.75), ("mean", 0.5)):
-            planner.plan(pop, statistic=stat, quantile=q, eps_target=1.0, reps=200,
-                         budget_share=0.25, frame=frame)
+        planner.several_statistics(
+            pop, [("median", 0.5), ("quantile", 0.25), ("quantile", 0.75), ("mean", 0.5)],
+            [0.25] * 4, eps_target=1.0, reps=200, frame=frame,
+        )
     out["seconds"] = time.perf_counter() - t0
     out["peak_mb"] = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) / 1024
     print(json.dumps(out))
     """
+)
+
+
+#: The cases a row may run, and the built-in populations it may run on.
+CASES = ("plan", "accuracy", "several")
+POPULATIONS = ("establishments", "lognormal")
+
+#: Every row of the table at one N: (case, population, statistic, label).
+ROWS = (
+    *(
+        ("plan", key, statistic, "default plan, {key} N = {N:>10,}, {statistic}")
+        for key in POPULATIONS
+        for statistic in ("median", "mean")
+    ),
+    ("accuracy", "lognormal", "median", "accuracy first, {key} N = {N:>10,}, {statistic}"),
+    *(("several", key, "median", "several statistics, {key} N = {N:>10,}") for key in POPULATIONS),
 )
 
 
@@ -102,23 +122,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="only N = 10^5")
     parser.add_argument("--large", action="store_true", help="only N = 10^7")
+    parser.add_argument("--case", action="append", choices=CASES, help="only these cases")
+    parser.add_argument(
+        "--population", action="append", choices=POPULATIONS, help="only these populations"
+    )
     args = parser.parse_args()
     sizes = (10**5,) if args.quick else (10**7,) if args.large else (10**5, 10**7)
+    cases = args.case or CASES
+    keys = args.population or POPULATIONS
     for N in sizes:
-        for key in ("establishments", "lognormal"):
-            for statistic in ("median", "mean"):
-                show(
-                    f"default plan, {key} N = {N:>10,}, {statistic}",
-                    run("plan", key, N, statistic),
-                )
-        show(
-            f"accuracy first, lognormal N = {N:>10,}, median",
-            run("accuracy", "lognormal", N, "median"),
-        )
-        show(
-            f"several statistics, establishments N = {N:>10,}",
-            run("several", "establishments", N, "median"),
-        )
+        for case, key, statistic, label in ROWS:
+            if case in cases and key in keys:
+                show(label.format(key=key, N=N, statistic=statistic), run(case, key, N, statistic))
 
 
 if __name__ == "__main__":

@@ -870,6 +870,28 @@ BREAKS: tuple[Break, ...] = (
             "tests/pages/test_gains_page.py::test_ties_note_says_when_ties_decide_the_winner",
         ),
     ),
+    Break(
+        name="accuracy-first-drops-the-winners",
+        item="issue 22 planner engine",
+        path="core/planner/accuracy_first.py",
+        old='if r["error_95"] <= self.target}',
+        new='if r["error_95"] > self.target}',
+        tests=(
+            "tests/core/planner/test_accuracy_first.py::"
+            "test_search_finds_the_references_eps_and_returns_the_plain_plan_there",
+        ),
+    ),
+    Break(
+        name="several-statistics-refine-every-statistic",
+        item="issue 22 planner engine",
+        path="core/planner/engine.py",
+        old="tuple(i for i, w in enumerate(wanted) if rate in w)",
+        new="tuple(range(len(wanted)))",
+        tests=(
+            "tests/core/planner/test_composition.py::"
+            "test_each_statistics_plan_is_the_plain_plan_with_its_share",
+        ),
+    ),
 )
 
 

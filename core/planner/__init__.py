@@ -18,7 +18,7 @@ Modules
 :mod:`core.planner.errors`          RMSE, the 95 % bound, their split and standard errors
 :mod:`core.planner.memory`          the memory budget and the chunks that keep it
 :mod:`core.planner.accuracy_first`  the smallest ε_target that reaches an error bound
-:mod:`core.planner.composition`     several statistics from one sample
+:mod:`core.planner.composition`     several statistics from one sample, planned together
 =================================  =====================================================
 
 The designs themselves (samplers, accounting, closed-form means) live in
@@ -36,7 +36,7 @@ Invariants
   (:mod:`core.planner.memory`), whatever N.
 """
 
-from core.planner.accuracy_first import AccuracyFirst, smallest_eps_target
+from core.planner.accuracy_first import AccuracyFirst, SearchProgress, smallest_eps_target
 from core.planner.budgets import (
     DESIGN_LABELS,
     MEAN_MECHANISMS,
@@ -52,7 +52,12 @@ from core.planner.budgets import (
     mechanisms_for,
     theorem_keywords,
 )
-from core.planner.composition import BudgetSplit, budget_split
+from core.planner.composition import (
+    BudgetSplit,
+    SeveralProgress,
+    budget_split,
+    several_statistics,
+)
 from core.planner.engine import OBJECTIVES, PlanProgress, PlanResult, plan
 from core.planner.errors import LEVEL
 from core.planner.memory import MemoryBudgetError
@@ -73,6 +78,8 @@ __all__ = [
     "MemoryBudgetError",
     "PlanProgress",
     "PlanResult",
+    "SearchProgress",
+    "SeveralProgress",
     "accounting_for",
     "budget_split",
     "default_rates",
@@ -81,6 +88,7 @@ __all__ = [
     "eps_target_for",
     "mechanisms_for",
     "plan",
+    "several_statistics",
     "smallest_eps_target",
     "theorem_keywords",
 ]

@@ -1,8 +1,19 @@
 """Accuracy first: the smallest ε_target whose best plan reaches a 95 % error bound.
 
-A root search on ``log ε_target`` with :func:`core.planner.engine.plan` (the same seed at
-every step, so the best error is a deterministic, in practice decreasing function of
-ε_target).
+A root search on ``log ε_target`` over the plans of :func:`core.planner.engine.plan` (the
+same seed at every step, so the best error is a deterministic, in practice decreasing
+function of ε_target; the exponential mechanism's windows read the same samples at nearby
+budgets, :func:`core.planner.simulate.exponential_first_half`, so near the root it is
+smooth).  Secant steps in ``log ε`` through the trials nearest the bound close in on the
+root in a few trials.  Two things keep each trial cheap without changing a single row:
+
+* every (design, rate) is evaluated on its own (:func:`core.planner.engine.prepare`; a
+  rate's samples depend on the seed and the rate only), so each row is computed once per
+  ε_target and kept; the plan returned at the end reuses the rows the search computed;
+* once some ε_target reaches the bound, a (design, rate) none of whose mechanisms reaches
+  it there is dropped: the search only looks below that ε_target, where its error, which
+  falls with ε_target, stays above the bound.  Only the rows that can still win are
+  evaluated again.
 """
 
 from __future__ import annotations
@@ -10,20 +21,25 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from core.designs.frame import Frame
+from core.designs.protocol import PlannerDesign
+from core.planner import engine
 from core.planner.budgets import positive as _positive
-from core.planner.engine import PlanResult, plan
+from core.planner.engine import PlanJob, PlanResult
 
 if TYPE_CHECKING:
     from core.populations import Population
 
-__all__ = ["AccuracyFirst", "smallest_eps_target"]
+__all__ = ["AccuracyFirst", "SearchProgress", "smallest_eps_target"]
 
 
 #: Most plans the accuracy-first search computes before it settles for its bracket.
 _MAX_SEARCH_PLANS = 16
+
+#: A row of a plan's table (:attr:`core.planner.engine.PlanResult.table`).
+Row = dict[str, Any]
 
 
 @dataclass(frozen=True, eq=False)
@@ -41,7 +57,7 @@ class AccuracyFirst:
     plan : PlanResult or None
         The plan at ``eps_target`` (at the top of the range when infeasible).
     evaluations : int
-        Number of plans computed by the search.
+        Number of plans computed: the ε_target tried, and the final plan.
     """
 
     target_error_95: float
@@ -49,6 +65,115 @@ class AccuracyFirst:
     feasible: bool
     plan: PlanResult | None
     evaluations: int
+
+
+@dataclass(frozen=True, eq=False)
+class SearchProgress:
+    """What :func:`smallest_eps_target` has finished: ``done`` of ``total`` steps.
+
+    The search's steps come first (one per ε_target tried; ``total`` counts the most the
+    search may take and grows if it takes more), then one per design of the final plan.
+
+    Attributes
+    ----------
+    done, total : int
+        Steps finished, and in all.
+    stage : str
+        ``"search"`` (an ε_target was tried) or ``"plan"`` (a design of the plan at the
+        ε_target found was evaluated).
+    eps_target : float
+        The ε_target just tried, or the one found.
+    best_error_95 : float
+        The best 95 % bound at ``eps_target`` among the rows still evaluated (NaN while
+        the final plan runs).
+    rows : int
+        Rows (design, mechanism, rate) evaluated at ``eps_target``: fewer as rows that
+        cannot win are dropped.
+    """
+
+    done: int
+    total: int
+    stage: str
+    eps_target: float
+    best_error_95: float
+    rows: int
+
+
+class _Search:
+    """The rows of every (design, rate) at each ε_target tried, computed once each."""
+
+    def __init__(self, job: PlanJob, target: float) -> None:
+        self.job = job
+        self.target = target
+        self.memo: dict[tuple[str, float, float], list[Row]] = {}
+        frame = job.frame
+        self.pairs = {job.census.name: [1.0]}
+        for d in job.chosen:
+            self.pairs[d.name] = [p.rate for p in d.points(frame, job.grid)]
+        #: (design, rate) pairs that can still win; every pair until a bound is reached.
+        self.live: set[tuple[str, float]] = {(d, r) for d, rs in self.pairs.items() for r in rs}
+        self.evaluations = 0
+
+    def census_rows(self, eps: float) -> list[Row]:
+        key = (self.job.census.name, 1.0, eps)
+        if key not in self.memo:
+            j = self.job.at(eps)
+            self.memo[key] = engine.census_rows(j.census, j.frame, j.setting)
+        return self.memo[key]
+
+    def evaluate(
+        self,
+        design: PlannerDesign,
+        frame: Frame,
+        rates: Sequence[float],
+        settings: Sequence[engine.Setting],
+    ) -> list[list[Row]]:
+        """:func:`core.planner.engine.evaluate_many` for one setting, from the memo.
+
+        A rate's rows depend on the seed and the rate only (not on the other rates
+        evaluated with it), so the memo returns exactly the rows of the whole grid.
+        """
+        (setting,) = settings
+        eps = setting.eps_target
+        got = [p.rate for p in design.points(frame, rates)]
+        missing = [r for r in got if (design.name, r, eps) not in self.memo]
+        if missing:
+            rows = engine.evaluate_many(design, frame, missing, [setting])[0]
+            for r in missing:
+                self.memo[(design.name, r, eps)] = []
+            for row in rows:
+                self.memo[(design.name, row["rate"], eps)].append(row)
+        out = [row for r in got for row in self.memo[(design.name, r, eps)]]
+        return [sorted(out, key=lambda row: row["rate"])]
+
+    def live_rows(self, eps: float) -> list[Row]:
+        """The rows at ``eps`` of the pairs that can still win."""
+        self.evaluations += 1
+        j = self.job.at(eps)
+        rows = list(self.census_rows(eps)) if (j.census.name, 1.0) in self.live else []
+        for d in j.chosen:
+            rates = [r for r in self.pairs[d.name] if (d.name, r) in self.live]
+            if rates:
+                rows += self.evaluate(d, j.frame, rates, [j.setting])[0]
+        return rows
+
+    def prune(self, rows: list[Row]) -> None:
+        """Keep the pairs with a row within the bound (called at an ε_target that reaches it)."""
+        self.live = {(r["design"], r["rate"]) for r in rows if r["error_95"] <= self.target}
+
+    def plan(self, eps: float, on_design: Callable[[int], None]) -> PlanResult:
+        """The refined plan at ``eps``, equal to :func:`engine.plan`'s, rows reused;
+        ``on_design`` hears how many designs (the census first) are done."""
+        j = self.job.at(eps)
+        rows = list(self.census_rows(eps))
+        on_design(1)
+        for i, d in enumerate(j.chosen, start=2):
+            (got,) = engine.with_refinement_many(
+                d, j.frame, j.grid, [j.setting], j.objective, evaluate=self.evaluate
+            )
+            rows += got
+            on_design(i)
+        return engine.assemble(j, rows)
 
 
 def smallest_eps_target(
@@ -67,15 +192,28 @@ def smallest_eps_target(
     quantile: float = 0.5,
     mechanisms: Sequence[str] | None = None,
     frame: Frame | None = None,
+    progress: Callable[[SearchProgress], None] | None = None,
 ) -> AccuracyFirst:
     """The smallest ε_target whose best plan has a 95 % error bound at most ``target_error_95``.
 
-    A root search on ``log ε_target`` over ``eps_range`` with :func:`plan` (objective
-    ``"error_95"``, the same seed at every step, so the error is a deterministic, in
-    practice decreasing function of ε_target): a bracket is found by steps that assume the
-    bound falls like ``1/ε``, then narrowed by false position until it is narrower than
-    ``tolerance`` (relative); the upper end is returned. The search runs without the rate
-    refinement; the returned plan is refined.
+    A root search on ``log ε_target`` over ``eps_range`` with the plans of :func:`plan`
+    (objective ``"error_95"``, the same seed at every step, so the error is a
+    deterministic, in practice decreasing function of ε_target): a bracket is found by
+    steps that assume the bound falls like ``1/ε``, then narrowed by secant steps in
+    ``log ε`` (each followed by a trial just across the predicted root; bisection after two
+    steps that do not halve the bracket) until it is narrower than ``tolerance``
+    (relative); the upper end is returned. The search
+    runs without the rate refinement and, below an ε_target that reaches the bound, only
+    on the (design, rate) pairs that reached it there (module docstring); the returned
+    plan is refined and equals ``plan(eps_target=found, refine=True)``.
+
+    Parameters
+    ----------
+    progress : callable, optional
+        Called with a :class:`SearchProgress` after each ε_target tried and after each
+        design of the final plan.
+    Other parameters
+        As for :func:`core.planner.engine.plan`.
 
     Raises
     ------
@@ -88,70 +226,101 @@ def smallest_eps_target(
     if not lo < hi:
         raise ValueError(f"eps_range must be (low, high) with low < high; got {eps_range!r}")
     tol = _positive("tolerance", tolerance)
-    count = 0
-
-    def run(eps: float, refine: bool = False) -> PlanResult:
-        nonlocal count
-        count += 1
-        return plan(
-            population,
-            statistic=statistic,
-            eps_target=eps,
-            delta_target=delta_target,
-            designs=designs,
-            rates=rates,
-            reps=reps,
-            seed=seed,
-            relation=relation,
-            objective="error_95",
-            refine=refine,
-            quantile=quantile,
-            mechanisms=mechanisms,
-            frame=prepared,
-        )
-
-    prepared = frame if frame is not None else Frame.of(population)
+    job = engine.prepare(
+        population,
+        statistic=statistic,
+        eps_target=hi,
+        delta_target=delta_target,
+        designs=designs,
+        rates=rates,
+        reps=reps,
+        seed=seed,
+        relation=relation,
+        objective="error_95",
+        quantile=quantile,
+        mechanisms=mechanisms,
+        frame=frame,
+    )
+    search = _Search(job, x)
     errors: dict[float, float] = {}
+
+    def report(stage: str, done: int, eps: float, best: float, rows: int) -> None:
+        if progress is not None:
+            steps = max(_MAX_SEARCH_PLANS, search.evaluations)
+            total = steps + 1 + len(job.chosen)
+            progress(
+                SearchProgress(
+                    done if stage == "search" else steps + done, total, stage, eps, best, rows
+                )
+            )
+
+    def at(u: float) -> float:
+        """``e^u``, exactly the range's ends at theirs (the final plan reuses their rows)."""
+        return lo if u == ua else hi if u == ub else math.exp(u)
 
     def gap(u: float) -> float:
         """``log(best 95 % bound at ε = e^u) − log(target)``: > 0 means not reached."""
         if u not in errors:
-            errors[u] = float(run(math.exp(u)).best["error_95"])
+            eps = at(u)
+            rows = search.live_rows(eps)
+            errors[u] = min(float(r["error_95"]) for r in rows) if rows else math.inf
+            if errors[u] <= x:
+                search.prune(rows)
+            report("search", search.evaluations, eps, errors[u], len(rows))
         return math.log(errors[u]) - math.log(x) if errors[u] > 0 else -math.inf
+
+    def finish(eps: float) -> PlanResult:
+        return search.plan(eps, lambda done: report("plan", done, eps, math.nan, 0))
 
     ua, ub = math.log(lo), math.log(hi)
     width = math.log1p(tol)
     bad, good = _bracket(gap, min(max(0.0, ua), ub), ua, ub)
     if good is None:
-        return AccuracyFirst(x, math.nan, False, run(hi, refine=True), count)
+        return AccuracyFirst(x, math.nan, False, finish(hi), search.evaluations + 1)
     if bad is None:
-        return AccuracyFirst(x, lo, True, run(lo, refine=True), count)
-    bisect = False
-    while good - bad > width and count < _MAX_SEARCH_PLANS:
+        return AccuracyFirst(x, lo, True, finish(lo), search.evaluations + 1)
+    stalls = 0
+    while good - bad > width and search.evaluations < _MAX_SEARCH_PLANS:
         before = good - bad
-        ga, gb = gap(bad), gap(good)
-        if bisect or not math.isfinite(gb):
+        if stalls >= 2:
             m = 0.5 * (bad + good)
         else:
-            # False position in log ε (the bound falls roughly like 1/ε), kept inside the
-            # bracket; then a step just across the predicted root to close it at once.
-            m = good - gb * (good - bad) / (gb - ga)
-            m = min(max(m, bad + 0.05 * (good - bad)), good - 0.05 * (good - bad))
+            # The secant in log ε through two points near the bound (the bound falls
+            # roughly like a power of ε, and the common samples keep it smooth near the
+            # root), kept inside the bracket; then a step just across the predicted root
+            # to close it at once.
+            m = _secant({u: gap(u) for u in errors}, bad, good, 2.0 * width)
+            margin = min(0.05 * (good - bad), 0.5 * width)
+            m = min(max(m, bad + margin), good - margin)
         if gap(m) > 0:
             bad = m
             probe = min(m + 0.5 * width, good)
         else:
             good = m
             probe = max(m - 0.5 * width, bad)
-        if not bisect and bad < probe < good:
+        if stalls < 2 and bad < probe < good:
             if gap(probe) > 0:
                 bad = probe
             else:
                 good = probe
-        # Bisect next whenever a step did not halve the bracket (a bumpy or flat bound).
-        bisect = good - bad > 0.5 * before
-    eps = math.exp(good)
-    return AccuracyFirst(x, eps, True, run(eps, refine=True), count)
+        # Bisect after two steps that did not halve the bracket (a bumpy or flat bound).
+        stalls = stalls + 1 if good - bad > 0.5 * before else 0
+    eps = at(good)
+    return AccuracyFirst(x, eps, True, finish(eps), search.evaluations + 1)
+
+
+def _secant(gaps: dict[float, float], bad: float, good: float, spacing: float) -> float:
+    """Where the line through two points of ``gaps`` (``log ε`` → gap) crosses zero: the
+    point nearest the bound and the next nearest at least ``spacing`` from it (closer
+    points give a slope made of noise); the middle of ``(bad, good)`` without two such."""
+    near = sorted((abs(g), u, g) for u, g in gaps.items() if math.isfinite(g))
+    if not near:
+        return 0.5 * (bad + good)
+    _, u1, g1 = near[0]
+    for _, u2, g2 in near[1:]:
+        if abs(u2 - u1) >= spacing and g2 != g1:
+            return u1 - g1 * (u1 - u2) / (g1 - g2)
+    return 0.5 * (bad + good)
 
 
 def _bracket(

@@ -3,20 +3,29 @@
 The k releases run on the same secret sample, so they compose there (basic composition)
 and the design amplifies the total once.  Amplifying each part and adding understates the
 loss when the design's bound is superadditive (OpenDP issue #2933 records this pitfall).
+:func:`budget_split` gives the budgets; :func:`several_statistics` plans every statistic
+with its share, drawing each design's samples once for all of them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from core.designs.frame import Frame
+from core.designs.registry import DESIGNS
+from core.planner import engine
 from core.planner.budgets import eps_sample_for, eps_target_for
 from core.planner.budgets import positive as _positive
+from core.planner.engine import PlanResult
 
-__all__ = ["BudgetSplit", "budget_split"]
+if TYPE_CHECKING:
+    from core.populations import Population
+
+__all__ = ["BudgetSplit", "SeveralProgress", "budget_split", "several_statistics"]
 
 
 @dataclass(frozen=True)
@@ -106,3 +115,123 @@ def budget_split(
         correct,
         naive,
     )
+
+
+@dataclass(frozen=True, eq=False)
+class SeveralProgress:
+    """What :func:`several_statistics` has finished: ``done`` of ``total`` designs.
+
+    Attributes
+    ----------
+    done, total : int
+        Designs evaluated for every statistic so far, and in all (the census counts as one).
+    design : str
+        The design just finished.
+    """
+
+    done: int
+    total: int
+    design: str
+
+
+def several_statistics(
+    population: Population,
+    statistics: Sequence[tuple[str, float]],
+    shares: Sequence[float],
+    *,
+    eps_target: float,
+    delta_target: float | None = None,
+    designs: Sequence[str] | None = None,
+    rates: Sequence[float] | None = None,
+    reps: int = 200,
+    seed: int = 0,
+    relation: str = "replacement",
+    objective: str = "error_95",
+    refine: bool = True,
+    sampler: str = "auto",
+    memory_budget: int | None = None,
+    frame: Frame | None = None,
+    progress: Callable[[SeveralProgress], None] | None = None,
+) -> tuple[PlanResult, ...]:
+    """One plan per statistic released from the same samples, each with its budget share.
+
+    Statistic ``i`` spends the share ``w_i`` (normalised) of the design's ε_sample, so the
+    releases compose to ``ε_sample`` on the sample and the design amplifies the total once
+    to ``eps_target`` (:func:`budget_split`). Each plan equals
+    ``plan(statistic=s_i, quantile=q_i, budget_share=w_i, ...)`` in law; the samples of a
+    design at a rate are drawn once for all statistics where they are whole samples
+    (masks: every statistic's mechanisms run on them, see
+    :func:`core.planner.engine.evaluate_many`), and a rate refined for several statistics
+    is evaluated for them at once.  Windows reveal only the order statistics near one
+    rank, so each quantile draws its own (the windows of different ranks hardly overlap;
+    the law of each is that of the whole sample).
+
+    Parameters
+    ----------
+    statistics : sequence of (str, float)
+        ``(statistic, quantile)`` pairs: ``("median", 0.5)``, ``("quantile", q)`` or
+        ``("mean", 0.5)``, as :func:`core.planner.engine.plan` takes them.
+    shares : sequence of float
+        Positive weights, one per statistic (normalised to sum to 1).
+    progress : callable, optional
+        Called with a :class:`SeveralProgress` after the census and after each design.
+    Other parameters
+        As for :func:`core.planner.engine.plan`.
+
+    Returns
+    -------
+    tuple of PlanResult
+        One per statistic, in order.
+
+    Raises
+    ------
+    ValueError
+        For no statistic, shares not matching the statistics, or what :func:`plan` refuses.
+    """
+    w = np.asarray([_positive("share", x) for x in shares], dtype=np.float64)
+    if not len(statistics):
+        raise ValueError("statistics must list at least one (statistic, quantile) pair")
+    if w.size != len(statistics):
+        raise ValueError(
+            f"shares must give one weight per statistic; got {w.size} for {len(statistics)}"
+        )
+    w = w / w.sum()
+    frame = Frame.of(population) if frame is None else frame
+    jobs = [
+        engine.prepare(
+            population,
+            statistic=stat,
+            quantile=q,
+            budget_share=float(share),
+            eps_target=eps_target,
+            delta_target=delta_target,
+            designs=designs,
+            rates=rates,
+            reps=reps,
+            seed=seed,
+            relation=relation,
+            objective=objective,
+            sampler=sampler,
+            memory_budget=memory_budget,
+            frame=frame,
+        )
+        for (stat, q), share in zip(statistics, w, strict=True)
+    ]
+    census = jobs[0].census
+    rows = [engine.census_rows(census, frame, j.setting) for j in jobs]
+    order = [d for d in DESIGNS.values() if any(d in j.chosen for j in jobs)]
+    total = 1 + len(order)
+    if progress is not None:
+        progress(SeveralProgress(1, total, census.name))
+    for done, design in enumerate(order, start=2):
+        mine = [i for i, j in enumerate(jobs) if design in j.chosen]
+        settings = [jobs[i].setting for i in mine]
+        if refine:
+            got = engine.with_refinement_many(design, frame, jobs[0].grid, settings, objective)
+        else:
+            got = engine.evaluate_many(design, frame, jobs[0].grid, settings)
+        for i, new in zip(mine, got, strict=True):
+            rows[i].extend(new)
+        if progress is not None:
+            progress(SeveralProgress(done, total, design.name))
+    return tuple(engine.assemble(j, r) for j, r in zip(jobs, rows, strict=True))

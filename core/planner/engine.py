@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -44,11 +44,12 @@ from core.planner.budgets import (
     mechanisms_for,
     positive,
 )
-from core.planner.errors import LEVEL, exact_row, summary_row
+from core.planner.errors import LEVEL, Draws, exact_row, summary_row
 from core.planner.simulate import (
     SAMPLERS,
+    MaskJob,
     PointBudget,
-    simulate_masks,
+    simulate_masks_many,
     simulate_windows,
     use_windows,
 )
@@ -56,7 +57,19 @@ from core.planner.simulate import (
 if TYPE_CHECKING:
     from core.populations import Population
 
-__all__ = ["OBJECTIVES", "PlanProgress", "PlanResult", "plan"]
+__all__ = [
+    "OBJECTIVES",
+    "PlanJob",
+    "PlanProgress",
+    "PlanResult",
+    "Setting",
+    "assemble",
+    "census_rows",
+    "evaluate_many",
+    "plan",
+    "prepare",
+    "with_refinement_many",
+]
 
 OBJECTIVES = ("error_95", "rmse")
 
@@ -126,7 +139,7 @@ class PlanProgress:
 
 
 @dataclass(frozen=True)
-class _Setting:
+class Setting:
     """The checked arguments of one :func:`plan` call that every design shares."""
 
     statistic: str
@@ -167,7 +180,7 @@ def _base_row(design: PlannerDesign, name: str, pb: PointBudget) -> dict[str, An
 
 
 def _budgets(
-    design: PlannerDesign, names: Sequence[str], points: Iterable[Any], setting: _Setting
+    design: PlannerDesign, names: Sequence[str], points: Iterable[Any], setting: Setting
 ) -> list[PointBudget]:
     """Each point with the budget every mechanism may spend there (times the share)."""
     out = []
@@ -183,7 +196,7 @@ def _budgets(
     return out
 
 
-def _census_rows(design: PlannerDesign, frame: Frame, setting: _Setting) -> list[dict[str, Any]]:
+def census_rows(design: PlannerDesign, frame: Frame, setting: Setting) -> list[dict[str, Any]]:
     """Exact rows of privatising the whole population with each fitting mechanism."""
     rows = []
     point = design.point(frame, 1.0)
@@ -204,57 +217,81 @@ def _census_rows(design: PlannerDesign, frame: Frame, setting: _Setting) -> list
 
 
 def _evaluate(
-    design: PlannerDesign, frame: Frame, rates: Sequence[float], setting: _Setting
+    design: PlannerDesign, frame: Frame, rates: Sequence[float], setting: Setting
 ) -> list[dict[str, Any]]:
     """Rows of ``design`` at ``rates`` for every fitting mechanism."""
-    names = setting.names(design.name)
+    return evaluate_many(design, frame, rates, [setting])[0]
+
+
+def evaluate_many(
+    design: PlannerDesign, frame: Frame, rates: Sequence[float], settings: Sequence[Setting]
+) -> list[list[dict[str, Any]]]:
+    """Rows of ``design`` at ``rates`` for each setting, whole samples drawn once for all.
+
+    The settings differ in their statistic, budget or share (same seed, repetitions,
+    sampler and memory budget).  Where masks are drawn, every setting's mechanisms run on
+    the same samples (:func:`core.planner.simulate.simulate_masks_many`); the first
+    setting's rows equal those of :func:`_evaluate` alone.  Windows are drawn per setting.
+    """
     points = design.points(frame, rates)
-    if not points or not names:
-        return []
-    budgets = _budgets(design, names, points, setting)
-    closed = [m for m in names if exact.has_closed_form(design, m)]
-    rest = [m for m in names if m not in closed]
-    windowed = (
-        [m for m in rest if mech.MECHANISMS[m].windowed]
-        if use_windows(design, frame, points, setting.sampler)
-        else []
-    )
-    masked = [m for m in rest if m not in windowed]
-    seed = [setting.seed, list(DESIGNS).index(design.name)]
-    draws = {}
-    if masked:
+    out: list[list[dict[str, Any]]] = [[] for _ in settings]
+    if not points:
+        return out
+    windows = use_windows(design, frame, points, settings[0].sampler)
+    seed = [settings[0].seed, list(DESIGNS).index(design.name)]
+    plans = []
+    for setting in settings:
+        names = setting.names(design.name)
+        budgets = _budgets(design, names, points, setting) if names else []
+        closed = [m for m in names if exact.has_closed_form(design, m)]
+        rest = [m for m in names if m not in closed]
+        windowed = [m for m in rest if mech.MECHANISMS[m].windowed] if windows else []
+        masked = [m for m in rest if m not in windowed]
+        plans.append((names, budgets, closed, windowed, masked))
+    draws: list[dict[tuple[str, float], Draws]] = [{} for _ in settings]
+    jobs = [(i, p) for i, p in enumerate(plans) if p[4]]
+    if jobs:
+        first = settings[jobs[0][0]]
         rows_per_chunk = memory.chunk_rows(
-            frame.N, design.mask_bytes, setting.reps, setting.memory_budget
+            frame.N, design.mask_bytes, first.reps, first.memory_budget
         )
-        draws.update(
-            simulate_masks(
-                design,
-                masked,
-                frame,
-                budgets,
-                memory.chunks(setting.reps, rows_per_chunk),
-                seed,
-                setting.quantile,
+        got = simulate_masks_many(
+            design,
+            frame,
+            [MaskJob(p[4], p[1], settings[i].quantile) for i, p in jobs],
+            memory.chunks(first.reps, rows_per_chunk),
+            seed,
+        )
+        for (i, _), d in zip(jobs, got, strict=True):
+            draws[i].update(d)
+    for i, (setting, (names, budgets, closed, windowed, _)) in enumerate(
+        zip(settings, plans, strict=True)
+    ):
+        if windowed:
+            draws[i].update(
+                simulate_windows(
+                    design, windowed, frame, budgets, setting.reps, seed, setting.quantile
+                )
             )
-        )
-    if windowed:
-        draws.update(
-            simulate_windows(design, windowed, frame, budgets, setting.reps, seed, setting.quantile)
-        )
-    rows = []
-    for name in names:
-        for pb in budgets:
-            row = _base_row(design, name, pb)
-            if name in closed:
-                row.update(exact.mean_row(design, frame, pb, name), exact=True)
-            else:
-                summary = summary_row(draws[(name, pb.rate)], setting.theta)
-                mean_size = summary.pop("mean_sample_size")
-                if not design.fixed_size:
-                    row["n"] = mean_size
-                row.update(summary)
-            rows.append(row)
-    return rows
+        for name in names:
+            for pb in budgets:
+                row = _base_row(design, name, pb)
+                if name in closed:
+                    row.update(exact.mean_row(design, frame, pb, name), exact=True)
+                else:
+                    summary = summary_row(draws[i][(name, pb.rate)], setting.theta)
+                    mean_size = summary.pop("mean_sample_size")
+                    if not design.fixed_size:
+                        row["n"] = mean_size
+                    row.update(summary)
+                out[i].append(row)
+    return out
+
+
+#: The signature of :func:`evaluate_many`: rows of a design at rates, per setting.
+Evaluator = Callable[
+    [PlannerDesign, Frame, Sequence[float], Sequence[Setting]], list[list[dict[str, Any]]]
+]
 
 
 def _refine(points_rates: Sequence[float], objective_values: Sequence[float]) -> list[float]:
@@ -273,21 +310,49 @@ def _refine(points_rates: Sequence[float], objective_values: Sequence[float]) ->
 
 
 def _with_refinement(
-    design: PlannerDesign, frame: Frame, grid: Sequence[float], setting: _Setting, objective: str
+    design: PlannerDesign, frame: Frame, grid: Sequence[float], setting: Setting, objective: str
 ) -> list[dict[str, Any]]:
     """The grid rows of ``design`` plus two rates around each mechanism's best grid rate."""
-    got = _evaluate(design, frame, grid, setting)
-    extra: list[float] = []
-    for m in dict.fromkeys(r["mechanism"] for r in got):
-        mine = [r for r in got if r["mechanism"] == m]
-        extra += _refine([r["rate"] for r in mine], [r[objective] for r in mine])
-    known = {r["rate"] for r in got}
-    new = [r for r in dict.fromkeys(extra) if r not in known]
-    known_rows = {(r["mechanism"], r["rate"]) for r in got}
-    for r in _evaluate(design, frame, new, setting):
-        if (r["mechanism"], r["rate"]) not in known_rows:
-            r["refined"] = True
-            got.append(r)
+    return with_refinement_many(design, frame, grid, [setting], objective)[0]
+
+
+def with_refinement_many(
+    design: PlannerDesign,
+    frame: Frame,
+    grid: Sequence[float],
+    settings: Sequence[Setting],
+    objective: str,
+    evaluate: Evaluator | None = None,
+) -> list[list[dict[str, Any]]]:
+    """:func:`_with_refinement` for each setting, the samples of each rate drawn once.
+
+    Each setting gets the refined rates of its own best grid rates; a rate several settings
+    want is evaluated for them together (``evaluate``, default :func:`evaluate_many`, or a
+    caller's version that returns the same rows, e.g. from a memo).
+    """
+    evaluate = evaluate_many if evaluate is None else evaluate
+    got = evaluate(design, frame, grid, settings)
+    wanted: list[list[float]] = []
+    for rows in got:
+        extra: list[float] = []
+        for m in dict.fromkeys(r["mechanism"] for r in rows):
+            mine = [r for r in rows if r["mechanism"] == m]
+            extra += _refine([r["rate"] for r in mine], [r[objective] for r in mine])
+        known = {r["rate"] for r in rows}
+        wanted.append([r for r in dict.fromkeys(extra) if r not in known])
+    # Each refined rate goes to the settings that want it: rates wanted by the same
+    # settings are evaluated together (one setting alone: all of its rates in one call).
+    groups: dict[tuple[int, ...], list[float]] = {}
+    for rate in dict.fromkeys(r for w in wanted for r in w):
+        groups.setdefault(tuple(i for i, w in enumerate(wanted) if rate in w), []).append(rate)
+    for who, new_rates in groups.items():
+        more = evaluate(design, frame, new_rates, [settings[i] for i in who])
+        for i, new in zip(who, more, strict=True):
+            known_rows = {(row["mechanism"], row["rate"]) for row in got[i]}
+            for row in new:
+                if (row["mechanism"], row["rate"]) not in known_rows:
+                    row["refined"] = True
+                    got[i].append(row)
     return got
 
 
@@ -443,6 +508,85 @@ def plan(
         :class:`core.planner.memory.MemoryBudgetError` (a ValueError) for a plan that cannot
         fit the memory budget, saying what to lower.
     """
+    job = prepare(
+        population,
+        statistic=statistic,
+        eps_target=eps_target,
+        delta_target=delta_target,
+        designs=designs,
+        rates=rates,
+        reps=reps,
+        seed=seed,
+        relation=relation,
+        objective=objective,
+        budget_share=budget_share,
+        quantile=quantile,
+        mechanisms=mechanisms,
+        sampler=sampler,
+        memory_budget=memory_budget,
+        frame=frame,
+    )
+    setting, frame = job.setting, job.frame
+    rows = census_rows(job.census, frame, setting)
+    total = 1 + len(job.chosen)
+    if progress is not None and rows:
+        progress(PlanProgress(1, total, job.census.name, _ranked(pd.DataFrame(rows), objective)[0]))
+    for i, design in enumerate(job.chosen, start=2):
+        if refine:
+            rows.extend(_with_refinement(design, frame, job.grid, setting, objective))
+        else:
+            rows.extend(_evaluate(design, frame, job.grid, setting))
+        if progress is not None and rows:
+            progress(PlanProgress(i, total, design.name, _ranked(pd.DataFrame(rows), objective)[0]))
+    return assemble(job, rows)
+
+
+@dataclass(frozen=True, eq=False)
+class PlanJob:
+    """The checked arguments of one plan (:func:`prepare`), shared by the searches that
+    evaluate many plans of the same population (:mod:`core.planner.accuracy_first`,
+    :mod:`core.planner.composition`)."""
+
+    frame: Frame
+    grid: tuple[float, ...]
+    statuses: tuple[DesignStatus, ...]
+    chosen: tuple[PlannerDesign, ...]
+    census: PlannerDesign
+    setting: Setting
+    objective: str
+
+    def at(self, eps_target: float) -> PlanJob:
+        """The same job at another ``eps_target`` (finite and > 0)."""
+        t = positive("eps_target", eps_target)
+        return replace(self, setting=replace(self.setting, eps_target=t))
+
+
+def prepare(
+    population: Population,
+    *,
+    statistic: str = "median",
+    eps_target: float,
+    delta_target: float | None = None,
+    designs: Sequence[str] | None = None,
+    rates: Sequence[float] | None = None,
+    reps: int = 200,
+    seed: int = 0,
+    relation: str = "replacement",
+    objective: str = "error_95",
+    budget_share: float = 1.0,
+    quantile: float = 0.5,
+    mechanisms: Sequence[str] | None = None,
+    sampler: str = "auto",
+    memory_budget: int | None = None,
+    frame: Frame | None = None,
+) -> PlanJob:
+    """The arguments of :func:`plan` checked (same names, same errors), ready to evaluate.
+
+    Raises
+    ------
+    ValueError
+        As :func:`plan`.
+    """
     check_choice("statistic", statistic, STATISTICS)
     check_choice("relation", relation, RELATIONS)
     check_choice("objective", objective, OBJECTIVES)
@@ -457,7 +601,7 @@ def plan(
     grid = _check_rates(rates, frame)
     statuses = design_statuses(frame, statistic, relation)
     chosen = _chosen_designs(designs, statuses)
-    setting = _Setting(
+    setting = Setting(
         statistic=statistic,
         quantile=q,
         eps_target=t,
@@ -472,36 +616,31 @@ def plan(
         memory_budget=memory_budget,
     )
     census = next(x for x in DESIGNS.values() if x.reference)
-    rows = _census_rows(census, frame, setting)
-    total = 1 + len(chosen)
-    if progress is not None and rows:
-        progress(PlanProgress(1, total, census.name, _ranked(pd.DataFrame(rows), objective)[0]))
-    for i, design in enumerate(chosen, start=2):
-        if refine:
-            rows.extend(_with_refinement(design, frame, grid, setting, objective))
-        else:
-            rows.extend(_evaluate(design, frame, grid, setting))
-        if progress is not None and rows:
-            progress(PlanProgress(i, total, design.name, _ranked(pd.DataFrame(rows), objective)[0]))
+    return PlanJob(frame, grid, tuple(statuses), tuple(chosen), census, setting, objective)
+
+
+def assemble(job: PlanJob, rows: Sequence[dict[str, Any]]) -> PlanResult:
+    """The :class:`PlanResult` of ``job`` from its rows (census and designs, any order)."""
     if not rows:
         raise ValueError("no mechanism fits the chosen designs, relation and statistic")
-    table, best = _ranked(pd.DataFrame(rows), objective)
-    census_rows = best[best["design"] == census.name]
+    setting = job.setting
+    table, best = _ranked(pd.DataFrame(list(rows)), job.objective)
+    census_best = best[best["design"] == job.census.name]
     return PlanResult(
         table=table,
         best_by_design=best,
         best=best.iloc[0],
-        census=census_rows.iloc[0] if len(census_rows) else None,
-        statuses=statuses,
+        census=census_best.iloc[0] if len(census_best) else None,
+        statuses=job.statuses,
         population_value=setting.theta,
-        statistic=statistic,
-        eps_target=t,
-        delta_target=d,
+        statistic=setting.statistic,
+        eps_target=setting.eps_target,
+        delta_target=setting.delta_target,
         reps=setting.reps,
         seed=setting.seed,
-        relation=relation,
-        objective=objective,
-        budget_share=share,
-        N=N,
-        quantile=q,
+        relation=setting.relation,
+        objective=job.objective,
+        budget_share=setting.share,
+        N=job.frame.N,
+        quantile=setting.quantile,
     )

@@ -19,7 +19,7 @@ from __future__ import annotations
 import inspect
 import math
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -30,13 +30,40 @@ from core.designs.protocol import PlannerDesign, Point
 from core.planner.errors import Draws
 from core.windowed import window_exponential_draws, window_quantile_draws
 
-__all__ = ["SAMPLERS", "PointBudget", "make_mechanism", "simulate_masks", "simulate_windows"]
+__all__ = [
+    "SAMPLERS",
+    "MaskJob",
+    "PointBudget",
+    "exponential_first_half",
+    "make_mechanism",
+    "simulate_masks",
+    "simulate_masks_many",
+    "simulate_windows",
+]
 
 FloatArray = NDArray[np.float64]
 
 SAMPLERS: tuple[str, ...] = ("auto", "full", "window")
 #: Samples whose exponential-mechanism releases are drawn on windows at once.
 EXPONENTIAL_CHUNK = 25
+#: Least first half-width of an exponential-mechanism window, in units of
+#: ``1 / eps_sample`` ranks (:func:`exponential_first_half`).
+FIRST_HALF_EPS = 16.0
+
+
+def exponential_first_half(eps_sample: float) -> int:
+    """The first half-width (in ranks) of the windows of exponential-mechanism releases.
+
+    The smallest power of two at least ``FIRST_HALF_EPS / eps_sample``: the weight beyond
+    it is at most about ``e^(-FIRST_HALF_EPS / 2)`` of the ring's on smooth data, so nearly
+    every release is decided in the first ring.  The law of the releases does not depend on
+    it (:func:`core.windowed.window_exponential_draws`: a wider first window only reads
+    more order statistics, a narrower one takes more rounds); the powers of two make it the
+    same for every ``eps_sample`` within a factor of two, so releases at nearby budgets
+    read the same samples (common random numbers for :mod:`core.planner.accuracy_first`).
+    """
+    target = min(FIRST_HALF_EPS / eps_sample, 2.0**40)
+    return 1 << max(0, math.ceil(math.log2(target)))
 
 
 class PointBudget:
@@ -132,6 +159,15 @@ def _release_rows(
     out.sizes.append(np.array([r.size for r in rows], dtype=np.float64))
 
 
+class MaskJob(NamedTuple):
+    """One statistic's part of :func:`simulate_masks_many`: its mechanisms, their budgets
+    at the design's points and the quantile they release."""
+
+    mechanisms: Sequence[str]
+    points: Sequence[PointBudget]
+    quantile: float
+
+
 def simulate_masks(
     design: PlannerDesign,
     mechanisms: Sequence[str],
@@ -147,29 +183,55 @@ def simulate_masks(
     """
     if not mechanisms:
         return {}
-    results = {
-        (m, p.rate): Draws(noise_cdf=noise_cdf(make_mechanism(m, frame, p.rate, quantile)))
-        for m in mechanisms
-        for p in points
-    }
+    job = MaskJob(mechanisms, points, quantile)
+    return simulate_masks_many(design, frame, [job], chunks, seed)[0]
+
+
+def simulate_masks_many(
+    design: PlannerDesign,
+    frame: Frame,
+    jobs: Sequence[MaskJob],
+    chunks: Sequence[int],
+    seed: Sequence[int],
+) -> list[dict[tuple[str, float], Draws]]:
+    """:func:`simulate_masks` for several statistics released from the same samples.
+
+    Each chunk's keys and each point's mask are drawn once and every job's mechanisms run
+    on the same samples (the statistics are released from one sample); every job has its
+    own noise, the first job exactly that of :func:`simulate_masks`.  The jobs' points must
+    be the same points in the same order.
+    """
+    results = [
+        {
+            (m, p.rate): Draws(noise_cdf=noise_cdf(make_mechanism(m, frame, p.rate, job.quantile)))
+            for m in job.mechanisms
+            for p in job.points
+        }
+        for job in jobs
+    ]
+    if not jobs or not jobs[0].points:
+        return results
     key_rng = np.random.default_rng(list(seed))
     for c, rows in enumerate(chunks):
         keys = design.draw_keys(frame, rows, key_rng)
-        for p in points:
+        for at, p in enumerate(jobs[0].points):
             mask = design.mask(frame, keys, p.point)
             samples = [frame.values[mask[i]] for i in range(rows)]
             del mask
-            for j, name in enumerate(mechanisms):
-                noise_rng = np.random.default_rng([*seed, j, c, 17])
-                _release_rows(
-                    make_mechanism(name, frame, p.rate, quantile),
-                    samples,
-                    p.eps_sample[name],
-                    p.delta_sample,
-                    frame,
-                    noise_rng,
-                    results[(name, p.rate)],
-                )
+            for i, job in enumerate(jobs):
+                pb = job.points[at]
+                tail = [17] if i == 0 else [17, i]
+                for j, name in enumerate(job.mechanisms):
+                    noise_rng = np.random.default_rng([*seed, j, c, *tail])
+                    _release_rows(
+                        make_mechanism(name, frame, pb.rate, job.quantile),
+                        samples,
+                        pb.eps_sample[name],
+                        pb.delta_sample,
+                        frame,
+                        noise_rng,
+                        results[i][(name, pb.rate)],
+                    )
         del keys
     return results
 
@@ -230,15 +292,20 @@ def simulate_windows(
             out = Draws(noise_cdf=noise_cdf(o))
             if filled.size and exponential[j]:
                 # In chunks of samples: on heavily tied data a window may have to span a
-                # whole run of equal values, and the chunk keeps its memory bounded.
+                # whole run of equal values, and the chunk keeps its memory bounded.  Each
+                # chunk has its own samples and noise streams, so a chunk's draws do not
+                # depend on how much the chunks before it read.
                 for start in range(0, filled.size, EXPONENTIAL_CHUNK):
                     part = slice(start, start + EXPONENTIAL_CHUNK)
                     part_kw: dict[str, Any] = {}
                     if draw.source is not None:
                         part_kw["source"] = _on_rows(draw.source, rows[part])
                     x_stat, x_rel = window_exponential_draws(
-                        rng, noise_rng, frame.values, filled[part], quantile, [eps],
+                        np.random.default_rng([*seed, 37, tag, start]),
+                        np.random.default_rng([*seed, 31, tag, j, start]),
+                        frame.values, filled[part], quantile, [eps],
                         frame.lower, frame.upper, **part_kw,
+                        first_half=exponential_first_half(eps),
                     )  # fmt: skip
                     out.statistic.append(x_stat)
                     out.released.append(x_rel[0])

@@ -419,3 +419,27 @@ def test_a_plan_beyond_the_memory_budget_is_refused_in_words(monkeypatch):
     assert not at.exception
     errors = " ".join(e.value for e in at.error)
     assert "memory budget" in errors and "windows" in errors
+
+
+def test_accuracy_and_several_tabs_end_without_a_progress_bar_and_show_cores_numbers():
+    """The progress bar (fed by core while the search or the plans run) gives way to the
+    answer; the several statistics' table is core.planner.several_statistics's."""
+    at = open_page(PAGE, {"plan_view": text.SEVERAL_TAB, "plan_reps": "50"})
+    assert not at.exception and not at.get("progress")
+    results = planner.several_statistics(
+        LOGNORMAL,
+        [("median", 0.5), ("mean", 0.5)],
+        [0.5, 0.5],
+        eps_target=1.0,
+        delta_target=delta_target_default(LOGNORMAL.size),
+        designs=("srs",),
+        rates=(0.1,),
+        reps=50,
+    )
+    table = at.dataframe[0].value
+    for i, result in enumerate(results):
+        srs = result.best_by_design[result.best_by_design["design"] == "srs"].iloc[0]
+        assert table["b₉₅"].iloc[i] == srs["error_95"]
+    at = open_page(PAGE, {"plan_view": text.ACCURACY_TAB, "plan_target_err": "3"})
+    assert not at.exception and not at.get("progress")
+    assert at.success and charts(at)

@@ -90,7 +90,15 @@ def plan(
     )
 
 
-@st.cache_data(max_entries=16, show_spinner="Searching for the smallest ε_target…")
+#: Called by :func:`smallest_eps_target` on a cache miss: None as the search starts, then
+#: core's :class:`core.planner.SearchProgress` after each ε_target tried and each design.
+SearchCallback = Callable[[planner.SearchProgress | None], None]
+#: Called by :func:`several_statistics` on a cache miss: None as it starts, then core's
+#: :class:`core.planner.SeveralProgress` after the census and after each design.
+SeveralCallback = Callable[[planner.SeveralProgress | None], None]
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
 def smallest_eps_target(
     content_hash: str,
     _pop: Population,
@@ -105,9 +113,12 @@ def smallest_eps_target(
     relation: str,
     quantile: float = 0.5,
     mechanisms: tuple[str, ...] | None = None,
+    _progress: SearchCallback | None = None,
 ) -> planner.AccuracyFirst:
     """:func:`core.planner.smallest_eps_target` on the population, cached (``quantile`` and
-    ``mechanisms`` in the key)."""
+    ``mechanisms`` in the key; ``_progress`` hears a cache miss only, as for :func:`plan`)."""
+    if _progress is not None:
+        _progress(None)
     return planner.smallest_eps_target(
         _pop,
         statistic=statistic,
@@ -120,6 +131,45 @@ def smallest_eps_target(
         relation=relation,
         quantile=quantile,
         mechanisms=mechanisms,
+        progress=_progress,
+    )
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def several_statistics(
+    content_hash: str,
+    _pop: Population,
+    *,
+    statistics: tuple[str, ...],
+    shares: tuple[float, ...],
+    eps_target: float,
+    delta_target: float,
+    design: str,
+    rate: float,
+    reps: int,
+    seed: int,
+    relation: str,
+    objective: str,
+    _progress: SeveralCallback | None = None,
+) -> tuple[planner.PlanResult, ...]:
+    """:func:`core.planner.several_statistics` for ``design`` at ``rate`` (the census: every
+    record), one plan per statistic (each at q = 0.5), cached; ``_progress`` hears a cache
+    miss only, as for :func:`plan`."""
+    if _progress is not None:
+        _progress(None)
+    return planner.several_statistics(
+        _pop,
+        [(stat, 0.5) for stat in statistics],
+        shares,
+        eps_target=eps_target,
+        delta_target=delta_target,
+        designs=(design,),
+        rates=None if design == "census" else (rate,),
+        reps=reps,
+        seed=seed,
+        relation=relation,
+        objective=objective,
+        progress=_progress,
     )
 
 

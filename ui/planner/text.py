@@ -22,6 +22,8 @@ from core.planner import (
     QUANTILE_MECHANISMS,
     DesignStatus,
     PlanResult,
+    SearchProgress,
+    SeveralProgress,
 )
 from core.populations import Population
 from core.resolution import is_exact
@@ -512,6 +514,37 @@ def accuracy_answer(
         f"The smallest ε_target that brings the 95 % error bound to ±{_bound(target)} or "
         f"below is **{significant(eps_target, 3)}**, privatising {plan_phrase(best)} "
         f"(its bound: ±{_bound(float(best['error_95']))})."
+    )
+
+
+#: The progress bar's words before the accuracy-first search has tried an ε_target.
+SEARCH_STARTS = "Searching for the smallest ε_target: trying ε_target = 1 first…"
+#: The progress bar's words before the several statistics' plans have a design.
+SEVERAL_STARTS = "Planning every statistic from one sample: the census first…"
+
+
+def search_progress(progress: SearchProgress, target: float) -> tuple[float, str]:
+    """The fraction done and the words of the accuracy-first progress bar."""
+    fraction = min(1.0, progress.done / progress.total)
+    if progress.stage == "plan":
+        return fraction, (
+            f"Found ε_target = {significant(progress.eps_target, 3)}; planning every design "
+            "there for the chart…"
+        )
+    verdict = "reaches" if progress.best_error_95 <= target else "misses"
+    plans = "plan" if progress.rows == 1 else "plans"
+    return fraction, (
+        f"Tried ε_target = {significant(progress.eps_target, 3)}: the best of "
+        f"{progress.rows:,} {plans} gives ±{significant(progress.best_error_95, 3)}, which "
+        f"{verdict} ±{significant(target, 3)}…"
+    )
+
+
+def several_progress(progress: SeveralProgress) -> tuple[float, str]:
+    """The fraction done and the words of the several-statistics progress bar."""
+    return min(1.0, progress.done / progress.total), (
+        f"Planned {progress.done} of {progress.total} designs for every statistic "
+        f"(last: {short_design(progress.design)})…"
     )
 
 

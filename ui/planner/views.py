@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextvars
 import hashlib
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
@@ -147,7 +148,7 @@ def inputs_key(ctx: PlannerInputs) -> str:
         ctx.quantile,
         ctx.mechanisms,
     )
-    return hashlib.sha256(repr(parts).encode("utf-8")).hexdigest()[:12]
+    return digest(*parts)
 
 
 class LiveRows:
@@ -195,6 +196,42 @@ class LiveRows:
                     progress.total,
                 )
             )
+
+
+class StepBar:
+    """A progress bar drawn into one slot while a cached search runs (as :class:`LiveRows`).
+
+    ``words(progress)`` gives the bar's fraction and words for each core report (``start``
+    is shown for None, as the computation starts).  Each report replaces the slot's
+    content with a container keyed by ``key`` (a digest of the inputs) and a counter, so
+    nothing of an earlier run's view stays beside it; it is drawn in the context captured
+    before the cached call (see :class:`LiveRows`).
+    """
+
+    def __init__(
+        self, slot: Any, key: str, start: str, words: Callable[[Any], tuple[float, str]]
+    ) -> None:
+        self.slot = slot
+        self.key = key
+        self.start = start
+        self.words = words
+        self.count = 0
+        self.outside = contextvars.copy_context()
+
+    def report(self, progress: Any) -> None:
+        """Show one progress report (None: the computation starts)."""
+        self.outside.run(self._draw, progress)
+
+    def _draw(self, progress: Any) -> None:
+        self.count += 1
+        fraction, words = (0.0, self.start) if progress is None else self.words(progress)
+        with self.slot.container(key=f"{self.key}_{self.count}"):
+            st.progress(fraction, text=words)
+
+
+def digest(*parts: object) -> str:
+    """A short digest of ``parts`` (a tab's inputs), for the keys of its containers."""
+    return hashlib.sha256(repr(parts).encode("utf-8")).hexdigest()[:12]
 
 
 def run_plan(
@@ -429,6 +466,16 @@ def accuracy_view(ctx: PlannerInputs) -> None:
         help=text.default_target_reason(default),
     )
     target = float(typed) if typed is not None else default
+    # One slot: the progress bar while the search runs, then the answer, both keyed by
+    # the inputs, so a control moved mid-run never shows an old answer beside new ones.
+    key = digest(inputs_key(ctx), target)
+    slot = st.empty()
+    bar = StepBar(
+        slot,
+        f"plan_acc_live_{key}",
+        text.SEARCH_STARTS,
+        lambda progress: text.search_progress(progress, target),
+    )
     found = cache.smallest_eps_target(
         pop.content_hash,
         pop,
@@ -442,7 +489,15 @@ def accuracy_view(ctx: PlannerInputs) -> None:
         relation=ctx.relation,
         quantile=ctx.quantile,
         mechanisms=ctx.mechanisms,
+        _progress=bar.report,
     )
+    with slot.container(key=f"plan_acc_view_{key}"):
+        accuracy_body(ctx, found, target)
+
+
+def accuracy_body(ctx: PlannerInputs, found: planner.AccuracyFirst, target: float) -> None:
+    """The answer of the accuracy-first search (see :func:`accuracy_view`)."""
+    pop = ctx.pop
     if ctx.reps > SEARCH_MAX_REPS:
         st.caption(
             f"The search runs T = {SEARCH_MAX_REPS} repetitions per plan (it computes several "
@@ -549,23 +604,65 @@ def several_view(ctx: PlannerInputs) -> None:
     st.markdown(
         text.composition_verdict(ctx.eps_target, split.eps_target_correct, split.eps_target_naive)
     )
-    rows = []
-    notes = []
-    for stat, share, eps_part in zip(stats, shares, split.eps_samples, strict=True):
-        result = cache.plan(
+    # One slot: the progress bar while the plans run, then their table, keyed by the inputs.
+    key = digest(inputs_key(ctx), design, rate, stats, shares)
+    slot = st.empty()
+    bar = StepBar(slot, f"plan_ms_live_{key}", text.SEVERAL_STARTS, text.several_progress)
+    results = cache.several_statistics(
+        pop.content_hash,
+        pop,
+        statistics=stats,
+        shares=shares,
+        eps_target=ctx.eps_target,
+        delta_target=ctx.delta_target,
+        design=design,
+        rate=rate,
+        reps=ctx.reps,
+        seed=ctx.seed,
+        relation=ctx.relation,
+        objective=ctx.objective,
+        _progress=bar.report,
+    )
+    with slot.container(key=f"plan_ms_view_{key}"):
+        several_table(design, stats, shares, split, results)
+    fig, data = figs.composition_figure(
+        cache.composition_curve(
             pop.content_hash,
             pop,
-            statistic=stat,
-            eps_target=ctx.eps_target,
-            delta_target=ctx.delta_target,
-            designs=(design,),
-            rates=None if design == "census" else (rate,),
-            reps=ctx.reps,
-            seed=ctx.seed,
+            design=design,
+            shares=shares,
+            rate=rate,
             relation=ctx.relation,
-            objective=ctx.objective,
-            budget_share=share,
-        )
+        ),
+        eps_target=ctx.eps_target,
+    )
+    chart_block(
+        fig,
+        data,
+        key="planner_composition",
+        explanation=(
+            "For each promised ε_target (x axis): the guarantee the population really gets "
+            "when the budgets are added on the sample and amplified once (the diagonal), and "
+            "the smaller number one gets by amplifying each statistic's part alone and adding "
+            "the results. The gap grows with ε_target: the naive sum understates the loss."
+        ),
+        formulas=text.COMPOSITION_FORMULAS,
+    )
+
+
+def several_table(
+    design: str,
+    stats: tuple[str, ...],
+    shares: tuple[float, ...],
+    split: planner.BudgetSplit,
+    results: tuple[planner.PlanResult, ...],
+) -> None:
+    """Each statistic's budget and errors on ``design`` (see :func:`several_view`)."""
+    rows = []
+    notes = []
+    for stat, share, eps_part, result in zip(
+        stats, shares, split.eps_samples, results, strict=True
+    ):
         # The chosen design's best row (the census is always planned as the reference).
         mine = result.best_by_design[result.best_by_design["design"] == design]
         best = mine.iloc[0] if len(mine) else result.best
@@ -594,29 +691,6 @@ def several_view(ctx: PlannerInputs) -> None:
         },
     )
     st.caption("Mechanisms: " + "; ".join(notes) + ". b₉₅: the 95 % error bound.")
-    fig, data = figs.composition_figure(
-        cache.composition_curve(
-            pop.content_hash,
-            pop,
-            design=design,
-            shares=shares,
-            rate=rate,
-            relation=ctx.relation,
-        ),
-        eps_target=ctx.eps_target,
-    )
-    chart_block(
-        fig,
-        data,
-        key="planner_composition",
-        explanation=(
-            "For each promised ε_target (x axis): the guarantee the population really gets "
-            "when the budgets are added on the sample and amplified once (the diagonal), and "
-            "the smaller number one gets by amplifying each statistic's part alone and adding "
-            "the results. The gap grows with ε_target: the naive sum understates the loss."
-        ),
-        formulas=text.COMPOSITION_FORMULAS,
-    )
 
 
 #: The view of each tab, in the order of :data:`ui.planner.text.TABS`.

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import numpy as np
+import pandas as pd
 import pytest
 
-from core.planner import composition
+from core.planner import composition, engine
+from core.population import Population
 
 
 def test_composing_then_amplifying_keeps_the_promise_and_the_naive_sum_understates():
@@ -15,3 +18,84 @@ def test_composing_then_amplifying_keeps_the_promise_and_the_naive_sum_understat
     assert split.eps_target_naive < split.eps_target_correct
     with pytest.raises(ValueError, match="share"):
         composition.budget_split("poisson", 1.0, [], rate=0.05)
+
+
+# --------------------------------------------------------------------------------------
+# several_statistics: one plan per statistic, each design's samples drawn once for all.
+# The reference is one plain plan per statistic (obviously correct, draws every sample
+# again for each statistic).
+# --------------------------------------------------------------------------------------
+
+STATISTICS = (("median", 0.5), ("quantile", 0.25), ("quantile", 0.75), ("mean", 0.5))
+#: Columns that depend on the mechanisms' noise draws (the rest depend on the samples).
+NOISY = ["rmse", "rmse_se", "error_95", "error_95_se", "noise_part"]
+
+
+def _labelled(n=1_500, seed=3):
+    rng = np.random.default_rng(seed)
+    clusters = rng.integers(0, 15, n)
+    values = np.sort(np.round(rng.lognormal(3, 0.6, n), 1))
+    return Population("t", values, 0.0, 400.0, strata=clusters % 3, clusters=clusters)
+
+
+@pytest.mark.parametrize(
+    ("sampler", "refine"), [("full", False), ("window", False), ("auto", True), ("full", True)]
+)
+def test_each_statistics_plan_is_the_plain_plan_with_its_share(sampler, refine):
+    pop = _labelled()
+    shares = [1.0, 2.0, 3.0, 2.0]
+    kw = dict(eps_target=1.0, reps=24, seed=5, sampler=sampler, refine=refine)
+    got = composition.several_statistics(pop, STATISTICS, shares, **kw)
+    weights = np.asarray(shares) / sum(shares)
+    for i, ((stat, q), share, result) in enumerate(zip(STATISTICS, weights, got, strict=True)):
+        plain = engine.plan(pop, statistic=stat, quantile=q, budget_share=share, **kw)
+        assert result.budget_share == pytest.approx(share)
+        if i == 0:  # the first statistic: the plain plan's samples and noise
+            pd.testing.assert_frame_equal(result.table, plain.table)
+            continue
+        # The others: the same samples, their own noise.  Rows whose noise law is
+        # integrated out exactly are equal; the exponential mechanism's differ by noise
+        # (and so may its best rates, and the rates refined around them for every
+        # mechanism): the rows both plans have are compared.
+        key = ["design", "mechanism", "rate"]
+        a, b = (
+            t[t["mechanism"] != "exponential"].drop(columns="is_best").set_index(key)
+            for t in (result.table, plain.table)
+        )
+        both = a.index.intersection(b.index)
+        assert len(both) >= 0.9 * len(b)
+        pd.testing.assert_frame_equal(a.loc[both], b.loc[both])
+        if not refine:
+            same = [c for c in result.table.columns if c not in [*NOISY, "is_best"]]
+            pd.testing.assert_frame_equal(result.table[same], plain.table[same])
+
+
+def test_the_exponential_rows_have_the_plain_plans_law():
+    """Own noise on shared samples: the error bound agrees with the plain plan's within its
+    Monte Carlo standard errors."""
+    pop = _labelled()
+    kw = dict(eps_target=0.5, reps=400, seed=2, designs=["srs"], rates=[0.3], refine=False)
+    got = composition.several_statistics(pop, STATISTICS[:2], [1, 1], **kw)[1]
+    plain = engine.plan(pop, statistic="quantile", quantile=0.25, budget_share=0.5, **kw)
+    a, b = (
+        t[(t["design"] == "srs") & (t["mechanism"] == "exponential")].iloc[0]
+        for t in (got.table, plain.table)
+    )
+    se = np.hypot(a["error_95_se"], b["error_95_se"])
+    assert abs(a["error_95"] - b["error_95"]) <= 4 * se
+
+
+def test_several_statistics_reports_progress_and_refuses_bad_lists():
+    pop = _labelled()
+    seen: list[composition.SeveralProgress] = []
+    composition.several_statistics(
+        pop, STATISTICS[:2], [1, 1], eps_target=1.0, reps=10, refine=False, progress=seen.append
+    )
+    assert [p.done for p in seen] == list(range(1, len(seen) + 1))
+    assert {p.total for p in seen} == {len(seen)} and seen[0].design == "census"
+    with pytest.raises(ValueError, match="one weight per statistic"):
+        composition.several_statistics(pop, STATISTICS, [1, 1], eps_target=1.0)
+    with pytest.raises(ValueError, match="at least one"):
+        composition.several_statistics(pop, [], [], eps_target=1.0)
+    with pytest.raises(ValueError, match="statistic"):
+        composition.several_statistics(pop, [("mode", 0.5)], [1], eps_target=1.0)

@@ -63,3 +63,33 @@ def test_windows_over_runs_agree_with_masks_on_a_heavily_tied_population() -> No
         z = (m[f"{col}_a"] - m[f"{col}_b"]) / np.where(se > 0, se, 1.0)
         assert np.abs(z).max() < 4.0, (col, z.round(2).tolist())
     assert m["n_a"].to_numpy() == pytest.approx(m["n_b"].to_numpy(), rel=0.05)
+
+
+def test_exponential_first_half_is_a_power_of_two_shared_within_a_factor_two():
+    for eps in (1e-4, 3e-3, 0.07, 1.0, 40.0):
+        h = simulate.exponential_first_half(eps)
+        assert h & (h - 1) == 0 and h >= simulate.FIRST_HALF_EPS / eps
+        assert h < 2 * simulate.FIRST_HALF_EPS / eps or h == 1
+    # eps_sample 16/1100 and 16/1900 ask for 1100 and 1900 ranks: both read 2048.
+    assert simulate.exponential_first_half(16 / 1100) == 2048
+    assert simulate.exponential_first_half(16 / 1900) == 2048
+
+
+def _exponential_draws(eps: float) -> errors.Draws:
+    frame = Frame.of(
+        Population("t", np.sort(np.random.default_rng(3).lognormal(0, 1, 200_000)), 0.0, 100.0)
+    )
+    srs = DESIGNS["srs"]
+    (point,) = srs.points(frame, [0.3])
+    budget = simulate.PointBudget(point, {"exponential": eps}, 0.0, {"exponential": ""})
+    got = simulate.simulate_windows(srs, ["exponential"], frame, [budget], 60, [4, 1], 0.5)
+    return got[("exponential", point.rate)]
+
+
+def test_exponential_windows_read_the_same_samples_at_nearby_budgets():
+    """Common random numbers: releases at budgets 1 % apart come from the same samples, so
+    the search for the smallest ε_target sees a smooth error."""
+    a, b = _exponential_draws(0.02), _exponential_draws(0.0202)
+    np.testing.assert_array_equal(np.concatenate(a.statistic), np.concatenate(b.statistic))
+    shift = np.abs(np.concatenate(a.released) - np.concatenate(b.released))
+    assert np.median(shift) < 0.05 * np.median(np.abs(np.concatenate(a.released) - 1.0))

@@ -133,3 +133,53 @@ def test_a_miss_reports_progress_and_a_hit_does_not():
     second = cache.plan(A.content_hash, A, **args, _progress=again.append)
     assert again == [] and second is not None
     pd.testing.assert_frame_equal(second.table, first.table)
+
+
+def test_the_search_and_several_statistics_report_progress_on_a_miss_only():
+    search = dict(
+        statistic="median",
+        target_error_95=5.0,
+        delta_target=1e-4,
+        designs=("srs",),
+        rates=(0.1, 0.5),
+        reps=20,
+        seed=12,
+        relation="replacement",
+    )
+    heard: list = []
+    found = cache.smallest_eps_target(A.content_hash, A, **search, _progress=heard.append)
+    assert heard[0] is None
+    done = [p.done for p in heard[1:]]
+    assert done == sorted(done) and heard[-1].done == heard[-1].total
+    assert (
+        found.eps_target
+        == planner.smallest_eps_target(
+            A, target_error_95=5.0, **{k: v for k, v in search.items() if k != "target_error_95"}
+        ).eps_target
+    )
+    again: list = []
+    cache.smallest_eps_target(A.content_hash, A, **search, _progress=again.append)
+    assert again == []
+    several = dict(
+        statistics=("median", "mean"),
+        shares=(0.5, 0.5),
+        eps_target=1.0,
+        delta_target=1e-4,
+        design="srs",
+        rate=0.1,
+        reps=20,
+        seed=12,
+        relation="replacement",
+        objective="error_95",
+    )
+    heard = []
+    results = cache.several_statistics(A.content_hash, A, **several, _progress=heard.append)
+    assert heard[0] is None and [p.done for p in heard[1:]] == [1, 2]
+    plain = planner.plan(
+        A, statistic="mean", eps_target=1.0, delta_target=1e-4, designs=("srs",),
+        rates=(0.1,), reps=20, seed=12, budget_share=0.5,
+    )  # fmt: skip
+    pd.testing.assert_frame_equal(results[1].table, plain.table)
+    again = []
+    cache.several_statistics(A.content_hash, A, **several, _progress=again.append)
+    assert again == []

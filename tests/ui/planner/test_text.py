@@ -324,3 +324,18 @@ def test_chart_lines_labels():
     assert text.chart_lines_label(figs.BEST_LINES) == "each design's best mechanism"
     assert text.chart_lines_label(figs.ALL_LINES) == "every mechanism"
     assert text.chart_lines_label("exponential") == "only exponential mechanism"
+
+
+def test_progress_words_of_the_search_and_of_several_statistics():
+    tried = planner.SearchProgress(3, 20, "search", 0.0123456, 1.5, 12)
+    fraction, words = text.search_progress(tried, 2.0)
+    assert fraction == pytest.approx(3 / 20)
+    assert "ε_target = 0.0123" in words and "12 plans" in words
+    assert "±1.5, which reaches ±2" in words
+    missed = planner.SearchProgress(4, 20, "search", 0.01, 2.5, 1)
+    assert "best of 1 plan gives ±2.5, which misses ±2" in text.search_progress(missed, 2.0)[1]
+    final = planner.SearchProgress(19, 20, "plan", 0.0123456, float("nan"), 0)
+    assert "Found ε_target = 0.0123" in text.search_progress(final, 2.0)[1]
+    fraction, words = text.several_progress(planner.SeveralProgress(2, 3, "srs"))
+    assert fraction == pytest.approx(2 / 3)
+    assert words.startswith("Planned 2 of 3 designs for every statistic (last: SRS")
