@@ -130,7 +130,7 @@ def test_bands_clip_to_the_floor_and_the_range_follows_the_errors_that_matter(es
         assert len(_bands(fig)) == len(_lines(fig))
         for trace in fig.data:
             assert array(trace.y).min() >= low * (1 - 1e-12), trace.name
-        assert all(s.y0 >= low for s in fig.layout.shapes)
+        assert all(s.y0 >= low * (1 - 1e-12) for s in fig.layout.shapes)
         for band in _bands(fig):
             assert band.hoverinfo == "skip" and band.showlegend is False
     note = figs.exact_note(establishments, resolution=STEP)
