@@ -21,13 +21,12 @@ from scipy import optimize
 from core import sensitivity as sens
 from core._validation import (
     check_bounds,
-    check_delta_open,
     check_eps,
     check_interval,
     finite_scalar,
     values_in_bounds,
 )
-from core.mechanisms.base import FloatArray, Release, _check_batch, _check_eps_rows
+from core.mechanisms.base import FloatArray, Release, _check_release_args
 from core.mechanisms.exponential import _edges, _exponential_choose, _exponential_log_weights
 from core.mechanisms.quantiles import _Quantile
 
@@ -308,12 +307,9 @@ class PiecewiseLaplaceQuantile(_Quantile):
         Parameters, return value and errors as :meth:`Mechanism.release`;
         ``noise_variance`` is ``None`` and ``noise_scale`` is the score scale ``2 / eps``.
         """
-        lo, hi = check_bounds(lower, upper)
-        batch = _check_batch(samples, lo, hi)
-        eps = _check_eps_rows(eps_sample, batch.shape[0])
-        check_delta_open("delta_sample", delta_sample)
-        if not isinstance(rng, np.random.Generator):
-            raise ValueError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
+        lo, hi, batch, eps, _ = _check_release_args(
+            samples, eps_sample, delta_sample, lower, upper, rng
+        )
         reps, n = batch.shape
         u = np.asarray(1.0 - rng.random(reps), dtype=np.float64)
         level = _centre_rank(n, self.quantile)

@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from core import sensitivity as sens
-from core._validation import check_delta_open, finite_scalar
+from core._validation import check_delta_open, check_rng, finite_scalar
 from core.mechanisms.base import FloatArray, Release, _check_eps_rows
 from core.mechanisms.quantiles import _Quantile
 
@@ -226,8 +226,7 @@ class UnboundedQuantile(_Quantile):
             )
         eps = _check_eps_rows(eps_sample, batch.shape[0])
         check_delta_open("delta_sample", delta_sample)
-        if not isinstance(rng, np.random.Generator):
-            raise ValueError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
+        check_rng(rng)
         reps, n = batch.shape
         rho_unit = np.asarray(rng.laplace(0.0, 1.0, reps), dtype=np.float64)
         expo = np.asarray(rng.standard_exponential(reps), dtype=np.float64)
