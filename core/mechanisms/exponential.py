@@ -20,7 +20,7 @@ from core._validation import (
     values_in_bounds,
 )
 from core.mechanisms.base import FloatArray, Release, _check_release_args
-from core.mechanisms.quantiles import _Quantile
+from core.mechanisms.quantiles import _RankScoreQuantile
 
 __all__ = [
     "ExponentialQuantile",
@@ -137,6 +137,17 @@ def _edges(batch: FloatArray, lower: float, upper: float) -> FloatArray:
     """``[lower, x_1, ..., x_n, upper]`` for each sorted row, shape ``(reps, n + 2)``."""
     reps = batch.shape[0]
     return np.concatenate([np.full((reps, 1), lower), batch, np.full((reps, 1), upper)], axis=1)
+
+
+def _chosen_interval(
+    batch: FloatArray, lower: float, upper: float, chosen: NDArray[np.int64]
+) -> tuple[FloatArray, FloatArray]:
+    """Ends ``(z_i, z_{i+1})`` of the interval ``i = chosen`` of each row (see :func:`_edges`)."""
+    n = batch.shape[1]
+    rows = np.arange(batch.shape[0])
+    left = np.where(chosen == 0, lower, batch[rows, np.maximum(chosen - 1, 0)])
+    right = np.where(chosen == n, upper, batch[rows, np.minimum(chosen, n - 1)])
+    return left, right
 
 
 def exponential_quantile_distribution(
@@ -289,7 +300,7 @@ def exponential_median_error(
     return exponential_quantile_error(sorted_values, eps_sample, lower, upper, centre, level, 0.5)
 
 
-class ExponentialQuantile(_Quantile):
+class ExponentialQuantile(_RankScoreQuantile):
     """The exponential mechanism for a quantile (McSherry & Talwar 2007; Smith 2011).
 
     With the sorted sample ``x_1 <= ... <= x_n`` padded by ``z_0 = lower`` and
@@ -346,25 +357,6 @@ class ExponentialQuantile(_Quantile):
     change_factor = 1.0
     windowed = True  # drawn ring by ring (core.windowed.window_exponential_draws)
 
-    def sensitivity(
-        self,
-        samples: FloatArray,
-        eps_sample: float | FloatArray,
-        delta_sample: float,
-        lower: float,
-        upper: float,
-    ) -> FloatArray:
-        """Sensitivity 1 of the score ``-|c(y) - q n|`` (a rank, not a value), every row."""
-        return np.ones(samples.shape[0], dtype=np.float64)
-
-    def noise_scale(self, sensitivity: FloatArray, eps_sample: float | FloatArray) -> FloatArray:
-        """The score scale ``2 S / eps``: the rank distance over which a weight falls by ``e``.
-
-        In ranks, not in the units of the data; the spread of the release in data units
-        depends on the gaps between the sample values.
-        """
-        return np.asarray(2.0 * sensitivity / eps_sample, dtype=np.float64)
-
     def exact_error(
         self,
         sample: FloatArray,
@@ -407,10 +399,6 @@ class ExponentialQuantile(_Quantile):
         )
         u = np.asarray(1.0 - rng.random(batch.shape[0]), dtype=np.float64)
         chosen = _exponential_choose(batch, lo, hi, np.ascontiguousarray(eps), self.quantile, u)
-        n = batch.shape[1]
-        rows = np.arange(batch.shape[0])
-        left = np.where(chosen == 0, lo, batch[rows, np.maximum(chosen - 1, 0)])
-        right = np.where(chosen == n, hi, batch[rows, np.minimum(chosen, n - 1)])
+        left, right = _chosen_interval(batch, lo, hi, chosen)
         released = np.clip(left + rng.random(batch.shape[0]) * (right - left), left, right)
-        s = self.sensitivity(batch, eps, 0.5, lo, hi)
-        return Release(released, self.statistic(batch), s, self.noise_scale(s, eps), None)
+        return self._score_release(released, batch, eps, lo, hi)

@@ -27,8 +27,13 @@ from core._validation import (
     values_in_bounds,
 )
 from core.mechanisms.base import FloatArray, Release, _check_release_args
-from core.mechanisms.exponential import _edges, _exponential_choose, _exponential_log_weights
-from core.mechanisms.quantiles import _Quantile
+from core.mechanisms.exponential import (
+    _chosen_interval,
+    _edges,
+    _exponential_choose,
+    _exponential_log_weights,
+)
+from core.mechanisms.quantiles import _RankScoreQuantile
 
 __all__ = [
     "PiecewiseLaplaceQuantile",
@@ -209,7 +214,7 @@ def piecewise_laplace_error(
     return mse, t
 
 
-class PiecewiseLaplaceQuantile(_Quantile):
+class PiecewiseLaplaceQuantile(_RankScoreQuantile):
     """The piecewise-Laplace mechanism for a quantile (Durfee 2025): pure ``eps``, both relations.
 
     Score.  With ``x_(m) = lower`` for ``m <= 0`` and ``upper`` for ``m >= n + 1``, changing
@@ -262,21 +267,6 @@ class PiecewiseLaplaceQuantile(_Quantile):
     change_factor = 1.0
     windowed = False
 
-    def sensitivity(
-        self,
-        samples: FloatArray,
-        eps_sample: float | FloatArray,
-        delta_sample: float,
-        lower: float,
-        upper: float,
-    ) -> FloatArray:
-        """Sensitivity 1 of the score ``l(y)`` (a number of records), every row."""
-        return np.ones(samples.shape[0], dtype=np.float64)
-
-    def noise_scale(self, sensitivity: FloatArray, eps_sample: float | FloatArray) -> FloatArray:
-        """``2 S / eps``: the score distance (in records) over which the density falls by ``e``."""
-        return np.asarray(2.0 * sensitivity / eps_sample, dtype=np.float64)
-
     def exact_error(
         self,
         sample: FloatArray,
@@ -314,11 +304,8 @@ class PiecewiseLaplaceQuantile(_Quantile):
         u = np.asarray(1.0 - rng.random(reps), dtype=np.float64)
         level = _centre_rank(n, self.quantile)
         chosen = _exponential_choose(batch, lo, hi, np.ascontiguousarray(eps), level, u)
-        rows = np.arange(reps)
-        left = np.where(chosen == 0, lo, batch[rows, np.maximum(chosen - 1, 0)])
-        right = np.where(chosen == n, hi, batch[rows, np.minimum(chosen, n - 1)])
+        left, right = _chosen_interval(batch, lo, hi, chosen)
         direction = np.where(chosen >= self.rank(n), 1.0, -1.0)
         t = _truncated_exponential_draw(eps / 2.0, np.asarray(rng.random(reps), dtype=np.float64))
         released = _inside(direction, left, right, t)
-        s = self.sensitivity(batch, eps, 0.5, lo, hi)
-        return Release(released, self.statistic(batch), s, self.noise_scale(s, eps), None)
+        return self._score_release(released, batch, eps, lo, hi)
