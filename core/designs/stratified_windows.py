@@ -80,9 +80,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from core._validation import FloatArray, check_rate, check_whole
+from core._validation import check_rate, check_whole
 from core.designs.cluster_windows import _narrowest
-from core.windowed.runs import Blocks, RunSegments, RunView, ValueRuns
+from core.windowed.runs import RunSegments, ValueRuns, _RunTree
 from core.windowed.sampler import LEAF, _BlockTree, _floyd_subsets
 
 __all__ = [
@@ -376,7 +376,7 @@ class StratifiedWindows(_BlockTree[_Blocks]):
         self._known_pos.append(pos)
 
 
-class StratifiedRunWindows(StratifiedWindows):
+class StratifiedRunWindows(_RunTree[_Blocks], StratifiedWindows):
     """:class:`StratifiedWindows` of a tied population, revealed as runs of equal values.
 
     The same tree with its split points at run boundaries, and a block of one run resolved
@@ -402,27 +402,6 @@ class StratifiedRunWindows(StratifiedWindows):
     ) -> None:
         super().__init__(rng, index, allocation)
         self._segments = RunSegments(runs)
-
-    def _resolvable(self, b: _Blocks) -> NDArray[np.bool_]:
-        return self._segments.single(b.start, b.stop)
-
-    def _midpoint(self, start: IntArray, stop: IntArray) -> IntArray:
-        return self._segments.midpoint(start, stop)
-
-    def _resolve(self, b: _Blocks) -> None:
-        self._segments.add(b.rep, b.start, b.below, b.count)
-
-    def window_runs(
-        self, which: IntArray, k: IntArray, values: FloatArray
-    ) -> tuple[RunView, Blocks]:
-        """The runs of known ranks around ``k[i]`` of samples ``which``, and the blocks
-        outside (:meth:`core.windowed.runs.RunWindows.window_runs`)."""
-        first, last, blocks = self.outside(which, k, values)
-        return self._segments.view(which, self.reps, first, last), blocks
-
-    def positions(self, first: IntArray, width: int, which: IntArray | None = None) -> IntArray:
-        """Refused: the records of a run are never drawn (use :meth:`window_runs`)."""
-        raise TypeError("StratifiedRunWindows reveals runs, not records: use window_runs")
 
 
 @dataclass(frozen=True, eq=False)
