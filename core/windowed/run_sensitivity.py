@@ -37,6 +37,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from core._validation import FloatArray, check_bounds, finite_scalar
+from core.sensitivity import _push_halves, _unknown_pairs_bound
 from core.windowed.runs import Blocks, RunView
 
 __all__ = ["smooth_sensitivity_runs"]
@@ -88,18 +89,7 @@ def _best_pair(
             best = row_best
             bp = mid
             bq = arg
-        if mid > rl:
-            stack[top, 0] = rl
-            stack[top, 1] = mid - 1
-            stack[top, 2] = cl
-            stack[top, 3] = arg
-            top += 1
-        if mid < rh:
-            stack[top, 0] = mid + 1
-            stack[top, 1] = rh
-            stack[top, 2] = arg
-            stack[top, 3] = ch
-            top += 1
+        top = _push_halves(stack, top, rl, mid, rh, cl, arg, ch)
     return bp, bq, best
 
 
@@ -158,10 +148,9 @@ def _runs_core(
                     q1 = q2 + 1
                     step *= 2
                 bound = max(bound, (upper - low) * math.exp(-beta * (nn - p2)))
-                for u in range(offsets[r], offsets[r + 1]):
-                    if block_first[u] > b:  # both unknown
-                        d = block_first[u] - p2 - 1
-                        bound = max(bound, (block_high[u] - low) * math.exp(-beta * d))
+                bound = _unknown_pairs_bound(
+                    bound, low, p2, b, beta, offsets[r], offsets[r + 1], block_first, block_high
+                )
             else:  # above the window: j in this block, i a row
                 q = block_first[t]
                 p2 = nl - 1
