@@ -150,6 +150,28 @@ def _chosen_interval(
     return left, right
 
 
+def _check_one_sample(
+    sorted_values: ArrayLike, eps_sample: float, lower: float, upper: float, quantile: float
+) -> tuple[float, float, FloatArray, float, float]:
+    """The checked ``(lo, hi, sorted values, eps, q)`` of the one-sample laws: a non-empty,
+    finite sample inside ``[lower, upper]`` (sorted here), a budget > 0, a level in (0, 1)."""
+    lo, hi = check_bounds(lower, upper)
+    values = np.sort(values_in_bounds(sorted_values, lo, hi))
+    eps = float(check_eps("eps_sample", finite_scalar("eps_sample", eps_sample)))
+    return lo, hi, values, eps, sens.check_quantile(quantile)
+
+
+def _interval_law(
+    values: FloatArray, lower: float, upper: float, eps: float, level: float
+) -> tuple[FloatArray, FloatArray]:
+    """Edges ``z_0 .. z_{n+1}`` of the sorted ``values`` and the interval probabilities
+    ``∝ (z_{i+1} - z_i) exp(-eps |i - level n| / 2)`` (:func:`_exponential_log_weights`)."""
+    edges = _edges(values[np.newaxis, :], lower, upper)
+    log_w = _exponential_log_weights(edges, np.array([eps]), level)[0]
+    weights = np.exp(log_w - log_w.max())
+    return edges[0], weights / weights.sum()
+
+
 def exponential_quantile_distribution(
     sorted_values: ArrayLike,
     eps_sample: float,
@@ -188,15 +210,8 @@ def exponential_quantile_distribution(
         For empty or non-finite values, values outside the bounds, bad bounds, budget or
         quantile.
     """
-    lo, hi = check_bounds(lower, upper)
-    values = np.sort(values_in_bounds(sorted_values, lo, hi))
-    eps = float(check_eps("eps_sample", finite_scalar("eps_sample", eps_sample)))
-    q = sens.check_quantile(quantile)
-    edges = _edges(values[np.newaxis, :], lo, hi)
-    log_w = _exponential_log_weights(edges, np.array([eps]), q)[0]
-    top = log_w.max()
-    weights = np.exp(log_w - top)
-    return edges[0], weights / weights.sum()
+    lo, hi, values, eps, q = _check_one_sample(sorted_values, eps_sample, lower, upper, quantile)
+    return _interval_law(values, lo, hi, eps, q)
 
 
 def exponential_quantile_error(

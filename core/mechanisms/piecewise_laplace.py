@@ -20,18 +20,15 @@ from scipy import optimize
 
 from core import sensitivity as sens
 from core._validation import (
-    check_bounds,
-    check_eps,
     check_interval,
     finite_scalar,
-    values_in_bounds,
 )
 from core.mechanisms.base import FloatArray, Release, _check_release_args
 from core.mechanisms.exponential import (
+    _check_one_sample,
     _chosen_interval,
-    _edges,
     _exponential_choose,
-    _exponential_log_weights,
+    _interval_law,
 )
 from core.mechanisms.quantiles import _RankScoreQuantile
 
@@ -112,17 +109,12 @@ def piecewise_laplace_distribution(
         For empty or non-finite values, values outside the bounds, bad bounds, budget or
         quantile.
     """
-    lo, hi = check_bounds(lower, upper)
-    values = np.sort(values_in_bounds(sorted_values, lo, hi))
-    eps = float(check_eps("eps_sample", finite_scalar("eps_sample", eps_sample)))
-    q = sens.check_quantile(quantile)
+    lo, hi, values, eps, q = _check_one_sample(sorted_values, eps_sample, lower, upper, quantile)
     n = values.size
-    edges = _edges(values[np.newaxis, :], lo, hi)
-    log_w = _exponential_log_weights(edges, np.array([eps]), _centre_rank(n, q))[0]
-    weights = np.exp(log_w - log_w.max())
+    edges, probabilities = _interval_law(values, lo, hi, eps, _centre_rank(n, q))
     k = sens.quantile_rank(n, q)
     direction = np.where(np.arange(n + 1) >= k, 1.0, -1.0)
-    return edges[0], weights / weights.sum(), direction
+    return edges, probabilities, direction
 
 
 def _inside(
