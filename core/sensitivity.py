@@ -1065,6 +1065,26 @@ def smooth_sensitivity_beta_batch(
     return _batch_at_betas(samples, b, lo, hi, quantile_rank(n, q))
 
 
+def _check_window_args(lower: float, upper: float, beta: float) -> tuple[float, float, float]:
+    """The checked ``(lower, upper, beta)`` of the window sensitivities: public bounds and a
+    finite ``beta > 0``."""
+    lo, hi = check_bounds(lower, upper)
+    b = finite_scalar("beta", beta)
+    if not b > 0:
+        raise ValueError(f"beta must be a finite number > 0; got {beta!r}")
+    return lo, hi, b
+
+
+def _block_arrays(
+    blocks: tuple[ArrayLike, ArrayLike, ArrayLike, ArrayLike, ArrayLike],
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], FloatArray, FloatArray]:
+    """``(offsets, first, last, low, high)`` of the blocks outside the windows, as contiguous
+    int64 and float64 arrays for the compiled kernels."""
+    off, bf, bl = (np.ascontiguousarray(np.asarray(x, dtype=np.int64)) for x in blocks[:3])
+    blow, bhigh = (np.ascontiguousarray(np.asarray(x, dtype=np.float64)) for x in blocks[3:])
+    return off, bf, bl, blow, bhigh
+
+
 def smooth_sensitivity_window_batch(
     cells: FloatArray,
     first: ArrayLike,
@@ -1109,10 +1129,7 @@ def smooth_sensitivity_window_batch(
     certified : ndarray of bool, shape (reps,)
         Whether ``S`` is the smooth sensitivity of the whole sample.
     """
-    lo, hi = check_bounds(lower, upper)
-    b = finite_scalar("beta", beta)
-    if not b > 0:
-        raise ValueError(f"beta must be a finite number > 0; got {beta!r}")
+    lo, hi, b = _check_window_args(lower, upper, beta)
     y = np.ascontiguousarray(cells, dtype=np.float64)
     reps = y.shape[0]
     f_, m_, n_, k_ = (
@@ -1131,8 +1148,7 @@ def smooth_sensitivity_window_batch(
         keep = bf <= bl
         offsets = np.concatenate(([0], np.cumsum(keep.reshape(reps, 2).sum(axis=1))))
         blocks = (offsets, bf[keep], bl[keep], np.full(keep.sum(), lo), np.full(keep.sum(), hi))
-    off, bf, bl = (np.ascontiguousarray(np.asarray(x, dtype=np.int64)) for x in blocks[:3])
-    blow, bhigh = (np.ascontiguousarray(np.asarray(x, dtype=np.float64)) for x in blocks[3:])
+    off, bf, bl, blow, bhigh = _block_arrays(blocks)
     _window_core(y, f_, m_, n_, k_, b, lo, hi, off, bf, bl, blow, bhigh, out, ok)
     return out, ok
 

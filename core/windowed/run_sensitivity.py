@@ -36,8 +36,13 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from core._validation import FloatArray, check_bounds, finite_scalar
-from core.sensitivity import _push_halves, _unknown_pairs_bound
+from core._validation import FloatArray
+from core.sensitivity import (
+    _block_arrays,
+    _check_window_args,
+    _push_halves,
+    _unknown_pairs_bound,
+)
 from core.windowed.runs import Blocks, RunView
 
 __all__ = ["smooth_sensitivity_runs"]
@@ -207,10 +212,7 @@ def smooth_sensitivity_runs(
     certified : ndarray of bool, shape (reps,)
         Whether ``S`` is the smooth sensitivity of the whole sample.
     """
-    lo, hi = check_bounds(lower, upper)
-    b = finite_scalar("beta", beta)
-    if not b > 0:
-        raise ValueError(f"beta must be a finite number > 0; got {beta!r}")
+    lo, hi, b = _check_window_args(lower, upper, beta)
     reps = view.count.size
     nn, kk = (np.ascontiguousarray(np.asarray(x, dtype=np.int64).reshape(reps)) for x in (n, k))
     if reps and view.count.min() < 1:
@@ -218,8 +220,7 @@ def smooth_sensitivity_runs(
     end = view.last[np.arange(reps), view.count - 1]
     if reps and np.any((view.first[:, 0] > kk) | (end < kk)):
         raise ValueError("every row's window must hold its rank k")
-    off, bf, bl = (np.ascontiguousarray(np.asarray(x, dtype=np.int64)) for x in blocks[:3])
-    blow, bhigh = (np.ascontiguousarray(np.asarray(x, dtype=np.float64)) for x in blocks[3:])
+    off, bf, bl, blow, bhigh = _block_arrays(blocks)
     out = np.empty(reps)
     ok = np.zeros(reps, dtype=np.bool_)
     if reps:
