@@ -272,6 +272,13 @@ def check_seed(seed: object, name: str = "seed") -> int:
     return check_whole(name, seed, 0, 2**63 - 1)
 
 
+def check_rng(rng: object) -> np.random.Generator:
+    """``rng`` itself, checked to be a ``numpy.random.Generator``."""
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
+    return rng
+
+
 def check_delta_open(name: str, value: object) -> float:
     """A failure probability δ strictly between 0 and 1, as a Python float."""
     x = finite_scalar(name, value)

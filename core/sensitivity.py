@@ -466,6 +466,40 @@ def _fill_weights(beta: float, count: int, w: FloatArray) -> None:
             w[k] = w[k - 1]
 
 
+def _push_halves(
+    stack: NDArray[np.int64], top: int, rl: int, mid: int, rh: int, cl: int, arg: int, ch: int
+) -> int:
+    """Push the rows ``rl .. mid - 1`` and ``mid + 1 .. rh`` of the block with columns
+    ``cl .. ch``, their columns split at row ``mid``'s best column ``arg`` (the best
+    partners are monotone); returns the new top of ``stack``."""
+    if mid > rl:
+        stack[top, 0] = rl
+        stack[top, 1] = mid - 1
+        stack[top, 2] = cl
+        stack[top, 3] = arg
+        top += 1
+    if mid < rh:
+        stack[top, 0] = mid + 1
+        stack[top, 1] = rh
+        stack[top, 2] = arg
+        stack[top, 3] = ch
+        top += 1
+    return top
+
+
+def _unknown_pairs_bound(
+    bound: float, low: float, p: int, b: int, beta: float, t0: int, t1: int,
+    block_first: NDArray[np.int64], block_high: FloatArray,
+) -> float:  # fmt: skip
+    """``bound`` raised by the pairs of a block below the window (lowest value ``low``,
+    last rank ``p``) with each block ``t0 .. t1 - 1`` above it (first rank past ``b``)."""
+    for u in range(t0, t1):
+        if block_first[u] > b:  # both unknown
+            d = block_first[u] - p - 1
+            bound = max(bound, (block_high[u] - low) * math.exp(-beta * d))
+    return bound
+
+
 def _row_rescan(
     y: FloatArray,
     lower: float,
@@ -649,18 +683,7 @@ def _smooth_core(
             row_best, arg = _row_rescan(y, lower, upper, beta, w, mid, cl, ch)
         if row_best > best:
             best = row_best
-        if mid > rl:
-            stack[top, 0] = rl
-            stack[top, 1] = mid - 1
-            stack[top, 2] = cl
-            stack[top, 3] = arg
-            top += 1
-        if mid < rh:
-            stack[top, 0] = mid + 1
-            stack[top, 1] = rh
-            stack[top, 2] = arg
-            stack[top, 3] = ch
-            top += 1
+        top = _push_halves(stack, top, rl, mid, rh, cl, arg, ch)
     return best
 
 
@@ -734,10 +757,9 @@ def _window_core(
                     j1 = j2 + 1
                     step *= 2
                 bound = max(bound, (upper - low) * math.exp(-beta * (nn - p)))
-                for u in range(offsets[r], offsets[r + 1]):
-                    if block_first[u] > b:  # both unknown
-                        d = block_first[u] - p - 1
-                        bound = max(bound, (block_high[u] - low) * math.exp(-beta * d))
+                bound = _unknown_pairs_bound(
+                    bound, low, p, b, beta, offsets[r], offsets[r + 1], block_first, block_high
+                )
             else:  # above the window: j in this block
                 q = block_first[t]
                 i2 = kk
@@ -753,6 +775,8 @@ def _window_core(
 
 
 if _numba is not None:
+    _push_halves = _njit(_push_halves)
+    _unknown_pairs_bound = _njit(_unknown_pairs_bound)
     _fill_weights = _njit(_fill_weights)
     _row_rescan = _njit(_row_rescan)
     _all_valid = _njit(_all_valid)
@@ -1041,6 +1065,26 @@ def smooth_sensitivity_beta_batch(
     return _batch_at_betas(samples, b, lo, hi, quantile_rank(n, q))
 
 
+def _check_window_args(lower: float, upper: float, beta: float) -> tuple[float, float, float]:
+    """The checked ``(lower, upper, beta)`` of the window sensitivities: public bounds and a
+    finite ``beta > 0``."""
+    lo, hi = check_bounds(lower, upper)
+    b = finite_scalar("beta", beta)
+    if not b > 0:
+        raise ValueError(f"beta must be a finite number > 0; got {beta!r}")
+    return lo, hi, b
+
+
+def _block_arrays(
+    blocks: tuple[ArrayLike, ArrayLike, ArrayLike, ArrayLike, ArrayLike],
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], FloatArray, FloatArray]:
+    """``(offsets, first, last, low, high)`` of the blocks outside the windows, as contiguous
+    int64 and float64 arrays for the compiled kernels."""
+    off, bf, bl = (np.ascontiguousarray(np.asarray(x, dtype=np.int64)) for x in blocks[:3])
+    blow, bhigh = (np.ascontiguousarray(np.asarray(x, dtype=np.float64)) for x in blocks[3:])
+    return off, bf, bl, blow, bhigh
+
+
 def smooth_sensitivity_window_batch(
     cells: FloatArray,
     first: ArrayLike,
@@ -1085,10 +1129,7 @@ def smooth_sensitivity_window_batch(
     certified : ndarray of bool, shape (reps,)
         Whether ``S`` is the smooth sensitivity of the whole sample.
     """
-    lo, hi = check_bounds(lower, upper)
-    b = finite_scalar("beta", beta)
-    if not b > 0:
-        raise ValueError(f"beta must be a finite number > 0; got {beta!r}")
+    lo, hi, b = _check_window_args(lower, upper, beta)
     y = np.ascontiguousarray(cells, dtype=np.float64)
     reps = y.shape[0]
     f_, m_, n_, k_ = (
@@ -1107,8 +1148,7 @@ def smooth_sensitivity_window_batch(
         keep = bf <= bl
         offsets = np.concatenate(([0], np.cumsum(keep.reshape(reps, 2).sum(axis=1))))
         blocks = (offsets, bf[keep], bl[keep], np.full(keep.sum(), lo), np.full(keep.sum(), hi))
-    off, bf, bl = (np.ascontiguousarray(np.asarray(x, dtype=np.int64)) for x in blocks[:3])
-    blow, bhigh = (np.ascontiguousarray(np.asarray(x, dtype=np.float64)) for x in blocks[3:])
+    off, bf, bl, blow, bhigh = _block_arrays(blocks)
     _window_core(y, f_, m_, n_, k_, b, lo, hi, off, bf, bl, blow, bhigh, out, ok)
     return out, ok
 

@@ -46,7 +46,7 @@ from numpy.typing import ArrayLike, NDArray
 from core import amplification as amp
 from core import clusters as cl
 from core import strata as st
-from core._validation import check_rate
+from core._validation import check_rate, check_rng
 
 if TYPE_CHECKING:
     from core.populations import Population
@@ -70,12 +70,6 @@ def _check_count(name: str, value: object, minimum: int) -> int:
     if value < minimum:
         raise ValueError(f"{name} must be >= {minimum}; got {value!r}")
     return int(value)
-
-
-def _check_rng(rng: object) -> np.random.Generator:
-    if not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
-    return rng
 
 
 def _labels(population: Population, kind: str) -> np.ndarray:
@@ -199,7 +193,7 @@ class SimpleRandomSampling(_IndividualSampling):
     def draw(self, population: Population, rng: np.random.Generator) -> IntArray:
         """``n`` distinct row indices, uniformly at random, ascending."""
         N = self._check_size(population)
-        idx = _check_rng(rng).choice(N, self.sample_size, replace=False, shuffle=False)
+        idx = check_rng(rng).choice(N, self.sample_size, replace=False, shuffle=False)
         return np.sort(idx).astype(np.int64)
 
     def inclusion_probabilities(self, population: Population) -> FloatArray:
@@ -227,7 +221,7 @@ class PoissonSampling(_IndividualSampling):
 
     def draw(self, population: Population, rng: np.random.Generator) -> IntArray:
         """Row indices of the records whose uniform draw fell below ``rate``, ascending."""
-        u = _check_rng(rng).random(len(population.values))
+        u = check_rng(rng).random(len(population.values))
         return np.flatnonzero(u < self.rate).astype(np.int64)
 
     def inclusion_probabilities(self, population: Population) -> FloatArray:
@@ -284,7 +278,7 @@ class ProportionalStratified(Design):
 
     def draw(self, population: Population, rng: np.random.Generator) -> IntArray:
         """Randomised proportional allocation, then SRSWOR in each stratum; ascending."""
-        gen = _check_rng(rng)
+        gen = check_rng(rng)
         summary = self._summary(population)
         allocation = st.proportional_allocation(summary.sizes, self.rate, "randomized", gen)
         return np.sort(st.stratified_sample(summary.groups(), allocation, gen))
@@ -372,7 +366,7 @@ class ClusterSampling(Design):
 
     def draw(self, population: Population, rng: np.random.Generator) -> IntArray:
         """Every row of ``ℓ`` clusters chosen uniformly without replacement; ascending."""
-        gen = _check_rng(rng)
+        gen = check_rng(rng)
         _, codes = self._codes(population)
         chosen = gen.choice(self.clusters_total, self.clusters_sampled, replace=False)
         return np.flatnonzero(np.isin(codes, chosen)).astype(np.int64)

@@ -80,10 +80,10 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from core._validation import FloatArray, check_rate, check_whole
+from core._validation import check_rate, check_whole
 from core.designs.cluster_windows import _narrowest
-from core.windowed.runs import Blocks, RunSegments, RunView, ValueRuns
-from core.windowed.sampler import LEAF, _floyd_subsets, _scatter
+from core.windowed.runs import RunSegments, ValueRuns, _RunTree
+from core.windowed.sampler import LEAF, _BlockTree, _floyd_subsets
 
 __all__ = [
     "StrataIndex",
@@ -276,11 +276,14 @@ class _Blocks:
         )
 
 
-class StratifiedWindows:
+class StratifiedWindows(_BlockTree[_Blocks]):
     """Order statistics near chosen ranks of ``reps`` proportional stratified samples.
 
     A :class:`core.windowed.WindowSource`: the block tree of the module docstring, with one
-    sampled count per stratum in every block.
+    sampled count per stratum in every block.  :meth:`ensure`, :meth:`outside` and
+    :meth:`positions` are those of :class:`core.windowed.SampleWindows`: a block of records
+    ``[start, stop)`` holds values in ``[values[start], values[stop - 1]]``, whichever strata
+    its sampled records come from.
 
     Parameters
     ----------
@@ -304,9 +307,8 @@ class StratifiedWindows:
         *,
         leaf: int = LEAF,
     ) -> None:
-        self._rng = rng
+        super().__init__(rng, leaf)
         self._index = index
-        self._leaf = check_whole("leaf", leaf, 1, 2**31)
         H = index.strata
         alloc = np.asarray(allocation, dtype=np.int64)
         if alloc.ndim != 2 or alloc.shape[1] != H:
@@ -327,49 +329,6 @@ class StratifiedWindows:
             alloc.copy(),
         )
         self._strata = np.arange(H, dtype=np.int64)[None, :]
-        self._known_rep: list[IntArray] = []
-        self._known_rank: list[IntArray] = []
-        self._known_pos: list[IntArray] = []
-
-    @property
-    def reps(self) -> int:
-        """Number of samples."""
-        return int(self._sizes.size)
-
-    @property
-    def sizes(self) -> IntArray:
-        """Total sample size ``Σ_h n_h`` of every sample."""
-        return self._sizes
-
-    def ensure(self, first: IntArray, last: IntArray) -> None:
-        """Make sample ranks ``first[r] .. last[r]`` (1-indexed, clipped to ``[1, n_r]``) known."""
-        lo = np.maximum(np.asarray(first, dtype=np.int64), 1)
-        hi = np.minimum(np.asarray(last, dtype=np.int64), self._sizes)
-        blocks = self._frontier
-        waiting: list[_Blocks] = []
-        while blocks.rep.size:
-            hit = (
-                (blocks.count > 0)
-                & (blocks.below + blocks.count >= lo[blocks.rep])
-                & (blocks.below + 1 <= hi[blocks.rep])
-            )
-            waiting.append(blocks.take(~hit & (blocks.count > 0)))
-            blocks = blocks.take(hit)
-            if not blocks.rep.size:
-                break
-            small = self._resolvable(blocks)
-            if small.any():
-                self._resolve(blocks.take(small))
-            blocks = self._split(blocks.take(~small))
-        self._frontier = _Blocks.join(waiting) if waiting else blocks
-
-    def _resolvable(self, b: _Blocks) -> NDArray[np.bool_]:
-        """The blocks resolved now rather than split: at most ``leaf`` sampled records."""
-        return b.count <= self._leaf
-
-    def _midpoint(self, start: IntArray, stop: IntArray) -> IntArray:
-        """Where the blocks ``[start, stop)`` are split: their middle record."""
-        return (start + stop) // 2
 
     def _split(self, b: _Blocks) -> _Blocks:
         """Split every block at its midpoint: a hypergeometric count per stratum for the left."""
@@ -416,64 +375,8 @@ class StratifiedWindows:
         self._known_rank.append(rank)
         self._known_pos.append(pos)
 
-    def outside(
-        self, which: IntArray, k: IntArray, values: FloatArray
-    ) -> tuple[IntArray, IntArray, tuple[IntArray, IntArray, IntArray, FloatArray, FloatArray]]:
-        """The known ranks around ``k`` and the unexpanded blocks outside them, per sample.
 
-        As :meth:`core.windowed.SampleWindows.outside`: a block of records ``[start, stop)``
-        of the sorted population holds values in ``[values[start], values[stop - 1]]``,
-        whichever strata its sampled records come from.
-        """
-        rows = np.asarray(which, dtype=np.int64)
-        row_of = np.full(self.reps, -1, dtype=np.int64)
-        row_of[rows] = np.arange(rows.size)
-        f = self._frontier
-        row = row_of[f.rep]
-        keep = (row >= 0) & (f.count > 0)
-        row, below, count = row[keep], f.below[keep], f.count[keep]
-        start, stop = f.start[keep], f.stop[keep]
-        order = np.lexsort((below, row))
-        row, below, count, start, stop = (x[order] for x in (row, below, count, start, stop))
-        first_rank, last_rank = below + 1, below + count
-        offsets = np.searchsorted(row, np.arange(rows.size + 1)).astype(np.int64)
-        kk = np.asarray(k, dtype=np.int64)
-        known_first = np.ones(rows.size, dtype=np.int64)
-        known_last = self._sizes[rows].copy()
-        low_side = last_rank < kk[row]
-        np.maximum.at(known_first, row[low_side], last_rank[low_side] + 1)
-        np.minimum.at(known_last, row[~low_side], first_rank[~low_side] - 1)
-        blocks = (offsets, first_rank, last_rank, values[start], values[stop - 1])
-        return known_first, known_last, blocks
-
-    def positions(self, first: IntArray, width: int, which: IntArray | None = None) -> IntArray:
-        """Population records of ranks ``first[i] .. first[i] + width - 1`` of samples ``which``.
-
-        As :meth:`core.windowed.SampleWindows.positions`: ``-1`` where a rank is outside
-        ``[1, n_r]`` or not yet known; the ranks of samples left out of ``which`` are
-        forgotten.
-        """
-        rows = np.arange(self.reps) if which is None else np.asarray(which, dtype=np.int64)
-        out = np.full((rows.size, width), -1, dtype=np.int64)
-        if not self._known_rep:
-            return out
-        row_of = np.full(self.reps, -1, dtype=np.int64)
-        row_of[rows] = np.arange(rows.size)
-        start = np.zeros(self.reps, dtype=np.int64)
-        start[rows] = np.asarray(first, dtype=np.int64)
-        rep = np.concatenate(self._known_rep)
-        rank = np.concatenate(self._known_rank)
-        pos = np.concatenate(self._known_pos)
-        kept = _scatter(rep, rank, pos, row_of, start, out)
-        self._known_rep, self._known_rank, self._known_pos = (
-            [rep[:kept]],
-            [rank[:kept]],
-            [pos[:kept]],
-        )
-        return out
-
-
-class StratifiedRunWindows(StratifiedWindows):
+class StratifiedRunWindows(_RunTree[_Blocks], StratifiedWindows):
     """:class:`StratifiedWindows` of a tied population, revealed as runs of equal values.
 
     The same tree with its split points at run boundaries, and a block of one run resolved
@@ -499,27 +402,6 @@ class StratifiedRunWindows(StratifiedWindows):
     ) -> None:
         super().__init__(rng, index, allocation)
         self._segments = RunSegments(runs)
-
-    def _resolvable(self, b: _Blocks) -> NDArray[np.bool_]:
-        return self._segments.single(b.start, b.stop)
-
-    def _midpoint(self, start: IntArray, stop: IntArray) -> IntArray:
-        return self._segments.midpoint(start, stop)
-
-    def _resolve(self, b: _Blocks) -> None:
-        self._segments.add(b.rep, b.start, b.below, b.count)
-
-    def window_runs(
-        self, which: IntArray, k: IntArray, values: FloatArray
-    ) -> tuple[RunView, Blocks]:
-        """The runs of known ranks around ``k[i]`` of samples ``which``, and the blocks
-        outside (:meth:`core.windowed.runs.RunWindows.window_runs`)."""
-        first, last, blocks = self.outside(which, k, values)
-        return self._segments.view(which, self.reps, first, last), blocks
-
-    def positions(self, first: IntArray, width: int, which: IntArray | None = None) -> IntArray:
-        """Refused: the records of a run are never drawn (use :meth:`window_runs`)."""
-        raise TypeError("StratifiedRunWindows reveals runs, not records: use window_runs")
 
 
 @dataclass(frozen=True, eq=False)

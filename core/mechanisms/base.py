@@ -19,6 +19,7 @@ from scipy import optimize
 from core._validation import (
     check_bounds,
     check_delta_open,
+    check_rng,
 )
 
 __all__ = [
@@ -91,6 +92,27 @@ def _check_eps_rows(eps_sample: ArrayLike, rows: int) -> FloatArray:
     if not (np.isfinite(eps) & (eps > 0)).all():
         raise ValueError(f"eps_sample must be finite and > 0; got {eps_sample!r}")
     return np.broadcast_to(eps, (rows,))
+
+
+def _check_release_args(
+    samples: ArrayLike,
+    eps_sample: ArrayLike,
+    delta_sample: float,
+    lower: float,
+    upper: float,
+    rng: object,
+) -> tuple[float, float, FloatArray, FloatArray, float]:
+    """The checked arguments of :meth:`Mechanism.release`: ``(lo, hi, batch, eps, delta)``.
+
+    Bounds, batch (:func:`_check_batch`), one budget per row, ``delta_sample`` in (0, 1) and
+    ``rng`` a ``numpy.random.Generator``, checked in that order.
+    """
+    lo, hi = check_bounds(lower, upper)
+    batch = _check_batch(samples, lo, hi)
+    eps = _check_eps_rows(eps_sample, batch.shape[0])
+    delta = check_delta_open("delta_sample", delta_sample)
+    check_rng(rng)
+    return lo, hi, batch, eps, delta
 
 
 def relations_from_factors(
@@ -262,12 +284,9 @@ class Mechanism(ABC):
         ValueError
             For a malformed batch, bounds, budget or delta.
         """
-        lo, hi = check_bounds(lower, upper)
-        batch = _check_batch(samples, lo, hi)
-        eps = _check_eps_rows(eps_sample, batch.shape[0])
-        delta = check_delta_open("delta_sample", delta_sample)
-        if not isinstance(rng, np.random.Generator):
-            raise ValueError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
+        lo, hi, batch, eps, delta = _check_release_args(
+            samples, eps_sample, delta_sample, lower, upper, rng
+        )
         stat = self.statistic(batch)
         s = self.sensitivity(batch, eps, delta, lo, hi)
         scale = self.noise_scale(s, eps)

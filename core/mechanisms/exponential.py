@@ -14,14 +14,13 @@ from numpy.typing import ArrayLike, NDArray
 from core import sensitivity as sens
 from core._validation import (
     check_bounds,
-    check_delta_open,
     check_eps,
     check_interval,
     finite_scalar,
     values_in_bounds,
 )
-from core.mechanisms.base import FloatArray, Release, _check_batch, _check_eps_rows
-from core.mechanisms.quantiles import _Quantile
+from core.mechanisms.base import FloatArray, Release, _check_release_args
+from core.mechanisms.quantiles import _RankScoreQuantile
 
 __all__ = [
     "ExponentialQuantile",
@@ -140,6 +139,39 @@ def _edges(batch: FloatArray, lower: float, upper: float) -> FloatArray:
     return np.concatenate([np.full((reps, 1), lower), batch, np.full((reps, 1), upper)], axis=1)
 
 
+def _chosen_interval(
+    batch: FloatArray, lower: float, upper: float, chosen: NDArray[np.int64]
+) -> tuple[FloatArray, FloatArray]:
+    """Ends ``(z_i, z_{i+1})`` of the interval ``i = chosen`` of each row (see :func:`_edges`)."""
+    n = batch.shape[1]
+    rows = np.arange(batch.shape[0])
+    left = np.where(chosen == 0, lower, batch[rows, np.maximum(chosen - 1, 0)])
+    right = np.where(chosen == n, upper, batch[rows, np.minimum(chosen, n - 1)])
+    return left, right
+
+
+def _check_one_sample(
+    sorted_values: ArrayLike, eps_sample: float, lower: float, upper: float, quantile: float
+) -> tuple[float, float, FloatArray, float, float]:
+    """The checked ``(lo, hi, sorted values, eps, q)`` of the one-sample laws: a non-empty,
+    finite sample inside ``[lower, upper]`` (sorted here), a budget > 0, a level in (0, 1)."""
+    lo, hi = check_bounds(lower, upper)
+    values = np.sort(values_in_bounds(sorted_values, lo, hi))
+    eps = float(check_eps("eps_sample", finite_scalar("eps_sample", eps_sample)))
+    return lo, hi, values, eps, sens.check_quantile(quantile)
+
+
+def _interval_law(
+    values: FloatArray, lower: float, upper: float, eps: float, level: float
+) -> tuple[FloatArray, FloatArray]:
+    """Edges ``z_0 .. z_{n+1}`` of the sorted ``values`` and the interval probabilities
+    ``∝ (z_{i+1} - z_i) exp(-eps |i - level n| / 2)`` (:func:`_exponential_log_weights`)."""
+    edges = _edges(values[np.newaxis, :], lower, upper)
+    log_w = _exponential_log_weights(edges, np.array([eps]), level)[0]
+    weights = np.exp(log_w - log_w.max())
+    return edges[0], weights / weights.sum()
+
+
 def exponential_quantile_distribution(
     sorted_values: ArrayLike,
     eps_sample: float,
@@ -178,15 +210,8 @@ def exponential_quantile_distribution(
         For empty or non-finite values, values outside the bounds, bad bounds, budget or
         quantile.
     """
-    lo, hi = check_bounds(lower, upper)
-    values = np.sort(values_in_bounds(sorted_values, lo, hi))
-    eps = float(check_eps("eps_sample", finite_scalar("eps_sample", eps_sample)))
-    q = sens.check_quantile(quantile)
-    edges = _edges(values[np.newaxis, :], lo, hi)
-    log_w = _exponential_log_weights(edges, np.array([eps]), q)[0]
-    top = log_w.max()
-    weights = np.exp(log_w - top)
-    return edges[0], weights / weights.sum()
+    lo, hi, values, eps, q = _check_one_sample(sorted_values, eps_sample, lower, upper, quantile)
+    return _interval_law(values, lo, hi, eps, q)
 
 
 def exponential_quantile_error(
@@ -290,7 +315,7 @@ def exponential_median_error(
     return exponential_quantile_error(sorted_values, eps_sample, lower, upper, centre, level, 0.5)
 
 
-class ExponentialQuantile(_Quantile):
+class ExponentialQuantile(_RankScoreQuantile):
     """The exponential mechanism for a quantile (McSherry & Talwar 2007; Smith 2011).
 
     With the sorted sample ``x_1 <= ... <= x_n`` padded by ``z_0 = lower`` and
@@ -347,25 +372,6 @@ class ExponentialQuantile(_Quantile):
     change_factor = 1.0
     windowed = True  # drawn ring by ring (core.windowed.window_exponential_draws)
 
-    def sensitivity(
-        self,
-        samples: FloatArray,
-        eps_sample: float | FloatArray,
-        delta_sample: float,
-        lower: float,
-        upper: float,
-    ) -> FloatArray:
-        """Sensitivity 1 of the score ``-|c(y) - q n|`` (a rank, not a value), every row."""
-        return np.ones(samples.shape[0], dtype=np.float64)
-
-    def noise_scale(self, sensitivity: FloatArray, eps_sample: float | FloatArray) -> FloatArray:
-        """The score scale ``2 S / eps``: the rank distance over which a weight falls by ``e``.
-
-        In ranks, not in the units of the data; the spread of the release in data units
-        depends on the gaps between the sample values.
-        """
-        return np.asarray(2.0 * sensitivity / eps_sample, dtype=np.float64)
-
     def exact_error(
         self,
         sample: FloatArray,
@@ -403,18 +409,11 @@ class ExponentialQuantile(_Quantile):
         Parameters, return value and errors as :meth:`Mechanism.release`;
         ``noise_variance`` is ``None`` and ``noise_scale`` is the score scale ``2 / eps``.
         """
-        lo, hi = check_bounds(lower, upper)
-        batch = _check_batch(samples, lo, hi)
-        eps = _check_eps_rows(eps_sample, batch.shape[0])
-        check_delta_open("delta_sample", delta_sample)
-        if not isinstance(rng, np.random.Generator):
-            raise ValueError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
+        lo, hi, batch, eps, _ = _check_release_args(
+            samples, eps_sample, delta_sample, lower, upper, rng
+        )
         u = np.asarray(1.0 - rng.random(batch.shape[0]), dtype=np.float64)
         chosen = _exponential_choose(batch, lo, hi, np.ascontiguousarray(eps), self.quantile, u)
-        n = batch.shape[1]
-        rows = np.arange(batch.shape[0])
-        left = np.where(chosen == 0, lo, batch[rows, np.maximum(chosen - 1, 0)])
-        right = np.where(chosen == n, hi, batch[rows, np.minimum(chosen, n - 1)])
+        left, right = _chosen_interval(batch, lo, hi, chosen)
         released = np.clip(left + rng.random(batch.shape[0]) * (right - left), left, right)
-        s = self.sensitivity(batch, eps, 0.5, lo, hi)
-        return Release(released, self.statistic(batch), s, self.noise_scale(s, eps), None)
+        return self._score_release(released, batch, eps, lo, hi)

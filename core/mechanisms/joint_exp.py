@@ -28,6 +28,7 @@ from core._validation import (
     check_bounds,
     check_delta_open,
     check_eps,
+    check_rng,
     check_vector,
     check_whole,
     finite_scalar,
@@ -488,8 +489,7 @@ class JointExpQuantiles:
         rows = _rows(samples, lo, hi)
         eps = _check_eps_rows(eps_sample, len(rows))
         check_delta_open("delta_sample", delta_sample)
-        if not isinstance(rng, np.random.Generator):
-            raise ValueError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
+        check_rng(rng)
         m = self.quantiles.size
         out = np.empty((len(rows), count, m))
         for r, row in enumerate(rows):

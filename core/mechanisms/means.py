@@ -21,11 +21,12 @@ from core._validation import (
     check_bounds,
     check_delta_open,
     check_eps,
+    check_rng,
     check_whole,
     finite_scalar,
     require,
 )
-from core.mechanisms.base import FloatArray, Mechanism, Release, _check_batch, _check_eps_rows
+from core.mechanisms.base import FloatArray, Mechanism, Release, _check_release_args
 
 __all__ = [
     "GaussianMean",
@@ -214,12 +215,9 @@ class GaussianMean(_FixedSizeMean):
         Parameters, return value and errors as :meth:`Mechanism.release`; ``noise_scale``
         is ``sigma`` and ``noise_variance`` is ``sigma^2``.
         """
-        lo, hi = check_bounds(lower, upper)
-        batch = _check_batch(samples, lo, hi)
-        eps = _check_eps_rows(eps_sample, batch.shape[0])
-        delta = check_delta_open("delta_sample", delta_sample)
-        if not isinstance(rng, np.random.Generator):
-            raise ValueError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
+        lo, hi, batch, eps, delta = _check_release_args(
+            samples, eps_sample, delta_sample, lower, upper, rng
+        )
         stat = self.statistic(batch)
         s = self.sensitivity(batch, eps, delta, lo, hi)
         sigma = analytic_gaussian_sigma(eps, delta, s)
@@ -392,8 +390,7 @@ class HorvitzThompsonMean(Mechanism):
         """
         stat = self.statistic_one(sample)
         eps = float(check_eps("eps_sample", finite_scalar("eps_sample", eps_sample)))
-        if not isinstance(rng, np.random.Generator):
-            raise ValueError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
+        check_rng(rng)
         return stat + self.global_sensitivity / eps * float(rng.laplace(0.0, 1.0))
 
     def __repr__(self) -> str:

@@ -20,16 +20,17 @@ from scipy import optimize
 
 from core import sensitivity as sens
 from core._validation import (
-    check_bounds,
-    check_delta_open,
-    check_eps,
     check_interval,
     finite_scalar,
-    values_in_bounds,
 )
-from core.mechanisms.base import FloatArray, Release, _check_batch, _check_eps_rows
-from core.mechanisms.exponential import _edges, _exponential_choose, _exponential_log_weights
-from core.mechanisms.quantiles import _Quantile
+from core.mechanisms.base import FloatArray, Release, _check_release_args
+from core.mechanisms.exponential import (
+    _check_one_sample,
+    _chosen_interval,
+    _exponential_choose,
+    _interval_law,
+)
+from core.mechanisms.quantiles import _RankScoreQuantile
 
 __all__ = [
     "PiecewiseLaplaceQuantile",
@@ -108,17 +109,12 @@ def piecewise_laplace_distribution(
         For empty or non-finite values, values outside the bounds, bad bounds, budget or
         quantile.
     """
-    lo, hi = check_bounds(lower, upper)
-    values = np.sort(values_in_bounds(sorted_values, lo, hi))
-    eps = float(check_eps("eps_sample", finite_scalar("eps_sample", eps_sample)))
-    q = sens.check_quantile(quantile)
+    lo, hi, values, eps, q = _check_one_sample(sorted_values, eps_sample, lower, upper, quantile)
     n = values.size
-    edges = _edges(values[np.newaxis, :], lo, hi)
-    log_w = _exponential_log_weights(edges, np.array([eps]), _centre_rank(n, q))[0]
-    weights = np.exp(log_w - log_w.max())
+    edges, probabilities = _interval_law(values, lo, hi, eps, _centre_rank(n, q))
     k = sens.quantile_rank(n, q)
     direction = np.where(np.arange(n + 1) >= k, 1.0, -1.0)
-    return edges[0], weights / weights.sum(), direction
+    return edges, probabilities, direction
 
 
 def _inside(
@@ -210,7 +206,7 @@ def piecewise_laplace_error(
     return mse, t
 
 
-class PiecewiseLaplaceQuantile(_Quantile):
+class PiecewiseLaplaceQuantile(_RankScoreQuantile):
     """The piecewise-Laplace mechanism for a quantile (Durfee 2025): pure ``eps``, both relations.
 
     Score.  With ``x_(m) = lower`` for ``m <= 0`` and ``upper`` for ``m >= n + 1``, changing
@@ -263,21 +259,6 @@ class PiecewiseLaplaceQuantile(_Quantile):
     change_factor = 1.0
     windowed = False
 
-    def sensitivity(
-        self,
-        samples: FloatArray,
-        eps_sample: float | FloatArray,
-        delta_sample: float,
-        lower: float,
-        upper: float,
-    ) -> FloatArray:
-        """Sensitivity 1 of the score ``l(y)`` (a number of records), every row."""
-        return np.ones(samples.shape[0], dtype=np.float64)
-
-    def noise_scale(self, sensitivity: FloatArray, eps_sample: float | FloatArray) -> FloatArray:
-        """``2 S / eps``: the score distance (in records) over which the density falls by ``e``."""
-        return np.asarray(2.0 * sensitivity / eps_sample, dtype=np.float64)
-
     def exact_error(
         self,
         sample: FloatArray,
@@ -308,21 +289,15 @@ class PiecewiseLaplaceQuantile(_Quantile):
         Parameters, return value and errors as :meth:`Mechanism.release`;
         ``noise_variance`` is ``None`` and ``noise_scale`` is the score scale ``2 / eps``.
         """
-        lo, hi = check_bounds(lower, upper)
-        batch = _check_batch(samples, lo, hi)
-        eps = _check_eps_rows(eps_sample, batch.shape[0])
-        check_delta_open("delta_sample", delta_sample)
-        if not isinstance(rng, np.random.Generator):
-            raise ValueError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
+        lo, hi, batch, eps, _ = _check_release_args(
+            samples, eps_sample, delta_sample, lower, upper, rng
+        )
         reps, n = batch.shape
         u = np.asarray(1.0 - rng.random(reps), dtype=np.float64)
         level = _centre_rank(n, self.quantile)
         chosen = _exponential_choose(batch, lo, hi, np.ascontiguousarray(eps), level, u)
-        rows = np.arange(reps)
-        left = np.where(chosen == 0, lo, batch[rows, np.maximum(chosen - 1, 0)])
-        right = np.where(chosen == n, hi, batch[rows, np.minimum(chosen, n - 1)])
+        left, right = _chosen_interval(batch, lo, hi, chosen)
         direction = np.where(chosen >= self.rank(n), 1.0, -1.0)
         t = _truncated_exponential_draw(eps / 2.0, np.asarray(rng.random(reps), dtype=np.float64))
         released = _inside(direction, left, right, t)
-        s = self.sensitivity(batch, eps, 0.5, lo, hi)
-        return Release(released, self.statistic(batch), s, self.noise_scale(s, eps), None)
+        return self._score_release(released, batch, eps, lo, hi)

@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from core import sensitivity as sens
-from core.mechanisms.base import FloatArray, Mechanism
+from core.mechanisms.base import FloatArray, Mechanism, Release
 
 __all__ = [
     "PURE_NOISE_GAMMA",
@@ -67,6 +67,42 @@ class _Quantile(Mechanism):
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, self.quantile))
+
+
+class _RankScoreQuantile(_Quantile):
+    """Shared parts of the quantile mechanisms driven by a score counted in records.
+
+    The exponential, piecewise-Laplace and unbounded quantiles score an output by a count
+    of sample values (a rank, or a number of records), which moves by at most 1 between
+    neighbours: the sensitivity is 1 in every row and the scale ``2 S / eps`` is in records,
+    not in the units of the data (the spread of the release in data units depends on the
+    gaps between the sample values).  Their releases carry no closed-form noise variance.
+    """
+
+    def sensitivity(
+        self,
+        samples: FloatArray,
+        eps_sample: float | FloatArray,
+        delta_sample: float,
+        lower: float,
+        upper: float,
+    ) -> FloatArray:
+        """Sensitivity 1 of the score (a count of records), every row."""
+        return np.ones(samples.shape[0], dtype=np.float64)
+
+    def noise_scale(self, sensitivity: FloatArray, eps_sample: float | FloatArray) -> FloatArray:
+        """The score scale ``2 S / eps``: the score distance, in records, over which the
+        weight of an output falls by ``e`` (the Laplace scale of each count for the
+        unbounded quantile)."""
+        return np.asarray(2.0 * sensitivity / eps_sample, dtype=np.float64)
+
+    def _score_release(
+        self, released: FloatArray, batch: FloatArray, eps: FloatArray, lower: float, upper: float
+    ) -> Release:
+        """The :class:`Release` of ``released``: statistic, sensitivity, score scale and no
+        noise variance."""
+        s = self.sensitivity(batch, eps, 0.5, lower, upper)
+        return Release(released, self.statistic(batch), s, self.noise_scale(s, eps), None)
 
 
 class SmoothLaplaceQuantile(_Quantile):

@@ -17,9 +17,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from core import sensitivity as sens
-from core._validation import check_delta_open, finite_scalar
+from core._validation import check_delta_open, check_rng, finite_scalar
 from core.mechanisms.base import FloatArray, Release, _check_eps_rows
-from core.mechanisms.quantiles import _Quantile
+from core.mechanisms.quantiles import _RankScoreQuantile
 
 __all__ = [
     "DEFAULT_GROWTH",
@@ -92,7 +92,7 @@ _first_crossing_compiled = (
 )
 
 
-class UnboundedQuantile(_Quantile):
+class UnboundedQuantile(_RankScoreQuantile):
     """AboveThreshold on ``t_i = lower + beta^i - 1``: a quantile with no public upper bound.
 
     Release (Durfee 2023, the unbounded quantile estimate, with ``Laplace(2 / eps)`` noise on
@@ -176,21 +176,6 @@ class UnboundedQuantile(_Quantile):
         with np.errstate(over="ignore"):
             return np.asarray(lower + np.expm1(i * math.log(self.growth)), dtype=np.float64)
 
-    def sensitivity(
-        self,
-        samples: FloatArray,
-        eps_sample: float | FloatArray,
-        delta_sample: float,
-        lower: float,
-        upper: float,
-    ) -> FloatArray:
-        """Sensitivity 1 of the counts ``c_i - q n``, every row."""
-        return np.ones(samples.shape[0], dtype=np.float64)
-
-    def noise_scale(self, sensitivity: FloatArray, eps_sample: float | FloatArray) -> FloatArray:
-        """``2 S / eps``: the Laplace scale of the threshold and of each count, in records."""
-        return np.asarray(2.0 * sensitivity / eps_sample, dtype=np.float64)
-
     def release(
         self,
         samples: ArrayLike,
@@ -226,8 +211,7 @@ class UnboundedQuantile(_Quantile):
             )
         eps = _check_eps_rows(eps_sample, batch.shape[0])
         check_delta_open("delta_sample", delta_sample)
-        if not isinstance(rng, np.random.Generator):
-            raise ValueError(f"rng must be a numpy.random.Generator; got {type(rng).__name__}")
+        check_rng(rng)
         reps, n = batch.shape
         rho_unit = np.asarray(rng.laplace(0.0, 1.0, reps), dtype=np.float64)
         expo = np.asarray(rng.standard_exponential(reps), dtype=np.float64)
@@ -248,8 +232,7 @@ class UnboundedQuantile(_Quantile):
             )
             out[rows] = part
         released = self.thresholds(out, lo)
-        s = self.sensitivity(batch, eps, 0.5, lo, hi)
-        return Release(released, self.statistic(batch), s, self.noise_scale(s, eps), None)
+        return self._score_release(released, batch, eps, lo, hi)
 
     def release_empty(
         self, eps_sample: float, lower: float, upper: float, rng: np.random.Generator

@@ -36,7 +36,13 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from core._validation import FloatArray, check_bounds, finite_scalar
+from core._validation import FloatArray
+from core.sensitivity import (
+    _block_arrays,
+    _check_window_args,
+    _push_halves,
+    _unknown_pairs_bound,
+)
 from core.windowed.runs import Blocks, RunView
 
 __all__ = ["smooth_sensitivity_runs"]
@@ -88,18 +94,7 @@ def _best_pair(
             best = row_best
             bp = mid
             bq = arg
-        if mid > rl:
-            stack[top, 0] = rl
-            stack[top, 1] = mid - 1
-            stack[top, 2] = cl
-            stack[top, 3] = arg
-            top += 1
-        if mid < rh:
-            stack[top, 0] = mid + 1
-            stack[top, 1] = rh
-            stack[top, 2] = arg
-            stack[top, 3] = ch
-            top += 1
+        top = _push_halves(stack, top, rl, mid, rh, cl, arg, ch)
     return bp, bq, best
 
 
@@ -158,10 +153,9 @@ def _runs_core(
                     q1 = q2 + 1
                     step *= 2
                 bound = max(bound, (upper - low) * math.exp(-beta * (nn - p2)))
-                for u in range(offsets[r], offsets[r + 1]):
-                    if block_first[u] > b:  # both unknown
-                        d = block_first[u] - p2 - 1
-                        bound = max(bound, (block_high[u] - low) * math.exp(-beta * d))
+                bound = _unknown_pairs_bound(
+                    bound, low, p2, b, beta, offsets[r], offsets[r + 1], block_first, block_high
+                )
             else:  # above the window: j in this block, i a row
                 q = block_first[t]
                 p2 = nl - 1
@@ -218,10 +212,7 @@ def smooth_sensitivity_runs(
     certified : ndarray of bool, shape (reps,)
         Whether ``S`` is the smooth sensitivity of the whole sample.
     """
-    lo, hi = check_bounds(lower, upper)
-    b = finite_scalar("beta", beta)
-    if not b > 0:
-        raise ValueError(f"beta must be a finite number > 0; got {beta!r}")
+    lo, hi, b = _check_window_args(lower, upper, beta)
     reps = view.count.size
     nn, kk = (np.ascontiguousarray(np.asarray(x, dtype=np.int64).reshape(reps)) for x in (n, k))
     if reps and view.count.min() < 1:
@@ -229,8 +220,7 @@ def smooth_sensitivity_runs(
     end = view.last[np.arange(reps), view.count - 1]
     if reps and np.any((view.first[:, 0] > kk) | (end < kk)):
         raise ValueError("every row's window must hold its rank k")
-    off, bf, bl = (np.ascontiguousarray(np.asarray(x, dtype=np.int64)) for x in blocks[:3])
-    blow, bhigh = (np.ascontiguousarray(np.asarray(x, dtype=np.float64)) for x in blocks[3:])
+    off, bf, bl, blow, bhigh = _block_arrays(blocks)
     out = np.empty(reps)
     ok = np.zeros(reps, dtype=np.bool_)
     if reps:

@@ -52,7 +52,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from core._validation import FloatArray, check_array
-from core.windowed.sampler import LEAF, IntArray, SampleWindows, _Blocks
+from core.windowed.sampler import LEAF, B, IntArray, SampleWindows, _Blocks, _BlockTree
 
 __all__ = ["RunSegments", "RunSource", "RunView", "RunWindows", "ValueRuns", "run_view"]
 
@@ -218,7 +218,42 @@ class RunSegments:
         return RunView.of_segments(row[inside], f[inside], la[inside], values, rows.size)
 
 
-class RunWindows(SampleWindows):
+class _RunTree(_BlockTree[B]):
+    """A block tree split at run boundaries whose one-run blocks are resolved without
+    drawing records (module docstring): the shared part of :class:`RunWindows` and
+    :class:`core.designs.stratified_windows.StratifiedRunWindows`.  A subclass sets
+    ``_segments``; read the windows with :meth:`window_runs`."""
+
+    _segments: RunSegments
+
+    def _resolvable(self, b: B) -> NDArray[np.bool_]:
+        return self._segments.single(b.start, b.stop)
+
+    def _midpoint(self, start: IntArray, stop: IntArray) -> IntArray:
+        return self._segments.midpoint(start, stop)
+
+    def _resolve(self, b: B) -> None:
+        self._segments.add(b.rep, b.start, b.below, b.count)
+
+    def window_runs(
+        self, which: IntArray, k: IntArray, values: FloatArray
+    ) -> tuple[RunView, Blocks]:
+        """The runs of known ranks around ``k[i]`` of samples ``which``, and the blocks outside.
+
+        As :meth:`core.windowed.SampleWindows.outside`, with the known ranks as runs.  The
+        samples left out of ``which`` are forgotten.
+        """
+        first, last, blocks = self.outside(which, k, values)
+        return self._segments.view(which, self.reps, first, last), blocks
+
+    def positions(self, first: IntArray, width: int, which: IntArray | None = None) -> IntArray:
+        """Refused: the records of a run are never drawn (use :meth:`window_runs`)."""
+        raise TypeError(
+            f"{type(self).__name__} reveals runs of values, not records: use window_runs"
+        )
+
+
+class RunWindows(_RunTree[_Blocks], SampleWindows):
     """Order statistics near chosen ranks of ``reps`` SRSWOR samples of a tied population.
 
     The tree of :class:`core.windowed.SampleWindows` split at run boundaries, a block of one
@@ -238,30 +273,6 @@ class RunWindows(SampleWindows):
     def __init__(self, rng: np.random.Generator, runs: ValueRuns, sizes: ArrayLike) -> None:
         super().__init__(rng, runs.N, sizes, leaf=LEAF)
         self._segments = RunSegments(runs)
-
-    def _resolvable(self, b: _Blocks) -> NDArray[np.bool_]:
-        return self._segments.single(b.start, b.stop)
-
-    def _midpoint(self, start: IntArray, stop: IntArray) -> IntArray:
-        return self._segments.midpoint(start, stop)
-
-    def _resolve(self, b: _Blocks) -> None:
-        self._segments.add(b.rep, b.start, b.below, b.count)
-
-    def window_runs(
-        self, which: IntArray, k: IntArray, values: FloatArray
-    ) -> tuple[RunView, Blocks]:
-        """The runs of known ranks around ``k[i]`` of samples ``which``, and the blocks outside.
-
-        As :meth:`core.windowed.SampleWindows.outside`, with the known ranks as runs.  The
-        samples left out of ``which`` are forgotten.
-        """
-        first, last, blocks = self.outside(which, k, values)
-        return self._segments.view(which, self.reps, first, last), blocks
-
-    def positions(self, first: IntArray, width: int, which: IntArray | None = None) -> IntArray:
-        """Refused: the records of a run are never drawn (use :meth:`window_runs`)."""
-        raise TypeError("RunWindows reveals runs of values, not records: use window_runs")
 
 
 @dataclass(frozen=True, eq=False)

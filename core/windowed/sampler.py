@@ -7,9 +7,10 @@ source of samples, and :data:`SourceFactory` how a design hands its source over.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Generic, Protocol, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -158,61 +159,59 @@ class _Blocks:
 _FIELDS = ("rep", "start", "stop", "below", "count")
 
 
-class SampleWindows:
-    """Order statistics near chosen ranks of ``reps`` independent SRSWOR samples.
+class _BlockRows(Protocol):
+    """What :class:`_BlockTree` reads of a frontier: one row per block, records
+    ``[start, stop)`` of sample ``rep`` holding ``count`` sampled records, ``below`` to
+    their left."""
 
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-        Source of randomness.
-    N : int
-        Population size (records ``0..N-1`` of the sorted population).
-    sizes : array_like of int, shape (reps,)
-        Sample size of each sample, ``1 <= n_r <= N`` (a fixed ``n`` for SRSWOR; drawn
-        binomial sizes for Poisson sampling).
-    leaf : int, default LEAF
-        Blocks holding at most this many sampled records are resolved directly; smaller
-        values split more (the law is the same for every ``leaf >= 1``).
+    rep: IntArray
+    start: IntArray
+    stop: IntArray
+    below: IntArray
+    count: IntArray
 
-    Notes
-    -----
-    :meth:`ensure` makes ranks ``[a_r, b_r]`` of sample ``r`` known, splitting only what it
-    needs (module docstring); :meth:`positions` returns them.  Ranks made known stay known,
-    so widening a window reuses every draw.
+    def take(self: B, mask: NDArray[np.bool_]) -> B: ...
+
+    def join(self: B, parts: list[B]) -> B: ...
+
+
+B = TypeVar("B", bound=_BlockRows)
+
+
+class _BlockTree(ABC, Generic[B]):
+    """The block tree shared by :class:`SampleWindows` and
+    :class:`core.designs.stratified_windows.StratifiedWindows` (module docstring).
+
+    A subclass sets ``_sizes`` and the root ``_frontier`` after ``__init__`` and says how a
+    block is split (:meth:`_split`) and resolved (:meth:`_resolve`).
     """
 
-    def __init__(
-        self, rng: np.random.Generator, N: int, sizes: ArrayLike, *, leaf: int = LEAF
-    ) -> None:
+    _sizes: IntArray
+    _frontier: B
+
+    def __init__(self, rng: np.random.Generator, leaf: int) -> None:
         self._rng = rng
         self._leaf = check_whole("leaf", leaf, 1, 2**31)
-        self.N = int(N)
-        n = np.asarray(sizes, dtype=np.int64).reshape(-1)
-        if n.size and (n.min() < 1 or n.max() > self.N):
-            raise ValueError(f"sample sizes must be in [1, N = {self.N}]")
-        self.sizes = n
-        reps = n.size
-        self._frontier = _Blocks(
-            np.arange(reps, dtype=np.int64),
-            np.zeros(reps, dtype=np.int64),
-            np.full(reps, self.N, dtype=np.int64),
-            np.zeros(reps, dtype=np.int64),
-            n.copy(),
-        )
         self._known_rep: list[IntArray] = []
         self._known_rank: list[IntArray] = []
         self._known_pos: list[IntArray] = []
 
     @property
     def reps(self) -> int:
-        return int(self.sizes.size)
+        """Number of samples."""
+        return int(self._sizes.size)
+
+    @property
+    def sizes(self) -> IntArray:
+        """Sample size ``n_r`` of every sample."""
+        return self._sizes
 
     def ensure(self, first: IntArray, last: IntArray) -> None:
         """Make sample ranks ``first[r] .. last[r]`` (1-indexed, clipped to ``[1, n_r]``) known."""
         lo = np.maximum(np.asarray(first, dtype=np.int64), 1)
-        hi = np.minimum(np.asarray(last, dtype=np.int64), self.sizes)
+        hi = np.minimum(np.asarray(last, dtype=np.int64), self._sizes)
         blocks = self._frontier
-        waiting: list[_Blocks] = []
+        waiting: list[B] = []
         while blocks.rep.size:
             first_rank = blocks.below + 1
             last_rank = blocks.below + blocks.count
@@ -227,9 +226,9 @@ class SampleWindows:
             if small.any():
                 self._resolve(blocks.take(small))
             blocks = self._split(blocks.take(~small))
-        self._frontier = _Blocks.join(waiting) if waiting else blocks
+        self._frontier = waiting[0].join(waiting) if waiting else blocks
 
-    def _resolvable(self, b: _Blocks) -> NDArray[np.bool_]:
+    def _resolvable(self, b: B) -> NDArray[np.bool_]:
         """The blocks resolved now rather than split: at most ``leaf`` sampled records."""
         return b.count <= self._leaf
 
@@ -237,31 +236,13 @@ class SampleWindows:
         """Where the blocks ``[start, stop)`` are split: their middle record."""
         return (start + stop) // 2
 
-    def _split(self, b: _Blocks) -> _Blocks:
-        """Split every block in two halves with a hypergeometric count for the left half."""
-        if not b.rep.size:
-            return b
-        mid = self._midpoint(b.start, b.stop)
-        left = self._rng.hypergeometric(mid - b.start, b.stop - mid, b.count).astype(np.int64)
-        return _Blocks(
-            np.concatenate((b.rep, b.rep)),
-            np.concatenate((b.start, mid)),
-            np.concatenate((mid, b.stop)),
-            np.concatenate((b.below, b.below + left)),
-            np.concatenate((left, b.count - left)),
-        )
+    @abstractmethod
+    def _split(self, b: B) -> B:
+        """The two halves of every block of ``b``, with their sampled counts drawn."""
 
-    def _resolve(self, b: _Blocks) -> None:
-        """A uniform ``count``-subset of the records of each block, in order (Floyd)."""
-        offsets = np.zeros(b.rep.size + 1, dtype=np.int64)
-        np.cumsum(b.count, out=offsets[1:])
-        total = int(offsets[-1])
-        rep, rank, pos = (np.empty(total, dtype=np.int64) for _ in range(3))
-        _floyd_subsets(self._rng, b.stop - b.start, b.count, offsets, pos)
-        _label_points(b.rep, b.below, b.start, offsets, rep, rank, pos)
-        self._known_rep.append(rep)
-        self._known_rank.append(rank)
-        self._known_pos.append(pos)
+    @abstractmethod
+    def _resolve(self, b: B) -> None:
+        """Make every sampled rank of the blocks ``b`` known."""
 
     def outside(
         self, which: IntArray, k: IntArray, values: FloatArray
@@ -289,7 +270,7 @@ class SampleWindows:
         offsets = np.searchsorted(row, np.arange(rows.size + 1)).astype(np.int64)
         kk = np.asarray(k, dtype=np.int64)
         known_first = np.ones(rows.size, dtype=np.int64)
-        known_last = self.sizes[rows].copy()
+        known_last = self._sizes[rows].copy()
         low_side = last_rank < kk[row]
         np.maximum.at(known_first, row[low_side], last_rank[low_side] + 1)
         np.minimum.at(known_last, row[~low_side], first_rank[~low_side] - 1)
@@ -321,6 +302,74 @@ class SampleWindows:
             [pos[:kept]],
         )
         return out
+
+
+class SampleWindows(_BlockTree[_Blocks]):
+    """Order statistics near chosen ranks of ``reps`` independent SRSWOR samples.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Source of randomness.
+    N : int
+        Population size (records ``0..N-1`` of the sorted population).
+    sizes : array_like of int, shape (reps,)
+        Sample size of each sample, ``1 <= n_r <= N`` (a fixed ``n`` for SRSWOR; drawn
+        binomial sizes for Poisson sampling).
+    leaf : int, default LEAF
+        Blocks holding at most this many sampled records are resolved directly; smaller
+        values split more (the law is the same for every ``leaf >= 1``).
+
+    Notes
+    -----
+    :meth:`ensure` makes ranks ``[a_r, b_r]`` of sample ``r`` known, splitting only what it
+    needs (module docstring); :meth:`positions` returns them.  Ranks made known stay known,
+    so widening a window reuses every draw.
+    """
+
+    def __init__(
+        self, rng: np.random.Generator, N: int, sizes: ArrayLike, *, leaf: int = LEAF
+    ) -> None:
+        super().__init__(rng, leaf)
+        self.N = int(N)
+        n = np.asarray(sizes, dtype=np.int64).reshape(-1)
+        if n.size and (n.min() < 1 or n.max() > self.N):
+            raise ValueError(f"sample sizes must be in [1, N = {self.N}]")
+        self._sizes = n
+        reps = n.size
+        self._frontier = _Blocks(
+            np.arange(reps, dtype=np.int64),
+            np.zeros(reps, dtype=np.int64),
+            np.full(reps, self.N, dtype=np.int64),
+            np.zeros(reps, dtype=np.int64),
+            n.copy(),
+        )
+
+    def _split(self, b: _Blocks) -> _Blocks:
+        """Split every block in two halves with a hypergeometric count for the left half."""
+        if not b.rep.size:
+            return b
+        mid = self._midpoint(b.start, b.stop)
+        left = self._rng.hypergeometric(mid - b.start, b.stop - mid, b.count).astype(np.int64)
+        return _Blocks(
+            np.concatenate((b.rep, b.rep)),
+            np.concatenate((b.start, mid)),
+            np.concatenate((mid, b.stop)),
+            np.concatenate((b.below, b.below + left)),
+            np.concatenate((left, b.count - left)),
+        )
+
+    def _resolve(self, b: _Blocks) -> None:
+        """A uniform ``count``-subset of the records of each block, in order (Floyd)."""
+        offsets = np.zeros(b.rep.size + 1, dtype=np.int64)
+        np.cumsum(b.count, out=offsets[1:])
+        total = int(offsets[-1])
+        rep, rank, pos = (np.empty(total, dtype=np.int64) for _ in range(3))
+        _floyd_subsets(self._rng, b.stop - b.start, b.count, offsets, pos)
+        _label_points(b.rep, b.below, b.start, offsets, rep, rank, pos)
+        self._known_rep.append(rep)
+        self._known_rank.append(rank)
+        self._known_pos.append(pos)
 
 
 class WindowSource(Protocol):
