@@ -58,8 +58,11 @@ def quoted(x: Any, limit: int = 40) -> str:
 
 
 def number_text(x: float) -> str:
-    """A short readable number: ``2,000`` for whole numbers, six significant digits else."""
+    """A short readable number: ``2,000`` for whole numbers, six significant digits else,
+    ``∞`` for infinity (no public upper bound)."""
     x = float(x)
+    if math.isinf(x):
+        return "∞" if x > 0 else "−∞"
     if x == int(x) and abs(x) < 1e15:
         return f"{int(x):,}"
     return f"{x:.6g}"
@@ -296,6 +299,18 @@ def check_bounds(lower: object, upper: object) -> tuple[float, float]:
     if not math.isfinite(hi - lo):
         raise ValueError(f"upper - lower must be finite; got lower={lo!r}, upper={hi!r}")
     return lo, hi
+
+
+def check_bounds_or_no_upper(lower: object, upper: object) -> tuple[float, float]:
+    """Public bounds as :func:`check_bounds`, except that ``upper`` may be ``+inf`` (no public
+    upper bound: only a mechanism that needs none can use them)."""
+    try:
+        hi = float(upper)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        hi = math.nan
+    if hi == math.inf:
+        return finite_scalar("lower", lower), hi
+    return check_bounds(lower, upper)
 
 
 def check_choice(name: str, value: object, options: Iterable[str]) -> str:

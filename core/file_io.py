@@ -571,7 +571,7 @@ def load_population_file(
     value_column : str, optional
         Column of values; default the first column with at least 3 numbers.
     lower, upper : float, optional
-        Declared public bounds.
+        Declared public bounds; ``upper=float("inf")`` declares that none is public.
     stratum_column, cluster_column : str or sequence of str, optional
         Label columns for stratified and cluster sampling.
     name : str, optional

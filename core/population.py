@@ -52,7 +52,10 @@ class Population:
         The values, float64, sorted ascending. Stored as a private read-only copy; -0.0 is
         stored as 0.0.
     lower, upper : float
-        Declared public bounds, finite, ``lower < upper``; every value lies in between.
+        Declared public bounds, ``lower < upper``; every value lies in between. ``lower`` is
+        finite; ``upper`` is finite, or ``inf`` when no upper bound is public (then only a
+        mechanism that needs none, the unbounded quantile, can use the population; see
+        :attr:`has_upper_bound`).
     strata, clusters : numpy.ndarray or None
         Optional labels aligned with the sorted ``values`` (stratified sampling, Bun et al.
         (2022), §7; cluster sampling, §5). Integer labels are stored as int64, all
@@ -75,8 +78,9 @@ class Population:
     Raises
     ------
     ValueError
-        If the bounds are not finite with ``lower < upper``, a value is not finite, lies
-        outside the bounds or is out of order, or labels do not have one entry per value.
+        If the bounds are not finite (``upper`` may be ``inf``) with ``lower < upper``, a
+        value is not finite, lies outside the bounds or is out of order, or labels do not
+        have one entry per value.
     """
 
     name: str
@@ -108,14 +112,17 @@ class Population:
             lower, upper = float(self.lower), float(self.upper)
         except (TypeError, ValueError):
             raise ValueError("The bounds must be numbers.") from None
-        if not (math.isfinite(lower) and math.isfinite(upper)):
-            raise ValueError(f"The bounds must be finite numbers, got [{lower}, {upper}].")
+        if not (math.isfinite(lower) and (math.isfinite(upper) or upper == math.inf)):
+            raise ValueError(
+                f"The lower bound must be a finite number and the upper bound a finite number "
+                f"or inf (no public upper bound), got [{lower}, {upper}]."
+            )
         if not lower < upper:
             raise ValueError(
                 f"The lower bound must be smaller than the upper bound, got [{number_text(lower)}, "
                 f"{number_text(upper)}]."
             )
-        if not math.isfinite(upper - lower):
+        if math.isfinite(upper) and not math.isfinite(upper - lower):
             raise ValueError(
                 f"The bounds [{number_text(lower)}, {number_text(upper)}] are too far apart "
                 "to compute with."
@@ -200,6 +207,11 @@ class Population:
         if cached.get(which) is None:
             cached[which] = _factorize(labels)
         return cached[which]
+
+    @property
+    def has_upper_bound(self) -> bool:
+        """Whether a public upper bound was declared (False when ``upper`` is ``inf``)."""
+        return math.isfinite(self.upper)
 
     @property
     def size(self) -> int:

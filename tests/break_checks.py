@@ -892,6 +892,16 @@ BREAKS: tuple[Break, ...] = (
             "test_each_statistics_plan_is_the_plain_plan_with_its_share",
         ),
     ),
+    Break(
+        name="no-upper-page-guard",
+        item="issue 23 no upper bound",
+        path="ui/router.py",
+        old="    if spec is not None and spec.needs_upper and not active_has_upper_bound():",
+        new="    if spec is not None and spec.needs_upper and active_has_upper_bound() is None:",
+        tests=(
+            "tests/pages/test_no_upper_bound.py::test_every_page_opens_on_a_population_without_u",
+        ),
+    ),
 )
 
 

@@ -20,7 +20,13 @@ import streamlit as st
 
 from ui.command_line import command_line_population
 from ui.glossary import glossary_expander
-from ui.state import page_notices, population_sidebar, set_command_line
+from ui.state import (
+    active_has_upper_bound,
+    no_upper_bound_notice,
+    page_notices,
+    population_sidebar,
+    set_command_line,
+)
 from ui.theme import APP_CSS
 from ui.widgets import write_presets_to_url
 
@@ -34,25 +40,41 @@ DEFAULT_PAGE = "app_pages/overview.py"
 
 
 class PageSpec(NamedTuple):
-    """One menu entry: the page script (relative to the repository root), title and icon."""
+    """One menu entry: the page script (relative to the repository root), title and icon.
+
+    ``needs_upper``: the page computes with the public upper bound U of the active
+    population. On a population given without one (an upload with U left empty), the router
+    shows :func:`ui.state.no_upper_bound_notice` instead of running such a page. A page that
+    runs without U (or deals with its absence itself) sets it to False.
+    """
 
     script: str
     title: str
     icon: str
+    needs_upper: bool = True
 
 
 #: Every page, in menu order: the only registry of pages.
 PAGES: tuple[PageSpec, ...] = (
-    PageSpec("app_pages/overview.py", "Population", ":material/groups:"),
+    PageSpec("app_pages/overview.py", "Population", ":material/groups:", needs_upper=False),
     PageSpec("app_pages/planner.py", "Release planner", ":material/checklist:"),
-    PageSpec("app_pages/lessons.py", "Lessons", ":material/school:"),
-    PageSpec("app_pages/amplification.py", "Amplification", ":material/zoom_in:"),
-    PageSpec("app_pages/gains.py", "Mean & median gains", ":material/query_stats:"),
-    PageSpec("app_pages/clusters.py", "Cluster sampling", ":material/workspaces:"),
+    PageSpec("app_pages/lessons.py", "Lessons", ":material/school:", needs_upper=False),
+    PageSpec(
+        "app_pages/amplification.py", "Amplification", ":material/zoom_in:", needs_upper=False
+    ),
+    # The gains page runs, on a population without U, the mechanisms that need none.
+    PageSpec(
+        "app_pages/gains.py", "Mean & median gains", ":material/query_stats:", needs_upper=False
+    ),
+    PageSpec(
+        "app_pages/clusters.py", "Cluster sampling", ":material/workspaces:", needs_upper=False
+    ),
     PageSpec("app_pages/strata.py", "Stratified sampling", ":material/stacked_bar_chart:"),
-    PageSpec("app_pages/statistical.py", "Statistical privacy", ":material/casino:"),
-    PageSpec("app_pages/game.py", "Membership game", ":material/person_search:"),
-    PageSpec("app_pages/about.py", ABOUT_TITLE, ":material/info:"),
+    PageSpec(
+        "app_pages/statistical.py", "Statistical privacy", ":material/casino:", needs_upper=False
+    ),
+    PageSpec("app_pages/game.py", "Membership game", ":material/person_search:", needs_upper=False),
+    PageSpec("app_pages/about.py", ABOUT_TITLE, ":material/info:", needs_upper=False),
 )
 
 
@@ -152,6 +174,11 @@ def run_app(default_page: str = DEFAULT_PAGE, argv: Sequence[str] = ()) -> None:
             "not release real private statistics."
         )
     page_notices()
-    navigation.run()
+    spec = next((p for p in PAGES if p.title == navigation.title), None)
+    if spec is not None and spec.needs_upper and not active_has_upper_bound():
+        st.title(spec.title)
+        no_upper_bound_notice()
+    else:
+        navigation.run()
     glossary_expander(expanded=navigation.title == ABOUT_TITLE)
     write_presets_to_url()

@@ -231,3 +231,36 @@ def active_population() -> Population:
         assert pop is not None  # active_choice checked it
         return pop
     return builtin_population(key, active_seed())
+
+
+def active_has_upper_bound() -> bool:
+    """Whether the active population declares a public upper bound U.
+
+    Every built-in population does; an uploaded file (or a command-line file) may leave
+    U empty (stored as ``inf``), and then only what needs no upper bound can run on it.
+    Built-in populations are not drawn to answer.
+    """
+    key = active_choice()
+    if key == UPLOADED:
+        pop = uploaded_population()
+    elif key == COMMAND_LINE:
+        pop = command_line_population()
+    else:
+        return True
+    return pop is None or pop.has_upper_bound
+
+
+def no_upper_bound_message(what: str = "This page") -> str:
+    """Why ``what`` cannot run on the active population, and how to give it an upper bound."""
+    return (
+        f"{what} needs a public upper bound U, and the active population was given without "
+        "one. To use it, upload the file again on the Population page with the upper bound "
+        "filled in, or pick a built-in population in the sidebar. Without an upper bound, "
+        "the Mean & median gains page runs the one quantile mechanism that needs none "
+        "(the unbounded quantile)."
+    )
+
+
+def no_upper_bound_notice(what: str = "This page") -> None:
+    """Show :func:`no_upper_bound_message` as a warning box."""
+    st.warning(no_upper_bound_message(what), icon=":material/vertical_align_top:")

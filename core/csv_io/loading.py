@@ -53,7 +53,8 @@ def load_population_csv(
         Declared public bounds (Hu et al. (2023), §2.2: the range R must not be read from the data).
         Values outside are clipped to them, with a note. A bound left as None is taken from
         the data with :func:`suggest_bounds`, with a warning that such bounds are not
-        differentially private.
+        differentially private. ``upper=float("inf")`` declares that no upper bound is
+        public (only the unbounded quantile mechanism runs on such a population).
     stratum_column, cluster_column : str or sequence of str, optional
         Label columns for stratified sampling (Bun et al. (2022), §7) and cluster sampling
         (§5). A list of several columns builds one id from all of them: survey files number
@@ -239,7 +240,7 @@ def population_from_table(
         repr(file_name),
         f"value_column={str(value_column)!r}",
         f"lower={lo!r}",
-        f"upper={hi!r}",
+        "upper=float('inf')" if hi == math.inf else f"upper={hi!r}",
     ]
     for keyword, chosen in (
         ("stratum_column", stratum_columns),
@@ -271,6 +272,8 @@ def _check_bound(x: Any, which: str) -> float | None:
         v = float(x)
     except (TypeError, ValueError):
         raise ValueError(f"The {which} bound must be a number, got {quoted(x)}.") from None
+    if which == "upper" and v == math.inf:
+        return v  # no public upper bound
     if not math.isfinite(v):
         raise ValueError(f"The {which} bound must be a finite number, got {x!r}.")
     return v

@@ -53,8 +53,10 @@ from core.gains.measures import ERROR_LEVEL, MEASURES
 from core.gains.measures import _median_block as _median_block
 from core.gains.median import (
     NO_FINITE_MEAN,
+    NO_UPPER_MECHANISMS,
     QUANTILE_MECHANISMS,
     MedianExperiment,
+    check_upper_needed,
     measure_exists,
     median_gain_experiment,
 )
@@ -67,6 +69,7 @@ __all__ = [
     "ERROR_LEVEL",
     "MEASURES",
     "NO_FINITE_MEAN",
+    "NO_UPPER_MECHANISMS",
     "QUANTILE_MECHANISMS",
     "BestRate",
     "MechanismComparison",
@@ -74,6 +77,7 @@ __all__ = [
     "PopulationComparison",
     "best_rate",
     "best_rate_mean",
+    "check_upper_needed",
     "compare_with_population",
     "draw_sorted_samples",
     "mean_gain_table",

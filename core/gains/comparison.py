@@ -27,6 +27,7 @@ from core.gains.median import (
     _resolve_mechanism,
     _setup,
     _simulate,
+    check_upper_needed,
     measure_exists,
 )
 from core.mechanisms import Mechanism
@@ -204,6 +205,7 @@ def mechanism_comparison(
         raise ValueError("progress must be a callable(fraction_done, message) or None")
     chosen = mechanisms_with_measure(measure) if mechanisms is None else mechanisms
     mechs = [_resolve_mechanism(m, quantile) for m in chosen]
+    check_upper_needed(mechs, s.upper)
     names = [m.name for m in mechs]
     if not names or len(set(names)) != len(names):
         raise ValueError(f"mechanisms must be a non-empty list of distinct ones; got {names}")

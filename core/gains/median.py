@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike
 from core import sensitivity as sens
 from core._validation import (
     FloatArray,
-    check_bounds,
+    check_bounds_or_no_upper,
     check_delta_open,
     check_eps_list,
     check_rate_list,
@@ -35,12 +35,20 @@ from core.gains.draws import (
     _simulated_by_release,
 )
 from core.gains.measures import _median_block
-from core.mechanisms import GaussianMean, Mechanism, SmoothLaplaceQuantile, mechanism_by_name
+from core.mechanisms import (
+    MECHANISMS,
+    GaussianMean,
+    Mechanism,
+    SmoothLaplaceQuantile,
+    mechanism_by_name,
+)
 
 __all__ = [
     "NO_FINITE_MEAN",
+    "NO_UPPER_MECHANISMS",
     "QUANTILE_MECHANISMS",
     "MedianExperiment",
+    "check_upper_needed",
     "measure_exists",
     "median_gain_experiment",
 ]
@@ -67,6 +75,12 @@ QUANTILE_MECHANISMS: tuple[str, ...] = (
     "smooth_polyplace",
     "piecewise_laplace",
     "unbounded",
+)
+
+#: The quantile mechanisms that need no public upper bound (``needs_upper`` false): the only
+#: ones that run on a population stored with ``upper = inf``.
+NO_UPPER_MECHANISMS: tuple[str, ...] = tuple(
+    m for m in QUANTILE_MECHANISMS if not MECHANISMS[m].needs_upper
 )
 
 #: Quantile mechanisms whose release has no finite mean: ``"unbounded"`` releases, with a
@@ -248,6 +262,27 @@ def _simulate(
     ]
 
 
+def check_upper_needed(mechanisms: Sequence[Mechanism], upper: float) -> None:
+    """Raise unless every mechanism can run with this ``upper`` bound.
+
+    ``upper = inf`` (no public upper bound) suits only the mechanisms whose
+    :attr:`~core.mechanisms.Mechanism.needs_upper` is false (the unbounded quantile).
+
+    Raises
+    ------
+    ValueError
+        If ``upper`` is infinite and a mechanism needs a finite upper bound.
+    """
+    if np.isfinite(upper):
+        return
+    needing = [m.name for m in mechanisms if m.needs_upper]
+    if needing:
+        raise ValueError(
+            f"upper is inf (no public upper bound), but {needing} need a finite upper bound; "
+            "only mechanisms with needs_upper = False (such as 'unbounded') run without one"
+        )
+
+
 def _setup(
     values: ArrayLike,
     lower: float,
@@ -263,7 +298,7 @@ def _setup(
     """Validate the shared arguments of the experiment."""
     if sampler not in _SAMPLERS:
         raise ValueError(f"sampler must be one of {_SAMPLERS}; got {sampler!r}")
-    lo, hi = check_bounds(lower, upper)
+    lo, hi = check_bounds_or_no_upper(lower, upper)
     pop = values_in_bounds(values, lo, hi)
     eps = check_eps_list("eps_targets", eps_targets)
     rr = check_rate_list("rates", rates)
@@ -327,7 +362,8 @@ def median_gain_experiment(
     values : array_like
         The population (1-d, finite, inside ``[lower, upper]``).
     lower, upper : float
-        Public bounds (the padding values of the smooth sensitivity).
+        Public bounds (the padding values of the smooth sensitivity).  ``upper`` may be
+        ``inf`` (no public upper bound) for a mechanism that needs none (``"unbounded"``).
     eps_targets : array_like
         Non-empty list of population privacy losses (> 0); duplicates are dropped.
     rates : array_like
@@ -417,5 +453,6 @@ def median_gain_experiment(
     if progress is not None and not callable(progress):
         raise ValueError("progress must be a callable(fraction_done, message) or None")
     mech = _resolve_mechanism(mechanism, quantile)
+    check_upper_needed([mech], s.upper)
     used = _resolve_estimator(estimator, mech)
     return _simulate([mech], [used], s, progress)[0]

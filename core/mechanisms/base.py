@@ -157,6 +157,9 @@ class Mechanism(ABC):
     change_factor : float or None
         ``gamma``: the same for one record changed, the sample size fixed; ``None`` when it
         has no such guarantee.  Group privacy gives ``gamma <= 2 alpha`` whatever is stated.
+    needs_upper : bool
+        The release uses the public upper bound ``upper`` (True for every mechanism but
+        the unbounded quantile, which accepts ``upper = inf``).
     relations : frozenset of str
         The neighbour relations, a subset of ``{"replacement", "deletion"}``, for which the
         stated ``eps_sample`` itself holds, derived from the two factors when a subclass is
@@ -173,6 +176,7 @@ class Mechanism(ABC):
     add_remove_factor: ClassVar[float | None] = None
     change_factor: ClassVar[float | None] = None
     relations: ClassVar[frozenset[str]] = frozenset()
+    needs_upper: ClassVar[bool] = True
     #: :mod:`core.windowed` can simulate the release exactly without drawing the whole
     #: sample: it depends only on the order statistics near the released rank (the
     #: statistic, and a sensitivity that :meth:`window_beta` describes), or, for the

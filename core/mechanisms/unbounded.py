@@ -161,6 +161,7 @@ class UnboundedQuantile(_RankScoreQuantile):
     add_remove_factor = 1.0
     change_factor = 1.0
     windowed = False
+    needs_upper = False
 
     def __init__(self, quantile: float = 0.5, growth: float = DEFAULT_GROWTH) -> None:
         super().__init__(quantile)

@@ -116,6 +116,7 @@ def test_message_pieces():
     assert v.plural(1, "row") == "1 row" and v.plural(1234, "row") == "1,234 rows"
     assert v.quoted("x" * 50, limit=5) == repr("xxxx…")
     assert v.number_text(2000.0) == "2,000" and v.number_text(0.123456789) == "0.123457"
+    assert v.number_text(math.inf) == "∞" and v.number_text(-math.inf) == "−∞"
 
 
 # ---------------------------------------------------------------------------------------

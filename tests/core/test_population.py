@@ -33,6 +33,8 @@ def _pop(values=(1.0, 2.0, 3.0), lower=0.0, upper=10.0, **kw) -> Population:
         ({"lower": 6.0, "upper": 5.0}, "smaller"),
         ({"lower": -math.inf}, "finite"),
         ({"upper": math.nan}, "finite"),
+        ({"upper": -math.inf}, "finite"),
+        ({"lower": math.inf, "upper": math.inf}, "finite"),
         ({"values": (1.0, math.nan, 3.0)}, "not finite"),
         ({"values": (1.0, 2.0, math.inf)}, "not finite"),
         ({"values": (1.0, 2.0, 11.0)}, "outside"),
@@ -48,6 +50,15 @@ def _pop(values=(1.0, 2.0, 3.0), lower=0.0, upper=10.0, **kw) -> Population:
 def test_population_validation(kwargs, fragment):
     with pytest.raises(ValueError, match=fragment):
         _pop(**kwargs)
+
+
+def test_population_without_a_public_upper_bound():
+    pop = _pop(values=(1.0, 2.0, 1e300), upper=math.inf)
+    assert pop.upper == math.inf and not pop.has_upper_bound
+    assert _pop().has_upper_bound
+    assert pop.content_hash != _pop(values=(1.0, 2.0, 1e300), upper=1e301).content_hash
+    with pytest.raises(ValueError, match="outside"):
+        _pop(values=(-1.0, 2.0), upper=math.inf)
 
 
 def test_population_copies_and_freezes_inputs():

@@ -41,9 +41,9 @@ RUNNING = '[data-testid="stStatusWidgetRunningIcon"]'
 def page_paths() -> list[str]:
     """URL paths of every page the router shows (the first page is the root)."""
     paths = []
-    for i, (script, _title, _icon) in enumerate(PAGES):
-        if (ROOT / script).exists():
-            paths.append("/" if i == 0 else "/" + Path(script).stem)
+    for i, spec in enumerate(PAGES):
+        if (ROOT / spec.script).exists():
+            paths.append("/" if i == 0 else "/" + Path(spec.script).stem)
     return paths
 
 

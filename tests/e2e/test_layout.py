@@ -29,9 +29,9 @@ VIEWPORTS = (("laptop", 1280, 720), ("phone", 390, 844), ("desktop", 1440, 900))
 
 #: URL path of every page the router shows (the first page is the root).
 PAGE_PATHS = [
-    "/" if i == 0 else "/" + Path(script).stem
-    for i, (script, _title, _icon) in enumerate(PAGES)
-    if (ROOT / script).exists()
+    "/" if i == 0 else "/" + Path(spec.script).stem
+    for i, spec in enumerate(PAGES)
+    if (ROOT / spec.script).exists()
 ]
 
 #: Pixels of slack for sub-pixel rounding.

@@ -80,7 +80,7 @@ def _chart_data(at: AppTest) -> str:
     return json.dumps([c["data"] for c in charts(at)], sort_keys=True)
 
 
-@pytest.mark.parametrize("page", [script for script, _, _ in PAGES])
+@pytest.mark.parametrize("page", [spec.script for spec in PAGES])
 def test_no_session_or_population_sees_another_ones_cached_numbers(page: str) -> None:
     dependent = []
     for query in tab_queries(_session(page, POP_A, {})):

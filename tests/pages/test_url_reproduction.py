@@ -62,7 +62,7 @@ def _url_query(at: AppTest) -> dict[str, Any]:
     return {key: at.query_params[key] for key in at.query_params}
 
 
-@pytest.mark.parametrize("page", [script for script, _, _ in PAGES])
+@pytest.mark.parametrize("page", [spec.script for spec in PAGES])
 def test_every_preset_writes_a_link_that_reproduces_the_page(page: str) -> None:
     seen: set[str] = set()
     checked = 0
@@ -98,7 +98,7 @@ def test_every_preset_writes_a_link_that_reproduces_the_page(page: str) -> None:
 MIRROR_SUFFIX = "__slider"
 
 
-@pytest.mark.parametrize("page", [script for script, _, _ in PAGES])
+@pytest.mark.parametrize("page", [spec.script for spec in PAGES])
 def test_every_control_on_every_tab_is_bound_to_the_url(page: str) -> None:
     """Controls in expanders and on tabs not shown by default are in the URL too."""
     unbound: dict[str, list[str]] = {}

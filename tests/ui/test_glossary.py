@@ -8,7 +8,7 @@ from tests.pages.harness import ROOT, open_page
 from ui.glossary import GLOSSARY, GLOSSARY_LABEL, glossary_markdown
 from ui.router import PAGES
 
-EXISTING = [script for script, _title, _icon in PAGES if (ROOT / script).exists()]
+EXISTING = [spec.script for spec in PAGES if (ROOT / spec.script).exists()]
 
 #: Symbols the pages use and the issue asks the glossary to explain.
 REQUIRED = {

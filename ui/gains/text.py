@@ -40,6 +40,13 @@ MECHANISM_LABELS: dict[str, str] = {
     "piecewise_laplace": "Piecewise Laplace, pure ε — Durfee 2025",
     "unbounded": "No upper bound needed (AboveThreshold), pure ε — Durfee 2023",
 }
+#: Shown on the quantile tabs when the active population has no public upper bound.
+NO_UPPER_NOTE = (
+    "The active population was given without a public upper bound U, so only the mechanism "
+    "that needs none runs here: the unbounded quantile (Durfee 2023), which tries growing "
+    "thresholds above the lower bound L. Every other mechanism pads or clips the data with U; "
+    "to compare them too, upload the file again on the Population page with an upper bound."
+)
 #: Short names for verdicts and legends.
 MECHANISM_SHORT: dict[str, str] = {
     "smooth_laplace": "smooth-sensitivity Laplace",

@@ -22,6 +22,7 @@ from ui.gains import figures as figs
 from ui.page_defaults import delta_target_default, follow_population_default
 from ui.population.cache import histogram_data
 from ui.population.figures import histogram_figure
+from ui.state import no_upper_bound_notice
 from ui.widgets import bound_toggle, float_list_input, log_float_control
 
 #: Largest population on which the whole-sample simulations of the mean and sensitivity tabs
@@ -173,6 +174,9 @@ def mean_theory_view(ctx: GainsInputs) -> None:
 
 def mean_population_view(ctx: GainsInputs) -> None:
     """V_n against V_N on the active population (eqs. 6–7) and a simulation check."""
+    if not ctx.pop.has_upper_bound:  # the mean's sensitivity is R/N = (U − L)/N
+        no_upper_bound_notice("This tab")
+        return
     pop, seed, N = ctx.pop, ctx.seed, ctx.pop.size
     eps_values = float_list_input(
         "ε_target values",
@@ -331,6 +335,9 @@ def sample_medians_chart(ctx: GainsInputs, reps: int, median: float) -> None:
 
 def sensitivity_view(ctx: GainsInputs) -> None:
     """Figures 1–2 (global vs smooth sensitivity) and Figure 11 (sample medians)."""
+    if not ctx.pop.has_upper_bound:  # both sensitivities pad the data with U
+        no_upper_bound_notice("This tab")
+        return
     pop, seed, N = ctx.pop, ctx.seed, ctx.pop.size
     c1, c2 = st.columns(2)
     with c1:
@@ -410,13 +417,27 @@ def measure_control(key: str) -> str:
     )
 
 
-def mechanism_controls() -> tuple[str, float, str]:
-    """Mechanism, quantile and error measure of the experiment tab (URL-bound)."""
+def offered_mechanisms(bounded: bool) -> tuple[str, ...]:
+    """The quantile mechanisms a population can run: every one with a public upper bound,
+    only those that need none (:data:`core.gains.NO_UPPER_MECHANISMS`) without one."""
+    return gains.QUANTILE_MECHANISMS if bounded else gains.NO_UPPER_MECHANISMS
+
+
+def no_upper_note(bounded: bool) -> None:
+    """Say, on a population without a public upper bound, why only some mechanisms run."""
+    if not bounded:
+        st.info(text.NO_UPPER_NOTE, icon=":material/vertical_align_top:")
+
+
+def mechanism_controls(bounded: bool = True) -> tuple[str, float, str]:
+    """Mechanism, quantile and error measure of the experiment tab (URL-bound); without a
+    public upper bound (``bounded`` false) only the mechanisms that need none are offered."""
+    no_upper_note(bounded)
     c1, c2, c3 = st.columns([2, 1, 2])
     with c1:
         mechanism = st.selectbox(
             "Mechanism",
-            list(text.MECHANISM_LABELS),
+            list(offered_mechanisms(bounded)),
             format_func=text.MECHANISM_LABELS.__getitem__,
             key="gain_mechanism",
             bind="query-params",
@@ -429,9 +450,10 @@ def mechanism_controls() -> tuple[str, float, str]:
     return str(mechanism), quantile, measure
 
 
-def experiment_controls(N: int) -> ExperimentSettings:
-    """Draw the experiment's controls (URL-bound) for a population of ``N`` records."""
-    mechanism, quantile, measure = mechanism_controls()
+def experiment_controls(N: int, bounded: bool = True) -> ExperimentSettings:
+    """Draw the experiment's controls (URL-bound) for a population of ``N`` records, with a
+    public upper bound or (``bounded`` false) without one."""
+    mechanism, quantile, measure = mechanism_controls(bounded)
     c1, c2, c3 = st.columns([2, 2, 1])
     with c1:
         eps_values = float_list_input(
@@ -640,7 +662,7 @@ def sensitivity_violin(per_rep: pd.DataFrame, eps_target: float) -> None:
 
 def experiment_view(ctx: GainsInputs) -> None:
     """The §4.3 simulation: log(MSE) against the rate, verdict, and the violins."""
-    settings = experiment_controls(ctx.pop.size)
+    settings = experiment_controls(ctx.pop.size, ctx.pop.has_upper_bound)
     if not gains.measure_exists(settings.mechanism, settings.measure):
         st.info(
             f"{text.missing_measure_note([settings.mechanism], settings.measure)} The chart and "
@@ -681,13 +703,16 @@ class ComparisonSettings:
     mechanisms: tuple[str, ...] = gains.QUANTILE_MECHANISMS
 
 
-def comparison_mechanisms_control() -> tuple[str, ...]:
-    """The mechanisms compared (URL-bound multiselect), every quantile mechanism by default;
-    each is described in one line under it."""
+def comparison_mechanisms_control(bounded: bool = True) -> tuple[str, ...]:
+    """The mechanisms compared (URL-bound multiselect), every quantile mechanism by default
+    (only those that need no upper bound when ``bounded`` is false); each is described in
+    one line under it."""
+    no_upper_note(bounded)
+    offered = offered_mechanisms(bounded)
     chosen = st.multiselect(
         "Mechanisms compared",
-        list(gains.QUANTILE_MECHANISMS),
-        default=list(gains.QUANTILE_MECHANISMS),
+        list(offered),
+        default=list(offered),
         format_func=text.MECHANISM_SHORT.__getitem__,
         key="gain_cmp_mechs",
         bind="query-params",
@@ -695,12 +720,13 @@ def comparison_mechanisms_control() -> tuple[str, ...]:
     )
     if not chosen:
         st.info("No mechanism is chosen; comparing every one.", icon=":material/info:")
-        return gains.QUANTILE_MECHANISMS
-    return tuple(m for m in gains.QUANTILE_MECHANISMS if m in chosen)
+        return offered
+    return tuple(m for m in offered if m in chosen)
 
 
-def comparison_controls(N: int) -> ComparisonSettings:
-    """Draw the comparison's controls (URL-bound) for a population of ``N`` records."""
+def comparison_controls(N: int, bounded: bool = True) -> ComparisonSettings:
+    """Draw the comparison's controls (URL-bound) for a population of ``N`` records, with a
+    public upper bound or (``bounded`` false) without one."""
     c1, c2, c3 = st.columns([1, 2, 1])
     with c1:
         eps_target = st.number_input(
@@ -738,7 +764,7 @@ def comparison_controls(N: int) -> ComparisonSettings:
         quantile = quantile_control("gain_cmp_quantile")
     with c5:
         measure = measure_control("gain_cmp_measure")
-    mechanisms = comparison_mechanisms_control()
+    mechanisms = comparison_mechanisms_control(bounded)
     return ComparisonSettings(
         float(eps_target),
         tuple(rates),
@@ -771,7 +797,7 @@ def compared_mechanisms(settings: ComparisonSettings) -> tuple[tuple[str, ...] |
 def comparison_view(ctx: GainsInputs) -> None:
     """Every quantile mechanism against the rate at one ε_target, with the best marked."""
     pop, seed = ctx.pop, ctx.seed
-    settings = comparison_controls(pop.size)
+    settings = comparison_controls(pop.size, pop.has_upper_bound)
     bar = st.progress(0.0, text="Simulating…")
 
     def progress(fraction: float, message: str) -> None:

@@ -9,6 +9,9 @@ import streamlit as st
 from core.populations import Population, cluster_strata_note
 from ui.population.figures import group_counts_from_codes
 
+#: The summary table's upper bound when none is public.
+NO_UPPER = "none public"
+
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def population_summary(content_hash: str, _pop: Population) -> pd.DataFrame:
@@ -24,8 +27,12 @@ def population_summary(content_hash: str, _pop: Population) -> pd.DataFrame:
         ("Smallest value", "y_(1)", f"{v[0]:.6g}"),
         ("Largest value", "y_(N)", f"{v[-1]:.6g}"),
         ("Declared lower bound", "L", f"{_pop.lower:.6g}"),
-        ("Declared upper bound", "U", f"{_pop.upper:.6g}"),
-        ("Declared range", "R = U − L", f"{_pop.upper - _pop.lower:.6g}"),
+        ("Declared upper bound", "U", f"{_pop.upper:.6g}" if _pop.has_upper_bound else NO_UPPER),
+        (
+            "Declared range",
+            "R = U − L",
+            f"{_pop.upper - _pop.lower:.6g}" if _pop.has_upper_bound else "unbounded",
+        ),
     ]
     # Distinct labels from the population's factorisation: np.unique would sort 10⁷ labels.
     for which, quantity, symbol in (("strata", "Strata", "H"), ("clusters", "Clusters", "K")):
@@ -67,6 +74,8 @@ def histogram_data(
     """
     v = _pop.values
     lo, hi = _pop.lower, _pop.upper
+    if not _pop.has_upper_bound:  # no public upper bound: the axis ends at the data
+        hi = float(v[-1]) if float(v[-1]) > lo else lo + 1.0
     if log_x:
         first_positive = int(np.searchsorted(v, 0.0, side="right"))
         smallest = float(v[first_positive]) if first_positive < v.size else 1e-12

@@ -112,7 +112,7 @@ def histogram_figure(
     ]
     clipped = False
     for bound, name, side in ((pop.lower, "L", "left"), (pop.upper, "U", "right")):
-        if log_x and bound <= 0:
+        if (log_x and bound <= 0) or not math.isfinite(bound):  # U = inf: no upper bound
             continue
         off = _off_axis(bound, first, last, log_x)
         clipped = clipped or off

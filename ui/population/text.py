@@ -29,6 +29,11 @@ def range_caption(pop: Population, *, to_bounds: bool) -> str:
     v = pop.values
     data = f"The data run from {number(float(v[0]), 4)} to {number(float(v[-1]), 4)}"
     bounds = f"the declared bounds are L = {number(pop.lower, 4)} and U = {number(pop.upper, 4)}"
+    if not pop.has_upper_bound:
+        bounds = (
+            f"the declared lower bound is L = {number(pop.lower, 4)}, and no upper bound is "
+            "public (the axis ends at the largest value)"
+        )
     if to_bounds:
         return f"{data}; the axis spans {bounds}."
     return (

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import math
 
 import numpy as np
 import streamlit as st
@@ -37,6 +38,20 @@ _FORMATS_TEXT = "CSV (also .tsv, .txt), Parquet, Stata .dta, SAS .sas7bdat and .
 #: The settings of the population made active by "Use this population" (see _Settings).
 _APPLIED_KEY = "upload_applied"
 _BUTTON = "Use this population"
+#: Which mechanisms need U, in plain words (under the bounds' heading).
+UPPER_NEEDED_TEXT = (
+    "Every mechanism needs L. All but one also need U: the mean's noise is scaled to the "
+    "range U − L, and the median's smooth sensitivity, the exponential and the "
+    "piecewise-Laplace mechanisms pad or clip the data with U. The unbounded quantile "
+    "mechanism (Durfee 2023) needs no upper bound: if none is public, empty the U box."
+)
+#: Shown while the U box is empty.
+NO_UPPER_TEXT = (
+    "No upper bound: the population will be stored without one. The Mean & median gains page "
+    "then runs only the unbounded quantile mechanism; the pages that need U (the release "
+    "planner, stratified sampling, the mean and sensitivity tabs) will say so until you "
+    "upload again with an upper bound."
+)
 
 #: (file digest, value column, lower, upper, stratum columns, cluster columns)
 _Settings = tuple[str, str, float, float, tuple[str, ...], tuple[str, ...]]
@@ -115,6 +130,9 @@ def upload_form() -> None:
     tag = digest[:10]
     value_column, lower, upper = _value_and_bounds(table, tag)
     strata, clusters = _group_columns(table, tag, value_column)
+    if upper is None:
+        upper = math.inf  # no public upper bound
+        st.info(NO_UPPER_TEXT, icon=":material/vertical_align_top:")
     if lower >= upper:
         st.error("The lower bound must be smaller than the upper bound.")
         return
@@ -163,8 +181,9 @@ def _read_file(data: bytes, name: str) -> tuple[str, CsvTable | FileTable] | Non
     return digest, table
 
 
-def _value_and_bounds(table: CsvTable | FileTable, tag: str) -> tuple[str, float, float]:
-    """The value column and the public bounds L and U (the boxes start at the data's range)."""
+def _value_and_bounds(table: CsvTable | FileTable, tag: str) -> tuple[str, float, float | None]:
+    """The value column and the public bounds L and U (the boxes start at the data's range;
+    an emptied U box gives None: no public upper bound)."""
     value_column = st.selectbox("Value column (y)", table.numeric_columns, key=f"up_value_{tag}")
     column = table.column_values(value_column)
     finite = column[np.isfinite(column)]
@@ -173,14 +192,23 @@ def _value_and_bounds(table: CsvTable | FileTable, tag: str) -> tuple[str, float
         "**Declare public bounds.** Differential privacy needs bounds that are known without "
         "looking at the data (a legal limit, a top-code, a physical range). The boxes start at "
         "the data's range rounded outward, which is convenient for exploring but is itself a "
-        "disclosure; replace them with your public bounds."
+        "disclosure; replace them with your public bounds. " + UPPER_NEEDED_TEXT
     )
     b1, b2 = st.columns(2)
     lower = b1.number_input(
         "Lower bound L", value=float(lo_guess), format="%g", key=f"up_lower_{tag}_{value_column}"
     )
+    upper_key = f"up_upper_{tag}_{value_column}"
+    if upper_key not in st.session_state:
+        # Starts at the data's range like L, but with no default value the box can be emptied.
+        st.session_state[upper_key] = float(hi_guess)
     upper = b2.number_input(
-        "Upper bound U", value=float(hi_guess), format="%g", key=f"up_upper_{tag}_{value_column}"
+        "Upper bound U (leave empty if none is public)",
+        value=None,
+        format="%g",
+        key=upper_key,
+        help="Empty the box when no upper bound is known without the data: the population is "
+        "then stored without one, and only the unbounded quantile mechanism runs on it.",
     )
     return value_column, lower, upper
 
@@ -247,7 +275,12 @@ def _apply(data: bytes, settings: _Settings, name: str, tag: str) -> None:
 def _describe(settings: _Settings) -> str:
     """The applied settings in words: value column, bounds, stratum and cluster columns."""
     _digest, value_column, lower, upper, strata, clusters = settings
-    parts = [f"value column {value_column!r}", f"bounds [{number(lower, 10)}, {number(upper, 10)}]"]
+    bounds = (
+        f"bounds [{number(lower, 10)}, {number(upper, 10)}]"
+        if math.isfinite(upper)
+        else f"lower bound {number(lower, 10)} and no upper bound"
+    )
+    parts = [f"value column {value_column!r}", bounds]
     if strata:
         parts.append("strata " + " × ".join(strata))
     if clusters:

@@ -22,6 +22,8 @@ from core.population import cluster_strata_note
         ({"lower": 6, "upper": 5}, "smaller"),
         ({"lower": math.nan}, "finite"),
         ({"upper": "high"}, "number"),
+        ({"upper": -math.inf}, "finite"),
+        ({"lower": math.inf}, "finite"),
     ],
 )
 def test_load_argument_errors(kwargs, fragment):
@@ -53,6 +55,20 @@ def test_one_declared_bound():
     assert (pop.lower, pop.upper) == (0.0, 1000.0)
     pop = load_population_csv(b"x\n3\n50\n97\n", upper=1)  # everything clipped to 1
     assert pop.lower < pop.upper == 1.0 and np.all(pop.values == 1.0)
+
+
+def test_no_public_upper_bound(tmp_path):
+    path = tmp_path / "open.csv"
+    path.write_bytes(b"x\n-5\n3\n50\n1e12\n")
+    pop = load_population_csv(path, lower=0, upper=math.inf)
+    assert (pop.lower, pop.upper) == (0.0, math.inf) and not pop.has_upper_bound
+    np.testing.assert_array_equal(pop.values, [0, 3, 50, 1e12])  # only the low value clipped
+    assert "upper=float('inf')" in pop.recipe
+    rebuilt = eval(  # the recipe is our own text, evaluated against a copy of the file
+        pop.recipe.replace("'open.csv'", repr(str(path)), 1),
+        {"load_population_csv": load_population_csv},
+    )
+    assert rebuilt.content_hash == pop.content_hash
 
 
 def test_labels_follow_sorted_values():

@@ -66,6 +66,35 @@ def test_unbounded_has_no_mean_error_only_its_quantile() -> None:
     assert set(both.table.mechanism) == {"exponential", "unbounded"}
 
 
+def test_no_public_upper_bound_runs_only_the_unbounded_quantile() -> None:
+    """upper = inf: the unbounded quantile gives the numbers it gives with any upper bound
+    (it never reads it); every mechanism that needs an upper bound is refused."""
+    assert gains.NO_UPPER_MECHANISMS == ("unbounded",)
+    pop = make_builtin("lognormal", seed=0, size=501)
+    kw = dict(lower=pop.lower, rates=[0.2, 0.6], reps=20, seed=1, measure="error_95")
+    open_ = gains.mechanism_comparison(
+        pop.values, upper=np.inf, eps_target=1.0, mechanisms=["unbounded"], **kw
+    )
+    bounded = gains.mechanism_comparison(
+        pop.values, upper=pop.upper, eps_target=1.0, mechanisms=["unbounded"], **kw
+    )
+    np.testing.assert_array_equal(open_.table.value, bounded.table.value)
+    for mechanisms in (None, ["unbounded", "exponential"]):
+        with pytest.raises(ValueError, match="need a finite upper bound"):
+            gains.mechanism_comparison(
+                pop.values, upper=np.inf, eps_target=1.0, mechanisms=mechanisms, **kw
+            )
+    with pytest.raises(ValueError, match="need a finite upper bound"):
+        gains.median_gain_experiment(
+            pop.values, lower=pop.lower, upper=np.inf, eps_targets=[1.0], rates=[0.5], reps=5
+        )
+    ex = gains.median_gain_experiment(
+        pop.values, lower=pop.lower, upper=np.inf, eps_targets=[1.0], rates=[0.5], reps=5,
+        mechanism="unbounded",
+    )  # fmt: skip
+    assert np.isfinite(ex.summary["error_95"]).all()
+
+
 def test_mechanism_comparison_bad_arguments() -> None:
     kw = dict(lower=0.0, upper=30.0, eps_target=1.0, rates=[0.5], reps=3)
     with pytest.raises(ValueError, match="measure"):
