@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 from core.populations import Population, make_builtin
 from tests.pages.harness import array, charts, open_page
 from ui.gains.views import AUTO_SIMULATION_MAX_N
+from ui.population import figures as population_figures
 
 BIG = AUTO_SIMULATION_MAX_N + 50_001
 
@@ -31,7 +32,10 @@ def test_population_page_histogram_points_do_not_grow_with_n():
     bars = [t for t in fig["data"] if t["type"] == "bar"]
     assert len(bars) == 1 and array(bars[0]["y"]).size == 40
     assert int(array(bars[0]["y"]).sum()) == pop.size
-    assert sum(array(t["x"]).size for t in fig["data"]) <= 40 + 2 * 4
+    # The 40 bars, plus at most four marker lines (median, mean, L, U) of a fixed number of
+    # hover points each: nothing grows with N.
+    line_points = population_figures._LINE_POINTS
+    assert sum(array(t["x"]).size for t in fig["data"]) <= 40 + 4 * line_points
     tables = [t.value for t in at.dataframe]
     assert {len(t) for t in tables} == {12, 100}  # size classes and regions
 
