@@ -63,7 +63,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="windowed-certificate-halved",
         item="15 windowed sampler",
-        path="core/sensitivity.py",
+        path="core/sensitivity/kernels.py",
         old="ok[r] = s >= bound * (1.0 + 1e-12)",
         new="ok[r] = s >= bound * 0.5",
         tests=(
@@ -155,10 +155,10 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="numba-missing-under-ci",
         item="5 no silent skips",
-        path="core/sensitivity.py",
+        path="core/sensitivity/checks.py",
         old="    import numba as _numba\n",
         new="    raise ImportError('numba hidden on purpose')\n",
-        tests=("tests/core/test_sensitivity.py::test_import_does_not_compile_and_warm_up_does",),
+        tests=("tests/core/sensitivity/test_kernels.py::test_import_does_not_compile_and_warm_up_does",),
     ),
     Break(
         name="opendp-missing-under-ci",
