@@ -158,7 +158,9 @@ BREAKS: tuple[Break, ...] = (
         path="core/sensitivity/checks.py",
         old="    import numba as _numba\n",
         new="    raise ImportError('numba hidden on purpose')\n",
-        tests=("tests/core/sensitivity/test_kernels.py::test_import_does_not_compile_and_warm_up_does",),
+        tests=(
+            "tests/core/sensitivity/test_kernels.py::test_import_does_not_compile_and_warm_up_does",
+        ),
     ),
     Break(
         name="opendp-missing-under-ci",
