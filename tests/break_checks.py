@@ -904,6 +904,25 @@ BREAKS: tuple[Break, ...] = (
             "tests/pages/test_no_upper_bound.py::test_every_page_opens_on_a_population_without_u",
         ),
     ),
+    Break(
+        name="report-link-only-the-address-bar",
+        item="issue 27 exports",
+        path="ui/widgets.py",
+        old="    query = urlencode(reproducing_query(), doseq=True)",
+        new="    query = urlencode(dict(st.query_params), doseq=True)",
+        tests=(
+            "tests/pages/test_planner_page.py::"
+            "test_the_reports_link_reproduces_the_plan_with_every_control",
+        ),
+    ),
+    Break(
+        name="report-chart-keeps-the-page-margins",
+        item="issue 27 exports",
+        path="ui/planner/exports/report.py",
+        old="    chart = report_figure(figure).to_html(full_html=False, include_plotlyjs=True)",
+        new="    chart = figure.to_html(full_html=False, include_plotlyjs=True)",
+        tests=("tests/e2e/test_browser_report.py::test_report_charts_fit_at_laptop_size",),
+    ),
 )
 
 
