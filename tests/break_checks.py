@@ -923,6 +923,17 @@ BREAKS: tuple[Break, ...] = (
         new="    chart = figure.to_html(full_html=False, include_plotlyjs=True)",
         tests=("tests/e2e/test_browser_report.py::test_report_charts_fit_at_laptop_size",),
     ),
+    Break(
+        name="plan-csv-recommends-every-best-rate",
+        item="issue 27 exports",
+        path="ui/planner/figures.py",
+        old='    table["recommended"] = recommended_rows(result)',
+        new='    table["recommended"] = table["best_rate_of_design_mechanism"]',
+        tests=(
+            "tests/ui/planner/test_plan_table.py::"
+            "test_exactly_one_row_is_recommended_and_it_is_the_pages_verdict",
+        ),
+    ),
 )
 
 

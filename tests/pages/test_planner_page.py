@@ -97,9 +97,16 @@ def test_recommendation_and_table_are_cores_best_rows():
     assert _ranked(at) == text.ranked_list(figs.ranked_table(result))
     assert {
         "Download the full table (CSV)",
+        "What its columns mean (CSV)",
         "Download notebook (.ipynb)",
         "Download method report (HTML)",
     } <= set(_downloads(at))
+    # release_plan.csv: one recommended row, the plan of the page's verdict.
+    table = figs.full_table(result)
+    recommended = table[table["recommended"]]
+    assert len(recommended) == 1
+    assert text.plan_phrase(recommended.iloc[0]) in words
+    assert recommended.iloc[0]["error_95"] == best["error_95"]
 
 
 def test_eps_target_changes_the_table_and_the_chart():

@@ -301,7 +301,8 @@ def compare_body(ctx: PlannerInputs, result: planner.PlanResult, step: float | N
     st.markdown("**Best rate of each design and mechanism, ranked**")
     st.markdown(text.ranked_list(figs.ranked_table(result), step))
     table = figs.full_table(result)
-    st.download_button(
+    left, right = st.columns(2)
+    left.download_button(
         "Download the full table (CSV)",
         data=lambda: frame_to_csv_bytes(table),
         file_name="release_plan.csv",
@@ -309,7 +310,18 @@ def compare_body(ctx: PlannerInputs, result: planner.PlanResult, step: float | N
         key="plan_table_csv",
         on_click="ignore",
         icon=":material/table:",
-        help="Every evaluated design, mechanism and rate, with Monte Carlo standard errors.",
+        help="Every evaluated design, mechanism and rate, with Monte Carlo standard errors; "
+        "`recommended` marks the plan recommended above.",
+    )
+    right.download_button(
+        "What its columns mean (CSV)",
+        data=lambda: frame_to_csv_bytes(exports.columns_frame()),
+        file_name="release_plan_columns.csv",
+        mime="text/csv",
+        key="plan_table_columns",
+        on_click="ignore",
+        icon=":material/help:",
+        help="One row per column of release_plan.csv: its name and what it holds.",
     )
     lines = controls.chart_lines_control(ctx.statistic, ctx.mechanisms)
     fig, data = figs.objective_figure(result, lines=lines, resolution=step)
