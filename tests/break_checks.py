@@ -919,7 +919,7 @@ BREAKS: tuple[Break, ...] = (
         name="report-chart-keeps-the-page-margins",
         item="issue 27 exports",
         path="ui/planner/exports/report.py",
-        old="    chart = report_figure(figure).to_html(full_html=False, include_plotlyjs=True)",
+        old="    chart = exported_figure(figure).to_html(full_html=False, include_plotlyjs=True)",
         new="    chart = figure.to_html(full_html=False, include_plotlyjs=True)",
         tests=("tests/e2e/test_browser_report.py::test_report_charts_fit_at_laptop_size",),
     ),

@@ -25,13 +25,13 @@ import pytest
 from core.planner import PlanResult, plan
 from core.populations import make_builtin
 from tests.conftest import ROOT, skip_unless
+from ui.downloads import TITLE_STANDOFF
 from ui.planner.exports import (
     DESIGN_EXPLANATIONS,
     GROUP_PRIVACY_NOTE,
     method_report,
     plan_notebook,
 )
-from ui.planner.exports.report import REPORT_MARGIN, TITLE_STANDOFF, report_figure
 
 PAYLOAD = "<script>alert(1)</script>"
 
@@ -473,28 +473,7 @@ def test_report_states_the_group_privacy_rule_once(result, population):
     assert "group privacy" not in page
 
 
-def test_report_figure_makes_room_for_the_axes_and_leaves_the_page_chart_alone(result):
-    page_chart = go.Figure(
-        data=[go.Scatter(x=[0.1, 1.0], y=[1e3, 2e3], name="srs")],
-        layout={
-            "margin": {"l": 10, "r": 10, "t": 60, "b": 150},
-            "xaxis": {"title": {"text": "sampling rate n/N", "standoff": 2}},
-            "yaxis": {"title": {"text": "error", "standoff": 0}, "automargin": False},
-        },
-    )
-    before = page_chart.to_plotly_json()
-    laid_out = report_figure(page_chart)
-    assert page_chart.to_plotly_json() == before
-    assert laid_out.layout.margin.l == REPORT_MARGIN["l"] and laid_out.layout.margin.r >= 30
-    assert (laid_out.layout.margin.t, laid_out.layout.margin.b) == (60, 150)  # kept
-    for axis, title in (
-        (laid_out.layout.xaxis, "sampling rate n/N"),
-        (laid_out.layout.yaxis, "error"),
-    ):
-        assert axis.automargin is True
-        assert axis.title.standoff == TITLE_STANDOFF and axis.title.text == title
-    assert laid_out.data == page_chart.data
-    wide = go.Figure(layout={"margin": {"l": 200}})
-    assert report_figure(wide).layout.margin.l == 200  # a wider margin is kept
-    page = method_report(result, page_chart, "Use the census.", "pop")
+def test_report_lays_its_chart_out_as_an_export(result):
+    chart = go.Figure(layout={"yaxis": {"title": {"text": "error", "standoff": 0}}})
+    page = method_report(result, chart, "Use the census.", "pop")
     assert f'"standoff":{TITLE_STANDOFF}' in page.replace(" ", "")

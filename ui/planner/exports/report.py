@@ -22,6 +22,7 @@ import plotly.graph_objects as go
 
 from core.planner import PlanResult
 from core.sensitivity import quantile_rank
+from ui.downloads import exported_figure
 from ui.format import number, percent, significant
 from ui.planner.exports.checks import (
     DESIGN_EXPLANATIONS,
@@ -31,14 +32,7 @@ from ui.planner.exports.checks import (
     statistic_words,
 )
 
-__all__ = ["REPORT_MARGIN", "TITLE_STANDOFF", "method_report", "report_figure"]
-
-#: Margins (pixels) of the report's chart at the least: room on the left for the y tick labels
-#: and the y-axis title beside them, on the right for the last x tick label ("1" at rate 1).
-#: Plotly's automargin grows them further when a label needs more.
-REPORT_MARGIN = {"l": 96, "r": 36}
-#: Gap (pixels) between an axis title and its tick labels, so the title never sits on the axis.
-TITLE_STANDOFF = 16
+__all__ = ["method_report"]
 
 #: Columns of the ranked table in the report: (column of best_by_design, heading, kind);
 #: a column named in _STANDARD_ERRORS gets its Monte Carlo standard error in the same cell.
@@ -59,30 +53,6 @@ _RANKED_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("exact", "Error from", "exact"),
 )
 _STANDARD_ERRORS = {"rmse": "rmse_se", "error_95": "error_95_se"}
-
-
-def report_figure(figure: go.Figure) -> go.Figure:
-    """A copy of the page's chart laid out for the report; ``figure`` itself is unchanged.
-
-    The page's chart keeps its margins small (Streamlit gives it the column's width); in the
-    report it is one plotly element on a plain page, so its margins are set here: at least
-    :data:`REPORT_MARGIN`, automargin on both axes (plotly widens the margin for long tick
-    labels instead of clipping them at the figure's edge) and each axis title
-    :data:`TITLE_STANDOFF` pixels away from its tick labels. The traces are not touched.
-    """
-    layout = figure.layout.to_plotly_json()
-    margin = dict(layout.get("margin") or {})
-    for side, least in REPORT_MARGIN.items():
-        margin[side] = max(int(margin.get(side) or 0), least)
-    layout["margin"] = margin
-    for axis in ("xaxis", "yaxis"):
-        settings = dict(layout.get(axis) or {})
-        title = settings.get("title") or {}
-        title = {"text": title} if isinstance(title, str) else dict(title)
-        settings["title"] = {**title, "standoff": TITLE_STANDOFF}
-        settings["automargin"] = True
-        layout[axis] = settings
-    return go.Figure(data=figure.data, layout=layout)
 
 
 def _text(value: Any) -> str:
@@ -312,7 +282,7 @@ def method_report(
         What :func:`core.planner.plan` returned.
     figure : plotly.graph_objects.Figure
         The page's chart of error against rate; embedded with plotly.js inline (the file works
-        offline), laid out for the report by :func:`report_figure`.
+        offline), laid out for a page of its own by :func:`ui.downloads.exported_figure`.
     recommendation : str
         The page's recommendation in plain words (``**bold**`` is kept; all else is text).
     population_label : str
@@ -343,7 +313,7 @@ def method_report(
     if link is not None and not isinstance(link, str):
         raise ValueError(f"link must be a string or None; got {link!r:.80}")
 
-    chart = report_figure(figure).to_html(full_html=False, include_plotlyjs=True)
+    chart = exported_figure(figure).to_html(full_html=False, include_plotlyjs=True)
     parameters = "".join(
         f"<tr><th>{_text(name)}</th><td>{value}</td></tr>"
         for name, value in _parameter_rows(result, population_label, link)
