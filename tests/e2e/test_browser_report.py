@@ -13,6 +13,7 @@ is saved as ``artifacts/screenshots/report_laptop.png`` (and
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlencode
 
 import plotly.graph_objects as go
 import pytest
@@ -24,6 +25,30 @@ from tests.e2e.test_browser_planner import _CHART_BOXES, _overlaps
 from tests.e2e.test_layout import MEASURE, SLACK
 from ui.planner import figures as figs
 from ui.planner import text, views
+
+#: A link to a plan as the page writes it: every control, so hundreds of characters without a
+#: space (the report must wrap it, not scroll sideways).
+LINK = "http://localhost:8501/planner?" + urlencode(
+    {
+        "plan_eps": "0.001",
+        "plan_delta": "0.00025",
+        "plan_designs": [
+            "Census (privatise the whole population)",
+            "Simple random sample (without replacement)",
+            "Poisson sample",
+            "Poisson cluster sample (each cluster kept with probability r)",
+        ],
+        "plan_mechs": [
+            "Laplace noise scaled to the smooth sensitivity",
+            "heavy-tailed noise scaled to the smooth sensitivity (pure ε)",
+            "exponential mechanism",
+        ],
+        "plan_obj": "95 % error bound",
+        "population": "Lognormal",
+        "seed": "0",
+    },
+    doseq=True,
+)
 
 #: Boxes may reach this many pixels past the chart's edge (sub-pixel rounding).
 EDGE_SLACK_PX = 1.0
@@ -63,7 +88,7 @@ def _report_html(planned: tuple[planner.PlanResult, str], *, cramped: bool) -> s
     itself, whatever margins the page gives it)."""
     result, name = planned
     fig, _ = figs.objective_figure(result)
-    link = "http://localhost:8501/planner?plan_eps=0.001"
+    link = LINK
     chart = _cramped(fig) if cramped else fig
     return views.report_bytes(result, chart, text.recommendation(result), name, link).decode()
 

@@ -253,6 +253,7 @@ table { border-collapse: collapse; margin: 0.6rem 0; font-size: 0.85rem; }
 th, td { border: 1px solid #d0d7de; padding: 0.25rem 0.5rem; text-align: left;
          vertical-align: top; }
 th { background: #f6f8fa; }
+td a { overflow-wrap: anywhere; word-break: break-all; }
 .recommendation { background: #eef6ee; border-left: 4px solid #2f7d32; padding: 0.6rem 1rem; }
 .subtitle { color: #57606a; margin-top: 0; }
 @media print { .chart { page-break-inside: avoid; } }
