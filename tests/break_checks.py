@@ -904,6 +904,36 @@ BREAKS: tuple[Break, ...] = (
             "tests/pages/test_no_upper_bound.py::test_every_page_opens_on_a_population_without_u",
         ),
     ),
+    Break(
+        name="report-link-only-the-address-bar",
+        item="issue 27 exports",
+        path="ui/widgets.py",
+        old="    query = urlencode(reproducing_query(), doseq=True)",
+        new="    query = urlencode(dict(st.query_params), doseq=True)",
+        tests=(
+            "tests/pages/test_planner_page.py::"
+            "test_the_reports_link_reproduces_the_plan_with_every_control",
+        ),
+    ),
+    Break(
+        name="report-chart-keeps-the-page-margins",
+        item="issue 27 exports",
+        path="ui/planner/exports/report.py",
+        old="    chart = exported_figure(figure).to_html(full_html=False, include_plotlyjs=True)",
+        new="    chart = figure.to_html(full_html=False, include_plotlyjs=True)",
+        tests=("tests/e2e/test_browser_report.py::test_report_charts_fit_at_laptop_size",),
+    ),
+    Break(
+        name="plan-csv-recommends-every-best-rate",
+        item="issue 27 exports",
+        path="ui/planner/figures.py",
+        old='    table["recommended"] = recommended_rows(result)',
+        new='    table["recommended"] = table["best_rate_of_design_mechanism"]',
+        tests=(
+            "tests/ui/planner/test_plan_table.py::"
+            "test_exactly_one_row_is_recommended_and_it_is_the_pages_verdict",
+        ),
+    ),
 )
 
 
