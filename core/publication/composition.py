@@ -29,7 +29,7 @@ Claim 2 (change one record whose label may change)
     (group privacy), and with equal cell budgets the move is the binding case:
     ``ε_table = 2 ε_ar``.  Hence each cell is planned for *added or removed* records at
     ``eps_target / 2`` (and ``delta_target / 2``), which makes both cases at most
-    ``eps_target``; the move across two cells attains it.  Planning each cell for a changed
+    ``eps_target``.  Planning each cell for a changed
     record at the full ``eps_target`` (as if the cells were fixed) is wrong: the enumeration
     test shows a move then costs more than ``eps_target``.
 
