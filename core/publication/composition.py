@@ -28,10 +28,13 @@ Claim 2 (change one record whose label may change)
     cell is a removal and an addition, so ``ε_ch(c) ≤ 2 ε_ar(c)`` whatever the mechanism
     (group privacy), and with equal cell budgets the move is the binding case:
     ``ε_table = 2 ε_ar``.  Hence each cell is planned for *added or removed* records at
-    ``eps_target / 2`` (and ``delta_target / 2``), which makes both cases at most
-    ``eps_target``.  Planning each cell for a changed
-    record at the full ``eps_target`` (as if the cells were fixed) is wrong: the enumeration
-    test shows a move then costs more than ``eps_target``.
+    ``eps_target / 2``, which makes both cases at most ``eps_target``.  Planning each cell
+    for a changed record at the full ``eps_target`` (as if the cells were fixed) is wrong:
+    the enumeration test shows a move then costs more than ``eps_target``.
+    For δ: a move adds the two cells' δ (``2 δ_c``), while group privacy prices a change
+    inside a cell at ``(2 ε_c, (1 + e^{ε_c}) δ_c)`` (Dwork & Roth 2014, §2.3).  With
+    ``ε_c = ε/2`` and ``δ_c = δ / (1 + e^{ε/2})`` both are at most ``δ`` (since
+    ``1 + e^{ε/2} ≥ 2``).
 
 Claim 3 (change one record, labels fixed)
     When the grouping labels are public and cannot change (the neighbour differs in a value
@@ -73,6 +76,8 @@ loss in sampling schemes. FORC 2022, arXiv:2007.12674 (Theorem 2.2, Poisson samp
 Hu, J., Drechsler, J. & Kim, H. J. (2023). Accuracy gains from privacy amplification
 through sampling for differential privacy. JSSAM, arXiv:2103.09705 (Theorem 1, SRS).
 McSherry, F. (2009). Privacy integrated queries. SIGMOD (parallel composition).
+Dwork, C. & Roth, A. (2014). The algorithmic foundations of differential privacy (§2.3,
+group privacy; §3.5, composition).
 """
 
 from __future__ import annotations
@@ -83,7 +88,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core._validation import check_choice, check_delta_open
+from core._validation import check_choice, check_delta_open, check_whole
 from core.designs.protocol import RELATIONS
 from core.designs.registry import design_named
 from core.planner.budgets import positive
@@ -132,7 +137,8 @@ def cell_budget(
 
     * ``relation="deletion"``: each cell keeps ``(ε, δ)`` for added or removed records;
     * ``relation="replacement"`` with labels that may change: a moved record touches two
-      cells, so each cell keeps ``(ε/2, δ/2)`` for added or removed records;
+      cells, so each cell keeps ``(ε/2, δ / (1 + e^{ε/2}))`` for added or removed records
+      (the δ also covers a change inside a cell by group privacy);
     * ``relation="replacement"`` with ``labels_fixed=True``: each cell keeps ``(ε, δ)`` for a
       changed record.
 
@@ -172,11 +178,11 @@ def cell_budget(
         )
     return CellBudget(
         t / 2.0,
-        d / 2.0,
+        d / (1.0 + math.exp(t / 2.0)),
         "deletion",
         "A changed record may move to another cell: one cell loses it and another gains "
-        "it, so each cell keeps ε_target / 2 (and δ_target / 2) for an added or removed "
-        "record, and a move costs at most the sum, ε_target.",
+        "it, so each cell keeps ε_target / 2 (and δ_target / (1 + e^(ε_target/2))) for an "
+        "added or removed record, and a move costs at most the sum, ε_target.",
     )
 
 
@@ -238,8 +244,7 @@ def split_shares(k: int, shares: Sequence[float] | None = None) -> tuple[float, 
     tuple of float
         Shares summing to 1.
     """
-    if not isinstance(k, int) or k < 1:
-        raise ValueError(f"k must be a whole number ≥ 1; got {k!r}")
+    k = check_whole("k", k, 1, 10_000)
     if shares is None:
         return (1.0 / k,) * k
     if len(shares) != k:

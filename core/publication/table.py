@@ -34,6 +34,7 @@ from core.publication.composition import (
     split_shares,
     table_eps,
 )
+from core.sensitivity import check_quantile
 
 __all__ = [
     "GROUPS",
@@ -85,12 +86,13 @@ def parse_statistic(spec: Any) -> tuple[str, float, str]:
     if spec in ("median", "mean"):
         return str(spec), 0.5, str(spec)
     if isinstance(spec, (tuple, list)) and len(spec) == 2 and spec[0] == "quantile":
-        try:
-            q = float(spec[1])
-        except (TypeError, ValueError):
-            q = math.nan
-        if not 0.0 < q < 1.0:
-            raise ValueError(f"a quantile must be a number in (0, 1); got {spec[1]!r}")
+        level = spec[1]
+        if isinstance(level, str):
+            try:
+                level = float(level)
+            except ValueError:
+                raise ValueError(f"quantile must be a number in (0, 1); got {level!r}") from None
+        q = check_quantile(level)
         return "quantile", q, f"quantile {q:g}"
     raise ValueError(f"a statistic must be 'median', 'mean' or ('quantile', q); got {spec!r}")
 

@@ -93,6 +93,8 @@ def test_change_with_movable_labels_costs_two_cells(eps_target: float) -> None:
     budget = cell_budget(eps_target, 1e-6, "replacement")
     assert budget.relation == "deletion"
     assert budget.eps_target == pytest.approx(eps_target / 2)
+    # group privacy of a change inside a cell: (1 + e^{ε/2}) δ_c ≤ δ, and a move: 2 δ_c ≤ δ
+    assert (1 + math.exp(eps_target / 2)) * budget.delta_target == pytest.approx(1e-6)
     e = eps_sample_for("poisson", budget.eps_target, relation="deletion", rate=RATE)
     worst = max(loss(BASE, nb, [e, e]) for nb in changes(BASE, labels_fixed=False))
     assert worst <= eps_target + 1e-9

@@ -126,6 +126,9 @@ def test_bad_groupings_and_statistics_are_named(small: Population) -> None:
         parse_statistic("mode")
     with pytest.raises(ValueError, match="quantile"):
         parse_statistic(("quantile", 1.5))
+    with pytest.raises(ValueError, match="quantile"):
+        parse_statistic("quantile high")
+    assert parse_statistic("quantile 0.25")[:2] == ("quantile", 0.25)
     names, labels, idx = cells_of(small, ["strata", "clusters"])
     assert names == ["size_class", "cluster"]
     assert sum(len(i) for i in idx) == small.size and len(labels) == len(idx)
