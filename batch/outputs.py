@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 import os
 from pathlib import Path
 from typing import Any
@@ -121,6 +122,23 @@ at most {config.publish_share:g} of the cell's value).</p>
 """
 
 
+def _json(data: Any) -> str:
+    """Strict JSON: NaN and infinities (a cell that could not be planned) become null."""
+
+    def clean(x: Any) -> Any:
+        if isinstance(x, dict):
+            return {str(k): clean(v) for k, v in x.items()}
+        if isinstance(x, (list, tuple)):
+            return [clean(v) for v in x]
+        if isinstance(x, float) and not math.isfinite(x):
+            return None
+        if hasattr(x, "item"):  # numpy scalars
+            return clean(x.item())
+        return x
+
+    return json.dumps(clean(data), indent=2, allow_nan=False) + "\n"
+
+
 def _write(path: Path, text: str) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(text, encoding="utf-8")
@@ -132,7 +150,7 @@ def write_outputs(out: Path, config: Config, population: Population, tp: TablePl
     out.mkdir(parents=True, exist_ok=True)
     files = [out / name for name in OUTPUTS]
     _write(files[0], tp.table.to_csv(index=False, float_format="%.12g"))
-    _write(files[1], json.dumps(summary(config, population, tp), indent=2, default=float) + "\n")
-    _write(files[2], json.dumps(registry_entry(config, population, tp), indent=2) + "\n")
+    _write(files[1], _json(summary(config, population, tp)))
+    _write(files[2], _json(registry_entry(config, population, tp)))
     _write(files[3], report_html(config, population, tp))
     return files
