@@ -38,6 +38,7 @@ Invariants
 
 from core.planner.accuracy_first import AccuracyFirst, SearchProgress, smallest_eps_target
 from core.planner.budgets import (
+    DEFAULT_QUANTILE_MECHANISMS,
     DESIGN_LABELS,
     MEAN_MECHANISMS,
     QUANTILE_MECHANISMS,
@@ -45,6 +46,7 @@ from core.planner.budgets import (
     STATISTICS,
     DesignStatus,
     accounting_for,
+    default_mechanisms,
     default_rates,
     design_statuses,
     eps_sample_for,
@@ -64,6 +66,7 @@ from core.planner.memory import MemoryBudgetError
 from core.planner.simulate import SAMPLERS
 
 __all__ = [
+    "DEFAULT_QUANTILE_MECHANISMS",
     "DESIGN_LABELS",
     "LEVEL",
     "MEAN_MECHANISMS",
@@ -82,6 +85,7 @@ __all__ = [
     "SeveralProgress",
     "accounting_for",
     "budget_split",
+    "default_mechanisms",
     "default_rates",
     "design_statuses",
     "eps_sample_for",

@@ -25,12 +25,14 @@ if TYPE_CHECKING:
     from core.populations import Population
 
 __all__ = [
+    "DEFAULT_QUANTILE_MECHANISMS",
     "DESIGN_LABELS",
     "MEAN_MECHANISMS",
     "QUANTILE_MECHANISMS",
     "RELATIONS",
     "STATISTICS",
     "DesignStatus",
+    "default_mechanisms",
     "default_rates",
     "design_statuses",
     "eps_sample_for",
@@ -42,9 +44,25 @@ __all__ = [
 #: Plain-words names of the designs, in the order the planner lists them.
 DESIGN_LABELS: dict[str, str] = {name: d.label for name, d in DESIGNS.items()}
 STATISTICS = ("median", "quantile", "mean")
-#: Mechanisms for a quantile (the median included) and for the mean, in display order.
-QUANTILE_MECHANISMS = ("smooth_laplace", "smooth_pure", "exponential", "global_laplace")
+#: Mechanisms the planner offers for a quantile (the median included) and for the mean, in
+#: display order.  The quantile list holds the four of Hu et al. and two pure mechanisms of
+#: issue 23: the smooth-sensitivity quantile with polynomial-Laplace noise (Hladík & Tětek
+#: 2025; change one record only, like ``smooth_pure``) and the piecewise-Laplace quantile
+#: (Durfee 2025; both relations, like ``exponential``).  Their budgets are the mechanisms'
+#: own ``add_remove_factor`` and ``change_factor`` (:mod:`core.mechanisms`).
+QUANTILE_MECHANISMS = (
+    "smooth_laplace",
+    "smooth_pure",
+    "exponential",
+    "global_laplace",
+    "smooth_polyplace",
+    "piecewise_laplace",
+)
 MEAN_MECHANISMS = ("laplace", "gaussian", "ht_mean")
+#: The quantile mechanisms a plan compares when none are named (the page's default choice):
+#: Hu et al.'s four.  The others are compared when asked for, so that a default plan costs
+#: what it did before they were offered.
+DEFAULT_QUANTILE_MECHANISMS = QUANTILE_MECHANISMS[:4]
 
 
 @dataclass(frozen=True)
@@ -81,6 +99,16 @@ def positive(name: str, value: object) -> float:
     return x
 
 
+def default_mechanisms(statistic: str) -> tuple[str, ...]:
+    """The mechanisms a plan of ``statistic`` compares when none are named.
+
+    :data:`DEFAULT_QUANTILE_MECHANISMS` for the median and another quantile,
+    :data:`MEAN_MECHANISMS` for the mean.
+    """
+    check_choice("statistic", statistic, STATISTICS)
+    return MEAN_MECHANISMS if statistic == "mean" else DEFAULT_QUANTILE_MECHANISMS
+
+
 def mechanisms_for(statistic: str, design: str, relation: str) -> tuple[str, ...]:
     """Names of the mechanisms whose guarantee fits ``design``'s theorem under ``relation``.
 
@@ -88,9 +116,9 @@ def mechanisms_for(statistic: str, design: str, relation: str) -> tuple[str, ...
     design with a random sample size (Poisson, stratified, cluster) takes a mechanism proven
     for added or removed records (:meth:`core.designs.protocol.PlannerDesign.fits`).  So the
     smooth-sensitivity quantiles and the ``R/n`` means fit the census and SRS under
-    ``"replacement"``; the exponential and global-Laplace quantiles fit every design; the
-    noisy centred sum (``"ht_mean"``) fits random-size designs and the census under
-    ``"deletion"``.
+    ``"replacement"`` (the polynomial-Laplace one included); the exponential, global-Laplace
+    and piecewise-Laplace quantiles fit every design; the noisy centred sum (``"ht_mean"``)
+    fits random-size designs and the census under ``"deletion"``.
     """
     check_choice("statistic", statistic, STATISTICS)
     d = design_named(design)

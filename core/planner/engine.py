@@ -39,6 +39,7 @@ from core.planner.budgets import (
     QUANTILE_MECHANISMS,
     STATISTICS,
     DesignStatus,
+    default_mechanisms,
     default_rates,
     design_statuses,
     mechanisms_for,
@@ -156,9 +157,11 @@ class Setting:
     memory_budget: int | None = None
 
     def names(self, design: str) -> tuple[str, ...]:
-        """The mechanisms fitting ``design``, restricted to the ones asked for."""
+        """The mechanisms fitting ``design``, restricted to the ones asked for (by default
+        :func:`core.planner.budgets.default_mechanisms`)."""
         fit = mechanisms_for(self.statistic, design, self.relation)
-        return fit if self.mechanisms is None else tuple(m for m in fit if m in self.mechanisms)
+        asked = default_mechanisms(self.statistic) if self.mechanisms is None else self.mechanisms
+        return tuple(m for m in fit if m in asked)
 
 
 def _base_row(design: PlannerDesign, name: str, pb: PointBudget) -> dict[str, Any]:
@@ -486,7 +489,9 @@ def plan(
     quantile : float
         ``q`` in (0, 1) for ``statistic="quantile"`` (``"median"`` means 0.5).
     mechanisms : sequence of str, optional
-        Restrict the comparison to these mechanism names (default: every fitting one).
+        Compare these mechanism names, each on the designs it fits (default:
+        :func:`core.planner.budgets.default_mechanisms`, Hu et al.'s four for a quantile;
+        name ``"smooth_polyplace"`` or ``"piecewise_laplace"`` to compare them too).
     sampler : str
         ``"auto"`` (the cost model chooses windows or whole samples), ``"full"`` (whole
         samples) or ``"window"`` (windows wherever the design and mechanism have them).

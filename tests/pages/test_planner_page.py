@@ -275,7 +275,7 @@ def test_another_quantile_is_cores_quantile_plan():
     assert f"{significant(result.population_value, 6)}, the value of rank {rank:,}" in caption
     chart = _chart(at, "0.9-quantile")
     names = {t.get("name") for t in chart["data"]}
-    for name in planner.QUANTILE_MECHANISMS:  # SRS has all four quantile mechanisms
+    for name in planner.DEFAULT_QUANTILE_MECHANISMS:  # SRS has the four default ones
         assert figs.series_name("srs", MECHANISMS[name].label) in names
     code = snippet(at, "planner.plan")
     assert "statistic='quantile'" in code and "quantile=0.9," in code

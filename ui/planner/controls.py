@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from core import planner
 from ui.amplification import views as amp_views
 from ui.planner import figures as figs
 from ui.planner import text
@@ -49,29 +50,33 @@ def statistic_control() -> tuple[str, float]:
 def mechanisms_control(statistic: str) -> tuple[str, ...] | None:
     """The mechanisms to compare (URL-bound multiselect of those fitting ``statistic``).
 
-    Returns None (every mechanism) when all are chosen, or none (with a note on the page);
-    otherwise the chosen names in core.planner's order.
+    Every mechanism the planner offers is listed; the default choice is
+    :func:`core.planner.default_mechanisms` (Hu et al.'s four for a quantile), which keeps
+    the default page as fast as before the newer mechanisms were offered.  Returns None for
+    that default choice (or none chosen, with a note on the page); otherwise the chosen
+    names in core.planner's order.
     """
     options = text.mechanisms_of(statistic)
+    defaults = planner.default_mechanisms(statistic)
     # The widget keeps its value when the options change (median ↔ mean): a choice made for
-    # the other statistic goes back to the default, every mechanism of this one.
+    # the other statistic goes back to the default.
     stored = st.session_state.get("plan_mechs")
     if stored is not None and any(name not in options for name in stored):
-        st.session_state["plan_mechs"] = list(options)
+        st.session_state["plan_mechs"] = list(defaults)
     chosen = st.multiselect(
         "Mechanisms",
         list(options),
-        default=list(options),
+        default=list(defaults),
         format_func=lambda name: text.MECHANISM_SHORT.get(name, name),
         key="plan_mechs",
         bind="query-params",
         help=text.MECHANISMS_HELP,
     )
     if not chosen:
-        st.info("No mechanism is chosen; comparing every mechanism.", icon=":material/info:")
+        st.info("No mechanism is chosen; comparing the default mechanisms.", icon=":material/info:")
         return None
     picked = tuple(name for name in options if name in chosen)
-    return None if len(picked) == len(options) else picked
+    return None if set(picked) == set(defaults) else picked
 
 
 def prior_control() -> float:
@@ -87,7 +92,8 @@ def chart_lines_control(statistic: str, mechanisms: tuple[str, ...] | None) -> s
     default), :data:`ui.planner.figures.ALL_LINES` (every mechanism) or one mechanism's
     name (that mechanism across the designs), from the mechanisms compared.
     """
-    compared = [m for m in text.mechanisms_of(statistic) if mechanisms is None or m in mechanisms]
+    asked = planner.default_mechanisms(statistic) if mechanisms is None else mechanisms
+    compared = [m for m in text.mechanisms_of(statistic) if m in asked]
     labels = {c: text.chart_lines_label(c) for c in (figs.BEST_LINES, figs.ALL_LINES, *compared)}
     # A mechanism of the other statistic (median ↔ mean) or one no longer compared.
     if st.session_state.get("plan_lines", labels[figs.BEST_LINES]) not in labels.values():

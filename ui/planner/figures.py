@@ -94,6 +94,8 @@ LEGEND_MECHANISMS = {
     "smooth_pure": "smooth sensitivity (pure ε)",
     "exponential": "exponential mechanism",
     "global_laplace": "global Laplace",
+    "smooth_polyplace": "PolyPlace smooth sensitivity",
+    "piecewise_laplace": "piecewise Laplace",
     "laplace": "Laplace (R/n)",
     "gaussian": "Gaussian (analytic)",
     "ht_mean": "noisy centred sum",
@@ -193,9 +195,11 @@ _OTHER_DESIGN_COLOUR = PALETTE[6]
 BEST_COLOUR = PALETTE[3]
 TARGET_COLOUR = PALETTE[6]
 
+#: Dashes beyond the theme's five for the mechanisms (a plotly dash-length list).
+_MORE_DASHES = ("8px,3px,2px,3px,2px,3px",)
 #: A dash per mechanism ("dot" is kept for the reference lines).
 MECHANISM_DASHES: dict[str, str] = {
-    **{m: DASHES[i % 5] for i, m in enumerate(QUANTILE_MECHANISMS)},
+    **{m: (DASHES[:5] + _MORE_DASHES)[i % 6] for i, m in enumerate(QUANTILE_MECHANISMS)},
     **{m: DASHES[i % 5] for i, m in enumerate(MEAN_MECHANISMS)},
 }
 

@@ -54,8 +54,10 @@ MECHANISM_SHORT: dict[str, str] = {
     name: short_mechanism(cls.label) for name, cls in MECHANISMS.items()
 }
 MECHANISMS_HELP = (
-    "Compare only these mechanisms: fewer run faster. Each design still uses only the "
-    "mechanisms whose guarantee fits its theorem. Empty: every mechanism."
+    "Compare these mechanisms: fewer run faster. Each design still uses only the "
+    "mechanisms whose guarantee fits its theorem. By default the four of Hu et al.; add the "
+    "polynomial-Laplace smooth-sensitivity quantile (Hladík & Tětek 2025) or the piecewise "
+    "Laplace quantile (Durfee 2025) to compare them too. Empty: the default four."
 )
 
 
@@ -76,7 +78,7 @@ def chart_lines_label(choice: str) -> str:
 
 
 def mechanisms_of(statistic: str) -> tuple[str, ...]:
-    """The mechanisms the planner compares for ``statistic`` (core.planner's lists)."""
+    """The mechanisms the planner offers for ``statistic`` (core.planner's lists)."""
     return MEAN_MECHANISMS if statistic == "mean" else QUANTILE_MECHANISMS
 
 

@@ -103,9 +103,11 @@ def chosen_designs(
 
 
 def fitting(design: str, statistic: str, relation: str, mechanisms: tuple[str, ...] | None) -> bool:
-    """Whether some chosen mechanism (any, for None) holds its guarantee for ``design``."""
+    """Whether some chosen mechanism (the default ones, for None) holds its guarantee for
+    ``design``."""
     fit = planner.mechanisms_for(statistic, design, relation)
-    return bool(fit) and (mechanisms is None or any(m in mechanisms for m in fit))
+    asked = planner.default_mechanisms(statistic) if mechanisms is None else mechanisms
+    return any(m in asked for m in fit)
 
 
 def usable_mechanisms(
@@ -115,14 +117,15 @@ def usable_mechanisms(
     designs: tuple[str, ...],
 ) -> tuple[str, ...] | None:
     """The chosen mechanisms if one of them fits a planned design (the census included),
-    else None (every mechanism) with a note on the page."""
+    else None (the default mechanisms) with a note on the page."""
     if mechanisms is None:
         return None
     if any(fitting(d, statistic, relation, mechanisms) for d in ("census", *designs)):
         return mechanisms
     st.info(
         "None of the chosen mechanisms fits the chosen designs when neighbouring populations "
-        f"differ by {text.RELATION_LABELS.get(relation, relation)}; comparing every mechanism.",
+        f"differ by {text.RELATION_LABELS.get(relation, relation)}; comparing the default "
+        "mechanisms.",
         icon=":material/info:",
     )
     return None

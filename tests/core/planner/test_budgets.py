@@ -34,6 +34,7 @@ def test_statuses_and_default_rates_fit_the_population():
     assert budgets.mechanisms_for("median", "poisson", "replacement") == (
         "exponential",
         "global_laplace",
+        "piecewise_laplace",
     )
     with pytest.raises(ValueError, match="> 0"):
         budgets.positive("eps_target", 0.0)

@@ -44,7 +44,7 @@ def test_quantile_and_mechanisms_are_part_of_the_cache_key():
     assert low.population_value < high.population_value
     only = cache.plan(A.content_hash, A, **q, quantile=0.9, mechanisms=("exponential",))
     assert set(only.table["mechanism"]) == {"exponential"}
-    assert set(high.table["mechanism"]) == set(planner.QUANTILE_MECHANISMS)
+    assert set(high.table["mechanism"]) == set(planner.DEFAULT_QUANTILE_MECHANISMS)
     found = cache.smallest_eps_target(
         A.content_hash,
         A,

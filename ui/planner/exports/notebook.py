@@ -175,7 +175,8 @@ def plan_notebook(
         ⌈qN⌉); passed to :func:`core.planner.plan` only for that statistic.
     mechanisms : tuple of str or None
         Mechanism names fitting the statistic (:data:`core.planner.QUANTILE_MECHANISMS` or
-        :data:`core.planner.MEAN_MECHANISMS`); None for every one. Passed only when given.
+        :data:`core.planner.MEAN_MECHANISMS`); None for the default ones
+        (:func:`core.planner.default_mechanisms`). Passed only when given.
 
     Returns
     -------
@@ -220,7 +221,7 @@ def plan_notebook(
         f"- statistic: {statistic_words(statistic, q)}",
         "- mechanisms: "
         + (
-            "every mechanism fitting the statistic"
+            "the planner's default mechanisms for the statistic"
             if chosen_mechanisms is None
             else ", ".join(mechanism_words(name) for name in chosen_mechanisms)
         ),
