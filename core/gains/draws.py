@@ -21,6 +21,7 @@ from core.mechanisms import (
     ExponentialQuantile,
     GaussianMean,
     Mechanism,
+    PiecewiseLaplaceQuantile,
     exponential_quantile_distribution,
 )
 from core.windowed import window_exponential_draws, window_quantile_draws
@@ -29,6 +30,10 @@ __all__ = [
     "DELTA_SAMPLE_CAP",
     "draw_sorted_samples",
 ]
+
+#: Mechanisms whose windowed releases are drawn ring by ring
+#: (:func:`core.windowed.window_exponential_draws`).
+_RING_DRAWN = (ExponentialQuantile, PiecewiseLaplaceQuantile)
 
 
 #: Largest ``delta_sample`` handed to the smooth sensitivity.  ``delta_target / rate``
@@ -231,7 +236,7 @@ def _use_window(mechs: Sequence[Mechanism], n: int, s: _Setup) -> bool:
     """Whether this rate's samples are drawn as windows (:mod:`core.windowed`)."""
     can = (
         all(
-            m.windowed and (isinstance(m, ExponentialQuantile) or not _simulated_by_release(m))
+            m.windowed and (isinstance(m, _RING_DRAWN) or not _simulated_by_release(m))
             for m in mechs
         )
         and len({getattr(m, "quantile", None) for m in mechs}) == 1
@@ -241,7 +246,8 @@ def _use_window(mechs: Sequence[Mechanism], n: int, s: _Setup) -> bool:
         raise ValueError(
             f"sampler='window' needs mechanisms whose release can be drawn from order "
             f"statistics near one rank (smooth_laplace, smooth_pure, global_laplace, "
-            f"exponential); {names or [m.name for m in mechs]} need the whole sample"
+            f"exponential, smooth_polyplace, piecewise_laplace); "
+            f"{names or [m.name for m in mechs]} need the whole sample"
         )
     return can and (s.sampler == "window" or (s.sampler == "auto" and n >= WINDOW_FROM_N))
 
@@ -260,12 +266,12 @@ def _fill_from_windows(
 
     The additive quantile mechanisms share one set of windows, hence the same samples for
     every mechanism and ``eps`` (common random numbers), as with whole samples.  The
-    exponential mechanism is drawn ring by ring on samples of its own
-    (:func:`core.windowed.window_exponential_draws`).
+    exponential and piecewise-Laplace quantiles are drawn ring by ring on samples of their
+    own (:func:`core.windowed.window_exponential_draws`).
     """
     sizes = np.full(s.reps, n)
     quantile = float(getattr(mechs[0], "quantile", 0.5))
-    additive = [a for a, m in enumerate(mechs) if not isinstance(m, ExponentialQuantile)]
+    additive = [a for a, m in enumerate(mechs) if not isinstance(m, _RING_DRAWN)]
     if additive:
         betas: list[float] = []
         index: dict[tuple[int, int], int] = {}
@@ -289,12 +295,13 @@ def _fill_from_windows(
                     else mechs[a].sensitivity(one, float(e), delta_s, s.lower, s.upper)
                 )  # fmt: skip
     for a, m in enumerate(mechs):
-        if isinstance(m, ExponentialQuantile):
+        if isinstance(m, _RING_DRAWN):
             buf = buffers[a]
             assert buf.released is not None
             stat, released = window_exponential_draws(
-                sample_rng, noise_rngs[a], s.pop, sizes, quantile, eps_s, s.lower, s.upper
-            )
+                sample_rng, noise_rngs[a], s.pop, sizes, quantile, eps_s, s.lower, s.upper,
+                piecewise=isinstance(m, PiecewiseLaplaceQuantile),
+            )  # fmt: skip
             buf.medians[:] = stat
             buf.released[:] = released
             buf.sensitivity[:] = 1.0

@@ -71,7 +71,8 @@ Three more pure-DP quantiles (issue 23), each with its proof in its class docstr
   (Hladík & Tětek 2025); windowed like :class:`SmoothPureQuantile`.
 * :class:`PiecewiseLaplaceQuantile` (``"piecewise_laplace"``, 1 / 1): the gap ``i`` drawn
   with weight ``w_i e^(-eps j_i / 2)`` (``j_i`` records from ``y_(k)``), then a truncated
-  exponential inside it towards ``y_(k)`` (Durfee 2025); needs the whole sample.
+  exponential inside it towards ``y_(k)`` (Durfee 2025); its gaps are the exponential
+  mechanism's centred on ``k - 1/2``, so it is drawn from windows ring by ring like it.
 * :class:`UnboundedQuantile` (``"unbounded"``, 1 / 1): the first threshold
   ``lower + beta^i - 1`` whose noisy count reaches the noisy ``q n`` (AboveThreshold;
   Durfee 2023); no upper bound used; needs the whole sample.
@@ -96,7 +97,8 @@ statistics near rank ``k`` (the smooth sensitivity through the pairs that can st
 ``(upper - lower) e^(-beta d)``), so a Monte Carlo can draw just those.  The exponential
 mechanism weighs every interval between order statistics (the far ones by tiny but non-zero
 weights), so its release does depend on the whole sample; it is still drawn exactly from
-windows, ring by ring, widening only when a draw cannot yet be decided.  The means use every
+windows, ring by ring, widening only when a draw cannot yet be decided; so is the
+piecewise-Laplace quantile.  The means use every
 value and need the whole sample.  The structure (an abstract base class whose
 subclasses override a few methods, invariants stated in the module docstring) follows
 google's ``dp_accounting`` package (``pld/privacy_loss_mechanism.py``, ``dp_event.py``).

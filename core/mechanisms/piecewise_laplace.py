@@ -246,8 +246,11 @@ class PiecewiseLaplaceQuantile(_RankScoreQuantile):
     :class:`ExponentialQuantile` is reused), then ``T`` by the inverse CDF of the truncated
     exponential; ``rng`` is advanced by ``2 reps`` uniforms.  ``O(n)`` per row.
 
-    Windows: the piece weights reach every gap (like the exponential mechanism), so the
-    release depends on the whole sample: :attr:`windowed` is false here.
+    Windows: the piece weights reach every gap, like the exponential mechanism's, and they
+    are that mechanism's weights centred on the rank ``k - 1/2``; so the release is drawn
+    exactly ring by ring around the rank, reading only the order statistics the rings
+    reach (:func:`core.windowed.window_exponential_draws` with ``piecewise=True``), and
+    :attr:`windowed` is true: the planner and the Gains page draw it on windows.
     """
 
     name = "piecewise_laplace"
@@ -257,7 +260,7 @@ class PiecewiseLaplaceQuantile(_RankScoreQuantile):
     pure = True
     add_remove_factor = 1.0
     change_factor = 1.0
-    windowed = False
+    windowed = True
 
     def exact_error(
         self,

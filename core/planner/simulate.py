@@ -44,6 +44,9 @@ __all__ = [
 FloatArray = NDArray[np.float64]
 
 SAMPLERS: tuple[str, ...] = ("auto", "full", "window")
+#: The mechanisms whose windowed releases are drawn ring by ring
+#: (:func:`core.windowed.window_exponential_draws`), not from the statistic and ``S``.
+RING_DRAWN = (mech.ExponentialQuantile, mech.PiecewiseLaplaceQuantile)
 #: Samples whose exponential-mechanism releases are drawn on windows at once.
 EXPONENTIAL_CHUNK = 25
 #: Least first half-width of an exponential-mechanism window, in units of
@@ -256,10 +259,10 @@ def simulate_windows(
 ) -> dict[tuple[str, float], Draws]:
     """Monte Carlo of ``design`` at ``points`` on windows (:mod:`core.windowed`).
 
-    Every mechanism of a rate sees the same samples (the exponential mechanism, drawn ring
-    by ring, samples of its own).  An empty sample is released as by
-    :func:`release_empty`.  Additive releases: ``statistic + noise_scale(S, eps) ×
-    standard noise``.
+    Every mechanism of a rate sees the same samples (the exponential and piecewise-Laplace
+    quantiles, drawn ring by ring, samples of their own, the same for both).  An empty
+    sample is released as by :func:`release_empty`.  Additive releases: ``statistic +
+    noise_scale(S, eps) × standard noise``.
     """
     results: dict[tuple[str, float], Draws] = {}
     for p in points:
@@ -271,7 +274,9 @@ def simulate_windows(
         rows = np.flatnonzero(sizes > 0)
         filled = sizes[rows]
         objects = [make_mechanism(m, frame, p.rate, quantile) for m in mechanisms]
-        exponential = [isinstance(o, mech.ExponentialQuantile) for o in objects]
+        # Drawn ring by ring on samples of their own (the exponential mechanism, and the
+        # piecewise-Laplace quantile, whose pieces are the exponential mechanism's).
+        exponential = [isinstance(o, RING_DRAWN) for o in objects]
         betas = [
             o.window_beta(p.eps_sample[m], p.delta_sample)
             for m, o in zip(mechanisms, objects, strict=True)
@@ -306,6 +311,7 @@ def simulate_windows(
                         frame.values, filled[part], quantile, [eps],
                         frame.lower, frame.upper, **part_kw,
                         first_half=exponential_first_half(eps),
+                        piecewise=isinstance(o, mech.PiecewiseLaplaceQuantile),
                     )  # fmt: skip
                     out.statistic.append(x_stat)
                     out.released.append(x_rel[0])

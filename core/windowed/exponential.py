@@ -1,4 +1,10 @@
-"""The exponential mechanism's quantile release, drawn exactly from windows, ring by ring."""
+"""The exponential mechanism's quantile release, drawn exactly from windows, ring by ring.
+
+The piecewise-Laplace quantile (:class:`core.mechanisms.PiecewiseLaplaceQuantile`, Durfee
+2025) draws its piece with the exponential mechanism's interval weights centred on the rank
+``k - 1/2`` instead of ``q n``, then a point inside the piece from a truncated exponential
+leaning towards the statistic; the same rings draw it (``piecewise=True``).
+"""
 
 from __future__ import annotations
 
@@ -25,6 +31,9 @@ class _ExpState:
     """
 
     u: FloatArray
+    eps: float
+    rank: IntArray
+    piecewise: bool
     ring_lo: IntArray
     ring_hi: IntArray
     cut_lo: IntArray
@@ -50,7 +59,7 @@ def _intervals(
     view: RunView,
     n: IntArray,
     eps: float,
-    quantile: float,
+    centre: FloatArray,
     lower: float,
     upper: float,
 ) -> _Intervals:
@@ -59,10 +68,12 @@ def _intervals(
     Row ``r`` knows the order statistics of ranks ``first .. last`` as runs of equal values
     (``view``).  Interval ``i`` is ``[z_i, z_{i+1}]`` with ``z_0 = lower``, ``z_{n+1} =
     upper`` (:class:`core.mechanisms.ExponentialQuantile`); it is known when both ends are,
-    and weighs ``(z_{i+1} - z_i) e^{-eps |i - q n| / 2}``: 0 inside a run, so only the
+    and weighs ``(z_{i+1} - z_i) e^{-eps |i - c| / 2}`` (``c = centre``, one per row: ``q n``
+    for the exponential mechanism, ``k - 1/2`` for the piecewise-Laplace pieces): 0 inside a
+    run, so only the
     intervals between runs are listed (interval ``last`` of a run joins it to the next),
     one column each, and a tie block of any length costs nothing.  The unknown intervals below span
-    ``[lower, y_first]`` at rank distance ``>= q n - first + 1`` from ``q n`` (when
+    ``[lower, y_first]`` at rank distance ``>= c - first + 1`` from ``c`` (when
     positive), so together they weigh at most ``(y_first - lower)
     e^{-eps max(0, q n - first + 1) / 2}``; above likewise.  Every row is scaled by its
     largest log-weight, so no ``eps`` overflows or underflows a whole row.
@@ -81,7 +92,7 @@ def _intervals(
     col = np.arange(width + 1)[None, :]
     known = (col >= c_lo[:, None]) & (col <= c_hi[:, None])
     index = np.concatenate(((first - 1)[:, None], view.last), axis=1)
-    qn = quantile * n
+    qn = np.asarray(centre, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         logw = np.where(
             known, np.log(right - left) - 0.5 * eps * np.abs(index - qn[:, None]), -np.inf
@@ -108,6 +119,7 @@ def window_exponential_draws(
     *,
     first_half: int | None = None,
     source: SourceFactory | None = None,
+    piecewise: bool = False,
 ) -> tuple[FloatArray, FloatArray]:
     """Exponential-mechanism quantiles of SRSWOR samples, drawn exactly from windows.
 
@@ -145,6 +157,16 @@ def window_exponential_draws(
     source : SourceFactory, optional
         Where the samples come from, called once with ``sample_rng`` and every row
         (:func:`window_quantile_draws`); default simple random samples of ``sizes``.
+    piecewise : bool, default False
+        Draw the piecewise-Laplace quantile instead
+        (:class:`core.mechanisms.PiecewiseLaplaceQuantile`): interval weights
+        ``(z_{i+1} - z_i) e^{-eps |i - (k - 1/2)| / 2}`` (the same rings, centred on
+        ``k - 1/2``), and inside the chosen interval the distance ``T (z_{i+1} - z_i)``
+        from its end nearer ``y_(k)`` with ``T`` on ``[0, 1]`` of density
+        ``∝ e^{-eps T / 2}`` (inverse CDF of the same uniform that places the uniform
+        release).  Its piece law is that of :func:`piecewise_laplace_distribution
+        <core.mechanisms.piecewise_laplace.piecewise_laplace_distribution>`, so the release
+        has the mechanism's law on the whole sample, as for the exponential mechanism.
 
     Returns
     -------
@@ -171,15 +193,19 @@ def window_exponential_draws(
     half = np.minimum(np.full(reps, start, dtype=np.int64), n)
     statistic = np.full(reps, np.nan)
     released = np.empty((e.size, reps))
+    centre = np.asarray((k - 0.5) if piecewise else q * n, dtype=np.float64)
     states = [
         _ExpState(
             noise_rng.random(reps),
+            float(eps_j),
+            k,
+            piecewise,
             np.zeros(reps, dtype=np.int64),
             np.full(reps, -1, dtype=np.int64),
             np.zeros(reps, dtype=np.int64),
             np.full(reps, -1, dtype=np.int64),
         )
-        for _ in e
+        for eps_j in e
     ]
     todo = [np.arange(reps) for _ in e]
     while any(t.size for t in todo):
@@ -193,7 +219,7 @@ def window_exponential_draws(
         for j, eps_j in enumerate(e):
             if todo[j].size:
                 r = row_of[todo[j]]
-                iv = _intervals(view.rows(r), n[todo[j]], float(eps_j), q, lo, hi)
+                iv = _intervals(view.rows(r), n[todo[j]], float(eps_j), centre[todo[j]], lo, hi)
                 todo[j] = _decide(states[j], todo[j], iv, noise_rng, released[j])
         if any(t.size for t in todo):
             pending = np.unique(np.concatenate(todo))
@@ -242,7 +268,14 @@ def _decide(
         pick = np.minimum((c <= target[:, None]).sum(axis=1), cols - 1)
         left = iv.left[y, pick]
         right = iv.right[y, pick]
-        out[todo[y]] = np.clip(left + rng.random(y.size) * (right - left), left, right)
+        v = rng.random(y.size)
+        if st.piecewise:
+            # Right of the statistic (interval i >= k) the piece leans to its left end.
+            toward_left = iv.index[y, pick] >= st.rank[todo[y]]
+            rate = st.eps / 2.0
+            t = np.clip(np.log1p(v * np.expm1(-rate)) / (-rate), 0.0, 1.0)
+            v = np.asarray(np.where(toward_left, t, 1.0 - t), dtype=np.float64)
+        out[todo[y]] = np.clip(left + v * (right - left), left, right)
     if no.any():
         t = todo[no]
         st.cut_lo[t] = st.ring_lo[t]  # rings are nested: the excluded set is the old ring

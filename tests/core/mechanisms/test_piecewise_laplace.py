@@ -95,7 +95,7 @@ def _grid(values: list[float]) -> np.ndarray:
 def test_names_budgets_and_lookup() -> None:
     m = mech.mechanism_by_name("piecewise_laplace", quantile=0.3)
     assert isinstance(m, mech.PiecewiseLaplaceQuantile) and m.quantile == 0.3
-    assert m.pure and not m.additive and not m.windowed
+    assert m.pure and not m.additive and m.windowed  # drawn ring by ring (core.windowed)
     assert m.change_factor == 1.0 and m.add_remove_factor == 1.0
     assert m.relations == frozenset({"replacement", "deletion"})
 

@@ -1,0 +1,131 @@
+"""The planner's newer quantile mechanisms: which designs they fit, the budget each spends,
+their census rows and their windows (issue 23, "everywhere a mechanism is chosen")."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from core import mechanisms as mech
+from core import planner
+from core import sensitivity as sens
+from core.designs.registry import DESIGNS
+from core.planner import simulate
+from core.population import Population
+
+NEW = ("smooth_polyplace", "piecewise_laplace")
+
+
+def _population(size: int = 600, seed: int = 3) -> Population:
+    rng = np.random.default_rng(seed)
+    clusters = rng.integers(0, 10, size)
+    values = np.sort(np.round(rng.lognormal(2.0, 0.6, size), 1))
+    return Population("t", values, 0.0, 100.0, strata=clusters % 3, clusters=clusters)
+
+
+@pytest.mark.parametrize("relation", planner.RELATIONS)
+def test_each_new_mechanism_fits_the_designs_its_budgets_allow(relation: str) -> None:
+    """PolyPlace holds only for a changed record (fixed-size designs, replacement); the
+    piecewise-Laplace quantile for both relations (every design with a theorem)."""
+    for name, d in DESIGNS.items():
+        if d.unavailable_for_relation(relation):
+            continue
+        fit = planner.mechanisms_for("median", name, relation)
+        polyplace = d.fits(mech.MECHANISMS["smooth_polyplace"], relation)
+        assert ("smooth_polyplace" in fit) == polyplace
+        assert polyplace == (relation == "replacement" and d.fixed_size), name
+        assert "piecewise_laplace" in fit, name
+    assert set(NEW) <= set(planner.QUANTILE_MECHANISMS)
+    assert not set(NEW) & set(planner.DEFAULT_QUANTILE_MECHANISMS)
+
+
+def test_rows_spend_the_mechanisms_own_budgets() -> None:
+    """Every row's ε_sample is the design's accounting for that mechanism; the piecewise
+    Laplace quantile (α = γ = 1) spends what the exponential mechanism spends, and on a
+    Poisson sample under "change one record" that is ln(1 + (e^ε_target − 1)/r), not the
+    group-privacy ε_sample of ε_target / 2."""
+    pop = _population()
+    t = 1.0
+    result = planner.plan(
+        pop, eps_target=t, reps=20, refine=False, rates=(0.1, 0.3),
+        mechanisms=planner.QUANTILE_MECHANISMS, sampler="window",
+    )  # fmt: skip
+    table = result.table
+    assert set(NEW) <= set(table["mechanism"])
+    for _, row in table.iterrows():
+        if row["design"] == "census":
+            continue
+        kw = planner.theorem_keywords(pop, row["design"], row["rate"])
+        want = planner.eps_sample_for(row["design"], t, mechanism=row["mechanism"], **kw)
+        assert row["eps_sample"] == pytest.approx(want, rel=1e-12)
+    both = table.pivot_table(index=["design", "rate"], columns="mechanism", values="eps_sample")
+    np.testing.assert_allclose(both["piecewise_laplace"], both["exponential"], rtol=1e-12)
+    poisson = table[(table["design"] == "poisson") & (table["mechanism"] == "piecewise_laplace")]
+    for _, row in poisson.iterrows():
+        exact = math.log1p(math.expm1(t) / row["rate"])
+        assert row["eps_sample"] == pytest.approx(exact, rel=1e-9)
+        group = planner.eps_sample_for("poisson", t, relation="replacement", rate=row["rate"])
+        assert row["eps_sample"] > group
+    # PolyPlace runs only where a changed record is covered: the census and SRS.
+    assert set(table.loc[table["mechanism"] == "smooth_polyplace", "design"]) == {"census", "srs"}
+
+
+def test_census_rows_are_the_mechanisms_exact_laws() -> None:
+    pop = _population(400)
+    result = planner.plan(
+        pop, eps_target=0.5, reps=20, refine=False, designs=("srs",), rates=(0.2,),
+        mechanisms=NEW,
+    )  # fmt: skip
+    census = result.table[result.table["design"] == "census"].set_index("mechanism")
+    values = np.sort(pop.values)
+    theta = values[sens.quantile_rank(values.size, 0.5) - 1]
+    mse, _ = mech.piecewise_laplace_error(values, 0.5, 0.0, 100.0, theta)
+    assert census.loc["piecewise_laplace", "rmse"] == pytest.approx(math.sqrt(mse), rel=1e-12)
+    poly = mech.PolyPlaceQuantile()
+    s = poly.sensitivity(values[None, :], 0.5, 0.5, 0.0, 100.0)
+    scale = mech.polyplace_scale_factor(0.5) * s[0]
+    assert census.loc["smooth_polyplace", "rmse"] == pytest.approx(scale / math.sqrt(3), rel=1e-9)
+    assert census["exact"].all()
+
+
+def test_a_default_plan_compares_the_default_four() -> None:
+    pop = _population(300)
+    result = planner.plan(pop, eps_target=1.0, reps=10, refine=False, rates=(0.2,))
+    assert set(result.table["mechanism"]) == set(planner.DEFAULT_QUANTILE_MECHANISMS)
+    assert planner.default_mechanisms("quantile") == planner.DEFAULT_QUANTILE_MECHANISMS
+    assert planner.default_mechanisms("mean") == planner.MEAN_MECHANISMS
+
+
+def test_new_mechanisms_run_on_windows_with_the_law_of_whole_samples(monkeypatch) -> None:
+    """Both are windowed: PolyPlace through the statistic and S, the piecewise Laplace ring
+    by ring (``piecewise=True``); windows and whole samples agree within Monte Carlo error."""
+    assert all(mech.MECHANISMS[m].windowed for m in NEW)
+    calls: list[bool] = []
+    real = simulate.window_exponential_draws
+
+    def spy(*args, **kwargs):
+        calls.append(bool(kwargs.get("piecewise")))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(simulate, "window_exponential_draws", spy)
+    pop = _population(3_000, seed=5)
+    common = dict(
+        eps_target=1.0, reps=50, refine=False, designs=("srs", "poisson"), rates=(0.05,),
+        mechanisms=NEW, objective="rmse",
+    )  # fmt: skip
+    window = planner.plan(pop, sampler="window", seed=1, **common).table
+    assert True in calls
+    full = planner.plan(pop, sampler="full", seed=2, **common).table
+    key = ["design", "mechanism"]
+    a = window[window["design"] != "census"].set_index(key)
+    b = full[full["design"] != "census"].set_index(key)
+    assert set(a.index) == set(b.index) == {
+        ("srs", "smooth_polyplace"), ("srs", "piecewise_laplace"),
+        ("poisson", "piecewise_laplace"),
+    }  # fmt: skip
+    for k in a.index:
+        gap = abs(a.loc[k, "rmse"] - b.loc[k, "rmse"])
+        se = math.hypot(a.loc[k, "rmse_se"], b.loc[k, "rmse_se"])
+        assert gap < 4 * se, (k, a.loc[k, "rmse"], b.loc[k, "rmse"], se)
