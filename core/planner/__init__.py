@@ -19,6 +19,7 @@ Modules
 :mod:`core.planner.memory`          the memory budget and the chunks that keep it
 :mod:`core.planner.accuracy_first`  the smallest ε_target that reaches an error bound
 :mod:`core.planner.composition`     several statistics from one sample, planned together
+:mod:`core.planner.joint`           several quantiles in one JointExp release, compared
 =================================  =====================================================
 
 The designs themselves (samplers, accounting, closed-form means) live in
@@ -31,7 +32,8 @@ Invariants
   relative) for every design, relation and mechanism.
 * The census row is exact; the mean rows have exact RMSE.
 * Several statistics released from one sample compose on the sample and are amplified once
-  (:func:`budget_split`).
+  (:func:`budget_split`); several quantiles can instead be released at once by JointExp at
+  the whole budget (:func:`joint_exp_errors`, compared by :func:`joint_against_separate`).
 * Memory beyond the population's own columns stays within the budget
   (:mod:`core.planner.memory`), whatever N.
 """
@@ -62,6 +64,13 @@ from core.planner.composition import (
 )
 from core.planner.engine import OBJECTIVES, PlanProgress, PlanResult, plan
 from core.planner.errors import LEVEL
+from core.planner.joint import (
+    JointErrors,
+    JointVerdict,
+    joint_against_separate,
+    joint_exp_errors,
+    separate_rmse,
+)
 from core.planner.memory import MemoryBudgetError
 from core.planner.simulate import SAMPLERS
 
@@ -78,6 +87,8 @@ __all__ = [
     "AccuracyFirst",
     "BudgetSplit",
     "DesignStatus",
+    "JointErrors",
+    "JointVerdict",
     "MemoryBudgetError",
     "PlanProgress",
     "PlanResult",
@@ -90,8 +101,11 @@ __all__ = [
     "design_statuses",
     "eps_sample_for",
     "eps_target_for",
+    "joint_against_separate",
+    "joint_exp_errors",
     "mechanisms_for",
     "plan",
+    "separate_rmse",
     "several_statistics",
     "smallest_eps_target",
     "theorem_keywords",
