@@ -946,6 +946,28 @@ BREAKS: tuple[Break, ...] = (
             "tests/core/publication/test_table.py::test_each_row_is_one_plan_of_its_cell",
         ),
     ),
+    Break(
+        name="planner-joint-exp-group-privacy",
+        item="issue 23 planner mechanisms",
+        path="core/planner/joint.py",
+        old="acc = d.accounting(t, relation, cast(type[Mechanism], JointExpQuantiles), point)",
+        new="acc = d.accounting(t, relation, None, point)",
+        tests=(
+            "tests/core/planner/test_joint.py::"
+            "test_joint_exp_spends_the_exponential_mechanisms_budget",
+        ),
+    ),
+    Break(
+        name="planner-piecewise-window-leans-wrong-way",
+        item="issue 23 planner mechanisms",
+        path="core/windowed/exponential.py",
+        old="toward_left = iv.index[y, pick] >= st.rank[todo[y]]",
+        new="toward_left = iv.index[y, pick] > st.rank[todo[y]]",
+        tests=(
+            "tests/core/windowed/test_exponential.py::"
+            "test_piecewise_laplace_windows_have_the_exact_law",
+        ),
+    ),
 )
 
 
