@@ -494,3 +494,75 @@ def test_the_reports_link_reproduces_the_plan_with_every_control():
     assert opened.success[0].value == at.success[0].value
     assert _ranked(opened) == _ranked(at)
     assert again == link
+
+
+# ---------------------------------------------------------------------------------------
+# The newer quantile mechanisms and JointExp (issue 23, "everywhere a mechanism is chosen")
+# ---------------------------------------------------------------------------------------
+
+
+def test_new_mechanisms_are_offered_and_the_link_reproduces_the_choice():
+    at = open_page(PAGE, {"plan_reps": "50", "plan_lines": "every mechanism"})
+    mechs = at.multiselect(key="plan_mechs")
+    assert mechs.options == [text.MECHANISM_SHORT[m] for m in planner.QUANTILE_MECHANISMS]
+    assert mechs.value == list(planner.DEFAULT_QUANTILE_MECHANISMS)  # the default is kept
+    chosen = ["exponential", "smooth_polyplace", "piecewise_laplace"]
+    mechs.set_value(chosen).run()
+    assert not at.exception
+    # The link carries the choice as repeated parameters of the shown names.
+    link = {
+        "plan_reps": "50",
+        "plan_lines": "every mechanism",
+        "plan_mechs": [text.MECHANISM_SHORT[m] for m in chosen],
+    }
+    fresh = open_page(PAGE, link)
+    assert fresh.multiselect(key="plan_mechs").value == chosen
+    assert _ranked(fresh) == _ranked(at)
+    want = _page_plan(reps=50, mechanisms=tuple(chosen))
+    assert _ranked(fresh) == text.ranked_list(figs.ranked_table(want))
+    names = _series(fresh)
+    for d, m in (("srs", "smooth_polyplace"), ("srs", "piecewise_laplace"),
+                 ("poisson", "piecewise_laplace")):  # fmt: skip
+        assert figs.series_name(d, MECHANISMS[m].label) in names
+    assert "mechanisms=('exponential', 'smooth_polyplace', 'piecewise_laplace')," in snippet(
+        fresh, "planner.plan"
+    )
+
+
+def test_several_quantiles_compare_joint_exp_with_separate_releases():
+    query = {"plan_view": text.SEVERAL_TAB, "plan_reps": "50"}
+    at = open_page(PAGE, query)
+    assert not any("JointExp" in m.value for m in at.markdown)  # median and mean: no JointExp
+    chosen = ["lower quartile", "median", "upper quartile"]
+    at.multiselect(key="plan_ms_stats").set_value(chosen).run()
+    assert not at.exception and not at.warning
+    fresh = open_page(PAGE, {**query, "plan_ms_stats": chosen})
+    assert fresh.multiselect(key="plan_ms_stats").value == chosen
+    levels = (0.25, 0.5, 0.75)
+    errors = planner.joint_exp_errors(
+        LOGNORMAL, levels, design="srs", rate=0.1, eps_target=1.0, reps=50
+    )
+    results = planner.several_statistics(
+        LOGNORMAL,
+        [("quantile", 0.25), ("median", 0.5), ("quantile", 0.75)],
+        [1 / 3] * 3,
+        eps_target=1.0,
+        delta_target=delta_target_default(LOGNORMAL.size),
+        designs=("srs",),
+        rates=(0.1,),
+        reps=50,
+    )
+    separate = planner.separate_rmse(results, "srs", errors.rate)
+    verdict = planner.joint_against_separate(errors.rmse, separate["rmse"])
+    gap = np.abs(np.asarray(errors.rmse) - separate["rmse"].to_numpy())
+    noise = 2 * np.hypot(errors.rmse_se, separate["rmse_se"].to_numpy())
+    words = text.joint_verdict(
+        verdict, chosen, errors.eps_sample, within_error=bool((gap <= noise).all())
+    )
+    assert any(m.value == words for m in fresh.markdown)
+    assert "largest per-quantile RMSE" in words and "mean per-quantile RMSE" in words
+    joint_table = fresh.dataframe[1].value
+    assert list(joint_table["quantile"]) == chosen
+    np.testing.assert_allclose(joint_table["JointExp RMSE"], errors.rmse, rtol=1e-12)
+    np.testing.assert_allclose(joint_table["separate RMSE"], separate["rmse"], rtol=1e-12)
+    assert any("each spends an equal share" in c.value for c in fresh.caption)

@@ -140,7 +140,7 @@ def several_statistics(
     content_hash: str,
     _pop: Population,
     *,
-    statistics: tuple[str, ...],
+    statistics: tuple[str | tuple[str, float], ...],
     shares: tuple[float, ...],
     eps_target: float,
     delta_target: float,
@@ -153,13 +153,13 @@ def several_statistics(
     _progress: SeveralCallback | None = None,
 ) -> tuple[planner.PlanResult, ...]:
     """:func:`core.planner.several_statistics` for ``design`` at ``rate`` (the census: every
-    record), one plan per statistic (each at q = 0.5), cached; ``_progress`` hears a cache
-    miss only, as for :func:`plan`."""
+    record), one plan per statistic (a name at q = 0.5, or a ``(statistic, q)`` pair), cached;
+    ``_progress`` hears a cache miss only, as for :func:`plan`."""
     if _progress is not None:
         _progress(None)
     return planner.several_statistics(
         _pop,
-        [(stat, 0.5) for stat in statistics],
+        [(stat, 0.5) if isinstance(stat, str) else (stat[0], stat[1]) for stat in statistics],
         shares,
         eps_target=eps_target,
         delta_target=delta_target,
@@ -170,6 +170,34 @@ def several_statistics(
         relation=relation,
         objective=objective,
         progress=_progress,
+    )
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def joint_exp(
+    content_hash: str,
+    _pop: Population,
+    *,
+    quantiles: tuple[float, ...],
+    design: str,
+    rate: float,
+    eps_target: float,
+    share: float,
+    relation: str,
+    reps: int,
+    seed: int,
+) -> planner.JointErrors:
+    """:func:`core.planner.joint_exp_errors` on the population, cached."""
+    return planner.joint_exp_errors(
+        _pop,
+        quantiles,
+        design=design,
+        rate=rate,
+        eps_target=eps_target,
+        share=share,
+        relation=relation,
+        reps=reps,
+        seed=seed,
     )
 
 

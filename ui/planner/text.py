@@ -40,8 +40,18 @@ TABS = (COMPARE_TAB, ACCURACY_TAB, SEVERAL_TAB)
 
 #: The statistics the page offers, with their on-screen names ("quantile" asks for q).
 STATISTIC_LABELS = {"median": "median", "mean": "mean", "quantile": "another quantile"}
-#: The statistics the composition tab releases together from one sample.
-COMPOSITION_STATISTICS = ("median", "mean")
+#: The statistics the composition tab can release together from one sample: on-screen
+#: name → (statistic, quantile level) as core.planner.several_statistics takes them.
+COMPOSITION_STATISTICS: dict[str, tuple[str, float]] = {
+    "median": ("median", 0.5),
+    "mean": ("mean", 0.5),
+    "lower quartile": ("quantile", 0.25),
+    "upper quartile": ("quantile", 0.75),
+    "10th percentile": ("quantile", 0.1),
+    "90th percentile": ("quantile", 0.9),
+}
+#: The composition tab's default choice.
+COMPOSITION_DEFAULT = ("median", "mean")
 #: Default level q of "another quantile".
 DEFAULT_QUANTILE = 0.9
 QUANTILE_HELP = (
@@ -547,6 +557,90 @@ def several_progress(progress: SeveralProgress) -> tuple[float, str]:
     return min(1.0, progress.done / progress.total), (
         f"Planned {progress.done} of {progress.total} designs for every statistic "
         f"(last: {short_design(progress.design)})…"
+    )
+
+
+def composition_quantiles(labels: Sequence[str]) -> list[tuple[float, str]]:
+    """The chosen statistics that are quantiles, as ``(level, on-screen name)`` by level."""
+    out = []
+    for label in labels:
+        statistic, level = COMPOSITION_STATISTICS.get(label, ("mean", 0.5))
+        if statistic != "mean":
+            out.append((float(level), str(label)))
+    return sorted(out)
+
+
+#: What the JointExp comparison is, under its table.
+JOINT_EXPLANATION = (
+    "JointExp (Gillenwater, Joseph & Kulesza, ICML 2021) releases all the chosen quantiles "
+    "from the sample in one exponential mechanism over ordered lists of values, so it "
+    "spends the quantiles' whole budget once instead of splitting it. Its guarantee holds "
+    "for a changed, added or removed record with the same ε_sample as the exponential "
+    "mechanism, so each design amplifies it the same way. RMSE: root mean squared error "
+    "of the release about the population's quantile."
+)
+
+
+def joint_verdict(
+    verdict: Any, quantile_names: Sequence[str], eps_sample: float, *, within_error: bool = False
+) -> str:
+    """Which is more accurate for the chosen quantiles: JointExp or separate releases.
+
+    ``verdict`` is a :class:`core.planner.JointVerdict` (largest and mean per-quantile
+    RMSE of each); both summaries are named, and a split decision is said to be one.
+    ``within_error``: every per-quantile difference is within two Monte Carlo standard
+    errors, which the sentence then says.
+    """
+    text = _joint_sentence(verdict, quantile_names, eps_sample)
+    if within_error:
+        text += (
+            " Every per-quantile difference is within two Monte Carlo standard errors: "
+            "more repetitions T would tell them apart."
+        )
+    return text
+
+
+def _joint_sentence(verdict: Any, quantile_names: Sequence[str], eps_sample: float) -> str:
+    listed = ", ".join(quantile_names)
+    joint_max, sep_max = significant(verdict.joint_max, 3), significant(verdict.separate_max, 3)
+    joint_mean = significant(verdict.joint_mean, 3)
+    sep_mean = significant(verdict.separate_mean, 3)
+    numbers = (
+        f"largest per-quantile RMSE {joint_max} for JointExp against {sep_max} for separate "
+        f"releases; mean per-quantile RMSE {joint_mean} against {sep_mean}"
+    )
+    head = (
+        f"For the {len(quantile_names)} quantiles ({listed}), one JointExp release at "
+        f"ε_sample = {significant(eps_sample, 3)}"
+    )
+    if verdict.by_max == verdict.by_mean == "joint":
+        return f"{head} is **more accurate** than separate releases: {numbers}."
+    if verdict.by_max == verdict.by_mean == "separate":
+        return f"{head} is **less accurate** than separate releases with split budgets: {numbers}."
+    if verdict.by_max == verdict.by_mean == "tie":
+        return f"{head} is as accurate as separate releases: {numbers}."
+    better = "JointExp" if verdict.by_max == "joint" else "separate releases"
+    other = "JointExp" if verdict.by_mean == "joint" else "separate releases"
+    return (
+        f"{head} is a split decision: {better} wins on the largest per-quantile RMSE, "
+        f"{other} on the mean ({numbers})."
+    )
+
+
+def joint_caption(errors: Any, separate_mechanisms: Sequence[str]) -> str:
+    """How the JointExp numbers were computed (samples, draws) and what they are compared
+    with (each quantile's most accurate separate mechanism)."""
+    where = (
+        "on the whole register"
+        if errors.design == "census"
+        else f"on {errors.samples:,} samples of the design at rate {errors.rate:.3g}"
+    )
+    return (
+        f"JointExp: {errors.draws:,} releases each {where} (its exact sampler costs about "
+        "m² n steps per sample, so the Monte Carlo is kept to about a second; ± is two "
+        "standard errors). Separate releases: each quantile's most accurate mechanism at "
+        "the same rate with its share of ε_sample (" + "; ".join(separate_mechanisms) + "); "
+        "the table above may show another rate, each statistic's best near the chosen one."
     )
 
 

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -561,9 +562,11 @@ def several_controls(ctx: PlannerInputs) -> tuple[str, float, tuple[str, ...], t
         stats = st.multiselect(
             "Statistics released from the same sample",
             list(text.COMPOSITION_STATISTICS),
-            default=list(text.COMPOSITION_STATISTICS),
+            default=list(text.COMPOSITION_DEFAULT),
             key="plan_ms_stats",
             bind="query-params",
+            help="Choose two quantiles or more to compare one JointExp release of all of "
+            "them with separate releases.",
         )
     with c2:
         rate = st.number_input(
@@ -589,8 +592,13 @@ def several_controls(ctx: PlannerInputs) -> tuple[str, float, tuple[str, ...], t
     design = text.name_of(planner.DESIGN_LABELS, shown) if shown is not None else ctx.designs[0]
     if not stats:
         st.info("No statistic is chosen; showing the median and the mean.")
-        stats = list(text.COMPOSITION_STATISTICS)
-    shares = (float(share), 1.0 - float(share)) if len(stats) == 2 else (1.0,)
+        stats = list(text.COMPOSITION_DEFAULT)
+    if len(stats) == 2:
+        shares: tuple[float, ...] = (float(share), 1.0 - float(share))
+    else:
+        shares = tuple(1.0 / len(stats) for _ in stats)
+        if len(stats) > 2:
+            st.caption(f"With {len(stats)} statistics each spends an equal share of the budget.")
     return str(design), float(rate), tuple(stats), shares
 
 
@@ -628,7 +636,7 @@ def several_view(ctx: PlannerInputs) -> None:
     results = cache.several_statistics(
         pop.content_hash,
         pop,
-        statistics=stats,
+        statistics=tuple(text.COMPOSITION_STATISTICS[s] for s in stats),
         shares=shares,
         eps_target=ctx.eps_target,
         delta_target=ctx.delta_target,
@@ -642,6 +650,7 @@ def several_view(ctx: PlannerInputs) -> None:
     )
     with slot.container(key=f"plan_ms_view_{key}"):
         several_table(design, stats, shares, split, results)
+    joint_block(ctx, design, rate, stats, shares, split, results)
     fig, data = figs.composition_figure(
         cache.composition_curve(
             pop.content_hash,
@@ -708,6 +717,76 @@ def several_table(
         },
     )
     st.caption("Mechanisms: " + "; ".join(notes) + ". b₉₅: the 95 % error bound.")
+
+
+def joint_block(
+    ctx: PlannerInputs,
+    design: str,
+    rate: float,
+    stats: tuple[str, ...],
+    shares: tuple[float, ...],
+    split: planner.BudgetSplit,
+    results: tuple[planner.PlanResult, ...],
+) -> None:
+    """Two quantiles or more: one JointExp release of them all at their combined budget,
+    next to the separate releases, and which is more accurate (largest and mean RMSE)."""
+    chosen = text.composition_quantiles(stats)
+    if len(chosen) < 2:
+        return
+    st.markdown("**Several quantiles at once: JointExp against separate releases**")
+    index = {label: i for i, label in enumerate(stats)}
+    share = float(sum(shares[index[label]] for _, label in chosen))
+    try:
+        errors = cache.joint_exp(
+            ctx.pop.content_hash,
+            ctx.pop,
+            quantiles=tuple(level for level, _ in chosen),
+            design=design,
+            rate=rate,
+            eps_target=ctx.eps_target,
+            share=min(share, 1.0),
+            relation=ctx.relation,
+            reps=ctx.reps,
+            seed=ctx.seed,
+        )
+    except ValueError as exc:
+        st.info(f"JointExp is not compared here: {exc}.", icon=":material/info:")
+        return
+    separate = planner.separate_rmse(
+        [results[index[label]] for _, label in chosen], design, errors.rate
+    )
+    verdict = planner.joint_against_separate(errors.rmse, separate["rmse"])
+    gap = np.abs(np.asarray(errors.rmse) - separate["rmse"].to_numpy())
+    noise = 2.0 * np.hypot(np.asarray(errors.rmse_se), separate["rmse_se"].to_numpy())
+    st.markdown(
+        text.joint_verdict(
+            verdict,
+            [label for _, label in chosen],
+            errors.eps_sample,
+            within_error=bool((gap <= noise).all()),
+        )
+    )
+    rows = [
+        {
+            "quantile": label,
+            "JointExp RMSE": float(errors.rmse[j]),
+            "± (JointExp)": 2.0 * float(errors.rmse_se[j]),
+            "separate RMSE": float(separate["rmse"].iloc[j]),
+            "± (separate)": 2.0 * float(separate["rmse_se"].iloc[j]),
+        }
+        for j, (_, label) in enumerate(chosen)
+    ]
+    number = st.column_config.NumberColumn(format="%.4g")
+    st.dataframe(
+        pd.DataFrame(rows),
+        hide_index=True,
+        column_config={c: number for c in rows[0] if c != "quantile"},
+    )
+    used = [
+        f"{label}: {figs.short_mechanism(str(separate['mechanism_label'].iloc[j]))}"
+        for j, (_, label) in enumerate(chosen)
+    ]
+    st.caption(text.joint_caption(errors, used) + " " + text.JOINT_EXPLANATION)
 
 
 #: The view of each tab, in the order of :data:`ui.planner.text.TABS`.

@@ -339,3 +339,32 @@ def test_progress_words_of_the_search_and_of_several_statistics():
     fraction, words = text.several_progress(planner.SeveralProgress(2, 3, "srs"))
     assert fraction == pytest.approx(2 / 3)
     assert words.startswith("Planned 2 of 3 designs for every statistic (last: SRS")
+
+
+def test_joint_verdict_names_both_summaries_and_a_split_decision():
+    names = ["lower quartile", "upper quartile"]
+    both = planner.joint_against_separate([1.0, 2.0], [1.5, 2.5])
+    words = text.joint_verdict(both, names, 2.0)
+    assert "**more accurate**" in words and "largest per-quantile RMSE 2" in words
+    assert "mean per-quantile RMSE 1.5 against 2" in words and "ε_sample = 2" in words
+    worse = planner.joint_against_separate([2.0, 3.0], [1.0, 2.0])
+    assert "**less accurate**" in text.joint_verdict(worse, names, 2.0)
+    split = planner.joint_against_separate([0.1, 3.0], [2.0, 2.5])  # max: separate; mean: joint
+    words = text.joint_verdict(split, names, 2.0)
+    assert "split decision" in words
+    assert "separate releases wins on the largest" in words and "JointExp on the mean" in words
+    tie = planner.joint_against_separate([1.0, 2.0], [1.0, 2.0])
+    assert "as accurate as" in text.joint_verdict(tie, names, 2.0)
+    close = text.joint_verdict(both, names, 2.0, within_error=True)
+    assert close.endswith("more repetitions T would tell them apart.")
+
+
+def test_composition_quantiles_are_the_chosen_quantiles_by_level():
+    chosen = ["mean", "upper quartile", "median", "10th percentile"]
+    assert text.composition_quantiles(chosen) == [
+        (0.1, "10th percentile"),
+        (0.5, "median"),
+        (0.75, "upper quartile"),
+    ]
+    assert text.composition_quantiles(["median", "mean"]) == [(0.5, "median")]
+    assert set(text.COMPOSITION_DEFAULT) <= set(text.COMPOSITION_STATISTICS)
