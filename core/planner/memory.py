@@ -61,9 +61,9 @@ def chunk_rows(N: int, bytes_per_record: int, reps: int, budget: int | None = No
         raise MemoryBudgetError(
             f"A whole-sample Monte Carlo of {N:,} records needs about {one / 2**20:,.0f} MiB "
             f"per repetition, more than the planner's memory budget of {total / 2**20:,.0f} MiB. "
-            "Choose mechanisms that run on windows (the smooth-sensitivity, exponential and "
-            "global-Laplace quantiles) or closed forms (the means), fewer designs, or a "
-            "smaller population."
+            "Choose mechanisms that run on windows (the smooth-sensitivity, exponential, "
+            "piecewise-Laplace and global-Laplace quantiles) or closed forms (the means), "
+            "fewer designs, or a smaller population."
         )
     return max(1, min(reps, room // one))
 
