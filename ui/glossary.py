@@ -161,6 +161,12 @@ GLOSSARY: tuple[Term, ...] = (
         "(a rare disease, say); the adversary knows π but not the records.",
     ),
     Term(
+        "m",
+        "number of quantiles",
+        "How many quantiles one JointExp release gives at once (the quartiles: m = 3; the "
+        "deciles: m = 9).",
+    ),
+    Term(
         "T",
         "repetitions",
         "How many samples the simulation draws; more repetitions give narrower error bands.",
