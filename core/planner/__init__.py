@@ -43,6 +43,7 @@ from core.planner.budgets import (
     DEFAULT_QUANTILE_MECHANISMS,
     DESIGN_LABELS,
     MEAN_MECHANISMS,
+    NO_UPPER_MECHANISMS,
     QUANTILE_MECHANISMS,
     RELATIONS,
     STATISTICS,
@@ -54,6 +55,7 @@ from core.planner.budgets import (
     eps_sample_for,
     eps_target_for,
     mechanisms_for,
+    offered_mechanisms,
     theorem_keywords,
 )
 from core.planner.composition import (
@@ -79,6 +81,7 @@ __all__ = [
     "DESIGN_LABELS",
     "LEVEL",
     "MEAN_MECHANISMS",
+    "NO_UPPER_MECHANISMS",
     "OBJECTIVES",
     "QUANTILE_MECHANISMS",
     "RELATIONS",
@@ -104,6 +107,7 @@ __all__ = [
     "joint_against_separate",
     "joint_exp_errors",
     "mechanisms_for",
+    "offered_mechanisms",
     "plan",
     "separate_rmse",
     "several_statistics",

@@ -28,6 +28,7 @@ __all__ = [
     "DEFAULT_QUANTILE_MECHANISMS",
     "DESIGN_LABELS",
     "MEAN_MECHANISMS",
+    "NO_UPPER_MECHANISMS",
     "QUANTILE_MECHANISMS",
     "RELATIONS",
     "STATISTICS",
@@ -38,6 +39,7 @@ __all__ = [
     "eps_sample_for",
     "eps_target_for",
     "mechanisms_for",
+    "offered_mechanisms",
     "theorem_keywords",
 ]
 
@@ -59,6 +61,10 @@ QUANTILE_MECHANISMS = (
     "piecewise_laplace",
 )
 MEAN_MECHANISMS = ("laplace", "gaussian", "ht_mean")
+#: The quantile mechanisms for a population with no public upper bound (``upper = inf``):
+#: those whose release does not use U (``needs_upper`` false), i.e. the unbounded quantile
+#: (Durfee 2023; ``add_remove_factor = change_factor = 1``, so it fits every design).
+NO_UPPER_MECHANISMS = tuple(name for name, cls in mech.MECHANISMS.items() if not cls.needs_upper)
 #: The quantile mechanisms a plan compares when none are named (the page's default choice):
 #: Hu et al.'s four.  The others are compared when asked for, so that a default plan costs
 #: what it did before they were offered.
@@ -99,17 +105,35 @@ def positive(name: str, value: object) -> float:
     return x
 
 
-def default_mechanisms(statistic: str) -> tuple[str, ...]:
+def offered_mechanisms(statistic: str, *, bounded: bool = True) -> tuple[str, ...]:
+    """Every mechanism the planner offers for ``statistic``, in display order.
+
+    :data:`MEAN_MECHANISMS` for the mean; for a quantile :data:`QUANTILE_MECHANISMS`, or
+    :data:`NO_UPPER_MECHANISMS` when the population has no public upper bound
+    (``bounded=False``; the mean then has none).
+    """
+    check_choice("statistic", statistic, STATISTICS)
+    if statistic == "mean":
+        return MEAN_MECHANISMS if bounded else ()
+    return QUANTILE_MECHANISMS if bounded else NO_UPPER_MECHANISMS
+
+
+def default_mechanisms(statistic: str, *, bounded: bool = True) -> tuple[str, ...]:
     """The mechanisms a plan of ``statistic`` compares when none are named.
 
     :data:`DEFAULT_QUANTILE_MECHANISMS` for the median and another quantile,
-    :data:`MEAN_MECHANISMS` for the mean.
+    :data:`MEAN_MECHANISMS` for the mean; with no public upper bound (``bounded=False``)
+    every mechanism offered (:func:`offered_mechanisms`).
     """
+    if not bounded:
+        return offered_mechanisms(statistic, bounded=False)
     check_choice("statistic", statistic, STATISTICS)
     return MEAN_MECHANISMS if statistic == "mean" else DEFAULT_QUANTILE_MECHANISMS
 
 
-def mechanisms_for(statistic: str, design: str, relation: str) -> tuple[str, ...]:
+def mechanisms_for(
+    statistic: str, design: str, relation: str, *, bounded: bool = True
+) -> tuple[str, ...]:
     """Names of the mechanisms whose guarantee fits ``design``'s theorem under ``relation``.
 
     A fixed-size design (census, SRS) takes a mechanism proven for ``relation`` itself; a
@@ -118,14 +142,15 @@ def mechanisms_for(statistic: str, design: str, relation: str) -> tuple[str, ...
     smooth-sensitivity quantiles and the ``R/n`` means fit the census and SRS under
     ``"replacement"`` (the polynomial-Laplace one included); the exponential, global-Laplace
     and piecewise-Laplace quantiles fit every design; the noisy centred sum (``"ht_mean"``)
-    fits random-size designs and the census under ``"deletion"``.
+    fits random-size designs and the census under ``"deletion"``.  With ``bounded=False``
+    (no public upper bound) only :data:`NO_UPPER_MECHANISMS` are considered.
     """
     check_choice("statistic", statistic, STATISTICS)
     d = design_named(design)
     check_choice("relation", relation, RELATIONS)
     if d.unavailable_for_relation(relation):
         return ()
-    names = MEAN_MECHANISMS if statistic == "mean" else QUANTILE_MECHANISMS
+    names = offered_mechanisms(statistic, bounded=bounded)
     return tuple(m for m in names if d.fits(mech.MECHANISMS[m], relation))
 
 

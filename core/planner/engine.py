@@ -36,6 +36,7 @@ from core.planner import exact, memory
 from core.planner.budgets import (
     DESIGN_LABELS,
     MEAN_MECHANISMS,
+    NO_UPPER_MECHANISMS,
     QUANTILE_MECHANISMS,
     STATISTICS,
     DesignStatus,
@@ -43,6 +44,7 @@ from core.planner.budgets import (
     default_rates,
     design_statuses,
     mechanisms_for,
+    offered_mechanisms,
     positive,
 )
 from core.planner.errors import LEVEL, Draws, exact_row, summary_row
@@ -50,6 +52,7 @@ from core.planner.simulate import (
     SAMPLERS,
     MaskJob,
     PointBudget,
+    simulate_census,
     simulate_masks_many,
     simulate_windows,
     use_windows,
@@ -155,12 +158,19 @@ class Setting:
     mechanisms: tuple[str, ...] | None
     sampler: str = "auto"
     memory_budget: int | None = None
+    #: The population has a public upper bound (otherwise only the mechanisms that need
+    #: none, :data:`core.planner.budgets.NO_UPPER_MECHANISMS`, run).
+    bounded: bool = True
 
     def names(self, design: str) -> tuple[str, ...]:
         """The mechanisms fitting ``design``, restricted to the ones asked for (by default
         :func:`core.planner.budgets.default_mechanisms`)."""
-        fit = mechanisms_for(self.statistic, design, self.relation)
-        asked = default_mechanisms(self.statistic) if self.mechanisms is None else self.mechanisms
+        fit = mechanisms_for(self.statistic, design, self.relation, bounded=self.bounded)
+        asked = (
+            default_mechanisms(self.statistic, bounded=self.bounded)
+            if self.mechanisms is None
+            else self.mechanisms
+        )
         return tuple(m for m in fit if m in asked)
 
 
@@ -205,16 +215,24 @@ def census_rows(design: PlannerDesign, frame: Frame, setting: Setting) -> list[d
     point = design.point(frame, 1.0)
     assert point is not None
     (pb,) = _budgets(design, setting.names(design.name), [point], setting)
-    for name in setting.names(design.name):
+    for j, name in enumerate(setting.names(design.name)):
         m = exact.mechanism_on_population(name, frame, setting.quantile)
         err = m.exact_error(
             frame.values, pb.eps_sample[name], pb.delta_sample, frame.lower, frame.upper, LEVEL
         )
-        if err is None:
-            raise ValueError(f"the mechanism {name!r} states no exact error for the census")
-        mse, e95 = err
         row = _base_row(design, name, pb)
-        row.update(exact_row(math.sqrt(mse), e95, 0.0, mse), exact=True, error_95_method="exact")
+        if err is None:  # no closed form (the unbounded quantile): releases of the population
+            draws = simulate_census(
+                m, frame, pb.eps_sample[name], pb.delta_sample, setting.reps, [setting.seed, j]
+            )
+            summary = summary_row(draws, setting.theta)
+            summary.pop("mean_sample_size")
+            row.update(summary)
+        else:
+            mse, e95 = err
+            row.update(
+                exact_row(math.sqrt(mse), e95, 0.0, mse), exact=True, error_95_method="exact"
+            )
         rows.append(row)
     return rows
 
@@ -391,10 +409,12 @@ def _chosen_designs(
     return chosen
 
 
-def _check_mechanisms(mechanisms: Sequence[str] | None, statistic: str) -> tuple[str, ...] | None:
+def _check_mechanisms(
+    mechanisms: Sequence[str] | None, statistic: str, bounded: bool = True
+) -> tuple[str, ...] | None:
     if mechanisms is None:
         return None
-    allowed = MEAN_MECHANISMS if statistic == "mean" else QUANTILE_MECHANISMS
+    allowed = offered_mechanisms(statistic, bounded=bounded)
     out = tuple(check_choice("mechanism", m, allowed) for m in mechanisms)
     if not out:
         raise ValueError(f"mechanisms must name at least one of {list(allowed)}")
@@ -406,7 +426,8 @@ def _ranked(table: pd.DataFrame, objective: str) -> tuple[pd.DataFrame, pd.DataF
     table["refined"] = table.get("refined", pd.Series(False, index=table.index))
     table["refined"] = table["refined"].fillna(False).astype(bool)
     order = {name: i for i, name in enumerate(DESIGN_LABELS)}
-    mech_order = {name: i for i, name in enumerate(QUANTILE_MECHANISMS + MEAN_MECHANISMS)}
+    everyone = QUANTILE_MECHANISMS + NO_UPPER_MECHANISMS + MEAN_MECHANISMS
+    mech_order = {name: i for i, name in enumerate(everyone)}
     table = table.sort_values(
         by=["design", "mechanism", "rate"],
         key=lambda col: (
@@ -603,6 +624,12 @@ def prepare(
     if share > 1:
         raise ValueError(f"budget_share must be a number in (0, 1]; got {budget_share!r}")
     frame = Frame.of(population) if frame is None else frame
+    bounded = math.isfinite(frame.upper)
+    if not bounded and statistic == "mean":
+        raise ValueError(
+            "the mean needs a public upper bound U, and this population has none "
+            "(upper = inf); plan a quantile instead (the unbounded quantile needs no U)"
+        )
     grid = _check_rates(rates, frame)
     statuses = design_statuses(frame, statistic, relation)
     chosen = _chosen_designs(designs, statuses)
@@ -616,9 +643,10 @@ def prepare(
         seed=check_seed(seed),
         share=share,
         theta=frame.value(statistic, q),
-        mechanisms=_check_mechanisms(mechanisms, statistic),
+        mechanisms=_check_mechanisms(mechanisms, statistic, bounded),
         sampler=check_choice("sampler", sampler, SAMPLERS),
         memory_budget=memory_budget,
+        bounded=bounded,
     )
     census = next(x for x in DESIGNS.values() if x.reference)
     return PlanJob(frame, grid, tuple(statuses), tuple(chosen), census, setting, objective)

@@ -36,6 +36,7 @@ __all__ = [
     "PointBudget",
     "exponential_first_half",
     "make_mechanism",
+    "simulate_census",
     "simulate_masks",
     "simulate_masks_many",
     "simulate_windows",
@@ -126,8 +127,9 @@ def release_empty(
 ) -> None:
     """The release of an empty sample (possible when the sample size is random), as the
     mechanism states it (:meth:`core.mechanisms.Mechanism.release_empty`); the sample's
-    "statistic" is taken as the middle of the range."""
-    c = 0.5 * (frame.lower + frame.upper)
+    "statistic" is taken as the middle of the range (the lower bound when there is no
+    upper one)."""
+    c = 0.5 * (frame.lower + frame.upper) if math.isfinite(frame.upper) else frame.lower
     released, variance, scale = mechanism.release_empty(eps_sample, frame.lower, frame.upper, rng)
     out.statistic.append(np.full(1, c))
     out.released.append(np.full(1, released))
@@ -160,6 +162,46 @@ def _release_rows(
         )
         out.noise_scale.append(np.broadcast_to(rel.noise_scale, rel.released.shape).copy())
     out.sizes.append(np.array([r.size for r in rows], dtype=np.float64))
+
+
+#: Records per chunk of :func:`simulate_census` (rows × N): the release of a fixed sample
+#: may build an index array of the batch's shape.
+CENSUS_CHUNK_RECORDS = 4_000_000
+
+
+def simulate_census(
+    mechanism: mech.Mechanism,
+    frame: Frame,
+    eps_sample: float,
+    delta_sample: float,
+    reps: int,
+    seed: Sequence[int],
+) -> Draws:
+    """``reps`` releases of ``mechanism`` on the whole population, for a census row whose
+    mechanism states no exact error (:meth:`core.mechanisms.Mechanism.exact_error` is None;
+    the unbounded quantile).
+
+    The population is one fixed sample, so only the noise varies: the batch is the sorted
+    values repeated by a zero-stride view (no copy), in chunks of at most
+    :data:`CENSUS_CHUNK_RECORDS` records so that a mechanism's per-record work arrays stay
+    bounded.  Cost ``O(reps N)``.
+    """
+    out = Draws(noise_cdf=noise_cdf(mechanism))
+    rng = np.random.default_rng([*seed, 47])
+    rows = max(1, min(reps, CENSUS_CHUNK_RECORDS // max(frame.N, 1)))
+    for start in range(0, reps, rows):
+        size = min(rows, reps - start)
+        batch = np.broadcast_to(frame.values, (size, frame.N))
+        rel = mechanism.release(batch, eps_sample, delta_sample, frame.lower, frame.upper, rng)
+        out.statistic.append(rel.statistic)
+        out.released.append(rel.released)
+        nv = rel.noise_variance
+        out.noise_variance.append(
+            np.full(size, np.nan) if nv is None else np.asarray(nv, dtype=np.float64)
+        )
+        out.noise_scale.append(np.broadcast_to(rel.noise_scale, rel.released.shape).copy())
+        out.sizes.append(np.full(size, float(frame.N)))
+    return out
 
 
 class MaskJob(NamedTuple):

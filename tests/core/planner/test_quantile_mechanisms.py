@@ -129,3 +129,54 @@ def test_new_mechanisms_run_on_windows_with_the_law_of_whole_samples(monkeypatch
         gap = abs(a.loc[k, "rmse"] - b.loc[k, "rmse"])
         se = math.hypot(a.loc[k, "rmse_se"], b.loc[k, "rmse_se"])
         assert gap < 4 * se, (k, a.loc[k, "rmse"], b.loc[k, "rmse"], se)
+
+
+def _no_upper(size: int = 800) -> Population:
+    rng = np.random.default_rng(6)
+    clusters = rng.integers(0, 8, size)
+    values = np.sort(rng.lognormal(2.0, 0.8, size))
+    return Population("open", values, 0.0, math.inf, strata=clusters % 2, clusters=clusters)
+
+
+def test_a_population_without_upper_bound_is_planned_with_the_unbounded_quantile() -> None:
+    """upper = inf: only the mechanisms that need no U (the unbounded quantile, α = γ = 1,
+    so every design); its census row comes from releases of the population itself."""
+    pop = _no_upper()
+    assert planner.NO_UPPER_MECHANISMS == ("unbounded",)
+    assert planner.offered_mechanisms("median", bounded=False) == ("unbounded",)
+    assert planner.offered_mechanisms("mean", bounded=False) == ()
+    result = planner.plan(pop, eps_target=1.0, reps=30, refine=False, rates=(0.2, 0.5))
+    table = result.table
+    assert set(table["mechanism"]) == {"unbounded"}
+    assert {"census", "srs", "poisson", "cluster"} <= set(table["design"])
+    census = result.census
+    assert census is not None and not census["exact"]
+    assert census["error_95_method"] == "Monte Carlo"
+    assert np.isfinite(table["error_95"]).all()
+    for _, row in table[table["design"] != "census"].iterrows():
+        kw = planner.theorem_keywords(pop, row["design"], row["rate"])
+        want = planner.eps_sample_for(row["design"], 1.0, mechanism="unbounded", **kw)
+        assert row["eps_sample"] == pytest.approx(want, rel=1e-12)
+    with pytest.raises(ValueError, match="needs a public upper bound"):
+        planner.plan(pop, statistic="mean", eps_target=1.0)
+    with pytest.raises(ValueError, match="mechanism"):
+        planner.plan(pop, eps_target=1.0, mechanisms=("exponential",))
+
+
+def test_census_releases_are_the_mechanisms_own_on_the_population(monkeypatch) -> None:
+    """simulate_census: ``reps`` releases of the fixed population, in chunks, with the
+    mechanism's law (against releases of the same rows made directly)."""
+    monkeypatch.setattr(simulate, "CENSUS_CHUNK_RECORDS", 7 * 400)  # chunks of 7 rows
+    pop = _no_upper(400)
+    frame = simulate.Frame.of(pop)
+    m = mech.UnboundedQuantile()
+    small = simulate.simulate_census(m, frame, 1.0, 0.5, 300, [1])
+    rel = np.concatenate(small.released)
+    assert rel.size == 300 and np.isfinite(rel).all()
+    assert np.all(np.concatenate(small.statistic) == frame.value("median"))
+    direct = m.release(
+        np.tile(frame.values, (300, 1)), 1.0, 0.5, 0.0, math.inf, np.random.default_rng(3)
+    ).released
+    from scipy import stats
+
+    assert stats.ks_2samp(rel, direct).pvalue > 1e-4
