@@ -26,7 +26,7 @@ preset_buttons(text.PRESETS, key="plan")
 
 c1, c2, c3 = st.columns([1, 2, 2], gap="medium")
 with c1:
-    statistic, quantile = controls.statistic_control()
+    statistic, quantile = controls.statistic_control(pop.has_upper_bound)
 with c2:
     eps_target = log_float_control(
         "ε_target: the guarantee promised for the population",
@@ -85,7 +85,9 @@ chosen = c7.multiselect(
     "with the reason. Neyman allocation is always listed, never planned.",
 )
 with c8:
-    mechanisms = controls.mechanisms_control(statistic)
+    mechanisms = controls.mechanisms_control(statistic, pop.has_upper_bound)
+    if not pop.has_upper_bound:
+        st.caption(text.NO_UPPER_NOTE)
 
 problem = views.population_problem(pop)
 if problem is not None:

@@ -57,7 +57,8 @@ class PageSpec(NamedTuple):
 #: Every page, in menu order: the only registry of pages.
 PAGES: tuple[PageSpec, ...] = (
     PageSpec("app_pages/overview.py", "Population", ":material/groups:", needs_upper=False),
-    PageSpec("app_pages/planner.py", "Release planner", ":material/checklist:"),
+    # Without U the planner compares the unbounded quantile (and says why the mean is off).
+    PageSpec("app_pages/planner.py", "Release planner", ":material/checklist:", needs_upper=False),
     PageSpec("app_pages/lessons.py", "Lessons", ":material/school:", needs_upper=False),
     PageSpec(
         "app_pages/amplification.py", "Amplification", ":material/zoom_in:", needs_upper=False

@@ -4,7 +4,8 @@ The upload form takes an emptied U box as "no public upper bound" and stores the
 with ``upper = inf``. Every page of :data:`ui.router.PAGES` then opens without an exception:
 a page registered with ``needs_upper`` shows the router's notice instead of running, the
 Mean & median gains page runs only the unbounded quantile on its quantile tabs and shows the
-notice on the tabs that need U, and every other page runs as usual.
+notice on the tabs that need U, the Release planner plans quantiles with the unbounded
+quantile only (and says why the mean is off), and every other page runs as usual.
 
 Break it on purpose (``tests/break_checks.py``, ``no-upper-page-guard``): let the router run
 every page whatever the population's bounds.
@@ -139,3 +140,35 @@ def test_gains_runs_only_the_unbounded_quantile(uploaded: Population) -> None:
         at = open_page(GAINS_PAGE, {"gain_view": tab}, uploaded=uploaded)
         assert TAB_NOTICE in _texts(at, "warning"), tab
         assert not at.get("plotly_chart"), tab
+
+
+def test_planner_runs_only_the_unbounded_quantile(uploaded: Population) -> None:
+    from core import planner
+    from core.mechanisms import MECHANISMS
+    from ui.planner import figures as figs
+    from ui.planner import text as plan_text
+
+    page = "app_pages/planner.py"
+    at = open_page(page, {"plan_reps": "50", "plan_lines": "every mechanism"}, uploaded=uploaded)
+    mechs = at.multiselect(key="plan_mechs")
+    assert mechs.options == [plan_text.MECHANISM_SHORT["unbounded"]]
+    assert plan_text.NO_UPPER_NOTE in _texts(at, "caption")
+    assert figs.series_name("srs", MECHANISMS["unbounded"].label) in trace_names(at)
+    result = planner.plan(
+        uploaded, eps_target=1.0, reps=50, designs=("srs", "poisson", "stratified_proportional",
+        "cluster", "poisson_cluster"),
+    )  # fmt: skip
+    assert set(result.table["mechanism"]) == {"unbounded"}
+    clusters = len(set(uploaded.clusters.tolist()))
+    assert at.success[0].value == plan_text.recommendation(result, clusters=clusters)
+    mean = open_page(page, {"plan_stat": "mean", "plan_reps": "50"}, uploaded=uploaded)
+    assert plan_text.NO_UPPER_MEAN in _texts(mean, "warning")
+    several = open_page(
+        page,
+        {"plan_view": plan_text.SEVERAL_TAB, "plan_reps": "50",
+         "plan_ms_stats": ["lower quartile", "median", "mean"]},
+        uploaded=uploaded,
+    )  # fmt: skip
+    infos = _texts(several, "info")
+    assert plan_text.NO_UPPER_SEVERAL in infos and plan_text.NO_UPPER_JOINT in infos
+    assert list(several.dataframe[0].value["statistic"]) == ["lower quartile", "median"]

@@ -15,8 +15,11 @@ from ui.planner import figures as figs
 from ui.planner import text
 
 
-def statistic_control() -> tuple[str, float]:
+def statistic_control(bounded: bool = True) -> tuple[str, float]:
     """The statistic radio and, for "another quantile", the level q (both URL-bound).
+
+    ``bounded``: the population has a public upper bound; without one the mean cannot be
+    released, and choosing it gives a warning and the median.
 
     Returns
     -------
@@ -31,6 +34,9 @@ def statistic_control() -> tuple[str, float]:
         bind="query-params",
     )
     statistic = text.name_of(text.STATISTIC_LABELS, shown)
+    if statistic == "mean" and not bounded:
+        st.warning(text.NO_UPPER_MEAN, icon=":material/warning:")
+        return "median", 0.5
     if statistic != "quantile":
         return statistic, 0.5
     q = st.number_input(
@@ -47,17 +53,18 @@ def statistic_control() -> tuple[str, float]:
     return statistic, float(q)
 
 
-def mechanisms_control(statistic: str) -> tuple[str, ...] | None:
+def mechanisms_control(statistic: str, bounded: bool = True) -> tuple[str, ...] | None:
     """The mechanisms to compare (URL-bound multiselect of those fitting ``statistic``).
 
     Every mechanism the planner offers is listed; the default choice is
     :func:`core.planner.default_mechanisms` (Hu et al.'s four for a quantile), which keeps
     the default page as fast as before the newer mechanisms were offered.  Returns None for
     that default choice (or none chosen, with a note on the page); otherwise the chosen
-    names in core.planner's order.
+    names in core.planner's order.  With no public upper bound (``bounded`` false) the
+    list is the mechanisms that need none (the unbounded quantile).
     """
-    options = text.mechanisms_of(statistic)
-    defaults = planner.default_mechanisms(statistic)
+    options = text.mechanisms_of(statistic, bounded)
+    defaults = planner.default_mechanisms(statistic, bounded=bounded)
     # The widget keeps its value when the options change (median ↔ mean): a choice made for
     # the other statistic goes back to the default.
     stored = st.session_state.get("plan_mechs")
@@ -85,15 +92,19 @@ def prior_control() -> float:
     return amp_views.prior_control("plan_prior")
 
 
-def chart_lines_control(statistic: str, mechanisms: tuple[str, ...] | None) -> str:
+def chart_lines_control(
+    statistic: str, mechanisms: tuple[str, ...] | None, bounded: bool = True
+) -> str:
     """What the main chart draws (URL-bound as ``plan_lines``; the URL carries the label).
 
     Returns :data:`ui.planner.figures.BEST_LINES` (each design's best mechanism, the
     default), :data:`ui.planner.figures.ALL_LINES` (every mechanism) or one mechanism's
     name (that mechanism across the designs), from the mechanisms compared.
     """
-    asked = planner.default_mechanisms(statistic) if mechanisms is None else mechanisms
-    compared = [m for m in text.mechanisms_of(statistic) if m in asked]
+    asked = (
+        planner.default_mechanisms(statistic, bounded=bounded) if mechanisms is None else mechanisms
+    )
+    compared = [m for m in text.mechanisms_of(statistic, bounded) if m in asked]
     labels = {c: text.chart_lines_label(c) for c in (figs.BEST_LINES, figs.ALL_LINES, *compared)}
     # A mechanism of the other statistic (median ↔ mean) or one no longer compared.
     if st.session_state.get("plan_lines", labels[figs.BEST_LINES]) not in labels.values():

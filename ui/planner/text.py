@@ -24,6 +24,7 @@ from core.planner import (
     PlanResult,
     SearchProgress,
     SeveralProgress,
+    offered_mechanisms,
 )
 from core.populations import Population
 from core.resolution import is_exact
@@ -87,9 +88,35 @@ def chart_lines_label(choice: str) -> str:
     return "only " + MECHANISM_SHORT.get(choice, choice)
 
 
-def mechanisms_of(statistic: str) -> tuple[str, ...]:
-    """The mechanisms the planner offers for ``statistic`` (core.planner's lists)."""
+def mechanisms_of(statistic: str, bounded: bool = True) -> tuple[str, ...]:
+    """The mechanisms the planner offers for ``statistic`` (core.planner's lists; with no
+    public upper bound, the ones that need none)."""
+    if not bounded:
+        return offered_mechanisms(statistic, bounded=False)
     return MEAN_MECHANISMS if statistic == "mean" else QUANTILE_MECHANISMS
+
+
+#: The statistic radio's warning when the mean is chosen on a population without U.
+NO_UPPER_MEAN = (
+    "The mean needs a public upper bound U, and this population has none; planning the "
+    "median instead, with the unbounded quantile (Durfee 2023), which needs only the lower "
+    "bound L. Upload the population again with U to plan the mean."
+)
+#: The several-statistics tab on a population without U.
+NO_UPPER_SEVERAL = (
+    "The mean needs a public upper bound U, and this population has none: it is left out, "
+    "and the quantiles are released by the unbounded quantile."
+)
+NO_UPPER_JOINT = (
+    "JointExp chooses its outputs between the public bounds L and U, and this population "
+    "has no U: it is not compared here."
+)
+#: Under the mechanisms on a population without U.
+NO_UPPER_NOTE = (
+    "This population has no public upper bound U: the planner compares the one quantile "
+    "mechanism that needs none, the unbounded quantile (Durfee 2023), on every design; its "
+    "census row comes from repeated releases of the whole register (no closed form)."
+)
 
 
 #: The two neighbouring relations, as the page names them.

@@ -103,11 +103,19 @@ def chosen_designs(
     return tuple(available)
 
 
-def fitting(design: str, statistic: str, relation: str, mechanisms: tuple[str, ...] | None) -> bool:
+def fitting(
+    design: str,
+    statistic: str,
+    relation: str,
+    mechanisms: tuple[str, ...] | None,
+    bounded: bool = True,
+) -> bool:
     """Whether some chosen mechanism (the default ones, for None) holds its guarantee for
-    ``design``."""
-    fit = planner.mechanisms_for(statistic, design, relation)
-    asked = planner.default_mechanisms(statistic) if mechanisms is None else mechanisms
+    ``design`` (``bounded``: the population has a public upper bound)."""
+    fit = planner.mechanisms_for(statistic, design, relation, bounded=bounded)
+    asked = (
+        planner.default_mechanisms(statistic, bounded=bounded) if mechanisms is None else mechanisms
+    )
     return any(m in asked for m in fit)
 
 
@@ -298,7 +306,8 @@ def compare_body(ctx: PlannerInputs, result: planner.PlanResult, step: float | N
     design_list(ctx)
     for design in ctx.designs:
         if design != "census" and not (result.table["design"] == design).any():
-            if not fitting(design, ctx.statistic, ctx.relation, ctx.mechanisms):
+            bounded = pop.has_upper_bound
+            if not fitting(design, ctx.statistic, ctx.relation, ctx.mechanisms, bounded):
                 st.info(text.no_mechanism_note(design, ctx.relation))
             else:
                 st.info(text.no_rows_note(design, cache.smallest_stratum(pop.content_hash, pop)))
@@ -327,7 +336,7 @@ def compare_body(ctx: PlannerInputs, result: planner.PlanResult, step: float | N
         icon=":material/help:",
         help="One row per column of release_plan.csv: its name and what it holds.",
     )
-    lines = controls.chart_lines_control(ctx.statistic, ctx.mechanisms)
+    lines = controls.chart_lines_control(ctx.statistic, ctx.mechanisms, pop.has_upper_bound)
     fig, data = figs.objective_figure(result, lines=lines, resolution=step)
     chart_block(
         fig,
@@ -593,6 +602,9 @@ def several_controls(ctx: PlannerInputs) -> tuple[str, float, tuple[str, ...], t
     if not stats:
         st.info("No statistic is chosen; showing the median and the mean.")
         stats = list(text.COMPOSITION_DEFAULT)
+    if not ctx.pop.has_upper_bound and "mean" in stats:
+        st.info(text.NO_UPPER_SEVERAL, icon=":material/info:")
+        stats = [s for s in stats if s != "mean"] or ["median"]
     if len(stats) == 2:
         shares: tuple[float, ...] = (float(share), 1.0 - float(share))
     else:
@@ -734,6 +746,9 @@ def joint_block(
     if len(chosen) < 2:
         return
     st.markdown("**Several quantiles at once: JointExp against separate releases**")
+    if not ctx.pop.has_upper_bound:
+        st.info(text.NO_UPPER_JOINT, icon=":material/info:")
+        return
     index = {label: i for i, label in enumerate(stats)}
     share = float(sum(shares[index[label]] for _, label in chosen))
     try:
@@ -801,6 +816,7 @@ def population_problem(pop: Population) -> str | None:
             f"{MIN_POPULATION} to leave room for a sample. Pick a larger population in the "
             "sidebar."
         )
-    if not math.isfinite(float(pop.upper - pop.lower)) or pop.upper <= pop.lower:
+    # No public upper bound (U = inf) is allowed: the unbounded quantile needs only L.
+    if not math.isfinite(float(pop.lower)) or not pop.upper > pop.lower:
         return f"{pop.name} has no usable public bounds [L, U]."
     return None
