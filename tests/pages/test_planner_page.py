@@ -532,7 +532,8 @@ def test_new_mechanisms_are_offered_and_the_link_reproduces_the_choice():
 def test_several_quantiles_compare_joint_exp_with_separate_releases():
     query = {"plan_view": text.SEVERAL_TAB, "plan_reps": "50"}
     at = open_page(PAGE, query)
-    assert not any("JointExp" in m.value for m in at.markdown)  # median and mean: no JointExp
+    # The median and the mean: one quantile, so no JointExp comparison.
+    assert not any("Several quantiles at once" in m.value for m in at.markdown)
     chosen = ["lower quartile", "median", "upper quartile"]
     at.multiselect(key="plan_ms_stats").set_value(chosen).run()
     assert not at.exception and not at.warning
@@ -559,6 +560,7 @@ def test_several_quantiles_compare_joint_exp_with_separate_releases():
     words = text.joint_verdict(
         verdict, chosen, errors.eps_sample, within_error=bool((gap <= noise).all())
     )
+    assert any("Several quantiles at once" in m.value for m in fresh.markdown)
     assert any(m.value == words for m in fresh.markdown)
     assert "largest per-quantile RMSE" in words and "mean per-quantile RMSE" in words
     joint_table = fresh.dataframe[1].value
