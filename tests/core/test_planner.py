@@ -430,6 +430,7 @@ def test_deletion_relation_uses_add_remove_mechanisms():
     assert pl.mechanisms_for("median", "cluster", "replacement") == (
         "exponential",
         "global_laplace",
+        "piecewise_laplace",
     )
     assert pl.mechanisms_for("mean", "srs", "replacement") == ("laplace", "gaussian")
 
