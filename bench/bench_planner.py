@@ -12,6 +12,9 @@ clusters = regions), for the median and the mean, T = 200:
 * accuracy first (the smallest ε_target reaching a 95 % bound) on the lognormal built-in;
 * several statistics from one sample (median, quartiles and mean at equal budget shares),
   on the establishments and on the lognormal built-in;
+* the default plan with all six quantile mechanisms (the PolyPlace and piecewise-Laplace
+  quantiles added), and JointExp's errors for the nine deciles of a 10 % simple random
+  sample (:func:`core.planner.joint_exp_errors`);
 * peak memory beyond the population's own columns.
 
 Every case runs in a child process with an address-space cap (``resource.RLIMIT_AS``), so a
@@ -65,6 +68,13 @@ _CHILD = textwrap.dedent(
             pop, [("median", 0.5), ("quantile", 0.25), ("quantile", 0.75), ("mean", 0.5)],
             [0.25] * 4, eps_target=1.0, reps=200, frame=frame,
         )
+    elif case == "mechanisms":
+        planner.plan(pop, statistic=statistic, eps_target=1.0, reps=200, frame=frame,
+                     mechanisms=planner.QUANTILE_MECHANISMS)
+    elif case == "joint":
+        got = planner.joint_exp_errors(pop, [i / 10 for i in range(1, 10)], design="srs",
+                                       rate=0.1, eps_target=1.0, reps=200, frame=frame)
+        out["samples"] = got.samples
     out["seconds"] = time.perf_counter() - t0
     out["peak_mb"] = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) / 1024
     print(json.dumps(out))
@@ -73,7 +83,7 @@ _CHILD = textwrap.dedent(
 
 
 #: The cases a row may run, and the built-in populations it may run on.
-CASES = ("plan", "accuracy", "several")
+CASES = ("plan", "accuracy", "several", "mechanisms", "joint")
 POPULATIONS = ("establishments", "lognormal")
 
 #: Every row of the table at one N: (case, population, statistic, label).
@@ -85,6 +95,14 @@ ROWS = (
     ),
     ("accuracy", "lognormal", "median", "accuracy first, {key} N = {N:>10,}, {statistic}"),
     *(("several", key, "median", "several statistics, {key} N = {N:>10,}") for key in POPULATIONS),
+    *(
+        ("mechanisms", key, "median", "six quantile mechanisms, {key} N = {N:>10,}")
+        for key in POPULATIONS
+    ),
+    *(
+        ("joint", key, "median", "JointExp 9 deciles, SRS r = 0.1, {key} N = {N:>10,}")
+        for key in POPULATIONS
+    ),
 )
 
 
@@ -115,6 +133,8 @@ def show(label: str, got: dict[str, float] | str) -> None:
         return
     first = got.get("first_rows")
     extra = f"  first rows {first:6.2f} s" if first is not None else ""
+    if got.get("samples") is not None:
+        extra += f"  ({got['samples']:.0f} samples)"
     print(f"{label:58s} {got['seconds']:7.2f} s  peak +{got['peak_mb']:7.0f} MB{extra}")
 
 
