@@ -10,10 +10,11 @@ it with the separate releases by the largest and by the mean per-quantile RMSE.
 
 Accounting.  JointExp states the same two budgets as the exponential quantile
 (``add_remove_factor = change_factor = 1``, proved in its class docstring), so a design's
-accounting gives it the same ``eps_sample`` (:meth:`core.designs.protocol.PlannerDesign.
-accounting`, read from the class itself).  The ``m`` separate releases spend shares
-``w_1 + ... + w_m`` of that budget and compose on the sample; JointExp spends the same total
-``(w_1 + ... + w_m) eps_sample`` once.  Both promise the same ``eps_target``.
+accounting gives it the same ``eps_sample``
+(:meth:`core.designs.protocol.PlannerDesign.accounting`, read from the class itself).  The
+``m`` separate releases spend shares ``w_1 + ... + w_m`` of that budget and compose on the
+sample; JointExp spends the same total ``(w_1 + ... + w_m) eps_sample`` once.  Both
+promise the same ``eps_target``.
 
 Cost.  JointExp's exact sampler builds its tables in ``O(m^2 n)`` per sample and then draws
 in ``O(m n)`` each, so the Monte Carlo uses few samples and several draws per sample: at
@@ -21,13 +22,14 @@ most :data:`JOINT_WORK` units of ``m^2 n + DRAWS m n`` (about one second on one 
 table at ``n = 10^5`` with the nine deciles takes about 0.15 s), at least two samples
 where the design draws random samples, and at most ``reps`` (the census has one sample, the
 population, and draws up to ``reps`` releases from it within the same budget).  With ``S``
-samples and ``D``
-draws each, ``MSE_j = mean over (s, d) of (o_{s,d,j} - theta_j)^2`` is unbiased for the
-release's mean squared error about the population value ``theta_j``; its standard error
-comes from the ``S`` per-sample means (the draws of one sample are not independent of its
+samples and ``D`` draws each, ``MSE_j = mean over (s, d) of (o_{s,d,j} - theta_j)^2`` is
+unbiased for the release's mean squared error about the population value ``theta_j``; its
+standard error comes from the ``S`` per-sample means (the draws of one sample share its
 sampling error), and the RMSE's by the delta method, ``se(MSE) / (2 RMSE)``.  A sample
 whose one table would cost more than :data:`MAX_SAMPLE_WORK` units is refused with a
-ValueError that says so.
+ValueError that says so.  Measured (``bench/bench_planner.py``): the nine deciles of a 10 %
+simple random sample take about 1 s at ``N = 10^5`` (35 samples) and 6.6 s at
+``N = 10^7`` (2 samples of a million records).
 """
 
 from __future__ import annotations
