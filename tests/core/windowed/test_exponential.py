@@ -170,7 +170,7 @@ def test_piecewise_laplace_windows_match_whole_samples() -> None:
 
     rng = np.random.default_rng(4)
     pop = np.sort(np.round(rng.lognormal(3, 0.8, 20_000), 1))
-    lo, hi, n, reps = 0.0, 500.0, 3_000, 3_000
+    lo, hi, n, reps = 0.0, 500.0, 1_500, 2_000
     eps = [0.02, 1.0]
     _, rel = window_exponential_draws(
         np.random.default_rng(5), np.random.default_rng(6), pop, np.full(reps, n), 0.9, eps,
