@@ -764,12 +764,12 @@ def joint_block(
             reps=ctx.reps,
             seed=ctx.seed,
         )
+        separate = planner.separate_rmse(
+            [results[index[label]] for _, label in chosen], design, errors.rate
+        )
     except ValueError as exc:
         st.info(f"JointExp is not compared here: {exc}.", icon=":material/info:")
         return
-    separate = planner.separate_rmse(
-        [results[index[label]] for _, label in chosen], design, errors.rate
-    )
     verdict = planner.joint_against_separate(errors.rmse, separate["rmse"])
     gap = np.abs(np.asarray(errors.rmse) - separate["rmse"].to_numpy())
     noise = 2.0 * np.hypot(np.asarray(errors.rmse_se), separate["rmse_se"].to_numpy())

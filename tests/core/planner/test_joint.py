@@ -99,6 +99,11 @@ def test_bad_arguments_are_refused_in_words() -> None:
         joint.joint_exp_errors(pop, [0.2, 0.7], design="srs", rate=0.1, eps_target=1.0, share=2)
     with pytest.raises(ValueError, match="not available"):
         joint.joint_exp_errors(pop, [0.2, 0.7], design="cluster", rate=0.1, eps_target=1.0)
+    labelled = Population("s", pop.values, 0.0, 50.0, strata=np.arange(pop.size) % 4)
+    with pytest.raises(ValueError, match="cannot realise rate"):
+        joint.joint_exp_errors(
+            labelled, [0.2, 0.7], design="stratified_proportional", rate=0.001, eps_target=1.0
+        )
 
 
 @settings(max_examples=40, deadline=None)
