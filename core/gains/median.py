@@ -411,8 +411,9 @@ def median_gain_experiment(
         ``"window"``: only the order statistics near the quantile's rank that the release
         depends on (:mod:`core.windowed`; exact, same law, cost independent of ``N``); for
         the mechanisms marked :attr:`~core.mechanisms.Mechanism.windowed`
-        (``smooth_laplace``, ``smooth_pure``, ``global_laplace`` and, drawn ring by ring
-        on samples of its own, ``exponential``) -- the means need the whole sample.
+        (``smooth_laplace``, ``smooth_pure``, ``smooth_polyplace``, ``global_laplace``
+        and, drawn ring by ring on samples of their own, ``exponential`` and
+        ``piecewise_laplace``) -- the means and ``unbounded`` need the whole sample.
         ``"auto"``: windows for those mechanisms from ``n >=`` :data:`WINDOW_FROM_N`,
         whole samples otherwise.  The
         sampler changes which random numbers are used, not the law of the result.

@@ -56,7 +56,7 @@ Modules
   :class:`WindowSource` interface every design's source follows;
 * :mod:`core.windowed.quantile` -- :func:`window_quantile_draws` (``y_(k)`` and ``S``);
 * :mod:`core.windowed.exponential` -- :func:`window_exponential_draws` (the exponential
-  mechanism, ring by ring);
+  mechanism, and with ``piecewise=True`` the piecewise-Laplace quantile, ring by ring);
 * :mod:`core.windowed.runs` -- tied populations: the windows as runs of equal values, so a
   tie block of any length costs one run (:class:`core.windowed.runs.RunWindows`), and
   :mod:`core.windowed.run_sensitivity` -- ``S`` computed on those runs.
