@@ -96,6 +96,7 @@ LEGEND_MECHANISMS = {
     "global_laplace": "global Laplace",
     "smooth_polyplace": "PolyPlace smooth sensitivity",
     "piecewise_laplace": "piecewise Laplace",
+    "unbounded": "unbounded quantile",
     "laplace": "Laplace (R/n)",
     "gaussian": "Gaussian (analytic)",
     "ht_mean": "noisy centred sum",

@@ -212,7 +212,8 @@ def test_short_names():
     assert figs.series_name("srs", "mean, Laplace noise") == "SRS, Laplace noise"  # unknown
     laplace = planner_mechanism_label("laplace")
     assert figs.series_name("stratified_proportional", laplace) == "Stratified, Laplace (R/n)"
-    for name in (*planner.QUANTILE_MECHANISMS, *planner.MEAN_MECHANISMS):
+    every = (*planner.QUANTILE_MECHANISMS, *planner.NO_UPPER_MECHANISMS, *planner.MEAN_MECHANISMS)
+    for name in every:
         legend = figs.series_name("stratified_proportional", planner_mechanism_label(name))
         assert len(legend) <= 40 and legend.count(", ") == 1, legend  # fits a phone's width
     assert figs.short_design("unknown") == "unknown"
