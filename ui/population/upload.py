@@ -26,6 +26,7 @@ from core.populations import (
     read_file_table,
     suggest_bounds,
 )
+from core.value_column import choose_value_column
 from ui.format import number
 from ui.state import UPLOADED, active_choice, uploaded_population, use_uploaded_population
 
@@ -184,7 +185,19 @@ def _read_file(data: bytes, name: str) -> tuple[str, CsvTable | FileTable] | Non
 def _value_and_bounds(table: CsvTable | FileTable, tag: str) -> tuple[str, float, float | None]:
     """The value column and the public bounds L and U (the boxes start at the data's range;
     an emptied U box gives None: no public upper bound)."""
-    value_column = st.selectbox("Value column (y)", table.numeric_columns, key=f"up_value_{tag}")
+    columns = table.numeric_columns
+    labelled = table.value_labels if isinstance(table, FileTable) else {}
+    choice = choose_value_column(columns, table.column_values, labelled=labelled)
+    value_column = st.selectbox(
+        "Value column (y)",
+        columns,
+        index=columns.index(choice.column),
+        key=f"up_value_{tag}",
+        help="The column whose statistic is released. It starts at the first column that "
+        "measures something; identifiers, codes with value labels and sampling-design columns "
+        "(stratum, PSU, cluster, weight) are passed over.",
+    )
+    st.caption(f"Picked by default: {choice.reason}")
     column = table.column_values(value_column)
     finite = column[np.isfinite(column)]
     lo_guess, hi_guess = suggest_bounds(finite)

@@ -174,3 +174,16 @@ def test_a_renamed_file_is_explained_not_read():
     errors = [e.value for e in at.error]
     assert any("This file is a Parquet file, not CSV" in e for e in errors), errors
     assert not [b for b in at.button if b.label == "Use this population"]
+
+
+def test_value_column_defaults_to_the_measurement_and_says_why():
+    at = AppTest.from_string(SCRIPT, default_timeout=TIMEOUT)
+    at.run()
+    at.file_uploader[0].set_value(("nhanes.csv", nhanes_style_csv(), "text/csv")).run()
+    assert not at.exception, [e.value for e in at.exception]
+    box = at.selectbox[0]
+    assert box.value == "bmi" and box.options[:3] == ["seqn", "stratid", "psuid"]
+    said = [c.value for c in at.caption if c.value.startswith("Picked by default")]
+    assert len(said) == 1 and "'bmi'" in said[0] and "'stratid', a sampling-design" in said[0]
+    box.set_value("psuid").run()  # another column can still be chosen
+    assert at.selectbox[0].value == "psuid" and not at.exception
