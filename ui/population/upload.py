@@ -59,12 +59,21 @@ _Settings = tuple[str, str, float, float, tuple[str, ...], tuple[str, ...]]
 
 
 def limits_text() -> str:
-    """The upload limits in plain words (shown under the uploader, not only on hover)."""
+    """The upload limits in plain words (shown under the uploader, not only on hover).
+
+    The size limit is not repeated here: the uploader states it itself, from the server's
+    setting ``server.maxUploadSize`` (``.streamlit/config.toml``), which also enforces it.
+    """
     return (
-        f"Formats: {_FORMATS_TEXT}. Limit: {MAX_UPLOAD_BYTES // 2**20:,} MB per file, at most "
-        f"{MAX_ROWS:,} rows and {MAX_COLUMNS:,} columns. A larger file is refused with a "
-        "message saying which limit it exceeds."
+        f"Formats: {_FORMATS_TEXT}. At most {MAX_ROWS:,} rows and {MAX_COLUMNS:,} columns, "
+        "and the size per file shown above. A larger file is refused with a message saying "
+        "which limit it exceeds."
     )
+
+
+def upload_limit_bytes() -> int:
+    """The size limit per file in bytes: the server's ``server.maxUploadSize`` (in MiB)."""
+    return int(st.get_option("server.maxUploadSize")) * 2**20
 
 
 def _read_table(digest: str, data: bytes, name: str) -> CsvTable | FileTable:
@@ -111,9 +120,8 @@ def upload_form() -> None:
         "Data file with one row per unit (CSV, Parquet, Stata, SAS or SPSS)",
         type=list(UPLOAD_EXTENSIONS),
         key="upload_file",
-        help=f"Up to {MAX_UPLOAD_BYTES // 2**20:,} MB. CSV: commas, semicolons, tabs or pipes; "
-        "a header row is detected automatically. Stata and SPSS value labels name the strata "
-        "and clusters.",
+        help="CSV: commas, semicolons, tabs or pipes; a header row is detected automatically. "
+        "Stata and SPSS value labels name the strata and clusters.",
     )
     st.caption(limits_text())
     if file is None:
@@ -153,11 +161,9 @@ def _read_file(data: bytes, name: str) -> tuple[str, CsvTable | FileTable] | Non
 
     Every refusal (too large, unreadable, no numeric column) is shown as an error here.
     """
-    if len(data) > MAX_UPLOAD_BYTES:
-        st.error(
-            f"The file is {len(data) / 2**20:,.1f} MB; the limit is "
-            f"{MAX_UPLOAD_BYTES // 2**20:,} MB."
-        )
+    limit = min(upload_limit_bytes(), MAX_UPLOAD_BYTES)
+    if len(data) > limit:
+        st.error(f"The file is {len(data) / 2**20:,.1f} MiB; the limit is {limit // 2**20:,} MiB.")
         return None
     digest = hashlib.sha256(data).hexdigest()
     try:
