@@ -489,11 +489,8 @@ BREAKS: tuple[Break, ...] = (
         name="upload-form-value-column-last",
         item="issue 21 upload corpus",
         path="ui/population/upload.py",
-        old='value_column = st.selectbox("Value column (y)", table.numeric_columns, key=',
-        new=(
-            'value_column = st.selectbox("Value column (y)", table.numeric_columns, '
-            "index=len(table.numeric_columns) - 1, key="
-        ),
+        old="index=columns.index(choice.column),",
+        new="index=len(columns) - 1,",
         tests=("tests/pages/test_upload_corpus.py",),
     ),
     Break(
@@ -902,6 +899,17 @@ BREAKS: tuple[Break, ...] = (
         new="    if spec is not None and spec.needs_upper and active_has_upper_bound() is None:",
         tests=(
             "tests/pages/test_no_upper_bound.py::test_every_page_opens_on_a_population_without_u",
+        ),
+    ),
+    Break(
+        name="value-column-id-inverted",
+        item="issue 27 inputs: default value column",
+        path="core/value_column.py",
+        old="distinct[-1] - distinct[0] == x.size - 1:",
+        new="distinct[-1] - distinct[0] != x.size - 1:",
+        tests=(
+            "tests/core/test_value_column.py::test_any_order_of_one_to_n_is_an_identifier",
+            "tests/core/test_value_column.py::test_measurements_are_not_flagged",
         ),
     ),
 )
