@@ -1,5 +1,9 @@
 """Results after a refused number box are faded: the CSS rule and the containers it targets.
 
+Checked by hand in Chromium (planner "Accuracy first" with the target error 0, Statistical
+privacy with π = 0): the results after the red box are faded to 30 % with the caption, and
+come back at full opacity once a valid value is typed.
+
 A number box refuses a value outside its range in the browser (Streamlit's number input
 turns red, sets ``aria-invalid`` and never sends the value; the server resets an out-of-range
 value from a URL to the default), so the page cannot react on the server: the rule in
@@ -29,6 +33,10 @@ def test_rule_fades_result_containers_after_an_invalid_number_box():
     # A nested result container is not faded twice, nor captioned twice.
     assert f".stMain {invalid} ~ {result} {result} > *," in css
     assert "{ opacity: 1; filter: none; }" in css
+    # After a box inside a result container (on a tab): the rest of that container, and
+    # the box says so.
+    assert f".stMain {result} {invalid} ~ * {{ opacity: 0.3;" in css
+    assert f'content: "{theme.STALE_BOX_TEXT}"' in css
     assert css.count("{") == css.count("}")
 
 
