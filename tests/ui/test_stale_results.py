@@ -59,6 +59,7 @@ def _charts(node: object, inside: bool = False) -> list[tuple[str, bool]]:
         ("app_pages/amplification.py", {}),
         ("app_pages/clusters.py", {"cl_dir": "From ε_target"}),
         ("app_pages/strata.py", {}),
+        ("app_pages/gains.py", {}),
     ],
 )
 def test_every_chart_and_metric_is_inside_a_result_container(page, query):
@@ -66,3 +67,22 @@ def test_every_chart_and_metric_is_inside_a_result_container(page, query):
     drawn = _charts(at.main)
     assert drawn, "the page shows no chart"
     assert all(inside for _kind, inside in drawn), drawn
+
+
+def test_planner_accuracy_answer_has_its_own_result_container():
+    """The accuracy-first answer comes after the tab's own number box (the target error), so
+    it sits in a result container of its own, inside the page's."""
+    at = open_page("app_pages/planner.py", {"plan_view": "Accuracy first", "plan_reps": "50"})
+    drawn = _charts(at.main)
+    assert drawn and all(inside for _kind, inside in drawn), drawn
+    keys = []
+
+    def walk(node: object) -> None:
+        for child in getattr(node, "children", {}).values():
+            if isinstance(child, Block):
+                keys.append(str(getattr(child.proto, "id", "")))
+                walk(child)
+
+    walk(at.main)
+    assert any(k.endswith(f"-{theme.RESULT_PREFIX}plan_view") for k in keys)
+    assert any(k.endswith(f"-{theme.RESULT_PREFIX}plan_accuracy") for k in keys)
