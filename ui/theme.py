@@ -240,7 +240,7 @@ def chart_config(filename: str) -> dict[str, object]:
 RESULT_PREFIX = "result_"
 #: The caption of a greyed-out result (see :data:`STALE_CSS`).
 STALE_RESULT_TEXT = (
-    "Out of date: a number box above holds a value outside its range (marked in red). "
+    "Out of date: a number box holds a value outside its range (marked in red). "
     "Fix it and this result is recomputed."
 )
 #: The caption under a refused number box inside a result container (a box on a tab; the
@@ -249,8 +249,12 @@ STALE_BOX_TEXT = "Not applied: the results below are out of date."
 _INVALID = ':has(input[aria-invalid="true"])'
 _RESULT = f'[class*="st-key-{RESULT_PREFIX}"]'
 #: The result containers a refused number box precedes: those after an element holding the
-#: box (siblings, and inside later siblings) in the page's main area.
-_STALE = f".stMain {_INVALID} ~ {_RESULT}, .stMain {_INVALID} ~ * {_RESULT}"
+#: box (siblings, and inside later siblings) in the page's main area, and every one when the
+#: box is in the sidebar (the seed).
+_STALE = (
+    f".stMain {_INVALID} ~ {_RESULT}, .stMain {_INVALID} ~ * {_RESULT}, "
+    f'[data-testid="stSidebar"]{_INVALID} ~ * .stMain {_RESULT}'
+)
 #: Everything after a refused box inside the result container that holds it (a box on a
 #: tab: the tab's results below it).
 _AFTER_INSIDE = f".stMain {_RESULT} {_INVALID} ~ *"

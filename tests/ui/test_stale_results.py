@@ -1,7 +1,8 @@
 """Results after a refused number box are faded: the CSS rule and the containers it targets.
 
-Checked by hand in Chromium (planner "Accuracy first" with the target error 0, Statistical
-privacy with π = 0): the results after the red box are faded to 30 % with the caption, and
+Checked by hand in Chromium (planner "Accuracy first" with the target error 0, the gains
+comparison with ε_target = 0, Statistical privacy with π = 0, the sidebar's seed at −1): the
+results after the red box are faded to 30 % with the caption, and
 come back at full opacity once a valid value is typed.
 
 A number box refuses a value outside its range in the browser (Streamlit's number input
@@ -33,6 +34,8 @@ def test_rule_fades_result_containers_after_an_invalid_number_box():
     # A nested result container is not faded twice, nor captioned twice.
     assert f".stMain {invalid} ~ {result} {result} > *," in css
     assert "{ opacity: 1; filter: none; }" in css
+    # A box in the sidebar (the seed): every result container of the page.
+    assert f'[data-testid="stSidebar"]{invalid} ~ * .stMain {result} > *' in css
     # After a box inside a result container (on a tab): the rest of that container, and
     # the box says so.
     assert f".stMain {result} {invalid} ~ * {{ opacity: 0.3;" in css
