@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as hs
@@ -88,3 +89,21 @@ def test_only_ids_falls_back_to_the_first_column_and_says_so():
     assert choice.column == "id" and "choose the column" in choice.reason
     with pytest.raises(ValueError, match="columns"):
         choose_value_column([], ids.__getitem__)
+
+
+@pytest.mark.parametrize("fmt", ["stata", "spss"])
+def test_labelled_health_survey_defaults_to_its_measurement(fmt):
+    """A health survey as Stata or SPSS: respondent number, a labelled stratum, the PSU, a
+    0/1 answer, then the measurement (the issue's file defaulted to ``stratid``)."""
+    frame = pd.read_csv(io.BytesIO(nhanes_style_csv(n_strata=4, psus=2, per_psu=5)))
+    frame.insert(3, "smoker", (frame["seqn"] % 3 == 0).astype(float))
+    labels = {"stratid": {float(s): f"Region {s}" for s in range(1, 5)}}
+    name = f"health.{bad_file_corpus.EXTENSIONS[fmt]}"
+    table = read_file_table(io.BytesIO(bad_file_corpus._write(fmt, frame, labels)), filename=name)
+    assert table.numeric_columns == ["seqn", "stratid", "psuid", "smoker", "bmi"]
+    choice = choose_value_column(
+        table.numeric_columns, table.column_values, labelled=table.value_labels
+    )
+    assert choice.column == "bmi"
+    assert dict(choice.skipped)["stratid"].startswith("a coded label column")
+    assert "flag" in dict(choice.skipped)["smoker"]
