@@ -912,6 +912,17 @@ BREAKS: tuple[Break, ...] = (
             "tests/core/test_value_column.py::test_measurements_are_not_flagged",
         ),
     ),
+    Break(
+        name="strata-results-not-fading",
+        item="issue 27 inputs: stale results",
+        path="app_pages/strata.py",
+        old='with result_container("strat_view"):',
+        new="with st.container():",
+        tests=(
+            "tests/ui/test_stale_results.py::"
+            "test_every_chart_and_metric_is_inside_a_result_container",
+        ),
+    ),
 )
 
 
