@@ -26,7 +26,7 @@ from core.populations import (
     read_file_table,
     suggest_bounds,
 )
-from core.value_column import choose_value_column
+from core.value_column import choose_value_column, column_role
 from ui.format import number
 from ui.state import UPLOADED, active_choice, uploaded_population, use_uploaded_population
 
@@ -203,7 +203,16 @@ def _value_and_bounds(table: CsvTable | FileTable, tag: str) -> tuple[str, float
         "measures something; identifiers, codes with value labels and sampling-design columns "
         "(stratum, PSU, cluster, weight) are passed over.",
     )
-    st.caption(f"Picked by default: {choice.reason}")
+    if value_column == choice.column:
+        st.caption(f"Picked by default: {choice.reason}")
+    else:
+        role = column_role(
+            value_column,
+            table.column_values(value_column),
+            has_value_labels=value_column in labelled,
+        )
+        looks = f" {value_column!r} looks like {role}." if role is not None else ""
+        st.caption(f"The default was {choice.column!r}.{looks}")
     column = table.column_values(value_column)
     finite = column[np.isfinite(column)]
     lo_guess, hi_guess = suggest_bounds(finite)

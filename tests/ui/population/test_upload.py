@@ -206,5 +206,7 @@ def test_value_column_defaults_to_the_measurement_and_says_why():
     assert box.value == "bmi" and box.options[:3] == ["seqn", "stratid", "psuid"]
     said = [c.value for c in at.caption if c.value.startswith("Picked by default")]
     assert len(said) == 1 and "'bmi'" in said[0] and "'stratid', a sampling-design" in said[0]
-    box.set_value("psuid").run()  # another column can still be chosen
+    box.set_value("psuid").run()  # another column can still be chosen, with a word on it
     assert at.selectbox[0].value == "psuid" and not at.exception
+    said = " ".join(c.value for c in at.caption)
+    assert "The default was 'bmi'. 'psuid' looks like a sampling-design column" in said
