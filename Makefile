@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8501
 PYTEST_ARGS ?=
 
-.PHONY: run test soak lint format bench chromium clean
+.PHONY: run test soak lint format bench chromium clean plan
 
 $(VENV)/.runtime-installed: requirements.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -32,6 +32,15 @@ APP_ARGS = $(if $(strip $(POPULATION)),-- --population '$(POPULATION)' \
 run: $(VENV)/.runtime-installed
 	OPENBLAS_NUM_THREADS=1 $(if $(strip $(MEMORY_BUDGET_MB)),PLANNER_MEMORY_BUDGET_MB='$(MEMORY_BUDGET_MB)') \
 	$(VENV)/bin/streamlit run app.py --server.port $(PORT) $(APP_ARGS)
+
+## Plan a publication table in batch on a local Dask cluster (see README "Publication plan"):
+##   make plan CONFIG=assets/publication_example.yaml [OUT=plan] [WORKERS=2] [SCHEDULER=tcp://host:8786]
+CONFIG ?= assets/publication_example.yaml
+OUT ?= plan
+WORKERS ?= 2
+plan: $(VENV)/.runtime-installed
+	OPENBLAS_NUM_THREADS=1 $(PY) -m batch '$(CONFIG)' --out '$(OUT)' --workers $(WORKERS) \
+	$(if $(strip $(SCHEDULER)),--scheduler '$(SCHEDULER)')
 
 ## Debian's Chromium for the browser tests (never a downloaded browser)
 chromium:

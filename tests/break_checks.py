@@ -902,6 +902,48 @@ BREAKS: tuple[Break, ...] = (
         ),
     ),
     Break(
+        name="report-link-only-the-address-bar",
+        item="issue 27 exports",
+        path="ui/widgets.py",
+        old="    query = urlencode(reproducing_query(), doseq=True)",
+        new="    query = urlencode(dict(st.query_params), doseq=True)",
+        tests=(
+            "tests/pages/test_planner_page.py::"
+            "test_the_reports_link_reproduces_the_plan_with_every_control",
+        ),
+    ),
+    Break(
+        name="report-chart-keeps-the-page-margins",
+        item="issue 27 exports",
+        path="ui/planner/exports/report.py",
+        old="    chart = exported_figure(figure).to_html(full_html=False, include_plotlyjs=True)",
+        new="    chart = figure.to_html(full_html=False, include_plotlyjs=True)",
+        tests=("tests/e2e/test_browser_report.py::test_report_charts_fit_at_laptop_size",),
+    ),
+    Break(
+        name="plan-csv-recommends-every-best-rate",
+        item="issue 27 exports",
+        path="ui/planner/figures.py",
+        old='    table["recommended"] = recommended_rows(result)',
+        new='    table["recommended"] = table["best_rate_of_design_mechanism"]',
+        tests=(
+            "tests/ui/planner/test_plan_table.py::"
+            "test_exactly_one_row_is_recommended_and_it_is_the_pages_verdict",
+        ),
+    ),
+    Break(
+        name="publication-move-costs-one-cell",
+        item="issue 24 publication table",
+        path="core/publication/composition.py",
+        old="        t / 2.0,",
+        new="        t,",
+        tests=(
+            "tests/core/publication/test_composition.py::"
+            "test_change_with_movable_labels_costs_two_cells",
+            "tests/core/publication/test_table.py::test_each_row_is_one_plan_of_its_cell",
+        ),
+    ),
+    Break(
         name="value-column-id-inverted",
         item="issue 27 inputs: default value column",
         path="core/value_column.py",

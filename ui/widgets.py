@@ -10,11 +10,14 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
+from urllib.parse import urlencode
 
 import numpy as np
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
+from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 from streamlit.runtime.state import get_session_state
+from streamlit.runtime.state.query_params import _coerce_value_for_query_url
 
 from ui.theme import RESULT_PREFIX
 
@@ -303,6 +306,54 @@ def write_presets_to_url() -> None:
             state.query_params.set_corrected_value(
                 key, metadata.serializer(value), metadata.value_type
             )
+
+
+def reproducing_query() -> dict[str, list[str]]:
+    """The whole state of the page so far as URL parameters, the defaults included.
+
+    The browser's address leaves out every control at its default (Streamlit keeps links
+    short), so it reproduces the page only while the defaults stay what they are. This lists
+    every URL-bound control drawn so far in this run (the sidebar's and the page's, the open
+    tab), each with its current value serialised exactly as Streamlit writes it into the URL
+    (a list for a multiselect), plus any other parameter the address already carries. Call
+    it after the controls that matter have been drawn; a control drawn later is not in it.
+
+    Like :func:`write_presets_to_url` this reads Streamlit's session state below its public
+    API (pinned in requirements.txt; ``tests/pages/test_planner_page.py`` opens a link built
+    here and finds every control at its value).
+    """
+    query = {key: list(st.query_params.get_all(key)) for key in st.query_params}
+    ctx = get_script_run_ctx()
+    if ctx is None:
+        return query
+    state = get_session_state()._state  # SessionState behind the thread-safe wrapper
+    bound: dict[str, list[str]] = {}
+    for widget_id in ctx.shared.widget_ids_this_run.snapshot():
+        binding = state.query_params.get_binding_for_widget(widget_id)
+        metadata = state.get_widget_metadata(widget_id)
+        if binding is None or metadata is None or metadata.bind != "query-params":
+            continue
+        try:
+            value = state.get_widget_value(widget_id)
+        except KeyError:  # registered but holding no value yet
+            continue
+        written = _coerce_value_for_query_url(metadata.serializer(value), binding.value_type)
+        bound[binding.param_key] = [written] if isinstance(written, str) else list(written)
+    query.update(sorted(bound.items()))
+    return query
+
+
+def reproducing_link(page_url: str | None) -> str | None:
+    """``page_url`` (the page's address without its query, e.g. ``st.context.url``) with
+    :func:`reproducing_query`: a link that opens this exact state, defaults included.
+
+    Returns None when the address is unknown (no browser session).
+    """
+    if not page_url:
+        return None
+    base = page_url.split("?", 1)[0].split("#", 1)[0]
+    query = urlencode(reproducing_query(), doseq=True)
+    return f"{base}?{query}" if query else base
 
 
 def preset_buttons(presets: Mapping[str, Mapping[str, Any]], *, key: str) -> None:

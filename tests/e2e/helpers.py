@@ -123,3 +123,48 @@ def plot_text_appears(page, text: str, *, timeout: float = 60.0) -> bool:
             return False
         page.wait_for_timeout(250)
     return True
+
+
+UPLOAD_INPUT = '[data-testid="stFileUploaderDropzoneInput"]'
+
+
+def _names_a_file(line: str, name: str) -> bool:
+    """Whether one line of the uploader shows ``name``, whole or shortened in the middle.
+
+    Streamlit shortens a long file name to its first and last characters around "..."
+    (``parquet...ed_csv.csv``).
+    """
+    head, dots, tail = line.strip().partition("...")
+    if not dots:
+        return line.strip() == name
+    return bool(head) and bool(tail) and name.startswith(head) and name.endswith(tail)
+
+
+def upload_file(page, path: Path, *, timeout: float = 30.0) -> None:
+    """Drop ``path`` into the page's upload widget and wait for the rerun it starts.
+
+    Waits until the widget lists the file (by its name, or the shortened form Streamlit
+    shows for a long one), then for the page to settle.
+    """
+    page.locator(UPLOAD_INPUT).set_input_files(str(path))
+    uploader = page.locator('[data-testid="stFileUploader"]')
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if any(_names_a_file(line, path.name) for line in uploader.inner_text().splitlines()):
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError(f"the upload widget never listed {path.name}")
+    settle(page)  # waits for the rerun the upload triggers to start and finish
+
+
+def use_population(page) -> None:
+    """Press the upload form's "Use this population" and wait for the rerun."""
+    page.get_by_role("button", name="Use this population").click()
+    settle(page)
+
+
+def upload_and_use(page, path: Path) -> None:
+    """Upload ``path`` and make it the active population (the file must be one that loads)."""
+    upload_file(page, path)
+    use_population(page)

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.helpers import errors_on_page, exceptions_on_page, screenshot, settle
+from tests.e2e.helpers import (
+    errors_on_page,
+    exceptions_on_page,
+    screenshot,
+    settle,
+    upload_and_use,
+)
 
 # Cells whose text is wider than the cell, and cells that stick out of the table's column.
 _OVERFLOW = """
@@ -56,10 +62,7 @@ def test_summary_table_keeps_a_large_uploaded_mean_whole(page, app_url, tmp_path
     page.set_viewport_size({"width": 1280, "height": 720})
     page.goto(app_url)
     settle(page)
-    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
-    settle(page)
-    page.get_by_role("button", name="Use this population").click()
-    settle(page)
+    upload_and_use(page, path)
     table = page.locator('[data-testid="stTable"] table').first
     table.wait_for()
     assert "4.76425e+06" in table.inner_text()

@@ -11,6 +11,8 @@ from tests.e2e.helpers import (
     plot_texts,
     screenshot,
     settle,
+    upload_and_use,
+    upload_file,
 )
 from tests.e2e.test_layout import MEASURE, SLACK
 
@@ -53,18 +55,14 @@ def test_upload_good_and_bad_csv(page, app_url, tmp_path):
     settle(page)
     bad = tmp_path / "bad.csv"
     bad.write_bytes(b"\x00\x01\x02garbage\xff\xfe")
-    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(bad))
-    settle(page)
+    upload_file(page, bad)
     assert exceptions_on_page(page) == []
     assert any("cannot be used" in t for t in errors_on_page(page))
     screenshot(page, "population_upload_bad")
 
     good = tmp_path / "incomes.csv"
     good.write_text(GOOD_CSV)
-    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(good))
-    settle(page)
-    page.get_by_role("button", name="Use this population").click()
-    settle(page)
+    upload_and_use(page, good)
     assert exceptions_on_page(page) == []
     assert "Your file: incomes.csv" in page.locator('[data-testid="stSidebar"]').inner_text()
     screenshot(page, "population_uploaded")

@@ -8,7 +8,14 @@ from urllib.parse import parse_qs, quote, urlparse
 
 import numpy as np
 
-from tests.e2e.helpers import errors_on_page, exceptions_on_page, plot_texts, screenshot, settle
+from tests.e2e.helpers import (
+    errors_on_page,
+    exceptions_on_page,
+    plot_texts,
+    screenshot,
+    settle,
+    upload_and_use,
+)
 from tests.e2e.test_layout import MEASURE, SLACK
 from ui.planner.text import TABS
 
@@ -239,10 +246,7 @@ def test_planner_chart_on_an_uploaded_csv(browser, app_url, tmp_path):
     try:
         page.goto(app_url)
         settle(page)
-        page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
-        settle(page)
-        page.get_by_role("button", name="Use this population").click()
-        settle(page)
+        upload_and_use(page, path)
         page.get_by_role("link", name="Release planner").first.click()
         settle(page, timeout=120)
         _wait_for_chart(page)

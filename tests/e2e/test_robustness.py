@@ -16,22 +16,19 @@ from core.populations import BUILTIN_POPULATIONS
 from tests.core.bad_csv_corpus import BROWSER_SAMPLE, million_rows_csv
 from tests.core.bad_file_corpus import PAGE_SAMPLE
 from tests.e2e.conftest import ROOT
-from tests.e2e.helpers import errors_on_page, exceptions_on_page, screenshot, settle
+from tests.e2e.helpers import (
+    errors_on_page,
+    exceptions_on_page,
+    screenshot,
+    settle,
+    upload_file,
+    use_population,
+)
 from tests.uploads import UploadCase, csv_cases, file_cases, problem
 
 SENS_TAB = "Median: smooth sensitivity"
 
-UPLOAD = '[data-testid="stFileUploaderDropzoneInput"]'
 CHART = '[data-testid="stPlotlyChart"] .main-svg'
-
-
-def _upload(page, path: Path) -> None:
-    page.locator(UPLOAD).set_input_files(str(path))
-    uploader = page.locator('[data-testid="stFileUploader"]')
-    deadline = time.monotonic() + 30
-    while path.name not in uploader.inner_text() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    settle(page)  # waits for the rerun the upload triggers to start and finish
 
 
 def _offers_use_button(page, *, expected: bool) -> bool:
@@ -47,11 +44,6 @@ def _offers_use_button(page, *, expected: bool) -> bool:
         except AssertionError:
             return False
     return button.count() > 0
-
-
-def _use_population(page) -> None:
-    page.get_by_role("button", name="Use this population").click()
-    settle(page)
 
 
 def _became_active(page, filename: str, *, expected: bool) -> bool:
@@ -112,11 +104,11 @@ def _upload_cases(page, app_url: str, tmp_path: Path, cases: list[UploadCase]) -
         page.goto(app_url)
         settle(page)
         assert errors_on_page(page) == [], f"{case.name}: an error box before the upload"
-        _upload(page, path)
+        upload_file(page, path)
         assert exceptions_on_page(page) == [], case.name
         active = False
         if _offers_use_button(page, expected=case.loads):
-            _use_population(page)
+            use_population(page)
             assert exceptions_on_page(page) == [], case.name
             active = _became_active(page, case.filename, expected=case.loads)
         found = problem(
@@ -171,9 +163,9 @@ def test_million_row_upload_and_a_page_computes_on_it(page, app_url, tmp_path):
     page.goto(app_url)
     settle(page)
     t0 = time.perf_counter()
-    _upload(page, path)
+    upload_file(page, path)
     t_read = time.perf_counter() - t0
-    _use_population(page)
+    use_population(page)
     t_loaded = time.perf_counter() - t0
     assert "Your file: million.csv" in _sidebar(page)
     t1 = time.perf_counter()
@@ -198,8 +190,8 @@ def test_two_sessions_never_see_each_others_upload(browser, app_url, tmp_path):
             path.write_text("score\n" + "\n".join(str(10 * i + k) for k in range(50)))
             page.goto(app_url)
             settle(page)
-            _upload(page, path)
-            _use_population(page)
+            upload_file(page, path)
+            use_population(page)
         for i, page in enumerate(pages):
             page.get_by_role("link", name="Amplification").click()
             settle(page)
@@ -355,8 +347,8 @@ def test_memory_stays_bounded_over_many_uploads(browser, fresh_server, tmp_path,
         path.write_text(
             "value\n" + "\n".join(f"{(k * 7919) % rows / 7.0:.4f}" for k in range(rows))
         )
-        _upload(page, path)
-        _use_population(page)
+        upload_file(page, path)
+        use_population(page)
         assert f"pop_{i}.csv" in _sidebar(page)
         rss.append(fresh_server.rss_mb())
     page.context.close()

@@ -5,6 +5,7 @@ their reason, bad input is explained on the page, and the snippet prints the pag
 from __future__ import annotations
 
 import math
+from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 import pytest
@@ -15,6 +16,7 @@ from core.mechanisms import MECHANISMS
 from core.population import Population
 from core.populations import make_builtin
 from tests.pages.harness import (
+    app_test,
     array,
     charts,
     open_page,
@@ -95,9 +97,16 @@ def test_recommendation_and_table_are_cores_best_rows():
     assert _ranked(at) == text.ranked_list(figs.ranked_table(result))
     assert {
         "Download the full table (CSV)",
+        "What its columns mean (CSV)",
         "Download notebook (.ipynb)",
         "Download method report (HTML)",
     } <= set(_downloads(at))
+    # release_plan.csv: one recommended row, the plan of the page's verdict.
+    table = figs.full_table(result)
+    recommended = table[table["recommended"]]
+    assert len(recommended) == 1
+    assert text.plan_phrase(recommended.iloc[0]) in words
+    assert recommended.iloc[0]["error_95"] == best["error_95"]
 
 
 def test_eps_target_changes_the_table_and_the_chart():
@@ -443,3 +452,45 @@ def test_accuracy_and_several_tabs_end_without_a_progress_bar_and_show_cores_num
     at = open_page(PAGE, {"plan_view": text.ACCURACY_TAB, "plan_target_err": "3"})
     assert not at.exception and not at.get("progress")
     assert at.success and charts(at)
+
+
+#: The browser's address of the page (AppTest has no browser; the link needs an address).
+PAGE_URL = "http://localhost:8501/planner"
+
+
+def _plan_link(query: dict[str, str | list[str]]) -> tuple[AppTest, str]:
+    """The page opened at ``query`` with a browser address, and its link to this plan."""
+    at = app_test(PAGE)
+    at.context = {"url": PAGE_URL}
+    at.query_params.update(query)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    links = [c.value for c in at.code if c.value.startswith(PAGE_URL)]
+    assert len(links) == 1, links
+    return at, links[0]
+
+
+def test_the_reports_link_reproduces_the_plan_with_every_control():
+    """The report's link (shown under the downloads) carries every control, defaults included,
+    and opening it gives the same controls, the same plan and the same link."""
+    at, link = _plan_link({"plan_eps": "0.3", "plan_reps": "50", "plan_obj": "RMSE"})
+    parts = urlsplit(link)
+    assert f"{parts.scheme}://{parts.netloc}{parts.path}" == PAGE_URL
+    query = parse_qs(parts.query, keep_blank_values=True)
+    # The controls left at their defaults are in it as well as the three set above.
+    assert {
+        "population", "seed", "plan_stat", "plan_eps", "plan_delta", "plan_rel", "plan_obj",
+        "plan_reps", "plan_designs", "plan_mechs", "plan_rates", "plan_view", "plan_lines",
+    } <= set(query)  # fmt: skip
+    assert query["plan_eps"] == ["0.3"] and query["plan_reps"] == ["50"]
+    assert query["plan_obj"] == [text.OBJECTIVE_LABELS["rmse"]]
+    assert query["population"] == ["Lognormal"] and query["seed"] == ["0"]
+    assert float(query["plan_delta"][0]) == pytest.approx(delta_target_default(LOGNORMAL.size))
+    assert query["plan_designs"] == at.multiselect(key="plan_designs").value
+    assert len(query["plan_mechs"]) == len(at.multiselect(key="plan_mechs").value)
+    opened, again = _plan_link(query)
+    for key in query:
+        assert opened.session_state[key] == at.session_state[key], key
+    assert opened.success[0].value == at.success[0].value
+    assert _ranked(opened) == _ranked(at)
+    assert again == link

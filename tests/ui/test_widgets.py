@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ui.widgets import log_grid, parse_float_list
+from ui.widgets import log_grid, parse_float_list, reproducing_link
 
 
 def test_log_grid_holds_the_papers_values_and_bounds():
@@ -78,3 +78,9 @@ def test_log_int_control_box_sets_the_value_and_moves_the_slider_to_the_nearest_
     slider = at.select_slider(key="w_size__slider")
     assert slider.value == 30  # log(30/25) < log(25/20): nearest on a log scale (not 20)
     assert slider.options[0] == "1" and slider.options[-1] == "1,000"
+
+
+def test_reproducing_link_needs_an_address_and_outside_a_run_keeps_the_address_only():
+    assert reproducing_link(None) is None and reproducing_link("") is None
+    # Outside a script run no control is drawn: the address comes back without a query.
+    assert reproducing_link("http://host/app/planner#top") == "http://host/app/planner"

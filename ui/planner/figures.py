@@ -29,7 +29,13 @@ from ui.theme import (
     reference_line,
 )
 
-#: Columns of the planner's table kept in the chart data and the CSV, in this order.
+#: core's names of the planner's table that the chart data and the CSV rename for what they
+#: mean (core's ``is_best`` marks the best rate of each design and mechanism, not one plan).
+RENAMED_COLUMNS = {"is_best": "best_rate_of_design_mechanism"}
+
+#: Columns of the planner's table kept in the chart data and the CSV, in this order (with
+#: :data:`RENAMED_COLUMNS` applied; ``recommended`` is added by :func:`full_table`). Each is
+#: described in :data:`ui.planner.exports.plan_table.PLAN_TABLE_COLUMNS` and the README.
 TABLE_COLUMNS = (
     "design",
     "design_label",
@@ -44,11 +50,13 @@ TABLE_COLUMNS = (
     "rmse_se",
     "error_95",
     "error_95_se",
+    "error_95_method",
     "sampling_part",
     "noise_part",
     "exact",
     "refined",
-    "is_best",
+    "best_rate_of_design_mechanism",
+    "recommended",
     "accounting",
 )
 
@@ -131,10 +139,40 @@ def objective_column(objective: str) -> tuple[str, str, str]:
     return "error_95", "error_95_se", "95 % error bound ±b₉₅"
 
 
+def recommended_rows(result: PlanResult) -> np.ndarray:
+    """A boolean per row of ``result.table``: true on the one row of the recommended plan.
+
+    The recommendation is ``result.best``, the first of the best rows (one per design and
+    mechanism, ranked by the objective); it is found as the best row of its design and
+    mechanism (its rate too, should a table lack ``is_best``).
+    """
+    table, best = result.table, result.best
+    mine = (table["design"] == best["design"]) & (table["mechanism"] == best["mechanism"])
+    if "is_best" in table.columns:
+        mine &= table["is_best"].astype(bool)
+    else:
+        mine &= table["rate"] == best["rate"]
+    flags = mine.to_numpy(dtype=bool)
+    if flags.sum() != 1:
+        raise ValueError(
+            f"the recommended plan ({best['design']}, {best['mechanism']}, rate {best['rate']}) "
+            f"matches {int(flags.sum())} rows of the table, not one"
+        )
+    return flags
+
+
 def full_table(result: PlanResult) -> pd.DataFrame:
-    """Every evaluated (design, mechanism, rate) row, in the planner's column order."""
-    columns = [c for c in TABLE_COLUMNS if c in result.table.columns]
-    return result.table.loc[:, columns].reset_index(drop=True)
+    """Every evaluated (design, mechanism, rate) row, in the planner's column order.
+
+    Columns are :data:`TABLE_COLUMNS` (those core provides), core's ``is_best`` renamed
+    ``best_rate_of_design_mechanism`` (true on one row per design and mechanism) and
+    ``recommended`` true on exactly one row, the plan the page recommends
+    (:func:`recommended_rows`).
+    """
+    table = result.table.rename(columns=RENAMED_COLUMNS)
+    table["recommended"] = recommended_rows(result)
+    columns = [c for c in TABLE_COLUMNS if c in table.columns]
+    return table.loc[:, columns].reset_index(drop=True)
 
 
 #: What the main chart draws: each design's best mechanism (default) or every mechanism; a

@@ -574,6 +574,13 @@ def composition_verdict(eps_target: float, correct: float, naive: float) -> str:
     )
 
 
+#: Under the link to this plan (the same link is in the method report).
+PLAN_LINK_NOTE = (
+    "Every setting of this page and of the sidebar is in the link, the defaults too, so it "
+    "opens this plan even where the app's defaults differ; the method report carries the same "
+    "link. An uploaded population is not: upload the file again after opening it."
+)
+
 COMPARE_EXPLANATION = (
     "Each line is one design (its colour) with the mechanism that serves it best (its dash; "
     "the menu above the chart shows every mechanism, or one across the designs): the error "

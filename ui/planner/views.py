@@ -12,7 +12,6 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlencode
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -25,7 +24,7 @@ from ui.downloads import frame_to_csv_bytes
 from ui.format import significant
 from ui.planner import cache, controls, exports, text
 from ui.planner import figures as figs
-from ui.widgets import result_container
+from ui.widgets import reproducing_link, result_container
 
 #: Repetitions per plan in the accuracy-first search (it runs several plans in a row).
 SEARCH_MAX_REPS = 200
@@ -302,7 +301,8 @@ def compare_body(ctx: PlannerInputs, result: planner.PlanResult, step: float | N
     st.markdown("**Best rate of each design and mechanism, ranked**")
     st.markdown(text.ranked_list(figs.ranked_table(result), step))
     table = figs.full_table(result)
-    st.download_button(
+    left, right = st.columns(2)
+    left.download_button(
         "Download the full table (CSV)",
         data=lambda: frame_to_csv_bytes(table),
         file_name="release_plan.csv",
@@ -310,7 +310,18 @@ def compare_body(ctx: PlannerInputs, result: planner.PlanResult, step: float | N
         key="plan_table_csv",
         on_click="ignore",
         icon=":material/table:",
-        help="Every evaluated design, mechanism and rate, with Monte Carlo standard errors.",
+        help="Every evaluated design, mechanism and rate, with Monte Carlo standard errors; "
+        "`recommended` marks the plan recommended above.",
+    )
+    right.download_button(
+        "What its columns mean (CSV)",
+        data=lambda: frame_to_csv_bytes(exports.columns_frame()),
+        file_name="release_plan_columns.csv",
+        mime="text/csv",
+        key="plan_table_columns",
+        on_click="ignore",
+        icon=":material/help:",
+        help="One row per column of release_plan.csv: its name and what it holds.",
     )
     lines = controls.chart_lines_control(ctx.statistic, ctx.mechanisms)
     fig, data = figs.objective_figure(result, lines=lines, resolution=step)
@@ -366,12 +377,9 @@ def odds_block(ctx: PlannerInputs, result: planner.PlanResult) -> None:
 
 
 def page_link() -> str | None:
-    """This page's address with its query (the state of every control), if known."""
-    url = st.context.url
-    if not url:
-        return None
-    query = urlencode({key: st.query_params[key] for key in st.query_params})
-    return f"{url.split('?', 1)[0]}?{query}" if query else url.split("?", 1)[0]
+    """A link that reproduces this plan: the page's address with every control drawn so far,
+    defaults included (:func:`ui.widgets.reproducing_link`); None without a browser address."""
+    return reproducing_link(st.context.url)
 
 
 def notebook_bytes(ctx: PlannerInputs) -> bytes:
@@ -409,7 +417,8 @@ def export_buttons(
     ctx: PlannerInputs, result: planner.PlanResult, fig: go.Figure, recommendation: str
 ) -> None:
     """Downloads of the reproducing notebook (when the population has a recipe) and of the
-    one-page HTML method report; both are built only when clicked."""
+    one-page HTML method report (both built only when clicked), and the link to this plan
+    that the report carries (:func:`page_link`)."""
     pop = ctx.pop
     c1, c2 = st.columns(2)
     if pop.recipe:
@@ -443,6 +452,10 @@ def export_buttons(
         help="One page for a disclosure review board: parameters, designs and their "
         "theorems, the chart, the table, the recommendation and the seed.",
     )
+    if link:
+        with st.expander("Link to this plan", icon=":material/link:"):
+            st.code(link, language=None, wrap_lines=True)
+            st.caption(text.PLAN_LINK_NOTE)
 
 
 def default_target(pop: Population) -> float:

@@ -25,6 +25,7 @@ import pytest
 from core.planner import PlanResult, plan
 from core.populations import make_builtin
 from tests.conftest import ROOT, skip_unless
+from ui.downloads import TITLE_STANDOFF
 from ui.planner.exports import (
     DESIGN_EXPLANATIONS,
     GROUP_PRIVACY_NOTE,
@@ -470,3 +471,9 @@ def test_report_states_the_group_privacy_rule_once(result, population):
     )
     page = method_report(quiet_deletion, go.Figure(), "Use the census.", "pop")
     assert "group privacy" not in page
+
+
+def test_report_lays_its_chart_out_as_an_export(result):
+    chart = go.Figure(layout={"yaxis": {"title": {"text": "error", "standoff": 0}}})
+    page = method_report(result, chart, "Use the census.", "pop")
+    assert f'"standoff":{TITLE_STANDOFF}' in page.replace(" ", "")

@@ -1,0 +1,71 @@
+"""The command line: ``python -m batch CONFIG.yaml --out DIR [--scheduler ...] [--workers N]``.
+
+Exit codes: 0 done, 2 a bad config or bad arguments (a message naming the field, never a
+traceback), 1 the cluster failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from batch.config import ConfigError, build_population, load_config
+
+__all__ = ["main"]
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m batch",
+        description="Plan a publication table (cells × statistics) under one ε_target.",
+    )
+    p.add_argument("config", help="the YAML config (see assets/publication_example.yaml)")
+    p.add_argument("--out", required=True, help="folder for plan.csv, summary.json, ...")
+    p.add_argument("--scheduler", help="address of a running Dask scheduler, tcp://HOST:PORT")
+    p.add_argument("--workers", type=int, default=2, help="local worker processes (default 2)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the batch; the exit code."""
+    args = _parser().parse_args(argv)
+    if args.workers < 1:
+        print("error: --workers must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        config = load_config(args.config)
+        population = build_population(config)
+    except ConfigError as exc:
+        print(f"config error in {exc.field!r}: {exc.message}", file=sys.stderr)
+        return 2
+    from batch.outputs import write_outputs
+    from batch.run import run_plan
+
+    print(
+        f"{config.name}: {population.name}, grouped by {', '.join(config.groups)}; "
+        f"{'scheduler ' + args.scheduler if args.scheduler else f'{args.workers} local workers'}"
+    )
+    try:
+        tp = run_plan(
+            config,
+            population,
+            scheduler=args.scheduler,
+            workers=args.workers,
+            show_progress=not args.no_progress,
+        )
+    except ValueError as exc:
+        print(f"config error: {exc}", file=sys.stderr)
+        return 2
+    except (OSError, TimeoutError) as exc:
+        print(f"error: the Dask cluster failed: {exc}", file=sys.stderr)
+        return 1
+    files = write_outputs(Path(args.out), config, population, tp)
+    s = tp.summary()
+    print(
+        f"\n{s['rows']} cell × statistic plans, {s['publishable']} publishable; "
+        f"wrote {', '.join(f.name for f in files)} to {args.out}"
+    )
+    return 0

@@ -1,0 +1,323 @@
+"""The batch config: a YAML file read, checked field by field, and the population built.
+
+Example (``assets/publication_example.yaml``)::
+
+    population:
+      builtin: establishments   # or: file: register.csv, value_column, lower, upper,
+      seed: 1                   #     strata_column, cluster_column
+      size: 20000
+    groups: [strata]            # one or two of strata, clusters
+    statistics: [median, mean]  # median, mean, {quantile: 0.9}
+    eps_target: 1.0
+    delta_target: 1.0e-6        # optional: 1 / (2N)
+    relation: replacement       # or deletion
+    designs: [poisson]          # optional: every design the table allows
+    T: 50                       # Monte Carlo repetitions per plan
+    seed: 0
+
+Every problem raises :class:`ConfigError` naming the field.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml  # type: ignore[import-untyped]
+
+from core.designs.registry import DESIGNS
+from core.mechanisms.registry import MECHANISMS
+from core.population import Population
+from core.populations import (
+    BUILTIN_POPULATIONS,
+    load_population_file,
+    make_builtin,
+    read_file_table,
+)
+from core.publication import GROUPS, cells_of, parse_statistic
+
+__all__ = ["Config", "ConfigError", "build_population", "load_config"]
+
+REQUIRED = ("population", "groups", "statistics", "eps_target")
+OPTIONAL = (
+    "delta_target",
+    "relation",
+    "labels_fixed",
+    "designs",
+    "mechanisms",
+    "rates",
+    "T",
+    "seed",
+    "split",
+    "publish_share",
+    "max_cells",
+    "name",
+)
+POPULATION_KEYS = {
+    "builtin": ("builtin", "seed", "size"),
+    "file": (
+        "file",
+        "value_column",
+        "lower",
+        "upper",
+        "strata_column",
+        "cluster_column",
+    ),
+}
+
+
+class ConfigError(ValueError):
+    """A bad config: ``field`` names where, the message says what is wrong."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Config:
+    """A checked config (:func:`load_config`); ``population`` is still a description."""
+
+    name: str
+    population: dict[str, Any]
+    base_dir: Path
+    groups: tuple[str, ...]
+    statistics: tuple[Any, ...]
+    eps_target: float
+    delta_target: float | None
+    relation: str
+    labels_fixed: bool
+    designs: tuple[str, ...] | None
+    mechanisms: tuple[str, ...] | None
+    rates: tuple[float, ...] | None
+    T: int
+    seed: int
+    split: str | tuple[float, ...]
+    publish_share: float
+    max_cells: int
+
+    def plan_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments of :func:`core.publication.plan_table` (after the population)."""
+        return {
+            "groups": list(self.groups),
+            "statistics": list(self.statistics),
+            "eps_target": self.eps_target,
+            "delta_target": self.delta_target,
+            "relation": self.relation,
+            "labels_fixed": self.labels_fixed,
+            "designs": None if self.designs is None else list(self.designs),
+            "mechanisms": None if self.mechanisms is None else list(self.mechanisms),
+            "rates": None if self.rates is None else list(self.rates),
+            "reps": self.T,
+            "seed": self.seed,
+            "split": self.split if isinstance(self.split, str) else list(self.split),
+            "publish_share": self.publish_share,
+            "max_cells": self.max_cells,
+        }
+
+
+def _number(
+    field: str, value: Any, *, low: float, high: float = math.inf, open_low: bool = True
+) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError(field, f"must be a number; got {value!r}")
+    x = float(value)
+    ok = math.isfinite(x) and (x > low if open_low else x >= low) and x < high
+    if not ok:
+        side = ">" if open_low else "≥"
+        upper = "" if high == math.inf else f" and < {high:g}"
+        raise ConfigError(field, f"must be a finite number {side} {low:g}{upper}; got {value!r}")
+    return x
+
+
+def _whole(field: str, value: Any, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ConfigError(field, f"must be a whole number in [{low:,}, {high:,}]; got {value!r}")
+    return int(value)
+
+
+def _names(field: str, value: Any, allowed: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not value:
+        raise ConfigError(field, f"must be a non-empty list; got {value!r}")
+    for v in value:
+        if v not in allowed:
+            raise ConfigError(field, f"unknown {v!r}; choose from {', '.join(map(str, allowed))}")
+    return tuple(value)
+
+
+def load_config(path: str | Path) -> Config:
+    """Read and check the YAML config at ``path``.
+
+    Raises
+    ------
+    ConfigError
+        Naming the field: a missing or unknown key, a value of the wrong kind or range.
+    """
+    p = Path(path)
+    try:
+        raw = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError("config", f"cannot read {p.name}: {exc.strerror or exc}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError("config", f"{p.name} is not valid YAML: {exc}") from None
+    if not isinstance(raw, dict):
+        raise ConfigError("config", "must be a mapping of keys to values")
+    for key in REQUIRED:
+        if key not in raw:
+            raise ConfigError(key, "missing (required)")
+    for key in raw:
+        if key not in REQUIRED + OPTIONAL:
+            raise ConfigError(
+                str(key), f"unknown key; the keys are {', '.join(REQUIRED + OPTIONAL)}"
+            )
+    pop = _check_population(raw["population"])
+    groups = raw["groups"]
+    if isinstance(groups, str):
+        groups = [groups]
+    groups_t = _names("groups", groups, GROUPS)
+    if len(groups_t) > 2 or len(set(groups_t)) != len(groups_t):
+        raise ConfigError("groups", f"name one or two distinct of {', '.join(GROUPS)}")
+    stats = raw["statistics"]
+    if not isinstance(stats, list) or not stats:
+        raise ConfigError("statistics", f"must be a non-empty list; got {stats!r}")
+    for i, s in enumerate(stats):
+        try:
+            parse_statistic(s)
+        except ValueError as exc:
+            raise ConfigError(f"statistics[{i}]", str(exc)) from None
+    eps = _number("eps_target", raw["eps_target"], low=0.0)
+    delta = raw.get("delta_target")
+    if delta is not None:
+        delta = _number("delta_target", delta, low=0.0, high=1.0)
+    relation = raw.get("relation", "replacement")
+    if relation not in ("replacement", "deletion"):
+        raise ConfigError("relation", f"must be 'replacement' or 'deletion'; got {relation!r}")
+    labels_fixed = raw.get("labels_fixed", False)
+    if not isinstance(labels_fixed, bool):
+        raise ConfigError("labels_fixed", f"must be true or false; got {labels_fixed!r}")
+    designs = raw.get("designs")
+    designs_t = None if designs is None else _names("designs", designs, tuple(DESIGNS))
+    mechanisms = raw.get("mechanisms")
+    mech_t = None if mechanisms is None else _names("mechanisms", mechanisms, tuple(MECHANISMS))
+    rates = raw.get("rates")
+    rates_t = None
+    if rates is not None:
+        if not isinstance(rates, list) or not rates:
+            raise ConfigError("rates", f"must be a non-empty list; got {rates!r}")
+        rates_t = tuple(_number(f"rates[{i}]", r, low=0.0, high=1.0) for i, r in enumerate(rates))
+    split = raw.get("split", "equal")
+    if isinstance(split, list):
+        split = tuple(_number(f"split[{i}]", w, low=0.0) for i, w in enumerate(split))
+        if len(split) != len(stats):
+            raise ConfigError("split", f"needs {len(stats)} weights, one per statistic")
+    elif split not in ("equal", "optimal"):
+        raise ConfigError(
+            "split", f"must be 'equal', 'optimal' or a list of weights; got {split!r}"
+        )
+    return Config(
+        name=str(raw.get("name", p.stem)),
+        population=pop,
+        base_dir=p.resolve().parent,
+        groups=groups_t,
+        statistics=tuple(stats),
+        eps_target=eps,
+        delta_target=delta,
+        relation=relation,
+        labels_fixed=labels_fixed,
+        designs=designs_t,
+        mechanisms=mech_t,
+        rates=rates_t,
+        T=_whole("T", raw.get("T", 200), 2, 100_000),
+        seed=_whole("seed", raw.get("seed", 0), 0, 2**63 - 1),
+        split=split,
+        publish_share=_number("publish_share", raw.get("publish_share", 0.1), low=0.0),
+        max_cells=_whole("max_cells", raw.get("max_cells", 10_000), 1, 10**7),
+    )
+
+
+def _check_population(pop: Any) -> dict[str, Any]:
+    if not isinstance(pop, dict):
+        raise ConfigError("population", "must be a mapping with 'builtin' or 'file'")
+    kinds = [k for k in POPULATION_KEYS if k in pop]
+    if len(kinds) != 1:
+        raise ConfigError("population", "must name exactly one of 'builtin' or 'file'")
+    kind = kinds[0]
+    for key in pop:
+        if key not in POPULATION_KEYS[kind]:
+            raise ConfigError(
+                f"population.{key}",
+                f"unknown key for a {kind} population; the keys are "
+                + ", ".join(POPULATION_KEYS[kind]),
+            )
+    if kind == "builtin":
+        if pop["builtin"] not in BUILTIN_POPULATIONS:
+            raise ConfigError(
+                "population.builtin",
+                f"unknown built-in {pop['builtin']!r}; choose one of "
+                + ", ".join(BUILTIN_POPULATIONS),
+            )
+        _whole("population.seed", pop.get("seed", 0), 0, 2**63 - 1)
+        if pop.get("size") is not None:
+            _whole("population.size", pop["size"], 3, 10**8)
+    else:
+        if not isinstance(pop["file"], str) or not pop["file"]:
+            raise ConfigError("population.file", f"must be a file path; got {pop['file']!r}")
+        if "value_column" not in pop:
+            raise ConfigError("population.value_column", "missing (required with a file)")
+        for bound in ("lower", "upper"):
+            if bound not in pop:
+                raise ConfigError(f"population.{bound}", "missing: declare the public bounds")
+            _number(f"population.{bound}", pop[bound], low=-math.inf)
+    return dict(pop)
+
+
+def build_population(config: Config) -> Population:
+    """The config's population, and its cells checked (:func:`core.publication.cells_of`).
+
+    Raises
+    ------
+    ConfigError
+        A file that cannot be read, a column it does not have, or a grouping without those
+        labels or with more than ``max_cells`` cells.
+    """
+    pop = config.population
+    if "builtin" in pop:
+        try:
+            population = make_builtin(pop["builtin"], seed=pop.get("seed", 0), size=pop.get("size"))
+        except ValueError as exc:
+            raise ConfigError("population", str(exc)) from None
+    else:
+        path = Path(pop["file"])
+        path = path if path.is_absolute() else config.base_dir / path
+        try:
+            table = read_file_table(str(path), max_bytes=None)
+        except (OSError, ValueError) as exc:
+            raise ConfigError("population.file", str(exc)) from None
+        for key in ("value_column", "strata_column", "cluster_column"):
+            col = pop.get(key)
+            if col is not None and col not in table.frame.columns:
+                raise ConfigError(
+                    f"population.{key}",
+                    f"the file has no column {col!r}; its columns: "
+                    + ", ".join(map(str, list(table.frame.columns)[:20])),
+                )
+        try:
+            population = load_population_file(
+                table,
+                value_column=pop["value_column"],
+                lower=float(pop["lower"]),
+                upper=float(pop["upper"]),
+                stratum_column=pop.get("strata_column"),
+                cluster_column=pop.get("cluster_column"),
+                name=f"{path.name}: {pop['value_column']}",
+            )
+        except ValueError as exc:
+            raise ConfigError("population", str(exc)) from None
+    try:
+        cells_of(population, config.groups, max_cells=config.max_cells)
+    except ValueError as exc:
+        raise ConfigError("groups", str(exc).removeprefix("groups: ")) from None
+    return population

@@ -1,0 +1,51 @@
+"""A publication table: many cells × statistics under one ``eps_target``.
+
+Agencies publish tables (the median and mean wage by region and size class), and promise one
+``(eps_target, delta_target)`` for the whole table.  This package derives how the table's
+releases compose and plans every cell × statistic with the single-statistic planner
+(:func:`core.planner.plan`).
+
+=====================================  ===================================================
+:mod:`core.publication.composition`    the composition across cells and statistics, the
+                                       budget split, which designs serve a table (proofs)
+:mod:`core.publication.table`          :func:`plan_table`: one plan per cell × statistic
+=====================================  ===================================================
+"""
+
+from core.publication.composition import (
+    CellBudget,
+    cell_budget,
+    design_refusal,
+    optimal_shares,
+    split_shares,
+    table_eps,
+)
+from core.publication.table import (
+    GROUPS,
+    TABLE_COLUMNS,
+    CellJob,
+    TablePlan,
+    cell_seed,
+    cells_of,
+    parse_statistic,
+    plan_table,
+    run_cell_job,
+)
+
+__all__ = [
+    "GROUPS",
+    "TABLE_COLUMNS",
+    "CellBudget",
+    "CellJob",
+    "TablePlan",
+    "cell_budget",
+    "cell_seed",
+    "cells_of",
+    "design_refusal",
+    "optimal_shares",
+    "parse_statistic",
+    "plan_table",
+    "run_cell_job",
+    "split_shares",
+    "table_eps",
+]

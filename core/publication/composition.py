@@ -1,0 +1,359 @@
+"""How a table's releases compose under one ``eps_target``: cells, statistics, one sample.
+
+A publication table releases ``k`` statistics (median, mean, quantiles) for every cell of a
+grouping of the population by one or two label columns.  This module states, and proves,
+what each cell × statistic release may spend so that the whole table keeps
+``(eps_target, delta_target)``.  Every claim is checked by enumeration on tiny populations
+in ``tests/core/publication/test_composition.py``.
+
+Setting
+-------
+The population ``D`` is split by its labels into disjoint cells ``D_1, …, D_C``.  Each cell
+``c`` draws its own sample ``S_c ⊆ D_c`` by a design whose randomness is independent of the
+other cells', and releases ``M_c(S_c)``.  The table is ``T(D) = (M_1(S_1), …, M_C(S_C))``.
+Write ``ε_ar(c)`` for the loss of cell ``c``'s amplified release when one record is added to
+or removed from ``D_c``, and ``ε_ch(c)`` when one record of ``D_c`` is changed.
+
+Claim 1 (add/remove: parallel composition)
+    Adding a record ``x`` to ``D`` adds it to exactly one cell, ``c(x)``; every other cell's
+    records, and so the law of its output, are unchanged, and the cells are independent.
+    The joint density factorises, so its ratio is the ratio of cell ``c(x)``'s factor alone:
+    ``ε_table = max_c ε_ar(c)``.  Each cell may spend the whole ``eps_target``.
+
+Claim 2 (change one record whose label may change)
+    A changed record either stays in its cell (cost ``ε_ch(c)``) or moves from cell ``c`` to
+    ``c'``: ``D_c`` loses a record and ``D_{c'}`` gains one.  The two factors change
+    independently, so the ratio is the product of the two cells' ratios and the loss adds:
+    ``ε_table = max(max_c ε_ch(c), max_{c ≠ c'} ε_ar(c) + ε_ar(c'))``.  A change inside a
+    cell is a removal and an addition, so ``ε_ch(c) ≤ 2 ε_ar(c)`` whatever the mechanism
+    (group privacy), and with equal cell budgets the move is the binding case:
+    ``ε_table = 2 ε_ar``.  Hence each cell is planned for *added or removed* records at
+    ``eps_target / 2``, which makes both cases at most ``eps_target``.  Planning each cell
+    for a changed record at the full ``eps_target`` (as if the cells were fixed) is wrong:
+    the enumeration test shows a move then costs more than ``eps_target``.
+    For δ: a move adds the two cells' δ (``2 δ_c``), while group privacy prices a change
+    inside a cell at ``(2 ε_c, (1 + e^{ε_c}) δ_c)`` (Dwork & Roth 2014, §2.3).  With
+    ``ε_c = ε/2`` and ``δ_c = δ / (1 + e^{ε/2})`` both are at most ``δ`` (since
+    ``1 + e^{ε/2} ≥ 2``).
+
+Claim 3 (change one record, labels fixed)
+    When the grouping labels are public and cannot change (the neighbour differs in a value
+    only), a change stays in its cell and ``ε_table = max_c ε_ch(c)``: each cell is planned
+    for a changed record at the full ``eps_target``.
+
+Claim 4 (statistics on the same cell: sequential composition)
+    Statistic ``s`` of a cell is released from a sample of its own (independent across
+    statistics), planned at the target share ``w_s · eps_target_cell`` with ``Σ w_s = 1``.
+    Independent releases on the same records compose by adding their losses (basic
+    composition), so the cell keeps ``Σ_s w_s eps_target_cell = eps_target_cell``, and δ
+    likewise.  (Releasing all statistics from one shared sample would let them compose on
+    the sample and be amplified once, :func:`core.planner.budget_split`; the table does not
+    rely on it.)
+
+Claim 5 (one sample serves all cells)
+    *Poisson sampling.*  Records are included by independent coins with probability
+    ``rate``, so the records of ``D_c`` in the sample are included by independent coins
+    too: the restriction is a Poisson sample of the cell at the same rate, independent of
+    the other cells' restrictions.  Claims 1–4 hold with each cell's Poisson amplification
+    (Bun et al. 2022, Theorem 2.2).
+    *Fixed-size simple random sampling.*  A sample of fixed size ``n`` from ``N``, restricted
+    to ``D_c``, has a hypergeometric size that depends on ``N_c`` and ``N``; given that size
+    it is an SRS of the cell, but the size varies, so it is not the fixed-size SRS of the
+    cell whose theorem (Hu et al. 2023, Theorem 1) the planner uses.  Drawing a fixed-size
+    SRS *inside* each cell (cells as strata) instead needs ``N_c`` fixed and public; a
+    record that may move between cells, or be added or removed, changes ``N_c`` and with it
+    ``n_c``, which that theorem does not cover.  So a fixed-size design is refused for a
+    table planned for added or removed records (claims 1 and 2), and allowed only in the
+    setting of claim 3, as a separate SRS of fixed size per cell.
+
+The plan's choice of design, rate and split is made on the register itself, as the release
+planner's is (:mod:`core.planner`); the promise covers the releases, the plan is public.
+
+References
+----------
+Bun, M., Drechsler, J., Gaboardi, M., McMillan, A. & Sarathy, J. (2022). Controlling privacy
+loss in sampling schemes. FORC 2022, arXiv:2007.12674 (Theorem 2.2, Poisson sampling).
+Hu, J., Drechsler, J. & Kim, H. J. (2023). Accuracy gains from privacy amplification
+through sampling for differential privacy. JSSAM, arXiv:2103.09705 (Theorem 1, SRS).
+McSherry, F. (2009). Privacy integrated queries. SIGMOD (parallel composition).
+Dwork, C. & Roth, A. (2014). The algorithmic foundations of differential privacy (§2.3,
+group privacy; §3.5, composition).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from core._validation import check_choice, check_delta_open, check_whole
+from core.designs.protocol import RELATIONS
+from core.designs.registry import design_named
+from core.planner.budgets import positive
+
+__all__ = [
+    "CellBudget",
+    "cell_budget",
+    "design_refusal",
+    "optimal_shares",
+    "split_shares",
+    "table_eps",
+]
+
+
+@dataclass(frozen=True)
+class CellBudget:
+    """What one cell may spend so that the table keeps its promise (:func:`cell_budget`).
+
+    Attributes
+    ----------
+    eps_target, delta_target : float
+        The guarantee each cell's releases (all statistics together) must keep on the cell.
+    relation : str
+        The neighbouring relation each cell is planned for (``"deletion"`` or
+        ``"replacement"``).
+    reason : str
+        The composition in words.
+    """
+
+    eps_target: float
+    delta_target: float
+    relation: str
+    reason: str
+
+
+def cell_budget(
+    eps_target: float,
+    delta_target: float,
+    relation: str = "replacement",
+    *,
+    labels_fixed: bool = False,
+) -> CellBudget:
+    """The per-cell guarantee that gives the table ``(eps_target, delta_target)``.
+
+    Parallel composition across disjoint cells (module docstring, claims 1–3):
+
+    * ``relation="deletion"``: each cell keeps ``(ε, δ)`` for added or removed records;
+    * ``relation="replacement"`` with labels that may change: a moved record touches two
+      cells, so each cell keeps ``(ε/2, δ / (1 + e^{ε/2}))`` for added or removed records
+      (the δ also covers a change inside a cell by group privacy);
+    * ``relation="replacement"`` with ``labels_fixed=True``: each cell keeps ``(ε, δ)`` for a
+      changed record.
+
+    Parameters
+    ----------
+    eps_target : float
+        The promise for the whole table, > 0.
+    delta_target : float
+        In (0, 1).
+    relation : {"replacement", "deletion"}
+        The table's neighbouring relation.
+    labels_fixed : bool
+        The grouping labels are public and a neighbour never changes them.
+
+    Returns
+    -------
+    CellBudget
+    """
+    t = positive("eps_target", eps_target)
+    d = check_delta_open("delta_target", delta_target)
+    check_choice("relation", relation, RELATIONS)
+    if relation == "deletion":
+        return CellBudget(
+            t,
+            d,
+            "deletion",
+            "Cells are disjoint: an added or removed record touches one cell, so the cells "
+            "compose in parallel and each keeps the whole ε_target.",
+        )
+    if labels_fixed:
+        return CellBudget(
+            t,
+            d,
+            "replacement",
+            "The grouping labels are fixed: a changed record stays in its cell, so the cells "
+            "compose in parallel and each keeps the whole ε_target for a changed record.",
+        )
+    return CellBudget(
+        t / 2.0,
+        d / (1.0 + math.exp(t / 2.0)),
+        "deletion",
+        "A changed record may move to another cell: one cell loses it and another gains "
+        "it, so each cell keeps ε_target / 2 (and δ_target / (1 + e^(ε_target/2))) for an "
+        "added or removed record, and a move costs at most the sum, ε_target.",
+    )
+
+
+def table_eps(
+    eps_add_remove: Sequence[float],
+    eps_change: Sequence[float] | None = None,
+    relation: str = "replacement",
+    *,
+    labels_fixed: bool = False,
+) -> float:
+    """The table's ε from each cell's losses (module docstring, claims 1–3).
+
+    ``deletion``: ``max_c ε_ar(c)``; ``replacement`` with fixed labels: ``max_c ε_ch(c)``;
+    ``replacement`` with movable labels:
+    ``max(max_c ε_ch(c), max_{c ≠ c'} ε_ar(c) + ε_ar(c'))``.  Without ``eps_change`` a
+    cell's change costs ``2 ε_ar(c)`` (group privacy).
+
+    Parameters
+    ----------
+    eps_add_remove : sequence of float
+        ``ε_ar(c)`` per cell (≥ 0).
+    eps_change : sequence of float, optional
+        ``ε_ch(c)`` per cell.
+    relation : {"replacement", "deletion"}
+    labels_fixed : bool
+
+    Returns
+    -------
+    float
+    """
+    check_choice("relation", relation, RELATIONS)
+    ar = np.asarray(eps_add_remove, dtype=np.float64)
+    if ar.ndim != 1 or ar.size == 0 or not np.all(ar >= 0):
+        raise ValueError(f"eps_add_remove must list one number ≥ 0 per cell; got {ar!r}")
+    ch = 2.0 * ar if eps_change is None else np.asarray(eps_change, dtype=np.float64)
+    if ch.shape != ar.shape:
+        raise ValueError("eps_change must have one number per cell, as eps_add_remove")
+    if relation == "deletion":
+        return float(ar.max())
+    if labels_fixed:
+        return float(ch.max())
+    top = np.sort(ar)[::-1]
+    move = float(top[0] + top[1]) if top.size > 1 else 0.0
+    return max(float(ch.max()), move)
+
+
+def split_shares(k: int, shares: Sequence[float] | None = None) -> tuple[float, ...]:
+    """The budget shares of ``k`` statistics (claim 4): equal by default, else normalised.
+
+    Parameters
+    ----------
+    k : int
+        Number of statistics, ≥ 1.
+    shares : sequence of float, optional
+        Positive weights, one per statistic.
+
+    Returns
+    -------
+    tuple of float
+        Shares summing to 1.
+    """
+    k = check_whole("k", k, 1, 10_000)
+    if shares is None:
+        return (1.0 / k,) * k
+    if len(shares) != k:
+        raise ValueError(f"shares must have {k} weights, one per statistic; got {len(shares)}")
+    w = np.asarray([positive("share", s) for s in shares], dtype=np.float64)
+    return tuple(float(x) for x in w / w.sum())
+
+
+def _need(log_eps: np.ndarray, log_err: np.ndarray, level: float) -> float:
+    """The smallest ``log ε`` whose interpolated ``log error`` is ≤ ``level`` (inf if none)."""
+    if level >= log_err[0]:
+        return float(log_eps[0])
+    below = np.nonzero(log_err <= level)[0]
+    if below.size == 0:
+        return math.inf
+    i = int(below[0])
+    x0, x1, y0, y1 = log_eps[i - 1], log_eps[i], log_err[i - 1], log_err[i]
+    return float(x0 + (y0 - level) / (y0 - y1) * (x1 - x0))
+
+
+def optimal_shares(
+    curves: Sequence[tuple[Sequence[float], Sequence[float]]], eps_total: float
+) -> tuple[float, ...]:
+    """Shares of ``eps_total`` that minimise the largest error across statistics.
+
+    Minimises ``max_s e_s(w_s · eps_total)`` over ``w`` in the simplex, where ``e_s`` is
+    statistic ``s``'s error (the largest relative 95 % error over the cells) known on a grid
+    of budgets and interpolated linearly in ``log ε`` and ``log e``.  Errors fall as the
+    budget grows, so at the optimum all statistics reach one level ``λ``: bisection on
+    ``λ`` finds the smallest with ``Σ_s e_s^{-1}(λ) ≤ eps_total``; the budgets
+    ``e_s^{-1}(λ)`` are then scaled up to spend ``eps_total`` (errors only fall).  Each
+    curve is made non-increasing first (running minimum), which Monte Carlo noise can
+    break.
+
+    Parameters
+    ----------
+    curves : sequence of (eps_grid, errors)
+        Per statistic: ascending positive budgets and the positive error at each.
+    eps_total : float
+        The budget the statistics share.
+
+    Returns
+    -------
+    tuple of float
+        One share per statistic, summing to 1.  Equal shares if no level is reachable
+        within the grids.
+    """
+    total = positive("eps_total", eps_total)
+    logs = []
+    for grid, err in curves:
+        g = np.asarray(grid, dtype=np.float64)
+        e = np.asarray(err, dtype=np.float64)
+        if g.ndim != 1 or g.size < 2 or g.shape != e.shape:
+            raise ValueError("each curve needs ≥ 2 budgets and one error per budget")
+        if not (np.all(g > 0) and np.all(np.diff(g) > 0)):
+            raise ValueError("each curve's budgets must be positive and ascending")
+        if not np.all(np.isfinite(e) & (e > 0)):
+            raise ValueError("each curve's errors must be finite and > 0")
+        logs.append((np.log(g), np.log(np.minimum.accumulate(e))))
+    k = len(logs)
+    if k == 0:
+        raise ValueError("curves must hold at least one statistic")
+    if k == 1:
+        return (1.0,)
+
+    def cost(level: float) -> float:
+        return sum(math.exp(_need(x, y, level)) for x, y in logs)
+
+    lo = min(float(y[-1]) for _, y in logs)
+    hi = max(float(y[0]) for _, y in logs)
+    if cost(hi) > total:
+        return split_shares(k)
+    for _ in range(100):
+        mid = 0.5 * (lo + hi)
+        if cost(mid) <= total:
+            hi = mid
+        else:
+            lo = mid
+    need = np.array([math.exp(_need(x, y, hi)) for x, y in logs])
+    return tuple(float(v) for v in need / need.sum())
+
+
+def design_refusal(design: str, cell_relation: str) -> str:
+    """Why ``design`` cannot serve a table's cells planned under ``cell_relation`` ("" if it can).
+
+    Claim 5 of the module docstring: a fixed-size design (other than the census) restricted
+    to a cell is not a fixed-size sample of the cell, and a fixed-size sample drawn inside
+    each cell needs the cell sizes fixed, which adding, removing or moving a record breaks.
+
+    Parameters
+    ----------
+    design : str
+        A name of :data:`core.designs.registry.DESIGNS`.
+    cell_relation : {"replacement", "deletion"}
+        The relation each cell is planned for (:attr:`CellBudget.relation`).
+
+    Returns
+    -------
+    str
+    """
+    d = design_named(design)
+    check_choice("cell_relation", cell_relation, RELATIONS)
+    if d.fixed_size and not d.reference and cell_relation == "deletion":
+        return (
+            f"{d.label}: a sample of fixed size from the whole population has, in each cell, "
+            "a random (hypergeometric) size that depends on the cell's size, so it is not a "
+            "sample of fixed size of the cell; and drawing a fixed-size sample inside each "
+            "cell needs the cell sizes fixed, which an added, removed or moved record "
+            "changes. Its theorem covers neither; Poisson sampling restricted to a cell is "
+            "a Poisson sample of the cell and serves the table."
+        )
+    return ""

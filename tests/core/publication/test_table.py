@@ -1,0 +1,134 @@
+"""plan_table: each cell × statistic is one plan() on that cell, whatever the executor."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from core.planner import plan
+from core.population import Population
+from core.populations import make_builtin
+from core.publication import TABLE_COLUMNS, cell_seed, cells_of, parse_statistic, plan_table
+
+FAST = {"designs": ["poisson"], "rates": [0.2, 0.5], "reps": 10, "seed": 7}
+
+
+@pytest.fixture(scope="module")
+def small() -> Population:
+    pop = make_builtin("establishments", seed=2, size=600)
+    # Keep the three largest size classes' records out: a table of three cells is enough.
+    keep = np.isin(pop.strata, ["1-4", "5-9", "10-19"])
+    return Population(
+        "three size classes",
+        pop.values[keep],
+        pop.lower,
+        pop.upper,
+        strata=pop.strata[keep],
+        clusters=pop.clusters[keep],
+        stratum_label="size_class",
+    )
+
+
+@pytest.fixture(scope="module")
+def table_plan(small: Population):
+    return plan_table(small, ["strata"], ["median", "mean"], 1.0, **FAST)
+
+
+def test_each_row_is_one_plan_of_its_cell(small: Population, table_plan) -> None:
+    t = table_plan.table
+    assert list(t.columns) == ["size_class", *TABLE_COLUMNS]
+    assert len(t) == 6 and set(t["size_class"]) == {"1-4", "5-9", "10-19"}
+    for _, row in t.iterrows():
+        mask = small.strata == row["size_class"]
+        cell = Population("cell", small.values[mask], small.lower, small.upper)
+        stat = "median" if row["statistic"] == "median" else "mean"
+        # ε_target / 2 per cell (a moved record touches two cells), half of it per statistic
+        assert row["eps_target"] == pytest.approx(0.25)
+        r = plan(
+            cell,
+            statistic=stat,
+            eps_target=0.25,
+            delta_target=row["delta_target"],
+            relation="deletion",
+            designs=["poisson"],
+            rates=[0.2, 0.5],
+            reps=10,
+            seed=int(row["seed"]),
+        )
+        assert row["design"] == r.best["design"]
+        assert row["rate"] == pytest.approx(r.best["rate"])
+        assert row["error_95"] == pytest.approx(r.best["error_95"], rel=1e-9)
+        assert row["value"] == pytest.approx(r.population_value)
+        assert row["relative_error"] == pytest.approx(r.best["error_95"] / abs(r.population_value))
+        assert row["publishable"] == (r.best["error_95"] <= 0.1 * abs(r.population_value))
+
+
+def test_composition_totals(table_plan) -> None:
+    s = table_plan.summary()
+    assert s["composition"]["eps_table"] == pytest.approx(1.0)
+    assert s["composition"]["cell_relation"] == "deletion"
+    assert "srs" in s["refused_designs"]
+    assert s["rows"] == 6 and s["cells"] == 3
+    assert s["publishable"] + s["not_publishable"] == 6
+
+
+def test_any_executor_gives_the_same_numbers(small: Population, table_plan) -> None:
+    def backwards(fn, jobs):
+        jobs = list(jobs)
+        out = {id(j): fn(j) for j in reversed(jobs)}
+        return [out[id(j)] for j in jobs]
+
+    again = plan_table(small, ["strata"], ["median", "mean"], 1.0, map_fn=backwards, **FAST)
+    pd.testing.assert_frame_equal(again.table, table_plan.table, rtol=1e-12)
+
+
+def test_deletion_and_fixed_labels_give_each_cell_the_whole_budget(small: Population) -> None:
+    for kw in ({"relation": "deletion"}, {"relation": "replacement", "labels_fixed": True}):
+        tp = plan_table(small, ["strata"], ["median"], 0.8, **FAST, **kw)
+        assert tp.table["eps_target"].to_numpy() == pytest.approx(0.8)
+        assert tp.eps_table == pytest.approx(0.8)
+
+
+def test_optimal_split_returns_shares(small: Population) -> None:
+    tp = plan_table(
+        small, ["strata"], ["median", "mean"], 1.0, split="optimal", split_grid=(0.3, 0.7), **FAST
+    )
+    assert sum(tp.shares) == pytest.approx(1.0)
+    assert set(tp.split_curves) == {"median", "mean"}
+    assert tp.table.groupby("statistic")["share"].first().to_dict() == pytest.approx(
+        dict(zip(tp.statistics, tp.shares, strict=True))
+    )
+
+
+def test_a_cell_too_small_to_plan_is_flagged_not_raised() -> None:
+    pop = Population("tiny", [1.0, 2.0, 3.0, 4.0, 5.0], 0.0, 10.0, strata=["a"] * 4 + ["b"])
+    tp = plan_table(pop, ["strata"], ["mean"], 1.0, designs=["poisson"], reps=5, seed=1)
+    assert len(tp.table) == 2
+    assert not tp.table["publishable"].any()
+
+
+def test_cell_seeds_are_distinct_and_stable() -> None:
+    seeds = {cell_seed(3, c, s) for c in range(20) for s in range(3)}
+    assert len(seeds) == 60 and all(0 <= x < 2**63 for x in seeds)
+    assert cell_seed(3, 4, 1) == cell_seed(3, 4, 1) != cell_seed(4, 4, 1)
+
+
+def test_bad_groupings_and_statistics_are_named(small: Population) -> None:
+    with pytest.raises(ValueError, match="more than the 5 cells"):
+        cells_of(small, ["clusters"], max_cells=5)
+    with pytest.raises(ValueError, match="no strata"):
+        cells_of(Population("x", [1.0, 2.0], 0.0, 3.0), ["strata"])
+    with pytest.raises(ValueError, match="one or two"):
+        cells_of(small, ["strata", "strata"])
+    assert parse_statistic({"quantile": 0.9}) == ("quantile", 0.9, "quantile 0.9")
+    with pytest.raises(ValueError, match="statistic"):
+        parse_statistic("mode")
+    with pytest.raises(ValueError, match="quantile"):
+        parse_statistic(("quantile", 1.5))
+    with pytest.raises(ValueError, match="quantile"):
+        parse_statistic("quantile high")
+    assert parse_statistic("quantile 0.25")[:2] == ("quantile", 0.25)
+    names, labels, idx = cells_of(small, ["strata", "clusters"])
+    assert names == ["size_class", "cluster"]
+    assert sum(len(i) for i in idx) == small.size and len(labels) == len(idx)

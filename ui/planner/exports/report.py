@@ -1,0 +1,352 @@
+"""The one-page, self-contained HTML method report of a release plan.
+
+For a disclosure review board: parameters, the designs and the theorems behind them (with
+paper sections), the chart (with plotly.js inline, so the file opens offline), the ranked
+plans, the recommendation and a note on the method (Monte Carlo with T repetitions and a
+seed; Hu et al. eqs. 6–7 where the error has a closed form). It writes no date: the report of
+one plan differs only in the random id plotly gives the chart's element. Every piece of text
+that can come from a user (a population or file name, a link) is escaped before it reaches
+HTML.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+from collections.abc import Iterable
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from core.planner import PlanResult
+from core.sensitivity import quantile_rank
+from ui.downloads import exported_figure
+from ui.format import number, percent, significant
+from ui.planner.exports.checks import (
+    DESIGN_EXPLANATIONS,
+    GROUP_PRIVACY_NOTE,
+    OBJECTIVE_LABELS,
+    RELATION_LABELS,
+    statistic_words,
+)
+
+__all__ = ["method_report"]
+
+#: Columns of the ranked table in the report: (column of best_by_design, heading, kind);
+#: a column named in _STANDARD_ERRORS gets its Monte Carlo standard error in the same cell.
+_RANKED_COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("design_label", "Design", "text"),
+    ("mechanism_label", "Mechanism", "text"),
+    ("rate", "Rate n/N", "rate"),
+    ("n", "Expected n", "count"),
+    ("clusters_sampled", "Clusters drawn ℓ", "count"),
+    ("eps_sample", "ε_sample", "number"),
+    ("delta_sample", "δ_sample", "number"),
+    ("accounting", "Bound that gives ε_sample", "text"),
+    ("rmse", "RMSE ± MC s.e.", "number"),
+    ("error_95", "95 % error bound ± MC s.e.", "number"),
+    ("sampling_part", "Sampling part (MSE)", "number"),
+    ("noise_part", "Noise part (MSE)", "number"),
+    ("gain", "Against the census", "gain"),
+    ("exact", "Error from", "exact"),
+)
+_STANDARD_ERRORS = {"rmse": "rmse_se", "error_95": "error_95_se"}
+
+
+def _text(value: Any) -> str:
+    """Any value as escaped HTML text (quotes too, so it is safe inside attributes)."""
+    return html.escape(str(value), quote=True)
+
+
+def _is_missing(value: Any) -> bool:
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):
+        return False
+
+
+def _cell(value: Any, kind: str) -> str:
+    """One table cell of the ranked table, formatted by its kind and escaped."""
+    if kind == "exact":
+        return "closed formula" if bool(value) else "Monte Carlo"
+    if _is_missing(value):
+        return "—"
+    if kind == "text":
+        return _text(value)
+    x = float(value)
+    if kind == "rate":
+        return _text(percent(x, 4))
+    if kind == "count":
+        return _text(number(round(x, 1), grouping=True))
+    if kind == "gain":
+        return _text(_gain_words(x))
+    return _text(significant(x, 4))
+
+
+def _gain_words(gain: float) -> str:
+    """``gain`` = 1 − error/census error in words: tighter, looser, or a multiple of the census."""
+    if gain == 0:
+        return "same as census"
+    if gain > 0:
+        return f"{percent(gain, 3)} tighter"
+    ratio = 1.0 - gain
+    if ratio < 10:
+        return f"{percent(-gain, 3)} looser"
+    return f"{ratio:,.0f} × the census error"
+
+
+def _emphasis(escaped: str) -> str:
+    """Markdown ``**bold**`` in already escaped text as ``<strong>``; nothing else is markup."""
+    return re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", escaped)
+
+
+def _link_html(link: str) -> str:
+    text = _text(link)
+    if re.match(r"https?://", link, flags=re.IGNORECASE):
+        return f'<a href="{text}">{text}</a>'
+    return text
+
+
+def _parameter_rows(
+    result: PlanResult, population_label: str, link: str | None
+) -> list[tuple[str, str]]:
+    delta = float(result.delta_target)
+    rows = [
+        ("Population", _text(population_label)),
+        ("N (population size)", _text(number(result.N, grouping=True))),
+        ("Statistic", _text(statistic_words(result.statistic, result.quantile))),
+        ("Population value of the statistic", _text(significant(result.population_value, 6))),
+        ("ε_target (promised for the population)", _text(number(result.eps_target))),
+        (
+            "δ_target",
+            _text(
+                significant(delta, 4)
+                + (" (= 1/(2N), the default)" if math.isclose(delta, 0.5 / result.N) else "")
+            ),
+        ),
+        ("Neighbouring populations", _text(RELATION_LABELS.get(result.relation, result.relation))),
+        ("Plans ranked by", _text(OBJECTIVE_LABELS.get(result.objective, result.objective))),
+        ("Monte Carlo repetitions T", _text(number(result.reps, grouping=True))),
+        ("Seed", _text(result.seed)),
+    ]
+    if result.statistic == "quantile":
+        rank = quantile_rank(result.N, result.quantile)
+        rows.insert(
+            3,
+            (
+                "Released order statistic",
+                _text(
+                    f"rank ⌈qN⌉ = {number(rank, grouping=True)} of N = "
+                    f"{number(result.N, grouping=True)} (sorted ascending)"
+                ),
+            ),
+        )
+    share = float(result.budget_share)
+    if share != 1.0:
+        rows.append(("Share of ε_sample spent on this statistic", _text(percent(share))))
+    if link:
+        rows.append(("Link to this plan in the app", _link_html(link)))
+    return rows
+
+
+def _table(headings: Iterable[str], rows: Iterable[Iterable[str]]) -> str:
+    """An HTML table from escaped headings and already escaped/assembled cells."""
+    head = "".join(f"<th>{h}</th>" for h in headings)
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _designs_html(result: PlanResult) -> str:
+    rows = []
+    for status in result.statuses:
+        # Neyman's reason from core already says what the allocation does and why it gets no
+        # claim; for the other designs the reason adds to the plain-words explanation.
+        explanation = (
+            ""
+            if status.name == "neyman" and status.reason
+            else _text(DESIGN_EXPLANATIONS.get(status.name, ""))
+        )
+        if status.reason:
+            explanation += f"{'<br>' if explanation else ''}<em>{_text(status.reason)}</em>"
+        rows.append(
+            [
+                f"<strong>{_text(status.label)}</strong>",
+                "yes" if status.available else "no",
+                _text(status.theorem),
+                _text(status.relation),
+                explanation,
+            ]
+        )
+    group_note = ""
+    stated_by_core = any("group privacy" in s.reason for s in result.statuses)
+    if (
+        result.relation == "replacement"
+        and not stated_by_core
+        and any(s.available and s.relation == "deletion" for s in result.statuses)
+    ):
+        group_note = f"<p>{_text(GROUP_PRIVACY_NOTE)}</p>"
+    table = _table(
+        ["Design", "Available", "Theorem (paper section)", "Theorem's neighbours", "Notes"], rows
+    )
+    return table + group_note
+
+
+def _ranked_html(best: pd.DataFrame) -> str:
+    columns = [c for c in _RANKED_COLUMNS if c[0] in best.columns]
+    if "clusters_sampled" in best.columns and best["clusters_sampled"].isna().all():
+        columns = [c for c in columns if c[0] != "clusters_sampled"]
+    headings = ["Rank", *(_text(heading) for _, heading, _ in columns)]
+    rows = []
+    for rank, (_, row) in enumerate(best.iterrows(), start=1):
+        cells = [str(rank)]
+        for column, _, kind in columns:
+            cell = _cell(row[column], kind)
+            se = _STANDARD_ERRORS.get(column)
+            if se in best.columns and not _is_missing(row[se]) and float(row[se]) > 0:
+                cell += f" ± {_cell(row[se], kind)}"
+            cells.append(cell)
+        rows.append(cells)
+    return _table(headings, rows)
+
+
+def _method_html(result: PlanResult) -> str:
+    exact = bool(result.table["exact"].any()) if "exact" in result.table.columns else False
+    exact_note = (
+        "<p>Rows whose error has a closed form are computed from it instead of simulated "
+        "(marked “closed formula” in the table)."
+        + (
+            " For the mean these are the census and the simple random sample (Hu et al. "
+            "eqs. 6–7): the census release has variance 2·(R/(ε_target·N))², the sample "
+            "release (1 − n/N)·S²/n + 2·(R/(ε_sample·n))², where R is the width of the "
+            "public bounds and S² the population variance (n − 1 divisor)."
+            if result.statistic == "mean"
+            else ""
+        )
+        + "</p>"
+        if exact
+        else ""
+    )
+    return (
+        "<p>For each design and each candidate sampling rate the planner first solves the "
+        "design's amplification theorem for the largest ε_sample that still keeps ε_target "
+        "(and δ_target) for the population. It then draws "
+        f"T = {_text(number(result.reps, grouping=True))} samples from the population with "
+        f"the design, seeded with {_text(result.seed)}, runs the mechanism on each sample "
+        "with that budget, and compares each release with the population's value of the "
+        "statistic. The RMSE is the root of the mean squared difference; the 95 % error bound "
+        "is the distance that 95 % of the releases stay within. The squared error splits into "
+        "a sampling part (the sample's statistic against the population's) and a noise part "
+        "(the release against the sample's statistic). Monte Carlo standard errors are shown "
+        "next to each measure. The best rate of each design is searched over the candidate "
+        "rates and refined around the minimum.</p>" + exact_note
+    )
+
+
+_STYLE = """
+body { font-family: system-ui, sans-serif; max-width: 80rem; margin: 2rem auto; padding: 0 1rem;
+       color: #1f2328; line-height: 1.45; }
+h1 { font-size: 1.6rem; margin-bottom: 0.2rem; }
+h2 { font-size: 1.2rem; margin-top: 1.8rem; border-bottom: 1px solid #d0d7de; }
+table { border-collapse: collapse; margin: 0.6rem 0; font-size: 0.85rem; }
+th, td { border: 1px solid #d0d7de; padding: 0.25rem 0.5rem; text-align: left;
+         vertical-align: top; }
+th { background: #f6f8fa; }
+td a { overflow-wrap: anywhere; word-break: break-all; }
+.recommendation { background: #eef6ee; border-left: 4px solid #2f7d32; padding: 0.6rem 1rem; }
+.subtitle { color: #57606a; margin-top: 0; }
+@media print { .chart { page-break-inside: avoid; } }
+"""
+
+
+def method_report(
+    result: PlanResult,
+    figure: go.Figure,
+    recommendation: str,
+    population_label: str,
+    link: str | None = None,
+) -> str:
+    """A one-page, self-contained HTML method report of a release plan.
+
+    For a disclosure review board: the parameters (population, N, statistic, ε_target,
+    δ_target, neighbouring relation, objective, Monte Carlo repetitions T, seed and the link
+    if given), every design with its theorem and paper section (Hu et al. Theorem 1; Bun et
+    al. Theorems 2.2, 4.3/7.2, 5.2 and §7 for Neyman allocation), the chart, the ranked table
+    of each design's best rate, the recommendation and the method (Monte Carlo with T
+    repetitions from the seed; Hu et al. eqs. 6–7 for the mean under census and simple random
+    sampling). No date is written, so one plan gives one file.
+
+    Parameters
+    ----------
+    result : PlanResult
+        What :func:`core.planner.plan` returned.
+    figure : plotly.graph_objects.Figure
+        The page's chart of error against rate; embedded with plotly.js inline (the file works
+        offline), laid out for a page of its own by :func:`ui.downloads.exported_figure`.
+    recommendation : str
+        The page's recommendation in plain words (``**bold**`` is kept; all else is text).
+    population_label : str
+        The population's name as shown on the page (may come from an uploaded file).
+    link : str, optional
+        The app's URL of this plan; an ``http(s)`` link becomes a hyperlink.
+
+    Returns
+    -------
+    str
+        A complete HTML document. Every user-provided string is escaped with
+        :func:`html.escape`.
+
+    Raises
+    ------
+    ValueError
+        If ``result`` is not a plan result, ``figure`` not a plotly figure, or a text argument
+        is not a string (the recommendation must not be empty).
+    """
+    if not isinstance(result, PlanResult):
+        raise ValueError(f"result must be a PlanResult from core.planner.plan; got {result!r:.80}")
+    if not isinstance(figure, go.Figure):
+        raise ValueError(f"figure must be a plotly Figure; got {type(figure).__name__}")
+    if not isinstance(recommendation, str) or not recommendation.strip():
+        raise ValueError(f"recommendation must be a non-empty string; got {recommendation!r:.80}")
+    if not isinstance(population_label, str):
+        raise ValueError(f"population_label must be a string; got {population_label!r:.80}")
+    if link is not None and not isinstance(link, str):
+        raise ValueError(f"link must be a string or None; got {link!r:.80}")
+
+    chart = exported_figure(figure).to_html(full_html=False, include_plotlyjs=True)
+    parameters = "".join(
+        f"<tr><th>{_text(name)}</th><td>{value}</td></tr>"
+        for name, value in _parameter_rows(result, population_label, link)
+    )
+    sections = [
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>Release plan: method report — {_text(population_label)}</title>",
+        f"<style>{_STYLE}</style>",
+        "</head>",
+        "<body>",
+        "<h1>Release plan: method report</h1>",
+        f'<p class="subtitle">'
+        f"{_text(statistic_words(result.statistic, result.quantile).capitalize())} of "
+        f"{_text(population_label)} at ε_target = {_text(number(result.eps_target))}, "
+        "computed by the Release planner of the Sampling &amp; privacy explorer.</p>",
+        "<h2>Recommendation</h2>",
+        f'<p class="recommendation">{_emphasis(_text(recommendation.strip()))}</p>',
+        "<h2>Parameters</h2>",
+        f"<table><tbody>{parameters}</tbody></table>",
+        "<h2>Designs and the theorems behind them</h2>",
+        _designs_html(result),
+        "<h2>Error against sampling rate</h2>",
+        f'<div class="chart">{chart}</div>',
+        "<h2>Best rate of each design, ranked</h2>",
+        _ranked_html(result.best_by_design),
+        "<h2>Method</h2>",
+        _method_html(result),
+        "</body>",
+        "</html>",
+    ]
+    return "\n".join(sections) + "\n"
