@@ -7,7 +7,7 @@ import streamlit as st
 from ui.amplification import text, views
 from ui.page_defaults import delta_target_default, follow_population_default
 from ui.state import active_population
-from ui.widgets import float_list_input, log_float_control, preset_buttons
+from ui.widgets import float_list_input, log_float_control, preset_buttons, result_container
 
 st.title("Amplification by sampling")
 st.markdown(
@@ -59,8 +59,9 @@ inputs = views.AmplificationInputs(
 )
 
 # Only the open tab computes (bind= makes the tabs lazy and puts the open tab in the URL).
-tabs = st.tabs(list(text.TABS), key="amp_view", bind="query-params")
-for tab, view in zip(tabs, views.TAB_VIEWS, strict=True):
-    with tab:
-        if tab.open:
-            view(inputs)
+with result_container("amp_view"):
+    tabs = st.tabs(list(text.TABS), key="amp_view", bind="query-params")
+    for tab, view in zip(tabs, views.TAB_VIEWS, strict=True):
+        with tab:
+            if tab.open:
+                view(inputs)

@@ -8,7 +8,13 @@ from ui.charts import reproduce
 from ui.clusters import figures as figs
 from ui.clusters import text, views
 from ui.state import active_population
-from ui.widgets import bound_toggle, log_float_control, log_int_control, preset_buttons
+from ui.widgets import (
+    bound_toggle,
+    log_float_control,
+    log_int_control,
+    preset_buttons,
+    result_container,
+)
 
 st.title("Cluster sampling: how cluster size erases amplification")
 st.markdown(
@@ -111,41 +117,43 @@ if ell > k:
     )
     ell = k
 
-size_min, size_max = (int(v) for v in figs.other_sizes(size, spread))
-if from_target:
-    eps = views.target_metrics(eps_target, k, ell, size, size_min, size_max)
-inputs = views.ClusterInputs(
-    pop=active_population(),
-    eps_sample=float(eps),
-    k=k,
-    ell=ell,
-    size=size,
-    spread=float(spread),
-    size_min=size_min,
-    size_max=size_max,
-    log_y=bool(log_y),
-    numbers=figs.summary(eps, k, ell, size, spread),
-    exact=bool(exact),
-)
-if not from_target:
-    views.sample_metrics(inputs)
-
-# Only the open tab computes (bind= makes the tabs lazy and puts the open tab in the URL).
-tabs = st.tabs(list(text.TABS), key="cl_view", bind="query-params")
-for tab, view in zip(tabs, views.TAB_VIEWS, strict=True):
-    with tab:
-        if tab.open:
-            view(inputs)
-
-reproduce(
-    text.python_snippet(
-        inputs.pop,
-        eps,
-        k,
-        ell,
-        size,
-        size_min,
-        size_max,
-        eps_target=eps_target if from_target else None,
+# The results: faded while a number box above holds a refused value.
+with result_container("cl_view"):
+    size_min, size_max = (int(v) for v in figs.other_sizes(size, spread))
+    if from_target:
+        eps = views.target_metrics(eps_target, k, ell, size, size_min, size_max)
+    inputs = views.ClusterInputs(
+        pop=active_population(),
+        eps_sample=float(eps),
+        k=k,
+        ell=ell,
+        size=size,
+        spread=float(spread),
+        size_min=size_min,
+        size_max=size_max,
+        log_y=bool(log_y),
+        numbers=figs.summary(eps, k, ell, size, spread),
+        exact=bool(exact),
     )
-)
+    if not from_target:
+        views.sample_metrics(inputs)
+
+    # Only the open tab computes (bind= makes the tabs lazy and puts the open tab in the URL).
+    tabs = st.tabs(list(text.TABS), key="cl_view", bind="query-params")
+    for tab, view in zip(tabs, views.TAB_VIEWS, strict=True):
+        with tab:
+            if tab.open:
+                view(inputs)
+
+    reproduce(
+        text.python_snippet(
+            inputs.pop,
+            eps,
+            k,
+            ell,
+            size,
+            size_min,
+            size_max,
+            eps_target=eps_target if from_target else None,
+        )
+    )

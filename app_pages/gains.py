@@ -6,7 +6,7 @@ import streamlit as st
 
 from ui.gains import text, views
 from ui.state import active_population, active_seed
-from ui.widgets import preset_buttons
+from ui.widgets import preset_buttons, result_container
 
 st.title("Mean and median: is a private sample more accurate?")
 st.markdown(
@@ -20,8 +20,9 @@ preset_buttons(text.PRESETS, key="gain")
 inputs = views.GainsInputs(pop=active_population(), seed=active_seed())
 
 # Only the open tab computes (bind= makes the tabs lazy and puts the open tab in the URL).
-tabs = st.tabs(list(text.TABS), key="gain_view", bind="query-params")
-for tab, view in zip(tabs, views.TAB_VIEWS, strict=True):
-    with tab:
-        if tab.open:
-            view(inputs)
+with result_container("gain_view"):
+    tabs = st.tabs(list(text.TABS), key="gain_view", bind="query-params")
+    for tab, view in zip(tabs, views.TAB_VIEWS, strict=True):
+        with tab:
+            if tab.open:
+                view(inputs)

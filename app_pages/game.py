@@ -7,7 +7,7 @@ import streamlit as st
 from core import games
 from ui.game import text, views
 from ui.state import active_seed
-from ui.widgets import log_float_control, preset_buttons
+from ui.widgets import log_float_control, preset_buttons, result_container
 
 st.title("Membership game: what ε means")
 st.markdown(text.INTRO)
@@ -128,5 +128,6 @@ except ValueError as exc:
     st.error(f"These settings cannot be played: {exc}", icon=":material/error:")
     st.stop()
 
-st.caption(text.settings_line(setup, rounds))
-views.game_view(views.GameInputs(setup=setup, seed=seed, rounds=rounds))
+with result_container("game"):
+    st.caption(text.settings_line(setup, rounds))
+    views.game_view(views.GameInputs(setup=setup, seed=seed, rounds=rounds))

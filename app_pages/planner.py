@@ -8,7 +8,7 @@ from core import planner
 from ui.page_defaults import delta_target_default, follow_population_default
 from ui.planner import cache, controls, text, views
 from ui.state import active_population, active_seed
-from ui.widgets import log_float_control, parse_float_list, preset_buttons
+from ui.widgets import log_float_control, parse_float_list, preset_buttons, result_container
 
 st.title("Release planner: which design and rate for my ε_target?")
 st.markdown(
@@ -139,8 +139,9 @@ else:
         mechanisms=views.usable_mechanisms(mechanisms, statistic, relation, designs),
     )
     # Only the open tab computes (bind= makes the tabs lazy and puts the open tab in the URL).
-    tabs = st.tabs(list(text.TABS), key="plan_view", bind="query-params")
-    for tab, view in zip(tabs, views.TAB_VIEWS, strict=True):
-        with tab:
-            if tab.open:
-                view(inputs)
+    with result_container("plan_view"):
+        tabs = st.tabs(list(text.TABS), key="plan_view", bind="query-params")
+        for tab, view in zip(tabs, views.TAB_VIEWS, strict=True):
+            with tab:
+                if tab.open:
+                    view(inputs)

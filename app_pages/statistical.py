@@ -9,6 +9,7 @@ from ui.statistical import text, views
 from ui.widgets import (
     log_float_control,
     preset_buttons,
+    result_container,
 )
 
 st.title("Statistical privacy: an adversary who knows only the distribution")
@@ -82,8 +83,9 @@ if lam * n < 0.5:
 inputs = views.StatisticalInputs(n=n, pi=float(pi), eps=float(eps), lam=float(lam), m=m)
 
 # Only the open tab computes (bind= makes the tabs lazy and puts the open tab in the URL).
-tabs = st.tabs(list(text.TABS), key="sp_view", bind="query-params")
-for tab, view in zip(tabs, views.TAB_VIEWS, strict=True):
-    with tab:
-        if tab.open:
-            view(inputs)
+with result_container("sp_view"):
+    tabs = st.tabs(list(text.TABS), key="sp_view", bind="query-params")
+    for tab, view in zip(tabs, views.TAB_VIEWS, strict=True):
+        with tab:
+            if tab.open:
+                view(inputs)

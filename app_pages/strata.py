@@ -7,7 +7,7 @@ import streamlit as st
 from ui.charts import reproduce
 from ui.state import active_population, active_seed
 from ui.strata import cache, text, views
-from ui.widgets import log_float_control, preset_buttons
+from ui.widgets import log_float_control, preset_buttons, result_container
 
 st.title("Stratified sampling: Neyman or proportional allocation?")
 st.markdown(
@@ -82,15 +82,19 @@ if m > N:
     )
     m = N
 rate = m / N
-if direction == text.FROM_TARGET:
-    eps = views.target_metrics(eps_target, rate)
-inputs = views.StrataInputs(pop=pop, seed=seed, summ=summ, m=m, rate=rate, eps_sample=float(eps))
+# The results: faded while a number box above holds a refused value.
+with result_container("strat_view"):
+    if direction == text.FROM_TARGET:
+        eps = views.target_metrics(eps_target, rate)
+    inputs = views.StrataInputs(
+        pop=pop, seed=seed, summ=summ, m=m, rate=rate, eps_sample=float(eps)
+    )
 
-# Only the open tab computes (bind= makes the tabs lazy and puts the open tab in the URL).
-tabs = st.tabs(list(text.TABS), key="strat_view", bind="query-params")
-for tab, view in zip(tabs, views.TAB_VIEWS, strict=True):
-    with tab:
-        if tab.open:
-            view(inputs)
+    # Only the open tab computes (bind= makes the tabs lazy and puts the open tab in the URL).
+    tabs = st.tabs(list(text.TABS), key="strat_view", bind="query-params")
+    for tab, view in zip(tabs, views.TAB_VIEWS, strict=True):
+        with tab:
+            if tab.open:
+                view(inputs)
 
-reproduce(text.python_snippet(pop, m, eps, seed))
+    reproduce(text.python_snippet(pop, m, eps, seed))

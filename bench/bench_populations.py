@@ -10,8 +10,8 @@ Run from the repository root:  .venv/bin/python -m bench.bench_populations
   in at most 1 s), and Parquet files of 1e6 and 1e7 rows (a value and a stratum column)
   through load_population_file;
 * the peak memory (resident set) of a process that reads a generated 10-column CSV file of
-  256 MB, 512 MB (the upload limit) and 1 GB into a Population (``--memory``; it writes
-  the files to a temporary directory and takes a few minutes).
+  256 MB, 512 MB and 1 GB (around the upload limit, 400 MiB) into a Population
+  (``--memory``; it writes the files to a temporary directory and takes a few minutes).
 
 Plain prints, no asserts.
 """

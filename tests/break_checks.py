@@ -489,11 +489,8 @@ BREAKS: tuple[Break, ...] = (
         name="upload-form-value-column-last",
         item="issue 21 upload corpus",
         path="ui/population/upload.py",
-        old='value_column = st.selectbox("Value column (y)", table.numeric_columns, key=',
-        new=(
-            'value_column = st.selectbox("Value column (y)", table.numeric_columns, '
-            "index=len(table.numeric_columns) - 1, key="
-        ),
+        old="index=columns.index(choice.column),",
+        new="index=len(columns) - 1,",
         tests=("tests/pages/test_upload_corpus.py",),
     ),
     Break(
@@ -966,6 +963,28 @@ BREAKS: tuple[Break, ...] = (
         tests=(
             "tests/core/windowed/test_exponential.py::"
             "test_piecewise_laplace_windows_have_the_exact_law",
+        ),
+    ),
+    Break(
+        name="value-column-id-inverted",
+        item="issue 27 inputs: default value column",
+        path="core/value_column.py",
+        old="distinct[-1] - distinct[0] == x.size - 1:",
+        new="distinct[-1] - distinct[0] != x.size - 1:",
+        tests=(
+            "tests/core/test_value_column.py::test_any_order_of_one_to_n_is_an_identifier",
+            "tests/core/test_value_column.py::test_measurements_are_not_flagged",
+        ),
+    ),
+    Break(
+        name="strata-results-not-fading",
+        item="issue 27 inputs: stale results",
+        path="app_pages/strata.py",
+        old='with result_container("strat_view"):',
+        new="with st.container():",
+        tests=(
+            "tests/ui/test_stale_results.py::"
+            "test_every_chart_and_metric_is_inside_a_result_container",
         ),
     ),
 )

@@ -236,11 +236,74 @@ def chart_config(filename: str) -> dict[str, object]:
     }
 
 
+#: Key prefix of the containers that hold a page's results (``ui.widgets.result_container``).
+RESULT_PREFIX = "result_"
+#: The caption of a greyed-out result (see :data:`STALE_CSS`).
+STALE_RESULT_TEXT = (
+    "Out of date: a number box holds a value outside its range (marked in red). "
+    "Fix it and this result is recomputed."
+)
+#: The caption under a refused number box inside a result container (a box on a tab; the
+#: results after a box above every result container carry :data:`STALE_RESULT_TEXT`).
+STALE_BOX_TEXT = "Not applied: the results below are out of date."
+_INVALID = ':has(input[aria-invalid="true"])'
+_RESULT = f'[class*="st-key-{RESULT_PREFIX}"]'
+#: The result containers a refused number box precedes: those after an element holding the
+#: box (siblings, and inside later siblings) in the page's main area, and every one when the
+#: box is in the sidebar (the seed).
+_STALE = (
+    f".stMain {_INVALID} ~ {_RESULT}, .stMain {_INVALID} ~ * {_RESULT}, "
+    f'[data-testid="stSidebar"]{_INVALID} ~ * .stMain {_RESULT}'
+)
+#: Everything after a refused box inside the result container that holds it (a box on a
+#: tab: the tab's results below it).
+_AFTER_INSIDE = f".stMain {_RESULT} {_INVALID} ~ *"
+
+
+def _each(selectors: str, suffix: str) -> str:
+    """``suffix`` appended to each selector of a comma-separated list."""
+    return ", ".join(part.strip() + suffix for part in selectors.split(","))
+
+
+#: Result containers already inside faded content, which must not be faded twice.
+_NESTED = ", ".join(
+    [
+        _each(_STALE, f" {_RESULT}"),
+        f"{_AFTER_INSIDE.replace(' ~ *', f' ~ {_RESULT}')}",
+        _each(_AFTER_INSIDE, f" {_RESULT}"),
+    ]
+)
+#: A number box whose typed value is outside its range turns red (``aria-invalid``) and the
+#: browser never sends the value, so the results after it still belong to the last valid
+#: input: they are faded, cannot be clicked, and carry :data:`STALE_RESULT_TEXT` until the
+#: value is fixed. Content after the box inside its own result container is faded too, and
+#: the box says so (:data:`STALE_BOX_TEXT`); a result container nested in faded content is
+#: not faded twice.
+STALE_CSS = f"""
+{_STALE} {{ pointer-events: none; user-select: none; border-top: 3px solid #D55E00; }}
+{_each(_STALE, " > *")} {{ opacity: 0.3; filter: grayscale(1); }}
+{_each(_STALE, "::before")} {{ content: "{STALE_RESULT_TEXT}"; display: block;
+  font-weight: 600; padding-top: 0.25rem; }}
+{_AFTER_INSIDE} {{ opacity: 0.3; filter: grayscale(1); pointer-events: none; user-select: none; }}
+.stMain {_RESULT} [data-testid="stElementContainer"]{_INVALID}::after {{
+  content: "{STALE_BOX_TEXT}";
+  display: block; font-size: 0.875rem; color: #B33F00; padding-top: 0.25rem; }}
+{_NESTED} {{ border-top: none; }}
+{_each(_NESTED, " > *")} {{ opacity: 1; filter: none; }}
+{_each(_NESTED, "::before")} {{ content: none; display: none; }}
+"""
+
+
 #: App-wide CSS, injected once by the router (ui/router.py). Phones (≤ 640 px) get smaller
 #: page and chart titles; long formulas scroll inside their column instead of being cut;
 #: long words in headings wrap instead of running off the screen; the exact-value boxes that
 #: a page keeps behind a toggle (``ui.widgets`` with ``exact=False``) are drawn but not shown.
-APP_CSS = """
+#: A number box holding a value outside its range (the browser marks it ``aria-invalid`` and
+#: never sends it) greys out every result container (``ui.widgets.result_container``) after
+#: it, with the caption ``ui.widgets.STALE_RESULT_TEXT``; a result container nested in a
+#: greyed one is not greyed twice.
+APP_CSS = (
+    """
 h1, h2, h3 { overflow-wrap: anywhere; }
 [class*="st-key-hidden_box_"] { display: none !important; }
 .katex-display { overflow-x: auto; overflow-y: hidden; padding-bottom: 2px; }
@@ -251,3 +314,5 @@ h1, h2, h3 { overflow-wrap: anywhere; }
   .katex-display > .katex { font-size: 1em; }
 }
 """
+    + STALE_CSS
+)

@@ -14,9 +14,12 @@ from urllib.parse import urlencode
 
 import numpy as np
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 from streamlit.runtime.state import get_session_state
 from streamlit.runtime.state.query_params import _coerce_value_for_query_url
+
+from ui.theme import RESULT_PREFIX
 
 #: Mantissas of the log-scale grid: every decade holds 1, 1.5, 2, 3, 5 and 7 so that the values
 #: the papers use (0.1, 0.5, 1, 2, 3, 5) sit exactly on the slider.
@@ -59,6 +62,20 @@ def _box_columns(key: str, exact: bool) -> tuple[Any, Any]:
         left, right = st.columns([3, 1.4], vertical_alignment="bottom")
         return left, right
     return st.container(), st.container(key=f"{HIDDEN_BOX_PREFIX}{key}")
+
+
+def result_container(name: str) -> DeltaGenerator:
+    """A container for the results computed from the controls drawn before it.
+
+    A number box refuses a typed value outside its range in the browser itself (it turns red
+    and says which values it takes), so the server never sees the value and the results on
+    screen still belong to the last valid input. The app's CSS (``ui.theme.STALE_CSS``) greys
+    out, and captions as out of date, every result container that comes after such a box,
+    until the value is fixed; a box inside the container greys only the result containers
+    after it. ``name`` must be unique on the page (the container's key is
+    ``RESULT_PREFIX + name``).
+    """
+    return st.container(key=f"{RESULT_PREFIX}{name}")
 
 
 def log_float_control(

@@ -21,8 +21,10 @@ __all__ = [
 
 #: Largest upload accepted, in bytes (checked before anything is parsed). Reading a CSV file
 #: takes about five times its size in memory (bench/bench_populations.py --memory: a 1 GB
-#: file of 10 short columns peaks at 5.2 GB), so 512 MB keeps a read under about 3 GB.
-MAX_UPLOAD_BYTES: int = 512 * 1024 * 1024
+#: file of 10 short columns peaks at 5.2 GB), so 400 MiB keeps a read near 2 GB. The app's
+#: uploader is limited by the server's ``server.maxUploadSize`` (``.streamlit/config.toml``),
+#: the same limit (``tests/e2e/test_security.py`` checks that they agree).
+MAX_UPLOAD_BYTES: int = 400 * 1024 * 1024
 
 
 class _Default:

@@ -11,7 +11,7 @@ a Population (``"population"``) or raise a ValueError with a message (``"error"`
 names the one case of each class that the browser test uploads.
 Large cases (over the upload limit, a million rows) are built only when ``include_large``.
 ``over_size_limit`` exceeds :data:`OVER_SIZE_TEST_LIMIT`, which the tests set as the upload
-limit with ``monkeypatch`` (a file over the real limit, 512 MB, is too large to build in a
+limit with ``monkeypatch`` (a file over the real limit, 400 MiB, is too large to build in a
 test; ``csv_io.test_source.test_oversize_path_is_refused_before_reading`` checks that one with a
 sparse file).
 """

@@ -82,11 +82,20 @@ def test_plain_link_has_no_upload_notice():
     assert not any("never carried in links" in w for w in _main_warnings(at))
 
 
-def test_upload_size_limit_is_visible_without_hovering():
+def test_upload_size_limit_is_stated_once_by_the_uploader():
+    import streamlit as st
+
+    from core.populations import MAX_UPLOAD_BYTES
+
     at = open_page(PAGE)
     captions = " ".join(c.value for c in at.main.caption)
-    assert "512 MB" in captions and "100,000,000 rows" in captions
+    assert "100,000,000 rows" in captions
     assert "Parquet" in captions and "SPSS .sav" in captions
+    # The size is stated by the uploader alone, from the server's own setting.
+    uploader = at.get("file_uploader")[0].proto
+    assert uploader.max_upload_size_mb == st.get_option("server.maxUploadSize")
+    assert uploader.max_upload_size_mb * 2**20 == MAX_UPLOAD_BYTES
+    assert not re.search(r"\d\s*(MB|MiB|GB)", captions + uploader.help)
 
 
 # --------------------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from ui.downloads import frame_to_csv_bytes
 from ui.format import significant
 from ui.planner import cache, controls, exports, text
 from ui.planner import figures as figs
-from ui.widgets import reproducing_link
+from ui.widgets import reproducing_link, result_container
 
 #: Repetitions per plan in the accuracy-first search (it runs several plans in a row).
 SEARCH_MAX_REPS = 200
@@ -518,7 +518,7 @@ def accuracy_view(ctx: PlannerInputs) -> None:
         mechanisms=ctx.mechanisms,
         _progress=bar.report,
     )
-    with slot.container(key=f"plan_acc_view_{key}"):
+    with slot.container(key=f"plan_acc_view_{key}"), result_container("plan_accuracy"):
         accuracy_body(ctx, found, target)
 
 
@@ -616,8 +616,16 @@ def several_controls(ctx: PlannerInputs) -> tuple[str, float, tuple[str, ...], t
 
 def several_view(ctx: PlannerInputs) -> None:
     """Several statistics from one sample: compose on the sample, amplify once."""
-    pop = ctx.pop
     design, rate, stats, shares = several_controls(ctx)
+    with result_container("plan_several"):
+        several_results(ctx, design, rate, stats, shares)
+
+
+def several_results(
+    ctx: PlannerInputs, design: str, rate: float, stats: tuple[str, ...], shares: tuple[float, ...]
+) -> None:
+    """The budget split and the plans of the composition tab (see :func:`several_view`)."""
+    pop = ctx.pop
     if design != "census" and rate * pop.size < 2:
         st.warning(
             f"A rate of {rate:g} leaves fewer than two records of N = {pop.size:,}; using "

@@ -26,6 +26,7 @@ from core.populations import (
     read_file_table,
     suggest_bounds,
 )
+from core.value_column import choose_value_column, column_role
 from ui.format import number
 from ui.state import UPLOADED, active_choice, uploaded_population, use_uploaded_population
 
@@ -58,12 +59,21 @@ _Settings = tuple[str, str, float, float, tuple[str, ...], tuple[str, ...]]
 
 
 def limits_text() -> str:
-    """The upload limits in plain words (shown under the uploader, not only on hover)."""
+    """The upload limits in plain words (shown under the uploader, not only on hover).
+
+    The size limit is not repeated here: the uploader states it itself, from the server's
+    setting ``server.maxUploadSize`` (``.streamlit/config.toml``), which also enforces it.
+    """
     return (
-        f"Formats: {_FORMATS_TEXT}. Limit: {MAX_UPLOAD_BYTES // 2**20:,} MB per file, at most "
-        f"{MAX_ROWS:,} rows and {MAX_COLUMNS:,} columns. A larger file is refused with a "
-        "message saying which limit it exceeds."
+        f"Formats: {_FORMATS_TEXT}. At most {MAX_ROWS:,} rows and {MAX_COLUMNS:,} columns, "
+        "and the size per file shown above. A larger file is refused with a message saying "
+        "which limit it exceeds."
     )
+
+
+def upload_limit_bytes() -> int:
+    """The size limit per file in bytes: the server's ``server.maxUploadSize`` (in MiB)."""
+    return int(st.get_option("server.maxUploadSize")) * 2**20
 
 
 def _read_table(digest: str, data: bytes, name: str) -> CsvTable | FileTable:
@@ -110,9 +120,8 @@ def upload_form() -> None:
         "Data file with one row per unit (CSV, Parquet, Stata, SAS or SPSS)",
         type=list(UPLOAD_EXTENSIONS),
         key="upload_file",
-        help=f"Up to {MAX_UPLOAD_BYTES // 2**20:,} MB. CSV: commas, semicolons, tabs or pipes; "
-        "a header row is detected automatically. Stata and SPSS value labels name the strata "
-        "and clusters.",
+        help="CSV: commas, semicolons, tabs or pipes; a header row is detected automatically. "
+        "Stata and SPSS value labels name the strata and clusters.",
     )
     st.caption(limits_text())
     if file is None:
@@ -152,11 +161,9 @@ def _read_file(data: bytes, name: str) -> tuple[str, CsvTable | FileTable] | Non
 
     Every refusal (too large, unreadable, no numeric column) is shown as an error here.
     """
-    if len(data) > MAX_UPLOAD_BYTES:
-        st.error(
-            f"The file is {len(data) / 2**20:,.1f} MB; the limit is "
-            f"{MAX_UPLOAD_BYTES // 2**20:,} MB."
-        )
+    limit = min(upload_limit_bytes(), MAX_UPLOAD_BYTES)
+    if len(data) > limit:
+        st.error(f"The file is {len(data) / 2**20:,.1f} MiB; the limit is {limit // 2**20:,} MiB.")
         return None
     digest = hashlib.sha256(data).hexdigest()
     try:
@@ -184,7 +191,28 @@ def _read_file(data: bytes, name: str) -> tuple[str, CsvTable | FileTable] | Non
 def _value_and_bounds(table: CsvTable | FileTable, tag: str) -> tuple[str, float, float | None]:
     """The value column and the public bounds L and U (the boxes start at the data's range;
     an emptied U box gives None: no public upper bound)."""
-    value_column = st.selectbox("Value column (y)", table.numeric_columns, key=f"up_value_{tag}")
+    columns = table.numeric_columns
+    labelled = table.value_labels if isinstance(table, FileTable) else {}
+    choice = choose_value_column(columns, table.column_values, labelled=labelled)
+    value_column = st.selectbox(
+        "Value column (y)",
+        columns,
+        index=columns.index(choice.column),
+        key=f"up_value_{tag}",
+        help="The column whose statistic is released. It starts at the first column that "
+        "measures something; identifiers, codes with value labels and sampling-design columns "
+        "(stratum, PSU, cluster, weight) are passed over.",
+    )
+    if value_column == choice.column:
+        st.caption(f"Picked by default: {choice.reason}")
+    else:
+        role = column_role(
+            value_column,
+            table.column_values(value_column),
+            has_value_labels=value_column in labelled,
+        )
+        looks = f" {value_column!r} looks like {role}." if role is not None else ""
+        st.caption(f"The default was {choice.column!r}.{looks}")
     column = table.column_values(value_column)
     finite = column[np.isfinite(column)]
     lo_guess, hi_guess = suggest_bounds(finite)

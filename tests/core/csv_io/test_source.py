@@ -51,7 +51,7 @@ class _CountingReader:
 
 
 def test_file_like_is_read_at_most_limit_plus_one(monkeypatch):
-    # not 512 MB in a test
+    # not 400 MiB in a test
     monkeypatch.setattr(csv_io.source, "MAX_UPLOAD_BYTES", OVER_SIZE_TEST_LIMIT)
     reader = _CountingReader()
     with pytest.raises(ValueError, match="upload limit"):

@@ -55,7 +55,7 @@ def test_corpus_case(case, monkeypatch):
     the "binary file" message — the error still comes, but no longer names the reason.
     """
     data = _corpus()[case]
-    if case == "over_size_limit":  # built over a small limit: the real one is 512 MB
+    if case == "over_size_limit":  # built over a small limit: the real one is 400 MiB
         monkeypatch.setattr(csv_io.source, "MAX_UPLOAD_BYTES", OVER_SIZE_TEST_LIMIT)
     if EXPECTED_OUTCOMES[case] == "error":
         with pytest.raises(ValueError) as info:

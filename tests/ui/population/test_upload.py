@@ -93,7 +93,7 @@ def test_changed_settings_are_marked_not_applied_until_used():
 
 def test_size_limit_is_written_out():
     at = AppTest.from_string(SCRIPT, default_timeout=TIMEOUT).run()
-    assert any("512 MB per file" in c.value for c in at.caption)
+    assert any("100,000,000 rows" in c.value for c in at.caption)
     assert any(
         "Parquet, Stata .dta, SAS .sas7bdat and .xpt, SPSS .sav" in c.value for c in at.caption
     )
@@ -114,8 +114,29 @@ def test_limits_text_states_cores_limits():
     from ui.population.upload import limits_text
 
     words = limits_text()
-    assert f"{MAX_UPLOAD_BYTES // 2**20:,} MB per file" in words
+    assert f"{MAX_UPLOAD_BYTES // 2**20:,}" not in words  # the uploader states the size
     assert f"{MAX_ROWS:,} rows" in words and f"{MAX_COLUMNS:,} columns" in words
+
+
+def _shown_size(limit_bytes: int, base: int) -> tuple[float, int]:
+    """The uploader's own wording of a size ("419MB"): Streamlit's frontend goes up a unit
+    while the value exceeds half the base, then rounds to a whole number; (number, unit)."""
+    value, unit = float(limit_bytes), 1
+    while unit < base**3 and value > base / 2:
+        value, unit = value / base, unit * base
+    return float(round(value)), unit
+
+
+@pytest.mark.parametrize("base", [1000, 1024])  # Linux and Mac, Windows
+def test_the_uploader_states_the_real_limit(base):
+    """The server's limit, as the uploader words it, is within rounding of the limit (512
+    MiB was shown as "1GB" in decimal units)."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    limit = config["server"]["maxUploadSize"] * 2**20
+    number, unit = _shown_size(limit, base)
+    assert abs(number * unit - limit) <= 0.01 * limit, (number, unit)
 
 
 # --------------------------------------------------------------------------------------------
@@ -174,3 +195,18 @@ def test_a_renamed_file_is_explained_not_read():
     errors = [e.value for e in at.error]
     assert any("This file is a Parquet file, not CSV" in e for e in errors), errors
     assert not [b for b in at.button if b.label == "Use this population"]
+
+
+def test_value_column_defaults_to_the_measurement_and_says_why():
+    at = AppTest.from_string(SCRIPT, default_timeout=TIMEOUT)
+    at.run()
+    at.file_uploader[0].set_value(("nhanes.csv", nhanes_style_csv(), "text/csv")).run()
+    assert not at.exception, [e.value for e in at.exception]
+    box = at.selectbox[0]
+    assert box.value == "bmi" and box.options[:3] == ["seqn", "stratid", "psuid"]
+    said = [c.value for c in at.caption if c.value.startswith("Picked by default")]
+    assert len(said) == 1 and "'bmi'" in said[0] and "'stratid', a sampling-design" in said[0]
+    box.set_value("psuid").run()  # another column can still be chosen, with a word on it
+    assert at.selectbox[0].value == "psuid" and not at.exception
+    said = " ".join(c.value for c in at.caption)
+    assert "The default was 'bmi'. 'psuid' looks like a sampling-design column" in said
