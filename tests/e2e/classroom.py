@@ -3,7 +3,8 @@
 Each simulated student opens its own browser context (its own Streamlit session), visits its
 pages of the app (every page, or a few: :func:`visit_plan`), waits for the first chart to be
 drawn (or, on a page with nothing to chart for the default population, its explanation box),
-then moves a control (the sidebar seed) and waits for the page to settle. The driver records
+then (every session in the soak, one per page in the suite: :func:`movers`) moves a control,
+the sidebar seed, and waits for the page to settle. The driver records
 the time from navigation to the first rendered chart and every error or exception element it
 sees.
 
@@ -47,6 +48,20 @@ def page_paths() -> list[str]:
     return paths
 
 
+def movers(sessions: int, pages: int, pages_per_session: int | None) -> list[bool]:
+    """Which sessions move the sidebar seed after each page is drawn.
+
+    In the full soak (``pages_per_session`` None) every session does. With a few pages per
+    session, one session of each group that loads a page together does (the first of the
+    group, :func:`visit_plan`), so that every page reruns on a changed control while its
+    other visitors are still on it, and the browser renders a third fewer pages.
+    """
+    if pages_per_session is None or pages_per_session >= pages:
+        return [True] * sessions
+    firsts = {-(-(g * sessions) // pages) for g in range(pages)}
+    return [i in firsts for i in range(sessions)]
+
+
 def visit_plan(paths: list[str], sessions: int, pages_per_session: int | None) -> list[list[str]]:
     """The pages each session visits, in order.
 
@@ -86,6 +101,7 @@ async def _student(
     paths: list[str],
     timeout: float,
     stagger: float,
+    moves: bool = True,
 ) -> list[dict]:
     await asyncio.sleep(index * stagger)  # students do not all press Enter in the same second
     context = await browser.new_context(viewport={"width": 1280, "height": 900})
@@ -101,12 +117,13 @@ async def _student(
                 await page.wait_for_selector(RENDERED)
                 record["chart_seconds"] = time.perf_counter() - t0
                 await _settle(page, timeout)
-                seed = page.get_by_role("spinbutton", name="Seed")
-                await seed.fill(str(index + 1))
-                await seed.press("Enter")
-                await _settle(page, timeout)
-                await page.wait_for_selector(RENDERED)
-                record["after_control_seconds"] = time.perf_counter() - t0
+                if moves:
+                    seed = page.get_by_role("spinbutton", name="Seed")
+                    await seed.fill(str(index + 1))
+                    await seed.press("Enter")
+                    await _settle(page, timeout)
+                    await page.wait_for_selector(RENDERED)
+                    record["after_control_seconds"] = time.perf_counter() - t0
                 errors = page.locator(ERRORS)
                 record["errors"] = [
                     await errors.nth(i).inner_text() for i in range(await errors.count())
@@ -136,6 +153,7 @@ async def run_classroom(
 
     paths = page_paths()
     plan = visit_plan(paths, sessions, pages_per_session)
+    moving = movers(sessions, len(paths), pages_per_session)
     t0 = time.perf_counter()
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(
@@ -143,7 +161,10 @@ async def run_classroom(
         )
         try:
             results = await asyncio.gather(
-                *(_student(browser, url, i, plan[i], timeout, stagger) for i in range(sessions))
+                *(
+                    _student(browser, url, i, plan[i], timeout, stagger, moving[i])
+                    for i in range(sessions)
+                )
             )
         finally:
             await browser.close()

@@ -8,6 +8,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
 
+#: (name, width, height) of the two sizes every browser test checks: a laptop and a phone
+#: (iPhone 12–15 class). A wider desktop window only gives the layout more room.
+VIEWPORTS = (("laptop", 1280, 720), ("phone", 390, 844))
+
 ERROR_SELECTORS = ('[data-testid="stException"]', '[data-testid="stAlertContentError"]')
 
 

@@ -14,7 +14,14 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from core import gains
-from tests.e2e.helpers import errors_on_page, exceptions_on_page, plot_texts, screenshot, settle
+from tests.e2e.helpers import (
+    VIEWPORTS,
+    errors_on_page,
+    exceptions_on_page,
+    plot_texts,
+    screenshot,
+    settle,
+)
 from tests.e2e.test_layout import MEASURE, SLACK
 from ui.gains import text
 
@@ -22,7 +29,6 @@ QUERY = (
     "gain_view=Quantile%3A+which+mechanism%3F&gain_cmp_reps=50"
     "&gain_cmp_rates=0.01%2C+0.1%2C+0.5&gain_cmp_eps=0.5"
 )
-VIEWPORTS = (("laptop", 1280, 720), ("phone", 390, 844))
 
 
 def _open(browser, url: str, width: int, height: int):

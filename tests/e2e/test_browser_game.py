@@ -13,6 +13,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from tests.e2e.helpers import (
+    VIEWPORTS,
     errors_on_page,
     exceptions_on_page,
     plot_text_appears,
@@ -22,7 +23,6 @@ from tests.e2e.helpers import (
 )
 from tests.e2e.test_layout import MEASURE, SLACK
 
-VIEWPORTS = (("laptop", 1280, 720), ("phone", 390, 844))
 ROUNDS = 5
 
 

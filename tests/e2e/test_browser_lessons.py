@@ -10,12 +10,10 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
-from tests.e2e.helpers import errors_on_page, exceptions_on_page, screenshot, settle
+from tests.e2e.helpers import VIEWPORTS, errors_on_page, exceptions_on_page, screenshot, settle
 from tests.e2e.test_layout import MEASURE, SLACK
 from ui.lessons.content import LESSONS
 from ui.lessons.links import page_path
-
-VIEWPORTS = (("laptop", 1280, 720), ("phone", 390, 844))
 
 
 def _reveal(page, app_url: str, lesson, teacher: bool) -> None:

@@ -3,7 +3,8 @@
 Thirty concurrent sessions share one server of their own (``fresh_server``, so that their
 load and memory figures are not mixed with the other browser tests). In the suite each
 session visits one page, dealt so that every page is loaded by three sessions at the same
-time (:func:`tests.e2e.classroom.visit_plan`); ``make soak`` (``pytest --soak``) runs the
+time (:func:`tests.e2e.classroom.visit_plan`), and one of the three moves the sidebar seed
+(:func:`tests.e2e.classroom.movers`); ``make soak`` (``pytest --soak``) runs the
 full soak, every session over every page, before a release.
 """
 
@@ -16,7 +17,7 @@ import sys
 
 import pytest
 
-from tests.e2e.classroom import page_paths, visit_plan
+from tests.e2e.classroom import movers, page_paths, visit_plan
 from tests.e2e.conftest import ROOT
 
 SESSIONS = 30
@@ -37,6 +38,11 @@ def test_the_visit_plan_loads_every_page_from_several_sessions_at_once():
         at_once = collections.Counter(p[step] for p in plan)
         assert set(at_once) == set(paths) and min(at_once.values()) >= 3, at_once
     assert visit_plan(paths, 4, None) == [paths] * 4
+    # One session per page moves the seed while the page's other visitors are on it.
+    moving = movers(SESSIONS, len(paths), PAGES_PER_SESSION)
+    moved = collections.Counter(plan[i][0] for i in range(SESSIONS) if moving[i])
+    assert set(moved) == set(paths) and set(moved.values()) == {1}, moved
+    assert movers(4, len(paths), None) == [True] * 4
 
 
 def test_thirty_concurrent_sessions_render_their_pages_without_errors(
@@ -70,3 +76,5 @@ def test_thirty_concurrent_sessions_render_their_pages_without_errors(
     bad = [r for r in result["records"] if r.get("errors")]
     assert bad == [], bad[:5]
     assert all("chart_seconds" in r for r in result["records"])
+    reran = {r["page"] for r in result["records"] if "after_control_seconds" in r}
+    assert reran == set(summary["pages"]), "a page no session reran with a moved control"

@@ -1,4 +1,4 @@
-"""Every page at laptop, desktop and phone sizes: nothing overflows, the sidebar stays aside.
+"""Every page at laptop and phone sizes: nothing overflows, the sidebar stays aside.
 
 For each page of the router (``ui.router.PAGES``, so a new page is covered without new test
 code) and each viewport, the page is loaded as a link would open it and measured in the DOM:
@@ -13,6 +13,10 @@ code) and each viewport, the page is loaded as a link would open it and measured
 
 A failure names each offending element, its page and the overflow in pixels. Screenshots of
 every page at every size are saved under ``artifacts/screenshots/layout_*``.
+
+The same load checks the teaching screens of issue 27 (:data:`TEACHING`): the words a student
+must see in the main area, the text a chart must draw, and a screenshot of that chart as
+``teach_<page>_chart_<width>``.
 """
 
 from __future__ import annotations
@@ -21,11 +25,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.helpers import screenshot, settle
+from tests.e2e.helpers import (
+    SCREENSHOTS,
+    VIEWPORTS,
+    errors_on_page,
+    exceptions_on_page,
+    plot_text_appears,
+    plot_texts,
+    screenshot,
+    settle,
+)
 from ui.router import PAGES, ROOT
-
-#: (name, width, height): a laptop, a phone (iPhone 12–15 class) and a desktop.
-VIEWPORTS = (("laptop", 1280, 720), ("phone", 390, 844), ("desktop", 1440, 900))
 
 #: URL path of every page the router shows (the first page is the root).
 PAGE_PATHS = [
@@ -33,6 +43,18 @@ PAGE_PATHS = [
     for i, spec in enumerate(PAGES)
     if (ROOT / spec.script).exists()
 ]
+
+#: The teaching screens of issue 27, by page slug: (text in the main area, text drawn in a
+#: chart or "" for none, index of that chart).
+TEACHING = {
+    "gains": ("Advanced: the tolerance τ", "ε 0.01", 2),
+    "strata": ("not the active population", "Records drawn per stratum", 0),
+    "population": ("The data run from", "off the axis", 0),
+    "amplification": ("Budget you may spend", "no constraint left", 1),
+    "statistical": ("worst case of differential", "dotted: worst case", 0),
+    "game": ("can be negative or have decimals", "", 0),
+    "clusters": ("Type exact values", "your clusters: 10 records", 0),
+}
 
 #: Pixels of slack for sub-pixel rounding.
 SLACK = 2
@@ -128,21 +150,47 @@ def _load(page, url: str) -> None:
     settle(page)
 
 
+def _teaching_screen(page, slug: str, width: int, height: int) -> None:
+    """The checks of :data:`TEACHING` for the page ``slug`` (loaded and measured already)."""
+    words, drawn, chart = TEACHING[slug]
+    page.locator('[data-testid="stMainBlockContainer"]').get_by_text(words).first.wait_for()
+    if drawn:
+        assert plot_text_appears(page, drawn), plot_texts(page)[-400:]
+    assert errors_on_page(page) == [] and exceptions_on_page(page) == []
+    if slug == "clusters":  # the exact boxes wait behind the toggle: the result comes soon
+        assert not page.locator(".st-key-cl_size input").is_visible()
+        first_metric = page.locator('[data-testid="stMetric"]').first.bounding_box()
+        assert first_metric is not None and first_metric["y"] < 2 * height
+        page.locator(".st-key-cl_exact").scroll_into_view_if_needed()
+        page.screenshot(path=str(SCREENSHOTS / f"teach_clusters_controls_{width}.png"))
+    if drawn:
+        element = page.locator('[data-testid="stPlotlyChart"]').nth(chart)
+        element.scroll_into_view_if_needed()
+        element.screenshot(path=str(SCREENSHOTS / f"teach_{slug}_chart_{width}.png"))
+
+
 @pytest.mark.parametrize(("name", "width", "height"), VIEWPORTS, ids=[v[0] for v in VIEWPORTS])
 @pytest.mark.parametrize("path", PAGE_PATHS, ids=[p.strip("/") or "population" for p in PAGE_PATHS])
 def test_nothing_overflows(browser, app_url, path, name, width, height):
     context = browser.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
     page.set_default_timeout(90_000)
+    slug = path.strip("/") or "population"
     try:
         _load(page, app_url + path)
-        slug = path.strip("/") or "population"
         screenshot(page, f"layout_{slug}_{width}x{height}")
         problems = page.evaluate(MEASURE, SLACK)
         cover = page.evaluate(SIDEBAR_COVER)
+        if slug in TEACHING:
+            _teaching_screen(page, slug, width, height)
     finally:
         context.close()
     if width < 640:
         problems += [f"the sidebar covers {cover:.0f} px of the content"] if cover > 0 else []
     where = f"page {path} at {width}×{height} ({name})"
     assert not problems, f"{where}:\n  " + "\n  ".join(problems)
+
+
+def test_every_teaching_screen_is_a_page():
+    slugs = {p.strip("/") or "population" for p in PAGE_PATHS}
+    assert set(TEACHING) <= slugs, set(TEACHING) - slugs
