@@ -163,8 +163,8 @@ GLOSSARY: tuple[Term, ...] = (
     Term(
         "m",
         "number of quantiles",
-        "How many quantiles one JointExp release gives at once (the quartiles: m = 3; the "
-        "deciles: m = 9).",
+        "How many quantiles one JointExp release gives at once: three for the quartiles, "
+        "nine for the deciles.",
     ),
     Term(
         "T",

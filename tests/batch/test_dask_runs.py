@@ -29,10 +29,25 @@ DASK = Path(sys.executable).with_name("dask")
 
 @pytest.fixture(scope="module")
 def local_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """``python -m batch`` on a local cluster of two worker processes, as a user runs it.
+
+    A process of its own: the local cluster's workers are spawned, and a spawned process
+    first re-runs its parent's ``__main__``, which in a test worker is whatever script ran
+    last (an AppTest page, say), not the batch.
+    """
     folder = tmp_path_factory.mktemp("local")
     config = write_config(folder, config_dict())
     out = folder / "out"
-    assert main([str(config), "--out", str(out), "--workers", "2", "--no-progress"]) == 0
+    command = [sys.executable, "-m", "batch", str(config), "--out", str(out)]
+    run = subprocess.run(
+        [*command, "--workers", "2", "--no-progress"],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "OPENBLAS_NUM_THREADS": "1"},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
     return config, out
 
 
