@@ -621,3 +621,16 @@ def test_the_usable_share_changes_the_verdict_and_the_url_keeps_it():
     assert parse_qs(urlsplit(link).query)["plan_usable"] == [str(wide)]
     assert linked.number_input(key="plan_usable").value == wide
     assert linked.success[0].value == at.success[0].value
+
+
+def test_heavy_tailed_noise_is_explained_next_to_the_recommended_row(monkeypatch):
+    """Wiring only (core.planner.usability tests the rule): with every row read as
+    heavy-tailed, the verdict is followed by the note and each ranked line says why."""
+    monkeypatch.setattr(text, "is_heavy_tailed", lambda rmse, bound: True)
+    at = open_page(PAGE, {"plan_reps": "50"})
+    result = _page_plan(reps=50)
+    note = text.heavy_tail_note(float(result.best["rmse"]), float(result.best["error_95"]))
+    assert note is not None and note.startswith("Heavy-tailed noise: the RMSE")
+    assert note in [i.value for i in at.info]
+    lines = _ranked(at).splitlines()
+    assert all("heavy-tailed noise: rare large errors dominate the RMSE" in s for s in lines)
