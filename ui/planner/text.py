@@ -36,7 +36,7 @@ from core.populations import Population
 from core.resolution import is_exact
 from core.sensitivity import quantile_rank
 from ui.amplification.text import delta_caveat, odds_sentence, odds_summary
-from ui.format import adaptive_percent, number, significant
+from ui.format import adaptive_percent, number, readable, significant
 from ui.planner.figures import ALL_LINES, BEST_LINES, short_design, short_mechanism, statistic_words
 from ui.snippets import population_snippet
 
@@ -236,7 +236,8 @@ def _share(fraction: float) -> str:
 
 
 def _bound(value: float) -> str:
-    return significant(value, 3)
+    """An error in the data's units, three significant digits written out (``1,590``)."""
+    return readable(value, 3)
 
 
 def plan_phrase(row: pd.Series) -> str:
@@ -325,7 +326,8 @@ def relative_change(gain: float) -> str:
     """How a design compares with the census, from ``gain = 1 − objective/census``.
 
     A gain reads "38 % tighter than"; a loss below 100 % "12 % less accurate than"; a
-    larger loss "4.6 times the error of" (a percentage in the thousands says little).
+    larger loss "4.6 times the error of" or "6,360 times the error of" (a percentage in the
+    thousands says little; :func:`ui.format.readable` writes the multiple out).
     """
     if gain > 0:
         return f"{_share(gain)} tighter than"
@@ -333,7 +335,7 @@ def relative_change(gain: float) -> str:
         return "as accurate as"
     if gain > -1:
         return f"{_share(-gain)} less accurate than"
-    return f"{significant(1.0 - gain, 3)} times the error of"
+    return f"{readable(1.0 - gain, 3)} times the error of"
 
 
 def recommendation(
