@@ -24,7 +24,7 @@ from tests.pages.harness import (
     snippet,
 )
 from tests.populations import lognormal_register
-from ui.format import significant
+from ui.format import readable, significant
 from ui.page_defaults import delta_target_default
 from ui.planner import figures as figs
 from ui.planner import text
@@ -103,7 +103,7 @@ def test_recommendation_and_table_are_cores_best_rows():
     best = result.best
     words = at.success[0].value
     assert words == text.recommendation(result)
-    assert f"±{significant(best['error_95'], 3)}" in words
+    assert f"±{readable(best['error_95'], 3)}" in words
     assert _ranked(at) == _listed(result)
     assert {
         "Download the full table (CSV)",
@@ -275,7 +275,7 @@ def test_another_quantile_is_cores_quantile_plan():
     result = _page_plan(statistic="quantile", quantile=0.9, reps=50)
     words = at.success[0].value
     assert words == text.recommendation(result)
-    assert f"±{significant(result.best['error_95'], 3)} of the population 0.9-quantile" in words
+    assert f"±{readable(result.best['error_95'], 3)} of the population 0.9-quantile" in words
     assert _ranked(at) == _listed(result)
     # The population value is the order statistic of rank ⌈0.9 N⌉ of the sorted records.
     rank = math.ceil(0.9 * LOGNORMAL.size)
