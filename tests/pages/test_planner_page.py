@@ -213,6 +213,9 @@ def test_accuracy_first_answer_is_cores_search():
     )
     assert found.feasible
     assert f"**{significant(found.eps_target, 3)}**" in at.success[0].value
+    # Issue 27: the chart's title gives ε_target as the answer does (not 0.0232454).
+    titles = [c["layout"]["title"]["text"] for c in charts(at)]
+    assert any(f"(ε_target = {significant(found.eps_target, 3)})" in t for t in titles), titles
     unreachable = open_page(PAGE, {"plan_view": text.ACCURACY_TAB, "plan_target_err": "1e-9"})
     assert "No plan reaches" in unreachable.info[0].value
 
