@@ -999,6 +999,18 @@ BREAKS: tuple[Break, ...] = (
             "test_a_tiny_eps_target_gives_a_too_noisy_warning_not_a_success_box",
         ),
     ),
+    Break(
+        name="readable-falls-back-to-scientific",
+        item="issue 27 numbers for people",
+        path="ui/format.py",
+        old='        return f"{rounded:,.0f}"',
+        new='        return f"{rounded:.{digits}g}"',
+        tests=(
+            "tests/ui/test_format.py::test_readable_writes_numbers_out_without_scientific_notation",
+            "tests/ui/planner/test_text.py::"
+            "test_the_report_and_the_page_say_the_same_about_the_census",
+        ),
+    ),
 )
 
 
