@@ -131,3 +131,10 @@ def test_population_without_labels_gets_words_and_the_establishments() -> None:
     at = open_page(PAGE, {"plan_view": PUBLICATION_TAB})
     assert any("no label columns" in i.value for i in at.info)
     assert any("establishments" in b.label for b in at.button)
+
+
+def test_planning_off_offers_the_config_without_planning() -> None:
+    at = open_page(PAGE, {**BASE, "plan_pub_run": "false"})
+    assert any("Planning is off: 12 cells by size_class × 2 statistics" in i.value for i in at.info)
+    assert not [d for d in at.dataframe if "b₉₅ / value" in d.value.columns]
+    assert "python -m batch" in _yaml(at)

@@ -28,6 +28,7 @@ from ui.charts import chart_block
 from ui.downloads import frame_to_csv_bytes
 from ui.format import number, percent, significant
 from ui.planner import figures as figs
+from ui.planner import text
 from ui.state import active_choice
 from ui.theme import chart_layout, make_figure
 from ui.widgets import bound_toggle, preset_buttons, result_container
@@ -49,6 +50,8 @@ STATISTICS: dict[str, Any] = {
     "90th percentile": {"quantile": 0.9},
 }
 DEFAULT_STATISTICS = ("median", "mean")
+#: The tab's default designs (each design adds one plan per cell × statistic).
+DEFAULT_DESIGNS = ("poisson",)
 #: Default publishable share: the 95 % error bound at most this share of the cell's value.
 DEFAULT_SHARE = 0.1
 #: The command that runs a saved config.
@@ -356,10 +359,11 @@ def publication_view(ctx: PlannerInputs) -> None:
         bind="query-params",
         help="Each combination of labels is one cell of the table.",
     )
+    stat_options = statistics_offered(pop.has_upper_bound)
     names = c2.multiselect(
         "Statistics in every cell",
-        statistics_offered(pop.has_upper_bound),
-        default=list(DEFAULT_STATISTICS),
+        stat_options,
+        default=[s for s in DEFAULT_STATISTICS if s in stat_options],
         key="plan_pub_stats",
         bind="query-params",
     )
@@ -381,6 +385,27 @@ def publication_view(ctx: PlannerInputs) -> None:
             help="Then a changed record stays in its cell, and each cell keeps the whole "
             "ε_target. Otherwise a record may move between cells, which costs two cells.",
         )
+    offered_designs = [d for d in ctx.designs if d != "neyman"]
+    c5, c6 = st.columns(2, gap="medium")
+    chosen_designs = c5.multiselect(
+        "Designs for the table",
+        offered_designs,
+        default=[d for d in DEFAULT_DESIGNS if d in offered_designs] or offered_designs[:1],
+        format_func=text.design_label,
+        key="plan_pub_designs",
+        bind="query-params",
+        help="Those chosen above for the page. Poisson sampling by default: its restriction "
+        "to a cell is a Poisson sample of the cell, so one sample serves every cell. Each "
+        "design adds a plan per cell; the census is always planned as the reference.",
+    )
+    with c6:
+        run = bound_toggle(
+            "Plan every cell now",
+            "plan_pub_run",
+            default=True,
+            help="Each change of a control plans the whole table again. Turn this off to set "
+            "a large table up without waiting; the batch config below needs no plan.",
+        )
     if not groups:
         st.info("No grouping is chosen; grouping by the first label column.")
         groups = offered[:1]
@@ -389,14 +414,16 @@ def publication_view(ctx: PlannerInputs) -> None:
         names = ["median"]
     specs = [STATISTICS[n] for n in names]
     reps = min(ctx.reps, MAX_REPS)
-    designs = tuple(d for d in ctx.designs if d != "neyman")
+    designs = tuple(chosen_designs) or tuple(offered_designs[:1])
     st.caption(
         f"ε_target = {significant(ctx.eps_target, 4)} (set above) is the promise for the "
         f"whole table. Each cell × statistic is planned with T = {reps} repetitions, the "
         "best rate minimising the 95 % error bound."
     )
     with result_container("plan_pub"):
-        publication_results(ctx, tuple(groups), specs, float(share), bool(labels_fixed), designs)
+        publication_results(
+            ctx, tuple(groups), specs, float(share), bool(labels_fixed), designs, run=bool(run)
+        )
 
 
 def publication_results(
@@ -406,8 +433,13 @@ def publication_results(
     share: float,
     labels_fixed: bool,
     designs: tuple[str, ...],
+    *,
+    run: bool = True,
 ) -> None:
-    """The plan of the table and everything shown from it (see :func:`publication_view`)."""
+    """The plan of the table and everything shown from it (see :func:`publication_view`).
+
+    With ``run`` off only the cells are counted and the batch config offered.
+    """
     from ui.planner.views import StepBar, digest  # the views module imports this one
 
     pop = ctx.pop
@@ -433,6 +465,15 @@ def publication_results(
             f"{exc}. The page plans at most {MAX_CELLS} cells: download the config below "
             f"and run the whole table in batch (`{BATCH_COMMAND}`).",
             icon=":material/warning:",
+        )
+        yaml_block(config, pop)
+        return
+    if not run:
+        st.info(
+            f"Planning is off: {len(labels)} cells by {' × '.join(names)} × {len(specs)} "
+            "statistics are set up. Turn on *Plan every cell now*, or run the config below "
+            "in batch.",
+            icon=":material/info:",
         )
         yaml_block(config, pop)
         return
@@ -502,10 +543,10 @@ def publication_results(
 
 def yaml_block(config: Mapping[str, Any], pop: Population) -> None:
     """The plan as the batch config: a download and the text in an expander."""
-    text = config_yaml(config)
+    body = config_yaml(config)
     st.download_button(
         "Download the plan as a batch config (YAML)",
-        text.encode("utf-8"),
+        body.encode("utf-8"),
         file_name="publication.yaml",
         mime="application/x-yaml",
         key="plan_pub_yaml",
@@ -518,4 +559,4 @@ def yaml_block(config: Mapping[str, Any], pop: Population) -> None:
                 "column and public bounds (and its label columns) under `population`."
             )
         st.markdown(f"Save the config and run `{BATCH_COMMAND}` (for N = {number(pop.size)}).")
-        st.code(text, language="yaml")
+        st.code(body, language="yaml")
