@@ -54,6 +54,8 @@ DEFAULT_STATISTICS = ("median", "mean")
 DEFAULT_DESIGNS = ("poisson",)
 #: Default publishable share: the 95 % error bound at most this share of the cell's value.
 DEFAULT_SHARE = 0.1
+#: The budget splits across statistics: core's name → on-screen label.
+SPLIT_LABELS = {"equal": "equal shares", "optimal": "optimised shares"}
 #: The command that runs a saved config.
 BATCH_COMMAND = "python -m batch publication.yaml --out plan/"
 #: Columns of the on-screen table after the cells' labels (core's names → shown names).
@@ -95,13 +97,20 @@ def composition_words(result: TablePlan) -> str:
         f"{stat} {percent(share, 3)}"
         for stat, share in zip(result.statistics, result.shares, strict=True)
     )
+    how = ""
+    if settings["split"] == "optimal":
+        how = (
+            ", optimised to minimise the largest relative 95 % error over the cells"
+            if result.split_curves
+            else "; equal, as the optimisation found no finite error to compare"
+        )
     lines = [
         f"**Across cells.** {b.reason}",
         f"**Per cell.** Each cell is planned for {relation} at ε_target = "
         f"{significant(b.eps_target, 4)} and δ_target = {significant(b.delta_target, 4)}.",
         "**Across statistics.** Each statistic of a cell is drawn from a sample of its own at "
-        f"its share of the cell's budget ({shares}); the shares add up to the cell's budget, "
-        "so the statistics compose sequentially (their ε add up).",
+        f"its share of the cell's budget ({shares}{how}); the shares add up to the cell's "
+        "budget, so the statistics compose sequentially (their ε add up).",
         f"**Check.** Recomputed from the cells' spent budgets, the table keeps ε = "
         f"{significant(result.eps_table, 4)} for the promised ε_target = "
         f"{significant(settings['eps_target'], 4)}.",
@@ -277,6 +286,7 @@ def table_plan(
     reps: int,
     seed: int,
     publish_share: float,
+    split: str = "equal",
     _progress: TableProgress | None = None,
 ) -> TablePlan:
     """:func:`core.publication.plan_table` on the population, cached per scalar arguments.
@@ -310,6 +320,7 @@ def table_plan(
         reps=reps,
         seed=seed,
         publish_share=publish_share,
+        split=split,
         max_cells=MAX_CELLS,
         map_fn=runner,
     )
@@ -406,6 +417,16 @@ def publication_view(ctx: PlannerInputs) -> None:
             help="Each change of a control plans the whole table again. Turn this off to set "
             "a large table up without waiting; the batch config below needs no plan.",
         )
+    split = st.radio(
+        "Budget split across the statistics",
+        list(SPLIT_LABELS.values()),
+        key="plan_pub_split",
+        bind="query-params",
+        horizontal=True,
+        help="Optimised: each statistic's share is chosen to minimise the largest relative 95 "
+        "% error over the cells, from plans at four trial shares (five times the plans).",
+    )
+    split = next((k for k, v in SPLIT_LABELS.items() if v == split), "equal")
     if not groups:
         st.info("No grouping is chosen; grouping by the first label column.")
         groups = offered[:1]
@@ -422,7 +443,14 @@ def publication_view(ctx: PlannerInputs) -> None:
     )
     with result_container("plan_pub"):
         publication_results(
-            ctx, tuple(groups), specs, float(share), bool(labels_fixed), designs, run=bool(run)
+            ctx,
+            tuple(groups),
+            specs,
+            float(share),
+            bool(labels_fixed),
+            designs,
+            run=bool(run),
+            split=split,
         )
 
 
@@ -435,6 +463,7 @@ def publication_results(
     designs: tuple[str, ...],
     *,
     run: bool = True,
+    split: str = "equal",
 ) -> None:
     """The plan of the table and everything shown from it (see :func:`publication_view`).
 
@@ -454,7 +483,7 @@ def publication_results(
         "rates": None if ctx.rates is None else list(ctx.rates),
         "reps": reps,
         "seed": ctx.seed,
-        "split": "equal",
+        "split": split,
         "publish_share": share,
     }
     config = config_dict(population_entry(pop, active_choice(), ctx.seed), settings, specs)
@@ -494,6 +523,7 @@ def publication_results(
         reps=reps,
         seed=ctx.seed,
         publish_share=share,
+        split=split,
         _progress=bar.report,
     )
     t = result.table

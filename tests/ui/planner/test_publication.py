@@ -91,3 +91,21 @@ def test_shown_table_keeps_the_rows_and_names_the_designs() -> None:
     assert len(shown) == len(PLAN.table)
     assert list(shown.columns[:2]) == [POP.stratum_label, "statistic"]
     np.testing.assert_allclose(shown["b₉₅"], PLAN.table["error_95"], rtol=1e-12)
+
+
+def test_an_optimised_split_is_said_with_its_shares() -> None:
+    plan = plan_table(
+        POP,
+        ["strata"],
+        ["median", "mean"],
+        1.0,
+        designs=["poisson"],
+        rates=[0.3, 0.6],
+        reps=5,
+        split="optimal",
+    )
+    words = pub.composition_words(plan)
+    assert "optimised to minimise the largest relative 95 % error" in words
+    for stat, share in zip(plan.statistics, plan.shares, strict=True):
+        assert f"{stat} {pub.percent(share, 3)}" in words
+    assert sum(plan.shares) == pytest.approx(1.0, rel=1e-12)
