@@ -65,6 +65,7 @@ with c5:
         key="plan_obj",
         bind="query-params",
     )
+    usable_share = controls.usable_share_control()
 with c6:
     reps = st.select_slider(
         "Repetitions T",
@@ -137,6 +138,7 @@ else:
         statuses=statuses,
         quantile=quantile,
         mechanisms=views.usable_mechanisms(mechanisms, statistic, relation, designs),
+        usable_share=usable_share,
     )
     # Only the open tab computes (bind= makes the tabs lazy and puts the open tab in the URL).
     with result_container("plan_view"):

@@ -988,6 +988,18 @@ BREAKS: tuple[Break, ...] = (
         ),
     ),
     Break(
+        name="usable-share-ignored",
+        item="issue 27 numbers: useless release",
+        path="core/planner/usability.py",
+        old="return bool(rel <= s)  # NaN compares False",
+        new="return bool(rel <= 100 * s)  # NaN compares False",
+        tests=(
+            "tests/core/planner/test_usability.py::test_the_share_is_inclusive_and_moves_the_verdict",
+            "tests/pages/test_planner_page.py::"
+            "test_a_tiny_eps_target_gives_a_too_noisy_warning_not_a_success_box",
+        ),
+    ),
+    Break(
         name="publication-config-seed-shifted",
         item="issue 24 §1: the planner's publication table as a batch config",
         path="ui/planner/publication.py",

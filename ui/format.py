@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-__all__ = ["adaptive_percent", "number", "percent", "significant"]
+import math
+
+__all__ = ["adaptive_percent", "number", "percent", "readable", "significant"]
 
 
 def number(x: float, digits: int = 6, *, grouping: bool = False) -> str:
@@ -25,6 +27,35 @@ def significant(x: float, digits: int = 4) -> str:
     if digits < 1:
         raise ValueError(f"digits must be at least 1, got {digits}")
     return f"{float(x):.{digits}g}"
+
+
+def readable(x: float, digits: int = 3) -> str:
+    """``x`` to ``digits`` significant digits, written as a person reads it.
+
+    The rule for an error in the data's units or a ratio a person reads ("6,360 times"):
+    round to ``digits`` significant digits, then write the rounded number out in full —
+    thousands separators from 1,000 on, no trailing zeros after the decimal point — so that
+    ``6357.2`` reads ``6,360``, ``1590.4`` reads ``1,590``, ``4.80`` reads ``4.8`` and
+    ``0.00213`` reads ``0.00213``. Only magnitudes below 1e-4 or from 1e15 on, which a full
+    form would drown in zeros, keep the scientific form (``2.5e-07``). Infinity reads ``∞``.
+    """
+    if digits < 1:
+        raise ValueError(f"digits must be at least 1, got {digits}")
+    x = float(x)
+    if x != x:
+        return "nan"
+    if x in (float("inf"), float("-inf")):
+        return "∞" if x > 0 else "−∞"
+    rounded = float(f"{x:.{digits}g}")
+    size = abs(rounded)
+    if size == 0.0:
+        return "0"
+    if size < 1e-4 or size >= 1e15:
+        return f"{rounded:.{digits}g}"
+    if size >= 10 ** (digits - 1):
+        return f"{rounded:,.0f}"
+    decimals = digits - 1 - math.floor(math.log10(size))
+    return f"{rounded:,.{decimals}f}".rstrip("0").rstrip(".")
 
 
 def percent(fraction: float, digits: int = 3) -> str:

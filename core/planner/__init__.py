@@ -20,6 +20,7 @@ Modules
 :mod:`core.planner.accuracy_first`  the smallest ε_target that reaches an error bound
 :mod:`core.planner.composition`     several statistics from one sample, planned together
 :mod:`core.planner.joint`           several quantiles in one JointExp release, compared
+:mod:`core.planner.usability`       a row usable or too noisy; heavy-tailed noise
 =================================  =====================================================
 
 The designs themselves (samplers, accounting, closed-form means) live in

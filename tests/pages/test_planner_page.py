@@ -24,7 +24,7 @@ from tests.pages.harness import (
     snippet,
 )
 from tests.populations import lognormal_register
-from ui.format import significant
+from ui.format import readable, significant
 from ui.page_defaults import delta_target_default
 from ui.planner import figures as figs
 from ui.planner import text
@@ -52,6 +52,16 @@ def _downloads(at: AppTest) -> list[str]:
 def _ranked(at: AppTest) -> str:
     """The ranked list of plans (Markdown, one numbered line per plan)."""
     return next(m.value for m in at.markdown if m.value.startswith("1. **"))
+
+
+def _listed(result: planner.PlanResult, share: float = 0.5) -> str:
+    """The ranked list the page shows for ``result`` (lognormal bounds), each plan flagged
+    usable or too noisy at ``share``."""
+    ranked = figs.ranked_table(result)
+    flags = text.usable_rows(
+        ranked, result.population_value, LOGNORMAL.lower, LOGNORMAL.upper, share
+    )
+    return text.ranked_list(ranked, None, flags)
 
 
 def _chart(at: AppTest, title_part: str) -> dict:
@@ -95,8 +105,8 @@ def test_recommendation_and_table_are_cores_best_rows():
     best = result.best
     words = at.success[0].value
     assert words == text.recommendation(result)
-    assert f"±{significant(best['error_95'], 3)}" in words
-    assert _ranked(at) == text.ranked_list(figs.ranked_table(result))
+    assert f"±{readable(best['error_95'], 3)}" in words
+    assert _ranked(at) == _listed(result)
     assert {
         "Download the full table (CSV)",
         "What its columns mean (CSV)",
@@ -113,7 +123,7 @@ def test_recommendation_and_table_are_cores_best_rows():
 
 def test_eps_target_changes_the_table_and_the_chart():
     first, other = open_page(PAGE), open_page(PAGE, {"plan_eps": "0.3"})
-    assert _ranked(other) == text.ranked_list(figs.ranked_table(_page_plan(eps_target=0.3)))
+    assert _ranked(other) == _listed(_page_plan(eps_target=0.3))
     assert _ranked(other) != _ranked(first)
     census = [_chart(at, "95 % error bound")["layout"]["shapes"][0]["y0"] for at in (first, other)]
     assert census[1] > census[0]  # a smaller ε_target: a wider census bound
@@ -205,6 +215,9 @@ def test_accuracy_first_answer_is_cores_search():
     )
     assert found.feasible
     assert f"**{significant(found.eps_target, 3)}**" in at.success[0].value
+    # Issue 27: the chart's title gives ε_target as the answer does (not 0.0232454).
+    titles = [c["layout"]["title"]["text"] for c in charts(at)]
+    assert any(f"(ε_target = {significant(found.eps_target, 3)})" in t for t in titles), titles
     unreachable = open_page(PAGE, {"plan_view": text.ACCURACY_TAB, "plan_target_err": "1e-9"})
     assert "No plan reaches" in unreachable.info[0].value
 
@@ -267,8 +280,8 @@ def test_another_quantile_is_cores_quantile_plan():
     result = _page_plan(statistic="quantile", quantile=0.9, reps=50)
     words = at.success[0].value
     assert words == text.recommendation(result)
-    assert f"±{significant(result.best['error_95'], 3)} of the population 0.9-quantile" in words
-    assert _ranked(at) == text.ranked_list(figs.ranked_table(result))
+    assert f"±{readable(result.best['error_95'], 3)} of the population 0.9-quantile" in words
+    assert _ranked(at) == _listed(result)
     # The population value is the order statistic of rank ⌈0.9 N⌉ of the sorted records.
     rank = math.ceil(0.9 * LOGNORMAL.size)
     assert result.population_value == np.sort(LOGNORMAL.values)[rank - 1]
@@ -309,7 +322,7 @@ def test_mechanisms_filter_changes_the_charts_series():
         for d in ("srs", "poisson")
         for m in ("exponential", "global_laplace")
     } | {census}
-    assert _ranked(at) == text.ranked_list(figs.ranked_table(restricted))
+    assert _ranked(at) == _listed(restricted)
     assert "mechanisms=('exponential', 'global_laplace')," in snippet(at, "planner.plan")
     # The smooth-sensitivity Laplace quantile fits a fixed-size sample only: Poisson is left
     # out with that reason, not with a note about its rates.
@@ -319,7 +332,7 @@ def test_mechanisms_filter_changes_the_charts_series():
     # Nothing chosen: every mechanism, with a note.
     at.multiselect(key="plan_mechs").set_value([]).run()
     assert any("No mechanism is chosen" in i.value for i in at.info)
-    assert _ranked(at) == text.ranked_list(figs.ranked_table(_page_plan(reps=50)))
+    assert _ranked(at) == _listed(_page_plan(reps=50))
     # The mean offers the mean's mechanisms; a quantile choice does not carry over.
     at.multiselect(key="plan_mechs").set_value(["exponential"]).run()
     at.radio(key="plan_stat").set_value("mean").run()
@@ -521,7 +534,7 @@ def test_new_mechanisms_are_offered_and_the_link_reproduces_the_choice():
     assert fresh.multiselect(key="plan_mechs").value == chosen
     assert _ranked(fresh) == _ranked(at)
     want = _page_plan(reps=50, mechanisms=tuple(chosen))
-    assert _ranked(fresh) == text.ranked_list(figs.ranked_table(want))
+    assert _ranked(fresh) == _listed(want)
     names = _series(fresh)
     for d, m in (("srs", "smooth_polyplace"), ("srs", "piecewise_laplace"),
                  ("poisson", "piecewise_laplace")):  # fmt: skip
@@ -570,3 +583,59 @@ def test_several_quantiles_compare_joint_exp_with_separate_releases():
     np.testing.assert_allclose(joint_table["JointExp RMSE"], errors.rmse, rtol=1e-12)
     np.testing.assert_allclose(joint_table["separate RMSE"], separate["rmse"], rtol=1e-12)
     assert any("each spends an equal share" in c.value for c in fresh.caption)
+
+
+# ---------------------------------------------------------------------------------------
+# A useless release is a warning, not a green box (issue 27, "Numbers for people")
+# ---------------------------------------------------------------------------------------
+
+
+def test_a_tiny_eps_target_gives_a_too_noisy_warning_not_a_success_box():
+    query = {"plan_reps": "50", "plan_eps": "0.001"}
+    at = open_page(PAGE, query)
+    result = _page_plan(eps_target=0.001, reps=50)
+    assert not at.success
+    reason = text.too_noisy_reason(result, LOGNORMAL.lower, LOGNORMAL.upper, 0.5)
+    assert reason is not None
+    assert [w.value for w in at.warning] == [f"{reason}\n\n{text.recommendation(result)}"]
+    assert _ranked(at) == _listed(result)
+    assert text.TOO_NOISY_FLAG in _ranked(at)
+    # The default ε_target gives a usable plan: the green box and a usable first row (the
+    # global-sensitivity Laplace rows stay too noisy even there).
+    default = open_page(PAGE, {"plan_reps": "50"})
+    assert default.success and not default.warning
+    lines = _ranked(default).splitlines()
+    assert text.USABLE_FLAG in lines[0]
+    assert any(text.TOO_NOISY_FLAG in line for line in lines[1:])
+
+
+def test_the_usable_share_changes_the_verdict_and_the_url_keeps_it():
+    at = open_page(PAGE, {"plan_reps": "50", "plan_eps": "0.001"})
+    assert at.number_input(key="plan_usable").value == text.USABLE_SHARE_DEFAULT
+    result = _page_plan(eps_target=0.001, reps=50)
+    share = float(result.best["error_95"]) / result.population_value  # as a fraction
+    wide = math.ceil(100 * share) + 1  # in %, just above the best plan's bound
+    at.number_input(key="plan_usable").set_value(wide).run()
+    assert not at.exception
+    assert [s.value for s in at.success] == [text.recommendation(result)]
+    assert not at.warning
+    assert _ranked(at) == _listed(result, wide / 100)
+    # The link to this plan carries the share, and opening it gives the same verdict.
+    query = {"plan_reps": "50", "plan_eps": "0.001", "plan_usable": str(wide)}
+    linked, link = _plan_link(query)
+    assert parse_qs(urlsplit(link).query)["plan_usable"] == [str(wide)]
+    assert linked.number_input(key="plan_usable").value == wide
+    assert linked.success[0].value == at.success[0].value
+
+
+def test_heavy_tailed_noise_is_explained_next_to_the_recommended_row(monkeypatch):
+    """Wiring only (core.planner.usability tests the rule): with every row read as
+    heavy-tailed, the verdict is followed by the note and each ranked line says why."""
+    monkeypatch.setattr(text, "is_heavy_tailed", lambda rmse, bound: True)
+    at = open_page(PAGE, {"plan_reps": "50"})
+    result = _page_plan(reps=50)
+    note = text.heavy_tail_note(float(result.best["rmse"]), float(result.best["error_95"]))
+    assert note is not None and note.startswith("Heavy-tailed noise: the RMSE")
+    assert note in [i.value for i in at.info]
+    lines = _ranked(at).splitlines()
+    assert all("heavy-tailed noise: rare large errors dominate the RMSE" in s for s in lines)

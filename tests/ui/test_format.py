@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ui.format import adaptive_percent, number, percent, significant
+from ui.format import adaptive_percent, number, percent, readable, significant
 
 
 @pytest.mark.parametrize(
@@ -37,7 +37,31 @@ def test_adaptive_percent(x, expected):
     assert adaptive_percent(x) == expected
 
 
-@pytest.mark.parametrize("fn", [number, significant, percent])
+@pytest.mark.parametrize("fn", [number, significant, percent, readable])
 def test_digits_below_one_is_a_clear_error(fn):
     with pytest.raises(ValueError, match="digits must be at least 1"):
         fn(1.5, 0)
+
+
+@pytest.mark.parametrize(
+    ("x", "expected"),
+    [
+        (6357.2, "6,360"),
+        (1590.4, "1,590"),
+        (4.80, "4.8"),
+        (0.00213, "0.00213"),
+        (999.6, "1,000"),
+        (-1234.5, "-1,230"),
+        (0.0, "0"),
+        (2.5e-7, "2.5e-07"),
+        (3e15, "3e+15"),
+        (float("inf"), "∞"),
+    ],
+)
+def test_readable_writes_numbers_out_without_scientific_notation(x, expected):
+    assert readable(x) == expected
+
+
+def test_readable_keeps_the_significant_digits_it_is_given():
+    assert readable(0.0123456, 4) == "0.01235"
+    assert readable(123456.0, 2) == "120,000"

@@ -86,6 +86,22 @@ def mechanisms_control(statistic: str, bounded: bool = True) -> tuple[str, ...] 
     return None if set(picked) == set(defaults) else picked
 
 
+def usable_share_control() -> float:
+    """The share of the value above which a 95 % bound makes a release unusable
+    (``plan_usable``, URL-bound, in %; returned as a fraction, e.g. 0.5)."""
+    percent = st.number_input(
+        text.USABLE_SHARE_LABEL,
+        min_value=1,
+        max_value=10_000,
+        value=text.USABLE_SHARE_DEFAULT,
+        step=10,
+        key="plan_usable",
+        bind="query-params",
+        help=text.USABLE_SHARE_HELP,
+    )
+    return float(percent) / 100.0
+
+
 def prior_control() -> float:
     """The attacker's prior for reading ε as odds (``plan_prior``): the Amplification page's
     control under the planner's key."""

@@ -506,7 +506,7 @@ def objective_figure(
     layout = chart_layout(
         title=f"{y_title} of the released "
         f"{statistic_words(result.statistic, result.quantile)} against the sampling rate "
-        f"(ε_target = {result.eps_target:g})",
+        f"(ε_target = {significant(result.eps_target, 3)})",
         x_title="sampling rate n/N (log scale)",
         y_title=f"{axis_title(result.objective)} (data's units)",
         log_x=True,

@@ -26,11 +26,17 @@ from core.planner import (
     SeveralProgress,
     offered_mechanisms,
 )
+from core.planner.usability import (
+    DEFAULT_USABLE_SHARE,
+    is_heavy_tailed,
+    is_usable,
+    relative_error,
+)
 from core.populations import Population
 from core.resolution import is_exact
 from core.sensitivity import quantile_rank
 from ui.amplification.text import delta_caveat, odds_sentence, odds_summary
-from ui.format import adaptive_percent, number, significant
+from ui.format import adaptive_percent, number, readable, significant
 from ui.planner.figures import ALL_LINES, BEST_LINES, short_design, short_mechanism, statistic_words
 from ui.snippets import population_snippet
 
@@ -133,6 +139,18 @@ PICKABLE_DESIGNS = tuple(name for name, d in DESIGNS.items() if d.proven_for != 
 REPS_OPTIONS = (50, 100, 200, 500, 1000)
 #: Share of the population's interquartile range used as the default target error.
 TARGET_IQR_SHARE = 0.05
+#: The usable-error control: its label, default (in %) and help.
+USABLE_SHARE_LABEL = "Usable error (% of the value)"
+USABLE_SHARE_DEFAULT = round(100 * DEFAULT_USABLE_SHARE)
+USABLE_SHARE_HELP = (
+    "A release is too noisy to use when its 95 % error bound is above this share of the "
+    "statistic's population value (or of the declared range, upper − lower, when the value "
+    "is 0). Such plans are flagged *too noisy* in the ranked list, and when even the best "
+    "plan is, the verdict is a warning."
+)
+#: The flag of each plan in the ranked list.
+USABLE_FLAG = ":green-badge[usable]"
+TOO_NOISY_FLAG = ":orange-badge[too noisy]"
 
 #: Presets: Hu et al.'s lognormal population (§4.3) at a small and a large ε_target, the mean,
 #: and the establishment register with strata and clusters. Each opens the comparison tab.
@@ -219,7 +237,8 @@ def _share(fraction: float) -> str:
 
 
 def _bound(value: float) -> str:
-    return significant(value, 3)
+    """An error in the data's units, three significant digits written out (``1,590``)."""
+    return readable(value, 3)
 
 
 def plan_phrase(row: pd.Series) -> str:
@@ -308,7 +327,8 @@ def relative_change(gain: float) -> str:
     """How a design compares with the census, from ``gain = 1 − objective/census``.
 
     A gain reads "38 % tighter than"; a loss below 100 % "12 % less accurate than"; a
-    larger loss "4.6 times the error of" (a percentage in the thousands says little).
+    larger loss "4.6 times the error of" or "6,360 times the error of" (a percentage in the
+    thousands says little; :func:`ui.format.readable` writes the multiple out).
     """
     if gain > 0:
         return f"{_share(gain)} tighter than"
@@ -316,7 +336,7 @@ def relative_change(gain: float) -> str:
         return "as accurate as"
     if gain > -1:
         return f"{_share(-gain)} less accurate than"
-    return f"{significant(1.0 - gain, 3)} times the error of"
+    return f"{readable(1.0 - gain, 3)} times the error of"
 
 
 def recommendation(
@@ -466,7 +486,90 @@ def no_mechanism_note(design: str, relation: str) -> str:
     )
 
 
-def ranked_list(ranked: pd.DataFrame, resolution: float | None = None) -> str:
+def _readable(x: float, digits: int = 3) -> str:
+    """``x`` rounded to ``digits`` significant digits, written out with thousands separators
+    (``1676.4`` → ``1,680``, ``0.002134`` → ``0.00213``), never in scientific notation
+    below 1e15."""
+    if not math.isfinite(x) or x == 0:
+        return number(x)
+    return number(float(f"{x:.{digits}g}"), digits, grouping=True)
+
+
+def _large_share(fraction: float) -> str:
+    """A share that may be far above 100 % (``11.35`` → ``1,135 %``)."""
+    return f"{100 * fraction:,.0f} %" if fraction >= 0.1 else adaptive_percent(fraction)
+
+
+def too_noisy_reason(result: PlanResult, lower: float, upper: float, share: float) -> str | None:
+    """Why the recommended plan is too noisy to use, or None when it is usable.
+
+    The rule is :func:`core.planner.usability.is_usable`: the plan's 95 % error bound
+    against ``share`` of the population value, or of the declared range ``upper − lower``
+    when the value is 0.
+    """
+    bound = float(result.best["error_95"])
+    value = float(result.population_value)
+    if is_usable(bound, value, lower, upper, share):
+        return None
+    stat = statistic_words(result.statistic, result.quantile)
+    if math.isnan(bound):
+        why = "its 95 % error bound could not be computed"
+    elif math.isinf(bound):
+        why = "its error has no finite 95 % bound"
+    else:
+        rel = relative_error(bound, value, lower, upper)
+        if value != 0:
+            scale = f"of the population {stat} ({_readable(value, 4)})"
+        else:
+            scale = (
+                f"of the declared range {_readable(lower, 4)} to {_readable(upper, 4)} (the "
+                f"population {stat} is 0, so the error is read against the range)"
+            )
+        why = (
+            f"its 95 % error bound, ±{_readable(bound)}, is {_large_share(rel)} {scale}, "
+            f"above the {_large_share(share)} you accept as usable"
+        )
+    return (
+        f"Too noisy to use: even the best plan releases a {stat} that says little about the "
+        f"population, as {why}. Raise ε_target, or accept a larger share under "
+        f"*{USABLE_SHARE_LABEL}*."
+    )
+
+
+def heavy_tail_note(rmse: float, bound: float) -> str | None:
+    """Why a plan's RMSE is far above its 95 % bound (heavy-tailed noise), or None.
+
+    The test is :func:`core.planner.usability.is_heavy_tailed`.
+    """
+    if not is_heavy_tailed(rmse, bound):
+        return None
+    if bound > 0:
+        versus = f"is {_readable(rmse / bound, 2)} times its 95 % bound ±{_readable(bound)}"
+    else:
+        versus = "is far above its 95 % bound of 0 (at least 95 % of releases are exact)"
+    return (
+        f"Heavy-tailed noise: the RMSE, {_readable(rmse)}, {versus}. Rare large errors "
+        "dominate the RMSE (a mean of squares), while 95 % of releases stay within the "
+        "bound: read the bound for a typical release, the RMSE for the risk of a rare large "
+        "miss."
+    )
+
+
+def usable_rows(
+    ranked: pd.DataFrame, value: float, lower: float, upper: float, share: float
+) -> list[bool]:
+    """Per row of :func:`ui.planner.figures.ranked_table`: is its 95 % bound usable
+    (:func:`core.planner.usability.is_usable` against the population ``value``)?"""
+    return [
+        is_usable(float(b), value, lower, upper, share) for b in ranked["95 % bound"].to_numpy()
+    ]
+
+
+def ranked_list(
+    ranked: pd.DataFrame,
+    resolution: float | None = None,
+    usable: Sequence[bool] | None = None,
+) -> str:
     """The ranked table as a numbered Markdown list (one plan a line; it wraps on a phone).
 
     ``ranked`` is :func:`ui.planner.figures.ranked_table`: per plan the best rate, the
@@ -474,8 +577,12 @@ def ranked_list(ranked: pd.DataFrame, resolution: float | None = None) -> str:
     sampling and noise shares of the mean squared error, the gain against the census and,
     when core provides it, the ``accounting`` behind ε_sample. An error at most a hundredth
     of the data's ``resolution`` is marked exact to it; when the census is, the other plans
-    are read by their own errors, never by a ratio to the census.
+    are read by their own errors, never by a ratio to the census. ``usable`` (one per row,
+    :func:`usable_rows`) flags each plan *usable* or *too noisy*; a plan whose RMSE is far
+    above its 95 % bound says why (:func:`core.planner.usability.is_heavy_tailed`).
     """
+    if usable is not None and len(usable) != len(ranked):
+        raise ValueError(f"usable must have one flag per row ({len(ranked)}); got {len(usable)}")
     census = ranked[ranked["design"] == "Census"]
     # The census every gain refers to is the best one: the one with gain 0.
     reference = census[census["gain vs census"] == 0] if len(census) else census
@@ -506,8 +613,15 @@ def ranked_list(ranked: pd.DataFrame, resolution: float | None = None) -> str:
         mark = ", exact to the data's resolution" if exact else ""
         accounting = r.get("accounting")
         extra = f"; accounting: {accounting}" if isinstance(accounting, str) and accounting else ""
+        if is_heavy_tailed(float(r["RMSE"]), float(r["95 % bound"])):
+            extra += (
+                "; heavy-tailed noise: rare large errors dominate the RMSE while 95 % of "
+                "releases stay within the bound"
+            )
+        flag = "" if usable is None else " " + (USABLE_FLAG if usable[i - 1] else TOO_NOISY_FLAG)
+        size = number(round(r["n"]))
         lines.append(
-            f"{i}. **{r['design']}, {r['mechanism']}**: {rate} (n ≈ {number(round(r['n']))}), "
+            f"{i}. **{r['design']}, {r['mechanism']}**{flag}: {rate} (n ≈ {size}), "
             f"ε_sample = {significant(r['ε_sample'], 4)}; RMSE {significant(r['RMSE'], 4)} "
             f"{spread}, 95 % bound ±{significant(r['95 % bound'], 4)}{mark}; error "
             f"{100 * r['sampling part']:.0f} % sampling, {100 * r['noise part']:.0f} % noise"

@@ -19,6 +19,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from core import planner, risk
+from core.planner.usability import DEFAULT_USABLE_SHARE
 from core.populations import Population
 from ui.charts import chart_block, reproduce
 from ui.downloads import frame_to_csv_bytes
@@ -64,6 +65,9 @@ class PlannerInputs:
         otherwise.
     mechanisms
         The mechanisms to compare, or None for every one fitting the statistic.
+    usable_share
+        A 95 % bound above this share of the population value (of the declared range when
+        the value is 0) makes a plan too noisy (:func:`core.planner.usability.is_usable`).
     """
 
     pop: Population
@@ -79,6 +83,7 @@ class PlannerInputs:
     statuses: tuple[planner.DesignStatus, ...]
     quantile: float = 0.5
     mechanisms: tuple[str, ...] | None = None
+    usable_share: float = DEFAULT_USABLE_SHARE
 
 
 def chosen_designs(
@@ -301,7 +306,15 @@ def compare_body(ctx: PlannerInputs, result: planner.PlanResult, step: float | N
     pop = ctx.pop
     k = cache.cluster_count(pop.content_hash, pop)
     recommendation = text.recommendation(result, clusters=k, resolution=step)
-    st.success(recommendation, icon=":material/recommend:")
+    too_noisy = text.too_noisy_reason(result, pop.lower, pop.upper, ctx.usable_share)
+    if too_noisy is None:
+        st.success(recommendation, icon=":material/recommend:")
+    else:
+        st.warning(f"{too_noisy}\n\n{recommendation}", icon=":material/warning:")
+        recommendation = f"{too_noisy} {recommendation}"  # the report says it too
+    heavy = text.heavy_tail_note(float(result.best["rmse"]), float(result.best["error_95"]))
+    if heavy is not None:
+        st.info(heavy, icon=":material/info:")
     st.caption(text.population_value_line(result))
     odds_block(ctx, result)
     design_list(ctx)
@@ -313,7 +326,11 @@ def compare_body(ctx: PlannerInputs, result: planner.PlanResult, step: float | N
             else:
                 st.info(text.no_rows_note(design, cache.smallest_stratum(pop.content_hash, pop)))
     st.markdown("**Best rate of each design and mechanism, ranked**")
-    st.markdown(text.ranked_list(figs.ranked_table(result), step))
+    ranked = figs.ranked_table(result)
+    usable = text.usable_rows(
+        ranked, result.population_value, pop.lower, pop.upper, ctx.usable_share
+    )
+    st.markdown(text.ranked_list(ranked, step, usable))
     table = figs.full_table(result)
     left, right = st.columns(2)
     left.download_button(

@@ -18,9 +18,10 @@ from core import planner, resolution
 from core.mechanisms import MECHANISMS
 from core.population import Population
 from core.populations import make_builtin
-from ui.format import adaptive_percent, significant
+from ui.format import adaptive_percent, readable, significant
 from ui.planner import figures as figs
 from ui.planner import text
+from ui.planner.exports.report import _gain_words
 
 LOGNORMAL = make_builtin("lognormal", seed=0)
 BIMODAL = make_builtin("bimodal_paper", seed=0)
@@ -55,7 +56,7 @@ def test_recommendation_for_a_gain_names_rate_bound_and_gain(gain):
         f"(without replacement) ({figs.short_mechanism(best['mechanism_label'])}): 95 % of "
         "releases"
     )
-    assert f"within ±{significant(best['error_95'], 3)} of the population median" in words
+    assert f"within ±{readable(best['error_95'], 3)} of the population median" in words
     assert f"{adaptive_percent(share)} tighter than privatising the whole register." in words
     assert "gains nothing" not in words
 
@@ -68,14 +69,14 @@ def test_recommendation_for_a_loss_keeps_the_census_and_says_why(loss):
     assert words.startswith(
         f"Privatise the whole register ({figs.short_mechanism(census['mechanism_label'])}): "
         "95 % of releases "
-        f"within ±{significant(census['error_95'], 3)} of the population median."
+        f"within ±{readable(census['error_95'], 3)} of the population median."
     )
     assert "No sampling design is more accurate here at this ε_target." in words
     assert srs["gain"] < -1  # the error is several times the census's
     assert (
         "Sampling gains nothing here: a simple random sample (without replacement) at its "
         f"best rate, {adaptive_percent(srs['rate'])}, is "
-        f"{significant(1 - srs['gain'], 3)} times the error of the whole register." in words
+        f"{readable(1 - srs['gain'], 3)} times the error of the whole register." in words
     )
 
 
@@ -84,6 +85,15 @@ def test_relative_change_words():
     assert text.relative_change(0.0) == "as accurate as"
     assert text.relative_change(-0.12) == "12 % less accurate than"
     assert text.relative_change(-3.6) == "4.6 times the error of"
+    assert text.relative_change(-6356.2) == "6,360 times the error of"  # not 6.36e+03
+
+
+def test_the_report_and_the_page_say_the_same_about_the_census():
+    """Issue 27: the page said "6.36e+03 times" where the report said "6,357 ×"."""
+    for gain in (0.38, -0.12, -3.8, -6356.2):
+        assert _gain_words(gain) == f"{text.relative_change(gain)} the census"
+    assert _gain_words(-6356.2) == "6,360 times the error of the census"
+    assert _gain_words(0.0) == "same as census"
 
 
 def test_rmse_objective_words():
@@ -91,7 +101,7 @@ def test_rmse_objective_words():
         LOGNORMAL, eps_target=0.1, designs=("census", "srs"), reps=50, objective="rmse"
     )
     words = text.recommendation(result)
-    assert f"root mean squared error {significant(result.best['rmse'], 3)}" in words
+    assert f"root mean squared error {readable(result.best['rmse'], 3)}" in words
 
 
 def test_cluster_design_that_gains_nothing_names_the_cluster_size():
@@ -193,7 +203,7 @@ def quantile() -> planner.PlanResult:
 
 def test_quantile_wording_names_the_level(quantile):
     words = text.recommendation(quantile)
-    assert f"±{significant(quantile.best['error_95'], 3)} of the population 0.9-quantile" in words
+    assert f"±{readable(quantile.best['error_95'], 3)} of the population 0.9-quantile" in words
     assert "median" not in words
     rmse = dataclasses.replace(quantile, objective="rmse")
     assert text.measure_phrase(rmse, quantile.best).endswith("around the population 0.9-quantile")
@@ -287,7 +297,7 @@ def test_census_exact_to_the_resolution_is_said_so_without_ratios(whole_employee
     assert "e+" not in words and "times the error" not in words
     # The other designs are read by their own errors, in the data's units.
     poisson = whole_employees.best_by_design.query("design == 'poisson'").iloc[0]
-    assert f"has a 95 % error bound ±{significant(poisson['error_95'], 3)}" in words
+    assert f"has a 95 % error bound ±{readable(poisson['error_95'], 3)}" in words
     ranked = text.ranked_list(figs.ranked_table(whole_employees), step)
     assert "times the error" not in ranked and "tighter than" not in ranked
     first = ranked.splitlines()[0]

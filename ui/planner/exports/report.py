@@ -31,6 +31,7 @@ from ui.planner.exports.checks import (
     RELATION_LABELS,
     statistic_words,
 )
+from ui.planner.text import relative_change
 
 __all__ = ["method_report"]
 
@@ -86,15 +87,11 @@ def _cell(value: Any, kind: str) -> str:
 
 
 def _gain_words(gain: float) -> str:
-    """``gain`` = 1 − error/census error in words: tighter, looser, or a multiple of the census."""
+    """``gain`` = 1 − error/census error in the page's words (:func:`relative_change`):
+    "38 % tighter than the census", "4.8 times the error of the census"."""
     if gain == 0:
         return "same as census"
-    if gain > 0:
-        return f"{percent(gain, 3)} tighter"
-    ratio = 1.0 - gain
-    if ratio < 10:
-        return f"{percent(-gain, 3)} looser"
-    return f"{ratio:,.0f} × the census error"
+    return f"{relative_change(gain)} the census"
 
 
 def _emphasis(escaped: str) -> str:
