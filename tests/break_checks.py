@@ -1011,6 +1011,19 @@ BREAKS: tuple[Break, ...] = (
             "test_the_report_and_the_page_say_the_same_about_the_census",
         ),
     ),
+    Break(
+        name="publication-config-seed-shifted",
+        item="issue 24 §1: the planner's publication table as a batch config",
+        path="ui/planner/publication.py",
+        old='seed=int(settings["seed"]),',
+        new='seed=int(settings["seed"]) + 1,',
+        tests=(
+            "tests/pages/test_planner_publication.py::"
+            "test_downloaded_config_reproduces_the_table_in_batch",
+            "tests/ui/planner/test_publication.py::"
+            "test_config_loads_in_batch_and_asks_for_the_same_plan",
+        ),
+    ),
 )
 
 

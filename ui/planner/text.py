@@ -43,7 +43,8 @@ from ui.snippets import population_snippet
 COMPARE_TAB = "Compare designs"
 ACCURACY_TAB = "Accuracy first"
 SEVERAL_TAB = "Several statistics"
-TABS = (COMPARE_TAB, ACCURACY_TAB, SEVERAL_TAB)
+PUBLICATION_TAB = "Publication table"
+TABS = (COMPARE_TAB, ACCURACY_TAB, SEVERAL_TAB, PUBLICATION_TAB)
 
 #: The statistics the page offers, with their on-screen names ("quantile" asks for q).
 STATISTIC_LABELS = {"median": "median", "mean": "mean", "quantile": "another quantile"}

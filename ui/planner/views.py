@@ -26,6 +26,7 @@ from ui.downloads import frame_to_csv_bytes
 from ui.format import significant
 from ui.planner import cache, controls, exports, text
 from ui.planner import figures as figs
+from ui.planner.publication import publication_view
 from ui.widgets import reproducing_link, result_container
 
 #: Repetitions per plan in the accuracy-first search (it runs several plans in a row).
@@ -830,7 +831,7 @@ def joint_block(
 
 
 #: The view of each tab, in the order of :data:`ui.planner.text.TABS`.
-TAB_VIEWS = (compare_view, accuracy_view, several_view)
+TAB_VIEWS = (compare_view, accuracy_view, several_view, publication_view)
 
 
 def population_problem(pop: Population) -> str | None:

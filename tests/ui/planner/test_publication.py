@@ -1,0 +1,111 @@
+"""The pure parts of the planner's publication tab (ui.planner.publication), without an app.
+
+The batch config it writes loads in ``batch.config`` and asks for the same plan; the heat
+map's colours are the table's relative errors (capped) with the unpublishable cells marked;
+the composition words state the cell budget, the shares and the recomputed ε.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from batch.config import load_config
+from core.populations import make_builtin
+from core.publication import plan_table
+from ui.planner import publication as pub
+
+POP = make_builtin("establishments", seed=3, size=400)
+PLAN = plan_table(
+    POP, ["strata"], ["median", {"quantile": 0.9}], 1.0, designs=["poisson"], reps=10, seed=4
+)
+
+
+def test_groups_and_statistics_offered() -> None:
+    assert pub.groups_of(POP) == ["strata", "clusters"]
+    assert pub.group_label(POP, "strata") == f"{POP.stratum_label} (strata)"
+    lognormal = make_builtin("lognormal", seed=0, size=50)
+    assert pub.groups_of(lognormal) == []
+    assert "mean" in pub.statistics_offered(True)
+    assert "mean" not in pub.statistics_offered(False)
+
+
+@pytest.mark.parametrize("labels_fixed", [False, True])
+def test_config_loads_in_batch_and_asks_for_the_same_plan(tmp_path, labels_fixed: bool) -> None:
+    settings = {**PLAN.settings, "labels_fixed": labels_fixed, "rates": [0.1, 0.5]}
+    entry = pub.population_entry(POP, "establishments", 3)
+    config = pub.config_dict(entry, settings, ["median", {"quantile": 0.9}])
+    path = tmp_path / "publication.yaml"
+    path.write_text(pub.config_yaml(config), encoding="utf-8")
+    loaded = load_config(path)
+    kwargs = loaded.plan_kwargs()
+    assert loaded.population == {"builtin": "establishments", "seed": 3, "size": 400}
+    for key in ("groups", "eps_target", "relation", "designs", "seed", "publish_share"):
+        assert kwargs[key] == settings[key], key
+    assert kwargs["labels_fixed"] is labels_fixed
+    assert kwargs["reps"] == settings["reps"] and kwargs["rates"] == [0.1, 0.5]
+    assert kwargs["delta_target"] == pytest.approx(settings["delta_target"], rel=1e-15)
+    assert kwargs["statistics"] == ["median", {"quantile": 0.9}]
+
+
+def test_a_population_without_a_recipe_gets_a_file_entry_to_fill_in(tmp_path) -> None:
+    assert pub.population_entry(POP, "uploaded", 0) is None
+    config = pub.config_dict(None, PLAN.settings, ["median"])
+    path = tmp_path / "publication.yaml"
+    path.write_text(pub.config_yaml(config), encoding="utf-8")
+    assert "file" in load_config(path).population
+
+
+def test_heat_map_colours_are_the_capped_relative_errors() -> None:
+    fig, data = pub.heatmap_figure(PLAN)
+    trace = fig.data[0]
+    z = np.asarray(trace.z, dtype=float)
+    t = PLAN.table
+    assert z.shape == (t["cell"].nunique(), 2)
+    assert list(trace.x) == ["median", "quantile 0.9"]
+    rel = data.set_index(["cell", "statistic"])["relative_error"]
+    for i, cell in enumerate(trace.y):
+        for j, stat in enumerate(trace.x):
+            value = float(rel[(cell, stat)])
+            expected = min(value, 1.0) if math.isfinite(value) else 1.0
+            assert z[i, j] == pytest.approx(expected, rel=1e-12)
+            marked = str(trace.text[i][j]).startswith("✗")
+            assert marked == (
+                not bool(data.set_index(["cell", "statistic"]).loc[(cell, stat), "publishable"])
+            )
+    assert len(data) == len(t)
+
+
+def test_composition_words_state_the_budget_shares_and_the_check() -> None:
+    words = pub.composition_words(PLAN)
+    assert PLAN.budget.reason in words
+    assert "median 50 %" in words and "quantile 0.9 50 %" in words
+    assert "ε = 1 for the promised ε_target = 1" in words
+    assert "not used" in words  # the fixed-size simple random sample is refused, with why
+
+
+def test_shown_table_keeps_the_rows_and_names_the_designs() -> None:
+    shown = pub.shown_table(PLAN)
+    assert len(shown) == len(PLAN.table)
+    assert list(shown.columns[:2]) == [POP.stratum_label, "statistic"]
+    np.testing.assert_allclose(shown["b₉₅"], PLAN.table["error_95"], rtol=1e-12)
+
+
+def test_an_optimised_split_is_said_with_its_shares() -> None:
+    plan = plan_table(
+        POP,
+        ["strata"],
+        ["median", "mean"],
+        1.0,
+        designs=["poisson"],
+        rates=[0.3, 0.6],
+        reps=5,
+        split="optimal",
+    )
+    words = pub.composition_words(plan)
+    assert "optimised to minimise the largest relative 95 % error" in words
+    for stat, share in zip(plan.statistics, plan.shares, strict=True):
+        assert f"{stat} {pub.percent(share, 3)}" in words
+    assert sum(plan.shares) == pytest.approx(1.0, rel=1e-12)

@@ -1,0 +1,592 @@
+"""The "Publication table" tab of the Release planner: many cells × statistics, one ε_target.
+
+The user groups the active population by one or two of its label columns (strata,
+clusters), picks the statistics and the share of a cell's value its 95 % error bound may
+reach; the tab plans every cell × statistic with :func:`core.publication.plan_table` under
+the page's ε_target, δ_target and relation, states the composition in words, and offers the
+table as CSV and the plan as the YAML config of ``python -m batch``.
+
+The pure parts (labels, the composition words, the heat map and the YAML text) are plain
+functions of numbers, tested without Streamlit; :func:`publication_view` draws the tab.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+import yaml  # type: ignore[import-untyped]
+
+from core.populations import BUILTIN_POPULATIONS, Population
+from core.publication import GROUPS, TablePlan, cells_of, plan_table
+from ui.charts import chart_block
+from ui.downloads import frame_to_csv_bytes
+from ui.format import number, percent, significant
+from ui.planner import figures as figs
+from ui.planner import text
+from ui.state import active_choice
+from ui.theme import chart_layout, make_figure
+from ui.widgets import bound_toggle, preset_buttons, result_container
+
+if TYPE_CHECKING:
+    from ui.planner.views import PlannerInputs
+
+#: Most cells the tab plans; larger tables go to the batch command.
+MAX_CELLS = 60
+#: Monte Carlo repetitions per cell × statistic at most (the page's T if smaller).
+MAX_REPS = 50
+#: The statistics the tab offers: on-screen name → the statistic as core's config takes it.
+STATISTICS: dict[str, Any] = {
+    "median": "median",
+    "mean": "mean",
+    "lower quartile": {"quantile": 0.25},
+    "upper quartile": {"quantile": 0.75},
+    "10th percentile": {"quantile": 0.1},
+    "90th percentile": {"quantile": 0.9},
+}
+DEFAULT_STATISTICS = ("median", "mean")
+#: The tab's default designs (each design adds one plan per cell × statistic).
+DEFAULT_DESIGNS = ("poisson",)
+#: Default publishable share: the 95 % error bound at most this share of the cell's value.
+DEFAULT_SHARE = 0.1
+#: The budget splits across statistics: core's name → on-screen label.
+SPLIT_LABELS = {"equal": "equal shares", "optimal": "optimised shares"}
+#: The command that runs a saved config.
+BATCH_COMMAND = "python -m batch publication.yaml --out plan/"
+#: Columns of the on-screen table after the cells' labels (core's names → shown names).
+SHOWN_COLUMNS = {
+    "statistic": "statistic",
+    "N_cell": "N cell",
+    "design": "design",
+    "rate": "rate",
+    "eps_sample": "ε_sample",
+    "rmse": "RMSE",
+    "error_95": "b₉₅",
+    "relative_error": "b₉₅ / value",
+    "publishable": "publishable",
+}
+
+
+def group_label(pop: Population, group: str) -> str:
+    """On-screen name of a grouping: the label column and its kind (``"size_class (strata)"``)."""
+    name = pop.stratum_label if group == "strata" else pop.cluster_label
+    return f"{name} ({group})"
+
+
+def groups_of(pop: Population) -> list[str]:
+    """The groupings the population offers: those of :data:`core.publication.GROUPS` with labels."""
+    return [g for g in GROUPS if getattr(pop, g) is not None]
+
+
+def statistics_offered(bounded: bool) -> list[str]:
+    """The statistics' on-screen names; the mean needs a public upper bound."""
+    return [s for s in STATISTICS if bounded or s != "mean"]
+
+
+def composition_words(result: TablePlan) -> str:
+    """The composition of the table in words: across cells, across statistics, the check."""
+    b = result.budget
+    settings = result.settings
+    relation = "an added or removed record" if b.relation == "deletion" else "a changed record"
+    shares = ", ".join(
+        f"{stat} {percent(share, 3)}"
+        for stat, share in zip(result.statistics, result.shares, strict=True)
+    )
+    how = ""
+    if settings["split"] == "optimal":
+        how = (
+            ", optimised to minimise the largest relative 95 % error over the cells"
+            if result.split_curves
+            else "; equal, as the optimisation found no finite error to compare"
+        )
+    lines = [
+        f"**Across cells.** {b.reason}",
+        f"**Per cell.** Each cell is planned for {relation} at ε_target = "
+        f"{significant(b.eps_target, 4)} and δ_target = {significant(b.delta_target, 4)}.",
+        "**Across statistics.** Each statistic of a cell is drawn from a sample of its own at "
+        f"its share of the cell's budget ({shares}{how}); the shares add up to the cell's "
+        "budget, so the statistics compose sequentially (their ε add up).",
+        f"**Check.** Recomputed from the cells' spent budgets, the table keeps ε = "
+        f"{significant(result.eps_table, 4)} for the promised ε_target = "
+        f"{significant(settings['eps_target'], 4)}.",
+    ]
+    for design, reason in result.refused.items():
+        lines.append(f"**{figs.short_design(design)} is not used.** {reason}")
+    return "\n\n".join(lines)
+
+
+def cell_names(table: pd.DataFrame, label_columns: Sequence[str]) -> list[str]:
+    """One name per row of the table: its labels joined by " / "."""
+    return [
+        " / ".join(str(v) for v in row)
+        for row in table[list(label_columns)].itertuples(index=False)
+    ]
+
+
+def shown_table(result: TablePlan) -> pd.DataFrame:
+    """The on-screen table: the cells' labels, then :data:`SHOWN_COLUMNS` (and notes if any)."""
+    t = result.table
+    shown = t[[*result.label_columns, *SHOWN_COLUMNS]].rename(columns=SHOWN_COLUMNS)
+    shown["design"] = [figs.short_design(d) if d else "—" for d in t["design"]]
+    if (t["note"] != "").any():
+        shown["note"] = t["note"].to_numpy()
+    return shown
+
+
+def heatmap_figure(result: TablePlan) -> tuple[go.Figure, pd.DataFrame]:
+    """Cells × statistics coloured by the relative 95 % error ``b₉₅ / |value|``.
+
+    The colour is capped at twice the publishable share (or 1, whichever is larger) so that
+    a few hopeless cells do not wash out the rest; the hover gives the uncapped numbers.
+    Returns the figure and its data (one row per cell × statistic).
+    """
+    t = result.table
+    data = pd.DataFrame(
+        {
+            "cell": cell_names(t, result.label_columns),
+            "statistic": t["statistic"].to_numpy(),
+            "relative_error": t["relative_error"].to_numpy(dtype=float),
+            "error_95": t["error_95"].to_numpy(dtype=float),
+            "value": t["value"].to_numpy(dtype=float),
+            "design": [figs.short_design(d) for d in t["design"]],
+            "rate": t["rate"].to_numpy(dtype=float),
+            "publishable": t["publishable"].to_numpy(dtype=bool),
+        }
+    )
+    cells = list(dict.fromkeys(data["cell"]))
+    stats = list(result.statistics)
+    grid = data.set_index(["cell", "statistic"])
+    share = float(result.settings["publish_share"])
+    cap = max(1.0, 2.0 * share)
+    z = np.full((len(cells), len(stats)), np.nan)
+    texts = np.full((len(cells), len(stats)), "", dtype=object)
+    custom = np.empty((len(cells), len(stats), 5), dtype=object)
+    for i, cell in enumerate(cells):
+        for j, stat in enumerate(stats):
+            row = grid.loc[(cell, stat)]
+            rel = float(row["relative_error"])
+            z[i, j] = min(rel, cap) if math.isfinite(rel) else cap
+            texts[i, j] = ("" if row["publishable"] else "✗ ") + (
+                percent(rel, 2) if math.isfinite(rel) else "—"
+            )
+            custom[i, j] = [
+                percent(rel, 3) if math.isfinite(rel) else "not planned",
+                significant(float(row["error_95"]), 4),
+                significant(float(row["value"]), 6),
+                f"{row['design']} at rate {significant(float(row['rate']), 3)}",
+                "yes" if row["publishable"] else "no",
+            ]
+    trace = {
+        "type": "heatmap",
+        "x": stats,
+        "y": cells,
+        "z": z,
+        "zmin": 0.0,
+        "zmax": cap,
+        "colorscale": "Cividis",
+        "reversescale": True,
+        "text": texts,
+        "texttemplate": "%{text}",
+        "customdata": custom,
+        "colorbar": {"title": {"text": "b₉₅ / value"}, "tickformat": ".0%"},
+        "hovertemplate": (
+            "%{y}, %{x}<br>b₉₅ / value: %{customdata[0]}<br>b₉₅: %{customdata[1]}"
+            "<br>value: %{customdata[2]}<br>%{customdata[3]}<br>publishable: %{customdata[4]}"
+            "<extra></extra>"
+        ),
+        "name": "relative 95 % error",
+    }
+    layout = chart_layout(
+        title=f"Relative 95 % error per cell and statistic (✗: above {percent(share, 3)})",
+        x_title="statistic",
+        y_title=" / ".join(result.label_columns),
+        height=max(320, 28 * len(cells) + 160),
+        hovermode="closest",
+    )
+    layout["showlegend"] = False
+    layout["yaxis"]["autorange"] = "reversed"
+    layout["yaxis"]["type"] = "category"
+    layout["xaxis"]["type"] = "category"
+    return make_figure([trace], layout), data
+
+
+def config_dict(
+    population: Mapping[str, Any] | None,
+    settings: Mapping[str, Any],
+    statistics: Sequence[Any],
+) -> dict[str, Any]:
+    """The batch config (``batch.config.load_config``) of a table plan's ``settings``.
+
+    ``population`` is the config's population entry (a built-in with seed and size), or
+    None for a population the config cannot name (then a ``file`` entry to fill in).
+    """
+    pop: dict[str, Any] = (
+        dict(population)
+        if population is not None
+        else {"file": "register.csv", "value_column": "value", "lower": 0.0, "upper": 1.0}
+    )
+    config: dict[str, Any] = {
+        "name": "publication table from the release planner",
+        "population": pop,
+        "groups": list(settings["groups"]),
+        "statistics": list(statistics),
+        "eps_target": float(settings["eps_target"]),
+        "delta_target": float(settings["delta_target"]),
+        "relation": settings["relation"],
+        "labels_fixed": bool(settings["labels_fixed"]),
+    }
+    if settings.get("designs") is not None:
+        config["designs"] = list(settings["designs"])
+    if settings.get("rates") is not None:
+        config["rates"] = [float(r) for r in settings["rates"]]
+    config.update(
+        T=int(settings["reps"]),
+        seed=int(settings["seed"]),
+        split=settings["split"],
+        publish_share=float(settings["publish_share"]),
+    )
+    return config
+
+
+def config_yaml(config: Mapping[str, Any]) -> str:
+    """The config as YAML text, with a comment line saying how to run it."""
+    head = f"# The release planner's publication table; run it in batch with\n#   {BATCH_COMMAND}\n"
+    return head + yaml.safe_dump(dict(config), sort_keys=False, allow_unicode=True)
+
+
+def population_entry(pop: Population, choice: str, seed: int) -> dict[str, Any] | None:
+    """The config's population entry for a built-in (None for an uploaded population)."""
+    if choice not in BUILTIN_POPULATIONS:
+        return None
+    return {"builtin": choice, "seed": int(seed), "size": int(pop.size)}
+
+
+#: Called by :func:`table_plan` on a cache miss with (plans done, plans in all).
+TableProgress = Callable[[tuple[int, int] | None], None]
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def table_plan(
+    content_hash: str,
+    _pop: Population,
+    *,
+    groups: tuple[str, ...],
+    statistics: tuple[Any, ...],
+    eps_target: float,
+    delta_target: float,
+    relation: str,
+    labels_fixed: bool,
+    designs: tuple[str, ...],
+    rates: tuple[float, ...] | None,
+    reps: int,
+    seed: int,
+    publish_share: float,
+    split: str = "equal",
+    _progress: TableProgress | None = None,
+) -> TablePlan:
+    """:func:`core.publication.plan_table` on the population, cached per scalar arguments.
+
+    ``statistics`` holds core's specs as hashable values (``"median"``, ``("quantile", q)``).
+    ``_progress`` (not part of the key) hears ``None`` as the plans start, then
+    ``(done, total)`` after each cell × statistic.
+    """
+    if _progress is not None:
+        _progress(None)
+
+    def runner(fn: Callable[[Any], Any], jobs: Iterable[Any]) -> list[Any]:
+        todo = list(jobs)
+        rows = []
+        for job in todo:
+            rows.append(fn(job))
+            if _progress is not None:
+                _progress((len(rows), len(todo)))
+        return rows
+
+    return plan_table(
+        _pop,
+        list(groups),
+        list(statistics),
+        eps_target,
+        delta_target=delta_target,
+        relation=relation,
+        labels_fixed=labels_fixed,
+        designs=list(designs),
+        rates=None if rates is None else list(rates),
+        reps=reps,
+        seed=seed,
+        publish_share=publish_share,
+        split=split,
+        max_cells=MAX_CELLS,
+        map_fn=runner,
+    )
+
+
+def _core_spec(spec: Any) -> Any:
+    """A config statistic as a hashable value for the cache (``{"quantile": q}`` → tuple)."""
+    return ("quantile", float(spec["quantile"])) if isinstance(spec, dict) else spec
+
+
+def progress_words(progress: tuple[int, int]) -> tuple[float, str]:
+    """The progress bar's fraction and words after ``done`` of ``total`` plans."""
+    done, total = progress
+    return done / total, f"Planned {done} of {total} cells × statistics…"
+
+
+def no_labels_notice(pop: Population) -> None:
+    """Plain words and a way out when the active population has no label columns."""
+    st.info(
+        f"**{pop.name}** has no label columns (strata or clusters), so it has no cells to "
+        "tabulate. Switch to the built-in **establishments** population (12 employee size "
+        "classes, about 100 regions), or upload a CSV on the Population page and pick a "
+        "stratum or cluster column.",
+        icon=":material/info:",
+    )
+    preset_buttons(
+        {"Use the establishments population": {"population": "establishments"}},
+        key="plan_pub_nolabels",
+    )
+
+
+def publication_view(ctx: PlannerInputs) -> None:
+    """The publication table: controls, composition, per-cell table, heat map, downloads."""
+    pop = ctx.pop
+    offered = groups_of(pop)
+    if not offered:
+        no_labels_notice(pop)
+        return
+    c1, c2 = st.columns(2, gap="medium")
+    groups = c1.multiselect(
+        "Group the table by (one or two label columns)",
+        offered,
+        default=offered[:1],
+        max_selections=2,
+        format_func=lambda g: group_label(pop, g),
+        key="plan_pub_groups",
+        bind="query-params",
+        help="Each combination of labels is one cell of the table.",
+    )
+    stat_options = statistics_offered(pop.has_upper_bound)
+    names = c2.multiselect(
+        "Statistics in every cell",
+        stat_options,
+        default=[s for s in DEFAULT_STATISTICS if s in stat_options],
+        key="plan_pub_stats",
+        bind="query-params",
+    )
+    c3, c4 = st.columns(2, gap="medium")
+    share = c3.number_input(
+        "Publishable when the 95 % error bound is at most this share of the cell's value",
+        min_value=0.001,
+        max_value=10.0,
+        value=DEFAULT_SHARE,
+        format="%g",
+        key="plan_pub_share",
+        bind="query-params",
+    )
+    with c4:
+        labels_fixed = bound_toggle(
+            "The grouping labels are public and never change",
+            "plan_pub_fixed",
+            default=False,
+            help="Then a changed record stays in its cell, and each cell keeps the whole "
+            "ε_target. Otherwise a record may move between cells, which costs two cells.",
+        )
+    offered_designs = [d for d in ctx.designs if d != "neyman"]
+    c5, c6 = st.columns(2, gap="medium")
+    chosen_designs = c5.multiselect(
+        "Designs for the table",
+        offered_designs,
+        default=[d for d in DEFAULT_DESIGNS if d in offered_designs] or offered_designs[:1],
+        format_func=text.design_label,
+        key="plan_pub_designs",
+        bind="query-params",
+        help="Those chosen above for the page. Poisson sampling by default: its restriction "
+        "to a cell is a Poisson sample of the cell, so one sample serves every cell. Each "
+        "design adds a plan per cell; the census is always planned as the reference.",
+    )
+    with c6:
+        run = bound_toggle(
+            "Plan every cell now",
+            "plan_pub_run",
+            default=True,
+            help="Each change of a control plans the whole table again. Turn this off to set "
+            "a large table up without waiting; the batch config below needs no plan.",
+        )
+    split = st.radio(
+        "Budget split across the statistics",
+        list(SPLIT_LABELS.values()),
+        key="plan_pub_split",
+        bind="query-params",
+        horizontal=True,
+        help="Optimised: each statistic's share is chosen to minimise the largest relative 95 "
+        "% error over the cells, from plans at four trial shares (five times the plans).",
+    )
+    split = next((k for k, v in SPLIT_LABELS.items() if v == split), "equal")
+    if not groups:
+        st.info("No grouping is chosen; grouping by the first label column.")
+        groups = offered[:1]
+    if not names:
+        st.info("No statistic is chosen; showing the median.")
+        names = ["median"]
+    specs = [STATISTICS[n] for n in names]
+    reps = min(ctx.reps, MAX_REPS)
+    designs = tuple(chosen_designs) or tuple(offered_designs[:1])
+    st.caption(
+        f"ε_target = {significant(ctx.eps_target, 4)} (set above) is the promise for the "
+        f"whole table. Each cell × statistic is planned with T = {reps} repetitions, the "
+        "best rate minimising the 95 % error bound."
+    )
+    with result_container("plan_pub"):
+        publication_results(
+            ctx,
+            tuple(groups),
+            specs,
+            float(share),
+            bool(labels_fixed),
+            designs,
+            run=bool(run),
+            split=split,
+        )
+
+
+def publication_results(
+    ctx: PlannerInputs,
+    groups: tuple[str, ...],
+    specs: list[Any],
+    share: float,
+    labels_fixed: bool,
+    designs: tuple[str, ...],
+    *,
+    run: bool = True,
+    split: str = "equal",
+) -> None:
+    """The plan of the table and everything shown from it (see :func:`publication_view`).
+
+    With ``run`` off only the cells are counted and the batch config offered.
+    """
+    from ui.planner.views import StepBar, digest  # the views module imports this one
+
+    pop = ctx.pop
+    reps = min(ctx.reps, MAX_REPS)
+    settings = {
+        "groups": list(groups),
+        "eps_target": ctx.eps_target,
+        "delta_target": ctx.delta_target,
+        "relation": ctx.relation,
+        "labels_fixed": labels_fixed,
+        "designs": list(designs),
+        "rates": None if ctx.rates is None else list(ctx.rates),
+        "reps": reps,
+        "seed": ctx.seed,
+        "split": split,
+        "publish_share": share,
+    }
+    config = config_dict(population_entry(pop, active_choice(), ctx.seed), settings, specs)
+    try:
+        names, labels, _ = cells_of(pop, groups, max_cells=MAX_CELLS)
+    except ValueError as exc:
+        st.warning(
+            f"{exc}. The page plans at most {MAX_CELLS} cells: download the config below "
+            f"and run the whole table in batch (`{BATCH_COMMAND}`).",
+            icon=":material/warning:",
+        )
+        yaml_block(config, pop)
+        return
+    if not run:
+        st.info(
+            f"Planning is off: {len(labels)} cells by {' × '.join(names)} × {len(specs)} "
+            "statistics are set up. Turn on *Plan every cell now*, or run the config below "
+            "in batch.",
+            icon=":material/info:",
+        )
+        yaml_block(config, pop)
+        return
+    key = digest(pop.content_hash, settings, specs)
+    slot = st.empty()
+    bar = StepBar(slot, f"plan_pub_live_{key}", "Planning the cells…", progress_words)
+    result = table_plan(
+        pop.content_hash,
+        pop,
+        groups=groups,
+        statistics=tuple(_core_spec(s) for s in specs),
+        eps_target=ctx.eps_target,
+        delta_target=ctx.delta_target,
+        relation=ctx.relation,
+        labels_fixed=labels_fixed,
+        designs=designs,
+        rates=ctx.rates,
+        reps=reps,
+        seed=ctx.seed,
+        publish_share=share,
+        split=split,
+        _progress=bar.report,
+    )
+    t = result.table
+    with slot.container(key=f"plan_pub_view_{key}"):
+        ok = int(t["publishable"].sum())
+        st.markdown(
+            f"**{ok} of {len(t)}** cells × statistics are publishable at this ε_target "
+            f"({len(labels)} cells by {' × '.join(names)}; publishable: the 95 % error "
+            f"bound at most {percent(share, 3)} of the cell's value)."
+        )
+        with st.expander("How the table's releases compose", expanded=True):
+            st.markdown(composition_words(result))
+        st.dataframe(
+            shown_table(result),
+            hide_index=True,
+            key="plan_pub_table",
+            column_config={
+                "rate": st.column_config.NumberColumn(format="%.3g"),
+                "ε_sample": st.column_config.NumberColumn(format="%.4g"),
+                "RMSE": st.column_config.NumberColumn(format="%.4g"),
+                "b₉₅": st.column_config.NumberColumn(format="%.4g", help="95 % error bound"),
+                "b₉₅ / value": st.column_config.NumberColumn(format="percent"),
+            },
+        )
+        st.download_button(
+            "Download the table (CSV)",
+            frame_to_csv_bytes(t),
+            file_name="publication_table.csv",
+            mime="text/csv",
+            key="plan_pub_csv",
+            on_click="ignore",
+        )
+    fig, data = heatmap_figure(result)
+    chart_block(
+        fig,
+        data,
+        key="planner_publication",
+        explanation=(
+            "Each square is one cell and statistic, coloured by its 95 % error bound as a "
+            "share of the cell's value (darker: noisier). Small cells are noisy: the same "
+            f"budget must hide one record among fewer. ✗ marks the squares above "
+            f"{percent(share, 3)}, not publishable at this ε_target."
+        ),
+    )
+    yaml_block(config, pop)
+
+
+def yaml_block(config: Mapping[str, Any], pop: Population) -> None:
+    """The plan as the batch config: a download and the text in an expander."""
+    body = config_yaml(config)
+    st.download_button(
+        "Download the plan as a batch config (YAML)",
+        body.encode("utf-8"),
+        file_name="publication.yaml",
+        mime="application/x-yaml",
+        key="plan_pub_yaml",
+        on_click="ignore",
+    )
+    with st.expander("Reproduce in batch", icon=":material/terminal:"):
+        if "builtin" not in config["population"]:
+            st.caption(
+                f"{pop.name} is not a built-in population: fill in the file, its value "
+                "column and public bounds (and its label columns) under `population`."
+            )
+        st.markdown(f"Save the config and run `{BATCH_COMMAND}` (for N = {number(pop.size)}).")
+        st.code(body, language="yaml")
