@@ -83,7 +83,7 @@ def test_size_slider_moves_the_result_and_the_url(page, app_url):
 
 def test_exact_boxes_and_url_reproduce_a_design(page, app_url):
     _open(page, f"{app_url}/clusters?cl_size=1000&cl_k=100&cl_l=10&cl_eps=0.1&cl_exact=true")
-    assert page.locator(".st-key-cl_k input").is_visible()
+    expect(page.locator(".st-key-cl_k input")).to_be_visible(timeout=60_000)
     assert "in effect none" in _main_text(page)
     assert plot_text_appears(page, "ℓ/k = 0.1)"), plot_texts(page)[-400:]
     box = page.locator(".st-key-cl_k input")

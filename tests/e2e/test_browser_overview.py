@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.e2e.helpers import (
     errors_on_page,
@@ -51,7 +52,7 @@ def test_uploaded_link_says_so_in_the_main_area(page, app_url):
     main = page.locator('[data-testid="stMain"]')
     notice = main.get_by_text("Uploaded data is never carried in links")
     notice.wait_for()
-    assert notice.is_visible()
+    expect(notice).to_be_visible(timeout=60_000)
     screenshot(page, "population_uploaded_link_1280x720")
 
 

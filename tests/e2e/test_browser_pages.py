@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, quote, urlparse
 
+from playwright.sync_api import expect
+
 from tests.e2e.helpers import (
     errors_on_page,
     exceptions_on_page,
@@ -22,7 +24,7 @@ GOOD_CSV = "income,region\n" + "\n".join(f"{1000 + 37 * i % 900},{'ABC'[i % 3]}"
 def test_population_page_loads_and_bins_slider_moves(page, app_url):
     page.goto(app_url)
     settle(page)
-    assert page.get_by_role("heading", name="The population").is_visible()
+    expect(page.get_by_role("heading", name="The population")).to_be_visible(timeout=60_000)
     nav = page.locator('[data-testid="stSidebarNav"]').inner_text()
     assert "Mean & median gains" in nav and "overview" not in nav  # our router, not auto-nav
     page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg')

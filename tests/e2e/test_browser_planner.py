@@ -7,6 +7,7 @@ from __future__ import annotations
 from urllib.parse import parse_qs, quote, urlparse
 
 import numpy as np
+from playwright.sync_api import expect
 
 from tests.e2e.helpers import (
     errors_on_page,
@@ -35,7 +36,7 @@ def test_planner_loads_and_eps_target_moves_the_chart_and_the_url(page, app_url)
     page.goto(f"{app_url}/planner?{FAST}")
     settle(page)
     _wait_for_chart(page)
-    assert page.get_by_role("heading", name="Release planner").first.is_visible()
+    expect(page.get_by_role("heading", name="Release planner").first).to_be_visible(timeout=60_000)
     assert errors_on_page(page) == []
     main = _main_text(page)
     assert "Privatise" in main and "Bun et al. §7" in main

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, quote_plus, urlparse
 
+from playwright.sync_api import expect
+
 from tests.e2e.helpers import (
     errors_on_page,
     exceptions_on_page,
@@ -34,7 +36,9 @@ def test_statistical_page_every_tab_renders(page, app_url):
     page.goto(f"{app_url}/statistical")
     settle(page)
     _charts_drawn(page)
-    assert page.get_by_role("heading", name="Statistical privacy").first.is_visible()
+    expect(page.get_by_role("heading", name="Statistical privacy").first).to_be_visible(
+        timeout=60_000
+    )
     main = page.locator('[data-testid="stMainBlockContainer"]').inner_text()
     assert "does not use the population chosen in the sidebar" in main
     texts = plot_texts(page)

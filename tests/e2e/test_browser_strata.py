@@ -32,7 +32,9 @@ def test_strata_page_loads_and_sample_size_moves_the_chart(page, app_url):
     page.goto(f"{app_url}/strata?{EST}")
     settle(page)
     _wait_for_chart(page)
-    assert page.get_by_role("heading", name="Stratified sampling").first.is_visible()
+    expect(page.get_by_role("heading", name="Stratified sampling").first).to_be_visible(
+        timeout=60_000
+    )
     assert errors_on_page(page) == []
     texts = plot_texts(page)
     assert "Neyman" in texts and "Proportional, randomised rounding" in texts
