@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+from playwright.sync_api import expect
+
 from tests.e2e.helpers import VIEWPORTS, errors_on_page, exceptions_on_page, screenshot, settle
 from tests.e2e.test_layout import MEASURE, SLACK
 from ui.lessons.content import LESSONS
@@ -65,7 +67,8 @@ def test_every_lesson_reveals_its_chart_at_laptop_and_phone_width(browser, app_u
             if size == "laptop":  # Next moves the step, writes it into the URL, hides the reveal
                 page.get_by_role("button", name="Next step").click()
                 settle(page)
-                assert "lesson_step=2" in page.url and "Step 2 of" in main.inner_text()
+                expect(main).to_contain_text("Step 2 of", timeout=60_000)
+                assert "lesson_step=2" in page.url
                 assert page.locator('[data-testid="stPlotlyChart"]').count() == 0
         finally:
             context.close()

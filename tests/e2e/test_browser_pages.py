@@ -47,7 +47,9 @@ def test_switching_population_in_sidebar(page, app_url):
     page.goto(f"{app_url}/?population=Bimodal&seed=3")
     settle(page)
     page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg')
-    assert "median in the gap" in page.locator('[data-testid="stSidebar"]').inner_text()
+    expect(page.locator('[data-testid="stSidebar"]')).to_contain_text(
+        "median in the gap", timeout=60_000
+    )
     assert errors_on_page(page) == []
     screenshot(page, "population_bimodal_seed3")
 
@@ -66,13 +68,17 @@ def test_upload_good_and_bad_csv(page, app_url, tmp_path):
     good.write_text(GOOD_CSV)
     upload_and_use(page, good)
     assert exceptions_on_page(page) == []
-    assert "Your file: incomes.csv" in page.locator('[data-testid="stSidebar"]').inner_text()
+    expect(page.locator('[data-testid="stSidebar"]')).to_contain_text(
+        "Your file: incomes.csv", timeout=60_000
+    )
     screenshot(page, "population_uploaded")
 
     # The uploaded population follows the user to another page.
     page.get_by_role("link", name="Amplification").click()
     settle(page)
-    assert "Your file: incomes.csv" in page.locator('[data-testid="stSidebar"]').inner_text()
+    expect(page.locator('[data-testid="stSidebar"]')).to_contain_text(
+        "Your file: incomes.csv", timeout=60_000
+    )
     assert exceptions_on_page(page) == []
 
 
@@ -127,7 +133,7 @@ def test_amplification_odds_tab_reads_eps_as_odds_on_laptop_and_phone(browser, a
             page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg')
             page.evaluate("document.fonts.ready")
             main = page.locator('[data-testid="stMainBlockContainer"]')
-            assert "at most 2.67 in 100 sure" in main.inner_text()
+            expect(main).to_contain_text("at most 2.67 in 100 sure", timeout=60_000)
             assert plot_text_appears(page, "ε_sample = 5.152"), plot_texts(page)[-400:]
             assert errors_on_page(page) == [] and exceptions_on_page(page) == []
             problems = page.evaluate(MEASURE, SLACK)

@@ -107,7 +107,7 @@ def test_planner_odds_next_to_the_recommendation_on_laptop_and_phone(browser, ap
             _wait_for_chart(page)
             page.evaluate("document.fonts.ready")
             odds = page.locator('[data-testid="stAlertContentInfo"]', has_text="at most")
-            assert "someone who thought it 1 in 1,000" in odds.first.inner_text()
+            expect(odds.first).to_contain_text("someone who thought it 1 in 1,000", timeout=60_000)
             assert errors_on_page(page) == [] and exceptions_on_page(page) == []
             problems = page.evaluate(MEASURE, SLACK)
             assert not problems, f"planner odds at {label} width: {problems}"
@@ -269,7 +269,7 @@ def test_slow_plan_shows_a_progress_bar_and_the_census_row_first(page, app_url):
     live.get_by_text("Census,").first.wait_for(timeout=120_000)
     # The census row is shown while the plan still runs: the finished view is not there yet.
     assert page.locator('[class*="st-key-plan_view_"]').count() == 0
-    assert "Rows known so far" in live.first.inner_text()
+    expect(live.first).to_contain_text("Rows known so far", timeout=60_000)
     screenshot(page, "planner_progress_laptop")
     settle(page, timeout=240)
     _wait_for_chart(page)

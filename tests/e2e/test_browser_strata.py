@@ -49,7 +49,9 @@ def test_strata_page_loads_and_sample_size_moves_the_chart(page, app_url):
     box.press("Enter")
     settle(page)
     assert parse_qs(urlparse(page.url).query).get("strat_m") == ["2000"]
-    assert "n = 2,000" in page.locator('[data-testid="stMainBlockContainer"]').inner_text()
+    expect(page.locator('[data-testid="stMainBlockContainer"]')).to_contain_text(
+        "n = 2,000", timeout=60_000
+    )
     assert errors_on_page(page) == []
     screenshot(page, "strata_allocations_m2000")
 
@@ -89,10 +91,10 @@ def test_strata_counter_example_preset_and_url_state(page, app_url):
     settle(page)
     _wait_for_chart(page)
     main = page.locator('[data-testid="stMainBlockContainer"]')
-    assert "2 / 2" in main.inner_text()
+    expect(main).to_contain_text("2 / 2", timeout=60_000)
     page.get_by_role("button", name="|P| = 14 vs 15, r = 1/10 (§4.3)").click()
     settle(page)
-    assert "1 / 2" in main.inner_text()
+    expect(main).to_contain_text("1 / 2", timeout=60_000)
     assert exceptions_on_page(page) == []
     _scroll_to_top_of(page.get_by_role("heading", name="Rounding decides"))
     settle(page)
@@ -109,7 +111,9 @@ def test_strata_without_strata_offers_the_establishments(page, app_url):
     settle(page)
     _wait_for_chart(page)
     assert plot_text_appears(page, "Neyman"), plot_texts(page)[-400:]
-    assert "Synthetic establishments" in page.locator('[data-testid="stSidebar"]').inner_text()
+    expect(page.locator('[data-testid="stSidebar"]')).to_contain_text(
+        "Synthetic establishments", timeout=60_000
+    )
     assert parse_qs(urlparse(page.url).query).get("population") == ["Establishments"]
     assert errors_on_page(page) == []
 
