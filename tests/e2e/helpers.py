@@ -129,6 +129,27 @@ def plot_text_appears(page, text: str, *, timeout: float = 60.0) -> bool:
     return True
 
 
+def plot_texts_showing(page, *shown: str, gone: tuple[str, ...] = (), timeout: float = 60.0) -> str:
+    """The charts' text once every string of ``shown`` is drawn and none of ``gone`` is.
+
+    After a control moves, the rerun can redraw a chart a moment after :func:`settle` returns
+    (other sessions share the two cores), so the expected text is awaited, not read once.
+
+    Raises
+    ------
+    AssertionError
+        If the charts do not show it within ``timeout`` seconds (the message holds their text).
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        texts = plot_texts(page)
+        if all(t in texts for t in shown) and not any(t in texts for t in gone):
+            return texts
+        if time.monotonic() > deadline:
+            raise AssertionError(f"charts never showed {shown} without {gone}: {texts[-600:]}")
+        page.wait_for_timeout(250)
+
+
 UPLOAD_INPUT = '[data-testid="stFileUploaderDropzoneInput"]'
 
 

@@ -18,6 +18,7 @@ from tests.e2e.helpers import (
     exceptions_on_page,
     plot_text_appears,
     plot_texts,
+    plot_texts_showing,
     screenshot,
     settle,
 )
@@ -66,8 +67,7 @@ def test_play_a_game_then_the_adversary(browser, app_url, name, width, height):
         page.mouse.move(1, 1)  # the button's help tooltip would cover the screenshot
         settle(page)
         page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg')
-        texts = plot_texts(page)
-        assert "automatic adversary, 10,000 rounds" in texts and "best test, exact" in texts
+        plot_texts_showing(page, "automatic adversary, 10,000 rounds", "best test, exact")
         page.locator('[data-testid="stPlotlyChart"]').first.scroll_into_view_if_needed()
         screenshot(page, f"game_adversary_{width}x{height}")
         problems += page.evaluate(MEASURE, SLACK)

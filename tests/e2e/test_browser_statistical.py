@@ -11,6 +11,7 @@ from tests.e2e.helpers import (
     exceptions_on_page,
     plot_text_appears,
     plot_texts,
+    plot_texts_showing,
     screenshot,
     settle,
 )
@@ -41,8 +42,7 @@ def test_statistical_page_every_tab_renders(page, app_url):
     )
     main = page.locator('[data-testid="stMainBlockContainer"]').inner_text()
     assert "does not use the population chosen in the sidebar" in main
-    texts = plot_texts(page)
-    assert "no mechanism" in texts and "worst case (DP)" in texts
+    plot_texts_showing(page, "no mechanism", "worst case (DP)")
     assert errors_on_page(page) == []
     screenshot(page, "statistical_curve")
     _screenshot_each_chart(page, "statistical_curve")
@@ -50,8 +50,7 @@ def test_statistical_page_every_tab_renders(page, app_url):
     page.get_by_role("tab", name=PI_TAB).click()
     settle(page)
     _charts_drawn(page)
-    texts = plot_texts(page)
-    assert "worst case (DP) δ = 0.38" in texts and "δ = 0.128" in texts  # §5's numbers
+    plot_texts_showing(page, "worst case (DP) δ = 0.38", "δ = 0.128")  # §5's numbers
     assert parse_qs(urlparse(page.url).query).get("sp_view") == [PI_TAB]
     assert errors_on_page(page) == []
     screenshot(page, "statistical_pi")
@@ -83,8 +82,7 @@ def test_statistical_controls_change_charts_and_url(page, app_url):
     page.get_by_role("button", name="Figs 3–4: Laplace").click()
     settle(page)
     _charts_drawn(page)
-    texts = plot_texts(page)
-    assert "Laplace noise: δ against π" in texts and "N = 1,000" in texts
+    plot_texts_showing(page, "Laplace noise: δ against π", "N = 1,000")
     assert exceptions_on_page(page) == []
     screenshot(page, "statistical_preset_laplace")
 

@@ -12,6 +12,7 @@ from tests.e2e.helpers import (
     exceptions_on_page,
     plot_text_appears,
     plot_texts,
+    plot_texts_showing,
     screenshot,
     settle,
 )
@@ -36,8 +37,7 @@ def test_strata_page_loads_and_sample_size_moves_the_chart(page, app_url):
         timeout=60_000
     )
     assert errors_on_page(page) == []
-    texts = plot_texts(page)
-    assert "Neyman" in texts and "Proportional, randomised rounding" in texts
+    plot_texts_showing(page, "Neyman", "Proportional, randomised rounding")
     main = page.locator('[data-testid="stMainBlockContainer"]').inner_text()
     assert "Accuracy." in main and "Privacy." in main
     screenshot(page, "strata_allocations")
@@ -73,9 +73,7 @@ def test_strata_every_tab_renders(page, app_url):
         assert "strat_view" in parse_qs(urlparse(page.url).query)
         screenshot(page, name)
         if tab == "Privacy":
-            texts = plot_texts(page)
-            assert "moves most" in texts
-            assert "simple random sample" in texts
+            plot_texts_showing(page, "moves most", "simple random sample")
             # The page scrolls inside Streamlit's container: capture the lower sections too.
             for heading, shot in (
                 ("Neyman's allocation depends on the data", "strata_privacy_neighbour"),
