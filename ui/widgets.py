@@ -41,6 +41,22 @@ def _nearest(grid: Sequence[float], value: float) -> float:
     return float(grid[int(np.argmin(np.abs(logs - math.log10(value))))])
 
 
+def _with_mark(grid: Sequence[float], value: float) -> list[float]:
+    """The slider's marks: the grid, and ``value`` itself where it lies between two marks."""
+    if value in grid or not grid[0] <= value <= grid[-1]:
+        return list(grid)
+    return sorted([*grid, value])
+
+
+def _mark_label(value: float, grid: Sequence[float], fmt: str) -> str:
+    """A slider mark as a person reads it: a grid mark plainly ("5e-05", "0.3"); a typed
+    value between marks in the box's format ``fmt``, with the exponent written as the box
+    writes it ("4.999e-5"), so that the slider and its box show the same number."""
+    if value in grid:
+        return f"{value:g}"
+    return re.sub(r"e([+-])0*(\d)", r"e\1\2", fmt % value)
+
+
 def _slider_key(key: str) -> str:
     return f"{key}__slider"
 
@@ -92,8 +108,9 @@ def log_float_control(
     """A log-scale slider with an exact-entry box beside it; returns the exact value.
 
     The number box is the source of truth and is bound to the URL under ``key``; the slider
-    snaps to a 1-1.5-2-3-5-7 grid per decade and writes into the box when moved. Typing a value
-    in the box moves the slider to the nearest grid point without changing the typed value.
+    snaps to a 1-1.5-2-3-5-7 grid per decade and writes into the box when moved. A value in the
+    box between two marks (typed, or a default such as δ_target = 1/(2N)) becomes a mark of its
+    own, so the slider stands on it and shows the number the box shows.
     With ``exact=False`` the box is drawn but hidden (:func:`_box_columns`): the slider alone
     takes the width, and the value still lives in the URL under ``key``.
     """
@@ -104,7 +121,7 @@ def log_float_control(
         st.session_state[key] = float(st.session_state[slider_key])
 
     def from_number() -> None:
-        st.session_state[slider_key] = _nearest(grid, float(st.session_state[key]))
+        st.session_state[slider_key] = float(st.session_state[key])
 
     col_slider, col_number = _box_columns(key, exact)
     with col_number:
@@ -122,14 +139,15 @@ def log_float_control(
         )
     if value is None:  # defensive: an emptied box falls back to the default
         value = float(default)
-    if slider_key not in st.session_state:
-        st.session_state[slider_key] = _nearest(grid, value)
+    marks = _with_mark(grid, float(value))
+    if st.session_state.get(slider_key) not in marks:
+        st.session_state[slider_key] = _nearest(marks, value)
     with col_slider:
         st.select_slider(
             label,
-            options=grid,
+            options=marks,
             key=slider_key,
-            format_func=lambda v: f"{v:g}",
+            format_func=lambda v: _mark_label(v, grid, fmt),
             on_change=from_slider,
             help=help,
         )

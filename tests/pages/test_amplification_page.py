@@ -124,11 +124,18 @@ def test_amplification_n_larger_than_N_is_explained():
 def test_amplification_log_slider_and_exact_box_stay_in_sync():
     at = open_page(PAGE)
     at.number_input(key="amp_rate_min").set_value(0.0042).run()
-    assert at.select_slider(key="amp_rate_min__slider").value == pytest.approx(0.005)
+    # A typed value between two marks becomes a mark: the slider shows the box's number.
+    slider = at.select_slider(key="amp_rate_min__slider")
+    assert slider.value == pytest.approx(0.0042)
+    assert "0.0042" in slider.options and "0.005" in slider.options
     figs = charts(at)
     assert array(figs[0]["data"][0]["x"]).min() == pytest.approx(0.0042)
     at.select_slider(key="amp_rate_min__slider").set_value(0.02).run()
     assert at.number_input(key="amp_rate_min").value == pytest.approx(0.02)
+    # δ_target's default 1/(2N) lies between marks: the slider stands on it too.
+    assert at.select_slider(key="amp_delta__slider").value == pytest.approx(
+        at.number_input(key="amp_delta").value, rel=1e-12
+    )
 
 
 def test_amplification_preset_sets_paper_values():

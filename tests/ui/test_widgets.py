@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ui.widgets import log_grid, parse_float_list, reproducing_link
+from ui.widgets import _mark_label, _with_mark, log_grid, parse_float_list, reproducing_link
 
 
 def test_log_grid_holds_the_papers_values_and_bounds():
@@ -84,3 +84,15 @@ def test_reproducing_link_needs_an_address_and_outside_a_run_keeps_the_address_o
     assert reproducing_link(None) is None and reproducing_link("") is None
     # Outside a script run no control is drawn: the address comes back without a query.
     assert reproducing_link("http://host/app/planner#top") == "http://host/app/planner"
+
+
+def test_a_value_between_marks_becomes_a_mark_shown_as_the_box_shows_it():
+    grid = log_grid(1e-12, 0.1)
+    delta = 1 / (2 * 10_001)  # δ_target's default on a population of 10,001
+    marks = _with_mark(grid, delta)
+    assert delta in marks and marks == sorted(marks) and len(marks) == len(grid) + 1
+    assert _with_mark(grid, 5e-5) == grid  # a mark already
+    assert _with_mark(grid, 0.5) == grid  # off the slider: the box alone holds it
+    assert _mark_label(delta, grid, "%.3e") == "5.000e-5"
+    assert _mark_label(3.3e-7, grid, "%.3e") == "3.300e-7"
+    assert _mark_label(5e-5, grid, "%.3e") == "5e-05"
