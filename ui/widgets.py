@@ -134,8 +134,8 @@ def log_float_control(
             key=key,
             bind="query-params",
             on_change=from_number,
-            help=f"{label}: type any value from {min_value:g} to {max_value:g}; the slider moves "
-            "to the nearest mark.",
+            help=f"{label}: type any value from {min_value:g} to {max_value:g}; the slider "
+            "stands on it.",
         )
     if value is None:  # defensive: an emptied box falls back to the default
         value = float(default)
@@ -224,19 +224,20 @@ def log_int_control(
     """A log-scale slider over whole numbers with an exact box; the box is bound to the URL.
 
     The integer twin of :func:`log_float_control` (same ``<key>__slider`` naming,
-    so :func:`preset_buttons` resynchronises it; same ``exact``).
+    so :func:`preset_buttons` resynchronises it; same ``exact``; a whole number between two
+    marks becomes a mark of its own, so the slider shows the box's number).
     """
     grid = sorted({round(v) for v in log_grid(min_value, max_value)})
     slider_key = f"{key}__slider"
 
-    def nearest(value: float) -> int:
-        return min(grid, key=lambda g: abs(math.log(g) - math.log(max(value, 1))))
+    def nearest(marks: Sequence[int], value: float) -> int:
+        return min(marks, key=lambda g: abs(math.log(g) - math.log(max(value, 1))))
 
     def from_slider() -> None:
         st.session_state[key] = int(st.session_state[slider_key])
 
     def from_number() -> None:
-        st.session_state[slider_key] = nearest(int(st.session_state[key]))
+        st.session_state[slider_key] = int(st.session_state[key])
 
     col_slider, col_number = _box_columns(key, exact)
     with col_number:
@@ -250,16 +251,17 @@ def log_int_control(
             bind="query-params",
             on_change=from_number,
             help=f"{label}: type any whole number from {min_value:,} to {max_value:,}; the "
-            "slider moves to the nearest mark.",
+            "slider stands on it.",
         )
     if value is None:  # an emptied box falls back to the default
         value = default
-    if slider_key not in st.session_state:
-        st.session_state[slider_key] = nearest(value)
+    marks = [int(v) for v in _with_mark(grid, int(value))]
+    if st.session_state.get(slider_key) not in marks:
+        st.session_state[slider_key] = nearest(marks, value)
     with col_slider:
         st.select_slider(
             label,
-            options=grid,
+            options=marks,
             key=slider_key,
             format_func=lambda v: f"{v:,}",
             on_change=from_slider,

@@ -66,7 +66,7 @@ def _int_control_app() -> None:
     st.write(f"value={value}")
 
 
-def test_log_int_control_box_sets_the_value_and_moves_the_slider_to_the_nearest_mark():
+def test_log_int_control_box_sets_the_value_and_the_slider_stands_on_it():
     """The integer log control (shared from ui.widgets; it used to be copied into a page)."""
     from streamlit.testing.v1 import AppTest
 
@@ -76,8 +76,12 @@ def test_log_int_control_box_sets_the_value_and_moves_the_slider_to_the_nearest_
     at.number_input(key="w_size").set_value(25).run()
     assert at.markdown[-1].value == "value=25"
     slider = at.select_slider(key="w_size__slider")
-    assert slider.value == 30  # log(30/25) < log(25/20): nearest on a log scale (not 20)
+    assert slider.value == 25  # between the marks 20 and 30: a mark of its own
     assert slider.options[0] == "1" and slider.options[-1] == "1,000"
+    assert {"20", "25", "30"} <= set(slider.options)
+    at.select_slider(key="w_size__slider").set_value(30).run()
+    assert at.markdown[-1].value == "value=30"
+    assert "25" not in at.select_slider(key="w_size__slider").options
 
 
 def test_reproducing_link_needs_an_address_and_outside_a_run_keeps_the_address_only():
