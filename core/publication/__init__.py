@@ -9,6 +9,7 @@ releases compose and plans every cell × statistic with the single-statistic pla
 :mod:`core.publication.composition`    the composition across cells and statistics, the
                                        budget split, which designs serve a table (proofs)
 :mod:`core.publication.table`          :func:`plan_table`: one plan per cell × statistic
+:mod:`core.publication.records`        a planned table's summary, registry entry, report
 =====================================  ===================================================
 """
 

@@ -80,6 +80,8 @@ def test_downloaded_config_reproduces_the_table_in_batch(median_and_mean, tmp_pa
     labels = [b.proto.label for b in at.get("download_button")]
     assert "Download the table (CSV)" in labels
     assert "Download the plan as a batch config (YAML)" in labels
+    assert "Download a Python script that plans the table" in labels
+    assert "Download everything as a zip" in labels
     path = tmp_path / "publication.yaml"
     path.write_text(_yaml(at), encoding="utf-8")
     config = load_config(path)

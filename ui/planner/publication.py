@@ -4,7 +4,8 @@ The user groups the active population by one or two of its label columns (strata
 clusters), picks the statistics and the share of a cell's value its 95 % error bound may
 reach; the tab plans every cell × statistic with :func:`core.publication.plan_table` under
 the page's ε_target, δ_target and relation, states the composition in words, and offers the
-table as CSV and the plan as the YAML config of ``python -m batch``.
+table as CSV, the plan as the YAML config of ``python -m batch``, a Python script that plans
+it from that config, and a zip package of config, script, notebook, table and records.
 
 The pure parts (labels, the composition words, the heat map and the YAML text) are plain
 functions of numbers, tested without Streamlit; :func:`publication_view` draws the tab.
@@ -20,7 +21,6 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
-import yaml  # type: ignore[import-untyped]
 
 from core.populations import BUILTIN_POPULATIONS, Population
 from core.publication import GROUPS, TablePlan, cells_of, plan_table
@@ -29,6 +29,14 @@ from ui.downloads import frame_to_csv_bytes
 from ui.format import number, percent, significant
 from ui.planner import figures as figs
 from ui.planner import text
+from ui.planner.exports.publication_package import (
+    BATCH_COMMAND,
+    NOTEBOOK_NAME,
+    SCRIPT_NAME,
+    config_yaml,
+    publication_script,
+    publication_zip,
+)
 from ui.state import active_choice
 from ui.theme import chart_layout, make_figure
 from ui.widgets import bound_toggle, preset_buttons, result_container
@@ -56,8 +64,6 @@ DEFAULT_DESIGNS = ("poisson",)
 DEFAULT_SHARE = 0.1
 #: The budget splits across statistics: core's name → on-screen label.
 SPLIT_LABELS = {"equal": "equal shares", "optimal": "optimised shares"}
-#: The command that runs a saved config.
-BATCH_COMMAND = "python -m batch publication.yaml --out plan/"
 #: Columns of the on-screen table after the cells' labels (core's names → shown names).
 SHOWN_COLUMNS = {
     "statistic": "statistic",
@@ -251,12 +257,6 @@ def config_dict(
         publish_share=float(settings["publish_share"]),
     )
     return config
-
-
-def config_yaml(config: Mapping[str, Any]) -> str:
-    """The config as YAML text, with a comment line saying how to run it."""
-    head = f"# The release planner's publication table; run it in batch with\n#   {BATCH_COMMAND}\n"
-    return head + yaml.safe_dump(dict(config), sort_keys=False, allow_unicode=True)
 
 
 def population_entry(pop: Population, choice: str, seed: int) -> dict[str, Any] | None:
@@ -568,13 +568,18 @@ def publication_results(
             f"{percent(share, 3)}, not publishable at this ε_target."
         ),
     )
-    yaml_block(config, pop)
+    yaml_block(config, pop, result)
 
 
-def yaml_block(config: Mapping[str, Any], pop: Population) -> None:
-    """The plan as the batch config: a download and the text in an expander."""
+def yaml_block(config: Mapping[str, Any], pop: Population, result: TablePlan | None = None) -> None:
+    """The plan as the batch config and as a script, the zip package, and the config's text.
+
+    The zip (config, script, notebook, table, records and a README) needs the planned
+    ``result``; without it only the config and the script are offered.
+    """
     body = config_yaml(config)
-    st.download_button(
+    c1, c2, c3 = st.columns(3, gap="small")
+    c1.download_button(
         "Download the plan as a batch config (YAML)",
         body.encode("utf-8"),
         file_name="publication.yaml",
@@ -582,6 +587,27 @@ def yaml_block(config: Mapping[str, Any], pop: Population) -> None:
         key="plan_pub_yaml",
         on_click="ignore",
     )
+    c2.download_button(
+        "Download a Python script that plans the table",
+        publication_script(config).encode("utf-8"),
+        file_name=SCRIPT_NAME,
+        mime="text/x-python",
+        key="plan_pub_py",
+        on_click="ignore",
+        help=f"Save it next to publication.yaml and run it from the project folder; "
+        f"{NOTEBOOK_NAME} in the zip runs the same steps.",
+    )
+    if result is not None:
+        c3.download_button(
+            "Download everything as a zip",
+            publication_zip(config, pop, result),
+            file_name="publication_plan.zip",
+            mime="application/zip",
+            key="plan_pub_zip",
+            on_click="ignore",
+            help="The config, the script, a notebook, the table, its summary, registry "
+            "entry and report, with a README saying how to run each.",
+        )
     with st.expander("Reproduce in batch", icon=":material/terminal:"):
         if "builtin" not in config["population"]:
             st.caption(

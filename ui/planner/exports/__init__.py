@@ -7,6 +7,8 @@
   disclosure review board;
 * :mod:`ui.planner.exports.plan_table`: what each column of the table download
   ``release_plan.csv`` means;
+* :mod:`ui.planner.exports.publication_package`: the Publication table tab's script,
+  notebook and zip package (:func:`publication_zip`);
 * :mod:`ui.planner.exports.checks`: the checks of their arguments and the words both share.
 
 All are pure functions of their arguments (no Streamlit) and neither export writes a date.

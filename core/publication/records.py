@@ -1,0 +1,237 @@
+"""The records of a planned table: its summary, its registry entry and its HTML report.
+
+Pure text and dictionaries from a :class:`~core.publication.table.TablePlan`, its population
+and a few plain settings, shared by the batch (which writes them as files) and the planner
+page (which packs them into a zip). No file is written here.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from typing import Any
+
+from core.designs.registry import DESIGNS
+from core.mechanisms.registry import MECHANISMS
+from core.population import Population
+from core.publication.table import TablePlan
+
+__all__ = [
+    "RELATION_WORDS",
+    "plan_csv",
+    "registry_entry",
+    "relation_words",
+    "report_html",
+    "strict_json",
+    "summary",
+]
+
+#: The neighbouring relation in words, by core's name.
+RELATION_WORDS = {
+    "replacement": "change one record (bounded differential privacy)",
+    "deletion": "add or remove one record (unbounded differential privacy)",
+}
+
+
+def plan_csv(tp: TablePlan) -> str:
+    """The plan's table as CSV text (one row per cell × statistic, 12 significant digits)."""
+    return str(tp.table.to_csv(index=False, float_format="%.12g"))
+
+
+def summary(
+    tp: TablePlan, population: Population, *, name: str, T: int, seed: int
+) -> dict[str, Any]:
+    """The composition and totals, with the population and the plan's name.
+
+    Parameters
+    ----------
+    tp : TablePlan
+        The planned table.
+    population : Population
+        The population it was planned on.
+    name : str
+        The plan's name (the config's ``name``).
+    T : int
+        Monte Carlo repetitions per cell × statistic.
+    seed : int
+        The plan's seed.
+
+    Returns
+    -------
+    dict
+        :meth:`TablePlan.summary` with the name, population, groups, statistics, T and seed.
+    """
+    out = tp.summary()
+    out["name"] = name
+    out["population"] = {"name": population.name, "N": population.size, "recipe": population.recipe}
+    out["groups"] = list(tp.label_columns)
+    out["statistics"] = list(tp.statistics)
+    out["T"] = T
+    out["seed"] = seed
+    return out
+
+
+def relation_words(relation: str, labels_fixed: bool) -> str:
+    """The neighbouring relation of the whole table in words (and whether labels move)."""
+    words = RELATION_WORDS[relation]
+    if relation == "replacement":
+        words += (
+            "; the grouping labels are fixed"
+            if labels_fixed
+            else "; a changed record may move between cells"
+        )
+    return words
+
+
+def registry_entry(
+    tp: TablePlan,
+    population: Population,
+    *,
+    name: str,
+    eps_target: float,
+    relation: str,
+    labels_fixed: bool,
+    run_by: str = "python -m batch",
+) -> dict[str, Any]:
+    """An entry in the style of the DP Deployments Registry for the planned table.
+
+    Parameters
+    ----------
+    tp : TablePlan
+        The planned table.
+    population : Population
+        The population it was planned on.
+    name : str
+        The deployment's name.
+    eps_target : float
+        The promise for the whole table.
+    relation : str
+        ``"replacement"`` or ``"deletion"``.
+    labels_fixed : bool
+        Whether the grouping labels are public and never change.
+    run_by : str
+        What ran :func:`core.publication.plan_table` (the entry's ``implementation``).
+
+    Returns
+    -------
+    dict
+        The entry, ready for :func:`strict_json`.
+    """
+    t = tp.table[tp.table["design"] != ""]
+    mechanisms = sorted({MECHANISMS[m].label for m in t["mechanism"]})
+    designs = {
+        DESIGNS[d].label: {
+            "cells_x_statistics": int((t["design"] == d).sum()),
+            "rate_min": float(t.loc[t["design"] == d, "rate"].min()),
+            "rate_max": float(t.loc[t["design"] == d, "rate"].max()),
+            "theorem": DESIGNS[d].theorem,
+        }
+        for d in sorted(set(t["design"]))
+    }
+    return {
+        "deployment": name,
+        "data_product": (
+            f"table of {', '.join(tp.statistics)} of {population.value_label} by "
+            f"{' × '.join(tp.label_columns)} ({tp.table['cell'].nunique()} cells)"
+        ),
+        "model": "central",
+        "privacy_unit": "one record of the population",
+        "epsilon": eps_target,
+        "delta": tp.settings["delta_target"],
+        "neighboring_relation": relation_words(relation, labels_fixed),
+        "mechanisms": mechanisms,
+        "sampling": {
+            "design_per_cell": designs,
+            "note": "each cell × statistic draws its own secret sample; rates are per cell",
+        },
+        "accounting": {
+            "across_cells": tp.budget.reason,
+            "across_statistics": "basic (sequential) composition of the statistics' shares",
+            "shares": dict(zip(tp.statistics, tp.shares, strict=True)),
+            "per_cell_eps_target": tp.budget.eps_target,
+            "per_cell_relation": tp.budget.relation,
+            "amplification": "by sampling, per cell (the design's theorem)",
+            "eps_table_recomputed": tp.eps_table,
+        },
+        "refused_designs": dict(tp.refused),
+        "implementation": f"core.publication.plan_table, run by {run_by}",
+    }
+
+
+def report_html(
+    tp: TablePlan,
+    population: Population,
+    *,
+    name: str,
+    eps_target: float,
+    relation: str,
+    publish_share: float,
+) -> str:
+    """A short self-contained HTML report: the promise, the composition, the table.
+
+    Parameters
+    ----------
+    tp : TablePlan
+        The planned table.
+    population : Population
+        The population it was planned on.
+    name : str
+        The plan's name (escaped in the page).
+    eps_target : float
+        The promise for the whole table.
+    relation : str
+        ``"replacement"`` or ``"deletion"``.
+    publish_share : float
+        A cell × statistic is publishable when its 95 % error bound is at most this share
+        of the cell's value.
+
+    Returns
+    -------
+    str
+        One HTML page, with no script and no outside resource.
+    """
+    s = tp.summary()
+    esc = html.escape
+    rows = tp.table.to_html(index=False, float_format=lambda x: f"{x:.4g}", border=0)
+    refused = "".join(f"<li><b>{esc(k)}</b>: {esc(v)}</li>" for k, v in tp.refused.items())
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{esc(name)}: publication plan</title>
+<style>body{{font-family:sans-serif;margin:2em;max-width:80em}}
+table{{border-collapse:collapse;font-size:90%}}td,th{{padding:2px 8px;border-bottom:1px solid #ddd}}
+</style></head><body>
+<h1>Publication plan: {esc(name)}</h1>
+<p>Population: {esc(population.name)} (N = {population.size:,}).
+Cells: {s["cells"]} by {esc(" × ".join(tp.label_columns))}; statistics:
+{esc(", ".join(tp.statistics))}.</p>
+<p>Promise for the whole table: ε_target = {eps_target:g},
+δ_target = {tp.settings["delta_target"]:.3g},
+neighbours: {esc(RELATION_WORDS[relation])}.</p>
+<h2>Composition</h2>
+<p>{esc(tp.budget.reason)}</p>
+<p>{esc(s["composition"]["across_statistics"])} Shares:
+{esc(", ".join(f"{k} {v:.3f}" for k, v in s["composition"]["shares"].items()))}.</p>
+<p>Refused designs:</p><ul>{refused or "<li>none</li>"}</ul>
+<h2>Cells</h2>
+<p>{s["publishable"]} of {s["rows"]} cell × statistic releases are publishable (95 % error bound
+at most {publish_share:g} of the cell's value).</p>
+{rows}
+</body></html>
+"""
+
+
+def strict_json(data: Any) -> str:
+    """Indented strict JSON text: NaN and infinities (a cell not planned) become null."""
+
+    def clean(x: Any) -> Any:
+        if isinstance(x, dict):
+            return {str(k): clean(v) for k, v in x.items()}
+        if isinstance(x, (list, tuple)):
+            return [clean(v) for v in x]
+        if isinstance(x, float) and not math.isfinite(x):
+            return None
+        if hasattr(x, "item"):  # numpy scalars
+            return clean(x.item())
+        return x
+
+    return json.dumps(clean(data), indent=2, allow_nan=False) + "\n"

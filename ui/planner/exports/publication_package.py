@@ -1,0 +1,386 @@
+"""The publication table's downloads beyond the config: a script, a notebook and a zip package.
+
+:func:`publication_script` writes a Python script that loads the batch config
+``publication.yaml`` saved beside it, builds its population and plans the table with
+:func:`core.publication.plan_table` in this process (no Dask); :func:`publication_notebook`
+runs the same steps as notebook cells. :func:`publication_zip` packs both with the config,
+the page's table, its summary, registry entry and report and a README, in the manner of DP
+Wizard's exports.
+
+All three are pure functions of their arguments (no Streamlit) and write no date, so one plan
+gives the same bytes every time. The script imports :mod:`batch`; ui only writes its text.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from collections.abc import Mapping
+from typing import Any
+
+import nbformat
+import yaml  # type: ignore[import-untyped]
+from nbformat import v4
+
+from core.population import Population
+from core.publication import TablePlan, records
+
+__all__ = [
+    "BATCH_COMMAND",
+    "CONFIG_NAME",
+    "NOTEBOOK_NAME",
+    "PACKAGE_FILES",
+    "SCRIPT_NAME",
+    "config_yaml",
+    "package_readme",
+    "publication_notebook",
+    "publication_script",
+    "publication_zip",
+    "script_steps",
+]
+
+#: The config's file name: the script and the notebook read it from their own folder.
+CONFIG_NAME = "publication.yaml"
+SCRIPT_NAME = "plan_publication.py"
+NOTEBOOK_NAME = "plan_publication.ipynb"
+#: The command that runs a saved config on Dask.
+BATCH_COMMAND = "python -m batch publication.yaml --out plan/"
+#: The files of the zip package, in the order they are stored.
+PACKAGE_FILES = (
+    "README.md",
+    CONFIG_NAME,
+    SCRIPT_NAME,
+    NOTEBOOK_NAME,
+    "plan.csv",
+    "summary.json",
+    "registry.json",
+    "report.html",
+)
+#: What ran the page's plan, for the registry entry.
+RUN_BY = "the release planner page (Publication table tab)"
+#: Every file in the zip carries this time (the earliest a zip can hold): no date leaks in.
+ZIP_TIME = (1980, 1, 1, 0, 0, 0)
+
+_SETUP = """\
+import sys
+from pathlib import Path
+
+# The folder of this script (in a notebook: the working directory); the config is there.
+here = Path(globals().get("__file__", "plan_publication.py")).resolve().parent
+# The project folder (holding batch/ and core/) is the working directory, a folder above it
+# or above this file, or already on PYTHONPATH.
+root = next(
+    (
+        folder
+        for folder in [Path.cwd(), *Path.cwd().parents, here, *here.parents]
+        if (folder / "batch" / "config.py").is_file()
+        and (folder / "core" / "publication" / "__init__.py").is_file()
+    ),
+    None,
+)
+if root is not None and str(root) not in sys.path:
+    sys.path.insert(0, str(root))
+try:
+    from batch.config import build_population, load_config
+    from core.publication import plan_table
+    from core.publication.records import plan_csv
+except ModuleNotFoundError as exc:
+    raise ModuleNotFoundError(
+        "The project's batch/ and core/ folders were not found: run this from the project "
+        "folder (or a folder below it), or put the project folder on PYTHONPATH."
+    ) from exc
+"""
+
+_LOAD = """\
+config = load_config(here / "publication.yaml")
+population = build_population(config)
+print(
+    f"{config.name}: {population.name}, N = {population.size:,}, "
+    f"grouped by {', '.join(config.groups)}; eps_target = {config.eps_target:g}"
+)
+"""
+
+_PLAN = """\
+table_plan = plan_table(population, **config.plan_kwargs())
+totals = table_plan.summary()
+print(
+    f"{totals['rows']} cell x statistic plans, {totals['publishable']} publishable; "
+    f"the table's epsilon recomputed from the cells: {table_plan.eps_table:.6g}"
+)
+"""
+
+_WRITE = """\
+import pandas as pd
+
+with pd.option_context("display.max_rows", None, "display.width", 200):
+    print(table_plan.table.to_string(index=False))
+out = here / "plan"
+out.mkdir(exist_ok=True)
+(out / "plan.csv").write_text(plan_csv(table_plan), encoding="utf-8")
+print(f"wrote {out / 'plan.csv'}")
+"""
+
+
+def script_steps() -> list[tuple[str, str]]:
+    """The steps of the script and the notebook: (a title in words, the Python code).
+
+    Returns
+    -------
+    list of (str, str)
+        Find the project and import; load the config and build the population; plan the
+        table; print it and write ``plan/plan.csv``.
+    """
+    return [
+        ("Find the project and import the planner", _SETUP),
+        (f"Load the config ({CONFIG_NAME}) and build the population", _LOAD),
+        ("Plan every cell × statistic (in this process, no Dask)", _PLAN),
+        ("Print the table and write plan/plan.csv", _WRITE),
+    ]
+
+
+def config_yaml(config: Mapping[str, Any]) -> str:
+    """The config as YAML text, with a comment line saying how to run it."""
+    head = f"# The release planner's publication table; run it in batch with\n#   {BATCH_COMMAND}\n"
+    return head + yaml.safe_dump(dict(config), sort_keys=False, allow_unicode=True)
+
+
+def _plain(text: str) -> str:
+    """User text on one line, for a docstring or Markdown (no quotes, backticks or breaks)."""
+    return re.sub(r"[\s`\"\\]+", " ", text).strip()
+
+
+def _describe(config: Mapping[str, Any]) -> list[str]:
+    """The plan's settings in words, one line each."""
+    pop = config["population"]
+    if "builtin" in pop:
+        population = (
+            f"the built-in {_plain(str(pop['builtin']))} population (seed {pop.get('seed', 0)}, "
+            f"N = {int(pop.get('size') or 0):,})"
+        )
+    else:
+        population = (
+            f"the file {_plain(str(pop['file']))} (fill in its name, value column and public "
+            f"bounds under population in {CONFIG_NAME})"
+        )
+    relation = records.relation_words(config["relation"], bool(config["labels_fixed"]))
+    return [
+        f"population: {population}",
+        f"cells: grouped by {' × '.join(map(str, config['groups']))}",
+        "statistics: "
+        + ", ".join(
+            f"quantile {s['quantile']:g}" if isinstance(s, Mapping) else str(s)
+            for s in config["statistics"]
+        ),
+        f"privacy unit: one record of the population; neighbours: {relation}",
+        f"promise for the whole table: ε_target = {float(config['eps_target']):g}, "
+        f"δ_target = {float(config['delta_target']):.3g}",
+        f"T = {config['T']} Monte Carlo repetitions per cell × statistic, seed {config['seed']}",
+    ]
+
+
+def publication_script(config: Mapping[str, Any]) -> str:
+    """A runnable Python script that plans the config's table and writes ``plan/plan.csv``.
+
+    Parameters
+    ----------
+    config : Mapping
+        The batch config (:func:`ui.planner.publication.config_dict`); only described in the
+        script's docstring, since the script reads the saved ``publication.yaml``.
+
+    Returns
+    -------
+    str
+        The script: a module docstring saying what it does and how to run it, then the
+        steps of :func:`script_steps` in order.
+    """
+    doc = "\n".join(
+        [
+            '"""Plan a publication table (cells × statistics) under one ε_target.',
+            "",
+            f"Written by the release planner page. It reads the batch config {CONFIG_NAME}",
+            "saved next to this file, builds its population with batch.config.build_population,",
+            "plans every cell × statistic with core.publication.plan_table (a plain map in this",
+            "process, no Dask), prints the table and writes it to plan/plan.csv next to this file.",
+            "",
+            "Run it with the project folder (holding batch/ and core/) as the working directory",
+            "or on PYTHONPATH:",
+            "",
+            f"    python {SCRIPT_NAME}",
+            "",
+            "The batch, run in this file's folder, plans the same table on Dask and writes the",
+            "same plan/plan.csv (with summary.json, registry.json and report.html):",
+            "",
+            f"    {BATCH_COMMAND}",
+            "",
+            "The plan:",
+            "",
+            *(f"- {line}" for line in _describe(config)),
+            '"""',
+        ]
+    )
+    body = "\n".join(f"# {title}\n{code}" for title, code in script_steps())
+    return f"{doc}\n\n{body}"
+
+
+def publication_notebook(config: Mapping[str, Any]) -> str:
+    """The script's steps as a Jupyter notebook (``.ipynb`` JSON text, nbformat 4).
+
+    Parameters
+    ----------
+    config : Mapping
+        The batch config, described in the first cell.
+
+    Returns
+    -------
+    str
+        A Markdown cell on what the notebook does and how to run it, then one Markdown title
+        and one code cell per step of :func:`script_steps`; validated, with fixed cell ids.
+    """
+    intro = "\n".join(
+        [
+            "# Publication table: reproduce the planner's numbers",
+            "",
+            f"Written by the release planner page. It reads the batch config `{CONFIG_NAME}` "
+            "from the working directory, builds its population, plans every cell × statistic "
+            "with `core.publication.plan_table` and writes `plan/plan.csv`. Start Jupyter in "
+            "the folder holding this notebook and the config, with the project folder (holding "
+            "`batch/` and `core/`) above it or on `PYTHONPATH`. The batch runs the same plan "
+            f"on Dask: `{BATCH_COMMAND}`.",
+            "",
+            "The plan:",
+            "",
+            *(f"- {line}" for line in _describe(config)),
+        ]
+    )
+    cells = [v4.new_markdown_cell(intro)]
+    for title, code in script_steps():
+        cells += [v4.new_markdown_cell(f"## {title}"), v4.new_code_cell(code)]
+    for i, cell in enumerate(cells):
+        cell["id"] = f"cell-{i}"
+    notebook = v4.new_notebook(
+        cells=cells,
+        metadata={
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+            "language_info": {"name": "python"},
+        },
+    )
+    nbformat.validate(notebook)
+    return str(nbformat.writes(notebook))
+
+
+def package_readme(config: Mapping[str, Any], population: Population) -> str:
+    """The zip's README: what each file is, how to run them, the promise in words."""
+    files = {
+        "README.md": "this file",
+        CONFIG_NAME: "the plan as the batch config",
+        SCRIPT_NAME: "a Python script that plans the table from the config (no Dask)",
+        NOTEBOOK_NAME: "the same steps as a Jupyter notebook",
+        "plan.csv": "the page's table: one row per cell × statistic (best design, rate, "
+        "ε_sample, RMSE, 95 % error bound, relative error, publishable)",
+        "summary.json": "the composition across cells and statistics, and the totals",
+        "registry.json": "an entry in the style of the DP Deployments Registry",
+        "report.html": "a short report: the promise, the composition, the table",
+    }
+    return "\n".join(
+        [
+            f"# Publication plan: {_plain(str(config['name']))}",
+            "",
+            f"Planned on the release planner page; population: {_plain(population.name)}.",
+            "",
+            "## The promise",
+            "",
+            "The privacy unit is one record of the population. The whole table, every cell "
+            f"and statistic together, is (ε_target = {float(config['eps_target']):g}, "
+            f"δ_target = {float(config['delta_target']):.3g})-differentially private, "
+            "neighbouring populations being one step apart: "
+            + records.relation_words(config["relation"], bool(config["labels_fixed"]))
+            + ". summary.json and report.html say how the releases compose.",
+            "",
+            "## The files",
+            "",
+            *(f"- `{name}`: {what}" for name, what in files.items()),
+            "",
+            "## Reproduce the numbers",
+            "",
+            "Unzip into a folder, then run with the project folder (holding `batch/` and "
+            "`core/`) as the working directory or on `PYTHONPATH`:",
+            "",
+            f"- the script: `python {SCRIPT_NAME}` prints the table and writes "
+            "`plan/plan.csv` next to it;",
+            f"- the notebook: open `{NOTEBOOK_NAME}` in Jupyter started in this folder and "
+            "run all cells;",
+            f"- the batch, cells in parallel on Dask: `{BATCH_COMMAND}` (add "
+            "`--scheduler tcp://HOST:PORT` for a running cluster).",
+            "",
+            "Each cell × statistic has its own seed, derived from the config's seed, so all "
+            "three give the page's plan.csv (up to floating-point rounding).",
+            "",
+            "## The plan",
+            "",
+            *(f"- {line}" for line in _describe(config)),
+            "",
+        ]
+    )
+
+
+def publication_zip(
+    config: Mapping[str, Any], population: Population, table_plan: TablePlan
+) -> bytes:
+    """A zip package of the plan: README, config, script, notebook, table and records.
+
+    Parameters
+    ----------
+    config : Mapping
+        The batch config of the plan (:func:`ui.planner.publication.config_dict`).
+    population : Population
+        The population the table was planned on.
+    table_plan : TablePlan
+        The page's plan of the table.
+
+    Returns
+    -------
+    bytes
+        A deflated zip holding :data:`PACKAGE_FILES` in that order, every file dated
+        :data:`ZIP_TIME`: the same inputs give the same bytes.
+    """
+    name = str(config["name"])
+    texts = {
+        "README.md": package_readme(config, population),
+        CONFIG_NAME: config_yaml(config),
+        SCRIPT_NAME: publication_script(config),
+        NOTEBOOK_NAME: publication_notebook(config),
+        "plan.csv": records.plan_csv(table_plan),
+        "summary.json": records.strict_json(
+            records.summary(
+                table_plan, population, name=name, T=int(config["T"]), seed=int(config["seed"])
+            )
+        ),
+        "registry.json": records.strict_json(
+            records.registry_entry(
+                table_plan,
+                population,
+                name=name,
+                eps_target=float(config["eps_target"]),
+                relation=str(config["relation"]),
+                labels_fixed=bool(config["labels_fixed"]),
+                run_by=RUN_BY,
+            )
+        ),
+        "report.html": records.report_html(
+            table_plan,
+            population,
+            name=name,
+            eps_target=float(config["eps_target"]),
+            relation=str(config["relation"]),
+            publish_share=float(config["publish_share"]),
+        ),
+    }
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for file_name in PACKAGE_FILES:
+            info = zipfile.ZipInfo(file_name, date_time=ZIP_TIME)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, texts[file_name].encode("utf-8"))
+    return buffer.getvalue()
