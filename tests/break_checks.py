@@ -1038,6 +1038,14 @@ BREAKS: tuple[Break, ...] = (
         ),
     ),
     Break(
+        name="percent-in-scientific-notation",
+        item="issue 27 §2: shares written out, never as 1.8e+02 %",
+        path="ui/format.py",
+        old='    return f"{readable(100 * float(fraction), digits)} %"',
+        new='    return f"{100 * float(fraction):.{digits}g} %"',
+        tests=("tests/ui/test_format.py::test_significant_and_percent",),
+    ),
+    Break(
         name="publication-script-seed-shifted",
         item="issue 24 §2: the publication table's script and zip package",
         path="ui/planner/exports/publication_package.py",

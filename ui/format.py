@@ -59,10 +59,12 @@ def readable(x: float, digits: int = 3) -> str:
 
 
 def percent(fraction: float, digits: int = 3) -> str:
-    """A fraction as a percentage to ``digits`` significant digits (``0.125`` → ``12.5 %``)."""
+    """A fraction as a percentage to ``digits`` significant digits, written out as
+    :func:`readable` writes a number (``0.125`` → ``12.5 %``, ``1.8`` → ``180 %``, never
+    ``1.8e+02 %``)."""
     if digits < 1:
         raise ValueError(f"digits must be at least 1, got {digits}")
-    return f"{100 * float(fraction):.{digits}g} %"
+    return f"{readable(100 * float(fraction), digits)} %"
 
 
 def adaptive_percent(fraction: float) -> str:

@@ -79,9 +79,9 @@ def test_downloaded_config_reproduces_the_table_in_batch(median_and_mean, tmp_pa
     at = median_and_mean
     labels = [b.proto.label for b in at.get("download_button")]
     assert "Download the table (CSV)" in labels
-    assert "Download the plan as a batch config (YAML)" in labels
-    assert "Download a Python script that plans the table" in labels
-    assert "Download everything as a zip" in labels
+    assert "Batch config (YAML)" in labels
+    assert "Python script (.py)" in labels
+    assert "Everything (zip)" in labels
     path = tmp_path / "publication.yaml"
     path.write_text(_yaml(at), encoding="utf-8")
     config = load_config(path)
@@ -124,9 +124,7 @@ def test_too_many_cells_point_to_the_batch() -> None:
     at = open_page(PAGE, {**BASE, "plan_pub_groups": pub.group_label(LABELS, "clusters")})
     assert any("python -m batch" in w.value for w in at.warning)
     assert not [d for d in at.dataframe if "b₉₅ / value" in d.value.columns]
-    assert "Download the plan as a batch config (YAML)" in [
-        b.proto.label for b in at.get("download_button")
-    ]
+    assert "Batch config (YAML)" in [b.proto.label for b in at.get("download_button")]
 
 
 def test_population_without_labels_gets_words_and_the_establishments() -> None:

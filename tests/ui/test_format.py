@@ -28,6 +28,9 @@ def test_significant_and_percent():
     assert significant(3.14159, 3) == "3.14"
     assert percent(0.125) == "12.5 %"
     assert percent(0.1) == "10 %"
+    # A share a person reads is never in scientific notation (issue 27 §2).
+    assert percent(1.8, 2) == "180 %"
+    assert percent(63.57) == "6,360 %"
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,7 @@ functions of numbers, tested without Streamlit; :func:`publication_view` draws t
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -144,6 +145,15 @@ def shown_table(result: TablePlan) -> pd.DataFrame:
     return shown
 
 
+def reading_order(name: str) -> tuple[tuple[int, float, str], ...]:
+    """A key that sorts cell names as a person reads them: numbers by value, so the size
+    classes "5-9", "10-19", "100-249" follow each other in that order, not as text."""
+    parts = re.split(r"(\d+(?:\.\d+)?)", name)
+    return tuple(
+        (0, float(part), "") if i % 2 else (1, 0.0, part) for i, part in enumerate(parts) if part
+    )
+
+
 def heatmap_figure(result: TablePlan) -> tuple[go.Figure, pd.DataFrame]:
     """Cells × statistics coloured by the relative 95 % error ``b₉₅ / |value|``.
 
@@ -164,7 +174,7 @@ def heatmap_figure(result: TablePlan) -> tuple[go.Figure, pd.DataFrame]:
             "publishable": t["publishable"].to_numpy(dtype=bool),
         }
     )
-    cells = list(dict.fromkeys(data["cell"]))
+    cells = sorted(dict.fromkeys(data["cell"]), key=reading_order)
     stats = list(result.statistics)
     grid = data.set_index(["cell", "statistic"])
     share = float(result.settings["publish_share"])
@@ -578,32 +588,36 @@ def yaml_block(config: Mapping[str, Any], pop: Population, result: TablePlan | N
     ``result``; without it only the config and the script are offered.
     """
     body = config_yaml(config)
+    st.caption("Download this plan to run it again outside the page:")
     c1, c2, c3 = st.columns(3, gap="small")
     c1.download_button(
-        "Download the plan as a batch config (YAML)",
+        "Batch config (YAML)",
         body.encode("utf-8"),
         file_name="publication.yaml",
         mime="application/x-yaml",
         key="plan_pub_yaml",
+        icon=":material/download:",
         on_click="ignore",
     )
     c2.download_button(
-        "Download a Python script that plans the table",
+        "Python script (.py)",
         publication_script(config).encode("utf-8"),
         file_name=SCRIPT_NAME,
         mime="text/x-python",
         key="plan_pub_py",
+        icon=":material/download:",
         on_click="ignore",
         help=f"Save it next to publication.yaml and run it from the project folder; "
         f"{NOTEBOOK_NAME} in the zip runs the same steps.",
     )
     if result is not None:
         c3.download_button(
-            "Download everything as a zip",
+            "Everything (zip)",
             publication_zip(config, pop, result),
             file_name="publication_plan.zip",
             mime="application/zip",
             key="plan_pub_zip",
+            icon=":material/download:",
             on_click="ignore",
             help="The config, the script, a notebook, the table, its summary, registry "
             "entry and report, with a README saying how to run each.",

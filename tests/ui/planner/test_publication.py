@@ -109,3 +109,19 @@ def test_an_optimised_split_is_said_with_its_shares() -> None:
     for stat, share in zip(plan.statistics, plan.shares, strict=True):
         assert f"{stat} {pub.percent(share, 3)}" in words
     assert sum(plan.shares) == pytest.approx(1.0, rel=1e-12)
+
+
+def test_heat_map_cells_read_in_the_order_of_their_numbers():
+    from ui.planner.publication import reading_order
+
+    names = ["20-49", "250-499", "5-9", "1-4", "10-19", "100-249", "North / 10-19", "North / 5-9"]
+    assert sorted(names, key=reading_order) == [
+        "1-4",
+        "5-9",
+        "10-19",
+        "20-49",
+        "100-249",
+        "250-499",
+        "North / 5-9",
+        "North / 10-19",
+    ]
