@@ -1046,6 +1046,17 @@ BREAKS: tuple[Break, ...] = (
         tests=("tests/ui/test_format.py::test_significant_and_percent",),
     ),
     Break(
+        name="long-labels-cut-short",
+        item="issue 27 §1: nothing cut short (long preset and metric labels wrap)",
+        path="ui/theme.py",
+        old="    + WRAP_CSS\n",
+        new="",
+        tests=(
+            "tests/e2e/test_layout.py::test_nothing_overflows[clusters-laptop]",
+            "tests/e2e/test_layout.py::test_nothing_overflows[strata-laptop]",
+        ),
+    ),
+    Break(
         name="publication-script-seed-shifted",
         item="issue 24 §2: the publication table's script and zip package",
         path="ui/planner/exports/publication_package.py",

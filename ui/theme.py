@@ -294,6 +294,19 @@ STALE_CSS = f"""
 """
 
 
+#: Labels that would end in "…" in a narrow column wrap onto a second line instead: button
+#: labels (presets, downloads), metric labels, widget labels and the upload widget's hint. A
+#: label cut short hides the words that tell two choices apart ("Poisson sampling, same
+#: fracti…"); tests/e2e/test_layout.py fails on any that is.
+WRAP_CSS = """
+.stButton button p, .stDownloadButton button p, [data-testid="stMetricLabel"] p,
+[data-testid="stMetricLabel"] div, [data-testid="stWidgetLabel"] p,
+[data-testid="stFileUploaderDropzoneInstructions"] span {
+  white-space: normal !important; overflow: visible !important;
+  text-overflow: clip !important; overflow-wrap: anywhere;
+}
+"""
+
 #: App-wide CSS, injected once by the router (ui/router.py). Phones (≤ 640 px) get smaller
 #: page and chart titles; long formulas scroll inside their column instead of being cut;
 #: long words in headings wrap instead of running off the screen; the exact-value boxes that
@@ -301,7 +314,7 @@ STALE_CSS = f"""
 #: A number box holding a value outside its range (the browser marks it ``aria-invalid`` and
 #: never sends it) greys out every result container (``ui.widgets.result_container``) after
 #: it, with the caption ``ui.widgets.STALE_RESULT_TEXT``; a result container nested in a
-#: greyed one is not greyed twice.
+#: greyed one is not greyed twice. Nothing is cut short (:data:`WRAP_CSS`).
 APP_CSS = (
     """
 h1, h2, h3 { overflow-wrap: anywhere; }
@@ -314,5 +327,6 @@ h1, h2, h3 { overflow-wrap: anywhere; }
   .katex-display > .katex { font-size: 1em; }
 }
 """
+    + WRAP_CSS
     + STALE_CSS
 )

@@ -9,6 +9,8 @@ code) and each viewport, the page is loaded as a link would open it and measured
 - chart titles (plotly ``.gtitle``): inside the figure's SVG and clear of the chart toolbar
   (``.modebar``);
 - page headings: no horizontal overflow; the page itself never scrolls sideways;
+- no text cut short: no label wider than its box ending in "…" (issue 27 §1; the app's CSS
+  lets long labels wrap, ``ui.theme.WRAP_CSS``);
 - on a phone, the sidebar starts collapsed and does not cover the main content.
 
 A failure names each offending element, its page and the overflow in pixels. Screenshots of
@@ -118,6 +120,23 @@ MEASURE = """(slack) => {
       if (overlap) problems.push(`${name} is covered by the chart toolbar`);
     }
   });
+  // Text cut short with "…": a label wider than its box (a preset button, a metric, a
+  // widget label). The chips of a multiselect are left out: Streamlit lets them scroll
+  // sideways behind a fade instead. The sidebar counts only while it is open.
+  const side = document.querySelector('[data-testid="stSidebar"]');
+  const sideOpen = side && side.getAttribute('aria-expanded') !== 'false' &&
+                   side.getBoundingClientRect().right > 0;
+  const scopes = '[data-testid="stMain"] *' + (sideOpen ? ', [data-testid="stSidebar"] *' : '');
+  const cut = new Set();
+  document.querySelectorAll(scopes).forEach((el) => {
+    if (el.children.length > 3 || el.closest('[data-testid="stMultiSelect"]')) return;
+    if (getComputedStyle(el).textOverflow !== 'ellipsis') return;
+    const text = short(el.textContent);
+    if (text && el.getClientRects().length && el.scrollWidth > el.clientWidth + slack) {
+      cut.add(text);
+    }
+  });
+  cut.forEach((text) => problems.push(`text cut short: "${text}"`));
   document.querySelectorAll('[data-testid="stMain"] h1, [data-testid="stMain"] h2')
     .forEach((h) => {
       const over = h.scrollWidth - h.clientWidth;
