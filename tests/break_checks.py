@@ -1057,6 +1057,17 @@ BREAKS: tuple[Break, ...] = (
         ),
     ),
     Break(
+        name="accuracy-first-always-green",
+        item="issue 27 §2: a useless plan is a warning on the accuracy-first tab too",
+        path="ui/planner/views.py",
+        old="        if too_noisy is None:\n",
+        new="        if True:\n",
+        tests=(
+            "tests/pages/test_planner_page.py::"
+            "test_accuracy_first_warns_when_the_bound_asked_for_is_useless",
+        ),
+    ),
+    Break(
         name="publication-script-seed-shifted",
         item="issue 24 §2: the publication table's script and zip package",
         path="ui/planner/exports/publication_package.py",

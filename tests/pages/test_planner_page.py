@@ -222,6 +222,24 @@ def test_accuracy_first_answer_is_cores_search():
     assert "No plan reaches" in unreachable.info[0].value
 
 
+def test_accuracy_first_warns_when_the_bound_asked_for_is_useless():
+    """Issue 27 §2: a reachable bound that is useless gets a warning, not a green answer.
+
+    Asked for ±1,000 around a median of about 148, the search stops at the smallest ε_target
+    it tries, whose plan is off by about ±13; a user who accepts 5 % of the value is warned.
+    """
+    query = {
+        "plan_view": text.ACCURACY_TAB,
+        "plan_target_err": "1000",
+        "plan_reps": "50",
+        "plan_usable": "5",
+    }
+    at = open_page(PAGE, query)
+    assert not at.success and not at.exception
+    warning = next(w.value for w in at.warning if "Too noisy to use" in w.value)
+    assert text.ASK_SMALLER_BOUND in warning and "The smallest ε_target" in warning
+
+
 def test_delta_target_follows_the_population_until_typed():
     at = open_page(PAGE)
     assert at.number_input(key="plan_delta").value == delta_target_default(LOGNORMAL.size)

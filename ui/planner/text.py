@@ -500,12 +500,23 @@ def _large_share(fraction: float) -> str:
     return f"{100 * fraction:,.0f} %" if fraction >= 0.1 else adaptive_percent(fraction)
 
 
-def too_noisy_reason(result: PlanResult, lower: float, upper: float, share: float) -> str | None:
+#: The accuracy-first tab's way out of a useless plan: the user set the bound.
+ASK_SMALLER_BOUND = "Ask for a smaller 95 % error bound above"
+
+
+def too_noisy_reason(
+    result: PlanResult,
+    lower: float,
+    upper: float,
+    share: float,
+    remedy: str = "Raise ε_target",
+) -> str | None:
     """Why the recommended plan is too noisy to use, or None when it is usable.
 
     The rule is :func:`core.planner.usability.is_usable`: the plan's 95 % error bound
     against ``share`` of the population value, or of the declared range ``upper − lower``
-    when the value is 0.
+    when the value is 0. ``remedy`` is the first way out offered (the accuracy-first tab,
+    where the user sets the bound, asks for a smaller one).
     """
     bound = float(result.best["error_95"])
     value = float(result.population_value)
@@ -531,7 +542,7 @@ def too_noisy_reason(result: PlanResult, lower: float, upper: float, share: floa
         )
     return (
         f"Too noisy to use: even the best plan releases a {stat} that says little about the "
-        f"population, as {why}. Raise ε_target, or accept a larger share under "
+        f"population, as {why}. {remedy}, or accept a larger share under "
         f"*{USABLE_SHARE_LABEL}*."
     )
 

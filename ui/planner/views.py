@@ -551,7 +551,15 @@ def accuracy_body(ctx: PlannerInputs, found: planner.AccuracyFirst, target: floa
     best = found.plan.best if found.plan is not None else None
     answer = text.accuracy_answer(target, found.eps_target, found.feasible, best, EPS_MAX)
     if found.feasible and found.plan is not None:
-        st.success(answer, icon=":material/target:")
+        # A bound the user asks for can itself be useless: the same rule as the verdict of
+        # the comparison tab decides between a green answer and a warning.
+        too_noisy = text.too_noisy_reason(
+            found.plan, pop.lower, pop.upper, ctx.usable_share, remedy=text.ASK_SMALLER_BOUND
+        )
+        if too_noisy is None:
+            st.success(answer, icon=":material/target:")
+        else:
+            st.warning(f"{too_noisy}\n\n{answer}", icon=":material/warning:")
         step = cache.resolution(pop.content_hash, pop)
         fig, data = figs.objective_figure(found.plan, target=target, resolution=step)
         chart_block(
