@@ -1068,6 +1068,16 @@ BREAKS: tuple[Break, ...] = (
         ),
     ),
     Break(
+        name="usable-column-reads-the-rmse",
+        item="issue 27 §4: release_plan.csv says which plans are usable, by the page's rule",
+        path="ui/planner/figures.py",
+        old='for b in table["error_95"]',
+        new='for b in table["rmse"]',
+        tests=(
+            "tests/ui/planner/test_plan_table.py::test_usable_follows_the_pages_rule_row_by_row",
+        ),
+    ),
+    Break(
         name="publication-script-seed-shifted",
         item="issue 24 §2: the publication table's script and zip package",
         path="ui/planner/exports/publication_package.py",

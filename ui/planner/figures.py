@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 from core.designs.registry import DESIGNS
 from core.mechanisms import MECHANISMS
 from core.planner import MEAN_MECHANISMS, QUANTILE_MECHANISMS, PlanResult
+from core.planner.usability import is_usable
 from core.resolution import exact_threshold
 from ui.format import significant
 from ui.theme import (
@@ -57,6 +58,7 @@ TABLE_COLUMNS = (
     "refined",
     "best_rate_of_design_mechanism",
     "recommended",
+    "usable",
     "accounting",
 )
 
@@ -164,16 +166,30 @@ def recommended_rows(result: PlanResult) -> np.ndarray:
     return flags
 
 
-def full_table(result: PlanResult) -> pd.DataFrame:
+def full_table(
+    result: PlanResult,
+    *,
+    usable_share: float | None = None,
+    lower: float = 0.0,
+    upper: float = math.inf,
+) -> pd.DataFrame:
     """Every evaluated (design, mechanism, rate) row, in the planner's column order.
 
     Columns are :data:`TABLE_COLUMNS` (those core provides), core's ``is_best`` renamed
-    ``best_rate_of_design_mechanism`` (true on one row per design and mechanism) and
+    ``best_rate_of_design_mechanism`` (true on one row per design and mechanism),
     ``recommended`` true on exactly one row, the plan the page recommends
-    (:func:`recommended_rows`).
+    (:func:`recommended_rows`) and, given ``usable_share``, ``usable``: whether the row's 95 %
+    bound is within that share of the population value (or of the declared range
+    ``upper − lower`` when the value is 0), the rule of
+    :func:`core.planner.usability.is_usable` that the page's verdict uses.
     """
     table = result.table.rename(columns=RENAMED_COLUMNS)
     table["recommended"] = recommended_rows(result)
+    if usable_share is not None:
+        value = float(result.population_value)
+        table["usable"] = [
+            is_usable(float(b), value, lower, upper, usable_share) for b in table["error_95"]
+        ]
     columns = [c for c in TABLE_COLUMNS if c in table.columns]
     return table.loc[:, columns].reset_index(drop=True)
 

@@ -331,7 +331,7 @@ def compare_body(ctx: PlannerInputs, result: planner.PlanResult, step: float | N
         ranked, result.population_value, pop.lower, pop.upper, ctx.usable_share
     )
     st.markdown(text.ranked_list(ranked, step, usable))
-    table = figs.full_table(result)
+    table = figs.full_table(result, usable_share=ctx.usable_share, lower=pop.lower, upper=pop.upper)
     left, right = st.columns(2)
     left.download_button(
         "Download the full table (CSV)",
@@ -342,7 +342,8 @@ def compare_body(ctx: PlannerInputs, result: planner.PlanResult, step: float | N
         on_click="ignore",
         icon=":material/table:",
         help="Every evaluated design, mechanism and rate, with Monte Carlo standard errors; "
-        "`recommended` marks the plan recommended above.",
+        "`recommended` marks the plan recommended above, `usable` the plans whose 95 % bound "
+        "is within the usable error you set.",
     )
     right.download_button(
         "What its columns mean (CSV)",

@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 from core import planner
+from core.planner.usability import is_usable
 from core.populations import make_builtin
 from tests.conftest import ROOT
 from ui.downloads import frame_to_csv_bytes
@@ -24,6 +25,8 @@ from ui.planner.exports import PLAN_TABLE_COLUMNS, columns_frame
 from ui.planner.exports.plan_table import markdown_table
 
 POP = make_builtin("establishments", seed=2, size=2000)
+#: The share of the value a plan's 95 % bound may reach and still be usable.
+USABLE = 0.2
 
 
 @pytest.fixture(scope="module", params=["median", "mean"])
@@ -35,7 +38,8 @@ def result(request: pytest.FixtureRequest) -> planner.PlanResult:
 
 def _csv(result: planner.PlanResult) -> pd.DataFrame:
     """``release_plan.csv`` as the page writes it, read back."""
-    return pd.read_csv(io.BytesIO(frame_to_csv_bytes(figs.full_table(result))))
+    table = figs.full_table(result, usable_share=USABLE, lower=POP.lower, upper=POP.upper)
+    return pd.read_csv(io.BytesIO(frame_to_csv_bytes(table)))
 
 
 def test_every_column_of_the_download_is_described_in_file_order(result):
@@ -88,3 +92,11 @@ def test_a_recommendation_matching_no_row_is_refused(result):
     lost = dataclasses.replace(result, best=best)
     with pytest.raises(ValueError, match="matches 0 rows"):
         figs.full_table(lost)
+
+
+def test_usable_follows_the_pages_rule_row_by_row(result):
+    table = _csv(result)
+    value = float(result.population_value)
+    expected = [is_usable(b, value, POP.lower, POP.upper, USABLE) for b in table["error_95"]]
+    assert list(table["usable"]) == expected
+    assert "usable" not in figs.full_table(result).columns  # only when the share is given

@@ -49,6 +49,9 @@ PLAN_TABLE_COLUMNS: dict[str, str] = {
     "mechanism.",
     "recommended": "true on exactly one row: the plan the page recommends, the best of the "
     "best_rate_of_design_mechanism rows.",
+    "usable": "true when error_95 is within the share of the population's value that the page's "
+    'control "Usable error (% of the value)" accepts (of the declared range when the value '
+    "is 0); the page calls a plan above it too noisy to use.",
     "accounting": "The theorem or bound that gives eps_sample, in words.",
 }
 
