@@ -51,6 +51,7 @@ OPTIONAL = (
     "T",
     "seed",
     "split",
+    "error_weights",
     "publish_share",
     "max_cells",
     "name",
@@ -98,6 +99,7 @@ class Config:
     split: str | tuple[float, ...]
     publish_share: float
     max_cells: int
+    error_weights: tuple[float, ...] | None = None
 
     def plan_kwargs(self) -> dict[str, Any]:
         """Keyword arguments of :func:`core.publication.plan_table` (after the population)."""
@@ -114,6 +116,7 @@ class Config:
             "reps": self.T,
             "seed": self.seed,
             "split": self.split if isinstance(self.split, str) else list(self.split),
+            "error_weights": None if self.error_weights is None else list(self.error_weights),
             "publish_share": self.publish_share,
             "max_cells": self.max_cells,
         }
@@ -217,6 +220,16 @@ def load_config(path: str | Path) -> Config:
         raise ConfigError(
             "split", f"must be 'equal', 'optimal' or a list of weights; got {split!r}"
         )
+    weights = raw.get("error_weights")
+    weights_t = None
+    if weights is not None:
+        if split != "optimal":
+            raise ConfigError("error_weights", "apply to the optimised split only (split: optimal)")
+        if not isinstance(weights, list) or len(weights) != len(stats):
+            raise ConfigError(
+                "error_weights", f"needs {len(stats)} weights, one per statistic; got {weights!r}"
+            )
+        weights_t = tuple(_number(f"error_weights[{i}]", w, low=0.0) for i, w in enumerate(weights))
     return Config(
         name=str(raw.get("name", p.stem)),
         population=pop,
@@ -235,6 +248,7 @@ def load_config(path: str | Path) -> Config:
         split=split,
         publish_share=_number("publish_share", raw.get("publish_share", 0.1), low=0.0),
         max_cells=_whole("max_cells", raw.get("max_cells", 10_000), 1, 10**7),
+        error_weights=weights_t,
     )
 
 

@@ -1078,6 +1078,14 @@ BREAKS: tuple[Break, ...] = (
         ),
     ),
     Break(
+        name="error-weights-ignored",
+        item="issue 24 §1: the optimised split minimises the largest weighted error",
+        path="core/publication/table.py",
+        old="shares = optimal_shares(pairs, budget.eps_target, weights_t)",
+        new="shares = optimal_shares(pairs, budget.eps_target)",
+        tests=("tests/core/publication/test_table.py::test_optimal_split_returns_shares",),
+    ),
+    Break(
         name="publication-script-seed-shifted",
         item="issue 24 §2: the publication table's script and zip package",
         path="ui/planner/exports/publication_package.py",

@@ -266,18 +266,22 @@ def _need(log_eps: np.ndarray, log_err: np.ndarray, level: float) -> float:
 
 
 def optimal_shares(
-    curves: Sequence[tuple[Sequence[float], Sequence[float]]], eps_total: float
+    curves: Sequence[tuple[Sequence[float], Sequence[float]]],
+    eps_total: float,
+    weights: Sequence[float] | None = None,
 ) -> tuple[float, ...]:
-    """Shares of ``eps_total`` that minimise the largest error across statistics.
+    """Shares of ``eps_total`` that minimise the largest (weighted) error across statistics.
 
-    Minimises ``max_s e_s(w_s · eps_total)`` over ``w`` in the simplex, where ``e_s`` is
+    Minimises ``max_s a_s · e_s(w_s · eps_total)`` over ``w`` in the simplex, where ``e_s`` is
     statistic ``s``'s error (the largest relative 95 % error over the cells) known on a grid
     of budgets and interpolated linearly in ``log ε`` and ``log e``.  Errors fall as the
     budget grows, so at the optimum all statistics reach one level ``λ``: bisection on
     ``λ`` finds the smallest with ``Σ_s e_s^{-1}(λ) ≤ eps_total``; the budgets
     ``e_s^{-1}(λ)`` are then scaled up to spend ``eps_total`` (errors only fall).  Each
     curve is made non-increasing first (running minimum), which Monte Carlo noise can
-    break.
+    break.  The weights ``a_s`` (all 1 by default) say how much each statistic's error
+    counts: ``a_s · e_s`` is again non-increasing in the budget, so the same level argument
+    holds for the weighted curves ``log a_s + log e_s``.
 
     Parameters
     ----------
@@ -285,6 +289,8 @@ def optimal_shares(
         Per statistic: ascending positive budgets and the positive error at each.
     eps_total : float
         The budget the statistics share.
+    weights : sequence of float, optional
+        One positive finite weight ``a_s`` per statistic (only their ratios matter).
 
     Returns
     -------
@@ -293,8 +299,13 @@ def optimal_shares(
         within the grids.
     """
     total = positive("eps_total", eps_total)
+    a = [1.0] * len(curves) if weights is None else [float(w) for w in weights]
+    if len(a) != len(curves) or not all(math.isfinite(w) and w > 0 for w in a):
+        raise ValueError(
+            f"weights must be one positive finite number per statistic; got {weights!r}"
+        )
     logs = []
-    for grid, err in curves:
+    for (grid, err), weight in zip(curves, a, strict=True):
         g = np.asarray(grid, dtype=np.float64)
         e = np.asarray(err, dtype=np.float64)
         if g.ndim != 1 or g.size < 2 or g.shape != e.shape:
@@ -303,7 +314,7 @@ def optimal_shares(
             raise ValueError("each curve's budgets must be positive and ascending")
         if not np.all(np.isfinite(e) & (e > 0)):
             raise ValueError("each curve's errors must be finite and > 0")
-        logs.append((np.log(g), np.log(np.minimum.accumulate(e))))
+        logs.append((np.log(g), np.log(np.minimum.accumulate(e)) + math.log(weight)))
     k = len(logs)
     if k == 0:
         raise ValueError("curves must hold at least one statistic")

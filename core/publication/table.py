@@ -373,6 +373,7 @@ def plan_table(
     seed: int = 0,
     split: str | Sequence[float] = "equal",
     split_grid: Sequence[float] = (0.15, 0.35, 0.6, 0.85),
+    error_weights: Sequence[float] | None = None,
     publish_share: float = 0.1,
     objective: str = "error_95",
     max_cells: int = 10_000,
@@ -412,6 +413,9 @@ def plan_table(
         ``split_grid``), or the given weights.
     split_grid : sequence of float
         Shares in (0, 1) tried for an optimised split.
+    error_weights : sequence of float, optional
+        For the optimised split: one positive weight per statistic; the split minimises the
+        largest weighted relative error (:func:`optimal_shares`).  Default: all equal.
     publish_share : float
         A cell × statistic is publishable when its 95 % error bound is at most this share of
         the cell's value.
@@ -479,6 +483,15 @@ def plan_table(
 
     k = len(stats)
     curves: dict[str, Any] = {}
+    weights_t = None if error_weights is None else tuple(float(w) for w in error_weights)
+    if weights_t is not None:
+        if split != "optimal":
+            raise ValueError("error_weights apply to the optimised split (split='optimal') only")
+        if len(weights_t) != k or not all(math.isfinite(w) and w > 0 for w in weights_t):
+            raise ValueError(
+                f"error_weights needs {k} positive numbers, one per statistic; "
+                f"got {error_weights!r}"
+            )
     if isinstance(split, str):
         check_choice("split", split, ("equal", "optimal"))
         shares = split_shares(k)
@@ -495,7 +508,7 @@ def plan_table(
                 curves[lab] = {"eps_target": [budget.eps_target * g for g in grid], "error": errs}
                 pairs.append(([budget.eps_target * g for g in grid], errs))
             if all(np.all(np.isfinite(e)) and min(e) > 0 for _, e in pairs):
-                shares = optimal_shares(pairs, budget.eps_target)
+                shares = optimal_shares(pairs, budget.eps_target, weights_t)
     else:
         shares = split_shares(k, list(split))
     rows = list(runner(run_cell_job, jobs_at(shares)))
@@ -519,6 +532,7 @@ def plan_table(
         "reps": int(reps),
         "seed": seed,
         "split": split if isinstance(split, str) else list(map(float, split)),
+        "error_weights": None if weights_t is None else list(weights_t),
         "publish_share": share_cap,
         "objective": objective,
     }

@@ -41,6 +41,9 @@ BAD = [
     ("groups", {"groups": ["clusters"], "max_cells": 4}),
     ("groups", {"groups": ["regions"]}),
     ("colour", {"colour": "blue"}),
+    ("error_weights", {"error_weights": [1, 2]}),
+    ("error_weights[1]", {"split": "optimal", "error_weights": [1, -2]}),
+    ("error_weights", {"split": "optimal", "error_weights": [1]}),
 ]
 
 
@@ -76,6 +79,9 @@ def test_a_good_config_builds_the_population(tmp_path) -> None:
     assert pop.size == 150 and set(pop.strata) == {"north", "south", "west"}
     kw = cfg.plan_kwargs()
     assert kw["reps"] == 10 and kw["statistics"][1] == {"quantile": 0.9}
+    assert kw["error_weights"] is None
+    weighted = config_dict(split="optimal", error_weights=[2, 1])
+    assert load_config(write_config(tmp_path, weighted)).plan_kwargs()["error_weights"] == [2, 1]
 
 
 def test_the_example_config_loads() -> None:

@@ -138,3 +138,41 @@ def test_planning_off_offers_the_config_without_planning() -> None:
     assert any("Planning is off: 12 cells by size_class × 2 statistics" in i.value for i in at.info)
     assert not [d for d in at.dataframe if "b₉₅ / value" in d.value.columns]
     assert "python -m batch" in _yaml(at)
+
+
+def test_weighted_optimised_split_travels_in_the_link_and_the_config(tmp_path) -> None:
+    """Issue 24 §1: the optimised split minimises the largest *weighted* relative error."""
+    query = {**BASE, "plan_pub_split": pub.SPLIT_LABELS["optimal"], "plan_pub_weights": "1, 3"}
+    at = open_page(PAGE, query)
+    assert not at.exception
+    assert "weighted by median 1, mean 3" in " ".join(m.value for m in at.markdown)
+    path = tmp_path / "publication.yaml"
+    path.write_text(_yaml(at), encoding="utf-8")
+    config = load_config(path)
+    assert config.split == "optimal" and config.error_weights == (1.0, 3.0)
+    assert config.plan_kwargs()["error_weights"] == [1.0, 3.0]
+
+
+def _weights_app() -> None:
+    import streamlit as st
+
+    from ui.planner.publication import error_weights_control
+
+    st.write(f"weights={error_weights_control(['median', 'mean'])}")
+
+
+@pytest.mark.parametrize(
+    ("typed", "shown", "warned"),
+    [
+        ("", "None", False),
+        ("2, 1", "(2.0, 1.0)", False),
+        ("1, -3", "None", True),
+        ("1", "None", True),
+        ("a, b", "None", True),
+    ],
+)
+def test_error_weights_are_one_positive_number_per_statistic(typed, shown, warned) -> None:
+    at = AppTest.from_function(_weights_app).run()
+    at.text_input(key="plan_pub_weights").set_value(typed).run()
+    assert at.markdown[-1].value == f"weights={shown}"
+    assert any("Weights: give 2 positive numbers" in w.value for w in at.warning) is warned

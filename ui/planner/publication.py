@@ -106,8 +106,18 @@ def composition_words(result: TablePlan) -> str:
     )
     how = ""
     if settings["split"] == "optimal":
+        weights = settings.get("error_weights")
+        weighted = (
+            ""
+            if weights is None
+            else " weighted by "
+            + ", ".join(
+                f"{stat} {significant(w, 3)}"
+                for stat, w in zip(result.statistics, weights, strict=True)
+            )
+        )
         how = (
-            ", optimised to minimise the largest relative 95 % error over the cells"
+            f", optimised to minimise the largest relative 95 % error{weighted} over the cells"
             if result.split_curves
             else "; equal, as the optimisation found no finite error to compare"
         )
@@ -266,6 +276,8 @@ def config_dict(
         split=settings["split"],
         publish_share=float(settings["publish_share"]),
     )
+    if settings.get("error_weights") is not None:
+        config["error_weights"] = [float(w) for w in settings["error_weights"]]
     return config
 
 
@@ -297,6 +309,7 @@ def table_plan(
     seed: int,
     publish_share: float,
     split: str = "equal",
+    error_weights: tuple[float, ...] | None = None,
     _progress: TableProgress | None = None,
 ) -> TablePlan:
     """:func:`core.publication.plan_table` on the population, cached per scalar arguments.
@@ -331,6 +344,7 @@ def table_plan(
         seed=seed,
         publish_share=publish_share,
         split=split,
+        error_weights=error_weights,
         max_cells=MAX_CELLS,
         map_fn=runner,
     )
@@ -437,6 +451,7 @@ def publication_view(ctx: PlannerInputs) -> None:
         "% error over the cells, from plans at four trial shares (five times the plans).",
     )
     split = next((k for k, v in SPLIT_LABELS.items() if v == split), "equal")
+    weights = error_weights_control(names) if split == "optimal" else None
     if not groups:
         st.info("No grouping is chosen; grouping by the first label column.")
         groups = offered[:1]
@@ -461,7 +476,40 @@ def publication_view(ctx: PlannerInputs) -> None:
             designs,
             run=bool(run),
             split=split,
+            error_weights=weights,
         )
+
+
+def error_weights_control(names: Sequence[str]) -> tuple[float, ...] | None:
+    """How much each statistic's relative error counts in the optimised split, or None.
+
+    Empty (the default) counts every statistic alike. A list that is not one positive number
+    per chosen statistic is explained and equal weights are used.
+    """
+    text_in = st.text_input(
+        "Weight of each statistic's error (in the order chosen)",
+        value="",
+        placeholder="equal: " + ", ".join("1" for _ in names),
+        key="plan_pub_weights",
+        bind="query-params",
+        help="The optimised split minimises the largest weighted relative 95 % error: with "
+        "weights 2, 1 the first statistic's error counts twice, so it gets more of the budget.",
+    )
+    parts = [t for t in re.split(r"[,;\s]+", (text_in or "").strip()) if t]
+    if not parts:
+        return None
+    try:
+        weights = tuple(float(t) for t in parts)
+    except ValueError:
+        weights = ()
+    if len(weights) != len(names) or not all(math.isfinite(w) and w > 0 for w in weights):
+        st.warning(
+            f"Weights: give {len(names)} positive numbers, one per statistic "
+            f"({', '.join(names)}); using equal weights.",
+            icon=":material/warning:",
+        )
+        return None
+    return weights
 
 
 def publication_results(
@@ -474,6 +522,7 @@ def publication_results(
     *,
     run: bool = True,
     split: str = "equal",
+    error_weights: tuple[float, ...] | None = None,
 ) -> None:
     """The plan of the table and everything shown from it (see :func:`publication_view`).
 
@@ -494,6 +543,7 @@ def publication_results(
         "reps": reps,
         "seed": ctx.seed,
         "split": split,
+        "error_weights": None if error_weights is None else list(error_weights),
         "publish_share": share,
     }
     config = config_dict(population_entry(pop, active_choice(), ctx.seed), settings, specs)
@@ -534,6 +584,7 @@ def publication_results(
         seed=ctx.seed,
         publish_share=share,
         split=split,
+        error_weights=error_weights,
         _progress=bar.report,
     )
     t = result.table

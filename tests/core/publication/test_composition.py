@@ -203,3 +203,33 @@ def test_optimal_shares_rejects_bad_curves() -> None:
     with pytest.raises(ValueError, match="ascending"):
         optimal_shares([([1.0, 0.5], [1.0, 2.0]), ([0.5, 1.0], [1.0, 0.5])], 1.0)
     assert optimal_shares([([0.5, 1.0], [2.0, 1.0])], 1.0) == (1.0,)
+
+
+@given(
+    st.lists(st.floats(0.1, 10.0), min_size=2, max_size=4),
+    st.lists(st.floats(0.2, 5.0), min_size=4, max_size=4),
+)
+@settings(max_examples=30, deadline=None)
+def test_weighted_optimal_shares_equalise_weighted_errors(
+    scales: list[float], weights: list[float]
+) -> None:
+    # e_s(ε) = c_s / ε weighted by a_s: a_s c_s / ε_s equal at the optimum, so ε_s ∝ a_s c_s.
+    a = weights[: len(scales)]
+    grid = np.geomspace(1e-5, 10.0, 40)
+    curves = [(grid, c / grid) for c in scales]
+    shares = optimal_shares(curves, 1.0, a)
+    products = np.asarray(scales) * np.asarray(a)
+    assert np.allclose(shares, products / products.sum(), rtol=1e-6, atol=1e-9)
+    # Equal weights are the unweighted optimum; a doubled weight buys that statistic budget.
+    assert np.allclose(
+        optimal_shares(curves, 1.0, [3.0] * len(scales)), optimal_shares(curves, 1.0)
+    )
+    heavier = optimal_shares(curves, 1.0, [2.0] + [1.0] * (len(scales) - 1))
+    assert heavier[0] > optimal_shares(curves, 1.0)[0]
+
+
+def test_optimal_shares_rejects_bad_weights() -> None:
+    curves = [([0.5, 1.0], [2.0, 1.0]), ([0.5, 1.0], [3.0, 1.5])]
+    for bad in ([1.0], [1.0, 0.0], [1.0, float("inf")], [-1.0, 1.0]):
+        with pytest.raises(ValueError, match="weights"):
+            optimal_shares(curves, 1.0, bad)
