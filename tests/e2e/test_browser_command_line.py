@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.e2e.conftest import serve
 from tests.e2e.helpers import errors_on_page, exceptions_on_page, screenshot, settle
@@ -58,6 +59,9 @@ def test_every_page_runs_on_the_register_named_on_the_command_line(page, registe
         if spec.script != DEFAULT_PAGE:
             _open_from_menu(page, spec.title)
         name = Path(spec.script).stem
+        expect(page.locator('[data-testid="stSidebar"]')).to_contain_text(
+            "income from register.parquet, N = 20,000", timeout=60_000
+        )
         sidebar = _sidebar(page)
         assert LABEL in _population_shown(page), (name, _population_shown(page))
         assert "income from register.parquet, N = 20,000" in sidebar, name

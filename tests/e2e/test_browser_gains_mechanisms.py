@@ -12,6 +12,7 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+from playwright.sync_api import expect
 
 from core import gains
 from tests.e2e.helpers import (
@@ -75,7 +76,9 @@ def test_comparison_measure_choice_changes_the_verdict_and_the_url(page, app_url
     box.click()
     page.get_by_role("option", name=text.MEASURE_LABELS["mae"]).click()
     settle(page)
-    assert "has the smallest mean absolute error" in _main_text(page)
+    expect(page.locator('[data-testid="stMainBlockContainer"]')).to_contain_text(
+        "has the smallest mean absolute error", timeout=60_000
+    )
     assert "gain_cmp_measure" in parse_qs(urlparse(page.url).query)
     assert exceptions_on_page(page) == [] and errors_on_page(page) == []
     screenshot(page, "gains_comparison_mae")

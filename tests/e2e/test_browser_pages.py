@@ -156,8 +156,9 @@ def test_amplification_odds_tab_reads_eps_as_odds_on_laptop_and_phone(browser, a
         box.press("Enter")
         settle(page)
         assert parse_qs(urlparse(page.url).query).get("amp_prior") == ["0.1"]
-        text = page.locator('[data-testid="stMainBlockContainer"]').inner_text()
-        assert "thought it 1 in 10 that" in text
+        expect(page.locator('[data-testid="stMainBlockContainer"]')).to_contain_text(
+            "thought it 1 in 10 that", timeout=60_000
+        )
         assert exceptions_on_page(page) == []
     finally:
         context.close()
@@ -216,7 +217,6 @@ def test_deep_link_on_a_fresh_server_gets_the_router_and_sidebar(page, fresh_app
     page.goto(f"{fresh_app_url}/gains?population=Bimodal&gain_view=Mean+on+this+population")
     settle(page)
     page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg')
-    sidebar = page.locator('[data-testid="stSidebar"]').inner_text()
-    assert "Mean & median gains" in sidebar and "Seed" in sidebar
-    assert "median in the gap" in sidebar  # the population came from the URL
+    for words in ("Mean & median gains", "Seed", "median in the gap"):  # population: from the URL
+        expect(page.locator('[data-testid="stSidebar"]')).to_contain_text(words, timeout=60_000)
     assert exceptions_on_page(page) == []

@@ -253,7 +253,9 @@ def test_planner_chart_on_an_uploaded_csv(browser, app_url, tmp_path):
         page.get_by_role("link", name="Release planner").first.click()
         settle(page, timeout=120)
         _wait_for_chart(page)
-        assert "Privatise" in _main_text(page)
+        expect(page.locator('[data-testid="stMainBlockContainer"]')).to_contain_text(
+            "Privatise", timeout=60_000
+        )
         _check_chart(page, "planner_chart_upload_laptop")
         page.set_viewport_size({"width": 390, "height": 844})
         settle(page, timeout=120, start_timeout=1)
