@@ -1086,6 +1086,17 @@ BREAKS: tuple[Break, ...] = (
         tests=("tests/core/publication/test_table.py::test_optimal_split_returns_shares",),
     ),
     Break(
+        name="records-json-keeps-infinity",
+        item="issue 24 §2: summary and registry entry are strict JSON (a cell not planned: null)",
+        path="core/publication/records.py",
+        old="        if isinstance(x, float) and not math.isfinite(x):",
+        new="        if isinstance(x, float) and math.isnan(x):",
+        tests=(
+            "tests/core/publication/test_records.py::"
+            "test_strict_json_writes_null_for_what_was_not_planned",
+        ),
+    ),
+    Break(
         name="publication-script-seed-shifted",
         item="issue 24 §2: the publication table's script and zip package",
         path="ui/planner/exports/publication_package.py",
