@@ -1107,6 +1107,30 @@ BREAKS: tuple[Break, ...] = (
             "test_the_script_reproduces_plan_table_in_a_process_of_its_own",
         ),
     ),
+    Break(
+        name="cluster-run-table-one-run-early",
+        item="issue 22 §1: cluster run windows read boundaries from a table",
+        path="core/designs/cluster_windows.py",
+        old="count = table[rows[owner], run_a[owner] + 1 + j]",
+        new="count = table[rows[owner], run_a[owner] + j]",
+        tests=(
+            "tests/core/test_cluster_windows.py::test_run_windows_read_the_same_samples_as_runs",
+        ),
+    ),
+    Break(
+        name="strata-run-table-one-run-late",
+        item="issue 22 §1: stratified run windows split with a table",
+        path="core/designs/stratified_windows.py",
+        old="return self._table[:, self._segments.run_of(at)].T",
+        new=(
+            "return self._table[:, np.minimum(self._segments.run_of(at) + 1, "
+            "len(self._table[0]) - 1)].T"
+        ),
+        tests=(
+            "tests/core/test_stratified_windows.py::"
+            "test_run_table_gives_the_same_splits_as_searching_the_index",
+        ),
+    ),
 )
 
 

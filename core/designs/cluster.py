@@ -112,10 +112,15 @@ class ClusterDesign(PlannerDesign):
         sizes = index.sizes[drawn].sum(axis=1).astype(np.int64)
 
         runs = frame.tied_runs()
+        table = (
+            frame.prepared("cluster_run_table", lambda f: index.run_table(runs))
+            if runs is not None
+            else None
+        )
 
         def source(gen: np.random.Generator, rows: NDArray[np.int64]) -> ClusterWindows:
             if runs is not None:
-                return ClusterRunWindows(index, drawn[rows], runs)
+                return ClusterRunWindows(index, drawn[rows], runs, table)
             return ClusterWindows(index, drawn[rows])
 
         return WindowDraw(sizes, source)

@@ -83,7 +83,13 @@ class ProportionalStratifiedDesign(PlannerDesign):
         """Allocations by randomised rounding now; each stratum's uniform subset revealed
         window by window (:class:`core.designs.stratified_windows.StratifiedWindows`)."""
         index = frame.prepared("strata_index", _strata_index)
-        source = proportional_source(rng, index, point.rate, reps, runs=frame.tied_runs())
+        runs = frame.tied_runs()
+        table = (
+            frame.prepared("strata_run_table", lambda f: index.run_table(runs))
+            if runs is not None
+            else None
+        )
+        source = proportional_source(rng, index, point.rate, reps, runs=runs, table=table)
         return WindowDraw(np.asarray(source.sizes, dtype=np.int64), source)
 
     def window_cost(self, frame: Frame, point: Point) -> float:

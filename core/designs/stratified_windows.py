@@ -82,7 +82,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from core._validation import check_rate, check_whole
 from core.designs.cluster_windows import _narrowest
-from core.windowed.runs import RunSegments, ValueRuns, _RunTree
+from core.windowed.runs import RunSegments, ValueRuns, _RunTree, group_run_table
 from core.windowed.sampler import LEAF, _BlockTree, _floyd_subsets
 
 __all__ = [
@@ -165,6 +165,11 @@ class StrataIndex:
         offsets = np.zeros(sizes.size + 1, dtype=np.int64)
         np.cumsum(sizes, out=offsets[1:])
         return cls(N, sizes, codes * N + positions, offsets)
+
+    def run_table(self, runs: ValueRuns) -> IntArray | None:
+        """Records of each stratum before each run start of ``runs``, shape ``(H, D + 1)``
+        (:func:`core.windowed.runs.group_run_table`); None if too large."""
+        return group_run_table(self.count_before, self.strata, runs)
 
     def count_before(self, strata: IntArray, at: IntArray) -> IntArray:
         """Number of records of stratum ``strata[i]`` at positions ``< at[i]`` (broadcast)."""
@@ -335,10 +340,9 @@ class StratifiedWindows(_BlockTree[_Blocks]):
         if not b.rep.size:
             return b
         mid = self._midpoint(b.start, b.stop)
-        ix = self._index
-        at_mid = ix.count_before(self._strata, mid[:, None])
-        good = at_mid - ix.count_before(self._strata, b.start[:, None])
-        bad = ix.count_before(self._strata, b.stop[:, None]) - at_mid
+        at_mid = self._count_before(mid)
+        good = at_mid - self._count_before(b.start)
+        bad = self._count_before(b.stop) - at_mid
         left = self._rng.hypergeometric(good, bad, b.counts).astype(np.int64)
         left_total = left.sum(axis=1)
         return _Blocks(
@@ -349,6 +353,10 @@ class StratifiedWindows(_BlockTree[_Blocks]):
             np.concatenate((left_total, b.count - left_total)),
             np.concatenate((left, b.counts - left), axis=0),
         )
+
+    def _count_before(self, at: IntArray) -> IntArray:
+        """Records of every stratum at positions ``< at[i]``, shape ``(at.size, H)``."""
+        return self._index.count_before(self._strata, at[:, None])
 
     def _resolve(self, b: _Blocks) -> None:
         """Each block: a uniform ``counts[h]``-subset of its stratum-``h`` records, every
@@ -391,6 +399,10 @@ class StratifiedRunWindows(_RunTree[_Blocks], StratifiedWindows):
         As :class:`StratifiedWindows`.
     runs : ValueRuns
         The runs of the sorted population.
+    table : ndarray of int64, shape (H, D + 1), optional
+        ``index``'s records of each stratum before each run start
+        (:func:`core.windowed.runs.group_run_table`): the splits, all at run boundaries,
+        read their counts there instead of searching ``index``.  Same counts, same law.
     """
 
     def __init__(
@@ -399,9 +411,16 @@ class StratifiedRunWindows(_RunTree[_Blocks], StratifiedWindows):
         index: StrataIndex,
         allocation: ArrayLike,
         runs: ValueRuns,
+        table: IntArray | None = None,
     ) -> None:
         super().__init__(rng, index, allocation)
         self._segments = RunSegments(runs)
+        self._table = table
+
+    def _count_before(self, at: IntArray) -> IntArray:
+        if self._table is None:
+            return super()._count_before(at)
+        return self._table[:, self._segments.run_of(at)].T
 
 
 @dataclass(frozen=True, eq=False)
@@ -420,12 +439,16 @@ class StratifiedSource:
     runs : ValueRuns or None
         The runs of a tied population: the samples are then revealed as runs
         (:class:`StratifiedRunWindows`).
+    table : ndarray of int64 or None
+        With ``runs``, each stratum's records before each run start
+        (:meth:`StrataIndex.run_table`), or None to search the index.
     """
 
     index: StrataIndex
     allocation: IntArray
     leaf: int = LEAF
     runs: ValueRuns | None = None
+    table: IntArray | None = None
 
     @property
     def sizes(self) -> IntArray:
@@ -434,7 +457,9 @@ class StratifiedSource:
 
     def __call__(self, rng: np.random.Generator, rows: IntArray) -> StratifiedWindows:
         if self.runs is not None:
-            return StratifiedRunWindows(rng, self.index, self.allocation[rows], self.runs)
+            return StratifiedRunWindows(
+                rng, self.index, self.allocation[rows], self.runs, self.table
+            )
         return StratifiedWindows(rng, self.index, self.allocation[rows], leaf=self.leaf)
 
 
@@ -446,6 +471,7 @@ def proportional_source(
     *,
     leaf: int = LEAF,
     runs: ValueRuns | None = None,
+    table: IntArray | None = None,
 ) -> StratifiedSource:
     """``reps`` proportional stratified samples at ``rate`` (allocations drawn now).
 
@@ -458,4 +484,5 @@ def proportional_source(
     ValueError
         If ``rate · N_h < 1`` in some stratum.
     """
-    return StratifiedSource(index, draw_allocations(rng, index.sizes, rate, reps), leaf, runs)
+    alloc = draw_allocations(rng, index.sizes, rate, reps)
+    return StratifiedSource(index, alloc, leaf, runs, table if runs is not None else None)

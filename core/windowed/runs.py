@@ -45,6 +45,7 @@ number of tied ranks; memory proportional to the runs revealed, never to ``N``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,7 +55,16 @@ from numpy.typing import ArrayLike, NDArray
 from core._validation import FloatArray, check_array
 from core.windowed.sampler import LEAF, B, IntArray, SampleWindows, _Blocks, _BlockTree
 
-__all__ = ["RunSegments", "RunSource", "RunView", "RunWindows", "ValueRuns", "run_view"]
+__all__ = [
+    "GROUP_TABLE_CELLS",
+    "RunSegments",
+    "RunSource",
+    "RunView",
+    "RunWindows",
+    "ValueRuns",
+    "group_run_table",
+    "run_view",
+]
 
 #: Padding of the rank columns of a :class:`RunView` past a row's last run.
 _PAD = np.iinfo(np.int64).max // 4
@@ -100,6 +110,28 @@ class ValueRuns:
     def tied(self) -> bool:
         """Whether runs pay: at least two records per distinct value on average."""
         return 2 * self.D <= self.N
+
+
+#: Most cells (groups × (runs + 1)) of a :func:`group_run_table`, 8 bytes each.
+GROUP_TABLE_CELLS = 1 << 22
+
+
+def group_run_table(
+    count_before: Callable[[IntArray, IntArray], IntArray], groups: int, runs: ValueRuns
+) -> IntArray | None:
+    """``table[g, d]``: records of group ``g`` at positions ``< starts[d]``, ``d = 0 .. D``.
+
+    A stratum's or a cluster's records before each run boundary of the sorted population,
+    read once from the group's ascending positions (``count_before(groups, positions)``,
+    broadcast, as :meth:`core.designs.stratified_windows.StrataIndex.count_before`).  A tree
+    over runs splits only at run boundaries, so its hypergeometric counts need only these
+    numbers: a table lookup instead of a binary search over the ``N`` positions per split.
+    None when the table would exceed :data:`GROUP_TABLE_CELLS` cells (callers then search).
+    """
+    if groups * (runs.D + 1) > GROUP_TABLE_CELLS:
+        return None
+    g = np.arange(groups, dtype=np.int64)[:, None]
+    return np.asarray(count_before(g, runs.starts[None, :]), dtype=np.int64)
 
 
 @dataclass
@@ -181,24 +213,24 @@ class RunSegments:
         self._last: list[IntArray] = []
         self._run: list[IntArray] = []
 
-    def _run_of(self, start: IntArray) -> IntArray:
-        """The run starting at record ``start`` (a run boundary)."""
+    def run_of(self, start: IntArray) -> IntArray:
+        """The run starting at record ``start`` (a run boundary; ``D`` for ``N``)."""
         return np.searchsorted(self.runs.starts, start).astype(np.int64)
 
     def midpoint(self, start: IntArray, stop: IntArray) -> IntArray:
         """The first record of the middle run of each block (a block holds >= 2 runs)."""
-        return self.runs.starts[(self._run_of(start) + self._run_of(stop)) // 2]
+        return self.runs.starts[(self.run_of(start) + self.run_of(stop)) // 2]
 
     def single(self, start: IntArray, stop: IntArray) -> NDArray[np.bool_]:
         """Whether each block is one run."""
-        return np.asarray(self.runs.starts[self._run_of(start) + 1] == stop)
+        return np.asarray(self.runs.starts[self.run_of(start) + 1] == stop)
 
     def add(self, rep: IntArray, start: IntArray, below: IntArray, count: IntArray) -> None:
         """Resolve one-run blocks: their sampled ranks, all of their run's value."""
         self._rep.append(rep)
         self._first.append(below + 1)
         self._last.append(below + count)
-        self._run.append(self._run_of(start))
+        self._run.append(self.run_of(start))
 
     def view(self, which: IntArray, reps: int, first: IntArray, last: IntArray) -> RunView:
         """Runs of ranks ``first[i] .. last[i]`` of samples ``which[i]``; forgets the others."""

@@ -392,12 +392,23 @@ def test_run_windows_read_the_same_samples_as_runs(seed: int) -> None:
     drawn = draw_cluster_sets(rng, index.k, 6, 50)
     runs = ValueRuns.of(values)
     plain, tied = ClusterWindows(index, drawn), ClusterRunWindows(index, drawn, runs)
+    table = index.run_table(runs)
+    assert table is not None
+    tabled = ClusterRunWindows(index, drawn, runs, table)
     k = _ranks(plain.sizes, 0.5)
     which = np.arange(plain.reps)
     edges = 0
     for half in (0, 3, 200, 5_000):
         tied.ensure(k - half, k + half)
         got, blocks = run_view(tied, which, k, values)
+        # The run table reads every boundary by a lookup: the same runs, the same blocks.
+        tabled.ensure(k - half, k + half)
+        fast, fast_blocks = run_view(tabled, which, k, values)
+        ours, theirs = (fast.value, fast.first, fast.last), (got.value, got.first, got.last)
+        assert all(
+            np.array_equal(x, y, equal_nan=True) for x, y in zip(ours, theirs, strict=True)
+        )
+        assert all(np.array_equal(x, y) for x, y in zip(fast_blocks, blocks, strict=True))
         first, last = got.first[:, 0], got.last[which, got.count - 1]
         assert (first <= np.maximum(k - half, 1)).all() and (
             last >= np.minimum(k + half, plain.sizes)
@@ -427,3 +438,24 @@ def test_run_windows_read_the_same_samples_as_runs(seed: int) -> None:
     )
     assert np.array_equal(a[0], b[0])
     assert b[1] == pytest.approx(a[1], rel=1e-9, abs=1e-300)
+
+
+def test_run_table_counts_each_clusters_records_before_each_run() -> None:
+    """Entry (c, d) of the table is a plain count of cluster c's records below run d's start;
+    a table over the cell budget is not built."""
+    import core.windowed.runs as runs_mod
+    from core.windowed.runs import ValueRuns
+
+    rng = np.random.default_rng(7)
+    values, codes = _population(rng, 3_000, 12, ties=True, at_bounds=True)
+    index, runs = ClusterIndex.of(codes), ValueRuns.of(values)
+    table = index.run_table(runs)
+    assert table is not None and table.shape == (index.k, runs.D + 1)
+    brute = np.array([[int(np.sum(codes[:s] == c)) for s in runs.starts] for c in range(index.k)])
+    assert np.array_equal(table, brute)
+    old = runs_mod.GROUP_TABLE_CELLS
+    try:
+        runs_mod.GROUP_TABLE_CELLS = index.k * (runs.D + 1) - 1
+        assert index.run_table(runs) is None
+    finally:
+        runs_mod.GROUP_TABLE_CELLS = old

@@ -474,3 +474,33 @@ def test_integer_codes_index_as_their_labels_do() -> None:
     assert np.array_equal(a.keys, b.keys) and np.array_equal(a.sizes, b.sizes)
     c = StrataIndex.from_labels(labels * 3 + 7)  # gaps: numbered by numpy.unique
     assert np.array_equal(c.keys, a.keys)
+
+
+def test_run_table_gives_the_same_splits_as_searching_the_index() -> None:
+    """Stratified run windows with the strata's run table: the table equals plain counts,
+    and the same generator reveals exactly the same runs as without it."""
+    from core.designs.stratified_windows import StratifiedRunWindows
+    from core.windowed.runs import ValueRuns
+
+    rng = np.random.default_rng(11)
+    values, labels = _strata_population(rng, 20_000, 5, 0.0, 1_000.0)
+    values = np.round(values / 50.0) * 50.0
+    index, runs = StrataIndex.from_labels(labels), ValueRuns.of(values)
+    table = index.run_table(runs)
+    assert table is not None
+    codes = np.unique(labels, return_inverse=True)[1]
+    brute = np.array([[int(np.sum(codes[:s] == h)) for s in runs.starts] for h in range(5)])
+    assert np.array_equal(table, brute)
+    alloc = draw_allocations(rng, index.sizes, 0.1, 30)
+    k = np.full(30, 900, dtype=np.int64)
+    views = []
+    for t in (None, table):
+        w = StratifiedRunWindows(np.random.default_rng(3), index, alloc, runs, t)
+        for half in (5, 400):
+            w.ensure(k - half, k + half)
+        views.append(w.window_runs(np.arange(30), k, values)[0])
+    a, b = views
+    assert all(
+        np.array_equal(x, y, equal_nan=True)
+        for x, y in zip((a.value, a.first, a.last), (b.value, b.first, b.last), strict=True)
+    )
