@@ -405,9 +405,7 @@ def test_run_windows_read_the_same_samples_as_runs(seed: int) -> None:
         tabled.ensure(k - half, k + half)
         fast, fast_blocks = run_view(tabled, which, k, values)
         ours, theirs = (fast.value, fast.first, fast.last), (got.value, got.first, got.last)
-        assert all(
-            np.array_equal(x, y, equal_nan=True) for x, y in zip(ours, theirs, strict=True)
-        )
+        assert all(np.array_equal(x, y, equal_nan=True) for x, y in zip(ours, theirs, strict=True))
         assert all(np.array_equal(x, y) for x, y in zip(fast_blocks, blocks, strict=True))
         first, last = got.first[:, 0], got.last[which, got.count - 1]
         assert (first <= np.maximum(k - half, 1)).all() and (
