@@ -8,6 +8,8 @@ errors that law gives (:func:`exponential_quantile_error`).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -265,11 +267,82 @@ def exponential_quantile_error(
     """
     c = finite_scalar("centre", centre)
     q = float(check_interval("level", level, 0.0, 1.0, low_open=True, high_open=True))
-    edges, p = exponential_quantile_distribution(sorted_values, eps_sample, lower, upper, quantile)
+    lo, hi, values, eps, qq = _check_one_sample(sorted_values, eps_sample, lower, upper, quantile)
+    edges, p = _kept_law(values, lo, hi, eps, qq)
+    return _piecewise_uniform_errors(edges, p, c, q)
+
+
+#: ``log(1e-30)``: intervals below this share of the most likely one are dropped.
+_LOG_NEGLIGIBLE = math.log(1e-30)
+
+
+def _kept_law(
+    values: FloatArray,
+    lower: float,
+    upper: float,
+    eps: float,
+    level: float,
+    first_half: float | None = None,
+) -> tuple[FloatArray, FloatArray]:
+    """The intervals ``a .. b`` of :func:`_interval_law` that can hold mass, and their weights.
+
+    Only intervals within ``1e-30`` of the most likely one matter for the errors: the rest
+    hold less than ``n · 1e-30`` of the mass together, far below double precision
+    (:func:`_piecewise_uniform_errors` drops them).  They are found without weighing all
+    ``n + 1`` intervals: interval ``i`` weighs ``(z_{i+1} - z_i) e^{-eps |i - level n| / 2}
+    <= (upper - lower) e^{-eps |i - level n| / 2}``, so once a window of intervals around
+    ``level n`` holds one of log-weight ``top`` with ``log(upper - lower) - eps r / 2 <
+    top + log(1e-30) - log(n + 1)`` (``r`` the least distance from ``level n`` of an
+    interval outside the window), no interval outside it can be kept.  The window starts
+    at ``256 / eps`` intervals each side (enough on smooth data) and doubles -- straight
+    across a block of tied values -- until that holds or it covers every interval
+    (``first_half`` sets another start: the tests use 1 to exercise the growth).
+
+    Returns
+    -------
+    edges : ndarray, shape (b - a + 2,)
+        ``z_a .. z_{b + 1}``.
+    weights : ndarray, shape (b - a + 1,)
+        Proportional to the probabilities of intervals ``a .. b`` (largest 1).
+    """
+    n = values.size
+    centre = level * n
+    log_range = math.log(upper - lower)
+    half = min(256.0 / eps if first_half is None else first_half, float(n + 1))
+    while True:
+        a = max(0, math.floor(centre - half))
+        b = min(n, math.ceil(centre + half))
+        i = np.arange(a, b + 2)
+        z = np.where(i == 0, lower, np.where(i == n + 1, upper, values[np.clip(i - 1, 0, n - 1)]))
+        width = np.diff(z)
+        positive = width > 0
+        if a == 0 and b == n:
+            break
+        if positive.any():
+            with np.errstate(divide="ignore"):
+                log_w = np.log(width) - 0.5 * eps * np.abs(i[:-1] - centre)
+            top = float(log_w.max())
+            reach = min(
+                centre - (a - 1) if a > 0 else math.inf, b + 1 - centre if b < n else math.inf
+            )
+            if log_range - 0.5 * eps * reach < top + _LOG_NEGLIGIBLE - math.log(n + 1.0):
+                return z, np.exp(log_w - top)
+        half *= 2.0
+    log_w = _exponential_log_weights(z[np.newaxis, :], np.array([eps]), level)[0]
+    return z, np.exp(log_w - log_w.max())
+
+
+def _piecewise_uniform_errors(
+    edges: FloatArray, weights: FloatArray, centre: float, level: float
+) -> tuple[float, float]:
+    """Mean squared error and ``level``-quantile of ``|Y - centre|`` for ``Y`` uniform on
+    interval ``[edges[i], edges[i + 1]]`` with probability ``∝ weights[i]``
+    (:func:`exponential_quantile_error`)."""
+    c, q, p = centre, level, weights / weights.max()
     # Only intervals within 1e-30 of the most likely one matter: the rest hold less than
     # n · 1e-30 of the mass together, far below double precision of either result, and
     # dropping them spares sorting all n + 2 edges of a large population.
-    kept = np.flatnonzero(p > p.max() * 1e-30)
+    kept = np.flatnonzero(p > 1e-30)
     p = p[kept[0] : kept[-1] + 1]
     edges = edges[kept[0] : kept[-1] + 2]
     p = p / p.sum()

@@ -442,3 +442,36 @@ def test_compiled_interval_draw_agrees_with_the_log_domain_draw(monkeypatch, eps
     assert np.mean(fast == slow) >= 0.995
     widths = np.diff(np.concatenate([np.zeros((400, 1)), batch, np.full((400, 1), 50.0)], 1), 1)
     assert (widths[np.arange(400), fast] > 0).all()
+
+
+def _tied_register(n: int, seed: int) -> np.ndarray:
+    """Counts of employees: a third of the records tied at the lower bound, heavy tail."""
+    rng = np.random.default_rng(seed)
+    return np.sort(np.minimum(np.floor(rng.pareto(1.2, n)) + LOWER, UPPER))
+
+
+@pytest.mark.parametrize("eps", [1e-3, 0.05, 1.0, 40.0, 1e3])
+@pytest.mark.parametrize("q", [0.05, 0.25, 0.5, 0.9])
+@pytest.mark.parametrize("kind", ["smooth", "tied", "at bounds"])
+def test_errors_from_the_window_of_intervals_equal_the_whole_laws(eps, q, kind) -> None:
+    """exponential_quantile_error weighs only a certified window of intervals around the
+    rank: its errors equal those of the whole law (every one of the n + 1 intervals)."""
+    from core.mechanisms.exponential import _kept_law, _piecewise_uniform_errors
+
+    n = 30_001
+    rng = np.random.default_rng(3)
+    if kind == "smooth":
+        values = np.sort(rng.uniform(LOWER, UPPER, n))
+    elif kind == "tied":
+        values = _tied_register(n, 4)
+    else:
+        values = np.sort(np.where(rng.random(n) < 0.5, LOWER, UPPER))
+    centre = float(values[int(q * n)])
+    got = mech.exponential_quantile_error(values, eps, LOWER, UPPER, centre, 0.95, q)
+    edges, p = mech.exponential_quantile_distribution(values, eps, LOWER, UPPER, q)
+    want = _piecewise_uniform_errors(edges, p, centre, 0.95)
+    assert got == pytest.approx(want, rel=1e-9, abs=1e-300)
+    # Grown from a window of one interval each side: certified only once nothing outside
+    # it can be kept.
+    grown = _piecewise_uniform_errors(*_kept_law(values, LOWER, UPPER, eps, q, 1.0), centre, 0.95)
+    assert grown == pytest.approx(want, rel=1e-9, abs=1e-300)
