@@ -1142,6 +1142,16 @@ BREAKS: tuple[Break, ...] = (
             "test_errors_from_the_window_of_intervals_equal_the_whole_laws",
         ),
     ),
+    Break(
+        name="run-view-of-distinct-cells-one-rank-long",
+        item="issue 22: windows of untied samples read as runs without sorting",
+        path="core/windowed/runs.py",
+        old="return cls(value, ranks, ranks.copy(), valid.sum(axis=1).astype(np.int64))",
+        new="return cls(value, ranks, ranks + 1, valid.sum(axis=1).astype(np.int64))",
+        tests=(
+            "tests/core/windowed/test_runs.py::test_run_view_of_cells_lists_each_rows_runs_in_order",
+        ),
+    ),
 )
 
 

@@ -164,11 +164,20 @@ class RunView:
 
     @classmethod
     def of_segments(
-        cls, row: IntArray, first: IntArray, last: IntArray, value: FloatArray, rows: int
+        cls,
+        row: IntArray,
+        first: IntArray,
+        last: IntArray,
+        value: FloatArray,
+        rows: int,
+        *,
+        ordered: bool = False,
     ) -> RunView:
-        """Pack runs given one per entry (any order) into ``rows`` padded rows."""
-        order = np.lexsort((first, row))
-        row, first, last, value = row[order], first[order], last[order], value[order]
+        """Pack runs given one per entry (any order, or by row and rank when ``ordered``)
+        into ``rows`` padded rows."""
+        if not ordered:
+            order = np.lexsort((first, row))
+            row, first, last, value = row[order], first[order], last[order], value[order]
         count = np.bincount(row, minlength=rows).astype(np.int64)
         offsets = np.concatenate(([0], np.cumsum(count)))
         width = max(int(count.max()) if rows else 0, 1)
@@ -190,11 +199,16 @@ class RunView:
         valid = col <= (last - first)[:, None]
         head = valid.copy()
         head[:, 1:] &= cells[:, 1:] != cells[:, :-1]
-        row, c = np.nonzero(head)
+        if np.array_equal(head, valid):
+            # No two neighbours equal (continuous data): every known rank is its own run.
+            ranks = np.where(valid, first[:, None] + col, _PAD)
+            value = np.where(valid, cells, np.nan)
+            return cls(value, ranks, ranks.copy(), valid.sum(axis=1).astype(np.int64))
+        row, c = np.nonzero(head)  # row-major: by row, then by rank
         same_next = np.append(row[1:] == row[:-1], False)
         next_c = np.append(c[1:], 0)
         run_last = np.where(same_next, first[row] + next_c - 1, last[row])
-        return cls.of_segments(row, first[row] + c, run_last, cells[row, c], reps)
+        return cls.of_segments(row, first[row] + c, run_last, cells[row, c], reps, ordered=True)
 
 
 class RunSegments:

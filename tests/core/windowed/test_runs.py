@@ -55,6 +55,30 @@ def test_run_view_merges_equal_neighbours_and_reads_a_rank() -> None:
     assert view.at(np.array([6, 11])).tolist() == [4.0, 7.0]
 
 
+@pytest.mark.parametrize("ties", [False, True])
+def test_run_view_of_cells_lists_each_rows_runs_in_order(ties: bool) -> None:
+    """Rows of distinct values (each rank its own run, the fast path) and of tied values,
+    of different widths, against runs listed one by one."""
+    rng = np.random.default_rng(5)
+    reps, width = 40, 12
+    cells = np.sort(rng.integers(0, 6, (reps, width)) if ties else rng.random((reps, width)), 1)
+    cells = cells.astype(np.float64)
+    length = rng.integers(1, width + 1, reps)
+    cells[np.arange(width)[None, :] >= length[:, None]] = np.nan
+    first = rng.integers(1, 1000, reps)
+    view = RunView.of_cells(cells, first, first + length - 1)
+    for r in range(reps):
+        runs: list[list[float]] = []
+        for c in range(length[r]):
+            if runs and runs[-1][0] == cells[r, c]:
+                runs[-1][2] = first[r] + c
+            else:
+                runs.append([cells[r, c], first[r] + c, first[r] + c])
+        got = [[view.value[r, c], view.first[r, c], view.last[r, c]] for c in range(view.count[r])]
+        assert got == runs
+        assert np.isnan(view.value[r, view.count[r] :]).all()
+
+
 @pytest.mark.parametrize(
     ("n", "steps"),
     [(4, [(1, 4)]), (4, [(2, 2), (1, 4)]), (6, [(3, 3), (2, 4), (1, 6)]), (2, [(2, 2), (1, 1)])],
