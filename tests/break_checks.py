@@ -1152,6 +1152,27 @@ BREAKS: tuple[Break, ...] = (
             "tests/core/windowed/test_runs.py::test_run_view_of_cells_lists_each_rows_runs_in_order",
         ),
     ),
+    Break(
+        name="run-counts-last-cluster-dropped",
+        item="issue 22: cluster samples of a tied population as counts per run",
+        path="core/windowed/run_counts.py",
+        old="np.put_along_axis(chosen, d, 1.0, axis=1)",
+        new="np.put_along_axis(chosen, d[:, :-1], 1.0, axis=1)",
+        tests=(
+            "tests/core/windowed/test_run_counts.py::"
+            "test_cluster_counts_are_the_drawn_clusters_records",
+        ),
+    ),
+    Break(
+        name="run-counts-block-range-one-run",
+        item="issue 22: cluster samples of a tied population as counts per run",
+        path="core/windowed/run_counts.py",
+        old="high = run_values[t[keep] - 1]",
+        new="high = run_values[s[keep]]",
+        tests=(
+            "tests/core/windowed/test_run_counts.py::test_every_window_reads_the_explicit_sample",
+        ),
+    ),
 )
 
 

@@ -52,6 +52,7 @@ from core.designs.cluster import _cluster_index, missing_clusters
 from core.designs.cluster_windows import ClusterIndex, ClusterRunWindows, ClusterWindows
 from core.designs.frame import Frame
 from core.designs.protocol import PlannerDesign, Point, WindowDraw
+from core.windowed.run_counts import RunCounts, cluster_run_counts, fits
 
 __all__ = ["PoissonCluster", "poisson_cluster_eps", "poisson_cluster_eps_sample"]
 
@@ -195,7 +196,9 @@ class PoissonCluster(PlannerDesign):
             else None
         )
 
-        def source(gen: np.random.Generator, rows: NDArray[np.int64]) -> ClusterWindows:
+        def source(gen: np.random.Generator, rows: NDArray[np.int64]) -> ClusterWindows | RunCounts:
+            if runs is not None and table is not None and fits(rows.size, runs):
+                return RunCounts(runs, cluster_run_counts(table, drawn[rows]))
             if runs is not None:
                 return ClusterRunWindows(index, drawn[rows], runs, table)
             return ClusterWindows(index, drawn[rows])
