@@ -83,6 +83,8 @@ TEMPLATE = go.layout.Template(
 #: laptop (about 560 px at 1280 px wide) and takes the full width on a phone, so longer
 #: titles are broken into lines at word boundaries instead of running off the figure.
 TITLE_LINE_CHARS = 52
+#: Longest line of an axis title: a phone's chart is about 330 px wide.
+AXIS_LINE_CHARS = 46
 
 #: Space above the plot area: the title starts below plotly's toolbar (the modebar, about
 #: 25 px high in the top-right corner), so the toolbar never covers a long title.
@@ -120,6 +122,13 @@ def wrap_title(title: str, width: int = TITLE_LINE_CHARS) -> str:
         else:
             lines.extend(_balanced_lines(part, width) or [""])
     return "<br>".join(lines)
+
+
+def category_ticks(labels: Sequence[str], width: int = 12) -> dict[str, list[str]]:
+    """Tick values and texts of a category axis whose long labels wrap onto lines of at most
+    ``width`` characters (:func:`wrap_title`): a phone gives a category 60–90 px, so
+    "Proportional, randomised rounding" on one line runs into its neighbours."""
+    return {"tickvals": list(labels), "ticktext": [wrap_title(x, width) for x in labels]}
 
 
 def chart_layout(
@@ -163,13 +172,16 @@ def chart_layout(
         "legend": {
             "title": {"text": legend_title or ""},
             "orientation": "h",
-            "yanchor": "top",
-            "y": -0.28,  # below the x-axis title, also on log axes with power tick labels
+            # At the foot of the figure, whatever the plot's height: plotly grows the
+            # bottom margin to hold it below the tick labels and the x-axis title.
+            "yref": "container",
+            "yanchor": "bottom",
+            "y": 0.0,
             "xanchor": "left",
             "x": 0.0,
         },
-        "xaxis": _axis(x_title, log_x),
-        "yaxis": _axis(y_title, log_y),
+        "xaxis": _axis(wrap_title(x_title, AXIS_LINE_CHARS), log_x),
+        "yaxis": _axis(wrap_title(y_title, AXIS_LINE_CHARS), log_y),
     }
 
 
@@ -305,6 +317,18 @@ WRAP_CSS = """
   white-space: normal !important; overflow: visible !important;
   text-overflow: clip !important; overflow-wrap: anywhere;
 }
+[data-testid="stTabs"] [role="tablist"] { flex-wrap: wrap; overflow: visible !important; }
+"""
+
+#: On a phone a table of many columns cannot fit the screen; it scrolls sideways, and a line
+#: under it says so (tests/e2e/test_layout.py lets a table scroll only at phone widths).
+TABLE_HINT_CSS = """
+@media (max-width: 640px) {
+  [data-testid="stDataFrame"]::after {
+    content: "Swipe the table sideways to see every column.";
+    display: block; font-size: 0.8rem; color: #5b6770; padding-top: 0.25rem;
+  }
+}
 """
 
 #: App-wide CSS, injected once by the router (ui/router.py). Phones (≤ 640 px) get smaller
@@ -328,5 +352,6 @@ h1, h2, h3 { overflow-wrap: anywhere; }
 }
 """
     + WRAP_CSS
+    + TABLE_HINT_CSS
     + STALE_CSS
 )

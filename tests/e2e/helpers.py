@@ -193,3 +193,77 @@ def upload_and_use(page, path: Path) -> None:
     """Upload ``path`` and make it the active population (the file must be one that loads)."""
     upload_file(page, path)
     use_population(page)
+
+
+#: Boxes of a chart's texts (titles, ticks, legend entries, labels, annotations) and of the
+#: planner's best-plan star, grouped by what they are; run on a ``stPlotlyChart`` element.
+CHART_BOXES = r"""
+(chart) => {
+  const svg = chart.querySelector('.main-svg');
+  const groups = {
+    title: '.g-gtitle text', xtitle: '.g-xtitle text', ytitle: '.g-ytitle text',
+    xtick: '.xaxislayer-above .xtick text', ytick: '.yaxislayer-above .ytick text',
+    legend: '.legend .legendtext', label: '.shapelayer text',
+    annotation: '.annotation .annotation-text',
+  };
+  const items = [];
+  const root = chart;
+  for (const [group, selector] of Object.entries(groups)) {
+    for (const el of root.querySelectorAll(selector)) {
+      const b = el.getBoundingClientRect();
+      if (b.width > 0 && b.height > 0 && el.textContent.trim()) {
+        const turned = /rotate\((?!0[,)])/.test(el.getAttribute('transform') || '');
+        items.push({group, text: el.textContent.trim(), turned,
+                    box: [b.left, b.top, b.right, b.bottom]});
+      }
+    }
+  }
+  const traces = root.querySelectorAll('.scatterlayer .trace');
+  const star = traces.length ? traces[traces.length - 1].querySelector('.points path') : null;
+  if (star) {
+    const b = star.getBoundingClientRect();
+    items.push({group: 'star', text: 'best plan', box: [b.left, b.top, b.right, b.bottom]});
+  }
+  const edge = svg ? svg.getBoundingClientRect() : null;
+  return {items, width: edge ? edge.width : 0,
+          svg: edge ? [edge.left, edge.top, edge.right, edge.bottom] : [0, 0, 0, 0]};
+}
+"""
+
+#: Boxes may touch: overlaps up to this many pixels are rounding.
+CHART_SLACK_PX = 1.0
+
+
+def chart_overlaps(items: list[dict]) -> list[str]:
+    """Pairs of chart texts (or a text and the star) whose boxes overlap by more than 1 px."""
+    found = []
+    for i, a in enumerate(items):
+        for b in items[i + 1 :]:
+            if a["group"] == b["group"] == "title":
+                continue  # the lines of one wrapped title
+            if a["group"] == b["group"] and (a.get("turned") or b.get("turned")):
+                continue  # plotly turned the tick labels so they clear each other; their
+                # upright boxes overlap although the slanted texts do not
+            (l1, t1, r1, b1), (l2, t2, r2, b2) = a["box"], b["box"]
+            wide = min(r1, r2) - max(l1, l2)
+            tall = min(b1, b2) - max(t1, t2)
+            if wide > CHART_SLACK_PX and tall > CHART_SLACK_PX:
+                found.append(f"{a['group']} {a['text']!r} × {b['group']} {b['text']!r}")
+    return found
+
+
+def chart_clipped(measured: dict) -> list[str]:
+    """Chart texts whose box reaches past the chart's own SVG (cut at the figure's edge)."""
+    left, top, right, bottom = measured["svg"]
+    s = CHART_SLACK_PX
+    return [
+        f"{item['group']} {item['text']!r} at {[round(v) for v in item['box']]}"
+        for item in measured["items"]
+        if item["group"] != "star"
+        and (
+            item["box"][0] < left - s
+            or item["box"][1] < top - s
+            or item["box"][2] > right + s
+            or item["box"][3] > bottom + s
+        )
+    ]

@@ -10,6 +10,8 @@ import numpy as np
 from playwright.sync_api import expect
 
 from tests.e2e.helpers import (
+    CHART_BOXES,
+    chart_overlaps,
     errors_on_page,
     exceptions_on_page,
     plot_texts,
@@ -123,54 +125,6 @@ def test_planner_odds_next_to_the_recommendation_on_laptop_and_phone(browser, ap
 # Issue 22, parts 5 and 6: the page while it works, and a chart that reads at any width
 # ---------------------------------------------------------------------------------------
 
-#: Boxes of the main chart's texts and of the best plan's star, grouped by what they are.
-_CHART_BOXES = """
-(chart) => {
-  const svg = chart.querySelector('.main-svg');
-  const groups = {
-    title: '.g-gtitle text', xtitle: '.g-xtitle text', ytitle: '.g-ytitle text',
-    xtick: '.xaxislayer-above .xtick text', ytick: '.yaxislayer-above .ytick text',
-    legend: '.legend .legendtext', label: '.shapelayer text',
-  };
-  const items = [];
-  const root = chart;
-  for (const [group, selector] of Object.entries(groups)) {
-    for (const el of root.querySelectorAll(selector)) {
-      const b = el.getBoundingClientRect();
-      if (b.width > 0 && b.height > 0 && el.textContent.trim()) {
-        items.push({group, text: el.textContent.trim(),
-                    box: [b.left, b.top, b.right, b.bottom]});
-      }
-    }
-  }
-  const traces = root.querySelectorAll('.scatterlayer .trace');
-  const star = traces.length ? traces[traces.length - 1].querySelector('.points path') : null;
-  if (star) {
-    const b = star.getBoundingClientRect();
-    items.push({group: 'star', text: 'best plan', box: [b.left, b.top, b.right, b.bottom]});
-  }
-  return {items, width: svg ? svg.getBoundingClientRect().width : 0};
-}
-"""
-
-#: Boxes may touch: overlaps up to this many pixels are rounding.
-_SLACK_PX = 1.0
-
-
-def _overlaps(items: list[dict]) -> list[str]:
-    """Pairs of chart texts (or a text and the star) whose boxes overlap by more than 1 px."""
-    found = []
-    for i, a in enumerate(items):
-        for b in items[i + 1 :]:
-            if a["group"] == b["group"] == "title":
-                continue  # the lines of one wrapped title
-            (l1, t1, r1, b1), (l2, t2, r2, b2) = a["box"], b["box"]
-            wide = min(r1, r2) - max(l1, l2)
-            tall = min(b1, b2) - max(t1, t2)
-            if wide > _SLACK_PX and tall > _SLACK_PX:
-                found.append(f"{a['group']} {a['text']!r} × {b['group']} {b['text']!r}")
-    return found
-
 
 def _main_chart(page):
     chart = page.locator('[data-testid="stPlotlyChart"]').first
@@ -183,10 +137,10 @@ def _main_chart(page):
 def _check_chart(page, name: str) -> dict:
     chart = _main_chart(page)
     chart.screenshot(path=str(screenshot(page, name).with_name(f"{name}_chart.png")))
-    measured = chart.evaluate(_CHART_BOXES)
+    measured = chart.evaluate(CHART_BOXES)
     groups = {item["group"] for item in measured["items"]}
     assert {"title", "xtitle", "ytitle", "xtick", "ytick", "legend", "star"} <= groups, groups
-    assert not _overlaps(measured["items"]), (name, _overlaps(measured["items"]))
+    assert not chart_overlaps(measured["items"]), (name, chart_overlaps(measured["items"]))
     assert errors_on_page(page) == [] and exceptions_on_page(page) == []
     return measured
 

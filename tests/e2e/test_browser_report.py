@@ -20,8 +20,7 @@ import pytest
 
 from core import planner
 from core.populations import make_builtin
-from tests.e2e.helpers import screenshot
-from tests.e2e.test_browser_planner import _CHART_BOXES, _overlaps
+from tests.e2e.helpers import CHART_BOXES, chart_clipped, chart_overlaps, screenshot
 from tests.e2e.test_layout import MEASURE, SLACK
 from ui.planner import figures as figs
 from ui.planner import text, views
@@ -49,9 +48,6 @@ LINK = "http://localhost:8501/planner?" + urlencode(
     },
     doseq=True,
 )
-
-#: Boxes may reach this many pixels past the chart's edge (sub-pixel rounding).
-EDGE_SLACK_PX = 1.0
 
 
 def _cramped(fig: go.Figure) -> go.Figure:
@@ -93,29 +89,6 @@ def _report_html(planned: tuple[planner.PlanResult, str], *, cramped: bool) -> s
     return views.report_bytes(result, chart, text.recommendation(result), name, link).decode()
 
 
-def _clipped(measured: dict) -> list[str]:
-    """Chart texts whose box reaches past the chart's own SVG (cut at the figure's edge)."""
-    left, top, right, bottom = measured["svg"]
-    return [
-        f"{item['group']} {item['text']!r} at {[round(v) for v in item['box']]}"
-        for item in measured["items"]
-        if item["group"] != "star"
-        and (
-            item["box"][0] < left - EDGE_SLACK_PX
-            or item["box"][1] < top - EDGE_SLACK_PX
-            or item["box"][2] > right + EDGE_SLACK_PX
-            or item["box"][3] > bottom + EDGE_SLACK_PX
-        )
-    ]
-
-
-#: The SVG box of one chart (the figure's edge), next to the text boxes of _CHART_BOXES.
-_SVG_BOX = """(chart) => {
-  const b = chart.querySelector('.main-svg').getBoundingClientRect();
-  return [b.left, b.top, b.right, b.bottom];
-}"""
-
-
 def _problems(page, path: Path) -> list[str]:
     """Everything cut short or overlapping in the report at ``path``, as lines of words."""
     page.goto(path.as_uri())
@@ -128,12 +101,12 @@ def _problems(page, path: Path) -> list[str]:
     assert charts.count() >= 1
     for i in range(charts.count()):
         chart = charts.nth(i)
-        measured = {**chart.evaluate(_CHART_BOXES), "svg": chart.evaluate(_SVG_BOX)}
+        measured = chart.evaluate(CHART_BOXES)
         groups = {item["group"] for item in measured["items"]}
         assert {"xtitle", "ytitle", "xtick", "ytick", "legend"} <= groups, groups
         where = f"{path.stem}, chart #{i + 1}"
-        problems += [f"{where}: {p} overlap" for p in _overlaps(measured["items"])]
-        problems += [f"{where}: {p} is clipped" for p in _clipped(measured)]
+        problems += [f"{where}: {p} overlap" for p in chart_overlaps(measured["items"])]
+        problems += [f"{where}: {p} is clipped" for p in chart_clipped(measured)]
     return problems
 
 

@@ -144,6 +144,8 @@ def reverse_view(ctx: AmplificationInputs) -> None:
         st.dataframe(
             table,
             hide_index=True,
+            # n/N and δ_target are the inputs above, the same in every row: not repeated.
+            column_order=[c for c in table.columns if c not in ("n/N", "δ_target")],
             column_config={
                 "n/N": st.column_config.NumberColumn(format="%.5f"),
                 "ε_sample": st.column_config.NumberColumn(format="%.4f"),

@@ -89,7 +89,7 @@ def _eps_layout(title: str, x_title: str, eps: float, log_y: bool) -> dict[str, 
         hovermode="closest",
     )
     layout["height"] = 500
-    layout["legend"].update({"y": -0.22, "traceorder": "normal"})
+    layout["legend"]["traceorder"] = "normal"
     if log_y:
         layout["yaxis"]["type"] = "log"
     else:

@@ -345,8 +345,8 @@ def other_designs_view(ctx: ClusterInputs) -> None:
             "one of them drawn. Secret random order: equation (3) at rate 1/k."
         ),
         formulas=[
-            r"\ell = 1,\quad M_i, M_{\min}, M_{\max} \in \{\lfloor N/k \rfloor, "
-            r"\lceil N/k \rceil\}",
+            r"\begin{aligned}&\ell = 1,\\ &M_i, M_{\min}, M_{\max} \in \{\lfloor N/k \rfloor, "
+            r"\lceil N/k \rceil\}\end{aligned}",
             r"\varepsilon_{\mathrm{target}}^{\text{random order}} = \ln\!\big(1 + "
             r"\tfrac1k(e^{\varepsilon_{\mathrm{sample}}}-1)\big)",
         ],
@@ -410,10 +410,11 @@ def hypothesis_view(ctx: ClusterInputs) -> None:
             "(M_i + M_min)·ε_sample is large."
         ),
         formulas=[
-            r"\Pr(H = 0 \mid C_i \in S) \ge e^{\gamma}\,\Pr(H = 0 \mid C_i \notin S)",
+            r"\begin{aligned}&\Pr(H = 0 \mid C_i \in S)\\ &\quad\ge e^{\gamma}\,"
+            r"\Pr(H = 0 \mid C_i \notin S)\end{aligned}",
             r"\begin{aligned}&\varepsilon_{\mathrm{target}} \ge \ln\!\Big(1 + "
-            r"(e^{\varepsilon_{\mathrm{sample}}}-1)\,\frac{q}{q + e^{-\gamma}(1-q)}\Big),"
-            r"\\ &q = \ell/k\end{aligned}",
+            r"(e^{\varepsilon_{\mathrm{sample}}}-1)\\ &\qquad\cdot\frac{q}{q + "
+            r"e^{-\gamma}(1-q)}\Big),\quad q = \ell/k\end{aligned}",
         ],
     )
 

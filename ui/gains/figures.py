@@ -453,7 +453,7 @@ def violin_by_rate_figure(
         label = (
             "population (rate 1)"
             if is_population
-            else f"n/N = {rate:.3g} (n = {int(group['n'].iloc[0]):,})"
+            else f"n/N = {rate:.3g}<br>(n = {int(group['n'].iloc[0]):,})"
         )
         values = group[column].to_numpy()
         if log_y:
@@ -484,6 +484,8 @@ def violin_by_rate_figure(
         layout["title"]["text"] = title_text
     layout["showlegend"] = False
     layout["xaxis"]["type"] = "category"
+    if log_y:  # label 2 and 5 in each decade: every digit crowds an axis under a decade
+        layout["yaxis"]["dtick"] = "D2"
     if reference is not None:
         layout["shapes"] = [reference_line(reference, text=reference_text)]
     return make_figure(traces, layout), per_rep

@@ -328,8 +328,8 @@ def error_formula(measure: str, mechanism: str, estimator: str) -> str:
         return r"\mathrm{MSE}(n) = \frac1T\sum_{t=1}^T(\tilde m_n^{(t)} - m_N)^2"
     if mechanism == "smooth_laplace":
         return (
-            r"\mathrm{MSE}(n) = \frac1T\sum_{t=1}^T\Big[(m_n^{(t)} - m_N)^2 + "
-            r"\frac{8\,S_n^{(t)2}}{\varepsilon_{\mathrm{sample}}^2}\Big]"
+            r"\begin{aligned}\mathrm{MSE}(n) = \frac1T\sum_{t=1}^T\Big[&(m_n^{(t)} - m_N)^2"
+            r"\\ &+ \frac{8\,S_n^{(t)2}}{\varepsilon_{\mathrm{sample}}^2}\Big]\end{aligned}"
         )
     return (
         r"\mathrm{MSE}(n) = \overline{(m_n - m_N)^2} + "

@@ -209,8 +209,9 @@ def mean_population_view(ctx: GainsInputs) -> None:
         "release of a sample can beat the population."
     )
     st.latex(
-        r"\mathrm{Var}(g(\mathcal S(Y_N))) \ge 2(\Delta_N^G)^2\Big(\frac{1}{\varepsilon^2}"
-        r" - \frac{1}{\varepsilon_{\mathrm{sample}}^2}\Big) \implies V_n \ge V_N"
+        r"\begin{aligned}&\mathrm{Var}(g(\mathcal S(Y_N))) \ge 2(\Delta_N^G)^2\Big("
+        r"\frac{1}{\varepsilon^2} - \frac{1}{\varepsilon_{\mathrm{sample}}^2}\Big)"
+        r"\\ &\implies V_n \ge V_N\end{aligned}"
     )
     with st.expander("Check eq. (7) by simulation", icon=":material/science:"):
         c1, c2 = st.columns(2)
@@ -299,8 +300,9 @@ def release_violins(
             "of (ε, δ)- instead of ε-differential privacy."
         ),
         formulas=[
-            r"S = \max_{k}\ e^{-k\beta}\max_{0\le t\le k+1}\big(y_{(m+t)} - y_{(m+t-k-1)}\big),"
-            r"\quad \beta = \frac{\varepsilon}{2\ln(2/\delta)}",
+            r"\begin{aligned}S &= \max_{k}\ e^{-k\beta}\,G_k,\\ "
+            r"G_k &= \max_{0\le t\le k+1}\big(y_{(m+t)} - y_{(m+t-k-1)}\big)\end{aligned}",
+            r"\beta = \frac{\varepsilon}{2\ln(2/\delta)}",
             r"\tilde m = m + \mathrm{Laplace}(0, 2S/\varepsilon)",
         ],
     )
@@ -319,7 +321,7 @@ def sample_medians_chart(ctx: GainsInputs, reps: int, median: float) -> None:
         y_title="sample median",
         reference=median,
         reference_text=f"population median {median:.4g}",
-        title_text="Unprivatised sample medians, n = 101 and 1,001 (Figure 11)",
+        title_text="Unprivatised sample medians (Figure 11)",
     )
     chart_block(
         fig,

@@ -494,7 +494,9 @@ def objective_figure(
             }
         )
     if target is not None:
-        line = reference_line(float(target), text="your bound", at_start=True)
+        # At the other end from the census line's label, so the two never meet.
+        at_start = True if census is None else not star_right
+        line = reference_line(float(target), text="your bound", at_start=at_start)
         line["line"] = {"color": TARGET_COLOUR, "dash": "dash", "width": 1.5}
         shapes.append(line)
     best_name = series_name(str(best["design"]), str(best["mechanism_label"]))
@@ -625,6 +627,7 @@ def composition_figure(curve: pd.DataFrame, *, eps_target: float) -> tuple[go.Fi
         log_y=True,
         hovermode="x unified",
     )
+    layout["yaxis"]["dtick"] = 1  # decades only: digits between them crowd a short axis
     layout["shapes"] = [
         {
             "type": "line",

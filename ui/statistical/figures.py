@@ -112,8 +112,6 @@ def privacy_curve_figure(
     )
     if log_y:  # below 10⁻¹² a δ is negligible; without a floor the axis spans 300 decades
         layout["yaxis"]["range"] = [-12, 0.2]
-    if log_x:
-        _legend_below_log_axis(layout)
     layout["shapes"] = [
         {
             "type": "line",
@@ -248,12 +246,6 @@ _EU_COLUMNS = (
 )
 
 
-def _legend_below_log_axis(layout: dict[str, Any]) -> None:
-    """Log axes carry two rows of tick labels: move the legend clear of the axis title."""
-    layout["legend"]["y"] = -0.3
-    layout["margin"]["b"] = 30
-
-
 def equal_utility_pi_figure(
     data: pd.DataFrame, *, n: int, m: int, eps: float, log_y: bool = False
 ) -> tuple[go.Figure, pd.DataFrame]:
@@ -314,7 +306,6 @@ def equal_utility_lambda_figure(
         height=480,
         hovermode="closest",
     )
-    _legend_below_log_axis(layout)
     return make_figure(traces, layout), data
 
 
@@ -337,7 +328,7 @@ def conjecture_figure(
         line_trace(
             x,
             _for_log(data["lambda_times_pure_m"], True),
-            "λ · δ of the n sampled records without a mechanism, at ε_sample",
+            "λ · δ of the n sampled records<br>without a mechanism, at ε_sample",
             1,
             "λ %{x:.3g}<br>λ·δ %{y:.4g}<extra>scaled pure δ</extra>",
             line=_plain(1),
@@ -353,7 +344,6 @@ def conjecture_figure(
         height=480,
         hovermode="x unified",
     )
-    _legend_below_log_axis(layout)
     return make_figure(traces, layout), data
 
 

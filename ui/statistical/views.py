@@ -166,9 +166,9 @@ def pi_view(ctx: StatisticalInputs) -> None:
             "quotes δ_DP = 0.38 (ν = 1) and 0.128 (ν = 3) for Gaussian noise."
         ),
         formulas=[
-            r"\delta_{\mathrm{DP}}^{\mathrm{Gauss}}(\varepsilon) = "
-            r"\Phi\!\Big(\tfrac{1}{2\nu} - \varepsilon\nu\Big) - e^{\varepsilon}"
-            r"\Phi\!\Big(-\tfrac{1}{2\nu} - \varepsilon\nu\Big)",
+            r"\begin{aligned}\delta_{\mathrm{DP}}^{\mathrm{Gauss}}(\varepsilon) &= "
+            r"\Phi\!\Big(\tfrac{1}{2\nu} - \varepsilon\nu\Big)\\ &\quad - e^{\varepsilon}"
+            r"\Phi\!\Big(-\tfrac{1}{2\nu} - \varepsilon\nu\Big)\end{aligned}",
             r"\delta_{\mathrm{DP}}^{\mathrm{Lap}}(\varepsilon) = "
             r"1 - e^{(\varepsilon - 1/\nu)/2}\ \ (\varepsilon < 1/\nu)",
         ],
@@ -273,8 +273,9 @@ def equal_utility_view(ctx: StatisticalInputs) -> None:
         formulas=[
             r"\delta_{\mathrm{SAMP}(\lambda), N}(\varepsilon_{\mathrm{target}})"
             r"\ \le\ \lambda\,\delta_{n}(\varepsilon_{\mathrm{sample}})\ ?",
-            r"\varepsilon_{\mathrm{target}} = \log\big(1+\lambda(e^{\varepsilon_{\mathrm{sample}}}"
-            r"-1)\big),\quad \varepsilon_{\mathrm{sample}} = \varepsilon",
+            r"\begin{aligned}&\varepsilon_{\mathrm{target}} = \log\big(1+\lambda("
+            r"e^{\varepsilon_{\mathrm{sample}}}-1)\big),\\ "
+            r"&\varepsilon_{\mathrm{sample}} = \varepsilon\end{aligned}",
         ],
     )
 

@@ -18,6 +18,7 @@ from ui.strata.cache import DESIGNS, NEYMAN, PROP_DET, PROP_RAND, SRS
 from ui.theme import (
     PALETTE,
     REFERENCE_COLOUR,
+    category_ticks,
     chart_layout,
     line_trace,
     make_figure,
@@ -56,12 +57,6 @@ def _bar(x: Any, y: Any, design: str, hover: str, **extra: Any) -> dict[str, Any
         "hovertemplate": hover,
         **extra,
     }
-
-
-def _legend_below(layout: dict[str, Any], y: float) -> dict[str, Any]:
-    """Move the legend further under the plot (below rotated tick labels and axis title)."""
-    layout["legend"]["y"] = y
-    return layout
 
 
 def shown_strata(table: pd.DataFrame) -> pd.DataFrame:
@@ -108,7 +103,6 @@ def allocation_figure(
     )
     layout["xaxis"]["type"] = "category"
     layout["barmode"] = "group"
-    _legend_below(layout, -0.42)
     if show_rates and not log_y:
         layout["yaxis"]["tickformat"] = ".0%"
     return make_figure(traces, layout), table
@@ -142,7 +136,10 @@ def variance_figure(var_table: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
         log_y=True,
         hovermode="closest",
     )
+    layout["yaxis"]["dtick"] = 1  # decades only: a phone's short axis has no room for more
     layout["xaxis"]["type"] = "category"
+    finite = np.isfinite(var_table["variance"].to_numpy(dtype=np.float64))
+    layout["xaxis"].update(category_ticks([str(d) for d in var_table["design"][finite]]))
     layout["showlegend"] = False
     return make_figure(traces, layout), var_table
 
@@ -179,6 +176,7 @@ def simulation_figure(
         hovermode="closest",
     )
     layout["xaxis"]["type"] = "category"
+    layout["xaxis"].update(category_ticks(list(DESIGNS)))
     layout["showlegend"] = False
     line = reference_line(truth, text=f"population mean {truth:,.4g}")
     line["label"] = {**line["label"], "textposition": "start"}  # type: ignore[dict-item]
@@ -267,7 +265,6 @@ def privacy_rate_figure(
         hovermode="closest",
         height=460,
     )
-    _legend_below(layout, -0.25)
     eps_line = reference_line(eps, text=f"ε_sample = {eps:.3g}: no sampling")
     eps_line["label"]["textposition"] = "start"  # type: ignore[index]
     layout["shapes"] = [
@@ -344,7 +341,6 @@ def neighbour_figure(
     )
     layout["xaxis"]["type"] = "category"
     layout["barmode"] = "group"
-    _legend_below(layout, -0.42)
     biggest = int(max(np.abs(cmp.neyman_shift).max(), np.abs(cmp.proportional_shift).max(), 1))
     layout["yaxis"]["dtick"] = max(1, int(np.ceil(biggest / 5)))
     shift = int(cmp.neyman_shift[top])
@@ -441,7 +437,7 @@ def random_size_figure(table: pd.DataFrame, eps: float, n: int) -> tuple[go.Figu
     layout = chart_layout(
         title=f"Random sample size, N = {n:,}, ε_sample = {eps:g} (Fig. 2)",
         x_title="standard deviation σ of the sample size (records)",
-        y_title="ε_target (guarantee for the population)",
+        y_title="ε_target (population guarantee)",
         log_x=True,
         hovermode="x unified",
     )

@@ -574,10 +574,16 @@ def simulation_view(ctx: StrataInputs) -> None:
         rows,
         hide_index=True,
         column_config={
+            "design": st.column_config.TextColumn(width="medium"),
+            "samples with an empty stratum": st.column_config.NumberColumn(
+                "empty strata", help="Samples with an empty stratum (no estimate)"
+            ),
             "variance (formula)": st.column_config.NumberColumn(format="%.5g"),
             "variance (simulated)": st.column_config.NumberColumn(format="%.5g"),
             "simulated ÷ formula": st.column_config.NumberColumn(format="%.3f"),
-            "mean of the estimates": st.column_config.NumberColumn(format="%.6g"),
+            "mean of the estimates": st.column_config.NumberColumn(
+                "mean", format="%.6g", help="Mean of the simulated estimates"
+            ),
         },
     )
     st.caption(
