@@ -322,8 +322,8 @@ BREAKS: tuple[Break, ...] = (
         name="theme-log-x-ignored",
         item="3 UI numbers",
         path="ui/theme.py",
-        old='"xaxis": _axis(x_title, log_x),',
-        new='"xaxis": _axis(x_title, False),',
+        old='"xaxis": _axis(wrap_title(x_title, AXIS_LINE_CHARS), log_x),',
+        new='"xaxis": _axis(wrap_title(x_title, AXIS_LINE_CHARS), False),',
         tests=(
             "tests/ui/test_theme.py::test_chart_layout_carries_titles_axis_types_and_grows_with_the_title",
         ),
