@@ -10,6 +10,7 @@ largest cluster (:class:`core.designs.ClusterSampling`).  A rate ``r`` means
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -112,21 +113,7 @@ class ClusterDesign(PlannerDesign):
         drawn = draw_cluster_sets(rng, index.k, round(point.size), reps)
         sizes = index.sizes[drawn].sum(axis=1).astype(np.int64)
 
-        runs = frame.tied_runs()
-        table = (
-            frame.prepared("cluster_run_table", lambda f: index.run_table(runs))
-            if runs is not None
-            else None
-        )
-
-        def source(gen: np.random.Generator, rows: NDArray[np.int64]) -> ClusterWindows | RunCounts:
-            if runs is not None and table is not None and fits(rows.size, runs):
-                return RunCounts(runs, cluster_run_counts(table, drawn[rows]))
-            if runs is not None:
-                return ClusterRunWindows(index, drawn[rows], runs, table)
-            return ClusterWindows(index, drawn[rows])
-
-        return WindowDraw(sizes, source)
+        return WindowDraw(sizes, cluster_source(frame, index, drawn, "cluster_run_table"))
 
     def window_cost(self, frame: Frame, point: Point) -> float:
         """Record-equivalents of one windowed sample (a mask costs N): bisection steps of
@@ -143,6 +130,28 @@ class ClusterDesign(PlannerDesign):
     def mask(self, frame: Frame, keys: Any, point: Point) -> NDArray[np.bool_]:
         assert frame.cluster_codes is not None
         return np.asarray(keys[:, frame.cluster_codes] < point.size)
+
+
+def cluster_source(
+    frame: Frame, index: ClusterIndex, drawn: NDArray[np.int64], table_key: str
+) -> Callable[[np.random.Generator, NDArray[np.int64]], ClusterWindows | RunCounts]:
+    """The window source of cluster samples with the drawn clusters ``drawn`` (one row each).
+
+    On a tied population: the samples' counts per run when they fit
+    (:class:`core.windowed.run_counts.RunCounts`), else the run windows with the clusters'
+    run table (kept with the frame under ``table_key``); otherwise the plain windows.
+    """
+    runs = frame.tied_runs()
+    table = frame.prepared(table_key, lambda f: index.run_table(runs)) if runs is not None else None
+
+    def source(gen: np.random.Generator, rows: NDArray[np.int64]) -> ClusterWindows | RunCounts:
+        if runs is not None and table is not None and fits(rows.size, runs):
+            return RunCounts(runs, cluster_run_counts(table, drawn[rows]))
+        if runs is not None:
+            return ClusterRunWindows(index, drawn[rows], runs, table)
+        return ClusterWindows(index, drawn[rows])
+
+    return source
 
 
 def _cluster_index(frame: Frame) -> ClusterIndex:

@@ -48,11 +48,10 @@ from numpy.typing import NDArray
 from scipy.optimize import brentq
 
 from core import amplification as amp
-from core.designs.cluster import _cluster_index, missing_clusters
-from core.designs.cluster_windows import ClusterIndex, ClusterRunWindows, ClusterWindows
+from core.designs.cluster import _cluster_index, cluster_source, missing_clusters
+from core.designs.cluster_windows import ClusterIndex
 from core.designs.frame import Frame
 from core.designs.protocol import PlannerDesign, Point, WindowDraw
-from core.windowed.run_counts import RunCounts, cluster_run_counts, fits
 
 __all__ = ["PoissonCluster", "poisson_cluster_eps", "poisson_cluster_eps_sample"]
 
@@ -189,20 +188,7 @@ class PoissonCluster(PlannerDesign):
         drawn = np.where(np.arange(width)[None, :] < counts[:, None], order, pad)
         sizes = index.sizes[drawn].sum(axis=1).astype(np.int64)
 
-        runs = frame.tied_runs()
-        table = (
-            frame.prepared("poisson_cluster_run_table", lambda f: index.run_table(runs))
-            if runs is not None
-            else None
-        )
-
-        def source(gen: np.random.Generator, rows: NDArray[np.int64]) -> ClusterWindows | RunCounts:
-            if runs is not None and table is not None and fits(rows.size, runs):
-                return RunCounts(runs, cluster_run_counts(table, drawn[rows]))
-            if runs is not None:
-                return ClusterRunWindows(index, drawn[rows], runs, table)
-            return ClusterWindows(index, drawn[rows])
-
+        source = cluster_source(frame, index, drawn, "poisson_cluster_run_table")
         return WindowDraw(sizes, source)
 
     def window_cost(self, frame: Frame, point: Point) -> float:
