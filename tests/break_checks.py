@@ -1189,6 +1189,14 @@ BREAKS: tuple[Break, ...] = (
         new="at_start = True",
         tests=("tests/e2e/test_layout.py::test_nothing_overflows[planner-laptop]",),
     ),
+    Break(
+        name="multiselect-chips-scroll-sideways",
+        item="issue 27 §1: every chip of a multiselect in sight (chips wrap)",
+        path="ui/theme.py",
+        old="flex-wrap: wrap !important; overflow: visible !important; height: auto !important;",
+        new="flex-wrap: nowrap !important;",
+        tests=("tests/e2e/test_layout.py::test_nothing_overflows[planner-phone]",),
+    ),
 )
 
 

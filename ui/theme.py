@@ -307,7 +307,8 @@ STALE_CSS = f"""
 
 
 #: Labels that would end in "…" in a narrow column wrap onto a second line instead: button
-#: labels (presets, downloads), metric labels, widget labels and the upload widget's hint. A
+#: labels (presets, downloads), metric labels, widget labels and the upload widget's hint;
+#: tab bars and the chips of a multiselect wrap onto more lines instead of scrolling. A
 #: label cut short hides the words that tell two choices apart ("Poisson sampling, same
 #: fracti…"); tests/e2e/test_layout.py fails on any that is.
 WRAP_CSS = """
@@ -318,6 +319,17 @@ WRAP_CSS = """
   text-overflow: clip !important; overflow-wrap: anywhere;
 }
 [data-testid="stTabs"] [role="tablist"] { flex-wrap: wrap; overflow: visible !important; }
+[data-testid="stMultiSelectTagsContainer"],
+[data-testid="stMultiSelectTagsContainer"] > [role="group"] {
+  flex-wrap: wrap !important; overflow: visible !important; height: auto !important;
+}
+[data-testid="stMultiSelect"] [role="group"]:has(> [data-testid="stMultiSelectTagsContainer"]) {
+  height: auto !important; max-height: none !important;
+}
+[data-testid="stMultiSelectTagsContainer"] [data-tag] { max-width: 100%; height: auto; }
+[data-testid="stMultiSelectTagsContainer"] [data-tag] > span {
+  white-space: normal !important; overflow: visible !important; text-overflow: clip !important;
+}
 """
 
 #: On a phone a table of many columns cannot fit the screen; it scrolls sideways, and a line

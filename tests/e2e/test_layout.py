@@ -11,8 +11,8 @@ code) and each viewport, the page is loaded as a link would open it and measured
   (``.modebar``);
 - page headings: no horizontal overflow; the page itself never scrolls sideways;
 - no text cut short: no label wider than its box ending in "…" (issue 27 §1; the app's CSS
-  lets long labels wrap, ``ui.theme.WRAP_CSS``), and no tab out of sight behind the tab
-  bar's edge (the tab bar wraps);
+  lets long labels wrap, ``ui.theme.WRAP_CSS``), and no tab or multiselect chip out of
+  sight behind the edge of its bar (tab bars and chips wrap);
 - no chart text on another: titles, axis titles, tick labels, legend entries, labels and
   annotations of every shown chart (``helpers.CHART_BOXES``);
 - every tab of the page as well as the first: each is opened in turn and measured again;
@@ -132,15 +132,14 @@ MEASURE = """(slack) => {
     }
   });
   // Text cut short with "…": a label wider than its box (a preset button, a metric, a
-  // widget label). The chips of a multiselect are left out: Streamlit lets them scroll
-  // sideways behind a fade instead. The sidebar counts only while it is open.
+  // widget label, a chip of a multiselect). The sidebar counts only while it is open.
   const side = document.querySelector('[data-testid="stSidebar"]');
   const sideOpen = side && side.getAttribute('aria-expanded') !== 'false' &&
                    side.getBoundingClientRect().right > 0;
   const scopes = '[data-testid="stMain"] *' + (sideOpen ? ', [data-testid="stSidebar"] *' : '');
   const cut = new Set();
   document.querySelectorAll(scopes).forEach((el) => {
-    if (el.children.length > 3 || el.closest('[data-testid="stMultiSelect"]')) return;
+    if (el.children.length > 3) return;
     if (getComputedStyle(el).textOverflow !== 'ellipsis') return;
     const text = short(el.textContent);
     if (text && el.getClientRects().length && el.scrollWidth > el.clientWidth + slack) {
@@ -157,6 +156,16 @@ MEASURE = """(slack) => {
       return r.right > Math.min(box.right, vw) + slack || r.left < box.left - slack;
     }).map((t) => short(t.textContent));
     if (hidden.length) problems.push(`tabs out of sight: ${hidden.join(' | ')}`);
+  });
+  // Chips of a multiselect behind the edge of its box (Streamlit scrolls them sideways
+  // behind a fade; the app's CSS wraps them onto more lines).
+  document.querySelectorAll('[data-testid="stMultiSelectTagsContainer"]').forEach((box) => {
+    const b = box.getBoundingClientRect();
+    const hidden = [...box.querySelectorAll('[data-tag]')].filter((t) => {
+      const r = t.getBoundingClientRect();
+      return r.width && (r.right > b.right + slack || r.bottom > b.bottom + slack);
+    }).map((t) => short(t.textContent));
+    if (hidden.length) problems.push(`chips out of sight: ${hidden.join(' | ')}`);
   });
   document.querySelectorAll('[data-testid="stMain"] h1, [data-testid="stMain"] h2')
     .forEach((h) => {
