@@ -1197,6 +1197,17 @@ BREAKS: tuple[Break, ...] = (
         new="flex-wrap: nowrap !important;",
         tests=("tests/e2e/test_layout.py::test_nothing_overflows[planner-phone]",),
     ),
+    Break(
+        name="unbounded-thresholds-corrected-nowhere",
+        item="issue 23: unbounded quantile's threshold indices, corrected where rounding errs",
+        path="core/mechanisms/unbounded.py",
+        old="near = np.flatnonzero(np.abs(f - np.rint(f)) <= 1e-9 * np.maximum(1.0, np.abs(f)))",
+        new="near = np.flatnonzero(np.abs(f - np.rint(f)) < 0.0)",
+        tests=(
+            "tests/core/mechanisms/test_unbounded.py::"
+            "test_threshold_indices_equal_the_corrected_formula_everywhere",
+        ),
+    ),
 )
 
 

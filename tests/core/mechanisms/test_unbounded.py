@@ -98,6 +98,34 @@ def test_threshold_indices_bracket_every_value() -> None:
     assert (m.thresholds(np.maximum(idx - 1, 0), 0.0)[idx > 0] < x[idx > 0]).all()
 
 
+@pytest.mark.parametrize("growth", [1.001, 1.05, 2.0])
+@pytest.mark.parametrize("lower", [0.0, -3.5, 100.0])
+def test_threshold_indices_equal_the_corrected_formula_everywhere(growth, lower) -> None:
+    """Values on, a hair beside and between the thresholds: the indices equal those of the
+    formula corrected on every value (the slow reference)."""
+    from core.mechanisms.unbounded import _corrected
+
+    log_b = math.log(growth)
+    m = mech.UnboundedQuantile(growth=growth)
+    on = m.thresholds(np.arange(0, 4_000), lower)
+    on = on[np.isfinite(on) & (on < 1e12)]
+    rng = np.random.default_rng(1)
+    x = np.concatenate(
+        (
+            on,
+            np.nextafter(on, np.inf),
+            np.nextafter(on, -np.inf)[1:],
+            lower + rng.lognormal(3, 3, 5_000),
+        )
+    )
+    x = x[x >= lower]
+    got = mech.unbounded.threshold_indices(x.reshape(1, -1), lower, log_b)[0]
+    guess = np.maximum(np.ceil(np.log1p(x - lower) / log_b), 0.0)
+    assert got.tolist() == _corrected(guess, x, lower, log_b).astype(np.int64).tolist()
+    assert (m.thresholds(got, lower) >= x).all()
+    assert (m.thresholds(np.maximum(got - 1, 0), lower)[got > 0] < x[got > 0]).all()
+
+
 @pytest.mark.parametrize("q", [0.1, 0.5, 0.9])
 @pytest.mark.parametrize("eps", [0.2, 1.0, 4.0])
 def test_index_law_ratio_under_both_relations_is_at_most_e_to_eps(q: float, eps: float) -> None:
