@@ -44,7 +44,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from core._validation import (
+from ._validation import (
     FloatArray,
     FloatOrArray,
     all_scalar,

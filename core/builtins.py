@@ -25,9 +25,9 @@ from types import MappingProxyType
 
 import numpy as np
 
-from core._validation import check_seed, check_whole, plural
-from core.population import Population
-from core.r_replay import bimodal_mixture, paper_bimodal_population
+from ._validation import check_seed, check_whole, plural
+from .population import Population
+from .r_replay import bimodal_mixture, paper_bimodal_population
 
 __all__ = [
     "BUILTIN_POPULATIONS",

@@ -35,8 +35,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from core._validation import plural, quoted
-from core.csv_io import (
+from ._validation import plural, quoted
+from .csv_io import (
     DEFAULT_LIMIT,
     MAX_COLUMNS,
     MAX_ROWS,
@@ -48,7 +48,7 @@ from core.csv_io import (
     csv_table_from_bytes,
     population_from_table,
 )
-from core.population import Population
+from .population import Population
 
 __all__ = [
     "FILE_FORMATS",

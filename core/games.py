@@ -56,9 +56,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
-from core import amplification as amp
-from core import clusters as cl
-from core._validation import FloatArray, check_choice, check_seed, check_whole, finite_scalar
+from . import amplification as amp
+from . import clusters as cl
+from ._validation import FloatArray, check_choice, check_seed, check_whole, finite_scalar
 
 __all__ = [
     "DESIGNS",

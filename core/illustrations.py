@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from core import sensitivity as sens
-from core._validation import (
+from . import sensitivity as sens
+from ._validation import (
     check_bounds,
     check_delta_open,
     check_eps_list,
@@ -29,9 +29,9 @@ from core._validation import (
     check_whole,
     values_in_bounds,
 )
-from core.amplification import sample_size
-from core.gains import draw_sorted_samples
-from core.mechanisms import GlobalLaplaceQuantile, LaplaceMean, Mechanism, SmoothLaplaceQuantile
+from .amplification import sample_size
+from .gains import draw_sorted_samples
+from .mechanisms import GlobalLaplaceQuantile, LaplaceMean, Mechanism, SmoothLaplaceQuantile
 
 __all__ = ["privatized_means", "privatized_medians", "sample_medians"]
 

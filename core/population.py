@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from core._validation import number_text, plural, quoted
+from ._validation import number_text, plural, quoted
 
 __all__ = ["Population", "cluster_strata_note", "suggest_bounds"]
 

@@ -27,7 +27,7 @@ Responsible Computing (FORC 2022). arXiv:2007.12674.
 
 from __future__ import annotations
 
-from core.builtins import (
+from .builtins import (
     BUILTIN_POPULATIONS,
     EMPLOYEES_TOP_CODE,
     ESTABLISHMENT_SIZE_CLASSES,
@@ -35,7 +35,7 @@ from core.builtins import (
     MAX_BUILTIN_SIZE,
     make_builtin,
 )
-from core.csv_io import (
+from .csv_io import (
     MAX_COLUMNS,
     MAX_ROWS,
     MAX_UPLOAD_BYTES,
@@ -45,7 +45,7 @@ from core.csv_io import (
     population_to_csv_bytes,
     read_csv_table,
 )
-from core.file_io import (
+from .file_io import (
     FILE_FORMATS,
     UPLOAD_EXTENSIONS,
     FileTable,
@@ -53,8 +53,8 @@ from core.file_io import (
     load_population_file,
     read_file_table,
 )
-from core.population import Population, cluster_strata_note, suggest_bounds
-from core.r_replay import paper_bimodal_population
+from .population import Population, cluster_strata_note, suggest_bounds
+from .r_replay import paper_bimodal_population
 
 __all__ = [
     "BUILTIN_POPULATIONS",

@@ -14,8 +14,8 @@ import math
 
 import numpy as np
 
-from core._validation import check_whole
-from core.population import Population
+from ._validation import check_whole
+from .population import Population
 
 __all__ = ["bimodal_mixture", "paper_bimodal_population"]
 

@@ -27,7 +27,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from core._validation import check_vector, require
+from ._validation import check_vector, require
 
 __all__ = [
     "EXACT_SHARE",

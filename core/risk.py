@@ -49,7 +49,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from core._validation import (
+from ._validation import (
     FloatOrArray,
     all_scalar,
     broadcast,

@@ -1208,6 +1208,25 @@ BREAKS: tuple[Break, ...] = (
             "test_threshold_indices_equal_the_corrected_formula_everywhere",
         ),
     ),
+    Break(
+        name="distribution-misses-a-package",
+        item="issue 27 §4: core installs as dp_sampling, every package of it",
+        path="pyproject.toml",
+        old='    "dp_sampling.windowed",\n',
+        new="",
+        tests=("tests/test_packaging.py::test_every_package_under_core_is_in_the_distribution",),
+    ),
+    Break(
+        name="notebook-imports-the-clone",
+        item="issue 27 §4: the exported notebook runs outside the repository",
+        path="ui/planner/exports/notebook.py",
+        old="    from dp_sampling.planner import plan\n",
+        new="    from core.planner import plan\n",
+        tests=(
+            "tests/test_packaging.py::"
+            "test_exported_notebook_runs_in_a_fresh_environment_outside_the_repository",
+        ),
+    ),
 )
 
 

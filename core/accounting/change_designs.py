@@ -20,10 +20,10 @@ from typing import TypeAlias
 import numpy as np
 from numpy.typing import ArrayLike
 
-from core import amplification as amp
-from core import clusters as cl
-from core import strata as st
-from core._validation import (
+from .. import amplification as amp
+from .. import clusters as cl
+from .. import strata as st
+from .._validation import (
     FloatArray,
     as_float_array,
     check_choice,
@@ -32,13 +32,13 @@ from core._validation import (
     finite_scalar,
     require,
 )
-from core.accounting.change_one import (
+from ..accounting.change_one import (
     _check_factors,
     effective_change_factor,
     poisson_eps_sample,
     poisson_eps_target,
 )
-from core.designs import ClusterSampling
+from ..designs import ClusterSampling
 
 __all__ = ["DESIGNS", "ChangeAccounting", "change_accounting"]
 

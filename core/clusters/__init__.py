@@ -71,15 +71,15 @@ sampling), :mod:`core.clusters.sizes` (a population's own clusters) and
 
 from __future__ import annotations
 
-from core.clusters.inclusion import (
+from ..clusters.inclusion import (
     inclusion_eps,
     pps_eps_lower,
     pps_inclusion_probabilities,
     pps_max_inclusion,
     systematic_eps_bounds,
 )
-from core.clusters.multi_stage import hypothesis_test_bound, two_stage_eps_upper
-from core.clusters.single_stage import (
+from ..clusters.multi_stage import hypothesis_test_bound, two_stage_eps_upper
+from ..clusters.single_stage import (
     EpsBounds,
     cluster_eps,
     cluster_eps_bounds,
@@ -89,8 +89,8 @@ from core.clusters.single_stage import (
     records_fraction,
     srs_eps,
 )
-from core.clusters.sizes import ClusterSizes, cluster_sizes, per_cluster_bounds
-from core.clusters.witness import witness_eps
+from ..clusters.sizes import ClusterSizes, cluster_sizes, per_cluster_bounds
+from ..clusters.witness import witness_eps
 
 __all__ = [
     "ClusterSizes",

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from core import amplification as amp
-from core._validation import (
+from .. import amplification as amp
+from .._validation import (
     FloatArray,
     FloatOrArray,
     all_scalar,
@@ -24,7 +24,7 @@ from core._validation import (
     finish,
     require,
 )
-from core.clusters.single_stage import EpsBounds, _log_odds_out, _mixture_eps
+from ..clusters.single_stage import EpsBounds, _log_odds_out, _mixture_eps
 
 __all__ = [
     "inclusion_eps",

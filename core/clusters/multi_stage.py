@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from core import amplification as amp
-from core._validation import (
+from .. import amplification as amp
+from .._validation import (
     FloatOrArray,
     all_scalar,
     broadcast,
@@ -20,7 +20,7 @@ from core._validation import (
     check_nonnegative,
     finish,
 )
-from core.clusters.single_stage import _check_design, _log_odds_out, _mixture_eps
+from ..clusters.single_stage import _check_design, _log_odds_out, _mixture_eps
 
 __all__ = [
     "hypothesis_test_bound",

@@ -17,8 +17,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.optimize import brentq
 
-from core import amplification as amp
-from core._validation import (
+from .. import amplification as amp
+from .._validation import (
     FloatArray,
     FloatOrArray,
     all_scalar,

@@ -13,9 +13,9 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from core._validation import FloatArray, check_count
-from core.clusters.inclusion import inclusion_eps, pps_inclusion_probabilities
-from core.clusters.single_stage import cluster_eps_bounds, srs_eps
+from .._validation import FloatArray, check_count
+from ..clusters.inclusion import inclusion_eps, pps_inclusion_probabilities
+from ..clusters.single_stage import cluster_eps_bounds, srs_eps
 
 __all__ = [
     "ClusterSizes",

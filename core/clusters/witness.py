@@ -11,8 +11,8 @@ from collections.abc import Sequence
 import numpy as np
 from scipy.special import gammaln, logsumexp
 
-from core._validation import FloatArray, check_count, check_eps
-from core.clusters.single_stage import _log_expm1
+from .._validation import FloatArray, check_count, check_eps
+from ..clusters.single_stage import _log_expm1
 
 __all__ = [
     "witness_eps",

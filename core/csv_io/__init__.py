@@ -18,22 +18,22 @@ numbers), :mod:`core.csv_io.table` (:class:`CsvTable`, :func:`read_csv_table`),
 
 from __future__ import annotations
 
-from core.csv_io.loading import PopulationTable as PopulationTable
-from core.csv_io.loading import load_population_csv
-from core.csv_io.loading import population_from_table as population_from_table
-from core.csv_io.numbers import _to_numbers as _to_numbers
-from core.csv_io.parsing import MAX_COLUMNS, MAX_ROWS
-from core.csv_io.parsing import MAX_IRREGULAR_BYTES as MAX_IRREGULAR_BYTES
-from core.csv_io.parsing import _parse_careful as _parse_careful
-from core.csv_io.parsing import _read_arrow as _read_arrow
-from core.csv_io.source import DEFAULT_LIMIT as DEFAULT_LIMIT
-from core.csv_io.source import MAX_UPLOAD_BYTES
-from core.csv_io.source import _Default as _Default
-from core.csv_io.source import _read_source_bytes as _read_source_bytes
-from core.csv_io.table import CsvTable, read_csv_table
-from core.csv_io.table import _unknown_column as _unknown_column
-from core.csv_io.table import csv_table_from_bytes as csv_table_from_bytes
-from core.csv_io.writing import csv_safe_text, population_to_csv_bytes
+from ..csv_io.loading import PopulationTable as PopulationTable
+from ..csv_io.loading import load_population_csv
+from ..csv_io.loading import population_from_table as population_from_table
+from ..csv_io.numbers import _to_numbers as _to_numbers
+from ..csv_io.parsing import MAX_COLUMNS, MAX_ROWS
+from ..csv_io.parsing import MAX_IRREGULAR_BYTES as MAX_IRREGULAR_BYTES
+from ..csv_io.parsing import _parse_careful as _parse_careful
+from ..csv_io.parsing import _read_arrow as _read_arrow
+from ..csv_io.source import DEFAULT_LIMIT as DEFAULT_LIMIT
+from ..csv_io.source import MAX_UPLOAD_BYTES
+from ..csv_io.source import _Default as _Default
+from ..csv_io.source import _read_source_bytes as _read_source_bytes
+from ..csv_io.table import CsvTable, read_csv_table
+from ..csv_io.table import _unknown_column as _unknown_column
+from ..csv_io.table import csv_table_from_bytes as csv_table_from_bytes
+from ..csv_io.writing import csv_safe_text, population_to_csv_bytes
 
 __all__ = [
     "MAX_COLUMNS",

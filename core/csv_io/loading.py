@@ -15,10 +15,10 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 
-from core._validation import number_text, plural, quoted
-from core.csv_io.parsing import _IRREGULAR_QUOTING
-from core.csv_io.table import _MIN_VALUES, CsvTable, _unknown_column, read_csv_table
-from core.population import LABEL_NAME_JOIN, Population, cluster_strata_message, suggest_bounds
+from .._validation import number_text, plural, quoted
+from ..csv_io.parsing import _IRREGULAR_QUOTING
+from ..csv_io.table import _MIN_VALUES, CsvTable, _unknown_column, read_csv_table
+from ..population import LABEL_NAME_JOIN, Population, cluster_strata_message, suggest_bounds
 
 __all__ = [
     "load_population_csv",

@@ -11,7 +11,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from core._validation import plural, quoted
+from .._validation import plural, quoted
 
 _NAN_SPELLINGS = frozenset({"nan", "+nan", "-nan"})
 _PLAIN_NUMBER = r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)"

@@ -14,8 +14,8 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 
-from core.csv_io.numbers import _NAN_SPELLINGS, _to_numbers
-from core.csv_io.source import _SNIFF_CHARS
+from ..csv_io.numbers import _NAN_SPELLINGS, _to_numbers
+from ..csv_io.source import _SNIFF_CHARS
 
 __all__ = [
     "MAX_COLUMNS",

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from core._validation import quoted
+from .._validation import quoted
 
 __all__ = [
     "MAX_UPLOAD_BYTES",

@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from core._validation import quoted
-from core.csv_io.numbers import _to_numbers
-from core.csv_io.parsing import (
+from .._validation import quoted
+from ..csv_io.numbers import _to_numbers
+from ..csv_io.parsing import (
     _DELIM_NAMES,
     MAX_ROWS,
     _column_names,
@@ -23,7 +23,7 @@ from core.csv_io.parsing import (
     _parse,
     _sniff_delimiter,
 )
-from core.csv_io.source import _decode, _read_source_bytes
+from ..csv_io.source import _decode, _read_source_bytes
 
 __all__ = [
     "CsvTable",

@@ -10,7 +10,7 @@ import io
 
 import numpy as np
 
-from core.population import Population
+from ..population import Population
 
 __all__ = [
     "csv_safe_text",

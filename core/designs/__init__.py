@@ -43,13 +43,13 @@ from typing import TYPE_CHECKING, ClassVar, TypeAlias
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from core import amplification as amp
-from core import clusters as cl
-from core import strata as st
-from core._validation import check_rate, check_rng
+from .. import amplification as amp
+from .. import clusters as cl
+from .. import strata as st
+from .._validation import check_rate, check_rng
 
 if TYPE_CHECKING:
-    from core.populations import Population
+    from ..populations import Population
 
 __all__ = [
     "ClusterSampling",

@@ -16,17 +16,17 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from core.designs import ClusterSampling
-from core.designs.cluster_windows import (
+from ..designs import ClusterSampling
+from ..designs.cluster_windows import (
     ClusterIndex,
     ClusterRunWindows,
     ClusterWindows,
     draw_cluster_sets,
 )
-from core.designs.frame import Frame
-from core.designs.individual import permutations
-from core.designs.protocol import PlannerDesign, Point, WindowDraw
-from core.windowed.run_counts import RunCounts, cluster_run_counts, fits
+from ..designs.frame import Frame
+from ..designs.individual import permutations
+from ..designs.protocol import PlannerDesign, Point, WindowDraw
+from ..windowed.run_counts import RunCounts, cluster_run_counts, fits
 
 __all__ = ["ClusterDesign", "missing_clusters"]
 

@@ -74,8 +74,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from core._validation import FloatArray, check_whole
-from core.windowed.runs import GROUP_TABLE_CELLS, Blocks, RunView, ValueRuns, group_run_table
+from .._validation import FloatArray, check_whole
+from ..windowed.runs import GROUP_TABLE_CELLS, Blocks, RunView, ValueRuns, group_run_table
 
 __all__ = ["ClusterIndex", "ClusterRunWindows", "ClusterWindows", "draw_cluster_sets"]
 

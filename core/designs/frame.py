@@ -19,11 +19,11 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from core import sensitivity as sens
-from core.windowed.runs import ValueRuns
+from .. import sensitivity as sens
+from ..windowed.runs import ValueRuns
 
 if TYPE_CHECKING:
-    from core.populations import Population
+    from ..populations import Population
 
 __all__ = ["Frame"]
 

@@ -22,14 +22,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from core import amplification as amp
-from core.accounting import change_one
-from core.designs.frame import Frame
-from core.designs.protocol import Accounting, PlannerDesign, Point, WindowDraw
-from core.windowed.runs import RunSource
+from .. import amplification as amp
+from ..accounting import change_one
+from ..designs.frame import Frame
+from ..designs.protocol import Accounting, PlannerDesign, Point, WindowDraw
+from ..windowed.runs import RunSource
 
 if TYPE_CHECKING:
-    from core.mechanisms import Mechanism
+    from ..mechanisms import Mechanism
 
 __all__ = ["Poisson", "SimpleRandom", "permutations"]
 

@@ -101,9 +101,9 @@ from typing import TypeAlias
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from core import amplification as amp
-from core import mechanisms as mech
-from core._validation import (
+from .. import amplification as amp
+from .. import mechanisms as mech
+from .._validation import (
     check_bounds,
     check_choice,
     check_delta_open,
@@ -112,7 +112,7 @@ from core._validation import (
     check_vector,
     require,
 )
-from core.designs.normal_laplace import check_level, error_bound
+from ..designs.normal_laplace import check_level, error_bound
 
 __all__ = [
     "DESIGNS",

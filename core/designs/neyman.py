@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from core.designs.frame import Frame
-from core.designs.protocol import PlannerDesign, Point
+from ..designs.frame import Frame
+from ..designs.protocol import PlannerDesign, Point
 
 __all__ = ["NEYMAN_REASON", "NeymanStratified"]
 

@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import special
 from scipy.optimize import brentq
 
-from core._validation import finite_scalar
+from .._validation import finite_scalar
 
 __all__ = [
     "error_bound",

@@ -47,11 +47,11 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import brentq
 
-from core import amplification as amp
-from core.designs.cluster import _cluster_index, cluster_source, missing_clusters
-from core.designs.cluster_windows import ClusterIndex
-from core.designs.frame import Frame
-from core.designs.protocol import PlannerDesign, Point, WindowDraw
+from .. import amplification as amp
+from ..designs.cluster import _cluster_index, cluster_source, missing_clusters
+from ..designs.cluster_windows import ClusterIndex
+from ..designs.frame import Frame
+from ..designs.protocol import PlannerDesign, Point, WindowDraw
 
 __all__ = ["PoissonCluster", "poisson_cluster_eps", "poisson_cluster_eps_sample"]
 

@@ -43,11 +43,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from core.accounting.change_one import effective_change_factor
+from ..accounting.change_one import effective_change_factor
 
 if TYPE_CHECKING:
-    from core.designs.frame import Frame
-    from core.mechanisms import Mechanism
+    from ..designs.frame import Frame
+    from ..mechanisms import Mechanism
 
 #: A source of sample windows (:class:`core.windowed.SampleWindows` or a design's own).
 WindowSource = Any
@@ -338,7 +338,7 @@ class PlannerDesign(ABC):
         by default :func:`core.designs.mean_error.sampling_moments` for the design's name.
         Only called when :attr:`has_mean_moments` is true.
         """
-        from core.designs import mean_error
+        from ..designs import mean_error
 
         pop = frame.prepared("mean_population", _mean_population)
         m = mean_error.sampling_moments(pop, self.name, [point.rate])
@@ -349,7 +349,7 @@ class PlannerDesign(ABC):
 
 
 def _mean_population(frame: Frame) -> Any:
-    from core.designs import mean_error
+    from ..designs import mean_error
 
     return mean_error.prepare_mean_population(
         frame.values, frame.lower, frame.upper, frame.strata_codes, frame.cluster_codes

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from core.designs.census import Census
-from core.designs.cluster import ClusterDesign
-from core.designs.individual import Poisson, SimpleRandom
-from core.designs.neyman import NeymanStratified
-from core.designs.poisson_cluster import PoissonCluster
-from core.designs.protocol import PlannerDesign
-from core.designs.stratified import ProportionalStratifiedDesign
+from ..designs.census import Census
+from ..designs.cluster import ClusterDesign
+from ..designs.individual import Poisson, SimpleRandom
+from ..designs.neyman import NeymanStratified
+from ..designs.poisson_cluster import PoissonCluster
+from ..designs.protocol import PlannerDesign
+from ..designs.stratified import ProportionalStratifiedDesign
 
 __all__ = ["DESIGNS", "design_named"]
 

@@ -15,11 +15,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from core import strata as st
-from core.designs.frame import Frame
-from core.designs.individual import permutations
-from core.designs.protocol import PlannerDesign, Point, WindowDraw
-from core.designs.stratified_windows import StrataIndex, proportional_source
+from .. import strata as st
+from ..designs.frame import Frame
+from ..designs.individual import permutations
+from ..designs.protocol import PlannerDesign, Point, WindowDraw
+from ..designs.stratified_windows import StrataIndex, proportional_source
 
 __all__ = ["ProportionalStratifiedDesign", "rounded_allocation"]
 

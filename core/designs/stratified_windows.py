@@ -80,10 +80,10 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from core._validation import check_rate, check_whole
-from core.designs.cluster_windows import _narrowest
-from core.windowed.runs import RunSegments, ValueRuns, _RunTree, group_run_table
-from core.windowed.sampler import LEAF, _BlockTree, _floyd_subsets
+from .._validation import check_rate, check_whole
+from ..designs.cluster_windows import _narrowest
+from ..windowed.runs import RunSegments, ValueRuns, _RunTree, group_run_table
+from ..windowed.sampler import LEAF, _BlockTree, _floyd_subsets
 
 __all__ = [
     "StrataIndex",

@@ -31,17 +31,17 @@ block of draws), :mod:`core.gains.median` (:func:`median_gain_experiment`),
 
 from __future__ import annotations
 
-from core.amplification import sample_size
-from core.gains.best_rate import BestRate, PopulationComparison, best_rate, compare_with_population
-from core.gains.comparison import (
+from ..amplification import sample_size
+from ..gains.best_rate import BestRate, PopulationComparison, best_rate, compare_with_population
+from ..gains.comparison import (
     MechanismComparison,
     mechanism_comparison,
     mechanisms_with_measure,
     tied_at_quantile,
 )
-from core.gains.draws import DELTA_SAMPLE_CAP, draw_sorted_samples
-from core.gains.draws import WINDOW_FROM_N as WINDOW_FROM_N
-from core.gains.mean import (
+from ..gains.draws import DELTA_SAMPLE_CAP, draw_sorted_samples
+from ..gains.draws import WINDOW_FROM_N as WINDOW_FROM_N
+from ..gains.mean import (
     best_rate_mean,
     mean_gain_table,
     mean_variance_population,
@@ -49,9 +49,9 @@ from core.gains.mean import (
     no_gain_threshold,
     simulate_mean_release,
 )
-from core.gains.measures import ERROR_LEVEL, MEASURES
-from core.gains.measures import _median_block as _median_block
-from core.gains.median import (
+from ..gains.measures import ERROR_LEVEL, MEASURES
+from ..gains.measures import _median_block as _median_block
+from ..gains.median import (
     NO_FINITE_MEAN,
     NO_UPPER_MECHANISMS,
     QUANTILE_MECHANISMS,
@@ -60,9 +60,9 @@ from core.gains.median import (
     measure_exists,
     median_gain_experiment,
 )
-from core.gains.median import Estimator as Estimator
-from core.gains.median import ProgressCallback as ProgressCallback
-from core.gains.median import Sampler as Sampler
+from ..gains.median import Estimator as Estimator
+from ..gains.median import ProgressCallback as ProgressCallback
+from ..gains.median import Sampler as Sampler
 
 __all__ = [
     "DELTA_SAMPLE_CAP",

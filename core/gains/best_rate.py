@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from core.gains.measures import _check_measure
+from ..gains.measures import _check_measure
 
 __all__ = [
     "BestRate",

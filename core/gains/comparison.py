@@ -13,11 +13,11 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from core import sensitivity as sens
-from core._validation import finite_scalar
-from core.gains.best_rate import _log_columns
-from core.gains.measures import _check_measure
-from core.gains.median import (
+from .. import sensitivity as sens
+from .._validation import finite_scalar
+from ..gains.best_rate import _log_columns
+from ..gains.measures import _check_measure
+from ..gains.median import (
     NO_FINITE_MEAN,
     QUANTILE_MECHANISMS,
     MedianExperiment,
@@ -30,7 +30,7 @@ from core.gains.median import (
     check_upper_needed,
     measure_exists,
 )
-from core.mechanisms import Mechanism
+from ..mechanisms import Mechanism
 
 __all__ = [
     "MechanismComparison",

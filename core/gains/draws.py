@@ -14,17 +14,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core import amplification as amp
-from core._validation import FloatArray
-from core.amplification import sample_size
-from core.mechanisms import (
+from .. import amplification as amp
+from .._validation import FloatArray
+from ..amplification import sample_size
+from ..mechanisms import (
     ExponentialQuantile,
     GaussianMean,
     Mechanism,
     PiecewiseLaplaceQuantile,
     exponential_quantile_distribution,
 )
-from core.windowed import window_exponential_draws, window_quantile_draws
+from ..windowed import window_exponential_draws, window_quantile_draws
 
 __all__ = [
     "DELTA_SAMPLE_CAP",

@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from core import amplification as amp
-from core._validation import (
+from .. import amplification as amp
+from .._validation import (
     FloatArray,
     FloatOrArray,
     check_bounds,
@@ -24,7 +24,7 @@ from core._validation import (
     finite_scalar,
     values_in_bounds,
 )
-from core.amplification import sample_size
+from ..amplification import sample_size
 
 __all__ = [
     "best_rate_mean",

@@ -12,9 +12,9 @@ import math
 
 import numpy as np
 
-from core._validation import FloatArray
-from core.gains.draws import _RateDraws
-from core.mechanisms import Mechanism
+from .._validation import FloatArray
+from ..gains.draws import _RateDraws
+from ..mechanisms import Mechanism
 
 __all__ = [
     "ERROR_LEVEL",

@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from core import sensitivity as sens
-from core._validation import (
+from .. import sensitivity as sens
+from .._validation import (
     FloatArray,
     check_bounds_or_no_upper,
     check_delta_open,
@@ -25,8 +25,8 @@ from core._validation import (
     check_whole,
     values_in_bounds,
 )
-from core.amplification import sample_size
-from core.gains.draws import (
+from ..amplification import sample_size
+from ..gains.draws import (
     _SAMPLERS,
     _population_draws,
     _rate_draws,
@@ -34,8 +34,8 @@ from core.gains.draws import (
     _Setup,
     _simulated_by_release,
 )
-from core.gains.measures import _median_block
-from core.mechanisms import (
+from ..gains.measures import _median_block
+from ..mechanisms import (
     MECHANISMS,
     GaussianMean,
     Mechanism,

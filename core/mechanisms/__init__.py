@@ -118,41 +118,41 @@ Hladík & Tětek 2025), :mod:`core.mechanisms.piecewise_laplace` (Durfee 2025),
 
 from __future__ import annotations
 
-from core.mechanisms.base import FloatArray as FloatArray
-from core.mechanisms.base import Mechanism, Release, relations_from_factors
-from core.mechanisms.exponential import (
+from ..mechanisms.base import FloatArray as FloatArray
+from ..mechanisms.base import Mechanism, Release, relations_from_factors
+from ..mechanisms.exponential import (
     ExponentialQuantile,
     exponential_median_distribution,
     exponential_median_error,
     exponential_quantile_distribution,
     exponential_quantile_error,
 )
-from core.mechanisms.exponential import _exponential_choose as _exponential_choose
-from core.mechanisms.joint_exp import (
+from ..mechanisms.exponential import _exponential_choose as _exponential_choose
+from ..mechanisms.joint_exp import (
     JointExpQuantiles,
     QuantilesRelease,
     joint_exp_cell_log_probability,
 )
-from core.mechanisms.means import (
+from ..mechanisms.means import (
     GaussianMean,
     HorvitzThompsonMean,
     LaplaceMean,
     analytic_gaussian_sigma,
 )
-from core.mechanisms.piecewise_laplace import (
+from ..mechanisms.piecewise_laplace import (
     PiecewiseLaplaceQuantile,
     piecewise_laplace_distribution,
     piecewise_laplace_error,
 )
-from core.mechanisms.polyplace import PolyPlaceQuantile, polyplace_scale_factor
-from core.mechanisms.quantiles import (
+from ..mechanisms.polyplace import PolyPlaceQuantile, polyplace_scale_factor
+from ..mechanisms.quantiles import (
     PURE_NOISE_GAMMA,
     GlobalLaplaceQuantile,
     SmoothLaplaceQuantile,
     SmoothPureQuantile,
 )
-from core.mechanisms.registry import MECHANISMS, mechanism_by_name, release
-from core.mechanisms.unbounded import UnboundedQuantile
+from ..mechanisms.registry import MECHANISMS, mechanism_by_name, release
+from ..mechanisms.unbounded import UnboundedQuantile
 
 __all__ = [
     "MECHANISMS",

@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import optimize
 
-from core._validation import (
+from .._validation import (
     check_bounds,
     check_delta_open,
     check_rng,

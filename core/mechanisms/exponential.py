@@ -13,16 +13,16 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from core import sensitivity as sens
-from core._validation import (
+from .. import sensitivity as sens
+from .._validation import (
     check_bounds,
     check_eps,
     check_interval,
     finite_scalar,
     values_in_bounds,
 )
-from core.mechanisms.base import FloatArray, Release, _check_release_args
-from core.mechanisms.quantiles import _RankScoreQuantile
+from ..mechanisms.base import FloatArray, Release, _check_release_args
+from ..mechanisms.quantiles import _RankScoreQuantile
 
 __all__ = [
     "ExponentialQuantile",

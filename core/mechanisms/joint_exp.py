@@ -22,8 +22,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special
 
-from core import sensitivity as sens
-from core._validation import (
+from .. import sensitivity as sens
+from .._validation import (
     as_float_array,
     check_bounds,
     check_delta_open,
@@ -35,8 +35,8 @@ from core._validation import (
     require,
     values_in_bounds,
 )
-from core.mechanisms.base import FloatArray, _check_batch, _check_eps_rows, relations_from_factors
-from core.mechanisms.exponential import _edges
+from ..mechanisms.base import FloatArray, _check_batch, _check_eps_rows, relations_from_factors
+from ..mechanisms.exponential import _edges
 
 __all__ = [
     "JointExpQuantiles",

@@ -15,8 +15,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special
 
-from core import sensitivity as sens
-from core._validation import (
+from .. import sensitivity as sens
+from .._validation import (
     as_float_array,
     check_bounds,
     check_delta_open,
@@ -26,7 +26,7 @@ from core._validation import (
     finite_scalar,
     require,
 )
-from core.mechanisms.base import FloatArray, Mechanism, Release, _check_release_args
+from ..mechanisms.base import FloatArray, Mechanism, Release, _check_release_args
 
 __all__ = [
     "GaussianMean",

@@ -18,19 +18,19 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import optimize
 
-from core import sensitivity as sens
-from core._validation import (
+from .. import sensitivity as sens
+from .._validation import (
     check_interval,
     finite_scalar,
 )
-from core.mechanisms.base import FloatArray, Release, _check_release_args
-from core.mechanisms.exponential import (
+from ..mechanisms.base import FloatArray, Release, _check_release_args
+from ..mechanisms.exponential import (
     _check_one_sample,
     _chosen_interval,
     _exponential_choose,
     _interval_law,
 )
-from core.mechanisms.quantiles import _RankScoreQuantile
+from ..mechanisms.quantiles import _RankScoreQuantile
 
 __all__ = [
     "PiecewiseLaplaceQuantile",

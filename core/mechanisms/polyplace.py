@@ -18,8 +18,8 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import ArrayLike
 
-from core.mechanisms.base import FloatArray
-from core.mechanisms.quantiles import _BetaSmoothQuantile
+from ..mechanisms.base import FloatArray
+from ..mechanisms.quantiles import _BetaSmoothQuantile
 
 __all__ = [
     "POLYPLACE_TAIL",

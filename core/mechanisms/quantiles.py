@@ -15,8 +15,8 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import ArrayLike
 
-from core import sensitivity as sens
-from core.mechanisms.base import FloatArray, Mechanism, Release
+from .. import sensitivity as sens
+from ..mechanisms.base import FloatArray, Mechanism, Release
 
 __all__ = [
     "PURE_NOISE_GAMMA",

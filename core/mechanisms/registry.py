@@ -10,21 +10,21 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from core._validation import (
+from .._validation import (
     finite_scalar,
 )
-from core.mechanisms.base import FloatArray, Mechanism
-from core.mechanisms.exponential import ExponentialQuantile
-from core.mechanisms.means import GaussianMean, HorvitzThompsonMean, LaplaceMean
-from core.mechanisms.piecewise_laplace import PiecewiseLaplaceQuantile
-from core.mechanisms.polyplace import PolyPlaceQuantile
-from core.mechanisms.quantiles import (
+from ..mechanisms.base import FloatArray, Mechanism
+from ..mechanisms.exponential import ExponentialQuantile
+from ..mechanisms.means import GaussianMean, HorvitzThompsonMean, LaplaceMean
+from ..mechanisms.piecewise_laplace import PiecewiseLaplaceQuantile
+from ..mechanisms.polyplace import PolyPlaceQuantile
+from ..mechanisms.quantiles import (
     GlobalLaplaceQuantile,
     SmoothLaplaceQuantile,
     SmoothPureQuantile,
     _Quantile,
 )
-from core.mechanisms.unbounded import UnboundedQuantile
+from ..mechanisms.unbounded import UnboundedQuantile
 
 __all__ = [
     "MECHANISMS",

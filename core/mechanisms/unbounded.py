@@ -16,10 +16,10 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from core import sensitivity as sens
-from core._validation import check_delta_open, check_rng, finite_scalar
-from core.mechanisms.base import FloatArray, Release, _check_eps_rows
-from core.mechanisms.quantiles import _RankScoreQuantile
+from .. import sensitivity as sens
+from .._validation import check_delta_open, check_rng, finite_scalar
+from ..mechanisms.base import FloatArray, Release, _check_eps_rows
+from ..mechanisms.quantiles import _RankScoreQuantile
 
 __all__ = [
     "DEFAULT_GROWTH",

@@ -39,8 +39,8 @@ Invariants
   (:mod:`core.planner.memory`), whatever N.
 """
 
-from core.planner.accuracy_first import AccuracyFirst, SearchProgress, smallest_eps_target
-from core.planner.budgets import (
+from ..planner.accuracy_first import AccuracyFirst, SearchProgress, smallest_eps_target
+from ..planner.budgets import (
     DEFAULT_QUANTILE_MECHANISMS,
     DESIGN_LABELS,
     MEAN_MECHANISMS,
@@ -59,23 +59,23 @@ from core.planner.budgets import (
     offered_mechanisms,
     theorem_keywords,
 )
-from core.planner.composition import (
+from ..planner.composition import (
     BudgetSplit,
     SeveralProgress,
     budget_split,
     several_statistics,
 )
-from core.planner.engine import OBJECTIVES, PlanProgress, PlanResult, plan
-from core.planner.errors import LEVEL
-from core.planner.joint import (
+from ..planner.engine import OBJECTIVES, PlanProgress, PlanResult, plan
+from ..planner.errors import LEVEL
+from ..planner.joint import (
     JointErrors,
     JointVerdict,
     joint_against_separate,
     joint_exp_errors,
     separate_rmse,
 )
-from core.planner.memory import MemoryBudgetError
-from core.planner.simulate import SAMPLERS
+from ..planner.memory import MemoryBudgetError
+from ..planner.simulate import SAMPLERS
 
 __all__ = [
     "DEFAULT_QUANTILE_MECHANISMS",

@@ -23,14 +23,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from core.designs.frame import Frame
-from core.designs.protocol import PlannerDesign
-from core.planner import engine
-from core.planner.budgets import positive as _positive
-from core.planner.engine import PlanJob, PlanResult
+from ..designs.frame import Frame
+from ..designs.protocol import PlannerDesign
+from ..planner import engine
+from ..planner.budgets import positive as _positive
+from ..planner.engine import PlanJob, PlanResult
 
 if TYPE_CHECKING:
-    from core.populations import Population
+    from ..populations import Population
 
 __all__ = ["AccuracyFirst", "SearchProgress", "smallest_eps_target"]
 

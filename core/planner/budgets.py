@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from core import mechanisms as mech
-from core._validation import check_choice, finite_scalar
-from core.designs.frame import Frame
-from core.designs.protocol import RELATIONS, Accounting, PlannerDesign, Point
-from core.designs.registry import DESIGNS, design_named
+from .. import mechanisms as mech
+from .._validation import check_choice, finite_scalar
+from ..designs.frame import Frame
+from ..designs.protocol import RELATIONS, Accounting, PlannerDesign, Point
+from ..designs.registry import DESIGNS, design_named
 
 if TYPE_CHECKING:
-    from core.populations import Population
+    from ..populations import Population
 
 __all__ = [
     "DEFAULT_QUANTILE_MECHANISMS",

@@ -15,15 +15,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from core.designs.frame import Frame
-from core.designs.registry import DESIGNS
-from core.planner import engine
-from core.planner.budgets import eps_sample_for, eps_target_for
-from core.planner.budgets import positive as _positive
-from core.planner.engine import PlanResult
+from ..designs.frame import Frame
+from ..designs.registry import DESIGNS
+from ..planner import engine
+from ..planner.budgets import eps_sample_for, eps_target_for
+from ..planner.budgets import positive as _positive
+from ..planner.engine import PlanResult
 
 if TYPE_CHECKING:
-    from core.populations import Population
+    from ..populations import Population
 
 __all__ = ["BudgetSplit", "SeveralProgress", "budget_split", "several_statistics"]
 

@@ -26,14 +26,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from core import mechanisms as mech
-from core import sensitivity as sens
-from core._validation import check_choice, check_delta_open, check_seed, check_whole, finite_scalar
-from core.designs.frame import Frame
-from core.designs.protocol import RELATIONS, PlannerDesign
-from core.designs.registry import DESIGNS
-from core.planner import exact, memory
-from core.planner.budgets import (
+from .. import mechanisms as mech
+from .. import sensitivity as sens
+from .._validation import check_choice, check_delta_open, check_seed, check_whole, finite_scalar
+from ..designs.frame import Frame
+from ..designs.protocol import RELATIONS, PlannerDesign
+from ..designs.registry import DESIGNS
+from ..planner import exact, memory
+from ..planner.budgets import (
     DESIGN_LABELS,
     MEAN_MECHANISMS,
     NO_UPPER_MECHANISMS,
@@ -47,8 +47,8 @@ from core.planner.budgets import (
     offered_mechanisms,
     positive,
 )
-from core.planner.errors import LEVEL, Draws, exact_row, summary_row
-from core.planner.simulate import (
+from ..planner.errors import LEVEL, Draws, exact_row, summary_row
+from ..planner.simulate import (
     SAMPLERS,
     MaskJob,
     PointBudget,
@@ -59,7 +59,7 @@ from core.planner.simulate import (
 )
 
 if TYPE_CHECKING:
-    from core.populations import Population
+    from ..populations import Population
 
 __all__ = [
     "OBJECTIVES",

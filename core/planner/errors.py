@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import brentq
 
-from core import mechanisms as mech
+from .. import mechanisms as mech
 
 __all__ = ["LEVEL", "Draws", "conditional_quantile", "exact_row", "summary_row"]
 

@@ -14,13 +14,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from core import mechanisms as mech
-from core.designs import mean_error
-from core.designs.frame import Frame
-from core.designs.normal_laplace import error_bound
-from core.designs.protocol import PlannerDesign
-from core.planner.errors import LEVEL
-from core.planner.simulate import PointBudget, make_mechanism
+from .. import mechanisms as mech
+from ..designs import mean_error
+from ..designs.frame import Frame
+from ..designs.normal_laplace import error_bound
+from ..designs.protocol import PlannerDesign
+from ..planner.errors import LEVEL
+from ..planner.simulate import PointBudget, make_mechanism
 
 __all__ = ["has_closed_form", "mean_row", "mechanism_on_population"]
 

@@ -42,17 +42,17 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 import pandas as pd
 
-from core._validation import check_choice, check_seed, check_whole
-from core.designs.frame import Frame
-from core.designs.protocol import RELATIONS
-from core.designs.registry import DESIGNS, design_named
-from core.mechanisms import JointExpQuantiles, Mechanism
-from core.planner import memory
-from core.planner.budgets import positive
+from .._validation import check_choice, check_seed, check_whole
+from ..designs.frame import Frame
+from ..designs.protocol import RELATIONS
+from ..designs.registry import DESIGNS, design_named
+from ..mechanisms import JointExpQuantiles, Mechanism
+from ..planner import memory
+from ..planner.budgets import positive
 
 if TYPE_CHECKING:
-    from core.planner.engine import PlanResult
-    from core.populations import Population
+    from ..planner.engine import PlanResult
+    from ..populations import Population
 
 __all__ = [
     "DRAWS",

@@ -24,11 +24,11 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from core import mechanisms as mech
-from core.designs.frame import Frame
-from core.designs.protocol import PlannerDesign, Point
-from core.planner.errors import Draws
-from core.windowed import window_exponential_draws, window_quantile_draws
+from .. import mechanisms as mech
+from ..designs.frame import Frame
+from ..designs.protocol import PlannerDesign, Point
+from ..planner.errors import Draws
+from ..windowed import window_exponential_draws, window_quantile_draws
 
 __all__ = [
     "SAMPLERS",

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 
-from core._validation import check_bounds_or_no_upper, finite_scalar
+from .._validation import check_bounds_or_no_upper, finite_scalar
 
 __all__ = [
     "DEFAULT_USABLE_SHARE",

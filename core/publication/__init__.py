@@ -13,7 +13,7 @@ releases compose and plans every cell × statistic with the single-statistic pla
 =====================================  ===================================================
 """
 
-from core.publication.composition import (
+from ..publication.composition import (
     CellBudget,
     cell_budget,
     design_refusal,
@@ -21,7 +21,7 @@ from core.publication.composition import (
     split_shares,
     table_eps,
 )
-from core.publication.table import (
+from ..publication.table import (
     GROUPS,
     TABLE_COLUMNS,
     CellJob,

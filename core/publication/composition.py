@@ -88,10 +88,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core._validation import check_choice, check_delta_open, check_whole
-from core.designs.protocol import RELATIONS
-from core.designs.registry import design_named
-from core.planner.budgets import positive
+from .._validation import check_choice, check_delta_open, check_whole
+from ..designs.protocol import RELATIONS
+from ..designs.registry import design_named
+from ..planner.budgets import positive
 
 __all__ = [
     "CellBudget",

@@ -12,10 +12,10 @@ import json
 import math
 from typing import Any
 
-from core.designs.registry import DESIGNS
-from core.mechanisms.registry import MECHANISMS
-from core.population import Population
-from core.publication.table import TablePlan
+from ..designs.registry import DESIGNS
+from ..mechanisms.registry import MECHANISMS
+from ..population import Population
+from ..publication.table import TablePlan
 
 __all__ = [
     "RELATION_WORDS",

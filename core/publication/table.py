@@ -20,13 +20,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from core._validation import check_choice, check_seed, check_whole
-from core.designs.frame import Frame
-from core.designs.registry import DESIGNS
-from core.planner import design_statuses, plan
-from core.planner.budgets import MEAN_MECHANISMS, QUANTILE_MECHANISMS, positive
-from core.population import Population
-from core.publication.composition import (
+from .._validation import check_choice, check_seed, check_whole
+from ..designs.frame import Frame
+from ..designs.registry import DESIGNS
+from ..planner import design_statuses, plan
+from ..planner.budgets import MEAN_MECHANISMS, QUANTILE_MECHANISMS, positive
+from ..population import Population
+from ..publication.composition import (
     CellBudget,
     cell_budget,
     design_refusal,
@@ -34,7 +34,7 @@ from core.publication.composition import (
     split_shares,
     table_eps,
 )
-from core.sensitivity import check_quantile
+from ..sensitivity import check_quantile
 
 __all__ = [
     "GROUPS",

@@ -97,12 +97,12 @@ compiler).
 
 from __future__ import annotations
 
-from core.sensitivity.checks import HAVE_NUMBA
-from core.sensitivity.checks import _njit as _njit
-from core.sensitivity.kernels import _batch_core as _batch_core
-from core.sensitivity.kernels import _smooth_core as _smooth_core
-from core.sensitivity.kernels import _smooth_numpy as _smooth_numpy
-from core.sensitivity.local import (
+from ..sensitivity.checks import HAVE_NUMBA
+from ..sensitivity.checks import _njit as _njit
+from ..sensitivity.kernels import _batch_core as _batch_core
+from ..sensitivity.kernels import _smooth_core as _smooth_core
+from ..sensitivity.kernels import _smooth_numpy as _smooth_numpy
+from ..sensitivity.local import (
     check_quantile,
     global_sensitivity_mean,
     global_sensitivity_median,
@@ -114,7 +114,7 @@ from core.sensitivity.local import (
     quantile_rank,
     smooth_beta,
 )
-from core.sensitivity.smooth import (
+from ..sensitivity.smooth import (
     smooth_sensitivity_beta_batch,
     smooth_sensitivity_median,
     smooth_sensitivity_median_batch,

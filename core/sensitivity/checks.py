@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core._validation import (
+from .._validation import (
     FloatArray,
     check_delta_open,
     describe_bad,

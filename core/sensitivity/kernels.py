@@ -12,10 +12,10 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
-from core._validation import (
+from .._validation import (
     FloatArray,
 )
-from core.sensitivity.checks import _njit, _numba
+from ..sensitivity.checks import _njit, _numba
 
 # Explicit stack for the divide and conquer: its depth is about log2(rows) + 1.
 _STACK_ROWS = 256

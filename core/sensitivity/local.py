@@ -9,14 +9,14 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from core._validation import (
+from .._validation import (
     check_bounds,
     check_interval,
     check_vector,
     describe_bad,
     finite_scalar,
 )
-from core.sensitivity.checks import _check_data, _check_eps_delta
+from ..sensitivity.checks import _check_data, _check_eps_delta
 
 
 def median_rank(n: int) -> int:

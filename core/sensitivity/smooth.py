@@ -6,21 +6,21 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from core._validation import (
+from .._validation import (
     FloatArray,
     check_bounds,
     check_vector,
     describe_bad,
     finite_scalar,
 )
-from core.sensitivity.checks import HAVE_NUMBA, _check_data
-from core.sensitivity.kernels import (
+from ..sensitivity.checks import HAVE_NUMBA, _check_data
+from ..sensitivity.kernels import (
     _batch_core,
     _smooth_core,
     _smooth_numpy,
     _window_core,
 )
-from core.sensitivity.local import check_quantile, quantile_rank, smooth_beta
+from ..sensitivity.local import check_quantile, quantile_rank, smooth_beta
 
 
 def smooth_sensitivity_quantile(

@@ -61,17 +61,17 @@ hockey sticks), :mod:`core.statistical.noise` (the Gaussian and Laplace mixtures
 
 from __future__ import annotations
 
-from core.amplification import sample_size
-from core.statistical.checks import MAX_N, MIN_NOISE_MULTIPLIER
-from core.statistical.checks import Mechanism as Mechanism
-from core.statistical.checks import Noise as Noise
-from core.statistical.closed_forms import (
+from ..amplification import sample_size
+from ..statistical.checks import MAX_N, MIN_NOISE_MULTIPLIER
+from ..statistical.checks import Mechanism as Mechanism
+from ..statistical.checks import Noise as Noise
+from ..statistical.closed_forms import (
     delta_gaussian_normal_approx,
     delta_no_mechanism_closed_form,
     delta_subsampling_closed_form,
     laplace_pure_eps,
 )
-from core.statistical.curves import (
+from ..statistical.curves import (
     delta_directions,
     delta_dp_gaussian,
     delta_dp_laplace,
@@ -81,9 +81,9 @@ from core.statistical.curves import (
     delta_no_mechanism,
     delta_subsampling,
 )
-from core.statistical.distributions import OutputPmfs, pmfs_no_mechanism, pmfs_subsampling
-from core.statistical.noise import noisy_query_densities
-from core.statistical.utility import (
+from ..statistical.distributions import OutputPmfs, pmfs_no_mechanism, pmfs_subsampling
+from ..statistical.noise import noisy_query_densities
+from ..statistical.utility import (
     equal_utility_noise_multiplier,
     laplace_eps_at_equal_utility,
     utility_loss_noise,

@@ -12,7 +12,7 @@ from typing import Literal, TypeAlias
 import numpy as np
 from numpy.typing import ArrayLike
 
-from core._validation import (
+from .._validation import (
     FloatArray,
     FloatOrArray,
     check_interval,

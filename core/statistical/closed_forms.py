@@ -12,8 +12,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special
 
-from core._validation import FloatArray, FloatOrArray
-from core.statistical.checks import (
+from .._validation import FloatArray, FloatOrArray
+from ..statistical.checks import (
     _check_m,
     _check_n,
     _check_nu,

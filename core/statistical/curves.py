@@ -11,8 +11,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special
 
-from core._validation import FloatOrArray
-from core.statistical.checks import (
+from .._validation import FloatOrArray
+from ..statistical.checks import (
     Mechanism,
     _check_m,
     _check_n,
@@ -21,8 +21,8 @@ from core.statistical.checks import (
     _finish_flat,
     _flat_eps,
 )
-from core.statistical.distributions import _discrete_deltas, _subsampling_pmfs
-from core.statistical.noise import _gaussian_deltas, _laplace_deltas
+from ..statistical.distributions import _discrete_deltas, _subsampling_pmfs
+from ..statistical.noise import _gaussian_deltas, _laplace_deltas
 
 __all__ = [
     "delta_directions",

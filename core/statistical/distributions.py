@@ -15,8 +15,8 @@ from numpy.typing import NDArray
 from scipy import special
 from scipy.stats import binom
 
-from core._validation import FloatArray
-from core.statistical.checks import _check_m, _check_n, _check_pi
+from .._validation import FloatArray
+from ..statistical.checks import _check_m, _check_n, _check_pi
 
 __all__ = [
     "OutputPmfs",

@@ -16,9 +16,9 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import signal, special
 from scipy.stats import binom
 
-from core._validation import FloatArray, check_choice
-from core.statistical.checks import Noise, _check_n, _check_nu, _check_pi
-from core.statistical.distributions import _binom_logpmf, _trim
+from .._validation import FloatArray, check_choice
+from ..statistical.checks import Noise, _check_n, _check_nu, _check_pi
+from ..statistical.distributions import _binom_logpmf, _trim
 
 __all__ = [
     "noisy_query_densities",

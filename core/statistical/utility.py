@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import math
 
-from core._validation import check_choice
-from core.statistical.checks import Noise, _check_m, _check_n, _check_nu, _check_pi
+from .._validation import check_choice
+from ..statistical.checks import Noise, _check_m, _check_n, _check_nu, _check_pi
 
 __all__ = [
     "equal_utility_noise_multiplier",

@@ -37,22 +37,22 @@ by the others), :mod:`core.strata.summary` (the strata of a population),
 
 from __future__ import annotations
 
-from core.strata.accuracy import (
+from ..strata.accuracy import (
     randomized_proportional_variance,
     simulate_weighted_means,
     srs_mean_variance,
     stratified_mean_variance,
     stratified_sample,
 )
-from core.strata.allocation import (
+from ..strata.allocation import (
     PAPER_NEYMAN_E1,
     neyman_allocation,
     neyman_shares,
     proportional_allocation,
 )
-from core.strata.checks import IntArray as IntArray
-from core.strata.checks import Rounding as Rounding
-from core.strata.neighbours import (
+from ..strata.checks import IntArray as IntArray
+from ..strata.checks import Rounding as Rounding
+from ..strata.neighbours import (
     NeighbourComparison,
     RoundingExample,
     allocation_count_loss,
@@ -61,7 +61,7 @@ from core.strata.neighbours import (
     rounding_example,
     top_code_neighbour,
 )
-from core.strata.privacy import (
+from ..strata.privacy import (
     RandomSizeBounds,
     proportional_eps_approx,
     proportional_eps_bound,
@@ -69,7 +69,7 @@ from core.strata.privacy import (
     random_size_eps_bounds,
     truncated_gaussian_pmf,
 )
-from core.strata.summary import StratumSummary, stratum_summary
+from ..strata.summary import StratumSummary, stratum_summary
 
 __all__ = [
     "PAPER_NEYMAN_E1",

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
-from core._validation import FloatArray, check_whole
-from core.strata.allocation import _randomized_parts
-from core.strata.checks import (
+from .._validation import FloatArray, check_whole
+from ..strata.allocation import _randomized_parts
+from ..strata.checks import (
     IntArray,
     _check_allocation,
     _float_vector,
@@ -23,7 +23,7 @@ from core.strata.checks import (
     _int_vector,
     _rate,
 )
-from core.strata.summary import StratumSummary
+from ..strata.summary import StratumSummary
 
 __all__ = [
     "randomized_proportional_variance",

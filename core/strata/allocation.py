@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from core._validation import FloatArray, check_whole
-from core.strata.checks import IntArray, Rounding, _float_vector, _generator, _int_vector, _rate
+from .._validation import FloatArray, check_whole
+from ..strata.checks import IntArray, Rounding, _float_vector, _generator, _int_vector, _rate
 
 __all__ = [
     "PAPER_NEYMAN_E1",

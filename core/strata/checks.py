@@ -12,7 +12,7 @@ from typing import Literal, TypeAlias
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from core._validation import FloatArray, as_float_array, check_rate, check_seed, check_vector
+from .._validation import FloatArray, as_float_array, check_rate, check_seed, check_vector
 
 IntArray: TypeAlias = NDArray[np.int64]
 Rounding: TypeAlias = Literal["deterministic", "randomized"]

@@ -15,10 +15,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from core._validation import FloatArray, check_eps, check_whole
-from core.strata.allocation import _randomized_parts, neyman_allocation, proportional_allocation
-from core.strata.checks import IntArray, _float_vector, _int_vector, _rate
-from core.strata.summary import StratumSummary
+from .._validation import FloatArray, check_eps, check_whole
+from ..strata.allocation import _randomized_parts, neyman_allocation, proportional_allocation
+from ..strata.checks import IntArray, _float_vector, _int_vector, _rate
+from ..strata.summary import StratumSummary
 
 __all__ = [
     "NeighbourComparison",

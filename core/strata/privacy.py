@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from core._validation import FloatArray, check_eps, check_rate, check_whole, finish
+from .._validation import FloatArray, check_eps, check_rate, check_whole, finish
 
 __all__ = [
     "RandomSizeBounds",

@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from core._validation import FloatArray, check_whole
-from core.strata.checks import IntArray
+from .._validation import FloatArray, check_whole
+from ..strata.checks import IntArray
 
 __all__ = [
     "StratumSummary",

@@ -64,9 +64,9 @@ Modules
 
 from __future__ import annotations
 
-from core.windowed.exponential import window_exponential_draws
-from core.windowed.quantile import window_quantile_draws
-from core.windowed.sampler import (
+from ..windowed.exponential import window_exponential_draws
+from ..windowed.quantile import window_quantile_draws
+from ..windowed.sampler import (
     FIRST_HALF_WIDTH,
     LEAF,
     SampleWindows,

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from core import sensitivity as sens
-from core._validation import FloatArray, check_bounds, check_whole
-from core.windowed.runs import RunView, run_view
-from core.windowed.sampler import IntArray, SourceFactory, _open_source, _ranks
+from .. import sensitivity as sens
+from .._validation import FloatArray, check_bounds, check_whole
+from ..windowed.runs import RunView, run_view
+from ..windowed.sampler import IntArray, SourceFactory, _open_source, _ranks
 
 __all__ = ["window_exponential_draws"]
 

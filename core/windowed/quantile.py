@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from core import sensitivity as sens
-from core._validation import FloatArray, check_bounds, check_whole
-from core.windowed.run_sensitivity import smooth_sensitivity_runs
-from core.windowed.runs import run_view
-from core.windowed.sampler import (
+from .. import sensitivity as sens
+from .._validation import FloatArray, check_bounds, check_whole
+from ..windowed.run_sensitivity import smooth_sensitivity_runs
+from ..windowed.runs import run_view
+from ..windowed.sampler import (
     _CELL_BUDGET,
     _PILOT,
     FIRST_HALF_WIDTH,

@@ -40,8 +40,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from core._validation import FloatArray
-from core.windowed.runs import GROUP_TABLE_CELLS, Blocks, RunView, ValueRuns
+from .._validation import FloatArray
+from ..windowed.runs import GROUP_TABLE_CELLS, Blocks, RunView, ValueRuns
 
 __all__ = ["RunCounts", "cluster_run_counts", "fits"]
 

@@ -36,10 +36,10 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from core._validation import FloatArray
-from core.sensitivity.kernels import _push_halves, _unknown_pairs_bound
-from core.sensitivity.smooth import _block_arrays, _check_window_args
-from core.windowed.runs import Blocks, RunView
+from .._validation import FloatArray
+from ..sensitivity.kernels import _push_halves, _unknown_pairs_bound
+from ..sensitivity.smooth import _block_arrays, _check_window_args
+from ..windowed.runs import Blocks, RunView
 
 __all__ = ["smooth_sensitivity_runs"]
 

@@ -52,8 +52,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from core._validation import FloatArray, check_array
-from core.windowed.sampler import LEAF, B, IntArray, SampleWindows, _Blocks, _BlockTree
+from .._validation import FloatArray, check_array
+from ..windowed.sampler import LEAF, B, IntArray, SampleWindows, _Blocks, _BlockTree
 
 __all__ = [
     "GROUP_TABLE_CELLS",

@@ -15,8 +15,8 @@ from typing import Generic, Protocol, TypeVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from core import sensitivity as sens
-from core._validation import FloatArray, check_whole
+from .. import sensitivity as sens
+from .._validation import FloatArray, check_whole
 
 __all__ = [
     "FIRST_HALF_WIDTH",

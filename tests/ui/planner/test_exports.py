@@ -1,7 +1,10 @@
 """The Release planner's exports: the reproducing notebook and the HTML method report.
 
-The notebook is executed with nbclient (kernel ``python3``, from the repository root) and its
-printed best plan must equal :func:`core.planner.plan` called here with the same parameters.
+The notebook is executed with nbclient (kernel ``python3``, from the repository root, its
+imports of the package ``dp_sampling`` read from this clone's ``core``) and its printed best
+plan must equal :func:`core.planner.plan` called here with the same parameters;
+tests/test_packaging.py runs it as exported in a fresh virtual environment outside the
+repository, with the package installed from a wheel.
 The report must carry every ranked row's numbers and the recommendation, and must never let
 user text (a population or column name, a link) become markup.
 """
@@ -14,7 +17,6 @@ import re
 import subprocess
 import sys
 from html.parser import HTMLParser
-from pathlib import Path
 
 import nbformat
 import numpy as np
@@ -125,10 +127,10 @@ def test_notebook_is_valid_and_calls_plan_with_the_parameters():
     assert nb.metadata.kernelspec.name == "python3"
     kinds = [cell.cell_type for cell in nb.cells]
     assert kinds[0] == "markdown" and "code" in kinds
-    assert "repository root" in nb.cells[0].source
+    assert "pip install" in nb.cells[0].source and "dp_sampling" in nb.cells[0].source
     code = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "code")
-    assert "from core.populations import load_population_csv, make_builtin" in code
-    assert "from core.planner import plan" in code
+    assert "from dp_sampling.populations import load_population_csv, make_builtin" in code
+    assert "from dp_sampling.planner import plan" in code
     assert f"pop = {RECIPE}" in code
     for name, value in PARAMS.items():
         assert f"{name}={value!r}" in code
@@ -182,22 +184,30 @@ def test_notebook_accepts_numpy_numbers_and_lists():
 
 def _setup_cell() -> str:
     nb = nbformat.reads(plan_notebook(recipe=RECIPE, **PARAMS), as_version=4)
-    return next(cell.source for cell in nb.cells if "sys.path" in cell.source)
+    return next(
+        cell.source
+        for cell in nb.cells
+        if cell.cell_type == "code" and "dp_sampling" in cell.source
+    )
 
 
-def test_notebook_setup_finds_the_root_from_below_and_explains_elsewhere(tmp_path):
-    setup = _setup_cell() + "\nprint(root)\n"
-    below = subprocess.run(
-        [sys.executable, "-c", setup], cwd=ROOT / "tests", capture_output=True, text=True
+def test_notebook_explains_a_missing_package(tmp_path):
+    """Without the package dp_sampling the setup stops with a message saying what to do
+    (tests/test_packaging.py installs it in a fresh environment and runs the notebook)."""
+    missing = subprocess.run(
+        [sys.executable, "-S", "-c", _setup_cell()], cwd=tmp_path, capture_output=True, text=True
     )
-    assert below.returncode == 0, below.stderr
-    assert Path(below.stdout.strip()) == ROOT
-    elsewhere = subprocess.run(
-        [sys.executable, "-c", setup], cwd=tmp_path, capture_output=True, text=True
-    )
-    assert elsewhere.returncode != 0
-    assert "FileNotFoundError: core/planner/ was not found" in elsewhere.stderr
-    assert "repository root" in elsewhere.stderr
+    assert missing.returncode != 0
+    assert "ImportError: This notebook needs the package dp_sampling" in missing.stderr
+    assert "pip install" in missing.stderr
+
+
+def _from_the_clone(nb) -> None:
+    """The notebook's imports of the installed package read from this clone's core/ instead:
+    the numbers are this code's, and tests/test_packaging.py runs the notebook as exported."""
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.source = cell.source.replace("from dp_sampling.", "from core.")
 
 
 def test_notebook_keeps_user_text_literal_in_markdown():
@@ -222,6 +232,7 @@ def test_notebook_executes_and_prints_the_plans_numbers(params, result, populati
         result = plan(population, **params)
         assert set(result.best_by_design["mechanism"]) <= set(params["mechanisms"])
     nb = nbformat.reads(plan_notebook(recipe=RECIPE, **params), as_version=4)
+    _from_the_clone(nb)
     NotebookClient(
         nb, kernel_name="python3", timeout=600, resources={"metadata": {"path": str(ROOT)}}
     ).execute()

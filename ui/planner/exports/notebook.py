@@ -56,27 +56,18 @@ def _code_span(text: str) -> str:
 
 
 _SETUP_CODE = """\
-# Run this notebook from the repository root of the Sampling & privacy explorer (the folder
-# that holds core/planner/) or from a folder below it: the loop below finds that folder by
-# walking up from the working directory and puts it on the import path.
-import sys
-from pathlib import Path
-
-root = next(
-    (folder for folder in [Path.cwd(), *Path.cwd().parents]
-     if (folder / "core" / "planner" / "__init__.py").is_file()),
-    None,
-)
-if root is None:
-    raise FileNotFoundError(
-        "core/planner/ was not found in the working directory or any folder above it: "
-        "start Jupyter from the repository root of the Sampling & privacy explorer."
-    )
-if str(root) not in sys.path:
-    sys.path.insert(0, str(root))
-
-from core.planner import plan
-from core.populations import load_population_csv, make_builtin
+# The explorer's core installs as the package dp_sampling (Python 3.11 or later): run
+#     pip install <folder of a clone of the explorer, or a wheel built from it>
+# once in this notebook's environment (add [files] for Parquet, Stata, SAS or SPSS files).
+try:
+    from dp_sampling.planner import plan
+    from dp_sampling.populations import load_population_csv, make_builtin
+except ImportError as error:
+    raise ImportError(
+        "This notebook needs the package dp_sampling, the core of the Sampling & privacy "
+        "explorer: pip install it from a clone of the explorer (pip install <its folder>) "
+        "or from a wheel built there, then run the notebook again."
+    ) from error
 """
 
 _RANKED_CODE = """\
@@ -248,13 +239,14 @@ def plan_notebook(
             "# Release plan: reproduce the planner's numbers",
             "",
             f"This notebook was written by {made_by}. It rebuilds the population and calls "
-            "`core.planner.plan` with the parameters the page used, so the printed best plan "
-            "and the table are the page's numbers.",
+            "`dp_sampling.planner.plan` with the parameters the page used, so the printed "
+            "best plan and the table are the page's numbers.",
             "",
-            "**Run it from the repository root** (the folder that holds `core/planner/`); "
-            "the first code cell finds that folder and stops with a clear message if it "
-            "cannot. A population read from a CSV file is loaded by its file name from the "
-            "working directory: put the file there first.",
+            "**It needs the package `dp_sampling`**, the explorer's core: install it once with "
+            "`pip install <folder of a clone of the explorer>` (or from a wheel built there); "
+            "the first code cell stops with a clear message if it is missing. A population "
+            "read from a CSV file is loaded by its file name from the working directory: put "
+            "the file there first.",
             "",
             "Parameters:",
             "",
