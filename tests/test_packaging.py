@@ -11,7 +11,6 @@ run here with the same parameters.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -22,6 +21,7 @@ import pytest
 from core.planner import plan
 from core.populations import make_builtin
 from tests.conftest import ROOT
+from tests.notebooks import best_values, printed_text
 from ui.planner.exports import plan_notebook
 
 #: A small population and few repetitions: the fresh kernel also compiles numba's loops.
@@ -122,20 +122,8 @@ def test_exported_notebook_runs_in_a_fresh_environment_outside_the_repository(tm
     import nbformat
 
     nb = nbformat.read(executed, as_version=4)
-    printed = "".join(
-        output.get("text", "")
-        for cell in nb.cells
-        if cell.cell_type == "code"
-        for output in cell.outputs
-        if output.output_type == "stream"
-    )
-    values = dict(
-        re.findall(
-            r"^(best design|best mechanism|rate|eps_sample|rmse|error_95) = (.+)$",
-            printed,
-            flags=re.MULTILINE,
-        )
-    )
+    printed = printed_text(nb)
+    values = best_values(printed)
     best = plan(make_builtin("establishments", seed=4, size=3000), **PARAMS).best
     assert values["best design"] == best["design"]
     assert values["best mechanism"] == best["mechanism"]

@@ -27,6 +27,7 @@ import pytest
 from core.planner import PlanResult, plan
 from core.populations import make_builtin
 from tests.conftest import ROOT, skip_unless
+from tests.notebooks import best_values, printed_text
 from ui.downloads import TITLE_STANDOFF
 from ui.planner.exports import (
     DESIGN_EXPLANATIONS,
@@ -237,20 +238,8 @@ def test_notebook_executes_and_prints_the_plans_numbers(params, result, populati
         nb, kernel_name="python3", timeout=600, resources={"metadata": {"path": str(ROOT)}}
     ).execute()
 
-    printed = "".join(
-        output.get("text", "")
-        for cell in nb.cells
-        if cell.cell_type == "code"
-        for output in cell.outputs
-        if output.output_type == "stream"
-    )
-    values = dict(
-        re.findall(
-            r"^(best design|best mechanism|rate|eps_sample|rmse|error_95) = (.+)$",
-            printed,
-            flags=re.MULTILINE,
-        )
-    )
+    printed = printed_text(nb)
+    values = best_values(printed)
     best = result.best
     assert values["best design"] == best["design"]
     assert values["best mechanism"] == best["mechanism"]
