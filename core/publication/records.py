@@ -18,8 +18,10 @@ from ..population import Population
 from ..publication.table import TablePlan
 
 __all__ = [
+    "RECORD_FILES",
     "RELATION_WORDS",
     "plan_csv",
+    "record_files",
     "registry_entry",
     "relation_words",
     "report_html",
@@ -235,3 +237,48 @@ def strict_json(data: Any) -> str:
         return x
 
     return json.dumps(clean(data), indent=2, allow_nan=False) + "\n"
+
+
+#: The plan's record files, in the order :func:`record_files` returns them.
+RECORD_FILES = ("plan.csv", "summary.json", "registry.json", "report.html")
+
+
+def record_files(
+    tp: TablePlan,
+    population: Population,
+    *,
+    name: str,
+    T: int,
+    seed: int,
+    eps_target: float,
+    relation: str,
+    labels_fixed: bool,
+    publish_share: float,
+    run_by: str,
+) -> dict[str, str]:
+    """The text of each of :data:`RECORD_FILES`: what the batch writes to its folder and the
+    planner page's zip package holds (:func:`plan_csv`, :func:`summary` and
+    :func:`registry_entry` as strict JSON, :func:`report_html`)."""
+    return {
+        "plan.csv": plan_csv(tp),
+        "summary.json": strict_json(summary(tp, population, name=name, T=T, seed=seed)),
+        "registry.json": strict_json(
+            registry_entry(
+                tp,
+                population,
+                name=name,
+                eps_target=eps_target,
+                relation=relation,
+                labels_fixed=labels_fixed,
+                run_by=run_by,
+            )
+        ),
+        "report.html": report_html(
+            tp,
+            population,
+            name=name,
+            eps_target=eps_target,
+            relation=relation,
+            publish_share=publish_share,
+        ),
+    }

@@ -19,8 +19,10 @@ from core.population import Population
 from core.populations import make_builtin
 from core.publication import TablePlan, plan_table
 from core.publication.records import (
+    RECORD_FILES,
     RELATION_WORDS,
     plan_csv,
+    record_files,
     registry_entry,
     relation_words,
     report_html,
@@ -112,3 +114,19 @@ def test_report_escapes_user_text_and_states_the_promise(planned) -> None:
 def test_strict_json_writes_null_for_what_was_not_planned() -> None:
     text = strict_json({"a": math.nan, "b": [np.float64(math.inf), np.int64(3)], 4: (1.5,)})
     assert json.loads(text) == {"a": None, "b": [None, 3], "4": [1.5]}
+
+
+def test_record_files_are_the_four_records_in_order(planned) -> None:
+    """What the batch writes and the page's zip holds: the same texts as each function's."""
+    pop, tp = planned
+    kw = dict(name="wages", eps_target=1.0, relation="deletion", labels_fixed=True)
+    files = record_files(tp, pop, T=10, seed=7, publish_share=0.2, run_by="a test", **kw)
+    assert tuple(files) == RECORD_FILES
+    assert files["plan.csv"] == plan_csv(tp)
+    assert files["summary.json"] == strict_json(summary(tp, pop, name="wages", T=10, seed=7))
+    entry = registry_entry(tp, pop, run_by="a test", **kw)
+    assert files["registry.json"] == strict_json(entry)
+    report = report_html(
+        tp, pop, name="wages", eps_target=1.0, relation="deletion", publish_share=0.2
+    )
+    assert files["report.html"] == report

@@ -350,30 +350,17 @@ def publication_zip(
         CONFIG_NAME: config_yaml(config),
         SCRIPT_NAME: publication_script(config),
         NOTEBOOK_NAME: publication_notebook(config),
-        "plan.csv": records.plan_csv(table_plan),
-        "summary.json": records.strict_json(
-            records.summary(
-                table_plan, population, name=name, T=int(config["T"]), seed=int(config["seed"])
-            )
-        ),
-        "registry.json": records.strict_json(
-            records.registry_entry(
-                table_plan,
-                population,
-                name=name,
-                eps_target=float(config["eps_target"]),
-                relation=str(config["relation"]),
-                labels_fixed=bool(config["labels_fixed"]),
-                run_by=RUN_BY,
-            )
-        ),
-        "report.html": records.report_html(
+        **records.record_files(
             table_plan,
             population,
             name=name,
+            T=int(config["T"]),
+            seed=int(config["seed"]),
             eps_target=float(config["eps_target"]),
             relation=str(config["relation"]),
+            labels_fixed=bool(config["labels_fixed"]),
             publish_share=float(config["publish_share"]),
+            run_by=RUN_BY,
         ),
     }
     buffer = io.BytesIO()
