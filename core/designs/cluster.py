@@ -26,7 +26,8 @@ from ..designs.cluster_windows import (
 from ..designs.frame import Frame
 from ..designs.individual import permutations
 from ..designs.protocol import PlannerDesign, Point, WindowDraw
-from ..windowed.run_counts import RunCounts, cluster_run_counts, fits
+from ..windowed.run_counts import RunCounts, cluster_run_counts
+from ..windowed.runs import fits_group_table
 
 __all__ = ["ClusterDesign", "missing_clusters"]
 
@@ -145,7 +146,7 @@ def cluster_source(
     table = frame.prepared(table_key, lambda f: index.run_table(runs)) if runs is not None else None
 
     def source(gen: np.random.Generator, rows: NDArray[np.int64]) -> ClusterWindows | RunCounts:
-        if runs is not None and table is not None and fits(rows.size, runs):
+        if runs is not None and table is not None and fits_group_table(rows.size, runs):
             return RunCounts(runs, cluster_run_counts(table, drawn[rows]))
         if runs is not None:
             return ClusterRunWindows(index, drawn[rows], runs, table)

@@ -75,7 +75,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._validation import FloatArray, check_whole
-from ..windowed.runs import GROUP_TABLE_CELLS, Blocks, RunView, ValueRuns, group_run_table
+from ..windowed.runs import Blocks, RunView, ValueRuns, fits_group_table
 
 __all__ = ["ClusterIndex", "ClusterRunWindows", "ClusterWindows", "draw_cluster_sets"]
 
@@ -286,22 +286,13 @@ class ClusterIndex:
         """Positions of one cluster's records, ascending."""
         return self.positions[self.offsets[cluster] : self.offsets[cluster + 1]]
 
-    def count_before(self, clusters: IntArray, at: IntArray) -> IntArray:
-        """Records of cluster ``clusters[i]`` at positions ``< at[i]`` (broadcast): one binary
-        search in the cluster's positions per entry."""
-        c, p = np.broadcast_arrays(
-            np.asarray(clusters, dtype=np.int64), np.asarray(at, dtype=np.int64)
-        )
-        out = np.empty(c.shape, dtype=np.int64)
-        for cluster in np.unique(c):
-            where = c == cluster
-            out[where] = np.searchsorted(self.members(int(cluster)), p[where])
-        return out
-
     def run_table(self, runs: ValueRuns) -> IntArray | None:
         """Records of each cluster before each run start of ``runs``, shape ``(k, D + 1)``
-        (:func:`core.windowed.runs.group_run_table`); None if too large."""
-        return group_run_table(self.count_before, self.k, runs)
+        (:func:`core.windowed.runs.group_run_table`): one binary search of the run starts in
+        each cluster's ascending positions; None if too large."""
+        if not fits_group_table(self.k, runs):
+            return None
+        return np.stack([np.searchsorted(self.members(c), runs.starts) for c in range(self.k)])
 
 
 def draw_cluster_sets(
@@ -605,7 +596,7 @@ class ClusterRunWindows(ClusterWindows):
     def _counts_at_runs(self) -> IntArray | None:
         """``C(starts[d])`` of every sample and run start, shape ``(reps, D + 1)``, or None
         without a table or when it would exceed the table's cell budget."""
-        if self._table is None or self.reps * self._table.shape[1] > GROUP_TABLE_CELLS:
+        if self._table is None or not fits_group_table(self.reps, self._runs):
             return None
         if self._before_runs is None:
             chosen = np.zeros((self.reps, self._index.k))

@@ -41,17 +41,11 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._validation import FloatArray
-from ..windowed.runs import GROUP_TABLE_CELLS, Blocks, RunView, ValueRuns
+from ..windowed.runs import Blocks, RunView, ValueRuns
 
-__all__ = ["RunCounts", "cluster_run_counts", "fits"]
+__all__ = ["RunCounts", "cluster_run_counts"]
 
 IntArray = NDArray[np.int64]
-
-
-def fits(rows: int, runs: ValueRuns) -> bool:
-    """Whether ``rows`` samples' counts per run fit the cell budget of a run table
-    (:data:`core.windowed.runs.GROUP_TABLE_CELLS`)."""
-    return rows * (runs.D + 1) <= GROUP_TABLE_CELLS
 
 
 def cluster_run_counts(table: ArrayLike, drawn: ArrayLike) -> IntArray:

@@ -62,6 +62,7 @@ __all__ = [
     "RunView",
     "RunWindows",
     "ValueRuns",
+    "fits_group_table",
     "group_run_table",
     "run_view",
 ]
@@ -116,6 +117,12 @@ class ValueRuns:
 GROUP_TABLE_CELLS = 1 << 22
 
 
+def fits_group_table(groups: int, runs: ValueRuns) -> bool:
+    """Whether a table of ``groups`` rows over the run starts of ``runs`` stays within
+    :data:`GROUP_TABLE_CELLS` cells."""
+    return groups * (runs.D + 1) <= GROUP_TABLE_CELLS
+
+
 def group_run_table(
     count_before: Callable[[IntArray, IntArray], IntArray], groups: int, runs: ValueRuns
 ) -> IntArray | None:
@@ -128,7 +135,7 @@ def group_run_table(
     numbers: a table lookup instead of a binary search over the ``N`` positions per split.
     None when the table would exceed :data:`GROUP_TABLE_CELLS` cells (callers then search).
     """
-    if groups * (runs.D + 1) > GROUP_TABLE_CELLS:
+    if not fits_group_table(groups, runs):
         return None
     g = np.arange(groups, dtype=np.int64)[:, None]
     return np.asarray(count_before(g, runs.starts[None, :]), dtype=np.int64)

@@ -538,9 +538,7 @@ def objective_figure(
     entries = sum(1 for t in traces if t.get("showlegend", True))
     layout["height"] += LEGEND_LINE_PX * entries
     layout["margin"]["b"] = AXIS_BELOW_PX + LEGEND_LINE_PX * entries
-    layout["legend"].update(
-        {"yref": "container", "y": 0.0, "yanchor": "bottom", "font": {"size": 13}}
-    )
+    layout["legend"]["font"] = {"size": 13}  # at the foot of the figure (chart_layout)
     layout["yaxis"]["range"] = [math.log10(scale.floor), math.log10(scale.top)]
     decades = math.log10(scale.top / scale.floor)
     if decades < FEW_DECADES:
