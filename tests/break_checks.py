@@ -1227,6 +1227,28 @@ BREAKS: tuple[Break, ...] = (
             "test_exported_notebook_runs_in_a_fresh_environment_outside_the_repository",
         ),
     ),
+    Break(
+        name="subsets-complement-not-taken",
+        item="22 planner engine",
+        path="core/windowed/sampler.py",
+        old="draws = c if taken else top - c",
+        new="draws = c if taken else c",
+        tests=("tests/core/windowed/test_sampler.py::test_subsets_are_uniform",),
+    ),
+    Break(
+        name="subsets-long-sparse-repeats",
+        item="22 planner engine",
+        path="core/windowed/sampler.py",
+        old="""                if out[o + i] == pick:
+                    pick = j
+                    break""",
+        new="""                if out[o + i] == pick:
+                    break""",
+        tests=(
+            "tests/core/windowed/test_sampler.py::"
+            "test_long_sparse_blocks_draw_distinct_uniform_records",
+        ),
+    ),
 )
 
 

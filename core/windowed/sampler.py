@@ -44,6 +44,11 @@ except ImportError:  # pragma: no cover - exercised only where numba is missing
     _numba = None  # type: ignore[assignment]
 
 
+#: Blocks of at most this many records mark their picks in a table instead of comparing
+#: each pick with the earlier ones (:func:`_floyd_subsets`).
+_MARK_TABLE = 1 << 16
+
+
 def _floyd_subsets(
     rng: np.random.Generator,
     length: IntArray,
@@ -54,40 +59,60 @@ def _floyd_subsets(
     """Block ``b``: a uniform ``count[b]``-subset of ``0 .. length[b] - 1``, sorted, written to
     ``out[offsets[b] : offsets[b + 1]]``.
 
-    Dense blocks (``length <= 4 count``) use selection sampling (Knuth's Algorithm S): record
-    ``t`` is taken with probability ``(still wanted) / (records left)``, which gives every
-    subset of the size the same probability and comes out in order.  Sparse blocks use
-    Floyd's algorithm: for ``j = length - count .. length - 1`` draw ``t`` uniform on
-    ``0..j`` and take ``t``, or ``j`` when ``t`` is already taken (uniform by induction on
-    ``j``), then sort; ``count`` draws and ``O(count^2)`` comparisons (``count <= LEAF``).
+    Floyd's algorithm draws a uniform ``m``-subset of ``0 .. L - 1``: for ``j = L - m ..
+    L - 1`` draw ``t`` uniform on ``0 .. j`` and take ``t``, or ``j`` when ``t`` is already
+    taken.  By induction on ``j`` every ``m``-subset is equally likely: ``m`` draws,
+    whatever ``L``.
+
+    * Dense blocks (``length <= 4 count``) draw the smaller side: the records taken, or,
+      when more than half are taken, the records left out (the complement of a uniform
+      subset is uniform).  The picks are marked in a table of ``length`` flags, and one pass
+      over the table writes the taken records in order.
+    * Sparse blocks of at most :data:`_MARK_TABLE` records mark their picks in the same
+      table (membership in O(1)), then sort the ``count`` picks; longer blocks compare each
+      pick with the earlier ones (``count <= LEAF``, so at most ``LEAF^2 / 2`` comparisons).
+
+    ``t`` is ``floor(u (j + 1))`` for a uniform double ``u``, uniform on ``0 .. j`` up to
+    the ``2^-53`` grid of ``u``.
     """
+    mark = np.zeros(_MARK_TABLE, dtype=np.bool_)
     for b in range(length.size):
         c = count[b]
         top = length[b]
         o = offsets[b]
-        if top <= 4 * c:
-            m = 0
-            for t in range(top):
-                if rng.random() * (top - t) < c - m:
+        if top <= 4 * c or top <= _MARK_TABLE:
+            if top > mark.size:
+                mark = np.zeros(2 * top, dtype=np.bool_)
+            dense = top <= 4 * c
+            taken = not dense or 2 * c <= top  # the marks are the records taken
+            draws = c if taken else top - c
+            for m, j in enumerate(range(top - draws, top)):
+                t = min(int(rng.random() * (j + 1)), j)
+                if mark[t]:
+                    t = j
+                mark[t] = True
+                if not dense:
                     out[o + m] = t
-                    m += 1
-                    if m == c:
-                        break
+            if dense:
+                m = 0
+                for t in range(top):  # in order; the write is kept only where m advances
+                    if m < c:
+                        out[o + m] = t
+                    m += mark[t] == taken
+                    mark[t] = False
+            else:
+                out[o : o + c].sort()
+                for m in range(c):
+                    mark[out[o + m]] = False
             continue
         for m, j in enumerate(range(top - c, top)):
-            pick = int(rng.integers(0, j + 1))
+            pick = min(int(rng.random() * (j + 1)), j)
             for i in range(m):
                 if out[o + i] == pick:
                     pick = j
                     break
             out[o + m] = pick
-        for i in range(1, c):  # insertion sort of the (short) block
-            v = out[o + i]
-            p = i - 1
-            while p >= 0 and out[o + p] > v:
-                out[o + p + 1] = out[o + p]
-                p -= 1
-            out[o + p + 1] = v
+        out[o : o + c].sort()
 
 
 def _label_points(

@@ -22,11 +22,31 @@ from tests.core.windowed.samples import subsets as _subsets
 P_MIN = 1e-4
 
 
+def test_long_sparse_blocks_draw_distinct_uniform_records() -> None:
+    """Blocks longer than the mark table compare each pick with the earlier ones."""
+    from core.windowed.sampler import _MARK_TABLE, _floyd_subsets
+
+    blocks, top, c = 20_000, _MARK_TABLE + 7, 3
+    length = np.full(blocks, top, dtype=np.int64)
+    count = np.full(blocks, c, dtype=np.int64)
+    offsets = np.arange(blocks + 1, dtype=np.int64) * c
+    out = np.empty(blocks * c, dtype=np.int64)
+    _floyd_subsets(np.random.default_rng(5), length, count, offsets, out)
+    picks = out.reshape(blocks, c)
+    assert (np.diff(picks, axis=1) > 0).all() and picks.min() >= 0 and picks.max() < top
+    assert stats.chisquare(np.bincount(picks.ravel() * 50 // top, minlength=50)).pvalue > P_MIN
+    # The smallest of 3 picks out of L has P(min >= x) = C(L - x, 3) / C(L, 3).
+    x = top // 3
+    expected = blocks * np.prod([(top - x - i) / (top - i) for i in range(c)])
+    assert abs((picks[:, 0] >= x).sum() - expected) < 4.5 * np.sqrt(expected)
+
+
 @pytest.mark.parametrize(
     ("N", "n", "steps", "leaf"),
     [
         (9, 4, [(1, 4)], 64),  # whole sample at once, one block (selection sampling)
         (9, 2, [(1, 2)], 64),  # one sparse block (Floyd)
+        (9, 7, [(1, 7)], 64),  # a dense block more than half taken: the left-out records drawn
         (9, 4, [(1, 4)], 1),  # split down to single records (halves of 4 and 5, ...)
         (9, 4, [(2, 2), (1, 3), (1, 4)], 1),  # a window widened twice, frontier reused
         (7, 3, [(3, 3), (1, 3)], 2),
