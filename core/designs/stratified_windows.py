@@ -376,12 +376,7 @@ class StratifiedWindows(_BlockTree[_Blocks]):
         owner = block[pair]
         order = np.lexsort((pos, owner))
         pos, owner = pos[order], owner[order]
-        block_first = np.zeros(b.rep.size, dtype=np.int64)
-        np.cumsum(b.count[:-1], out=block_first[1:])
-        rank = b.below[owner] + np.arange(pos.size, dtype=np.int64) - block_first[owner] + 1
-        self._known_rep.append(b.rep[owner])
-        self._known_rank.append(rank)
-        self._known_pos.append(pos)
+        self._remember(b.rep, b.below + 1, b.count, pos)
 
 
 class StratifiedRunWindows(_RunTree[_Blocks], StratifiedWindows):

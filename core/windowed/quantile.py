@@ -17,6 +17,7 @@ from ..windowed.sampler import (
     SourceFactory,
     _open_source,
     _ranks,
+    record_values,
 )
 
 __all__ = ["window_quantile_draws"]
@@ -138,7 +139,7 @@ def _draw_chunk(
             first, last, blocks = windows.outside(todo, kt, values)
             width = int((last - first).max()) + 1
             pos = windows.positions(first, width, todo)
-            cells = np.where(pos >= 0, values[np.maximum(pos, 0)], np.nan)
+            cells = record_values(values, pos)
             statistic[todo] = cells[np.arange(todo.size), kt - first]
         if not betas.size:
             return widest, columns if runs else 2 * widest + 1

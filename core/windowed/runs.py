@@ -53,7 +53,15 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._validation import FloatArray, check_array
-from ..windowed.sampler import LEAF, B, IntArray, SampleWindows, _Blocks, _BlockTree
+from ..windowed.sampler import (
+    LEAF,
+    B,
+    IntArray,
+    SampleWindows,
+    _Blocks,
+    _BlockTree,
+    record_values,
+)
 
 __all__ = [
     "GROUP_TABLE_CELLS",
@@ -359,5 +367,5 @@ def run_view(
     first, last, blocks = source.outside(which, k, values)
     width = int((last - first).max()) + 1
     pos = source.positions(first, width, which)
-    cells = np.where(pos >= 0, values[np.maximum(pos, 0)], np.nan)
+    cells = record_values(values, pos)
     return RunView.of_cells(cells, first, last), blocks

@@ -115,48 +115,75 @@ def _floyd_subsets(
         out[o : o + c].sort()
 
 
-def _label_points(
-    block_rep: IntArray,
-    below: IntArray,
-    start: IntArray,
-    offsets: IntArray,
-    rep: IntArray,
-    rank: IntArray,
-    pos: IntArray,
-) -> None:
-    """Turn the offsets picked in each block into (sample, rank, record) of each point."""
-    for b in range(block_rep.size):
-        for t in range(offsets[b], offsets[b + 1]):
-            rep[t] = block_rep[b]
-            rank[t] = below[b] + t - offsets[b] + 1
+def _shift(start: IntArray, count: IntArray, pos: IntArray) -> None:
+    """Add ``start[b]`` to the ``count[b]`` entries of block ``b`` (blocks in order)."""
+    t = 0
+    for b in range(start.size):
+        for _ in range(count[b]):
             pos[t] += start[b]
+            t += 1
 
 
 def _scatter(
-    rep: IntArray, rank: IntArray, pos: IntArray, row_of: IntArray, start: IntArray, out: IntArray
-) -> int:
+    rep: IntArray,
+    rank0: IntArray,
+    count: IntArray,
+    pos: IntArray,
+    row_of: IntArray,
+    start: IntArray,
+    out: IntArray,
+) -> tuple[int, int]:
     """Write each known record into ``out[row_of[rep], rank - start[rep]]`` when that cell
-    exists, and move the entries of samples still wanted (``row_of >= 0``) to the front of
-    the three arrays; returns how many there are."""
+    exists, and move the blocks of samples still wanted (``row_of >= 0``) to the front.
+
+    Block ``b`` holds the records of ranks ``rank0[b] .. rank0[b] + count[b] - 1`` of sample
+    ``rep[b]``, in ``pos`` after the blocks before it.  Returns how many blocks and records
+    are kept.
+    """
     kept = 0
+    kept_pos = 0
+    t = 0
     width = out.shape[1]
-    for i in range(rep.size):
-        row = row_of[rep[i]]
-        if row < 0:
-            continue
-        col = rank[i] - start[rep[i]]
-        if 0 <= col < width:
-            out[row, col] = pos[i]
-        rep[kept] = rep[i]
-        rank[kept] = rank[i]
-        pos[kept] = pos[i]
-        kept += 1
-    return kept
+    for b in range(rep.size):
+        c = count[b]
+        row = row_of[rep[b]]
+        if row >= 0:
+            col = rank0[b] - start[rep[b]]
+            lo = max(0, -col)
+            hi = min(c, width - col)
+            for i in range(lo, hi):
+                out[row, col + i] = pos[t + i]
+            for i in range(c):
+                pos[kept_pos + i] = pos[t + i]
+            rep[kept] = rep[b]
+            rank0[kept] = rank0[b]
+            count[kept] = c
+            kept += 1
+            kept_pos += c
+        t += c
+    return kept, kept_pos
+
+
+def _gather(values: FloatArray, pos: IntArray, out: FloatArray) -> None:
+    """``out[i, j] = values[pos[i, j]]``, NaN where ``pos[i, j] < 0``."""
+    for i in range(pos.shape[0]):
+        for j in range(pos.shape[1]):
+            p = pos[i, j]
+            out[i, j] = values[p] if p >= 0 else np.nan
+
+
+def record_values(values: FloatArray, pos: IntArray) -> FloatArray:
+    """The values of the records ``pos`` (as :meth:`WindowSource.positions` returns them),
+    NaN where a position is ``-1``."""
+    out = np.empty(pos.shape, dtype=np.float64)
+    _gather(values, pos, out)
+    return out
 
 
 if _numba is not None:
     _scatter = _numba.njit(cache=True, nogil=True)(_scatter)
-    _label_points = _numba.njit(cache=True, nogil=True)(_label_points)
+    _shift = _numba.njit(cache=True, nogil=True)(_shift)
+    _gather = _numba.njit(cache=True, nogil=True)(_gather)
     _floyd_subsets = _numba.njit(cache=True, nogil=True)(_floyd_subsets)
 
 
@@ -217,9 +244,9 @@ class _BlockTree(ABC, Generic[B]):
     def __init__(self, rng: np.random.Generator, leaf: int) -> None:
         self._rng = rng
         self._leaf = check_whole("leaf", leaf, 1, 2**31)
-        self._known_rep: list[IntArray] = []
-        self._known_rank: list[IntArray] = []
-        self._known_pos: list[IntArray] = []
+        #: Records made known, as blocks of consecutive ranks: (sample, first rank, count)
+        #: per block and the blocks' records (positions in the sorted population) in order.
+        self._known: list[tuple[IntArray, IntArray, IntArray, IntArray]] = []
 
     @property
     def reps(self) -> int:
@@ -311,22 +338,25 @@ class _BlockTree(ABC, Generic[B]):
         """
         rows = np.arange(self.reps) if which is None else np.asarray(which, dtype=np.int64)
         out = np.full((rows.size, width), -1, dtype=np.int64)
-        if not self._known_rep:
+        if not self._known:
             return out
         row_of = np.full(self.reps, -1, dtype=np.int64)
         row_of[rows] = np.arange(rows.size)
         start = np.zeros(self.reps, dtype=np.int64)
         start[rows] = np.asarray(first, dtype=np.int64)
-        rep = np.concatenate(self._known_rep)
-        rank = np.concatenate(self._known_rank)
-        pos = np.concatenate(self._known_pos)
-        kept = _scatter(rep, rank, pos, row_of, start, out)
-        self._known_rep, self._known_rank, self._known_pos = (
-            [rep[:kept]],
-            [rank[:kept]],
-            [pos[:kept]],
+        # The stored arrays are this tree's own, so one part is compacted in place.
+        rep, rank0, count, pos = (
+            np.concatenate(parts) if len(self._known) > 1 else parts[0]
+            for parts in zip(*self._known, strict=True)
         )
+        blocks, records = _scatter(rep, rank0, count, pos, row_of, start, out)
+        self._known = [(rep[:blocks], rank0[:blocks], count[:blocks], pos[:records])]
         return out
+
+    def _remember(self, rep: IntArray, rank0: IntArray, count: IntArray, pos: IntArray) -> None:
+        """Keep records made known: block ``b`` holds ranks ``rank0[b] .. rank0[b] +
+        count[b] - 1`` of sample ``rep[b]``, their records in ``pos`` in block order."""
+        self._known.append((rep, rank0, count, pos))
 
 
 class SampleWindows(_BlockTree[_Blocks]):
@@ -388,13 +418,10 @@ class SampleWindows(_BlockTree[_Blocks]):
         """A uniform ``count``-subset of the records of each block, in order (Floyd)."""
         offsets = np.zeros(b.rep.size + 1, dtype=np.int64)
         np.cumsum(b.count, out=offsets[1:])
-        total = int(offsets[-1])
-        rep, rank, pos = (np.empty(total, dtype=np.int64) for _ in range(3))
+        pos = np.empty(int(offsets[-1]), dtype=np.int64)
         _floyd_subsets(self._rng, b.stop - b.start, b.count, offsets, pos)
-        _label_points(b.rep, b.below, b.start, offsets, rep, rank, pos)
-        self._known_rep.append(rep)
-        self._known_rank.append(rank)
-        self._known_pos.append(pos)
+        _shift(b.start, b.count, pos)
+        self._remember(b.rep, b.below + 1, b.count, pos)
 
 
 class WindowSource(Protocol):
