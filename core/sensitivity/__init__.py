@@ -112,6 +112,7 @@ from ..sensitivity.local import (
     median_of_sorted,
     median_rank,
     quantile_rank,
+    quantile_ranks,
     smooth_beta,
 )
 from ..sensitivity.smooth import (
@@ -135,6 +136,7 @@ __all__ = [
     "median_of_sorted",
     "median_rank",
     "quantile_rank",
+    "quantile_ranks",
     "smooth_beta",
     "smooth_sensitivity_beta_batch",
     "smooth_sensitivity_median",

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from .._validation import (
     check_bounds,
@@ -80,6 +80,30 @@ def quantile_rank(n: int, quantile: float) -> int:
     whole = round(x)
     k = whole if abs(x - whole) <= 1e-12 * max(1.0, x) else math.ceil(x)
     return min(max(k, 1), n)
+
+
+def quantile_ranks(sizes: ArrayLike, quantile: float) -> NDArray[np.int64]:
+    """:func:`quantile_rank` of every size in ``sizes`` at once (the same rule, vectorised).
+
+    Parameters
+    ----------
+    sizes : array_like of int
+        Numbers of values, each ``>= 1``.
+    quantile : float
+        Level ``q`` in (0, 1).
+
+    Returns
+    -------
+    ndarray of int64, the shape of ``sizes``
+    """
+    n = np.asarray(sizes, dtype=np.int64)
+    if n.size and n.min() < 1:
+        raise ValueError(f"sizes must be integers >= 1; got a minimum of {int(n.min())}")
+    q = check_quantile(quantile)
+    x = q * n.astype(np.float64)
+    whole = np.round(x)
+    k = np.where(np.abs(x - whole) <= 1e-12 * np.maximum(1.0, x), whole, np.ceil(x))
+    return np.clip(k.astype(np.int64), 1, np.maximum(n, 1))
 
 
 def median_of_sorted(values: ArrayLike) -> float:

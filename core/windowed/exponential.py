@@ -191,6 +191,8 @@ def window_exponential_draws(
         else check_whole("first_half", first_half, 0, 2**62)
     )
     half = np.minimum(np.full(reps, start, dtype=np.int64), n)
+    # The ranks each round makes known: k ± half, then, on runs, half beyond what is known.
+    low, high = k - half, k + half
     statistic = np.full(reps, np.nan)
     released = np.empty((e.size, reps))
     centre = np.asarray((k - 0.5) if piecewise else q * n, dtype=np.float64)
@@ -210,7 +212,7 @@ def window_exponential_draws(
     todo = [np.arange(reps) for _ in e]
     while any(t.size for t in todo):
         need = np.unique(np.concatenate(todo))
-        windows.ensure(k - half, k + half)
+        windows.ensure(low, high)
         view, _ = run_view(windows, need, k[need], sorted_values)
         fresh = np.isnan(statistic[need])
         statistic[need[fresh]] = view.at(k[need])[fresh]
@@ -223,10 +225,15 @@ def window_exponential_draws(
                 todo[j] = _decide(states[j], todo[j], iv, noise_rng, released[j])
         if any(t.size for t in todo):
             pending = np.unique(np.concatenate(todo))
-            # Over runs, at least twice the known ranks' reach: it crosses a tie block at once.
-            reach = 2 * view.extent(k[need])[row_of[pending]] if runs else 1
-            grown = np.maximum(half[pending] * 2, reach)
-            half[pending] = np.minimum(np.maximum(grown, 1), n[pending])
+            half[pending] = np.minimum(np.maximum(half[pending] * 2, 1), n[pending])
+            if runs:
+                # Half beyond the known runs on each side: a tie block around k, known whole,
+                # is crossed at once, and the far side is not read as deep as the block is long.
+                rows = row_of[pending]
+                low[pending] = view.first[rows, 0] - half[pending]
+                high[pending] = view.last[rows, view.count[rows] - 1] + half[pending]
+            else:
+                low[pending], high[pending] = k[pending] - half[pending], k[pending] + half[pending]
     return statistic, released
 
 

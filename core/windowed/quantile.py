@@ -120,16 +120,20 @@ def _draw_chunk(
 
     Every round makes ranks ``k - h .. k + h`` known, takes the whole run of known ranks
     around ``k`` as the window and bounds the rest through the unexpanded blocks; the
-    samples whose ``S`` is not yet certified for every ``beta`` double ``h``.
+    samples whose ``S`` is not yet certified for every ``beta`` double ``h``.  On a
+    run-aware source the next round reads ``h`` ranks beyond the known runs on each side
+    instead: a tie block around ``k`` is known whole, and the far side of ``k`` is not read
+    as deep as the block is long.
     """
     windows = _open_source(source, rng, values.size, n, rows)
     runs = hasattr(windows, "window_runs")
     todo = np.arange(n.size)
     half_of = np.full(n.size, half, dtype=np.int64)
+    low, high = k - half_of, k + half_of
     widest = half
     columns = 1
     while True:
-        windows.ensure(k - half_of, k + half_of)
+        windows.ensure(low, high)
         kt = k[todo]
         if runs:
             view, blocks = run_view(windows, todo, kt, values)
@@ -155,9 +159,14 @@ def _draw_chunk(
             ok &= good
         if ok.all():
             return widest, columns if runs else 2 * widest + 1
-        # Double the half-width; over runs, at least twice the known ranks' reach, which
-        # crosses a tie block at once (the known ranks cover whole runs).
-        grow = 2 * view.extent(kt)[~ok] if runs else 0
-        todo = todo[~ok]
-        half_of[todo] = np.maximum(half_of[todo] * 2, grow)
+        # Double the half-width; over runs, counted from the known runs' ends.
+        todo_ok = ~ok
+        todo = todo[todo_ok]
+        half_of[todo] = half_of[todo] * 2
+        if runs:
+            at = np.flatnonzero(todo_ok)
+            low[todo] = view.first[at, 0] - half_of[todo]
+            high[todo] = view.last[at, view.count[at] - 1] + half_of[todo]
+        else:
+            low[todo], high[todo] = k[todo] - half_of[todo], k[todo] + half_of[todo]
         widest = max(widest, int(half_of[todo].max()))

@@ -163,11 +163,6 @@ class RunView:
     last: IntArray
     count: IntArray
 
-    def extent(self, k: IntArray) -> IntArray:
-        """How far the known ranks reach from ``k[r]``, on the farther side."""
-        end = self.last[np.arange(self.count.size), self.count - 1]
-        return np.maximum(np.asarray(k) - self.first[:, 0], end - np.asarray(k)).astype(np.int64)
-
     def rows(self, index: IntArray) -> RunView:
         """The view of rows ``index``."""
         return RunView(self.value[index], self.first[index], self.last[index], self.count[index])

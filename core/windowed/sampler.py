@@ -478,12 +478,10 @@ SourceFactory = Callable[[np.random.Generator, IntArray], WindowSource]
 
 
 def _ranks(sizes: IntArray, quantile: float) -> IntArray:
-    """``quantile_rank(n, quantile)`` of every sample size, computed once per distinct size."""
+    """``quantile_rank(n, quantile)`` of every sample size."""
     if not sizes.size:
         return sizes.copy()
-    distinct, which = np.unique(sizes, return_inverse=True)
-    ranks = np.array([sens.quantile_rank(int(m), quantile) for m in distinct], dtype=np.int64)
-    return ranks[which.reshape(-1)]
+    return sens.quantile_ranks(sizes, quantile).reshape(-1)
 
 
 def _open_source(

@@ -40,6 +40,22 @@ def test_quantile_rank_is_the_smallest_rank_with_share_q(n: int, level: str) -> 
     assert cs.quantile_rank(n, float(level)) == ref.quantile_rank_definition(n, level)
 
 
+@settings(max_examples=100)
+@given(
+    sizes=st.lists(st.integers(1, 10**9), min_size=1, max_size=40), level=st.sampled_from(LEVELS)
+)
+@example(sizes=[10, 20, 30, 1], level="0.1")
+@example(sizes=[10, 10**7, 3], level="0.3")
+def test_quantile_ranks_are_quantile_rank_of_each_size(sizes: list[int], level: str) -> None:
+    got = cs.quantile_ranks(np.array(sizes), float(level))
+    assert got.tolist() == [cs.quantile_rank(n, float(level)) for n in sizes]
+
+
+def test_quantile_ranks_rejects_an_empty_sample() -> None:
+    with pytest.raises(ValueError, match="sizes must be"):
+        cs.quantile_ranks(np.array([3, 0]), 0.5)
+
+
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 10, 101, 10_001])
 def test_quantile_rank_of_one_half_is_the_median_rank(n: int) -> None:
     assert cs.quantile_rank(n, 0.5) == cs.median_rank(n) == (n + 1) // 2
