@@ -1249,6 +1249,28 @@ BREAKS: tuple[Break, ...] = (
             "test_long_sparse_blocks_draw_distinct_uniform_records",
         ),
     ),
+    Break(
+        name="exponential-block-bound-drops-an-interval",
+        item="22 planner engine",
+        path="core/windowed/exponential.py",
+        old="used = np.concatenate((np.ones(row.size, dtype=bool), last_below, last_above))",
+        new="used = np.concatenate((np.ones(row.size, dtype=bool), 0 * last_below, last_above))",
+        tests=(
+            "tests/core/windowed/test_exponential.py::"
+            "test_block_bound_covers_the_unknown_intervals_weight",
+        ),
+    ),
+    Break(
+        name="exponential-block-bound-own-low",
+        item="22 planner engine",
+        path="core/windowed/exponential.py",
+        old="prev_low[1:] = b_low[:-1]",
+        new="prev_low[1:] = b_low[1:]",
+        tests=(
+            "tests/core/windowed/test_exponential.py::"
+            "test_block_bound_covers_the_unknown_intervals_weight",
+        ),
+    ),
 )
 
 

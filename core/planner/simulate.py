@@ -52,15 +52,16 @@ RING_DRAWN = (mech.ExponentialQuantile, mech.PiecewiseLaplaceQuantile)
 EXPONENTIAL_CHUNK = 25
 #: Least first half-width of an exponential-mechanism window, in units of
 #: ``1 / eps_sample`` ranks (:func:`exponential_first_half`).
-FIRST_HALF_EPS = 16.0
+FIRST_HALF_EPS = 8.0
 
 
 def exponential_first_half(eps_sample: float) -> int:
     """The first half-width (in ranks) of the windows of exponential-mechanism releases.
 
     The smallest power of two at least ``FIRST_HALF_EPS / eps_sample``: the weight beyond
-    it is at most about ``e^(-FIRST_HALF_EPS / 2)`` of the ring's on smooth data, so nearly
-    every release is decided in the first ring.  The law of the releases does not depend on
+    it, bounded block by block from the unexpanded blocks, is about
+    ``e^(-FIRST_HALF_EPS / 2)`` of the ring's or less on smooth data, so most releases are
+    decided in the first ring.  The law of the releases does not depend on
     it (:func:`core.windowed.window_exponential_draws`: a wider first window only reads
     more order statistics, a narrower one takes more rounds); the powers of two make it the
     same for every ``eps_sample`` within a factor of two, so releases at nearby budgets

@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike
 
 from .. import sensitivity as sens
 from .._validation import FloatArray, check_bounds, check_whole
-from ..windowed.runs import RunView, run_view
+from ..windowed.runs import Blocks, RunView, run_view
 from ..windowed.sampler import IntArray, SourceFactory, _open_source, _ranks
 
 __all__ = ["window_exponential_draws"]
@@ -62,6 +62,7 @@ def _intervals(
     centre: FloatArray,
     lower: float,
     upper: float,
+    log_rest: FloatArray | None = None,
 ) -> _Intervals:
     """Weights of the known intervals of each row, and a bound on the unknown rest.
 
@@ -75,8 +76,10 @@ def _intervals(
     one column each, and a tie block of any length costs nothing.  The unknown intervals below span
     ``[lower, y_first]`` at rank distance ``>= c - first + 1`` from ``c`` (when
     positive), so together they weigh at most ``(y_first - lower)
-    e^{-eps max(0, q n - first + 1) / 2}``; above likewise.  Every row is scaled by its
-    largest log-weight, so no ``eps`` overflows or underflows a whole row.
+    e^{-eps max(0, q n - first + 1) / 2}``; above likewise.  ``log_rest``, when given, is
+    another bound on the log of the unknown intervals' weight, from the unexpanded blocks
+    (:func:`_log_rest_of_blocks`); the smaller of the two is used.  Every row is scaled by
+    its largest log-weight, so no ``eps`` overflows or underflows a whole row.
     """
     cells, length = view.value, view.count
     reps, width = cells.shape
@@ -101,10 +104,79 @@ def _intervals(
         span_above = np.where(last < n, upper - cells[rows, length - 1], 0.0)
         log_below = np.log(span_below) - 0.5 * eps * np.maximum(0.0, qn - first + 1)
         log_above = np.log(span_above) - 0.5 * eps * np.maximum(0.0, last - qn)
-    top = np.maximum(np.max(logw, axis=1), np.maximum(log_below, log_above))
+    log_ends = np.logaddexp(log_below, log_above)
+    if log_rest is not None:
+        log_ends = np.minimum(log_ends, log_rest)
+    top = np.maximum(np.max(logw, axis=1), log_ends)
     weights = np.exp(logw - top[:, None])
-    rest = np.exp(log_below - top) + np.exp(log_above - top)
+    rest = np.exp(log_ends - top)
     return _Intervals(left, right, weights, rest, index, c_lo, c_hi)
+
+
+def _log_rest_of_blocks(
+    view: RunView,
+    n: IntArray,
+    eps: float,
+    centre: FloatArray,
+    lower: float,
+    upper: float,
+    blocks: Blocks,
+) -> FloatArray:
+    """A bound on the log of the unknown intervals' weight of each row, block by block.
+
+    Row ``r`` knows ranks ``f .. l`` (values ``y_f .. y_l``) around its rank; the unexpanded
+    blocks, in rank order, cover every unknown rank, block ``[a, b]`` holding values in
+    ``[low, high]`` (:class:`core.windowed.WindowSource`, ``outside``); known ranks may lie
+    between far blocks.  Give block ``[a, b]`` the intervals ``e .. b - 1``, ``e`` the last
+    rank of the block before it on its side (``0`` below, ``l`` above): they join ``z_e``
+    to ``z_b``, so together they are at most ``high - low'`` long, ``low'`` the previous
+    block's ``low`` (``z_0 = lower`` before the first block below, ``z_l = y_l`` before the
+    first above), and each weighs at most its length times ``e^{-eps d / 2}``, ``d`` the
+    least ``|i - c|`` over its indices ``i``.  What is left is interval ``f - 1`` (``[z_{f-1},
+    y_f]``, the block below ends at ``f - 1``: at most ``y_f`` minus its ``low``) and the
+    intervals from the last block above's end ``e`` to ``n`` (at most ``upper`` minus its
+    ``low``).  Every unknown interval is counted once, so the sum bounds their weight; a far
+    block counts for little, so the bound is much tighter than the one of :func:`_intervals`,
+    which puts the whole remaining span at the nearest distance.
+    """
+    offsets, _, b_last, b_low, b_high = blocks
+    rows = view.count.size
+    reps = np.arange(rows)
+    f = view.first[:, 0]
+    l_ = view.last[reps, view.count - 1]
+    row = np.repeat(reps, np.diff(offsets))
+    c = np.asarray(centre, dtype=np.float64)[row]
+    below = b_last < f[row]
+    first_of_side = np.ones(row.size, dtype=bool)
+    first_of_side[1:] = (row[1:] != row[:-1]) | (below[1:] != below[:-1])
+    prev_end = np.empty_like(b_last)
+    prev_end[1:] = b_last[:-1]
+    prev_end = np.where(first_of_side, np.where(below, 0, l_[row]), prev_end)
+    prev_low = np.empty_like(b_low)
+    prev_low[1:] = b_low[:-1]
+    y_l = view.value[reps, view.count - 1]
+    prev_low = np.where(first_of_side, np.where(below, lower, y_l[row]), prev_low)
+    # Each block's intervals and the two ranges left, as (low index, high index, length).
+    last_below = below & (b_last == f[row] - 1)
+    last_above = ~below & np.append(row[1:] != row[:-1], True)  # the row's last block
+    i_lo = np.concatenate((prev_end, f[row] - 1, b_last))
+    i_hi = np.concatenate((b_last - 1, f[row] - 1, n[row]))
+    length = np.concatenate(
+        (b_high - prev_low, view.value[row, 0] - b_low, np.full(row.size, upper) - b_low)
+    )
+    used = np.concatenate((np.ones(row.size, dtype=bool), last_below, last_above))
+    cc = np.concatenate((c, c, c))
+    dist = np.where(cc < i_lo, i_lo - cc, np.where(cc > i_hi, cc - i_hi, 0.0))
+    with np.errstate(divide="ignore"):
+        terms = np.log(np.maximum(length, 0.0)) - 0.5 * eps * dist
+    terms = np.where(used & (i_hi >= i_lo), terms, -np.inf)
+    all_rows = np.concatenate((row, row, row))
+    top = np.full(rows, -np.inf)
+    np.maximum.at(top, all_rows, terms)
+    safe = np.where(np.isfinite(top), top, 0.0)
+    total = np.bincount(all_rows, weights=np.exp(terms - safe[all_rows]), minlength=rows)
+    with np.errstate(divide="ignore"):
+        return np.where(np.isfinite(top), safe + np.log(total), -np.inf)
 
 
 def window_exponential_draws(
@@ -128,12 +200,13 @@ def window_exponential_draws(
     intervals weigh little.  Each release is drawn ring by ring around the quantile's rank.
     With ``C`` the weight of the current ring and ``W'`` the weight of everything not in an
     earlier ring, the release falls in the ring with probability ``C / W'``, decided by a
-    fresh uniform ``u < C / W'``.  ``W'`` is known only up to the bound on the unknown
-    intervals (:func:`_intervals`); while ``u`` lies between the two possible ratios the
-    window widens -- the comparison is exact: ``u`` stays fixed and more of the same sample
-    is revealed.  When ``u`` says "not in the ring", the next ring is what is known beyond
-    it.  In the chosen ring an interval is drawn by its weight and the release uniformly
-    inside it.  So every release has exactly the mechanism's law on the whole sample; most
+    fresh uniform ``u < C / W'``.  ``W'`` is known only up to a bound on the unknown
+    intervals (the smaller of :func:`_intervals`' and :func:`_log_rest_of_blocks`'); while
+    ``u`` lies between the two possible ratios the window widens -- the comparison is
+    exact: ``u`` stays fixed and more of the same sample is revealed.  When ``u`` says "not
+    in the ring", the next ring is what is known beyond it.  In the chosen ring an interval
+    is drawn by its weight and the release uniformly inside it.  So every release has
+    exactly the mechanism's law on the whole sample; most
     are decided in the first ring.
 
     Parameters
@@ -213,7 +286,7 @@ def window_exponential_draws(
     while any(t.size for t in todo):
         need = np.unique(np.concatenate(todo))
         windows.ensure(low, high)
-        view, _ = run_view(windows, need, k[need], sorted_values)
+        view, blocks = run_view(windows, need, k[need], sorted_values)
         fresh = np.isnan(statistic[need])
         statistic[need[fresh]] = view.at(k[need])[fresh]
         row_of = np.full(reps, -1, dtype=np.int64)
@@ -221,7 +294,12 @@ def window_exponential_draws(
         for j, eps_j in enumerate(e):
             if todo[j].size:
                 r = row_of[todo[j]]
-                iv = _intervals(view.rows(r), n[todo[j]], float(eps_j), centre[todo[j]], lo, hi)
+                log_rest = _log_rest_of_blocks(
+                    view, n[need], float(eps_j), centre[need], lo, hi, blocks
+                )[r]
+                iv = _intervals(
+                    view.rows(r), n[todo[j]], float(eps_j), centre[todo[j]], lo, hi, log_rest
+                )
                 todo[j] = _decide(states[j], todo[j], iv, noise_rng, released[j])
         if any(t.size for t in todo):
             pending = np.unique(np.concatenate(todo))

@@ -70,9 +70,10 @@ def test_exponential_first_half_is_a_power_of_two_shared_within_a_factor_two():
         h = simulate.exponential_first_half(eps)
         assert h & (h - 1) == 0 and h >= simulate.FIRST_HALF_EPS / eps
         assert h < 2 * simulate.FIRST_HALF_EPS / eps or h == 1
-    # eps_sample 16/1100 and 16/1900 ask for 1100 and 1900 ranks: both read 2048.
-    assert simulate.exponential_first_half(16 / 1100) == 2048
-    assert simulate.exponential_first_half(16 / 1900) == 2048
+    # Budgets that ask for 1100 and 1900 ranks both read 2048.
+    c = simulate.FIRST_HALF_EPS
+    assert simulate.exponential_first_half(c / 1100) == 2048
+    assert simulate.exponential_first_half(c / 1900) == 2048
 
 
 def _exponential_draws(eps: float) -> errors.Draws:

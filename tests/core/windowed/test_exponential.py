@@ -180,3 +180,46 @@ def test_piecewise_laplace_windows_match_whole_samples() -> None:
     for j, e in enumerate(eps):
         ref = PiecewiseLaplaceQuantile(0.9).release(whole, e, 0.5, lo, hi, np.random.default_rng(8))
         assert stats.ks_2samp(rel[j], ref.released).pvalue > P_MIN
+
+
+@pytest.mark.parametrize("tied", [False, True])
+@pytest.mark.parametrize("eps", [0.002, 0.05, 1.0, 30.0])
+def test_block_bound_covers_the_unknown_intervals_weight(tied: bool, eps: float) -> None:
+    """The bound from the unexpanded blocks is at least the weight of every interval not
+    yet known (the whole sample revealed afterwards from the same tree), with far ranks
+    known as islands beyond unexpanded blocks, and it is never looser than the old bound."""
+    from core.windowed import SampleWindows
+    from core.windowed.exponential import _log_rest_of_blocks
+    from core.windowed.runs import run_view
+
+    rng = np.random.default_rng(11)
+    N, n, reps, lo, hi = 3_000, 600, 60, 0.0, 120.0
+    raw = rng.lognormal(3.0, 0.6, N).clip(lo, hi)
+    pop = np.sort(np.round(raw) if tied else raw)
+    q = 0.4
+    centre = np.full(reps, q * n)
+    k = np.full(reps, int(np.ceil(q * n)))
+    tree = SampleWindows(np.random.default_rng(12), N, np.full(reps, n), leaf=4)
+    half = rng.integers(0, 40, reps)
+    tree.ensure(np.full(reps, 5), np.full(reps, 30))  # an island far below
+    tree.ensure(k + 150, k + 170)  # and one above
+    tree.ensure(k - half, k + half)
+    rows = np.arange(reps)
+    view, blocks = run_view(tree, rows, k, pop)
+    ns = np.full(reps, n)
+    bound = _log_rest_of_blocks(view, ns, eps, centre, lo, hi, blocks)
+    first, last = view.first[:, 0], view.last[rows, view.count - 1]
+    tree.ensure(np.ones(reps, dtype=np.int64), ns)
+    whole = pop[tree.positions(np.ones(reps, dtype=np.int64), n)]
+    for r in rows:
+        z = np.concatenate(([lo], whole[r], [hi]))
+        i = np.arange(n + 1)
+        # Interval i joins ranks i and i + 1; it is known when both ends are in f .. l
+        # (or are the bounds next to rank 1 or n).
+        unknown = ((i <= first[r] - 1) & (first[r] > 1)) | ((i >= last[r]) & (last[r] < n))
+        width = np.diff(z)[unknown]
+        logw = np.log(width[width > 0]) - 0.5 * eps * np.abs(i[unknown][width > 0] - centre[r])
+        if not logw.size:
+            continue
+        true = logw.max() + np.log(np.exp(logw - logw.max()).sum())
+        assert true <= bound[r] + 1e-9, (r, true, bound[r])
