@@ -1271,6 +1271,18 @@ BREAKS: tuple[Break, ...] = (
             "test_block_bound_covers_the_unknown_intervals_weight",
         ),
     ),
+    Break(
+        name="refine-loses-small-blocks",
+        item="22 planner engine",
+        path="core/windowed/sampler.py",
+        old="kept.append(blocks.take(~split))",
+        new="kept.append(blocks.take(~split & (blocks.count > 1)))",
+        tests=(
+            "tests/core/windowed/test_sampler.py::"
+            "test_unexpanded_blocks_certify_the_same_samples_sensitivity",
+            "tests/core/windowed/test_sampler.py::test_subsets_are_uniform",
+        ),
+    ),
 )
 
 

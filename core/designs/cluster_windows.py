@@ -516,6 +516,10 @@ class ClusterWindows:
         known_last: IntArray = b.astype(np.int64)
         return known_first, known_last, (offsets, ranks_first, ranks_last, low, high)
 
+    def refine(self, which: IntArray, k: IntArray, fine: int) -> None:
+        """Nothing to split: the blocks are cut at doubling distances from the known run and
+        carry the exact value range of their records (:class:`core.windowed.WindowSource`)."""
+
     def positions(self, first: IntArray, width: int, which: IntArray | None = None) -> IntArray:
         """Population positions of ranks ``first[r] .. first[r] + width - 1`` of samples ``which``.
 

@@ -13,6 +13,7 @@ from ..windowed.sampler import (
     _CELL_BUDGET,
     _PILOT,
     FIRST_HALF_WIDTH,
+    REFINE_FINE,
     IntArray,
     SourceFactory,
     _open_source,
@@ -40,7 +41,7 @@ def window_quantile_draws(
     ``k_r = quantile_rank(n_r, quantile)`` and, for every ``beta`` in ``betas``, its
     ``beta``-smooth sensitivity (Hu et al. eq. 4 at rank ``k``; :mod:`core.sensitivity`),
     exactly as if the whole sample had been drawn (module docstring).  The window starts at
-    :data:`FIRST_HALF_WIDTH` ranks on each side of ``k`` and doubles for the samples whose
+    :data:`FIRST_HALF_WIDTH` ranks on each side of ``k`` and widens by half for the samples whose
     window cannot yet certify every ``S``.
 
     Parameters
@@ -88,7 +89,7 @@ def window_quantile_draws(
     width = 2 * half + 1
     start = 0
     while start < reps:
-        # A few samples first: their widest window starts the others, saving doublings.
+        # A few samples first: their widest window starts the others, saving rounds.
         size = _PILOT if start == 0 and b.size else max(1, _CELL_BUDGET // (4 * width))
         stop = min(reps, start + size)
         sl = slice(start, stop)
@@ -118,9 +119,12 @@ def _draw_chunk(
     """One chunk of samples; returns the half-width the widest sample needed, and the
     columns per sample of its widest window (ranks, or runs on a run-aware source).
 
-    Every round makes ranks ``k - h .. k + h`` known, takes the whole run of known ranks
-    around ``k`` as the window and bounds the rest through the unexpanded blocks; the
-    samples whose ``S`` is not yet certified for every ``beta`` double ``h``.  On a
+    Every round makes ranks ``k - h .. k + h`` known, splits the unexpanded blocks beside
+    them (``refine`` of the source: blocks of at most ``REFINE_FINE /
+    beta`` records near the window, finer than their distance beyond) so that their value
+    ranges bound the rest tightly, takes the whole run of known ranks around ``k`` as the
+    window and bounds the rest through those blocks; the samples whose ``S`` is not yet
+    certified for every ``beta`` widen ``h`` by half.  On a
     run-aware source the next round reads ``h`` ranks beyond the known runs on each side
     instead: a tie block around ``k`` is known whole, and the far side of ``k`` is not read
     as deep as the block is long.
@@ -132,8 +136,11 @@ def _draw_chunk(
     low, high = k - half_of, k + half_of
     widest = half
     columns = 1
+    fine = max(1, int(REFINE_FINE / float(betas.min()))) if betas.size else 1
     while True:
         windows.ensure(low, high)
+        # Split the blocks beside the window: tighter bounds for the same window.
+        windows.refine(todo, k[todo], fine)
         kt = k[todo]
         if runs:
             view, blocks = run_view(windows, todo, kt, values)
@@ -159,12 +166,12 @@ def _draw_chunk(
             ok &= good
         if ok.all():
             return widest, columns if runs else 2 * widest + 1
-        # Double the half-width; over runs, counted from the known runs' ends.
-        todo_ok = ~ok
-        todo = todo[todo_ok]
-        half_of[todo] = half_of[todo] * 2
+        at = np.flatnonzero(~ok)  # the failing samples' rows of this round's view
+        todo = todo[at]
+        # Widen by half (the blocks beside the window are fine, so the width needed is
+        # known more closely than to a factor of two); over runs, from the known runs' ends.
+        half_of[todo] = np.maximum(half_of[todo] * 3 // 2, half_of[todo] + 1)
         if runs:
-            at = np.flatnonzero(todo_ok)
             low[todo] = view.first[at, 0] - half_of[todo]
             high[todo] = view.last[at, view.count[at] - 1] + half_of[todo]
         else:

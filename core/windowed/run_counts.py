@@ -195,6 +195,10 @@ class RunCounts:
         view = RunView.of_segments(owner, lo, hi, value, rows.size, ordered=True)
         return view, blocks
 
+    def refine(self, which: IntArray, k: IntArray, fine: int) -> None:
+        """Nothing to split: the counts of every run are known, and the blocks are groups of
+        runs at doubling distances (:class:`core.windowed.WindowSource`)."""
+
     def positions(self, first: IntArray, width: int, which: IntArray | None = None) -> IntArray:
         """Refused: the records of a run are never drawn (use :meth:`window_runs`)."""
         raise TypeError(

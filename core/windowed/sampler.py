@@ -33,6 +33,10 @@ LEAF = 64
 FIRST_HALF_WIDTH = 32
 #: Samples drawn first, alone, to learn how wide the windows of the others should start.
 _PILOT = 16
+#: :meth:`_BlockTree.refine` leaves blocks of at most 1 / REFINE_RATIO of their distance.
+REFINE_RATIO = 4
+#: Smooth-sensitivity windows refine blocks near the window to ``REFINE_FINE / beta`` records.
+REFINE_FINE = 0.25
 #: Largest number of window cells (samples x window width) handled at once.
 _CELL_BUDGET = 4_000_000
 
@@ -280,6 +284,39 @@ class _BlockTree(ABC, Generic[B]):
             blocks = self._split(blocks.take(~small))
         self._frontier = waiting[0].join(waiting) if waiting else blocks
 
+    def refine(self, which: IntArray, k: IntArray, fine: int) -> None:
+        """Split the unexpanded blocks of samples ``which`` (around ranks ``k``) until each
+        holds at most ``max(fine, d / REFINE_RATIO)`` sampled records, ``d`` its rank
+        distance from ``k``; blocks this tree resolves directly (at most a leaf, or one run)
+        are left as they are.
+
+        Splitting only draws the counts of halves, as :meth:`ensure` would: the samples'
+        law is unchanged, and the blocks' value ranges, which bound the smooth sensitivity
+        of ranks not yet known, get tighter near ``k``.
+        """
+        rows = np.asarray(which, dtype=np.int64)
+        centre = np.zeros(self.reps, dtype=np.int64)
+        centre[rows] = np.asarray(k, dtype=np.int64)
+        wanted = np.zeros(self.reps, dtype=bool)
+        wanted[rows] = True
+        blocks = self._frontier
+        kept: list[B] = []
+        fine = max(int(fine), 1)
+        while blocks.rep.size:
+            c = centre[blocks.rep]
+            d = np.maximum(c - (blocks.below + blocks.count), blocks.below + 1 - c)
+            limit = np.maximum(np.maximum(fine, d // REFINE_RATIO), self._leaf)
+            split = wanted[blocks.rep] & (blocks.count > limit)
+            if split.any():
+                at = np.flatnonzero(split)
+                split[at[self._resolvable(blocks.take(split))]] = False
+            kept.append(blocks.take(~split))
+            if not split.any():
+                break
+            halves = self._split(blocks.take(split))
+            blocks = halves.take(halves.count > 0)
+        self._frontier = kept[0].join(kept) if kept else blocks
+
     def _resolvable(self, b: B) -> NDArray[np.bool_]:
         """The blocks resolved now rather than split: at most ``leaf`` sampled records."""
         return b.count <= self._leaf
@@ -453,6 +490,10 @@ class WindowSource(Protocol):
       of ranks ``first[i] .. first[i] + width - 1`` of samples ``which`` (default all), ``-1``
       where a rank is outside ``[1, n_r]`` or not known; the source may forget the samples
       left out of ``which``.
+    * ``refine(which, k, fine)`` -- split unexpanded blocks of samples ``which`` near their
+      known ranks around ``k`` (down to about ``fine`` records) without changing the
+      samples' law, so that ``outside`` bounds the rest more tightly; a source whose blocks
+      are fixed does nothing.
     """
 
     @property
@@ -468,6 +509,8 @@ class WindowSource(Protocol):
     ) -> tuple[IntArray, IntArray, tuple[IntArray, IntArray, IntArray, FloatArray, FloatArray]]: ...
 
     def positions(self, first: IntArray, width: int, which: IntArray | None = None) -> IntArray: ...
+
+    def refine(self, which: IntArray, k: IntArray, fine: int) -> None: ...
 
 
 #: Makes the source of some of the samples of a draw: ``factory(rng, rows)`` returns a

@@ -52,9 +52,13 @@ def test_long_sparse_blocks_draw_distinct_uniform_records() -> None:
         (7, 3, [(3, 3), (1, 3)], 2),
         (200, 3, [(2, 2), (1, 3)], 1),  # many splits, sparse
         (140, 70, [(35, 36), (1, 70)], 64),  # one split, then dense blocks
+        (9, 4, [(2, 2), (-1, 2), (1, 4)], 1),  # a window, its blocks refined, the rest
+        (200, 5, [(3, 3), (-1, 3), (1, 5)], 1),
     ],
 )
 def test_subsets_are_uniform(N: int, n: int, steps: list[tuple[int, int]], leaf: int) -> None:
+    """Whole samples revealed through widening windows (a step ``(-1, k)`` refines the
+    blocks around rank ``k`` instead) are uniform subsets."""
     rng = np.random.default_rng(20261123)
     if N <= 9:
         reps = 60_000
@@ -102,13 +106,15 @@ def test_sample_sizes_are_checked() -> None:
 )
 @pytest.mark.parametrize("beta", [0.0005, 0.02, 0.5, 5.0])
 @pytest.mark.parametrize("shape", ["lognormal", "steps"])
+@pytest.mark.parametrize("refine", [False, True])
 def test_unexpanded_blocks_certify_the_same_samples_sensitivity(
-    N, n, half, leaf, beta, shape
+    N, n, half, leaf, beta, shape, refine
 ) -> None:
     """Certify S from a window and the tree's blocks, then reveal the whole same sample.
 
     "steps": long runs of ties with jumps between them, so that the largest pair often
     reaches far outside a narrow window (a bound that understates a block is caught).
+    ``refine``: the blocks beside the window are split first (``SampleWindows.refine``).
     """
     rng = np.random.default_rng(N + n + half)
     if shape == "steps":
@@ -124,6 +130,8 @@ def test_unexpanded_blocks_certify_the_same_samples_sensitivity(
     steps = []  # (S, certified) after each widening, checked once the sample is revealed
     while True:
         w.ensure(k - half, k + half)
+        if refine:
+            w.refine(todo, k[todo], 3)
         first, last, blocks = w.outside(todo, k, values)
         offsets, bf, bl = blocks[:3]
         for r in range(0, reps, 17):  # the blocks and the window cover every rank once
