@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from core import risk
+from ui.format import fmt
 
 FORWARD_TAB = "ε_sample against the rate"
 REVERSE_TAB = "Reverse view and calculator"
@@ -55,7 +56,8 @@ def delta_help(population_size: int, default: float) -> str:
     """Help text of δ_target: its default is 1/(2N) of the active population."""
     return (
         f"Defaults to 1/(2N) of the active population: N = {population_size:,} gives "
-        f"{default:.4e} (Hu et al. use 1/(2N)). A value you type is kept and stored in the link."
+        f"{fmt(default, 'delta')} (Hu et al. use 1/(2N)). A value you type is kept and "
+        "stored in the link."
     )
 
 

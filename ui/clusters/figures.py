@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 from numpy.typing import NDArray
 
 from core import clusters as cl
+from ui.format import fmt
 from ui.theme import REFERENCE_COLOUR, chart_layout, line_trace, make_figure, series_style
 
 #: Points per curve (before removing duplicate whole-number sizes).
@@ -56,7 +57,7 @@ def _hline(x0: float, x1: float, y: float, name: str, *, colour: str, dash: str)
         "mode": "lines",
         "name": name,
         "line": {"color": colour, "dash": dash, "width": 2},
-        "hovertemplate": f"{name}<br>ε_target = {y:.5g}<extra></extra>",
+        "hovertemplate": f"{name}<br>ε_target = {fmt(y, 'guarantee')}<extra></extra>",
     }
 
 
@@ -136,12 +137,13 @@ def eps_vs_size_figure(
             current_size,
             up_now,
             f"your clusters: {current_size:,} records",
-            f"cluster size {current_size:,}<br>ε_target between {lo_now:.5g} and {up_now:.5g}",
+            f"cluster size {current_size:,}<br>ε_target between {fmt(lo_now, 'guarantee')} and "
+            f"{fmt(up_now, 'guarantee')}",
         )
     )
     q = clusters_sampled / clusters_total
     layout = _eps_layout(
-        f"Larger clusters erase amplification (ℓ/k = {q:.3g})",
+        f"Larger clusters erase amplification (ℓ/k = {fmt(q, 'rate')})",
         "cluster size M (records in the person's cluster)",
         eps,
         log_y,
@@ -201,7 +203,8 @@ def eps_vs_fraction_figure(
             q_now,
             up_now,
             f"your design: {current_sampled:,} of {clusters_total:,}",
-            f"ℓ/k = {q_now:.4g}<br>ε_target between {lo_now:.5g} and {up_now:.5g}",
+            f"ℓ/k = {fmt(q_now, 'rate')}<br>ε_target between {fmt(lo_now, 'guarantee')} and "
+            f"{fmt(up_now, 'guarantee')}",
         )
     )
     layout = _eps_layout(
@@ -316,7 +319,7 @@ def two_stage_figure(
             SIZE_MIN,
             SIZE_MAX,
             poisson,
-            f"Poisson stage alone: ε_r = ln(1 + r(e^ε − 1)) = {poisson:.4g}",
+            f"Poisson stage alone: ε_r = ln(1 + r(e^ε − 1)) = {fmt(poisson, 'guarantee')}",
             colour=series_style(4)["color"],
             dash="dashdot",
         ),
@@ -339,7 +342,7 @@ def two_stage_figure(
             current_size,
             now,
             f"your clusters: {current_size:,} records",
-            f"cluster size {current_size:,}<br>two-stage ε_target ≤ {now:.5g}",
+            f"cluster size {current_size:,}<br>two-stage ε_target ≤ {fmt(now, 'guarantee')}",
         )
     )
     layout = _eps_layout(
@@ -426,7 +429,8 @@ def systematic_figure(
             current_interval,
             up,
             f"your interval: every {current_interval:,}th record",
-            f"interval {current_interval:,}<br>ε_target between {lo:.5g} and {up:.5g}",
+            f"interval {current_interval:,}<br>ε_target between {fmt(lo, 'guarantee')} and "
+            f"{fmt(up, 'guarantee')}",
         )
     )
     layout = _eps_layout(
@@ -477,8 +481,9 @@ def hypothesis_figure(
             _marker(
                 test_now,
                 y_now,
-                f"counting test, cluster of {current_size:,}: γ = M·ε_sample = {test_now:.3g}",
-                f"γ = {test_now:.4g}<br>ε_target ≥ {y_now:.5g}",
+                f"counting test, cluster of {current_size:,}: γ = M·ε_sample = "
+                f"{fmt(test_now, 'plain')}",
+                f"γ = {fmt(test_now, 'plain')}<br>ε_target ≥ {fmt(y_now, 'guarantee')}",
             )
         )
     layout = _eps_layout(

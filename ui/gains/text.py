@@ -16,7 +16,7 @@ import pandas as pd
 from core import amplification as amp
 from core.gains import MechanismComparison, compare_with_population
 from core.populations import Population
-from ui.format import percent
+from ui.format import fmt, percent
 from ui.snippets import population_snippet
 
 MEAN_TAB = "Mean: noise ratio r and bound q"
@@ -453,7 +453,8 @@ def delta_help(population_size: int, default: float) -> str:
     """Help text of the δ_target control: where its default comes from."""
     return (
         f"Defaults to 1/(2N) of the active population: N = {population_size:,} gives "
-        f"{default:.4e}, as Hu et al. use. A value you type is kept and stored in the link."
+        f"{fmt(default, 'delta')}, as Hu et al. use. A value you type is kept and stored "
+        "in the link."
     )
 
 

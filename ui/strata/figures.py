@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 
 from core import amplification as amp
 from core import strata
+from ui.format import fmt
 from ui.strata.cache import DESIGNS, NEYMAN, PROP_DET, PROP_RAND, SRS
 from ui.theme import (
     PALETTE,
@@ -124,7 +125,7 @@ def variance_figure(var_table: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
                 "%{x}<br>variance %{y:.4g}<br>standard error %{customdata:.4g}<extra></extra>",
                 customdata=[float(row["standard error"])],
                 showlegend=False,
-                text=[f"{value:.3g}"],
+                text=[fmt(value, "plain")],
                 textposition="outside",
                 cliponaxis=False,
             )
@@ -178,7 +179,7 @@ def simulation_figure(
     layout["xaxis"]["type"] = "category"
     layout["xaxis"].update(category_ticks(list(DESIGNS)))
     layout["showlegend"] = False
-    line = reference_line(truth, text=f"population mean {truth:,.4g}")
+    line = reference_line(truth, text=f"population mean {fmt(truth, 'value')}")
     line["label"] = {**line["label"], "textposition": "start"}  # type: ignore[dict-item]
     layout["shapes"] = [line]
     return make_figure(traces, layout), frame
@@ -257,7 +258,7 @@ def privacy_rate_figure(
             }
         )
     layout = chart_layout(
-        title=f"Population guarantee against the rate (ε_sample = {eps:.3g})",
+        title=f"Population guarantee against the rate (ε_sample = {fmt(eps, 'guarantee')})",
         x_title="sampling rate r = n / N",
         y_title="ε_target (guarantee for the population)",
         log_x=True,
@@ -265,7 +266,7 @@ def privacy_rate_figure(
         hovermode="closest",
         height=460,
     )
-    eps_line = reference_line(eps, text=f"ε_sample = {eps:.3g}: no sampling")
+    eps_line = reference_line(eps, text=f"ε_sample = {fmt(eps, 'guarantee')}: no sampling")
     eps_line["label"]["textposition"] = "start"  # type: ignore[index]
     layout["shapes"] = [
         eps_line,

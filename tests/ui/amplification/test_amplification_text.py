@@ -26,7 +26,7 @@ def test_default_sample_size_rejects_an_empty_population():
 
 def test_delta_help_names_n_and_the_default():
     help_text = text.delta_help(10_001, 1 / 20_002)
-    assert "N = 10,001 gives 4.9995e-05" in help_text and "1/(2N)" in help_text
+    assert "N = 10,001 gives 5e-5" in help_text and "1/(2N)" in help_text
 
 
 @pytest.mark.parametrize(

@@ -32,7 +32,7 @@ def _run(code: str) -> str:
 
 def test_delta_help_states_one_over_two_n():
     assert text.delta_help(10_001, 1 / 20_002) == (
-        "Defaults to 1/(2N) of the active population: N = 10,001 gives 4.9995e-05, as Hu et "
+        "Defaults to 1/(2N) of the active population: N = 10,001 gives 5e-5, as Hu et "
         "al. use. A value you type is kept and stored in the link."
     )
 
