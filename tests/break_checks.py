@@ -184,8 +184,8 @@ BREAKS: tuple[Break, ...] = (
         name="population-median-off-by-one",
         item="3 UI numbers",
         path="ui/population/cache.py",
-        old='f"{v[mid]:.6g}"',
-        new='f"{v[mid + 1]:.6g}"',
+        old='fmt(v[mid], "value")',
+        new='fmt(v[mid + 1], "value")',
         tests=(
             "tests/pages/test_overview_page.py::test_summary_numbers_of_a_builtin_with_odd_size_equal_numpys",
             "tests/pages/test_overview_page.py::test_summary_numbers_of_an_upload_with_even_size_equal_numpys",
@@ -196,8 +196,8 @@ BREAKS: tuple[Break, ...] = (
         name="population-mean-wrong",
         item="3 UI numbers",
         path="ui/population/cache.py",
-        old='f"{v.mean():.6g}"',
-        new='f"{v[:-1].mean():.6g}"',
+        old='fmt(v.mean(), "value")',
+        new='fmt(v[:-1].mean(), "value")',
         tests=(
             "tests/pages/test_overview_page.py::test_summary_numbers_of_an_upload_with_even_size_equal_numpys",
         ),

@@ -15,6 +15,7 @@ import plotly.graph_objects as go
 from core import amplification as amp
 from core import risk
 from ui.amplification.text import delta_sample_status, in_100, one_in
+from ui.format import fmt
 from ui.theme import (
     REFERENCE_COLOUR,
     chart_layout,
@@ -59,7 +60,7 @@ def eps_sample_figure(
                     "y": [amp.eps_sample(e, marker_rate)],
                     "mode": "markers",
                     "marker": {"size": 10, "color": series_style(i)["color"]},
-                    "name": f"n/N = {marker_rate:.4g}",
+                    "name": f"n/N = {fmt(marker_rate, 'rate')}",
                     "showlegend": i == 0,
                     "legendgroup": "marker",
                     "hovertemplate": "n/N %{x:.4g}<br>ε_sample %{y:.4g}<extra>your sample</extra>",
@@ -98,7 +99,7 @@ def delta_sample_figure(
         "line": {"color": REFERENCE_COLOUR, "dash": "dot", "width": 1.5},
         "hovertemplate": "δ_sample = 1: the guarantee allows anything<extra></extra>",
     }
-    trace = line_trace(rates, y, f"δ_target = {delta_target:.3g}", 0, hover)
+    trace = line_trace(rates, y, f"δ_target = {fmt(delta_target, 'delta')}", 0, hover)
     fig = make_figure([trace, vacuous], layout)
     return fig, pd.DataFrame({"delta_target": delta_target, "rate": rates, "delta_sample": y})
 
@@ -186,8 +187,8 @@ def steinke_regime_figure(
                 "y": [floor, floor],
                 "mode": "lines",
                 "line": {"color": series_style(i)["color"], "dash": "dot", "width": 1.5},
-                "name": f"floor log(1+{c:g})/{c:g} = {floor:.3f}",
-                "hovertemplate": f"floor {floor:.4f}<extra>c = {c:g}</extra>",
+                "name": f"floor log(1+{c:g})/{c:g} = {fmt(floor, 'ratio')}",
+                "hovertemplate": f"floor {fmt(floor, 'ratio')}<extra>c = {c:g}</extra>",
             }
         )
         frames.append(
@@ -287,7 +288,10 @@ def posterior_figure(
     ]
     frames = []
     for i, (label, e) in enumerate(
-        ((f"ε_target = {eps_target:.4g}", eps_target), (f"ε_sample = {e_s:.4g}", e_s))
+        (
+            (f"ε_target = {fmt(eps_target, 'guarantee')}", eps_target),
+            (f"ε_sample = {fmt(e_s, 'guarantee')}", e_s),
+        )
     ):
         bound = risk.posterior_bound(e, priors)
         hover = "prior %{x:.3g}<br>at most %{y:.4g}<extra>" + label + "</extra>"
@@ -320,7 +324,8 @@ def posterior_figure(
             )
         )
     layout = chart_layout(
-        title=f"How sure an attacker can become (ε_target = {eps_target:.4g}, n/N = {rate:.4g})",
+        title=f"How sure an attacker can become (ε_target = {fmt(eps_target, 'guarantee')}, "
+        f"n/N = {fmt(rate, 'rate')})",
         x_title="prior: belief before the release",
         y_title="posterior: at most, after the release",
         log_x=True,

@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 from plotly.colors import sample_colorscale
 
 from core import amplification as amp
+from ui.format import fmt
 from ui.theme import (
     PALETTE,
     REFERENCE_COLOUR,
@@ -108,7 +109,7 @@ def r_heatmap_figure(
         "y": frontier,
         "mode": "lines",
         "line": {"color": "white", "width": 3, "dash": "dash"},
-        "name": f"1 − r = τ = {tau:.1e}",
+        "name": f"1 − r = τ = {fmt(tau, 'plain')}",
         "hovertemplate": "n/N %{x:.3g}<br>ε %{y:.3g}<extra>1 − r = τ</extra>",
     }
     layout = chart_layout(
@@ -250,7 +251,8 @@ def mean_variance_figure(table: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
                 "mode": "lines",
                 "line": {"color": style["color"], "dash": "dot", "width": 1.5},
                 "name": f"V_N, ε_target = {e:g}",
-                "hovertemplate": f"V_N = {v_pop:.4g}<extra>population, ε_target = {e:g}</extra>",
+                "hovertemplate": f"V_N = {fmt(v_pop, 'plain')}"
+                f"<extra>population, ε_target = {e:g}</extra>",
             }
         )
     layout = chart_layout(
@@ -453,7 +455,7 @@ def violin_by_rate_figure(
         label = (
             "population (rate 1)"
             if is_population
-            else f"n/N = {rate:.3g}<br>(n = {int(group['n'].iloc[0]):,})"
+            else f"n/N = {fmt(rate, 'rate')}<br>(n = {int(group['n'].iloc[0]):,})"
         )
         values = group[column].to_numpy()
         if log_y:

@@ -595,7 +595,7 @@ def simulation_view(ctx: StrataInputs) -> None:
     )
     st.caption(
         f"With {reps:,} samples the simulated variance is within about "
-        f"±{200 * np.sqrt(2 / (reps - 1)):.0f} % of the formula (two standard errors)."
+        f"±{fmt(2 * np.sqrt(2 / (reps - 1)), 'share', 1)} of the formula (two standard errors)."
     )
 
 

@@ -159,4 +159,4 @@ def test_theory_caption_turns_the_smallest_rate_into_a_sample_size():
     )
     assert "n ≈ 1 record of" in text.theory_population_caption("Lognormal", 10_001, 1e-4)
     below = text.theory_population_caption("Tiny", 500, 1e-4)
-    assert "less than one of its N = 500 records" in below and "1/N = 0.002" in below
+    assert "less than one of its N = 500 records" in below and "1/N = 0.2 %" in below

@@ -264,8 +264,8 @@ def test_odds_text_reads_eps_target_and_the_designs_eps_sample():
     words = text.odds_text(0.01, 1.0, 0.0267, sample, 0.636, 5e-5)
     assert "With ε_target = 1, someone who thought it 1 in 100" in words
     assert "at most **2.67 in 100** sure" in words
-    assert "ε_sample = 5.152" in words and "at most **63.6 in 100**" in words
-    assert "With δ_target = 5e-05, " in words and "chance of at most 0.0001 (2·δ_target)" in words
+    assert "ε_sample = 5.15" in words and "at most **63.6 in 100**" in words
+    assert "With δ_target = 5e-5, " in words and "chance of at most 1e-4 (2·δ_target)" in words
     census = text.odds_text(0.01, 1.0, 0.0267, pd.Series({"design": "census"}), 0.0267, 5e-5)
     assert "ε_sample" not in census  # nothing is sampled: one budget only
     assert "at most **2.67 in 100** sure" in census and "worst-case attacker" in census
