@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -188,3 +190,59 @@ def test_readable_writes_numbers_out_without_scientific_notation(x, expected):
 def test_readable_keeps_the_significant_digits_it_is_given():
     assert readable(0.0123456, 4) == "0.01235"
     assert readable(123456.0, 2) == "120,000"
+
+
+# ------------------------------------------------------------------------------------------
+# No new ad-hoc format spec in the screens' code (issue 27 §2: one rule for every number).
+
+_ROOT = Path(__file__).resolve().parents[2]
+#: A Python format spec that rounds a number: ``{x:.3g}``, ``{x:,.0f}``, ``{x:.1%}``, ``{x:.2e}``.
+_PY_SPEC = re.compile(r"(?<![%{])\{[^{}]+?:,?\.\d+[gfe%]\}")
+#: A plotly (d3) spec in hover text: ``%{y:,.3~r}``.
+_D3_SPEC = re.compile(r"%\{[a-z]+(?:\[\d\])?:([^}]+)\}")
+#: Specs hover text may use besides :func:`ui.format.d3_format`'s: thousands (``,``, ``,.0f``),
+#: a signed step (``+d``), r near 1 (``,.6~r``, ``.6f``), q (``.4f``), two shares a page
+#: test names (``.2%``, ``.3%``) and the user's own typed values echoed as typed (``g``).
+_D3_ALLOWED = {",", ",.0f", "+d", ",.6~r", ".6f", ".4f", ".2%", ".3%", "g"}
+
+
+def _exempt(line: str) -> bool:
+    """Lines where a format spec is not text for a person: code a user copies and runs
+    (snippets, notebooks print full precision), and numbers rounded as numbers."""
+    return "print(" in line or "{{" in line or 'float(f"' in line
+
+
+def _screen_modules() -> list[Path]:
+    files = sorted((_ROOT / "ui").rglob("*.py")) + sorted((_ROOT / "app_pages").glob("*.py"))
+    return [f for f in files if f.name != "format.py"]
+
+
+def test_screens_write_numbers_through_fmt_not_ad_hoc_specs():
+    ad_hoc = []
+    for path in _screen_modules():
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for line_no, line in enumerate(lines, start=1):
+            if _exempt(line) or "eps_table:.6g" in line:  # a notebook cell's print
+                continue
+            ad_hoc += [f"{path.relative_to(_ROOT)}:{line_no}: {m}" for m in _PY_SPEC.findall(line)]
+    assert not ad_hoc, "write these through ui.format.fmt(value, role):\n" + "\n".join(ad_hoc)
+
+
+def test_hover_text_uses_the_roles_d3_formats():
+    allowed = {d3_format(role) for role in ROLES} | _D3_ALLOWED
+    odd = []
+    for path in _screen_modules():
+        for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            odd += [
+                f"{path.relative_to(_ROOT)}:{line_no}: {spec}"
+                for spec in _D3_SPEC.findall(line)
+                if spec not in allowed
+            ]
+    assert not odd, "use ui.format.d3_format(role) in hover text:\n" + "\n".join(odd)
+
+
+def test_the_scan_finds_an_ad_hoc_spec():
+    """The scan itself: a spec is found, a d3 placeholder and a snippet's print are not."""
+    assert _PY_SPEC.findall('f"{ratio:.3g} times"') == ["{ratio:.3g}"]
+    assert _PY_SPEC.findall('"n/N %{x:.3g}"') == []
+    assert _exempt('print(f"{{x:.6g}}")')
