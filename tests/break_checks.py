@@ -1227,6 +1227,19 @@ BREAKS: tuple[Break, ...] = (
             "test_exported_notebook_runs_in_a_fresh_environment_outside_the_repository",
         ),
     ),
+    Break(
+        name="format-ratio-scientific",
+        item="issue 27 §2: one formatter, ratios written out",
+        path="ui/planner/text.py",
+        old="    return f\"{fmt(1.0 - gain, 'ratio')} times the error of\"",
+        new='    return f"{1.0 - gain:.3g} times the error of"',
+        tests=(
+            "tests/ui/test_format.py::test_the_page_and_the_report_print_a_ratio_the_same_way",
+            "tests/ui/test_format.py::test_screens_write_numbers_through_fmt_not_ad_hoc_specs",
+            "tests/ui/planner/test_text.py::"
+            "test_the_report_and_the_page_say_the_same_about_the_census",
+        ),
+    ),
 )
 
 
