@@ -27,14 +27,14 @@ ROLES: tuple[str, ...] = get_args(Role)
 #: Significant digits of each role (``count`` writes whole numbers, see :func:`fmt`).
 DIGITS: dict[str, int] = {
     "guarantee": 3,
-    "delta": 4,
+    "delta": 3,
     "error": 3,
     "value": 6,
     "share": 3,
     "rate": 3,
     "ratio": 3,
     "count": 3,
-    "plain": 4,
+    "plain": 3,
 }
 
 #: Below this magnitude a role that may use the scientific form uses it (``2.5e-7``):
@@ -82,8 +82,8 @@ def _written(x: float, digits: int, small: float = _SMALL_DEFAULT) -> str:
 def fmt(value: SupportsFloat, role: Role, digits: int | None = None) -> str:
     """``value`` written for a person, by what it means (``role``).
 
-    The rule, the same on the page, in its charts' titles, legends and annotations, in the
-    method report and in the notebook and CSV exports' text:
+    The rule, the same on the page, in its metrics and tables, in its charts' titles,
+    legends and annotations, in the method report and in the publication package's text:
 
     - every role rounds to a number of *significant* digits, then writes the rounded number
       out in full: thousands separators from 1,000 on, no trailing zeros after the decimal
@@ -93,13 +93,14 @@ def fmt(value: SupportsFloat, role: Role, digits: int | None = None) -> str:
       person reads are never scientific (``6,360 times``, never ``6.36e+03 times``);
     - NaN reads ``—``, infinity ``∞``; the minus sign is ``-`` so that the text parses back.
 
-    Roles and their significant digits:
+    Roles and their significant digits (three for everything a person compares at a glance,
+    six for a value of the data they may check against their own numbers):
 
     ``guarantee`` (3)
         An ε: ε_target, ε_sample, a bound on either (``0.0232``, ``1.06``).
-    ``delta`` (4)
-        A δ, often tiny: scientific below 1e-3 (``5e-5``, ``4.999e-5``, ``0.01``); four
-        digits, as the δ boxes show them.
+    ``delta`` (3)
+        A δ, often tiny: scientific below 1e-3 (``5e-5``, ``4.99e-5``, ``0.01``). The δ
+        boxes and their sliders write δ with four digits (``5.000e-5``), the same number.
     ``error`` (3)
         An error in the data's units: RMSE, a 95 % bound, a standard error (``1,590``).
     ``value`` (6)
@@ -117,15 +118,19 @@ def fmt(value: SupportsFloat, role: Role, digits: int | None = None) -> str:
         Records, samples, clusters: whole numbers with separators (``12,345``); an expected
         count that is not whole keeps three significant digits below 100 (``2.5``, ``37.4``)
         and is rounded to a whole number from 100 on (``1,235``).
-    ``plain`` (4)
+    ``plain`` (3)
         Anything else a person reads: a noise scale, a test statistic, a variance.
 
     ``digits`` overrides the role's digits where a page must tell two close values apart;
     use it rarely, as the same value then reads differently elsewhere.
 
     Chart hover text uses plotly's d3 formats (``%{y:,.3~r}``), which cannot call this
-    function; :func:`d3_format` gives the d3 spec that follows the same digits per role.
-    Core's CSV files keep full precision: they are data, not text.
+    function; :func:`d3_format` gives the d3 spec that follows the same digits per role
+    (d3 writes a share as ``12.5%``, without the space). Not covered, on purpose: code a
+    person copies ("Reproduce in Python" snippets, the exported notebook), which prints
+    six digits or ``repr`` so that its output can be compared with the page; the user's
+    own typed values echoed back (``{eps:g}``); core's CSV columns, which are data and
+    keep full precision.
     """
     if role not in DIGITS:
         raise ValueError(f"role must be one of {', '.join(ROLES)}, got {role!r}")

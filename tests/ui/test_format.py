@@ -37,7 +37,7 @@ def _parse(text: str) -> float:
         # δ keeps the scientific form when small, as the δ boxes write it
         (0.5 / 10_000, "delta", "5e-5"),
         (0.5 / 10_001, "delta", "5e-5"),
-        (4.999e-5, "delta", "4.999e-5"),
+        (4.99e-5, "delta", "4.99e-5"),
         (1e-6, "delta", "1e-6"),
         (0.01, "delta", "0.01"),
         # an error in the data's units

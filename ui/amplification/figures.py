@@ -82,7 +82,7 @@ def delta_sample_figure(
 ) -> tuple[go.Figure, pd.DataFrame]:
     """δ_sample = δ_target / rate against the rate, with the vacuous level δ = 1 marked."""
     y = amp.delta_sample(delta_target, rates)
-    hover = "rate %{x:.3~%}<br>δ_sample %{y:.4~g}<extra></extra>"
+    hover = "rate %{x:.3~%}<br>δ_sample %{y:.3~g}<extra></extra>"
     layout = chart_layout(
         title="δ you may spend on the sample",
         x_title="sampling rate n/N",
@@ -141,7 +141,7 @@ def steinke_vs_p_figure(
     frames = []
     for i, e in enumerate(eps_values):
         y = amp.steinke_ratio(e, rates)
-        hover = "p %{x:,.4~r}<br>p·ε_p/ε %{y:,.4~r}<extra>ε = " + f"{e:g}</extra>"
+        hover = "p %{x:,.3~r}<br>p·ε_p/ε %{y:,.3~r}<extra>ε = " + f"{e:g}</extra>"
         traces.append(line_trace(rates, y, f"ε = {e:g}", i, hover))
         frames.append(pd.DataFrame({"eps": e, "p": rates, "ratio": y}))
     layout = _ratio_layout(
@@ -161,7 +161,7 @@ def steinke_vs_eps_figure(
     frames = []
     for i, p in enumerate(rates):
         y = amp.steinke_ratio(eps_grid, p)
-        hover = "ε %{x:,.3~r}<br>p·ε_p/ε %{y:,.4~r}<extra>p = " + f"{p:g}</extra>"
+        hover = "ε %{x:,.3~r}<br>p·ε_p/ε %{y:,.3~r}<extra>p = " + f"{p:g}</extra>"
         traces.append(line_trace(eps_grid, y, f"p = {p:g}", i, hover))
         frames.append(pd.DataFrame({"p": p, "eps": eps_grid, "ratio": y}))
     layout = _ratio_layout(
@@ -179,7 +179,7 @@ def steinke_regime_figure(
     for i, c in enumerate(constants):
         y = amp.steinke_ratio(c * rates, rates)
         floor = float(amp.steinke_floor(c))
-        hover = "p %{x:,.4~r}<br>p·ε_p/ε %{y:,.4~r}<extra>ε = " + f"{c:g}·p</extra>"
+        hover = "p %{x:,.3~r}<br>p·ε_p/ε %{y:,.3~r}<extra>ε = " + f"{c:g}·p</extra>"
         traces.append(line_trace(rates, y, f"c = {c:g}", i, hover))
         traces.append(
             {
@@ -205,7 +205,7 @@ def steinke_regime_figure(
 def noise_factor_figure(c_grid: np.ndarray) -> tuple[go.Figure, pd.DataFrame]:
     """c / log(1+c): the most extra Laplace noise subsampling costs when ε ≤ c·p."""
     y = 1.0 / amp.steinke_floor(c_grid)
-    hover = "c %{x:,.4~r}<br>noise factor %{y:,.4~r}<extra></extra>"
+    hover = "c %{x:,.3~r}<br>noise factor %{y:,.3~r}<extra></extra>"
     layout = chart_layout(
         title="Worst-case noise factor of subsampled Laplace when ε ≤ c·p",
         x_title="c (ε measured in units of p)",
@@ -295,7 +295,7 @@ def posterior_figure(
         )
     ):
         bound = risk.posterior_bound(e, priors)
-        hover = "prior %{x:,.4~r}<br>at most %{y:,.4~r}<extra>" + label + "</extra>"
+        hover = "prior %{x:,.3~r}<br>at most %{y:,.3~r}<extra>" + label + "</extra>"
         traces.append(line_trace(priors, bound, label, i, hover))
         at_prior = float(risk.posterior_bound(e, marker_prior))
         traces.append(

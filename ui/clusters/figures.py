@@ -186,7 +186,7 @@ def eps_vs_fraction_figure(
     lower, upper = cl.cluster_eps_bounds(eps, clusters_total, ells, size, n_min, n_max)
     single, _ = cl.cluster_eps_bounds(eps, clusters_total, ells, 1, 1, 1)
     srs = cl.srs_eps(eps, clusters_total, ells)
-    hover = "fraction of clusters %{x:,.4~r}<br>ε_target %{y:,.3~r}<extra>%{fullData.name}</extra>"
+    hover = "fraction of clusters %{x:,.3~r}<br>ε_target %{y:,.3~r}<extra>%{fullData.name}</extra>"
     traces: list[dict[str, Any]] = [
         line_trace(q, lower, LOWER, 0, hover),
         line_trace(q, upper, UPPER, 1, hover, fill="tonexty", fillcolor="rgba(230,159,0,0.15)"),
@@ -468,7 +468,7 @@ def hypothesis_figure(
     tests = np.geomspace(1e-3, 1e3, CURVE_POINTS)
     bound = cl.hypothesis_test_bound(eps, tests, clusters_total, clusters_sampled)
     srs = float(cl.srs_eps(eps, clusters_total, clusters_sampled))
-    hover = "test sharpness γ %{x:,.4~r}<br>ε_target ≥ %{y:,.3~r}<extra>%{fullData.name}</extra>"
+    hover = "test sharpness γ %{x:,.3~r}<br>ε_target ≥ %{y:,.3~r}<extra>%{fullData.name}</extra>"
     traces: list[dict[str, Any]] = [
         line_trace(tests, bound, "Theorem 5.3: lower bound on ε_target", 0, hover),
         _hline(1e-3, 1e3, srs, SRS, colour=series_style(2)["color"], dash="dot"),

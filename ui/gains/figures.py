@@ -65,7 +65,7 @@ def r_curves_figure(
         r = amp.noise_variance_ratio(e, rates)
         gap = amp.noise_variance_gap(e, rates)
         hover = (
-            "n/N %{x:.3~%}<br>r %{y:,.6~r}<br>1 − r %{customdata:,.4~r}<extra>ε_target = "
+            "n/N %{x:.3~%}<br>r %{y:,.6~r}<br>1 − r %{customdata:,.3~r}<extra>ε_target = "
             + f"{e:g}</extra>"
         )
         traces.append(line_trace(rates, r, f"ε_target = {e:g}", i, hover, customdata=gap))
@@ -133,7 +133,7 @@ def q_curves_figure(
     traces, frames, marks = [], [], []
     for i, e in enumerate(eps_values):
         q = amp.sampling_variance_bound(e, rates)
-        hover = "n/N %{x:.3~%}<br>q %{y:,.4~r}<extra>ε_target = " + f"{e:g}</extra>"
+        hover = "n/N %{x:.3~%}<br>q %{y:,.3~r}<extra>ε_target = " + f"{e:g}</extra>"
         traces.append(line_trace(rates, q, f"ε_target = {e:g}", i, hover))
         frames.append(pd.DataFrame({"eps_target": e, "rate": rates, "q": q}))
         marks.append((i, e, float(amp.rate_for_q(e, q_mark))))
@@ -228,8 +228,8 @@ def mean_variance_figure(table: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
     for i, (e, sub) in enumerate(table.groupby("eps_target", sort=True)):
         style = series_style(i)
         hover = (
-            "n/N %{x:.3~%}<br>V_n %{y:,.4~r}<br>sampling %{customdata[0]:,.4~r}"
-            "<br>noise %{customdata[1]:,.4~r}<extra>ε_target = " + f"{e:g}</extra>"
+            "n/N %{x:.3~%}<br>V_n %{y:,.3~r}<br>sampling %{customdata[0]:,.3~r}"
+            "<br>noise %{customdata[1]:,.3~r}<extra>ε_target = " + f"{e:g}</extra>"
         )
         traces.append(
             line_trace(
@@ -339,7 +339,7 @@ def log_mse_figure(
                 i,
                 "n/N %{x:.3~%}<br>"
                 + axis
-                + " %{y:,.4~r} ± %{customdata:,.4~r}<extra>ε_target = "
+                + " %{y:,.3~r} ± %{customdata:,.3~r}<extra>ε_target = "
                 + f"{e:g}</extra>",
                 customdata=se,
                 mode="lines+markers",
@@ -360,7 +360,7 @@ def log_mse_figure(
                     "name": f"population, ε_target = {e:g}",
                     "hovertemplate": "population<br>"
                     + axis
-                    + " %{y:,.4~r}<extra>ε_target = "
+                    + " %{y:,.3~r}<extra>ε_target = "
                     + f"{e:g}</extra>",
                 }
             )
@@ -659,7 +659,7 @@ def comparison_figure(
                 + labels.get(str(row["mechanism"]), str(row["mechanism"]))
                 + "<br>n/N %{x:.3~%}<br>"
                 + measure_label
-                + " %{y:,.4~r}<extra></extra>",
+                + " %{y:,.3~r}<extra></extra>",
             }
         )
     layout = chart_layout(

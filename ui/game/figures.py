@@ -14,7 +14,7 @@ from ui.theme import chart_layout, line_trace, make_figure, series_style
 
 #: FPR grid of the bound curves: dense near 0, where large ε bend the curve sharply.
 FPR_GRID = np.unique(np.r_[0.0, np.geomspace(1e-6, 1.0, 160), np.linspace(0.0, 1.0, 101)])
-HOVER = "FPR %{x:,.4~r}<br>TPR %{y:,.4~r}<extra>%{fullData.name}</extra>"
+HOVER = "FPR %{x:,.3~r}<br>TPR %{y:,.3~r}<extra>%{fullData.name}</extra>"
 
 
 def _rgba(hex_colour: str, alpha: float) -> str:

@@ -90,7 +90,7 @@ def privacy_curve_figure(
         i = MECHANISM_INDEX[str(mech)]
         worst = setting != "statistical"
         name = labels[str(mech)] + (" — worst case (DP)" if worst else "")
-        hover = "ε %{x:,.3~r}<br>δ %{y:.4~g}<extra>" + name + "</extra>"
+        hover = "ε %{x:,.3~r}<br>δ %{y:.3~g}<extra>" + name + "</extra>"
         extra: dict[str, Any] = {"line": _dotted(i) if worst else _plain(i)}
         if worst:
             extra.update({"legendgroup": "worst case", "showlegend": False})
@@ -138,9 +138,9 @@ def distributions_figure(dist: pd.DataFrame, *, title: str) -> tuple[go.Figure, 
     traces = []
     for i, column in enumerate(("critical record positive", "critical record negative")):
         hover = (
-            "answer %{x:,.4~r}<br>"
+            "answer %{x:,.3~r}<br>"
             + ("probability" if discrete else "density")
-            + " %{y:,.4~r}<extra>"
+            + " %{y:,.3~r}<extra>"
             + column
             + "</extra>"
         )
@@ -173,7 +173,7 @@ def delta_vs_pi_figure(
     traces = []
     for i, (nu, part) in enumerate(data.groupby("nu", sort=True)):
         name = f"ν = {nu:g}, statistical"
-        hover = "π %{x:,.4~r}<br>δ %{y:.4~g}<extra>" + name + "</extra>"
+        hover = "π %{x:,.3~r}<br>δ %{y:.3~g}<extra>" + name + "</extra>"
         part = part[part["pi"] > 0] if log_x else part
         traces.append(
             line_trace(
@@ -211,7 +211,7 @@ def ratio_vs_nu_figure(
     traces = []
     for i, (pi, part) in enumerate(data.groupby("pi", sort=False)):
         name = f"π = {pi:g}"
-        hover = "ν %{x:,.4~r}<br>DP δ ÷ SP δ %{y:,.4~r}<extra>" + name + "</extra>"
+        hover = "ν %{x:,.3~r}<br>DP δ ÷ SP δ %{y:,.3~r}<extra>" + name + "</extra>"
         traces.append(
             line_trace(
                 part["nu"].to_numpy(),
@@ -251,7 +251,7 @@ def equal_utility_pi_figure(
     traces = []
     for column, label in _EU_COLUMNS:
         i = MECHANISM_INDEX[label]
-        hover = "π %{x:,.4~r}<br>δ %{y:.4~g}<extra>" + label + "</extra>"
+        hover = "π %{x:,.3~r}<br>δ %{y:.3~g}<extra>" + label + "</extra>"
         traces.append(
             line_trace(
                 data["pi"].to_numpy(),
@@ -284,7 +284,7 @@ def equal_utility_lambda_figure(
         for column, label in _EU_COLUMNS:
             i = MECHANISM_INDEX[label]
             name = f"{label}, π = {pi:g}"
-            hover = "λ %{x:,.4~r}<br>δ %{y:.4~g}<extra>" + name + "</extra>"
+            hover = "λ %{x:,.3~r}<br>δ %{y:.3~g}<extra>" + name + "</extra>"
             style = _plain(i, j)
             traces.append(
                 line_trace(
@@ -322,14 +322,14 @@ def conjecture_figure(
             _for_log(data["subsampling_at_eps_target"], True),
             "subsampling at ε_target = log(1 + λ(e^ε_sample − 1))",
             0,
-            "λ %{x:,.4~r}<br>δ %{y:.4~g}<extra>subsampling at ε_target</extra>",
+            "λ %{x:,.3~r}<br>δ %{y:.3~g}<extra>subsampling at ε_target</extra>",
         ),
         line_trace(
             x,
             _for_log(data["lambda_times_pure_m"], True),
             "λ · δ of the n sampled records<br>without a mechanism, at ε_sample",
             1,
-            "λ %{x:,.4~r}<br>λ·δ %{y:.4~g}<extra>scaled pure δ</extra>",
+            "λ %{x:,.3~r}<br>λ·δ %{y:.3~g}<extra>scaled pure δ</extra>",
             line=_plain(1),
         ),
     ]

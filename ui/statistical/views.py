@@ -89,7 +89,7 @@ def curve_view(ctx: StatisticalInputs) -> None:
         ),
     )
     # A static table wraps its long column names on a phone instead of hiding columns.
-    st.table(summary.set_index(summary.columns[0]).map(lambda v: fmt(v, "plain")))
+    st.table(summary.set_index(summary.columns[0]).map(lambda v: fmt(v, "delta")))
     st.caption(
         f"At ε = {eps:g}. δ(+,−) bounds what the answer reveals when the critical record is "
         "positive, δ(−,+) when it is negative; the guarantee is their maximum (eq. 4)."

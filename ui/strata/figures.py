@@ -87,8 +87,8 @@ def allocation_figure(
         y = rate if show_rates else n_i
         hover = (
             "stratum %{x}<br>n_i %{customdata[3]:,}<br>n_i/N_i %{customdata[4]:.3%}"
-            "<br>N_i %{customdata[0]:,}<br>σ_i %{customdata[1]:,.4~r}"
-            "<br>r·N_i %{customdata[2]:,.4~r}"
+            "<br>N_i %{customdata[0]:,}<br>σ_i %{customdata[1]:,.3~r}"
+            "<br>r·N_i %{customdata[2]:,.3~r}"
             f"<extra>{design}</extra>"
         )
         traces.append(_bar(x, y, design, hover, customdata=np.column_stack([custom, n_i, rate])))
@@ -123,7 +123,7 @@ def variance_figure(var_table: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
                 [design],
                 [value],
                 design,
-                "%{x}<br>variance %{y:,.4~r}<br>standard error %{customdata:,.4~r}<extra></extra>",
+                "%{x}<br>variance %{y:,.3~r}<br>standard error %{customdata:,.3~r}<extra></extra>",
                 customdata=[float(row["standard error"])],
                 showlegend=False,
                 text=[fmt(value, "plain")],
@@ -221,21 +221,21 @@ def privacy_rate_figure(
             data["Theorem 7.2 bound"],
             "proportional, randomised rounding: upper bound (Thm 4.3/7.2)",
             2,
-            "r %{x:,.4~r}<br>ε_target ≤ %{y:,.3~r}<extra>Theorem 7.2</extra>",
+            "r %{x:,.3~r}<br>ε_target ≤ %{y:,.3~r}<extra>Theorem 7.2</extra>",
         ),
         line_trace(
             r,
             data["6rε"],
             "its small-ε form 6rε",
             4,
-            "r %{x:,.4~r}<br>6rε = %{y:,.3~r}<extra></extra>",
+            "r %{x:,.3~r}<br>6rε = %{y:,.3~r}<extra></extra>",
         ),
         line_trace(
             r,
             data["simple random sample"],
             "simple random sample (Thm 2.2)",
             3,
-            "r %{x:,.4~r}<br>ε_target = %{y:,.3~r}<extra>simple random sample</extra>",
+            "r %{x:,.3~r}<br>ε_target = %{y:,.3~r}<extra>simple random sample</extra>",
         ),
     ]
     symbols = {NEYMAN: "x", PROP_DET: "diamond", PROP_RAND: "circle"}
@@ -255,7 +255,7 @@ def privacy_rate_figure(
                     "color": PALETTE[_INDEX.get(design, 6)],
                     "line": {"color": "black", "width": 1},
                 },
-                "hovertemplate": "r %{x:,.4~r}<br>loss %{y:,.4~r}<extra>" + label + "</extra>",
+                "hovertemplate": "r %{x:,.3~r}<br>loss %{y:,.3~r}<extra>" + label + "</extra>",
             }
         )
     layout = chart_layout(
@@ -397,7 +397,7 @@ def rounding_figure(example: strata.RoundingExample, eps: float) -> tuple[go.Fig
     for k, column in enumerate(data.columns[1:]):
         index = 1 if k < 2 else 2
         trace = line_trace(
-            y, data[column], column, index, "count %{x:,.4~r}<br>density %{y:,.4~r}<extra></extra>"
+            y, data[column], column, index, "count %{x:,.3~r}<br>density %{y:,.3~r}<extra></extra>"
         )
         trace["line"] = {**series_style(index), "dash": "solid" if k % 2 == 0 else "dot"}
         traces.append(trace)
@@ -419,21 +419,21 @@ def random_size_figure(table: pd.DataFrame, eps: float, n: int) -> tuple[go.Figu
             table["upper bound"],
             "upper bound",
             0,
-            "σ %{x:,.4~r}<br>ε_target ≤ %{y:,.3~r}",
+            "σ %{x:,.3~r}<br>ε_target ≤ %{y:,.3~r}",
         ),
         line_trace(
             x,
             table["lower bound"],
             "lower bound",
             1,
-            "σ %{x:,.4~r}<br>ε_target ≥ %{y:,.3~r}",
+            "σ %{x:,.3~r}<br>ε_target ≥ %{y:,.3~r}",
         ),
         line_trace(
             x,
             table["fixed size (Thm 2.2)"],
             "fixed size at the mean (Thm 2.2)",
             2,
-            "σ %{x:,.4~r}<br>ε_target = %{y:,.3~r}<extra>fixed size</extra>",
+            "σ %{x:,.3~r}<br>ε_target = %{y:,.3~r}<extra>fixed size</extra>",
         ),
     ]
     layout = chart_layout(
