@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core import planner
+from ui.format import fmt
 from ui.page_defaults import delta_target_default, follow_population_default
 from ui.planner import cache, controls, text, views
 from ui.state import active_population, active_seed
@@ -47,7 +48,7 @@ with c3:
         max_value=0.1,
         fmt="%.3e",
         help=f"Defaults to 1/(2N) of the active population: N = {N:,} gives "
-        f"{delta_default:.4e}. A value you type is kept and stored in the link.",
+        f"{fmt(delta_default, 'delta')}. A value you type is kept and stored in the link.",
     )
 c4, c5, c6 = st.columns([2, 2, 1], gap="medium")
 with c4:
@@ -103,8 +104,8 @@ else:
             key="plan_rates",
             bind="query-params",
             help="Numbers in (0, 1], separated by commas; at least two records each "
-            f"(rate ≥ {2 / N:.3g}). Empty: the planner's default rates, refined around the "
-            "best one.",
+            f"(rate ≥ {fmt(2 / N, 'plain')}). Empty: the planner's default rates, refined "
+            "around the best one.",
         )
         rates_list, problems = parse_float_list(rates_text or "", min_value=2.0 / N, max_value=1.0)
         if len(rates_list) > 12:

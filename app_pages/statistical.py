@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core import statistical as sp
+from ui.format import fmt
 from ui.statistical import text, views
 from ui.widgets import (
     log_float_control,
@@ -74,8 +75,9 @@ with c4:
 m = sp.sample_size(n, lam)
 if lam * n < 0.5:
     st.warning(
-        f"λ·N = {lam * n:.3g} rounds to an empty sample; using the smallest possible sample, "
-        f"n = 1 (rate {1 / n:.3g}).",
+        f"λ·N = {fmt(lam * n, 'plain')} rounds to an empty sample; using the smallest possible "
+        "sample, "
+        f"n = 1 (rate {fmt(1 / n, 'rate')}).",
         icon=":material/warning:",
     )
 

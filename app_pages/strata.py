@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui.charts import reproduce
+from ui.format import fmt
 from ui.state import active_population, active_seed
 from ui.strata import cache, text, views
 from ui.widgets import log_float_control, preset_buttons, result_container
@@ -49,7 +50,7 @@ with c1:
         placeholder=f"automatic: {default_m:,}",
         key="strat_m",
         bind="query-params",
-        help=f"Empty: {default_m:,}, i.e. {text.DEFAULT_SHARE:.0%} of this population's "
+        help=f"Empty: {default_m:,}, i.e. {fmt(text.DEFAULT_SHARE, 'share')} of this population's "
         f"N = {N:,} records (at least 2 per stratum). A number you type is kept. The paper "
         "draws 10,000 establishments. Proportional allocation uses the rate r = n/N.",
     )

@@ -184,8 +184,8 @@ BREAKS: tuple[Break, ...] = (
         name="population-median-off-by-one",
         item="3 UI numbers",
         path="ui/population/cache.py",
-        old='f"{v[mid]:.6g}"',
-        new='f"{v[mid + 1]:.6g}"',
+        old='fmt(v[mid], "value")',
+        new='fmt(v[mid + 1], "value")',
         tests=(
             "tests/pages/test_overview_page.py::test_summary_numbers_of_a_builtin_with_odd_size_equal_numpys",
             "tests/pages/test_overview_page.py::test_summary_numbers_of_an_upload_with_even_size_equal_numpys",
@@ -196,8 +196,8 @@ BREAKS: tuple[Break, ...] = (
         name="population-mean-wrong",
         item="3 UI numbers",
         path="ui/population/cache.py",
-        old='f"{v.mean():.6g}"',
-        new='f"{v[:-1].mean():.6g}"',
+        old='fmt(v.mean(), "value")',
+        new='fmt(v[:-1].mean(), "value")',
         tests=(
             "tests/pages/test_overview_page.py::test_summary_numbers_of_an_upload_with_even_size_equal_numpys",
         ),
@@ -352,8 +352,8 @@ BREAKS: tuple[Break, ...] = (
         name="cluster-metric-vacuous-inverted",
         item="3 UI numbers",
         path="ui/clusters/text.py",
-        old='return "no amplification" if vacuous(bound, eps_sample) else f"{bound:.4g}"',
-        new='return "no amplification" if not vacuous(bound, eps_sample) else f"{bound:.4g}"',
+        old='return "no amplification" if vacuous(bound, eps_sample) else fmt(',
+        new='return "no amplification" if not vacuous(bound, eps_sample) else fmt(',
         tests=(
             "tests/ui/clusters/test_cluster_text.py::test_metric_value_shows_the_bound_or_no_amplification",
         ),
@@ -372,7 +372,7 @@ BREAKS: tuple[Break, ...] = (
         name="strata-bound-help-drops-number",
         item="3 UI numbers",
         path="ui/strata/text.py",
-        old='    text = f"{bound:.6g}"',
+        old='    text = fmt(bound, "guarantee", 6)',
         new='    text = ""',
         tests=("tests/ui/strata/test_strata_text.py::test_bound_value_and_help",),
     ),
@@ -1041,7 +1041,7 @@ BREAKS: tuple[Break, ...] = (
         name="percent-in-scientific-notation",
         item="issue 27 §2: shares written out, never as 1.8e+02 %",
         path="ui/format.py",
-        old='    return f"{readable(100 * float(fraction), digits)} %"',
+        old='    return fmt(fraction, "share", digits)',
         new='    return f"{100 * float(fraction):.{digits}g} %"',
         tests=("tests/ui/test_format.py::test_significant_and_percent",),
     ),
@@ -1281,6 +1281,19 @@ BREAKS: tuple[Break, ...] = (
             "tests/core/windowed/test_sampler.py::"
             "test_unexpanded_blocks_certify_the_same_samples_sensitivity",
             "tests/core/windowed/test_sampler.py::test_subsets_are_uniform",
+        ),
+    ),
+    Break(
+        name="format-ratio-scientific",
+        item="issue 27 §2: one formatter, ratios written out",
+        path="ui/planner/text.py",
+        old="    return f\"{fmt(1.0 - gain, 'ratio')} times the error of\"",
+        new='    return f"{1.0 - gain:.3g} times the error of"',
+        tests=(
+            "tests/ui/test_format.py::test_the_page_and_the_report_print_a_ratio_the_same_way",
+            "tests/ui/test_format.py::test_screens_write_numbers_through_fmt_not_ad_hoc_specs",
+            "tests/ui/planner/test_text.py::"
+            "test_the_report_and_the_page_say_the_same_about_the_census",
         ),
     ),
 )

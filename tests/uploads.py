@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 
 from tests.core import bad_csv_corpus as csv_corpus
 from tests.core import bad_file_corpus as file_corpus
+from ui.format import fmt
 
 #: The Population page's summary rows a loaded file is checked by.
 SUMMARY_ROWS = ("Population size", "Mean", "Median (lower middle value)")
@@ -46,7 +47,8 @@ class UploadCase:
         """The summary table rows the Population page must show for this file."""
         assert self.summary is not None, self.name
         n, total, median = self.summary
-        return dict(zip(SUMMARY_ROWS, (f"{n:,}", f"{total / n:.6g}", f"{median:.6g}"), strict=True))
+        shown = (f"{n:,}", fmt(total / n, "value"), fmt(median, "value"))  # as the page writes them
+        return dict(zip(SUMMARY_ROWS, shown, strict=True))
 
 
 def csv_cases(names: Iterable[str] | None = None) -> list[UploadCase]:

@@ -49,10 +49,14 @@ def _with_mark(grid: Sequence[float], value: float) -> list[float]:
 
 
 def _mark_label(value: float, grid: Sequence[float], fmt: str) -> str:
-    """A slider mark as a person reads it: a grid mark plainly ("5e-05", "0.3"); a typed
-    value between marks in the box's format ``fmt``, with the exponent written as the box
-    writes it ("4.999e-5"), so that the slider and its box show the same number."""
-    if value in grid:
+    """A slider mark as its exact-value box writes it, so that the two show the same text.
+
+    A box in scientific form (``fmt`` ``"%.3e"``, the δ boxes) writes every mark, on the
+    grid or typed between marks, as the box does, exponent unpadded: "5.000e-5",
+    "4.999e-5". A box in the general form (``"%g"``) leaves grid marks plain ("0.3", "1");
+    a typed value between marks is written in ``fmt``.
+    """
+    if value in grid and "e" not in fmt:
         return f"{value:g}"
     return re.sub(r"e([+-])0*(\d)", r"e\1\2", fmt % value)
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from tests.pages.harness import array, charts, open_page, trace_names
+from ui.format import fmt
 
 PAGE = "app_pages/amplification.py"
 FORWARD = "ε_sample against the rate"
@@ -245,7 +246,9 @@ def test_odds_url_reproduces_the_prior_and_rate():
     assert table["with ε_target: at most"].tolist() == [
         f"{in_100(risk.posterior_bound(e, 0.001))} in 100" for e in (0.1, 0.5, 1.0)
     ]
-    assert table["ε_sample"].tolist() == [f"{amp.eps_sample(e, 0.05):.4g}" for e in (0.1, 0.5, 1)]
+    assert table["ε_sample"].tolist() == [
+        fmt(amp.eps_sample(e, 0.05), "guarantee") for e in (0.1, 0.5, 1)
+    ]
 
 
 def test_odds_snippet_prints_the_numbers_of_the_page():

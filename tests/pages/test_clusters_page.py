@@ -49,8 +49,8 @@ def test_default_page_draws_the_size_chart_with_all_reference_lines():
     metrics = _metrics(at)
     assert metrics["No sampling (ε_target = ε_sample)"] == pytest.approx(0.1)
     lower, upper = cl.cluster_eps_bounds(0.1, 1000, 100, 10, 10, 10)
-    assert metrics["ε_target lower bound (Thm 5.1)"] == pytest.approx(lower, rel=1e-3)
-    assert metrics["ε_target upper bound (Thm 5.2)"] == pytest.approx(upper, rel=1e-3)
+    assert metrics["ε_target lower bound (Thm 5.1)"] == pytest.approx(lower, rel=5e-3)
+    assert metrics["ε_target upper bound (Thm 5.2)"] == pytest.approx(upper, rel=5e-3)
     assert "the two bounds coincide" in _reading(at)
 
 
@@ -109,9 +109,9 @@ def test_url_state_reproduces_singleton_clusters():
     assert at.select_slider(key="cl_size__slider").value == 1
     metrics = _metrics(at)
     lower, _ = cl.cluster_eps_bounds(1.0, 10, 1, 1, 1, 1)
-    assert metrics["ε_target lower bound (Thm 5.1)"] == pytest.approx(lower, rel=1e-3)
+    assert metrics["ε_target lower bound (Thm 5.1)"] == pytest.approx(lower, rel=5e-3)
     assert metrics["Poisson sampling, same fraction (eq. 3)"] == pytest.approx(
-        cl.srs_eps(1.0, 10, 1), rel=1e-3
+        cl.srs_eps(1.0, 10, 1), rel=5e-3
     )
 
 
@@ -211,10 +211,10 @@ def test_python_snippet_runs_and_reproduces_the_numbers():
     values = {a[0]: a[1] for a in printed if len(a) == 2 and isinstance(a[0], str)}
     metrics = _metrics(at)
     assert values["poisson ="] == pytest.approx(
-        metrics["Poisson sampling, same fraction (eq. 3)"], rel=1e-3
+        metrics["Poisson sampling, same fraction (eq. 3)"], rel=5e-3
     )
-    assert values["lower ="] == pytest.approx(metrics["ε_target lower bound (Thm 5.1)"], rel=1e-3)
-    assert values["upper ="] == pytest.approx(metrics["ε_target upper bound (Thm 5.2)"], rel=1e-3)
+    assert values["lower ="] == pytest.approx(metrics["ε_target lower bound (Thm 5.1)"], rel=5e-3)
+    assert values["upper ="] == pytest.approx(metrics["ε_target upper bound (Thm 5.2)"], rel=5e-3)
 
 
 # --- issue 10 (merged from test_clusters_issue10.py) --------------------------------------
@@ -240,7 +240,7 @@ def test_fraction_sentence_says_same_only_when_it_is():
     assert "the same fraction" in text.fraction_sentence(1000, 100, 100, 10)
     two = text.fraction_sentence(1000, 100, 2, 1)  # the user's NHANES-style file: 2 "clusters"
     assert "the same fraction" not in two
-    assert "ℓ = 1 of 2" in two and "0.5" in two and "0.1" in two
+    assert "ℓ = 1 of 2" in two and "50 %" in two and "10 %" in two
 
 
 def test_population_tab_shows_the_cluster_stratum_note_and_computed_wording():
@@ -248,7 +248,7 @@ def test_population_tab_shows_the_cluster_stratum_note_and_computed_wording():
     assert not at.exception
     assert any("occur in more than one stratum" in w.value for w in at.warning)
     # 100 of 1,000 clusters drawn above, 10 of 100 regions here: genuinely the same fraction
-    assert "the same fraction ℓ/k = 0.1 as above" in _all_text(at)
+    assert "the same fraction ℓ/k = 10 % as above" in _all_text(at)
     at.number_input(key="cl_l").set_value(3).run()  # 3/1000 of 100 regions → 1 region, 0.01
     body = _all_text(at)
     assert "the same fraction" not in body
@@ -299,9 +299,9 @@ def test_target_direction_inverts_theorem_5_2():
     assert not at.exception and not at.error
     shown = float(_metric(at, "ε_sample allowed, guaranteed (Thm 5.2)").value)
     safe, unsafe = cl.eps_sample_bounds_for_target(0.2, 1000, 100, 5, 2, 10)
-    assert shown == pytest.approx(safe, rel=1e-3)
+    assert shown == pytest.approx(safe, rel=5e-3)
     assert float(_metric(at, "ε_sample above which Thm 5.1 breaks it").value) == pytest.approx(
-        unsafe, rel=1e-3
+        unsafe, rel=5e-3
     )
     _, upper = cl.cluster_eps_bounds(safe, 1000, 100, 5, 2, 10)
     assert upper == pytest.approx(0.2, rel=1e-9)
@@ -328,14 +328,14 @@ def test_snippet_rebuilds_each_builtin_and_prints_the_page_numbers(key):
     assert f"make_builtin({key!r}, seed=" in code
     printed = printed_numbers(code)
     upper = _metric(at, "ε_target upper bound (Thm 5.2)")
-    assert printed["upper"] == pytest.approx(float(upper.value), rel=1e-3)
+    assert printed["upper"] == pytest.approx(float(upper.value), rel=5e-3)
 
 
 def test_snippet_in_the_target_direction_prints_the_allowed_eps_sample():
     at = open_page(PAGE, {"cl_dir": text.FROM_TARGET, "cl_eps_target": "0.05"})
     printed = printed_numbers(at.get("code")[0].proto.code_text)
     shown = float(_metric(at, "ε_sample allowed, guaranteed (Thm 5.2)").value)
-    assert printed["eps_sample allowed"] == pytest.approx(shown, rel=1e-3)
+    assert printed["eps_sample allowed"] == pytest.approx(shown, rel=5e-3)
 
 
 #: The page-level log controls whose exact-value boxes sit behind the "Type exact values" toggle.

@@ -113,7 +113,7 @@ EXPECTED_MESSAGES: tuple[re.Pattern[str], ...] = tuple(
         # app_pages/strata.py: Neyman's allocation moves between P and P′ (the paper's point)
         r"^\*\*Privacy degradation\.\*\* Neyman's stratum sample sizes change by",
         # app_pages/strata.py: Theorem 7.2's condition r·N_i ≥ 1 fails in some stratum
-        r"^Theorem 7\.2 needs r·N_i ≥ 1 in every stratum; at r = \S+ it fails for",
+        r"^Theorem 7\.2 needs r·N_i ≥ 1 in every stratum; at r = \S+(?: %)? it fails for",
         # app_pages/amplification.py calculator: n above N
         r"^The sample size n = [\d,]+ exceeds the population size N = [\d,]+\. Choose n ≤ N\.$",
         # ui/gains_text.py: δ_sample = δ_target/rate ≥ 1 at some rates of the experiment

@@ -24,7 +24,7 @@ from tests.pages.harness import (
     snippet,
 )
 from tests.populations import lognormal_register
-from ui.format import readable, significant
+from ui.format import fmt
 from ui.page_defaults import delta_target_default
 from ui.planner import figures as figs
 from ui.planner import text
@@ -105,7 +105,7 @@ def test_recommendation_and_table_are_cores_best_rows():
     best = result.best
     words = at.success[0].value
     assert words == text.recommendation(result)
-    assert f"±{readable(best['error_95'], 3)}" in words
+    assert f"±{fmt(best['error_95'], 'error')}" in words
     assert _ranked(at) == _listed(result)
     assert {
         "Download the full table (CSV)",
@@ -182,8 +182,10 @@ def test_several_statistics_show_correct_and_naive_targets():
     assert at.selectbox(key="plan_ms_design").value == planner.DESIGN_LABELS["srs"]
     split = planner.budget_split("srs", 1.0, (0.5, 0.5), relation="replacement", rate=0.1)
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["ε_target, composed then amplified (right)"] == f"{1.0:.4g}"
-    assert metrics["ε_target, amplified then added (wrong)"] == f"{split.eps_target_naive:.4g}"
+    assert metrics["ε_target, composed then amplified (right)"] == fmt(1.0, "guarantee")
+    assert metrics["ε_target, amplified then added (wrong)"] == fmt(
+        split.eps_target_naive, "guarantee"
+    )
     assert split.eps_target_naive < 1.0
     table = at.dataframe[0].value
     assert list(table["statistic"]) == ["median", "mean"]
@@ -214,10 +216,10 @@ def test_accuracy_first_answer_is_cores_search():
         reps=200,
     )
     assert found.feasible
-    assert f"**{significant(found.eps_target, 3)}**" in at.success[0].value
+    assert f"**{fmt(found.eps_target, 'guarantee')}**" in at.success[0].value
     # Issue 27: the chart's title gives ε_target as the answer does (not 0.0232454).
     titles = [c["layout"]["title"]["text"] for c in charts(at)]
-    assert any(f"(ε_target = {significant(found.eps_target, 3)})" in t for t in titles), titles
+    assert any(f"(ε_target = {fmt(found.eps_target, 'guarantee')})" in t for t in titles), titles
     unreachable = open_page(PAGE, {"plan_view": text.ACCURACY_TAB, "plan_target_err": "1e-9"})
     assert "No plan reaches" in unreachable.info[0].value
 
@@ -298,14 +300,14 @@ def test_another_quantile_is_cores_quantile_plan():
     result = _page_plan(statistic="quantile", quantile=0.9, reps=50)
     words = at.success[0].value
     assert words == text.recommendation(result)
-    assert f"±{readable(result.best['error_95'], 3)} of the population 0.9-quantile" in words
+    assert f"±{fmt(result.best['error_95'], 'error')} of the population 0.9-quantile" in words
     assert _ranked(at) == _listed(result)
     # The population value is the order statistic of rank ⌈0.9 N⌉ of the sorted records.
     rank = math.ceil(0.9 * LOGNORMAL.size)
     assert result.population_value == np.sort(LOGNORMAL.values)[rank - 1]
     caption = next(c.value for c in at.caption if "every error is measured" in c.value)
     assert caption == text.population_value_line(result)
-    assert f"{significant(result.population_value, 6)}, the value of rank {rank:,}" in caption
+    assert f"{fmt(result.population_value, 'value')}, the value of rank {rank:,}" in caption
     chart = _chart(at, "0.9-quantile")
     names = {t.get("name") for t in chart["data"]}
     for name in planner.DEFAULT_QUANTILE_MECHANISMS:  # SRS has the four default ones
@@ -388,7 +390,7 @@ def test_odds_are_cores_posterior_bound_for_eps_target_and_the_best_eps_sample()
     words = _odds(at)
     assert "thought it 1 in 100" in words and "With ε_target = 0.03," in words
     assert f"**{in_100(risk.posterior_bound(0.03, 0.01))} in 100** sure" in words
-    assert f"ε_sample = {float(best['eps_sample']):.4g}" in words
+    assert f"ε_sample = {fmt(float(best['eps_sample']), 'guarantee')}" in words
     assert f"**{in_100(risk.posterior_bound(float(best['eps_sample']), 0.01))} in 100**" in words
     assert "worst-case attacker" in words and "exceeded on rare releases" in words
 

@@ -126,7 +126,7 @@ def test_statistical_snippets_print_what_the_tabs_show():
     table = next(t.value for t in at.table if "δ = max" in t.value.columns).astype(float)
     assert set(printed) == set(table.index)
     for mechanism, value in zip(table.index, table["δ = max"], strict=True):
-        assert printed[mechanism] == pytest.approx(value, rel=1e-3, abs=1e-15)  # 4 digits shown
+        assert printed[mechanism] == pytest.approx(value, rel=5e-3, abs=1e-15)  # 3 digits shown
 
     at = open_page(STAT, {"sp_view": "δ against π (Figures 1–4, 6)", "sp_nus": "1, 4"})
     out = _printed(run_snippet(snippet(at, "delta_pi_half")), "delta_pi_half")

@@ -356,7 +356,7 @@ def test_a_bound_that_does_not_amplify_is_said_in_words():
     assert views.NO_AMPLIFICATION in metric.proto.help
     at = open_page(PAGE, {**EST, "strat_eps": "0.1", "strat_view": "Privacy"})
     assert float(_metric(at, BOUND).value) == pytest.approx(
-        strata.proportional_eps_bound(0.1, 0.1), rel=1e-3
+        strata.proportional_eps_bound(0.1, 0.1), rel=5e-3
     )
 
 
@@ -368,7 +368,7 @@ def test_target_direction_inverts_theorem_7_2():
     assert not at.exception and not at.error
     shown = float(_metric(at, "ε_sample allowed, randomised proportional (Thm 7.2)").value)
     want = strata.proportional_eps_sample_for_target(0.2, 0.1)
-    assert shown == pytest.approx(want, rel=1e-3)
+    assert shown == pytest.approx(want, rel=5e-3)
     assert strata.proportional_eps_bound(want, 0.1) == pytest.approx(0.2, rel=1e-9)
 
 
@@ -396,6 +396,6 @@ def test_snippet_rebuilds_each_builtin_and_prints_the_page_bound(key):
     code = at.get("code")[0].proto.code_text
     assert f"make_builtin({key!r}, seed=" in code
     printed = printed_numbers(code)
-    assert printed["bound"] == pytest.approx(float(_metric(at, BOUND).value), rel=1e-3)
+    assert printed["bound"] == pytest.approx(float(_metric(at, BOUND).value), rel=5e-3)
     if key == "establishments":
         assert printed["neyman loss"] > 0

@@ -99,4 +99,6 @@ def test_a_value_between_marks_becomes_a_mark_shown_as_the_box_shows_it():
     assert _with_mark(grid, 0.5) == grid  # off the slider: the box alone holds it
     assert _mark_label(delta, grid, "%.3e") == "5.000e-5"
     assert _mark_label(3.3e-7, grid, "%.3e") == "3.300e-7"
-    assert _mark_label(5e-5, grid, "%.3e") == "5e-05"
+    # On a grid mark too, a scientific box and its slider write the same text (issue 27 §2).
+    assert _mark_label(5e-5, grid, "%.3e") == "5.000e-5"
+    assert _mark_label(0.3, log_grid(1e-3, 10.0), "%g") == "0.3"

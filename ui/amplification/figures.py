@@ -15,6 +15,7 @@ import plotly.graph_objects as go
 from core import amplification as amp
 from core import risk
 from ui.amplification.text import delta_sample_status, in_100, one_in
+from ui.format import fmt
 from ui.theme import (
     REFERENCE_COLOUR,
     chart_layout,
@@ -48,7 +49,7 @@ def eps_sample_figure(
     frames = []
     for i, e in enumerate(eps_targets):
         y = amp.eps_sample(e, rates)
-        hover = "rate %{x:.4g}<br>ε_sample %{y:.4g}<extra>ε_target = " + f"{e:g}</extra>"
+        hover = "rate %{x:.3~%}<br>ε_sample %{y:,.3~r}<extra>ε_target = " + f"{e:g}</extra>"
         traces.append(line_trace(rates, y, f"ε_target = {e:g}", i, hover))
         frames.append(pd.DataFrame({"eps_target": e, "rate": rates, "eps_sample": y}))
         if marker_rate is not None:
@@ -59,10 +60,11 @@ def eps_sample_figure(
                     "y": [amp.eps_sample(e, marker_rate)],
                     "mode": "markers",
                     "marker": {"size": 10, "color": series_style(i)["color"]},
-                    "name": f"n/N = {marker_rate:.4g}",
+                    "name": f"n/N = {fmt(marker_rate, 'rate')}",
                     "showlegend": i == 0,
                     "legendgroup": "marker",
-                    "hovertemplate": "n/N %{x:.4g}<br>ε_sample %{y:.4g}<extra>your sample</extra>",
+                    "hovertemplate": "n/N %{x:.3~%}<br>ε_sample %{y:,.3~r}"
+                    "<extra>your sample</extra>",
                 }
             )
     layout = chart_layout(
@@ -80,7 +82,7 @@ def delta_sample_figure(
 ) -> tuple[go.Figure, pd.DataFrame]:
     """δ_sample = δ_target / rate against the rate, with the vacuous level δ = 1 marked."""
     y = amp.delta_sample(delta_target, rates)
-    hover = "rate %{x:.4g}<br>δ_sample %{y:.4g}<extra></extra>"
+    hover = "rate %{x:.3~%}<br>δ_sample %{y:.3~g}<extra></extra>"
     layout = chart_layout(
         title="δ you may spend on the sample",
         x_title="sampling rate n/N",
@@ -98,7 +100,7 @@ def delta_sample_figure(
         "line": {"color": REFERENCE_COLOUR, "dash": "dot", "width": 1.5},
         "hovertemplate": "δ_sample = 1: the guarantee allows anything<extra></extra>",
     }
-    trace = line_trace(rates, y, f"δ_target = {delta_target:.3g}", 0, hover)
+    trace = line_trace(rates, y, f"δ_target = {fmt(delta_target, 'delta')}", 0, hover)
     fig = make_figure([trace, vacuous], layout)
     return fig, pd.DataFrame({"delta_target": delta_target, "rate": rates, "delta_sample": y})
 
@@ -111,7 +113,7 @@ def eps_target_figure(
     frames = []
     for i, e in enumerate(eps_samples):
         y = amp.eps_target(e, rates)
-        hover = "rate %{x:.4g}<br>ε_target %{y:.4g}<extra>ε_sample = " + f"{e:g}</extra>"
+        hover = "rate %{x:.3~%}<br>ε_target %{y:,.3~r}<extra>ε_sample = " + f"{e:g}</extra>"
         traces.append(line_trace(rates, y, f"ε_sample = {e:g}", i, hover))
         frames.append(pd.DataFrame({"eps_sample": e, "rate": rates, "eps_target": y}))
     layout = chart_layout(
@@ -139,7 +141,7 @@ def steinke_vs_p_figure(
     frames = []
     for i, e in enumerate(eps_values):
         y = amp.steinke_ratio(e, rates)
-        hover = "p %{x:.4g}<br>p·ε_p/ε %{y:.4f}<extra>ε = " + f"{e:g}</extra>"
+        hover = "p %{x:,.3~r}<br>p·ε_p/ε %{y:,.3~r}<extra>ε = " + f"{e:g}</extra>"
         traces.append(line_trace(rates, y, f"ε = {e:g}", i, hover))
         frames.append(pd.DataFrame({"eps": e, "p": rates, "ratio": y}))
     layout = _ratio_layout(
@@ -159,7 +161,7 @@ def steinke_vs_eps_figure(
     frames = []
     for i, p in enumerate(rates):
         y = amp.steinke_ratio(eps_grid, p)
-        hover = "ε %{x:.4g}<br>p·ε_p/ε %{y:.4f}<extra>p = " + f"{p:g}</extra>"
+        hover = "ε %{x:,.3~r}<br>p·ε_p/ε %{y:,.3~r}<extra>p = " + f"{p:g}</extra>"
         traces.append(line_trace(eps_grid, y, f"p = {p:g}", i, hover))
         frames.append(pd.DataFrame({"p": p, "eps": eps_grid, "ratio": y}))
     layout = _ratio_layout(
@@ -177,7 +179,7 @@ def steinke_regime_figure(
     for i, c in enumerate(constants):
         y = amp.steinke_ratio(c * rates, rates)
         floor = float(amp.steinke_floor(c))
-        hover = "p %{x:.4g}<br>p·ε_p/ε %{y:.4f}<extra>ε = " + f"{c:g}·p</extra>"
+        hover = "p %{x:,.3~r}<br>p·ε_p/ε %{y:,.3~r}<extra>ε = " + f"{c:g}·p</extra>"
         traces.append(line_trace(rates, y, f"c = {c:g}", i, hover))
         traces.append(
             {
@@ -186,8 +188,8 @@ def steinke_regime_figure(
                 "y": [floor, floor],
                 "mode": "lines",
                 "line": {"color": series_style(i)["color"], "dash": "dot", "width": 1.5},
-                "name": f"floor log(1+{c:g})/{c:g} = {floor:.3f}",
-                "hovertemplate": f"floor {floor:.4f}<extra>c = {c:g}</extra>",
+                "name": f"floor log(1+{c:g})/{c:g} = {fmt(floor, 'ratio')}",
+                "hovertemplate": f"floor {fmt(floor, 'ratio')}<extra>c = {c:g}</extra>",
             }
         )
         frames.append(
@@ -203,7 +205,7 @@ def steinke_regime_figure(
 def noise_factor_figure(c_grid: np.ndarray) -> tuple[go.Figure, pd.DataFrame]:
     """c / log(1+c): the most extra Laplace noise subsampling costs when ε ≤ c·p."""
     y = 1.0 / amp.steinke_floor(c_grid)
-    hover = "c %{x:.4g}<br>noise factor %{y:.4f}<extra></extra>"
+    hover = "c %{x:,.3~r}<br>noise factor %{y:,.3~r}<extra></extra>"
     layout = chart_layout(
         title="Worst-case noise factor of subsampled Laplace when ε ≤ c·p",
         x_title="c (ε measured in units of p)",
@@ -287,10 +289,13 @@ def posterior_figure(
     ]
     frames = []
     for i, (label, e) in enumerate(
-        ((f"ε_target = {eps_target:.4g}", eps_target), (f"ε_sample = {e_s:.4g}", e_s))
+        (
+            (f"ε_target = {fmt(eps_target, 'guarantee')}", eps_target),
+            (f"ε_sample = {fmt(e_s, 'guarantee')}", e_s),
+        )
     ):
         bound = risk.posterior_bound(e, priors)
-        hover = "prior %{x:.3g}<br>at most %{y:.4g}<extra>" + label + "</extra>"
+        hover = "prior %{x:,.3~r}<br>at most %{y:,.3~r}<extra>" + label + "</extra>"
         traces.append(line_trace(priors, bound, label, i, hover))
         at_prior = float(risk.posterior_bound(e, marker_prior))
         traces.append(
@@ -320,7 +325,8 @@ def posterior_figure(
             )
         )
     layout = chart_layout(
-        title=f"How sure an attacker can become (ε_target = {eps_target:.4g}, n/N = {rate:.4g})",
+        title=f"How sure an attacker can become (ε_target = {fmt(eps_target, 'guarantee')}, "
+        f"n/N = {fmt(rate, 'rate')})",
         x_title="prior: belief before the release",
         y_title="posterior: at most, after the release",
         log_x=True,

@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from core import risk
+from ui.format import fmt
 
 FORWARD_TAB = "ε_sample against the rate"
 REVERSE_TAB = "Reverse view and calculator"
@@ -55,7 +56,8 @@ def delta_help(population_size: int, default: float) -> str:
     """Help text of δ_target: its default is 1/(2N) of the active population."""
     return (
         f"Defaults to 1/(2N) of the active population: N = {population_size:,} gives "
-        f"{default:.4e} (Hu et al. use 1/(2N)). A value you type is kept and stored in the link."
+        f"{fmt(default, 'delta')} (Hu et al. use 1/(2N)). A value you type is kept and "
+        "stored in the link."
     )
 
 
@@ -135,7 +137,7 @@ def one_in(prior: float) -> str:
         raise ValueError(f"prior must be in the interval (0, 1); got {prior!r}")
     if p <= 0.5:
         odds = 1.0 / p
-        return f"1 in {round(odds):,}" if odds >= 10 else f"1 in {odds:.2g}"
+        return f"1 in {round(odds):,}" if odds >= 10 else f"1 in {fmt(odds, 'ratio', 2)}"
     return f"{in_100(p)} in 100"
 
 
@@ -151,7 +153,7 @@ def in_100(probability: float) -> str:
     if p == 1.0:
         return "100"
     if p < 0.99:
-        return f"{100 * p:.3g}"
+        return fmt(100 * p, "plain", 3)
     # keep the first significant digit of the distance to 100, so 99.996 never prints as 100
     decimals = min(12, max(1, -math.floor(math.log10(100 * (1 - p)))))
     return f"{100 * p:.{decimals}f}"
@@ -174,9 +176,10 @@ def odds_summary(
     delta_target: float,
 ) -> str:
     """ε_target and ε_sample side by side as odds, with the δ caveat and the worst case."""
-    target = odds_sentence(prior, bound_target, f"ε_target = {eps_target:.4g}")
+    target = odds_sentence(prior, bound_target, f"ε_target = {fmt(eps_target, 'guarantee')}")
     sample = (
-        f"Read with the budget spent on the sample, ε_sample = {eps_sample:.4g}, the same "
+        f"Read with the budget spent on the sample, ε_sample = {fmt(eps_sample, 'guarantee')}, the "
+        "same "
         f"sentence would say at most **{in_100(bound_sample)} in 100**: what the release "
         "would allow if the sample were not kept secret."
     )
@@ -197,9 +200,10 @@ def delta_caveat(delta_target: float, *, both: bool = True) -> str:
         return words + ", on every release."
     doubled = float(risk.excess_chance(delta_target, math.log(2.0)))
     return (
-        f"{words}. With δ_target = {delta_target:.2g}, {pronoun} can be exceeded on rare "
-        f"releases: twice these odds with a chance of at most {doubled:.2g} (2·δ_target), "
-        f"certainty with a chance of at most {delta_target:.2g}."
+        f"{words}. With δ_target = {fmt(delta_target, 'delta')}, {pronoun} can be exceeded on rare "
+        f"releases: twice these odds with a chance of at most {fmt(doubled, 'delta')} "
+        "(2·δ_target), "
+        f"certainty with a chance of at most {fmt(delta_target, 'delta')}."
     )
 
 
@@ -207,8 +211,8 @@ def odds_display(table: pd.DataFrame) -> pd.DataFrame:
     """The odds table (``figures.odds_table``) as short text cells that wrap on a phone."""
     return pd.DataFrame(
         {
-            "ε_target": [f"{e:.4g}" for e in table["ε_target"]],
-            "ε_sample": [f"{e:.4g}" for e in table["ε_sample"]],
+            "ε_target": [fmt(e, "guarantee") for e in table["ε_target"]],
+            "ε_sample": [fmt(e, "guarantee") for e in table["ε_sample"]],
             "with ε_target: at most": [
                 f"{in_100(v / 100)} in 100" for v in table["ε_target: at most … in 100"]
             ],
@@ -258,7 +262,7 @@ def even_odds_sentence(prior: float, eps_even: float, eps_target: float, eps_sam
         verdict = f"only {reach[0]} here allows it"
     return (
         f"To let an attacker who starts at {one_in(prior)} become as sure as a coin flip "
-        f"(1 in 2), a release needs ε of at least {eps_even:.3g}: {verdict}."
+        f"(1 in 2), a release needs ε of at least {fmt(eps_even, 'guarantee')}: {verdict}."
     )
 
 

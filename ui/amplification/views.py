@@ -17,6 +17,7 @@ from core.populations import Population
 from ui.amplification import figures as figs
 from ui.amplification import text
 from ui.charts import chart_block, reproduce
+from ui.format import fmt
 from ui.page_defaults import follow_population_default
 from ui.widgets import bound_toggle, float_list_input, log_float_control
 
@@ -157,7 +158,8 @@ def reverse_view(ctx: AmplificationInputs) -> None:
         )
         if not (table["δ_sample"] < 1).all():
             st.warning(
-                f"δ_sample = δ_target·N/n = {table['δ_sample'].iloc[0]:.3g} is at least 1: the "
+                f"δ_sample = δ_target·N/n = {fmt(table['δ_sample'].iloc[0], 'delta')} is at least "
+                "1: the "
                 "δ bound is vacuous, it puts no constraint on the mechanism run on the sample. "
                 "Lower δ_target or raise n.",
                 icon=":material/warning:",
@@ -309,7 +311,9 @@ def odds_view(ctx: AmplificationInputs) -> None:
         ),
         icon=":material/casino:",
     )
-    st.markdown(f"**The page's ε_target values at n/N = {rate:.4g}, prior {text.one_in(prior)}**")
+    st.markdown(
+        f"**The page's ε_target values at n/N = {fmt(rate, 'rate')}, prior {text.one_in(prior)}**"
+    )
     table = figs.odds_table(ctx.eps_targets, rate, prior, ctx.delta_target)
     st.table(text.odds_display(table), hide_index=True)
     if prior < 0.5:

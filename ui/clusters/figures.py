@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 from numpy.typing import NDArray
 
 from core import clusters as cl
+from ui.format import fmt
 from ui.theme import REFERENCE_COLOUR, chart_layout, line_trace, make_figure, series_style
 
 #: Points per curve (before removing duplicate whole-number sizes).
@@ -56,7 +57,7 @@ def _hline(x0: float, x1: float, y: float, name: str, *, colour: str, dash: str)
         "mode": "lines",
         "name": name,
         "line": {"color": colour, "dash": dash, "width": 2},
-        "hovertemplate": f"{name}<br>ε_target = {y:.5g}<extra></extra>",
+        "hovertemplate": f"{name}<br>ε_target = {fmt(y, 'guarantee')}<extra></extra>",
     }
 
 
@@ -120,7 +121,7 @@ def eps_vs_size_figure(
     n_min, n_max = other_sizes(sizes, spread)
     lower, upper = cl.cluster_eps_bounds(eps, clusters_total, clusters_sampled, sizes, n_min, n_max)
     srs = float(cl.srs_eps(eps, clusters_total, clusters_sampled))
-    hover = "cluster size %{x:,.0f}<br>ε_target %{y:.5g}<extra>%{fullData.name}</extra>"
+    hover = "cluster size %{x:,.0f}<br>ε_target %{y:,.3~r}<extra>%{fullData.name}</extra>"
     traces: list[dict[str, Any]] = [
         line_trace(sizes, lower, LOWER, 0, hover),
         line_trace(sizes, upper, UPPER, 1, hover, fill="tonexty", fillcolor="rgba(230,159,0,0.15)"),
@@ -136,12 +137,13 @@ def eps_vs_size_figure(
             current_size,
             up_now,
             f"your clusters: {current_size:,} records",
-            f"cluster size {current_size:,}<br>ε_target between {lo_now:.5g} and {up_now:.5g}",
+            f"cluster size {current_size:,}<br>ε_target between {fmt(lo_now, 'guarantee')} and "
+            f"{fmt(up_now, 'guarantee')}",
         )
     )
     q = clusters_sampled / clusters_total
     layout = _eps_layout(
-        f"Larger clusters erase amplification (ℓ/k = {q:.3g})",
+        f"Larger clusters erase amplification (ℓ/k = {fmt(q, 'rate')})",
         "cluster size M (records in the person's cluster)",
         eps,
         log_y,
@@ -184,7 +186,7 @@ def eps_vs_fraction_figure(
     lower, upper = cl.cluster_eps_bounds(eps, clusters_total, ells, size, n_min, n_max)
     single, _ = cl.cluster_eps_bounds(eps, clusters_total, ells, 1, 1, 1)
     srs = cl.srs_eps(eps, clusters_total, ells)
-    hover = "fraction of clusters %{x:.4g}<br>ε_target %{y:.5g}<extra>%{fullData.name}</extra>"
+    hover = "fraction of clusters %{x:,.3~r}<br>ε_target %{y:,.3~r}<extra>%{fullData.name}</extra>"
     traces: list[dict[str, Any]] = [
         line_trace(q, lower, LOWER, 0, hover),
         line_trace(q, upper, UPPER, 1, hover, fill="tonexty", fillcolor="rgba(230,159,0,0.15)"),
@@ -201,7 +203,8 @@ def eps_vs_fraction_figure(
             q_now,
             up_now,
             f"your design: {current_sampled:,} of {clusters_total:,}",
-            f"ℓ/k = {q_now:.4g}<br>ε_target between {lo_now:.5g} and {up_now:.5g}",
+            f"ℓ/k = {fmt(q_now, 'rate')}<br>ε_target between {fmt(lo_now, 'guarantee')} and "
+            f"{fmt(up_now, 'guarantee')}",
         )
     )
     layout = _eps_layout(
@@ -263,8 +266,8 @@ def per_cluster_figure(
             "name": name,
             "customdata": custom,
             "marker": {"color": style["color"], "size": 9, "symbol": symbol, "opacity": 0.85},
-            "hovertemplate": "cluster size %{x:,.0f} (%{customdata} clusters)<br>ε_target %{y:.5g}"
-            "<extra>%{fullData.name}</extra>",
+            "hovertemplate": "cluster size %{x:,.0f} (%{customdata} clusters)"
+            "<br>ε_target %{y:,.3~r}<extra>%{fullData.name}</extra>",
         }
 
     x0, x1 = float(x.min()), float(x.max())
@@ -308,7 +311,7 @@ def two_stage_figure(
     two = cl.two_stage_eps_upper(eps, clusters_total, clusters_sampled, sizes, n_max, within_rate)
     srs = float(cl.srs_eps(eps, clusters_total, clusters_sampled, within_rate))
     poisson = float(cl.srs_eps(eps, 1, 1, within_rate))  # ε_r: Poisson stage alone
-    hover = "cluster size %{x:,.0f}<br>ε_target %{y:.5g}<extra>%{fullData.name}</extra>"
+    hover = "cluster size %{x:,.0f}<br>ε_target %{y:,.3~r}<extra>%{fullData.name}</extra>"
     traces: list[dict[str, Any]] = [
         line_trace(sizes, single, "single stage: upper bound (Thm 5.2)", 1, hover),
         line_trace(sizes, two, f"two stage, r = {within_rate:g}: upper bound", 0, hover),
@@ -316,7 +319,7 @@ def two_stage_figure(
             SIZE_MIN,
             SIZE_MAX,
             poisson,
-            f"Poisson stage alone: ε_r = ln(1 + r(e^ε − 1)) = {poisson:.4g}",
+            f"Poisson stage alone: ε_r = ln(1 + r(e^ε − 1)) = {fmt(poisson, 'guarantee')}",
             colour=series_style(4)["color"],
             dash="dashdot",
         ),
@@ -339,7 +342,7 @@ def two_stage_figure(
             current_size,
             now,
             f"your clusters: {current_size:,} records",
-            f"cluster size {current_size:,}<br>two-stage ε_target ≤ {now:.5g}",
+            f"cluster size {current_size:,}<br>two-stage ε_target ≤ {fmt(now, 'guarantee')}",
         )
     )
     layout = _eps_layout(
@@ -379,7 +382,7 @@ def pps_figure(
     a_max = cl.pps_max_inclusion(size_measures, m)
     pps = cl.inclusion_eps(eps, a_max)
     srs = cl.inclusion_eps(eps, rate)
-    hover = "sample %{customdata:,} of " + f"{n:,}" + " (rate %{x:.4g})<br>ε_target %{y:.5g}"
+    hover = "sample %{customdata:,} of " + f"{n:,}" + " (rate %{x:.3~%})<br>ε_target %{y:,.3~r}"
     hover += "<extra>%{fullData.name}</extra>"
     traces = [
         line_trace(rate, pps, "PPS: lower bound max ln(1 + aᵢ(e^ε_sample − 1))", 0, hover),
@@ -413,7 +416,7 @@ def systematic_figure(
     intervals = whole_grid(2, population_size)
     lower, upper = cl.systematic_eps_bounds(eps, population_size, intervals)
     srs = cl.srs_eps(eps, intervals, 1)
-    hover = "interval %{x:,.0f}<br>ε_target %{y:.5g}<extra>%{fullData.name}</extra>"
+    hover = "interval %{x:,.0f}<br>ε_target %{y:,.3~r}<extra>%{fullData.name}</extra>"
     traces: list[dict[str, Any]] = [
         line_trace(intervals, lower, "known order: lower bound (Thm 5.1)", 0, hover),
         line_trace(intervals, upper, "known order: upper bound (Thm 5.2)", 1, hover),
@@ -426,7 +429,8 @@ def systematic_figure(
             current_interval,
             up,
             f"your interval: every {current_interval:,}th record",
-            f"interval {current_interval:,}<br>ε_target between {lo:.5g} and {up:.5g}",
+            f"interval {current_interval:,}<br>ε_target between {fmt(lo, 'guarantee')} and "
+            f"{fmt(up, 'guarantee')}",
         )
     )
     layout = _eps_layout(
@@ -464,7 +468,7 @@ def hypothesis_figure(
     tests = np.geomspace(1e-3, 1e3, CURVE_POINTS)
     bound = cl.hypothesis_test_bound(eps, tests, clusters_total, clusters_sampled)
     srs = float(cl.srs_eps(eps, clusters_total, clusters_sampled))
-    hover = "test sharpness γ %{x:.4g}<br>ε_target ≥ %{y:.5g}<extra>%{fullData.name}</extra>"
+    hover = "test sharpness γ %{x:,.3~r}<br>ε_target ≥ %{y:,.3~r}<extra>%{fullData.name}</extra>"
     traces: list[dict[str, Any]] = [
         line_trace(tests, bound, "Theorem 5.3: lower bound on ε_target", 0, hover),
         _hline(1e-3, 1e3, srs, SRS, colour=series_style(2)["color"], dash="dot"),
@@ -477,8 +481,9 @@ def hypothesis_figure(
             _marker(
                 test_now,
                 y_now,
-                f"counting test, cluster of {current_size:,}: γ = M·ε_sample = {test_now:.3g}",
-                f"γ = {test_now:.4g}<br>ε_target ≥ {y_now:.5g}",
+                f"counting test, cluster of {current_size:,}: γ = M·ε_sample = "
+                f"{fmt(test_now, 'plain')}",
+                f"γ = {fmt(test_now, 'plain')}<br>ε_target ≥ {fmt(y_now, 'guarantee')}",
             )
         )
     layout = _eps_layout(

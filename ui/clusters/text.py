@@ -12,8 +12,7 @@ import math
 from typing import Any
 
 from core.populations import Population
-from ui.format import adaptive_percent as _pct
-from ui.format import significant as _fmt
+from ui.format import fmt
 from ui.snippets import population_snippet
 
 SIZE_TAB = "ε_target vs cluster size"
@@ -91,10 +90,10 @@ def fraction_sentence(
     share_pop = pop_sampled / pop_clusters
     drawn = f"**ℓ = {pop_sampled:,} of {pop_clusters:,}** clusters"
     if pop_sampled * clusters_total == clusters_sampled * pop_clusters:
-        return f"{drawn} (the same fraction ℓ/k = {share:.4g} as above)"
+        return f"{drawn} (the same fraction ℓ/k = {fmt(share, 'rate')} as above)"
     return (
-        f"{drawn}: {share_pop:.4g} of them, the nearest whole number of clusters to the "
-        f"fraction ℓ/k = {share:.4g} set above"
+        f"{drawn}: {fmt(share_pop, 'rate')} of them, the nearest whole number of clusters to the "
+        f"fraction ℓ/k = {fmt(share, 'rate')} set above"
         + (" (at least one cluster is always drawn)" if pop_sampled == 1 else "")
     )
 
@@ -109,7 +108,7 @@ NO_AMPLIFICATION = "no amplification: the bound is not below ε_sample"
 
 def metric_value(bound: float, eps_sample: float) -> str:
     """A bound for a metric: the number, or the words when it does not amplify."""
-    return "no amplification" if vacuous(bound, eps_sample) else f"{bound:.4g}"
+    return "no amplification" if vacuous(bound, eps_sample) else fmt(bound, "guarantee")
 
 
 def target_reading(
@@ -131,18 +130,20 @@ def target_reading(
         exact = "and no more (Theorem 5.1 gives the same value: equal clusters)"
     else:
         exact = (
-            f"and never more than {unsafe:.4g}: above that Theorem 5.1 exhibits a population "
+            f"and never more than {fmt(unsafe, 'guarantee')}: above that Theorem 5.1 exhibits a "
+            "population "
             "with these cluster sizes and a mechanism that breaks the promise"
         )
     text = (
         f"To promise the population **ε_target = {eps_target:g}**, the mechanism on the drawn "
-        f"clusters may spend **ε_sample = {safe:.4g}** (Theorem 5.2 inverted), {exact}. "
-        f"Poisson sampling of the same fraction would allow ε_sample = {poisson:.4g}."
+        f"clusters may spend **ε_sample = {fmt(safe, 'guarantee')}** (Theorem 5.2 inverted), "
+        f"{exact}. "
+        f"Poisson sampling of the same fraction would allow ε_sample = {fmt(poisson, 'guarantee')}."
     )
     if safe <= eps_target * (1 + 1e-12):  # ε_sample no larger than ε_target: nothing gained
         text += " In effect there is " + NO_AMPLIFICATION.split(":")[0] + ": ε_sample = ε_target."
     else:
-        text += f" Cluster sampling multiplies the budget by {gain:.3g}."
+        text += f" Cluster sampling multiplies the budget by {fmt(gain, 'ratio')}."
     return text
 
 
@@ -196,24 +197,24 @@ print(cl.systematic_eps_bounds(eps_sample, pop.size, min(100, pop.size)))
 
 def eps_range(lower: float, upper: float) -> str:
     """“ε_target between a and b”, or “ε_target ≈ a” when both print alike to four digits."""
-    if _fmt(lower) == _fmt(upper):
-        return f"ε_target ≈ {_fmt(upper)}"
-    return f"ε_target between {_fmt(lower)} and {_fmt(upper)}"
+    if fmt(lower, "guarantee") == fmt(upper, "guarantee"):
+        return f"ε_target ≈ {fmt(upper, 'guarantee')}"
+    return f"ε_target between {fmt(lower, 'guarantee')} and {fmt(upper, 'guarantee')}"
 
 
 def exp_text(x: float) -> str:
     """e^x in readable form without overflowing (x up to 10⁸ and beyond)."""
     if x < 700:
-        return f"{math.exp(x):.4g}"
+        return fmt(math.exp(x), "plain")
     exponent = x / math.log(10)
-    return f"10^{exponent:,.0f}"
+    return f"10^{fmt(exponent, 'count')}"
 
 
 def reading(numbers: dict[str, float], clusters_total: int, clusters_sampled: int) -> str:
     """The result in plain words (markdown)."""
     eps, size = numbers["eps"], int(numbers["size"])
     lower, upper, srs = numbers["lower"], numbers["upper"], numbers["srs"]
-    frac = _pct(numbers["fraction"])
+    frac = fmt(numbers["fraction"], "rate")
     equal = numbers["size_min"] == numbers["size_max"] == size
     sizes = (
         f"of {size:,} records each"
@@ -227,20 +228,21 @@ def reading(numbers: dict[str, float], clusters_total: int, clusters_sampled: in
             f"nothing is amplified: ε_target = ε_sample = {eps:g}."
         )
     value = (
-        f"**ε_target = {_fmt(upper)}** (the two bounds coincide)"
+        f"**ε_target = {fmt(upper, 'guarantee')}** (the two bounds coincide)"
         if math.isclose(lower, upper, rel_tol=1e-12)
         else f"**{eps_range(lower, upper)}**"
     )
     kept = (
-        f"{_pct(numbers['kept_high'])}"
+        fmt(numbers["kept_high"], "share")
         if math.isclose(numbers["kept_low"], numbers["kept_high"], rel_tol=1e-9, abs_tol=1e-12)
-        else f"between {_pct(numbers['kept_low'])} and {_pct(numbers['kept_high'])}"
+        else f"between {fmt(numbers['kept_low'], 'share')} and {fmt(numbers['kept_high'], 'share')}"
     )
     text = (
         f"The agency draws **{clusters_sampled:,} of {clusters_total:,} clusters** ({frac}) "
         f"{sizes}, and runs a mechanism with **ε_sample = {eps:g}** on every record of the drawn "
         f"clusters. A person in the population is then protected at {value}. A Poisson "
-        f"sample of the same {frac} of the records would give **ε_target = {_fmt(srs)}**. Cluster "
+        f"sample of the same {frac} of the records would give **ε_target = "
+        f"{fmt(srs, 'guarantee')}**. Cluster "
         f"sampling keeps {kept} of that amplification"
     )
     if numbers["kept_high"] < 0.01:
@@ -251,7 +253,7 @@ def reading(numbers: dict[str, float], clusters_total: int, clusters_sampled: in
     if 0 < half < math.inf:
         text += (
             f" Half of it is lost once the person's cluster and one other cluster hold about "
-            f"{half:,.1f} records together (M_i + M_other; equal clusters of about "
-            f"{max(half / 2, 0.5):,.1f} records)."
+            f"{fmt(half, 'count')} records together (M_i + M_other; equal clusters of about "
+            f"{fmt(max(half / 2, 0.5), 'count')} records)."
         )
     return text

@@ -17,6 +17,7 @@ from core.populations import Population
 from ui.charts import chart_block
 from ui.clusters import cache, text
 from ui.clusters import figures as figs
+from ui.format import fmt
 from ui.state import POPULATION_KEY
 from ui.widgets import log_float_control, log_int_control
 
@@ -57,14 +58,14 @@ def target_metrics(
     poisson_sample = float(amp.eps_sample(eps_target, ell / k))
     eps = float(safe)
     t1, t2, t3, t4 = st.columns(4)
-    t1.metric("ε_sample allowed, guaranteed (Thm 5.2)", f"{safe:.4g}")
-    t2.metric("ε_sample above which Thm 5.1 breaks it", f"{unsafe:.4g}")
-    t3.metric("ε_sample, Poisson sampling at ℓ/k (eq. 3)", f"{poisson_sample:.4g}")
-    t4.metric("ε_sample without sampling", f"{eps_target:.4g}")
+    t1.metric("ε_sample allowed, guaranteed (Thm 5.2)", fmt(safe, "guarantee"))
+    t2.metric("ε_sample above which Thm 5.1 breaks it", fmt(unsafe, "guarantee"))
+    t3.metric("ε_sample, Poisson sampling at ℓ/k (eq. 3)", fmt(poisson_sample, "guarantee"))
+    t4.metric("ε_sample without sampling", fmt(eps_target, "guarantee"))
     st.markdown(
         "**Reading.** "
         + text.target_reading(eps_target, safe, unsafe, poisson_sample, k, ell)
-        + f" The charts below use ε_sample = {eps:.4g}."
+        + f" The charts below use ε_sample = {fmt(eps, 'guarantee')}."
     )
     return eps
 
@@ -76,17 +77,17 @@ def sample_metrics(ctx: ClusterInputs) -> None:
     m1.metric(
         "ε_target lower bound (Thm 5.1)",
         text.metric_value(numbers["lower"], eps),
-        help=f"{numbers['lower']:.6g}"
+        help=fmt(numbers["lower"], "guarantee", 6)
         + ("; " + text.NO_AMPLIFICATION if text.vacuous(numbers["lower"], eps) else ""),
     )
     m2.metric(
         "ε_target upper bound (Thm 5.2)",
         text.metric_value(numbers["upper"], eps),
-        help=f"{numbers['upper']:.6g}"
+        help=fmt(numbers["upper"], "guarantee", 6)
         + ("; " + text.NO_AMPLIFICATION if text.vacuous(numbers["upper"], eps) else ""),
     )
-    m3.metric("Poisson sampling, same fraction (eq. 3)", f"{numbers['srs']:.4g}")
-    m4.metric("No sampling (ε_target = ε_sample)", f"{eps:.4g}")
+    m3.metric("Poisson sampling, same fraction (eq. 3)", fmt(numbers["srs"], "guarantee"))
+    m4.metric("No sampling (ε_target = ε_sample)", fmt(eps, "guarantee"))
     st.markdown("**Reading.** " + text.reading(numbers, ctx.k, ctx.ell))
 
 
@@ -184,7 +185,8 @@ def population_view(ctx: ClusterInputs) -> None:
         f"**{pop.name}**: {pop.size:,} records in **{n_clusters:,} clusters** "
         f"(“{pop.cluster_label}”), from {int(frame['size'].min()):,} to "
         f"{int(frame['size'].max()):,} records. The design draws "
-        f"{text.fraction_sentence(k, ell, n_clusters, ell_pop)}, ε_sample = {eps:.4g}."
+        f"{text.fraction_sentence(k, ell, n_clusters, ell_pop)}, ε_sample = "
+        f"{fmt(eps, 'guarantee')}."
     )
     note = cache.shared_cluster_note(pop.content_hash, pop)
     if note:
@@ -340,7 +342,7 @@ def other_designs_view(ctx: ClusterInputs) -> None:
         key="cluster_systematic",
         explanation=(
             f"With the active population's N = {n_pop:,} records and an interval of "
-            f"{interval:,}, the sample holds about {n_pop / interval:,.0f} records. Known "
+            f"{interval:,}, the sample holds about {fmt(n_pop / interval, 'count')} records. Known "
             "order: the bounds of Theorems 5.1–5.2 for k clusters of ⌊N/k⌋ or ⌈N/k⌉ records, "
             "one of them drawn. Secret random order: equation (3) at rate 1/k."
         ),
@@ -376,10 +378,11 @@ def hypothesis_view(ctx: ClusterInputs) -> None:
         "know whether a given person was drawn. Cluster sampling gives that secret away when "
         "a private output can tell *which clusters* were drawn (§5.2). Suppose only the "
         f"members of cluster i, {size:,} records, have some property, and the agency "
-        f"releases a private count of it (Laplace noise, ε_sample = {eps:.4g}). If the cluster was "
+        f"releases a private count of it (Laplace noise, ε_sample = {fmt(eps, 'guarantee')}). If "
+        "the cluster was "
         f"drawn the count is about {size:,}; if not, about 0. A test that says “drawn” when "
         f"the noisy count exceeds {size:,} does so half of the time when the cluster was "
-        f"drawn, and with probability {0.5 * math.exp(-eps * size):.3g} when it was not:"
+        f"drawn, and with probability {fmt(0.5 * math.exp(-eps * size), 'plain')} when it was not:"
     )
     table = figs.counting_test_table(eps, size)
     st.dataframe(
@@ -390,7 +393,7 @@ def hypothesis_view(ctx: ClusterInputs) -> None:
         },
     )
     st.markdown(
-        f"The ratio of the two probabilities is e^(M·ε_sample) = e^{eps * size:.4g} "
+        f"The ratio of the two probabilities is e^(M·ε_sample) = e^{fmt(eps * size, 'plain')} "
         f"≈ {text.exp_text(eps * size)}: the test's "
         "*sharpness* γ = M·ε_sample (the log of that ratio) grows with the cluster. "
         "Theorem 5.3 turns any such test into a lower bound on the population's guarantee: "

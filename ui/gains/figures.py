@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 from plotly.colors import sample_colorscale
 
 from core import amplification as amp
+from ui.format import fmt
 from ui.theme import (
     PALETTE,
     REFERENCE_COLOUR,
@@ -64,7 +65,7 @@ def r_curves_figure(
         r = amp.noise_variance_ratio(e, rates)
         gap = amp.noise_variance_gap(e, rates)
         hover = (
-            "n/N %{x:.4g}<br>r %{y:.6g}<br>1 − r %{customdata:.3g}<extra>ε_target = "
+            "n/N %{x:.3~%}<br>r %{y:,.6~r}<br>1 − r %{customdata:,.3~r}<extra>ε_target = "
             + f"{e:g}</extra>"
         )
         traces.append(line_trace(rates, r, f"ε_target = {e:g}", i, hover, customdata=gap))
@@ -98,7 +99,7 @@ def r_heatmap_figure(
         "zmin": 0,
         "zmax": 1,
         "colorbar": {"title": {"text": "r"}, "len": 0.8},
-        "hovertemplate": "n/N %{x:.3g}<br>ε %{y:.3g}<br>r %{z:.6f}<extra></extra>",
+        "hovertemplate": "n/N %{x:.3~%}<br>ε %{y:,.3~r}<br>r %{z:.6f}<extra></extra>",
         "name": "r",
         "showlegend": False,
     }
@@ -108,8 +109,8 @@ def r_heatmap_figure(
         "y": frontier,
         "mode": "lines",
         "line": {"color": "white", "width": 3, "dash": "dash"},
-        "name": f"1 − r = τ = {tau:.1e}",
-        "hovertemplate": "n/N %{x:.3g}<br>ε %{y:.3g}<extra>1 − r = τ</extra>",
+        "name": f"1 − r = τ = {fmt(tau, 'plain')}",
+        "hovertemplate": "n/N %{x:.3~%}<br>ε %{y:,.3~r}<extra>1 − r = τ</extra>",
     }
     layout = chart_layout(
         title="Where the noise ratio r is within τ of 1",
@@ -132,7 +133,7 @@ def q_curves_figure(
     traces, frames, marks = [], [], []
     for i, e in enumerate(eps_values):
         q = amp.sampling_variance_bound(e, rates)
-        hover = "n/N %{x:.4g}<br>q %{y:.4f}<extra>ε_target = " + f"{e:g}</extra>"
+        hover = "n/N %{x:.3~%}<br>q %{y:,.3~r}<extra>ε_target = " + f"{e:g}</extra>"
         traces.append(line_trace(rates, q, f"ε_target = {e:g}", i, hover))
         frames.append(pd.DataFrame({"eps_target": e, "rate": rates, "q": q}))
         marks.append((i, e, float(amp.rate_for_q(e, q_mark))))
@@ -202,7 +203,7 @@ def q_heatmap_figure(eps_grid: np.ndarray, rates: np.ndarray) -> tuple[go.Figure
         "zmin": 0,
         "zmax": 1,
         "colorbar": {"title": {"text": "q"}, "len": 0.8},
-        "hovertemplate": "n/N %{x:.3g}<br>ε %{y:.3g}<br>q %{z:.4f}<extra></extra>",
+        "hovertemplate": "n/N %{x:.3~%}<br>ε %{y:,.3~r}<br>q %{z:.4f}<extra></extra>",
         "showlegend": False,
     }
     layout = chart_layout(
@@ -227,8 +228,8 @@ def mean_variance_figure(table: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
     for i, (e, sub) in enumerate(table.groupby("eps_target", sort=True)):
         style = series_style(i)
         hover = (
-            "n/N %{x:.4g}<br>V_n %{y:.4g}<br>sampling %{customdata[0]:.3g}"
-            "<br>noise %{customdata[1]:.3g}<extra>ε_target = " + f"{e:g}</extra>"
+            "n/N %{x:.3~%}<br>V_n %{y:,.3~r}<br>sampling %{customdata[0]:,.3~r}"
+            "<br>noise %{customdata[1]:,.3~r}<extra>ε_target = " + f"{e:g}</extra>"
         )
         traces.append(
             line_trace(
@@ -250,7 +251,8 @@ def mean_variance_figure(table: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
                 "mode": "lines",
                 "line": {"color": style["color"], "dash": "dot", "width": 1.5},
                 "name": f"V_N, ε_target = {e:g}",
-                "hovertemplate": f"V_N = {v_pop:.4g}<extra>population, ε_target = {e:g}</extra>",
+                "hovertemplate": f"V_N = {fmt(v_pop, 'plain')}"
+                f"<extra>population, ε_target = {e:g}</extra>",
             }
         )
     layout = chart_layout(
@@ -335,9 +337,9 @@ def log_mse_figure(
                 y,
                 f"ε_target = {e:g}",
                 i,
-                "n/N %{x:.3g}<br>"
+                "n/N %{x:.3~%}<br>"
                 + axis
-                + " %{y:.3f} ± %{customdata:.3f}<extra>ε_target = "
+                + " %{y:,.3~r} ± %{customdata:,.3~r}<extra>ε_target = "
                 + f"{e:g}</extra>",
                 customdata=se,
                 mode="lines+markers",
@@ -358,7 +360,7 @@ def log_mse_figure(
                     "name": f"population, ε_target = {e:g}",
                     "hovertemplate": "population<br>"
                     + axis
-                    + " %{y:.3f}<extra>ε_target = "
+                    + " %{y:,.3~r}<extra>ε_target = "
                     + f"{e:g}</extra>",
                 }
             )
@@ -401,7 +403,7 @@ def _beating_rate_rings(
             "legendgroup": f"eps{eps:g}",
             "showlegend": False,
             "name": f"beats the population, ε_target = {eps:g}",
-            "hovertemplate": "rate %{x:.3g} beats the population<extra>ε_target = "
+            "hovertemplate": "rate %{x:.3~%} beats the population<extra>ε_target = "
             + f"{eps:g}</extra>",
         },
         {
@@ -413,7 +415,7 @@ def _beating_rate_rings(
             "legendgroup": f"eps{eps:g}",
             "showlegend": False,
             "name": f"best rate, ε_target = {eps:g}",
-            "hovertemplate": "best rate %{x:.3g}: beats the population<extra>ε_target = "
+            "hovertemplate": "best rate %{x:.3~%}: beats the population<extra>ε_target = "
             + f"{eps:g}</extra>",
         },
     ]
@@ -453,7 +455,7 @@ def violin_by_rate_figure(
         label = (
             "population (rate 1)"
             if is_population
-            else f"n/N = {rate:.3g}<br>(n = {int(group['n'].iloc[0]):,})"
+            else f"n/N = {fmt(rate, 'rate')}<br>(n = {int(group['n'].iloc[0]):,})"
         )
         values = group[column].to_numpy()
         if log_y:
@@ -596,10 +598,10 @@ def comparison_figure(
     """
     traces: list[dict[str, Any]] = []
     hover = (
-        "n/N %{x:.3g} (n = %{customdata[0]:,})<br>"
+        "n/N %{x:.3~%} (n = %{customdata[0]:,})<br>"
         + measure_label
-        + " %{y:.4g} ± %{customdata[1]:.2g}<br>ε_sample %{customdata[2]:.4g}<extra>%{fullData.name}"
-        "</extra>"
+        + " %{y:,.3~r} ± %{customdata[1]:,.3~r}<br>ε_sample %{customdata[2]:,.3~r}"
+        "<extra>%{fullData.name}</extra>"
     )
     x_min = float(table["rate"].min())
     for i, (name, rows) in enumerate(table.groupby("mechanism", sort=False)):
@@ -633,7 +635,7 @@ def comparison_figure(
                 "customdata": [pop[["n", "se", "eps_sample"]].to_numpy()[0]] * 2,
                 "hovertemplate": "whole population<br>"
                 + measure_label
-                + " %{y:.4g} ± %{customdata[1]:.2g}<br>ε_sample %{customdata[2]:.4g}"
+                + " %{y:,.3~r} ± %{customdata[1]:,.3~r}<br>ε_sample %{customdata[2]:,.3~r}"
                 "<extra>%{fullData.name}</extra>",
             }
         )
@@ -655,9 +657,9 @@ def comparison_figure(
                 "name": "best (mechanism, rate)",
                 "hovertemplate": "best: "
                 + labels.get(str(row["mechanism"]), str(row["mechanism"]))
-                + "<br>n/N %{x:.3g}<br>"
+                + "<br>n/N %{x:.3~%}<br>"
                 + measure_label
-                + " %{y:.4g}<extra></extra>",
+                + " %{y:,.3~r}<extra></extra>",
             }
         )
     layout = chart_layout(

@@ -16,7 +16,7 @@ import pandas as pd
 from core import amplification as amp
 from core.gains import MechanismComparison, compare_with_population
 from core.populations import Population
-from ui.format import percent
+from ui.format import fmt, percent
 from ui.snippets import population_snippet
 
 MEAN_TAB = "Mean: noise ratio r and bound q"
@@ -430,12 +430,14 @@ def ties_note(
         times = f"{_factor(factor)} times"
     return (
         f"**Ties decide the winner.** {tied:,} of the {population_size:,} records "
-        f"({100 * share:.1f} %) share the population {stat}'s value, {value:g}. One changed "
+        f"({fmt(share, 'share')}) share the population {stat}'s value, {value:g}. One changed "
         f"record cannot move the {stat} off such a block of ties, so its smooth sensitivity is "
         "nearly zero; the exponential mechanism draws a point between two different records, "
         "so it never releases the tied value itself. Here the best "
-        f"{word} of {MECHANISM_SHORT[winner]} ({smooth[winner]:.3g}) is {times} smaller than "
-        f"that of the exponential mechanism ({best['exponential']:.3g}), each at its best rate. "
+        f"{word} of {MECHANISM_SHORT[winner]} ({fmt(smooth[winner], 'plain')}) is {times} smaller "
+        "than "
+        f"that of the exponential mechanism ({fmt(best['exponential'], 'plain')}), each at its "
+        "best rate. "
         "On data without ties the order is usually the other way round."
     )
 
@@ -444,7 +446,7 @@ def comparison_caption(population: str, reps: int, seed: int, delta_target: floa
     """The comparison's settings in one line."""
     return (
         f"{population}; T = {reps:,} repetitions per rate, seed {seed}; δ_target = 1/(2N) = "
-        f"{delta_target:.4g} for smooth-sensitivity Laplace, the one mechanism here that "
+        f"{fmt(delta_target, 'delta')} for smooth-sensitivity Laplace, the one mechanism here that "
         "spends a δ (δ_sample = δ_target/rate); the others give pure ε."
     )
 
@@ -453,7 +455,8 @@ def delta_help(population_size: int, default: float) -> str:
     """Help text of the δ_target control: where its default comes from."""
     return (
         f"Defaults to 1/(2N) of the active population: N = {population_size:,} gives "
-        f"{default:.4e}, as Hu et al. use. A value you type is kept and stored in the link."
+        f"{fmt(default, 'delta')}, as Hu et al. use. A value you type is kept and stored "
+        "in the link."
     )
 
 
@@ -499,7 +502,7 @@ def theory_population_caption(name: str, size: int, rate_min: float) -> str:
     if smallest < 1:
         reach = (
             f"less than one of its N = {size:,} records: its smallest sample, n = 1, is the "
-            f"rate 1/N = {1 / size:.2g}"
+            f"rate 1/N = {fmt(1 / size, 'rate')}"
         )
     else:
         records = round(smallest)
@@ -653,9 +656,7 @@ def _factor(x: float) -> str:
     """A ratio >= 1 with three significant digits and thousands separators."""
     if not math.isfinite(x):
         return "infinitely many"
-    if x < 100.0:
-        return f"{x:.3g}"
-    return f"{round(x, 2 - math.floor(math.log10(x))):,.0f}"
+    return fmt(x, "ratio")
 
 
 def _change_words(rel: float, better: bool, measure: str = "mse") -> str:
@@ -663,12 +664,12 @@ def _change_words(rel: float, better: bool, measure: str = "mse") -> str:
     word = MEASURE_WORDS[measure]
     if better:
         if rel > -0.9:
-            return f"{100.0 * -rel:.0f} % lower {word}"
+            return f"{fmt(-rel, 'share')} lower {word}"
         article = "an" if measure == "mse" else "a"
         return f"{article} {word} {_factor(1.0 / (1.0 + rel))} times smaller"
     if rel >= 1.0:
         return f"{_factor(rel + 1.0)} times the {word}"
-    return f"{max(100.0 * rel, 0.0):.0f} % higher {word}"
+    return f"{fmt(max(rel, 0.0), 'share')} higher {word}"
 
 
 def experiment_verdict(summary: pd.DataFrame, eps_target: float, measure: str = "mse") -> str:
@@ -757,7 +758,7 @@ def comparison_verdict(result: MechanismComparison) -> str:
     best_name = MECHANISM_SHORT.get(result.best_mechanism, result.best_mechanism)
     sentences = [
         f"At ε_target = {result.eps_target:g} {best_name} {_where(result.best_rate)} has the "
-        f"smallest {word} ({best_value:.4g})."
+        f"smallest {word} ({fmt(best_value, 'plain')})."
     ]
     limit = NEAR_FACTOR * best_value
     for name, rows in table.groupby("mechanism", sort=False):

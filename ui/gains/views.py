@@ -17,6 +17,7 @@ from core.populations import Population
 from core.sensitivity import median_of_sorted
 from ui.charts import chart_block, reproduce
 from ui.downloads import frame_to_csv_bytes
+from ui.format import fmt
 from ui.gains import cache, text
 from ui.gains import figures as figs
 from ui.page_defaults import delta_target_default, follow_population_default
@@ -191,8 +192,10 @@ def mean_population_view(ctx: GainsInputs) -> None:
         *figs.mean_variance_figure(table),
         key="mean_variance",
         explanation=(
-            f"On {pop.name} (S_N² = {cache.population_variance(pop.content_hash, pop):.4g}, R = "
-            f"{pop.upper - pop.lower:.4g}): each solid line is the variance of the private "
+            f"On {pop.name} (S_N² = "
+            f"{fmt(cache.population_variance(pop.content_hash, pop), 'plain')}, R = "
+            f"{fmt(pop.upper - pop.lower, 'value')}): each solid line is the variance of the "
+            "private "
             "sample mean, sampling part plus Laplace part; the dotted line of the same colour is "
             "the private population mean. Every solid line stays above its dotted line — the "
             "best rate is always 1, the whole population."
@@ -232,7 +235,7 @@ def mean_population_view(ctx: GainsInputs) -> None:
             st.caption(
                 "The simulated variance of the private sample mean (SRSWOR plus Laplace noise) "
                 "should match eq. (7) up to Monte Carlo error of about "
-                f"±{200 / np.sqrt(reps):.0f} %."
+                f"±{fmt(2 / np.sqrt(reps), 'share', 1)}."
             )
     reproduce(text.mean_population_snippet(pop, eps_values))
 
@@ -251,7 +254,7 @@ def release_violins(
         title="Private means, global sensitivity R/N",
         y_title="released mean",
         truth=mean,
-        truth_text=f"true mean {mean:.4g}",
+        truth_text=f"true mean {fmt(mean, 'value')}",
     )
     chart_block(
         fig,
@@ -269,7 +272,7 @@ def release_violins(
         title="Private medians, global sensitivity R",
         y_title="released median",
         truth=median,
-        truth_text=f"true median {median:.4g}",
+        truth_text=f"true median {fmt(median, 'value')}",
     )
     chart_block(
         fig,
@@ -287,14 +290,15 @@ def release_violins(
         title="Private medians, smooth sensitivity",
         y_title="released median",
         truth=median,
-        truth_text=f"true median {median:.4g}",
+        truth_text=f"true median {fmt(median, 'value')}",
     )
     chart_block(
         fig,
         data["medians_smooth"],
         key="private_medians_smooth",
         explanation=(
-            f"Smooth sensitivity (δ = 1/(2N) = {delta:.3g}) looks at the gaps between order "
+            f"Smooth sensitivity (δ = 1/(2N) = {fmt(delta, 'delta')}) looks at the gaps between "
+            "order "
             "statistics around the median, discounted by e^(−kβ) with distance k. Where the "
             "data are dense the noise is a tiny fraction of R (Figure 2, right), at the price "
             "of (ε, δ)- instead of ε-differential privacy."
@@ -320,7 +324,7 @@ def sample_medians_chart(ctx: GainsInputs, reps: int, median: float) -> None:
         title="Unprivatised sample medians",
         y_title="sample median",
         reference=median,
-        reference_text=f"population median {median:.4g}",
+        reference_text=f"population median {fmt(median, 'value')}",
         title_text="Unprivatised sample medians (Figure 11)",
     )
     chart_block(

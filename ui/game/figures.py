@@ -9,11 +9,12 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from core import games
+from ui.format import fmt
 from ui.theme import chart_layout, line_trace, make_figure, series_style
 
 #: FPR grid of the bound curves: dense near 0, where large ε bend the curve sharply.
 FPR_GRID = np.unique(np.r_[0.0, np.geomspace(1e-6, 1.0, 160), np.linspace(0.0, 1.0, 101)])
-HOVER = "FPR %{x:.3f}<br>TPR %{y:.3f}<extra>%{fullData.name}</extra>"
+HOVER = "FPR %{x:,.3~r}<br>TPR %{y:,.3~r}<extra>%{fullData.name}</extra>"
 
 
 def _rgba(hex_colour: str, alpha: float) -> str:
@@ -49,7 +50,7 @@ def roc_figure(
     frames = []
     traces: list[dict] = []
     bound = games.tradeoff_bound(eps_target, 0.0, FPR_GRID)
-    name = f"allowed by ε_target = {eps_target:.3g}"
+    name = f"allowed by ε_target = {fmt(eps_target, 'guarantee')}"
     colour = series_style(0)["color"]
     traces.append(
         line_trace(
@@ -76,7 +77,7 @@ def roc_figure(
     )
     if cluster_eps is not None:
         cb = games.tradeoff_bound(cluster_eps, 0.0, FPR_GRID)
-        cname = f"what clusters allow: ε = {cluster_eps:.3g} (Thm 5.3)"
+        cname = f"what clusters allow: ε = {fmt(cluster_eps, 'guarantee')} (Thm 5.3)"
         traces.append(
             line_trace(FPR_GRID, cb, cname, 1, HOVER, line={**series_style(1), "dash": "dash"})
         )

@@ -9,6 +9,7 @@ import math
 from collections.abc import Callable
 
 from core.games import GameSetup, cluster_counts, expected_counts
+from ui.format import fmt
 
 #: Option labels; they are also the values in the URL (``game_design=Cluster``): keep them.
 DESIGN_LABELS = {"simple random": "Simple random", "cluster": "Cluster"}
@@ -70,7 +71,7 @@ def release_caption(statistic: str, design: str, scale: float) -> str:
     where = "sampled records" if design == "simple random" else "records in the drawn clusters"
     if statistic == "share":
         return (
-            f"Released: the share of {where} with the property, out of the {scale:,.0f} "
+            f"Released: the share of {where} with the property, out of the {fmt(scale, 'count')} "
             "planned, plus noise. The noise is added to the true share, so the released "
             "number can fall below 0 or above 1."
         )
@@ -81,8 +82,9 @@ def release_caption(statistic: str, design: str, scale: float) -> str:
 
 
 def release_value(value: float, statistic: str) -> str:
-    """The release as shown: a count to one decimal, a share to three."""
-    return f"{value:.3f}" if statistic == "share" else f"{value:.1f}"
+    """The release as shown: three significant digits (a share or a count alike)."""
+    del statistic  # the same rule for both since issue 27: ui.format.fmt's "plain"
+    return fmt(value, "plain", 3)
 
 
 def round_line(index: int, rounds: int) -> str:
@@ -102,12 +104,12 @@ def score_line(right: int, played: int) -> str:
     """A running score."""
     if played == 0:
         return "No guesses yet."
-    return f"Score: {right} right out of {played} ({100 * right / played:.0f} %)."
+    return f"Score: {right} right out of {played} ({fmt(right / played, 'share', 2)})."
 
 
 def rate_text(value: float) -> str:
     """A rate, or a dash when no round of its kind was played."""
-    return "—" if math.isnan(value) else f"{value:.2f}"
+    return "—" if math.isnan(value) else fmt(value, "plain", 2)
 
 
 def _rounds(count: int) -> str:
@@ -146,9 +148,11 @@ def losses_line(design: str, eps_target: float, eps_sample: float, exact: float)
     )
     verdict = "The promise holds." if exact <= eps_target * (1 + 1e-9) else "The promise is broken."
     return (
-        f"Promised ε_target = {eps_target:.3g}. Relying on {claim}, the agency spends "
-        f"ε_sample = {eps_sample:.3g} on the sample. The exact privacy loss of this game is "
-        f"{exact:.3g}. {verdict}"
+        f"Promised ε_target = {fmt(eps_target, 'guarantee')}. Relying on {claim}, the agency "
+        "spends "
+        f"ε_sample = {fmt(eps_sample, 'guarantee')} on the sample. The exact privacy loss of this "
+        "game is "
+        f"{fmt(exact, 'guarantee')}. {verdict}"
     )
 
 
@@ -157,7 +161,8 @@ def explanation(design: str, eps_target: float, exact: float) -> str:
     base = (
         "Each point is a way of guessing: its height is how often it catches Alice when she is "
         "in, its distance from the left how often it accuses her when she is out. The shaded "
-        f"region holds every point that ε_target = {eps_target:.3g} allows; a coin toss lies on "
+        f"region holds every point that ε_target = {fmt(eps_target, 'guarantee')} allows; a coin "
+        "toss lies on "
         "the diagonal. The automatic adversary ranks every release by how much more likely it "
         "is with Alice than without (the likelihood ratio) and is the best guesser there is: its "
         "exact curve is what 10,000 rounds approach."
@@ -166,13 +171,15 @@ def explanation(design: str, eps_target: float, exact: float) -> str:
     if design == "cluster" and broken:
         base += (
             f" With clusters the release reveals whether Alice's whole cluster was drawn, so the "
-            f"real loss is {exact:.3g}, not {eps_target:.3g}: the dashed line (Bun et al., "
+            f"real loss is {fmt(exact, 'guarantee')}, not {fmt(eps_target, 'guarantee')}: the "
+            "dashed line (Bun et al., "
             "Theorem 5.3) and the adversary's curve leave the shaded region."
         )
     elif design == "cluster":
         base += (
             f" Here the clusters differ too little for the release to show whether Alice's "
-            f"cluster was drawn, so the real loss, {exact:.3g}, keeps the promise; the dashed "
+            f"cluster was drawn, so the real loss, {fmt(exact, 'guarantee')}, keeps the promise; "
+            "the dashed "
             "line (Bun et al., Theorem 5.3) is what a cluster that stands out would allow."
         )
     else:
@@ -228,7 +235,7 @@ def settings_line(setup: GameSetup, rounds: int) -> str:
         sample = f"n = {setup.drawn:,} of N = {big_n:,} records"
     who = "worst case" if setup.neighbour == "worst case" else f"typical, π = {setup.share:g}"
     return (
-        f"{DESIGN_LABELS[setup.design]} sample: {sample} (rate {setup.rate:.3g}) · "
+        f"{DESIGN_LABELS[setup.design]} sample: {sample} (rate {fmt(setup.rate, 'rate')}) · "
         f"ε_target = {setup.eps_target:g} · neighbour: {who} · {rounds} rounds"
     )
 
@@ -252,13 +259,14 @@ def knowledge_hint(setup: GameSetup, means: tuple[float, float] | None = None) -
             cases = (
                 f"if Alice's cluster was drawn, {release_value((own + 1) / unit, setup.statistic)}"
                 f" with Alice in and {release_value(own / unit, setup.statistic)} without her; "
-                f"if it was not drawn (chance {1 - setup.rate:.0%}), "
+                f"if it was not drawn (chance {fmt(1 - setup.rate, 'share')}), "
                 f"{release_value(0.0, setup.statistic)} either way"
             )
         else:
             cases = (
                 f"{release_value(1 / unit, setup.statistic)} if Alice is in and was drawn "
-                f"(chance {setup.drawn / (setup.population_size + 1):.1%} when she is in), "
+                f"(chance {fmt(setup.drawn / (setup.population_size + 1), 'share')} when she is "
+                "in), "
                 f"{release_value(0.0, setup.statistic)} otherwise"
             )
         return f"What you know: without noise the release would be: {cases}. {noise_words}"

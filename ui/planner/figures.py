@@ -19,7 +19,7 @@ from core.mechanisms import MECHANISMS
 from core.planner import MEAN_MECHANISMS, QUANTILE_MECHANISMS, PlanResult
 from core.planner.usability import is_usable
 from core.resolution import exact_threshold
-from ui.format import significant
+from ui.format import d3_format, fmt
 from ui.theme import (
     DASHES,
     PALETTE,
@@ -367,12 +367,12 @@ def exact_note(
         return None
     if resolution is None:
         return (
-            f"Errors below {significant(scale.floor, 2)} are drawn on the bottom edge of the "
+            f"Errors below {fmt(scale.floor, 'error')} are drawn on the bottom edge of the "
             "chart; hover a point for its value."
         )
     return (
-        f"Errors at or below {significant(scale.threshold, 2)}, a hundredth of the data's "
-        f"resolution ({significant(resolution, 3)}, the step in which its values are "
+        f"Errors at or below {fmt(scale.threshold, 'error')}, a hundredth of the data's "
+        f"resolution ({fmt(resolution, 'value')}, the step in which its values are "
         "recorded), are exact to the data's resolution: they are drawn on the bottom edge of "
         "the chart, and only the larger errors set its range. Hover a point for its value."
     )
@@ -384,9 +384,9 @@ def _point_text(
     error = float(row[value])
     lines = [
         name,
-        f"rate {float(row['rate']):.3g}, n ≈ {float(row['n']):,.0f}",
-        f"ε_sample {float(row['eps_sample']):.4g}",
-        f"{y_title}: {error:.4g} ± {SE_MULTIPLE * float(row[se]):.2g}",
+        f"rate {fmt(row['rate'], 'rate')}, n ≈ {fmt(row['n'], 'count')}",
+        f"ε_sample {fmt(row['eps_sample'], 'guarantee')}",
+        f"{y_title}: {fmt(error, 'error')} ± {fmt(SE_MULTIPLE * float(row[se]), 'error')}",
     ]
     if error <= threshold:
         lines.append("exact to the data's resolution")
@@ -524,7 +524,7 @@ def objective_figure(
     layout = chart_layout(
         title=f"{y_title} of the released "
         f"{statistic_words(result.statistic, result.quantile)} against the sampling rate "
-        f"(ε_target = {significant(result.eps_target, 3)})",
+        f"(ε_target = {fmt(result.eps_target, 'guarantee')})",
         x_title="sampling rate n/N (log scale)",
         y_title=f"{axis_title(result.objective)} (data's units)",
         log_x=True,
@@ -600,7 +600,10 @@ def composition_figure(curve: pd.DataFrame, *, eps_target: float) -> tuple[go.Fi
     ``eps_target_naive`` (sum of the amplified parts); the page's ε_target is marked.
     """
     x = curve["eps_target"].to_numpy(dtype=float)
-    hover = "promised ε_target %{x:.3g}: %{y:.4g}<extra>%{fullData.name}</extra>"
+    hover = (
+        f"promised ε_target %{{x:{d3_format('guarantee')}}}: %{{y:{d3_format('guarantee')}}}"
+        "<extra>%{fullData.name}</extra>"
+    )
     traces = [
         line_trace(
             x,

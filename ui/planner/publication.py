@@ -27,7 +27,7 @@ from core.populations import BUILTIN_POPULATIONS, Population
 from core.publication import GROUPS, TablePlan, cells_of, plan_table
 from ui.charts import chart_block
 from ui.downloads import frame_to_csv_bytes
-from ui.format import number, percent, significant
+from ui.format import fmt
 from ui.planner import figures as figs
 from ui.planner import text
 from ui.planner.exports.publication_package import (
@@ -101,7 +101,7 @@ def composition_words(result: TablePlan) -> str:
     settings = result.settings
     relation = "an added or removed record" if b.relation == "deletion" else "a changed record"
     shares = ", ".join(
-        f"{stat} {percent(share, 3)}"
+        f"{stat} {fmt(share, 'share')}"
         for stat, share in zip(result.statistics, result.shares, strict=True)
     )
     how = ""
@@ -112,7 +112,7 @@ def composition_words(result: TablePlan) -> str:
             if weights is None
             else " weighted by "
             + ", ".join(
-                f"{stat} {significant(w, 3)}"
+                f"{stat} {fmt(w, 'plain')}"
                 for stat, w in zip(result.statistics, weights, strict=True)
             )
         )
@@ -124,13 +124,13 @@ def composition_words(result: TablePlan) -> str:
     lines = [
         f"**Across cells.** {b.reason}",
         f"**Per cell.** Each cell is planned for {relation} at ε_target = "
-        f"{significant(b.eps_target, 4)} and δ_target = {significant(b.delta_target, 4)}.",
+        f"{fmt(b.eps_target, 'guarantee')} and δ_target = {fmt(b.delta_target, 'delta')}.",
         "**Across statistics.** Each statistic of a cell is drawn from a sample of its own at "
         f"its share of the cell's budget ({shares}{how}); the shares add up to the cell's "
         "budget, so the statistics compose sequentially (their ε add up).",
         f"**Check.** Recomputed from the cells' spent budgets, the table keeps ε = "
-        f"{significant(result.eps_table, 4)} for the promised ε_target = "
-        f"{significant(settings['eps_target'], 4)}.",
+        f"{fmt(result.eps_table, 'guarantee')} for the promised ε_target = "
+        f"{fmt(settings['eps_target'], 'guarantee')}.",
     ]
     for design, reason in result.refused.items():
         lines.append(f"**{figs.short_design(design)} is not used.** {reason}")
@@ -198,13 +198,13 @@ def heatmap_figure(result: TablePlan) -> tuple[go.Figure, pd.DataFrame]:
             rel = float(row["relative_error"])
             z[i, j] = min(rel, cap) if math.isfinite(rel) else cap
             texts[i, j] = ("" if row["publishable"] else "✗ ") + (
-                percent(rel, 2) if math.isfinite(rel) else "—"
+                fmt(rel, "share", 2) if math.isfinite(rel) else "—"  # a short cell label
             )
             custom[i, j] = [
-                percent(rel, 3) if math.isfinite(rel) else "not planned",
-                significant(float(row["error_95"]), 4),
-                significant(float(row["value"]), 6),
-                f"{row['design']} at rate {significant(float(row['rate']), 3)}",
+                fmt(rel, "share") if math.isfinite(rel) else "not planned",
+                fmt(float(row["error_95"]), "error"),
+                fmt(float(row["value"]), "value"),
+                f"{row['design']} at rate {fmt(float(row['rate']), 'rate')}",
                 "yes" if row["publishable"] else "no",
             ]
     trace = {
@@ -228,7 +228,7 @@ def heatmap_figure(result: TablePlan) -> tuple[go.Figure, pd.DataFrame]:
         "name": "relative 95 % error",
     }
     layout = chart_layout(
-        title=f"Relative 95 % error per cell and statistic (✗: above {percent(share, 3)})",
+        title=f"Relative 95 % error per cell and statistic (✗: above {fmt(share, 'share')})",
         x_title="statistic",
         y_title=" / ".join(result.label_columns),
         height=max(320, 28 * len(cells) + 160),
@@ -462,7 +462,7 @@ def publication_view(ctx: PlannerInputs) -> None:
     reps = min(ctx.reps, MAX_REPS)
     designs = tuple(chosen_designs) or tuple(offered_designs[:1])
     st.caption(
-        f"ε_target = {significant(ctx.eps_target, 4)} (set above) is the promise for the "
+        f"ε_target = {fmt(ctx.eps_target, 'guarantee')} (set above) is the promise for the "
         f"whole table. Each cell × statistic is planned with T = {reps} repetitions, the "
         "best rate minimising the 95 % error bound."
     )
@@ -593,7 +593,7 @@ def publication_results(
         st.markdown(
             f"**{ok} of {len(t)}** cells × statistics are publishable at this ε_target "
             f"({len(labels)} cells by {' × '.join(names)}; publishable: the 95 % error "
-            f"bound at most {percent(share, 3)} of the cell's value)."
+            f"bound at most {fmt(share, 'share')} of the cell's value)."
         )
         with st.expander("How the table's releases compose", expanded=True):
             st.markdown(composition_words(result))
@@ -626,7 +626,7 @@ def publication_results(
             "Each square is one cell and statistic, coloured by its 95 % error bound as a "
             "share of the cell's value (darker: noisier). Small cells are noisy: the same "
             f"budget must hide one record among fewer. ✗ marks the squares above "
-            f"{percent(share, 3)}, not publishable at this ε_target."
+            f"{fmt(share, 'share')}, not publishable at this ε_target."
         ),
     )
     yaml_block(config, pop, result)
@@ -679,5 +679,7 @@ def yaml_block(config: Mapping[str, Any], pop: Population, result: TablePlan | N
                 f"{pop.name} is not a built-in population: fill in the file, its value "
                 "column and public bounds (and its label columns) under `population`."
             )
-        st.markdown(f"Save the config and run `{BATCH_COMMAND}` (for N = {number(pop.size)}).")
+        st.markdown(
+            f"Save the config and run `{BATCH_COMMAND}` (for N = {fmt(pop.size, 'count')})."
+        )
         st.code(body, language="yaml")

@@ -36,7 +36,7 @@ from core.populations import Population
 from core.resolution import is_exact
 from core.sensitivity import quantile_rank
 from ui.amplification.text import delta_caveat, odds_sentence, odds_summary
-from ui.format import adaptive_percent, number, readable, significant
+from ui.format import fmt
 from ui.planner.figures import ALL_LINES, BEST_LINES, short_design, short_mechanism, statistic_words
 from ui.snippets import population_snippet
 
@@ -232,13 +232,18 @@ def status_line(status: DesignStatus) -> str:
 
 
 def _share(fraction: float) -> str:
-    """A rate or share as a short percentage (``0.2`` → ``20 %``)."""
-    return adaptive_percent(fraction)
+    """A share as a percentage (``0.2`` → ``20 %``, :func:`ui.format.fmt`)."""
+    return fmt(fraction, "share")
+
+
+def _rate(rate: float) -> str:
+    """A sampling rate as a percentage (``0.0213`` → ``2.13 %``, :func:`ui.format.fmt`)."""
+    return fmt(rate, "rate")
 
 
 def _bound(value: float) -> str:
     """An error in the data's units, three significant digits written out (``1,590``)."""
-    return readable(value, 3)
+    return fmt(value, "error")
 
 
 def plan_phrase(row: pd.Series) -> str:
@@ -247,10 +252,10 @@ def plan_phrase(row: pd.Series) -> str:
         return "the whole register"
     if row["design"] == "cluster" and not math.isnan(float(row.get("clusters_sampled", math.nan))):
         return (
-            f"a cluster sample of {number(float(row['clusters_sampled']))} clusters "
-            f"(about {_share(float(row['rate']))} of the records)"
+            f"a cluster sample of {fmt(float(row['clusters_sampled']), 'count')} clusters "
+            f"(about {_rate(float(row['rate']))} of the records)"
         )
-    phrase = f"{_share(float(row['rate']))} {_lower_first(str(row['design_label']))}"
+    phrase = f"{_rate(float(row['rate']))} {_lower_first(str(row['design_label']))}"
     return f"{_article(phrase)} {phrase}"
 
 
@@ -258,7 +263,7 @@ def resolution_words(resolution: float | None) -> str:
     """The data's resolution in a sentence: "the values are recorded in steps of 1"."""
     if resolution is None:
         return "the data's resolution is unknown"
-    return f"the values are recorded in steps of {significant(resolution, 3)}"
+    return f"the values are recorded in steps of {fmt(resolution, 'value')}"
 
 
 def exact_words(result: PlanResult, value: float, resolution: float | None) -> str | None:
@@ -273,7 +278,7 @@ def exact_words(result: PlanResult, value: float, resolution: float | None) -> s
         return f"exact: every release equals the population {stat}"
     measure = "root mean squared error" if result.objective == "rmse" else "95 % error bound"
     return (
-        f"exact to the data's resolution (its {measure}, {significant(value, 2)}, is far "
+        f"exact to the data's resolution (its {measure}, {_bound(value)}, is far "
         f"below the step between recorded values: {resolution_words(resolution)})"
     )
 
@@ -301,13 +306,13 @@ def measure_phrase(result: PlanResult, row: pd.Series, resolution: float | None 
 def population_value_line(result: PlanResult) -> str:
     """The population value every error is measured against, with its rank for a quantile."""
     stat = statistic_words(result.statistic, result.quantile)
-    value = significant(result.population_value, 6)
+    value = fmt(result.population_value, "value")
     if result.statistic == "mean":
         return f"The population mean, which every error is measured against: {value}."
     rank = quantile_rank(result.N, 0.5 if result.statistic == "median" else result.quantile)
     return (
         f"The population {stat}, which every error is measured against: {value}, the "
-        f"value of rank {number(rank)} (⌈qN⌉) of the N = {number(result.N)} records in "
+        f"value of rank {fmt(rank, 'count')} (⌈qN⌉) of the N = {fmt(result.N, 'count')} records in "
         "sorted order."
     )
 
@@ -328,7 +333,7 @@ def relative_change(gain: float) -> str:
 
     A gain reads "38 % tighter than"; a loss below 100 % "12 % less accurate than"; a
     larger loss "4.6 times the error of" or "6,360 times the error of" (a percentage in the
-    thousands says little; :func:`ui.format.readable` writes the multiple out).
+    thousands says little; :func:`ui.format.fmt` writes the ratio out).
     """
     if gain > 0:
         return f"{_share(gain)} tighter than"
@@ -336,7 +341,7 @@ def relative_change(gain: float) -> str:
         return "as accurate as"
     if gain > -1:
         return f"{_share(-gain)} less accurate than"
-    return f"{readable(1.0 - gain, 3)} times the error of"
+    return f"{fmt(1.0 - gain, 'ratio')} times the error of"
 
 
 def recommendation(
@@ -392,7 +397,7 @@ def odds_text(
     """
     if best["design"] == "census":
         return (
-            odds_sentence(prior, bound_target, f"ε_target = {eps_target:.4g}")
+            odds_sentence(prior, bound_target, f"ε_target = {fmt(eps_target, 'guarantee')}")
             + " "
             + delta_caveat(delta_target, both=False)
         )
@@ -432,7 +437,7 @@ def no_gain_sentences(
             size = mean_cluster_size(result.N, clusters)
             sentences.append(
                 f"{_article(label).capitalize()} {label} gains nothing: clusters of about "
-                f"{number(round(size))} records erase the amplification."
+                f"{fmt(round(size), 'count')} records erase the amplification."
             )
         elif census_exact:
             error = float(row[key])
@@ -466,7 +471,7 @@ def no_rows_note(design: str, smallest_stratum: int | None) -> str:
     if design == "stratified_proportional" and smallest_stratum:
         need = (
             f"the smallest stratum has N_i = {smallest_stratum:,} records, so only rates from "
-            f"{significant(1 / smallest_stratum, 3)} qualify. Add such a rate under *Rates*."
+            f"{fmt(1 / smallest_stratum, 'plain')} qualify. Add such a rate under *Rates*."
             if smallest_stratum > 1
             else "the smallest stratum has a single record, so no rate below 1 qualifies."
         )
@@ -484,20 +489,6 @@ def no_mechanism_note(design: str, relation: str) -> str:
         f"guarantee for this design when neighbouring populations differ by "
         f"{RELATION_LABELS.get(relation, relation)}. Add a mechanism under *Mechanisms*."
     )
-
-
-def _readable(x: float, digits: int = 3) -> str:
-    """``x`` rounded to ``digits`` significant digits, written out with thousands separators
-    (``1676.4`` → ``1,680``, ``0.002134`` → ``0.00213``), never in scientific notation
-    below 1e15."""
-    if not math.isfinite(x) or x == 0:
-        return number(x)
-    return number(float(f"{x:.{digits}g}"), digits, grouping=True)
-
-
-def _large_share(fraction: float) -> str:
-    """A share that may be far above 100 % (``11.35`` → ``1,135 %``)."""
-    return f"{100 * fraction:,.0f} %" if fraction >= 0.1 else adaptive_percent(fraction)
 
 
 #: The accuracy-first tab's way out of a useless plan: the user set the bound.
@@ -530,15 +521,15 @@ def too_noisy_reason(
     else:
         rel = relative_error(bound, value, lower, upper)
         if value != 0:
-            scale = f"of the population {stat} ({_readable(value, 4)})"
+            scale = f"of the population {stat} ({fmt(value, 'value')})"
         else:
             scale = (
-                f"of the declared range {_readable(lower, 4)} to {_readable(upper, 4)} (the "
+                f"of the declared range {fmt(lower, 'value')} to {fmt(upper, 'value')} (the "
                 f"population {stat} is 0, so the error is read against the range)"
             )
         why = (
-            f"its 95 % error bound, ±{_readable(bound)}, is {_large_share(rel)} {scale}, "
-            f"above the {_large_share(share)} you accept as usable"
+            f"its 95 % error bound, ±{_bound(bound)}, is {_share(rel)} {scale}, "
+            f"above the {_share(share)} you accept as usable"
         )
     return (
         f"Too noisy to use: even the best plan releases a {stat} that says little about the "
@@ -555,11 +546,11 @@ def heavy_tail_note(rmse: float, bound: float) -> str | None:
     if not is_heavy_tailed(rmse, bound):
         return None
     if bound > 0:
-        versus = f"is {_readable(rmse / bound, 2)} times its 95 % bound ±{_readable(bound)}"
+        versus = f"is {fmt(rmse / bound, 'ratio')} times its 95 % bound ±{_bound(bound)}"
     else:
         versus = "is far above its 95 % bound of 0 (at least 95 % of releases are exact)"
     return (
-        f"Heavy-tailed noise: the RMSE, {_readable(rmse)}, {versus}. Rare large errors "
+        f"Heavy-tailed noise: the RMSE, {_bound(rmse)}, {versus}. Rare large errors "
         "dominate the RMSE (a mean of squares), while 95 % of releases stay within the "
         "bound: read the bound for a typical release, the RMSE for the risk of a rare large "
         "miss."
@@ -618,9 +609,9 @@ def ranked_list(
             versus = ""  # the census is exact: its line says so, no ratio to it
         else:
             versus = f"{relative_change(gain)} the census"
-        rate = "whole register" if r["design"] == "Census" else f"rate {_share(r['best rate'])}"
+        rate = "whole register" if r["design"] == "Census" else f"rate {_rate(r['best rate'])}"
         se = float(r["± se"])
-        spread = f"± {significant(se, 2)}" if se > 0 else "(exact)"
+        spread = f"± {_bound(se)}" if se > 0 else "(exact)"
         mark = ", exact to the data's resolution" if exact else ""
         accounting = r.get("accounting")
         extra = f"; accounting: {accounting}" if isinstance(accounting, str) and accounting else ""
@@ -630,12 +621,12 @@ def ranked_list(
                 "releases stay within the bound"
             )
         flag = "" if usable is None else " " + (USABLE_FLAG if usable[i - 1] else TOO_NOISY_FLAG)
-        size = number(round(r["n"]))
+        size = fmt(r["n"], "count")
         lines.append(
             f"{i}. **{r['design']}, {r['mechanism']}**{flag}: {rate} (n ≈ {size}), "
-            f"ε_sample = {significant(r['ε_sample'], 4)}; RMSE {significant(r['RMSE'], 4)} "
-            f"{spread}, 95 % bound ±{significant(r['95 % bound'], 4)}{mark}; error "
-            f"{100 * r['sampling part']:.0f} % sampling, {100 * r['noise part']:.0f} % noise"
+            f"ε_sample = {fmt(r['ε_sample'], 'guarantee')}; RMSE {_bound(r['RMSE'])} "
+            f"{spread}, 95 % bound ±{_bound(r['95 % bound'])}{mark}; error "
+            f"{_share(r['sampling part'])} sampling, {_share(r['noise part'])} noise"
             f"{extra}{'; ' + versus if versus else ''}."
         )
     return "\n".join(lines)
@@ -657,10 +648,10 @@ def partial_list(
     for row in best.to_dict("records"):
         value = float(row[key])
         mark = " (exact to the data's resolution)" if is_exact(value, resolution) else ""
-        rate = "whole register" if row["design"] == "census" else f"rate {_share(row['rate'])}"
+        rate = "whole register" if row["design"] == "census" else f"rate {_rate(row['rate'])}"
         lines.append(
             f"- {short_design(str(row['design']))}, {short_mechanism(str(row['mechanism_label']))}"
-            f": {rate}, {measure}{significant(value, 3)}{mark}"
+            f": {rate}, {measure}{_bound(value)}{mark}"
         )
     return "\n".join(lines)
 
@@ -672,12 +663,12 @@ def accuracy_answer(
     if not feasible or best is None or not math.isfinite(eps_target):
         return (
             f"No plan reaches a 95 % error bound of ±{_bound(target)} with ε_target up to "
-            f"{significant(eps_max, 3)}: even a weak guarantee leaves more sampling or noise "
+            f"{fmt(eps_max, 'guarantee')}: even a weak guarantee leaves more sampling or noise "
             "error than that. Allow a wider bound."
         )
     return (
         f"The smallest ε_target that brings the 95 % error bound to ±{_bound(target)} or "
-        f"below is **{significant(eps_target, 3)}**, privatising {plan_phrase(best)} "
+        f"below is **{fmt(eps_target, 'guarantee')}**, privatising {plan_phrase(best)} "
         f"(its bound: ±{_bound(float(best['error_95']))})."
     )
 
@@ -693,15 +684,15 @@ def search_progress(progress: SearchProgress, target: float) -> tuple[float, str
     fraction = min(1.0, progress.done / progress.total)
     if progress.stage == "plan":
         return fraction, (
-            f"Found ε_target = {significant(progress.eps_target, 3)}; planning every design "
+            f"Found ε_target = {fmt(progress.eps_target, 'guarantee')}; planning every design "
             "there for the chart…"
         )
     verdict = "reaches" if progress.best_error_95 <= target else "misses"
     plans = "plan" if progress.rows == 1 else "plans"
     return fraction, (
-        f"Tried ε_target = {significant(progress.eps_target, 3)}: the best of "
-        f"{progress.rows:,} {plans} gives ±{significant(progress.best_error_95, 3)}, which "
-        f"{verdict} ±{significant(target, 3)}…"
+        f"Tried ε_target = {fmt(progress.eps_target, 'guarantee')}: the best of "
+        f"{progress.rows:,} {plans} gives ±{_bound(progress.best_error_95)}, which "
+        f"{verdict} ±{_bound(target)}…"
     )
 
 
@@ -755,16 +746,16 @@ def joint_verdict(
 
 def _joint_sentence(verdict: Any, quantile_names: Sequence[str], eps_sample: float) -> str:
     listed = ", ".join(quantile_names)
-    joint_max, sep_max = significant(verdict.joint_max, 3), significant(verdict.separate_max, 3)
-    joint_mean = significant(verdict.joint_mean, 3)
-    sep_mean = significant(verdict.separate_mean, 3)
+    joint_max, sep_max = _bound(verdict.joint_max), _bound(verdict.separate_max)
+    joint_mean = _bound(verdict.joint_mean)
+    sep_mean = _bound(verdict.separate_mean)
     numbers = (
         f"largest per-quantile RMSE {joint_max} for JointExp against {sep_max} for separate "
         f"releases; mean per-quantile RMSE {joint_mean} against {sep_mean}"
     )
     head = (
         f"For the {len(quantile_names)} quantiles ({listed}), one JointExp release at "
-        f"ε_sample = {significant(eps_sample, 3)}"
+        f"ε_sample = {fmt(eps_sample, 'guarantee')}"
     )
     if verdict.by_max == verdict.by_mean == "joint":
         return f"{head} is **more accurate** than separate releases: {numbers}."
@@ -786,7 +777,7 @@ def joint_caption(errors: Any, separate_mechanisms: Sequence[str]) -> str:
     where = (
         "on the whole register"
         if errors.design == "census"
-        else f"on {errors.samples:,} samples of the design at rate {errors.rate:.3g}"
+        else f"on {errors.samples:,} samples of the design at rate {_rate(errors.rate)}"
     )
     return (
         f"JointExp: {errors.draws:,} releases each {where} (its exact sampler costs about "
@@ -800,7 +791,7 @@ def joint_caption(errors: Any, separate_mechanisms: Sequence[str]) -> str:
 def default_target_reason(target: float) -> str:
     """How the default target error was chosen."""
     return (
-        f"Empty: ±{_bound(target)}, i.e. {TARGET_IQR_SHARE:.0%} of the population's "
+        f"Empty: ±{_bound(target)}, i.e. {_share(TARGET_IQR_SHARE)} of the population's "
         "interquartile range (the spread of its middle half)."
     )
 
@@ -810,15 +801,15 @@ def composition_verdict(eps_target: float, correct: float, naive: float) -> str:
     if math.isclose(correct, naive, rel_tol=1e-12, abs_tol=0.0):
         return (
             f"Without amplification (the census, or a single statistic) both ways give "
-            f"ε_target = {significant(correct, 4)}: the budgets simply add up. Pick a sampling "
+            f"ε_target = {fmt(correct, 'guarantee')}: the budgets simply add up. Pick a sampling "
             "design with two statistics to see the two totals part."
         )
     return (
         f"The statistics are computed on the same sample, so their budgets add up there and "
-        f"the sum is amplified once: the population gets ε_target = {significant(correct, 4)}, "
+        f"the sum is amplified once: the population gets ε_target = {fmt(correct, 'guarantee')}, "
         f"the guarantee you asked for. Amplifying each share and adding the results gives "
-        f"{significant(naive, 4)}, which understates the loss by "
-        f"{significant(max(correct - naive, 0.0), 3)}: composition happens on the sample, "
+        f"{fmt(naive, 'guarantee')}, which understates the loss by "
+        f"{fmt(max(correct - naive, 0.0), 'guarantee')}: composition happens on the sample, "
         "before amplification, so only the first number is a valid promise."
     )
 

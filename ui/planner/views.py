@@ -23,7 +23,7 @@ from core.planner.usability import DEFAULT_USABLE_SHARE
 from core.populations import Population
 from ui.charts import chart_block, reproduce
 from ui.downloads import frame_to_csv_bytes
-from ui.format import significant
+from ui.format import fmt
 from ui.planner import cache, controls, exports, text
 from ui.planner import figures as figs
 from ui.planner.publication import publication_view
@@ -656,7 +656,7 @@ def several_results(
     if design != "census" and rate * pop.size < 2:
         st.warning(
             f"A rate of {rate:g} leaves fewer than two records of N = {pop.size:,}; using "
-            f"rate = {min(1.0, 2 / pop.size):.3g} instead.",
+            f"rate = {fmt(min(1.0, 2 / pop.size), 'plain')} instead.",
             icon=":material/warning:",
         )
         rate = min(1.0, 2 / pop.size)
@@ -670,9 +670,11 @@ def several_results(
         relation=ctx.relation,
     )
     m1, m2, m3 = st.columns(3)
-    m1.metric("ε_sample in total", f"{split.eps_sample_total:.4g}")
-    m2.metric("ε_target, composed then amplified (right)", f"{split.eps_target_correct:.4g}")
-    m3.metric("ε_target, amplified then added (wrong)", f"{split.eps_target_naive:.4g}")
+    m1.metric("ε_sample in total", fmt(split.eps_sample_total, "guarantee"))
+    m2.metric(
+        "ε_target, composed then amplified (right)", fmt(split.eps_target_correct, "guarantee")
+    )
+    m3.metric("ε_target, amplified then added (wrong)", fmt(split.eps_target_naive, "guarantee"))
     st.markdown(
         text.composition_verdict(ctx.eps_target, split.eps_target_correct, split.eps_target_naive)
     )
@@ -750,7 +752,7 @@ def several_table(
         )
         notes.append(
             f"{stat}: {figs.short_mechanism(str(best['mechanism_label']))}, population value "
-            f"{significant(result.population_value, 6)}"
+            f"{fmt(result.population_value, 'value')}"
         )
     # Five short columns: the table fits a phone's width; the rest goes in the caption.
     st.dataframe(

@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from core.populations import Population, cluster_strata_note
+from ui.format import fmt
 from ui.population.figures import group_counts_from_codes
 
 #: The summary table's upper bound when none is public.
@@ -21,17 +22,21 @@ def population_summary(content_hash: str, _pop: Population) -> pd.DataFrame:
     mid = (n - 1) // 2
     rows = [
         ("Population size", "N", f"{n:,}"),
-        ("Mean", "ȳ_N", f"{v.mean():.6g}"),
-        ("Median (lower middle value)", "y_(⌈N/2⌉)", f"{v[mid]:.6g}"),
-        ("Standard deviation", "S_N", f"{v.std(ddof=1):.6g}" if n > 1 else "—"),
-        ("Smallest value", "y_(1)", f"{v[0]:.6g}"),
-        ("Largest value", "y_(N)", f"{v[-1]:.6g}"),
-        ("Declared lower bound", "L", f"{_pop.lower:.6g}"),
-        ("Declared upper bound", "U", f"{_pop.upper:.6g}" if _pop.has_upper_bound else NO_UPPER),
+        ("Mean", "ȳ_N", fmt(v.mean(), "value")),
+        ("Median (lower middle value)", "y_(⌈N/2⌉)", fmt(v[mid], "value")),
+        ("Standard deviation", "S_N", fmt(v.std(ddof=1), "value") if n > 1 else "—"),
+        ("Smallest value", "y_(1)", fmt(v[0], "value")),
+        ("Largest value", "y_(N)", fmt(v[-1], "value")),
+        ("Declared lower bound", "L", fmt(_pop.lower, "value")),
+        (
+            "Declared upper bound",
+            "U",
+            fmt(_pop.upper, "value") if _pop.has_upper_bound else NO_UPPER,
+        ),
         (
             "Declared range",
             "R = U − L",
-            f"{_pop.upper - _pop.lower:.6g}" if _pop.has_upper_bound else "unbounded",
+            fmt(_pop.upper - _pop.lower, "value") if _pop.has_upper_bound else "unbounded",
         ),
     ]
     # Distinct labels from the population's factorisation: np.unique would sort 10⁷ labels.

@@ -86,7 +86,7 @@ def histogram_figure(
         "width": right - left,
         "marker": {"color": PALETTE[0], "line": {"width": 0}},
         "customdata": np.stack([left, right], axis=1),
-        "hovertemplate": "%{customdata[0]:.4g} – %{customdata[1]:.4g}<br>%{y:,} records"
+        "hovertemplate": "%{customdata[0]:,.3~r} – %{customdata[1]:,.3~r}<br>%{y:,} records"
         "<extra></extra>",
         "name": "records",
         "showlegend": False,

@@ -27,7 +27,7 @@ from core.populations import (
     suggest_bounds,
 )
 from core.value_column import choose_value_column, column_role
-from ui.format import number
+from ui.format import fmt, number
 from ui.state import UPLOADED, active_choice, uploaded_population, use_uploaded_population
 
 _ERROR_KEY = "upload_error"
@@ -163,7 +163,10 @@ def _read_file(data: bytes, name: str) -> tuple[str, CsvTable | FileTable] | Non
     """
     limit = min(upload_limit_bytes(), MAX_UPLOAD_BYTES)
     if len(data) > limit:
-        st.error(f"The file is {len(data) / 2**20:,.1f} MiB; the limit is {limit // 2**20:,} MiB.")
+        st.error(
+            f"The file is {fmt(len(data) / 2**20, 'plain', 3)} MiB; the limit is "
+            f"{limit // 2**20:,} MiB."
+        )
         return None
     digest = hashlib.sha256(data).hexdigest()
     try:

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from ui.format import fmt
 from ui.theme import chart_layout, line_trace, make_figure, reference_line, series_style
 
 #: Colour index of each mechanism, shared by every chart of the page.
@@ -46,12 +47,9 @@ def _plain(index: int, dash_index: int | None = None) -> dict[str, object]:
 
 def fmt_delta(value: float) -> str:
     """δ in readable form: 0.0206, 3.1·10⁻⁵, or 0."""
-    if value == 0 or not math.isfinite(value):
-        return "0" if value == 0 else "—"
-    if value >= 1e-3:
-        return f"{value:.3g}"
-    mant, exp = f"{value:.2e}".split("e")
-    return f"{float(mant):.2g}·10^{int(exp)}"
+    if not math.isfinite(value):
+        return "—"
+    return fmt(value, "delta")
 
 
 # --------------------------------------------------------------------------------------
@@ -92,7 +90,7 @@ def privacy_curve_figure(
         i = MECHANISM_INDEX[str(mech)]
         worst = setting != "statistical"
         name = labels[str(mech)] + (" — worst case (DP)" if worst else "")
-        hover = "ε %{x:.4g}<br>δ %{y:.4g}<extra>" + name + "</extra>"
+        hover = "ε %{x:,.3~r}<br>δ %{y:.3~g}<extra>" + name + "</extra>"
         extra: dict[str, Any] = {"line": _dotted(i) if worst else _plain(i)}
         if worst:
             extra.update({"legendgroup": "worst case", "showlegend": False})
@@ -140,9 +138,9 @@ def distributions_figure(dist: pd.DataFrame, *, title: str) -> tuple[go.Figure, 
     traces = []
     for i, column in enumerate(("critical record positive", "critical record negative")):
         hover = (
-            "answer %{x:.5g}<br>"
+            "answer %{x:,.3~r}<br>"
             + ("probability" if discrete else "density")
-            + " %{y:.4g}<extra>"
+            + " %{y:,.3~r}<extra>"
             + column
             + "</extra>"
         )
@@ -175,7 +173,7 @@ def delta_vs_pi_figure(
     traces = []
     for i, (nu, part) in enumerate(data.groupby("nu", sort=True)):
         name = f"ν = {nu:g}, statistical"
-        hover = "π %{x:.3g}<br>δ %{y:.4g}<extra>" + name + "</extra>"
+        hover = "π %{x:,.3~r}<br>δ %{y:.3~g}<extra>" + name + "</extra>"
         part = part[part["pi"] > 0] if log_x else part
         traces.append(
             line_trace(
@@ -187,9 +185,9 @@ def delta_vs_pi_figure(
             line_trace(
                 [float(part["pi"].min()), 0.5],
                 [worst, worst],
-                f"ν = {nu:g}, worst case (DP) δ = {worst:.3g}",
+                f"ν = {nu:g}, worst case (DP) δ = {fmt(worst, 'delta')}",
                 i,
-                f"DP δ {worst:.4g}<extra>ν = {nu:g}</extra>",
+                f"DP δ {fmt(worst, 'delta')}<extra>ν = {nu:g}</extra>",
                 line=_dotted(i),
             )
         )
@@ -213,7 +211,7 @@ def ratio_vs_nu_figure(
     traces = []
     for i, (pi, part) in enumerate(data.groupby("pi", sort=False)):
         name = f"π = {pi:g}"
-        hover = "ν %{x:.3g}<br>DP δ ÷ SP δ %{y:.4g}<extra>" + name + "</extra>"
+        hover = "ν %{x:,.3~r}<br>DP δ ÷ SP δ %{y:,.3~r}<extra>" + name + "</extra>"
         traces.append(
             line_trace(
                 part["nu"].to_numpy(),
@@ -253,7 +251,7 @@ def equal_utility_pi_figure(
     traces = []
     for column, label in _EU_COLUMNS:
         i = MECHANISM_INDEX[label]
-        hover = "π %{x:.3g}<br>δ %{y:.4g}<extra>" + label + "</extra>"
+        hover = "π %{x:,.3~r}<br>δ %{y:.3~g}<extra>" + label + "</extra>"
         traces.append(
             line_trace(
                 data["pi"].to_numpy(),
@@ -265,7 +263,8 @@ def equal_utility_pi_figure(
             )
         )
     layout = chart_layout(
-        title=f"Same utility loss as a {m / n:.3g} sample: δ against π (N = {n:,}, ε = {eps:g})",
+        title=f"Same utility loss as a {fmt(m / n, 'rate')} sample: δ against π "
+        f"(N = {n:,}, ε = {eps:g})",
         x_title="π (probability a record has the property)",
         y_title="δ at the chosen ε",
         log_y=log_y,
@@ -285,7 +284,7 @@ def equal_utility_lambda_figure(
         for column, label in _EU_COLUMNS:
             i = MECHANISM_INDEX[label]
             name = f"{label}, π = {pi:g}"
-            hover = "λ %{x:.3g}<br>δ %{y:.4g}<extra>" + name + "</extra>"
+            hover = "λ %{x:,.3~r}<br>δ %{y:.3~g}<extra>" + name + "</extra>"
             style = _plain(i, j)
             traces.append(
                 line_trace(
@@ -323,14 +322,14 @@ def conjecture_figure(
             _for_log(data["subsampling_at_eps_target"], True),
             "subsampling at ε_target = log(1 + λ(e^ε_sample − 1))",
             0,
-            "λ %{x:.3g}<br>δ %{y:.4g}<extra>subsampling at ε_target</extra>",
+            "λ %{x:,.3~r}<br>δ %{y:.3~g}<extra>subsampling at ε_target</extra>",
         ),
         line_trace(
             x,
             _for_log(data["lambda_times_pure_m"], True),
             "λ · δ of the n sampled records<br>without a mechanism, at ε_sample",
             1,
-            "λ %{x:.3g}<br>λ·δ %{y:.4g}<extra>scaled pure δ</extra>",
+            "λ %{x:,.3~r}<br>λ·δ %{y:.3~g}<extra>scaled pure δ</extra>",
             line=_plain(1),
         ),
     ]
@@ -369,7 +368,7 @@ def privacy_reading(
     for r in summary.to_dict("records"):
         d, w = r["δ = max"], r["worst-case δ (DP)"]
         if w > 0 and d > 0:
-            compare = f"{w / d:.3g} times below the worst case (δ_DP = {fmt_delta(w)})"
+            compare = f"{fmt(w / d, 'ratio')} times below the worst case (δ_DP = {fmt_delta(w)})"
         elif w > 0:
             compare = f"while the worst case has δ_DP = {fmt_delta(w)}"
         else:
@@ -378,12 +377,14 @@ def privacy_reading(
     expected = n * min(pi, 1 - pi)
     if expected < 5:
         lines.append(
-            f"\nOnly about {expected:.3g} records are expected on the rarer side, so the data "
+            f"\nOnly about {fmt(expected, 'count')} records are expected on the rarer side, so the "
+            "data "
             "hide little and the statistical δ stays close to the worst case."
         )
     else:
         lines.append(
-            f"\nAbout {expected:,.0f} records are expected on the rarer side: the other records' "
+            f"\nAbout {fmt(expected, 'count')} records are expected on the rarer side: the other "
+            "records' "
             "randomness already hides the critical one, so little or no added noise is needed."
         )
     return "\n".join(lines)
@@ -399,7 +400,7 @@ def pi_reading(data: pd.DataFrame, *, noise: str, eps: float) -> str:
         lines.append(
             f"- ν = {nu:g}: worst case δ = {fmt_delta(worst)}; statistical δ = "
             f"{fmt_delta(half)} at π = 1/2"
-            + (f" ({worst / half:.3g}× smaller)" if half > 0 else "")
+            + (f" ({fmt(worst / half, 'ratio')}× smaller)" if half > 0 else "")
             + f", {fmt_delta(float(small['delta']))} at π = {small['pi']:g}."
         )
     return (
@@ -418,9 +419,10 @@ def equal_utility_reading(row: pd.Series, *, pi: float, lam: float, eps: float) 
             "level to match."
         )
     parts = [
-        f"**Reading (π = {pi:g}, λ = {lam:.3g}, ε = {eps:g}).** Noise with the same mean "
-        f"squared error as the sample ({row['utility_loss']:.3g}) needs ν = "
-        f"{row['nu_gaussian']:.3g} (Gaussian) or ν = {row['nu_laplace']:.3g} (Laplace).",
+        f"**Reading (π = {pi:g}, λ = {fmt(lam, 'plain')}, ε = {eps:g}).** Noise with the same mean "
+        f"squared error as the sample ({fmt(row['utility_loss'], 'plain')}) needs ν = "
+        f"{fmt(row['nu_gaussian'], 'plain')} (Gaussian) or ν = {fmt(row['nu_laplace'], 'plain')} "
+        "(Laplace).",
         f"Subsampling gives δ = {fmt_delta(s)}, Gaussian noise δ = {fmt_delta(g)}"
         + (f" ({100 * (g / s - 1):+.1f} %)" if s > 0 else "")
         + f", Laplace noise δ = {fmt_delta(lap)}"
@@ -428,7 +430,8 @@ def equal_utility_reading(row: pd.Series, *, pi: float, lam: float, eps: float) 
     ]
     if lap == 0:
         parts.append(
-            f"Laplace noise this strong is ({1 / row['nu_laplace']:.3g}, 0)-private (Lemma 5), "
+            f"Laplace noise this strong is ({fmt(1 / row['nu_laplace'], 'guarantee')}, 0)-private "
+            "(Lemma 5), "
             f"so at ε = {eps:g} its δ is exactly 0."
         )
     else:
@@ -448,8 +451,8 @@ def equal_utility_table(row: pd.Series, *, n: int, m: int, eps: float) -> pd.Dat
             "mechanism": ["subsampling", "Gaussian noise", "Laplace noise"],
             "setting": [
                 f"n = {m:,} of N = {n:,}",
-                f"ν = {row['nu_gaussian']:.4g}",
-                f"ν = {row['nu_laplace']:.4g}",
+                f"ν = {fmt(row['nu_gaussian'], 'plain')}",
+                f"ν = {fmt(row['nu_laplace'], 'plain')}",
             ],
             "utility loss (MSE)": [row["utility_loss"]] * 3,
             f"δ at ε = {eps:g}": [row["subsampling"], row["gaussian"], row["laplace"]],

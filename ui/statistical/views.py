@@ -13,6 +13,7 @@ import streamlit as st
 
 from core import statistical as sp
 from ui.charts import chart_block, reproduce
+from ui.format import fmt
 from ui.statistical import cache, text
 from ui.statistical import figures as figs
 from ui.widgets import (
@@ -79,7 +80,8 @@ def curve_view(ctx: StatisticalInputs) -> None:
             r"B \sim \mathrm{Bin}(N-1, \pi)",
         ],
         note=(
-            f"n = {m:,} sampled records (λ = {m / n:.3g}). δ is computed from the definition: "
+            f"n = {m:,} sampled records (λ = {fmt(m / n, 'plain')}). δ is computed from the "
+            "definition: "
             "exact sums over the binomial probabilities, exact integrals for the noise. The log "
             "axis stops at 10⁻¹²; the data download has every value. In the worst case the "
             "exact answer gives the record away (δ = 1) and a noiseless sample only hides it "
@@ -87,7 +89,7 @@ def curve_view(ctx: StatisticalInputs) -> None:
         ),
     )
     # A static table wraps its long column names on a phone instead of hiding columns.
-    st.table(summary.set_index(summary.columns[0]).map(lambda v: f"{v:.4g}"))
+    st.table(summary.set_index(summary.columns[0]).map(lambda v: fmt(v, "delta")))
     st.caption(
         f"At ε = {eps:g}. δ(+,−) bounds what the answer reveals when the critical record is "
         "positive, δ(−,+) when it is negative; the guarantee is their maximum (eq. 4)."

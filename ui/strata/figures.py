@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 
 from core import amplification as amp
 from core import strata
+from ui.format import fmt
 from ui.strata.cache import DESIGNS, NEYMAN, PROP_DET, PROP_RAND, SRS
 from ui.theme import (
     PALETTE,
@@ -86,7 +87,8 @@ def allocation_figure(
         y = rate if show_rates else n_i
         hover = (
             "stratum %{x}<br>n_i %{customdata[3]:,}<br>n_i/N_i %{customdata[4]:.3%}"
-            "<br>N_i %{customdata[0]:,}<br>σ_i %{customdata[1]:.4g}<br>r·N_i %{customdata[2]:.2f}"
+            "<br>N_i %{customdata[0]:,}<br>σ_i %{customdata[1]:,.3~r}"
+            "<br>r·N_i %{customdata[2]:,.3~r}"
             f"<extra>{design}</extra>"
         )
         traces.append(_bar(x, y, design, hover, customdata=np.column_stack([custom, n_i, rate])))
@@ -121,10 +123,10 @@ def variance_figure(var_table: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
                 [design],
                 [value],
                 design,
-                "%{x}<br>variance %{y:.4g}<br>standard error %{customdata:.4g}<extra></extra>",
+                "%{x}<br>variance %{y:,.3~r}<br>standard error %{customdata:,.3~r}<extra></extra>",
                 customdata=[float(row["standard error"])],
                 showlegend=False,
-                text=[f"{value:.3g}"],
+                text=[fmt(value, "plain")],
                 textposition="outside",
                 cliponaxis=False,
             )
@@ -178,7 +180,7 @@ def simulation_figure(
     layout["xaxis"]["type"] = "category"
     layout["xaxis"].update(category_ticks(list(DESIGNS)))
     layout["showlegend"] = False
-    line = reference_line(truth, text=f"population mean {truth:,.4g}")
+    line = reference_line(truth, text=f"population mean {fmt(truth, 'value')}")
     line["label"] = {**line["label"], "textposition": "start"}  # type: ignore[dict-item]
     layout["shapes"] = [line]
     return make_figure(traces, layout), frame
@@ -219,21 +221,21 @@ def privacy_rate_figure(
             data["Theorem 7.2 bound"],
             "proportional, randomised rounding: upper bound (Thm 4.3/7.2)",
             2,
-            "r %{x:.4g}<br>ε_target ≤ %{y:.4g}<extra>Theorem 7.2</extra>",
+            "r %{x:,.3~r}<br>ε_target ≤ %{y:,.3~r}<extra>Theorem 7.2</extra>",
         ),
         line_trace(
             r,
             data["6rε"],
             "its small-ε form 6rε",
             4,
-            "r %{x:.4g}<br>6rε = %{y:.4g}<extra></extra>",
+            "r %{x:,.3~r}<br>6rε = %{y:,.3~r}<extra></extra>",
         ),
         line_trace(
             r,
             data["simple random sample"],
             "simple random sample (Thm 2.2)",
             3,
-            "r %{x:.4g}<br>ε_target = %{y:.4g}<extra>simple random sample</extra>",
+            "r %{x:,.3~r}<br>ε_target = %{y:,.3~r}<extra>simple random sample</extra>",
         ),
     ]
     symbols = {NEYMAN: "x", PROP_DET: "diamond", PROP_RAND: "circle"}
@@ -253,11 +255,11 @@ def privacy_rate_figure(
                     "color": PALETTE[_INDEX.get(design, 6)],
                     "line": {"color": "black", "width": 1},
                 },
-                "hovertemplate": "r %{x:.4g}<br>loss %{y:.4g}<extra>" + label + "</extra>",
+                "hovertemplate": "r %{x:,.3~r}<br>loss %{y:,.3~r}<extra>" + label + "</extra>",
             }
         )
     layout = chart_layout(
-        title=f"Population guarantee against the rate (ε_sample = {eps:.3g})",
+        title=f"Population guarantee against the rate (ε_sample = {fmt(eps, 'guarantee')})",
         x_title="sampling rate r = n / N",
         y_title="ε_target (guarantee for the population)",
         log_x=True,
@@ -265,7 +267,7 @@ def privacy_rate_figure(
         hovermode="closest",
         height=460,
     )
-    eps_line = reference_line(eps, text=f"ε_sample = {eps:.3g}: no sampling")
+    eps_line = reference_line(eps, text=f"ε_sample = {fmt(eps, 'guarantee')}: no sampling")
     eps_line["label"]["textposition"] = "start"  # type: ignore[index]
     layout["shapes"] = [
         eps_line,
@@ -395,7 +397,7 @@ def rounding_figure(example: strata.RoundingExample, eps: float) -> tuple[go.Fig
     for k, column in enumerate(data.columns[1:]):
         index = 1 if k < 2 else 2
         trace = line_trace(
-            y, data[column], column, index, "count %{x:.2f}<br>density %{y:.4g}<extra></extra>"
+            y, data[column], column, index, "count %{x:,.3~r}<br>density %{y:,.3~r}<extra></extra>"
         )
         trace["line"] = {**series_style(index), "dash": "solid" if k % 2 == 0 else "dot"}
         traces.append(trace)
@@ -417,21 +419,21 @@ def random_size_figure(table: pd.DataFrame, eps: float, n: int) -> tuple[go.Figu
             table["upper bound"],
             "upper bound",
             0,
-            "σ %{x:.4g}<br>ε_target ≤ %{y:.5g}",
+            "σ %{x:,.3~r}<br>ε_target ≤ %{y:,.3~r}",
         ),
         line_trace(
             x,
             table["lower bound"],
             "lower bound",
             1,
-            "σ %{x:.4g}<br>ε_target ≥ %{y:.5g}",
+            "σ %{x:,.3~r}<br>ε_target ≥ %{y:,.3~r}",
         ),
         line_trace(
             x,
             table["fixed size (Thm 2.2)"],
             "fixed size at the mean (Thm 2.2)",
             2,
-            "σ %{x:.4g}<br>ε_target = %{y:.5g}<extra>fixed size</extra>",
+            "σ %{x:,.3~r}<br>ε_target = %{y:,.3~r}<extra>fixed size</extra>",
         ),
     ]
     layout = chart_layout(

@@ -15,6 +15,7 @@ import pandas as pd
 from core import amplification as amp
 from core import strata
 from core.populations import Population
+from ui.format import fmt
 from ui.snippets import population_snippet
 from ui.strata import cache
 
@@ -79,7 +80,8 @@ def example_notice(name: str, size: int, k: int, m: int, eps_sample: float) -> s
         "needs a stratum label on every record. **What follows is the paper's example, not the "
         f"active population:** the built-in establishments (N = {size:,} records in {k} "
         f"employee size classes), with the paper's n = {m:,} and this page's "
-        f"ε_sample = {eps_sample:.4g}. Make them the active population with the button below, "
+        f"ε_sample = {fmt(eps_sample, 'guarantee')}. Make them the active population with the "
+        "button below, "
         "or upload a CSV with a *Stratum column* on the Population page."
     )
 
@@ -102,14 +104,14 @@ def vacuous(bound: float, eps_sample: float) -> bool:
 
 def bound_value(bound: float, eps_sample: float) -> str:
     """A bound for a metric: the number, or the words when it does not amplify."""
-    return "no amplification" if vacuous(bound, eps_sample) else f"{bound:.4g}"
+    return "no amplification" if vacuous(bound, eps_sample) else fmt(bound, "guarantee")
 
 
 def bound_help(bound: float, eps_sample: float) -> str:
     """Help text of a bound metric: the number first (also when the value shows words)."""
-    text = f"{bound:.6g}"
+    text = fmt(bound, "guarantee", 6)
     if vacuous(bound, eps_sample):
-        text += f"; {NO_AMPLIFICATION} = {eps_sample:.4g}"
+        text += f"; {NO_AMPLIFICATION} = {fmt(eps_sample, 'guarantee')}"
     return text
 
 
@@ -151,14 +153,16 @@ def verdict(
     elif np.isfinite(rand):
         acc = (
             f"**Accuracy.** With n = {m:,} records, Neyman allocation estimates the mean with "
-            f"a standard error of {np.sqrt(ney):,.4g}, against {np.sqrt(rand):,.4g} for "
-            f"randomised proportional allocation: its variance is {rand / ney:,.2f}× smaller."
+            f"a standard error of {fmt(np.sqrt(ney), 'error')}, against "
+            f"{fmt(np.sqrt(rand), 'error')} for "
+            f"randomised proportional allocation: its variance is {fmt(rand / ney, 'ratio')}× "
+            "smaller."
         )
     else:
         acc = (
             f"**Accuracy.** With n = {m:,} records some strata have r·N_i < 1, so randomised "
             "proportional allocation may leave one empty (infinite variance); Neyman "
-            f"allocation has a standard error of {np.sqrt(ney):,.4g}."
+            f"allocation has a standard error of {fmt(np.sqrt(ney), 'error')}."
         )
     bound = float(strata.proportional_eps_bound(eps, rate))
     srs = float(amp.eps_target(eps, rate))
@@ -172,7 +176,8 @@ def verdict(
         ney_text = (
             "Neyman's allocation depends on the data: changing one record changes its "
             f"stratum sample sizes by {moved} in total, so a mechanism that releases noisy "
-            f"stratum sample sizes leaks {moved}·ε_sample = {cmp.count_loss(eps, 'neyman'):.3g} "
+            f"stratum sample sizes leaks {moved}·ε_sample = "
+            f"{fmt(cmp.count_loss(eps, 'neyman'), 'guarantee')} "
             "between the two populations — "
             + ("more than" if moved > 1 else "as much as")
             + f" privatising the whole population (ε_sample = {eps:g}). No guarantee can be "
@@ -189,18 +194,20 @@ def verdict(
             "Theorem 7.2 would bound randomised proportional allocation, but it needs "
             f"r·N_i ≥ 1 in every stratum and {small} "
             + ("stratum is" if small == 1 else "strata are")
-            + f" smaller than 1/r = {1 / rate:,.4g} records here: raise n."
+            + f" smaller than 1/r = {fmt(1 / rate, 'count')} records here: raise n."
         )
     elif not vacuous(bound, eps):
         prop_text = (
-            f"Randomised proportional allocation guarantees ε_target ≤ {bound:.3g} "
-            f"(Theorem 7.2), below ε_sample = {eps:g}, though above the {srs:.3g} of Poisson "
+            f"Randomised proportional allocation guarantees ε_target ≤ {fmt(bound, 'guarantee')} "
+            f"(Theorem 7.2), below ε_sample = {eps:g}, though above the {fmt(srs, 'guarantee')} of "
+            "Poisson "
             "sampling at the same rate (eq. 3)."
         )
     else:
         prop_text = (
-            f"Randomised proportional allocation at r = {rate:.3g}: {NO_AMPLIFICATION} "
-            f"(Theorem 7.2 gives {bound:.3g}, ε_sample = {eps:g}). The bound is about "
+            f"Randomised proportional allocation at r = {fmt(rate, 'rate')}: {NO_AMPLIFICATION} "
+            f"(Theorem 7.2 gives {fmt(bound, 'guarantee')}, ε_sample = {eps:g}). The bound is "
+            "about "
             "6·r·ε_sample, so it amplifies only for small rates and small budgets."
         )
     return f"{acc}\n\n**Privacy.** {ney_text} {prop_text}"
@@ -209,10 +216,12 @@ def verdict(
 def target_reading(eps_target: float, rate: float, allowed: float, poisson: float) -> str:
     """Plain words for the ε_target → ε_sample direction (markdown)."""
     text = (
-        f"To promise the population **ε_target = {eps_target:g}** at rate r = {rate:.3g}, "
+        f"To promise the population **ε_target = {eps_target:g}** at rate r = {fmt(rate, 'rate')}, "
         f"randomised proportional allocation lets the mechanism spend **ε_sample = "
-        f"{allowed:.4g}** (Theorem 7.2 inverted exactly); Poisson sampling at the same rate "
-        f"would allow {poisson:.4g} (eq. 3). Neyman allocation depends on the data and gets no "
+        f"{fmt(allowed, 'guarantee')}** (Theorem 7.2 inverted exactly); Poisson sampling at the "
+        "same rate "
+        f"would allow {fmt(poisson, 'guarantee')} (eq. 3). Neyman allocation depends on the data "
+        "and gets no "
         "such guarantee."
     )
     if allowed <= eps_target:
@@ -279,10 +288,13 @@ def neighbour_degradation(
         f"**Privacy degradation.** Neyman's stratum sample sizes change by {moved} in "
         f"total; stratum **{cmp.labels[top]}** moves most ({shift:+d}). A mechanism "
         "that is ε_sample-DP on the sample and releases the noisy sample size of that "
-        f"stratum leaks {ney_one:.3g} = {abs(shift)}·ε_sample between P and P′; "
-        f"releasing all {strata_count} noisy sizes leaks {ney_all:.3g} = {moved}·ε_sample. "
-        f"Without any sampling the loss would be at most ε_sample = {eps_sample:.4g}. The same "
-        f"release leaks {det_all:.3g} under rounded and {rnd_all:.3g} under randomised "
+        f"stratum leaks {fmt(ney_one, 'guarantee')} = {abs(shift)}·ε_sample between P and P′; "
+        f"releasing all {strata_count} noisy sizes leaks {fmt(ney_all, 'guarantee')} = "
+        f"{moved}·ε_sample. "
+        "Without any sampling the loss would be at most ε_sample = "
+        f"{fmt(eps_sample, 'guarantee')}. The same "
+        f"release leaks {fmt(det_all, 'guarantee')} under rounded and {fmt(rnd_all, 'guarantee')} "
+        "under randomised "
         "proportional "
         "allocation."
     )

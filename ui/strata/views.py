@@ -17,7 +17,7 @@ from core import amplification as amp
 from core import strata
 from core.populations import ESTABLISHMENT_SIZE_CLASSES, Population
 from ui.charts import chart_block
-from ui.format import number
+from ui.format import fmt, number
 from ui.state import builtin_population
 from ui.strata import cache, text
 from ui.strata import figures as figs
@@ -47,12 +47,12 @@ def target_metrics(eps_target: float, rate: float) -> float:
     eps = float(strata.proportional_eps_sample_for_target(eps_target, rate))
     poisson_sample = float(amp.eps_sample(eps_target, rate))
     t1, t2, t3 = st.columns(3)
-    t1.metric("ε_sample allowed, randomised proportional (Thm 7.2)", f"{eps:.4g}")
-    t2.metric("ε_sample allowed, Poisson sampling at n/N (eq. 3)", f"{poisson_sample:.4g}")
-    t3.metric("ε_sample without sampling", f"{eps_target:.4g}")
+    t1.metric("ε_sample allowed, randomised proportional (Thm 7.2)", fmt(eps, "guarantee"))
+    t2.metric("ε_sample allowed, Poisson sampling at n/N (eq. 3)", fmt(poisson_sample, "guarantee"))
+    t3.metric("ε_sample without sampling", fmt(eps_target, "guarantee"))
     st.markdown(
         text.target_reading(eps_target, rate, eps, poisson_sample)
-        + f" The tabs below use ε_sample = {eps:.4g}."
+        + f" The tabs below use ε_sample = {fmt(eps, 'guarantee')}."
     )
     return eps
 
@@ -165,7 +165,8 @@ def allocation_view(ctx: StrataInputs) -> None:
         key="strata_allocations",
         explanation=(
             f"Each group of bars is one stratum of {pop.name}. Proportional allocation draws the "
-            f"same share r = n/N = {rate:.3g} of every stratum; Neyman draws more where the "
+            f"same share r = n/N = {fmt(rate, 'rate')} of every stratum; Neyman draws more where "
+            "the "
             "stratum is both large and spread out (N_i·σ_i) and takes a stratum whole when its "
             f"share would exceed its size{whole_text}. The randomised rounding is one draw "
             "(seed from the sidebar)."
@@ -395,26 +396,30 @@ def rounding_section(ctx: StrataInputs) -> None:
     k1.metric("Rounded: records drawn from P / P′", f"{da} / {db}")
     k2.metric(
         "Loss of the noisy count, rounded",
-        f"{det_loss:.3g}",
+        fmt(det_loss, "guarantee"),
         help="The released count |S| + Laplace(1/ε) on P against P′.",
     )
-    k3.metric("Loss of the noisy count, randomised", f"{rnd_loss:.3g}")
+    k3.metric("Loss of the noisy count, randomised", fmt(rnd_loss, "guarantee"))
     if da != db:
         st.markdown(
-            f"Rounding r·|P| = {example.rate * example.size:.4g} and r·|P′| = "
-            f"{example.rate * (example.size + 1):.4g} to the nearest integer draws {da} and "
+            f"Rounding r·|P| = {fmt(example.rate * example.size, 'plain')} and r·|P′| = "
+            f"{fmt(example.rate * (example.size + 1), 'plain')} to the nearest integer draws {da} "
+            "and "
             f"{db} records: the sample size itself reveals which population it came from, and "
-            f"the noisy count leaks {det_loss:.3g} = {abs(db - da)}ε — no amplification at all. "
+            f"the noisy count leaks {fmt(det_loss, 'guarantee')} = {abs(db - da)}ε — no "
+            "amplification at all. "
             f"Randomised rounding draws {fa} or {fa + 1} records from P ({fa + 1} with "
-            f"probability {pa:.2f}) and {fb} or {fb + 1} from P′ ({fb + 1} with probability "
-            f"{pb:.2f}), so the two are hard to tell apart: the same noisy count leaks only "
-            f"{rnd_loss:.3g}."
+            f"probability {fmt(pa, 'share')}) and {fb} or {fb + 1} from P′ ({fb + 1} with "
+            "probability "
+            f"{fmt(pb, 'share')}), so the two are hard to tell apart: the same noisy count leaks "
+            "only "
+            f"{fmt(rnd_loss, 'guarantee')}."
         )
     else:
         st.markdown(
             f"Here both sizes round to {da}, so this pair does not expose the rounding; the "
             f"paper's example is |P| = 14 at r = 1/10. Randomised rounding leaks "
-            f"{rnd_loss:.3g} on the noisy count."
+            f"{fmt(rnd_loss, 'guarantee')} on the noisy count."
         )
     fig, data = figs.rounding_figure(example, eps)
     chart_block(
@@ -466,7 +471,7 @@ def privacy_view(ctx: StrataInputs) -> None:
     srs = float(amp.eps_target(eps, rate))
     approx = float(strata.proportional_eps_approx(eps, rate))
     k1, k2, k3, k4 = st.columns(4)
-    k1.metric("ε_sample (budget on the sample)", f"{eps:.4g}")
+    k1.metric("ε_sample (budget on the sample)", fmt(eps, "guarantee"))
     k2.metric(
         "ε_target bound, randomised proportional (Thm 7.2)",
         text.bound_value(bound, eps),
@@ -474,8 +479,8 @@ def privacy_view(ctx: StrataInputs) -> None:
         delta_color="inverse",
         help=text.bound_help(bound, eps),
     )
-    k3.metric("6·r·ε_sample (small-ε form)", f"{approx:.4g}")
-    k4.metric("ε_target, Poisson sampling (eq. 3)", f"{srs:.4g}")
+    k3.metric("6·r·ε_sample (small-ε form)", fmt(approx, "guarantee"))
+    k4.metric("ε_target, Poisson sampling (eq. 3)", fmt(srs, "guarantee"))
     fig, data = figs.privacy_rate_figure(eps, rate, markers)
     chart_block(
         fig,
@@ -483,7 +488,8 @@ def privacy_view(ctx: StrataInputs) -> None:
         key="strata_privacy_rate",
         explanation=(
             "For each sampling rate, the guarantee the population gets when the mechanism on "
-            f"the sample spends ε_sample = {eps:.4g}. Randomised proportional allocation "
+            f"the sample spends ε_sample = {fmt(eps, 'guarantee')}. Randomised proportional "
+            "allocation "
             "(green) is guaranteed roughly 6·r·ε_sample — six times the Poisson-sampling value "
             "(eq. 3) for small budgets, and below ε_sample only for small rates. The markers "
             "at this page's rate are the loss of one concrete ε_sample-DP mechanism (noisy "
@@ -505,7 +511,8 @@ def privacy_view(ctx: StrataInputs) -> None:
         if small.size:
             names = ", ".join(str(summ.labels[i]) for i in small[:8])
             st.warning(
-                f"Theorem 7.2 needs r·N_i ≥ 1 in every stratum; at r = {rate:.3g} it fails for "
+                f"Theorem 7.2 needs r·N_i ≥ 1 in every stratum; at r = {fmt(rate, 'rate')} it "
+                "fails for "
                 f"{small.size} {'stratum' if small.size == 1 else 'strata'} "
                 f"({names}{'…' if small.size > 8 else ''}), so the bound does not cover this "
                 "design. Raise n.",
@@ -588,7 +595,7 @@ def simulation_view(ctx: StrataInputs) -> None:
     )
     st.caption(
         f"With {reps:,} samples the simulated variance is within about "
-        f"±{200 * np.sqrt(2 / (reps - 1)):.0f} % of the formula (two standard errors)."
+        f"±{fmt(2 * np.sqrt(2 / (reps - 1)), 'share', 1)} of the formula (two standard errors)."
     )
 
 
@@ -637,7 +644,8 @@ def random_size_view(ctx: StrataInputs) -> None:
         explanation=(
             f"The sample size is a Gaussian with mean {mean_fraction:g}·N, cut to 0…N, and "
             "the x-axis is its spread. A tightly concentrated size behaves like a fixed one "
-            f"(ε_target ≈ {table['fixed size (Thm 2.2)'].iloc[0]:.3g}); as the spread grows, "
+            f"(ε_target ≈ {fmt(table['fixed size (Thm 2.2)'].iloc[0], 'guarantee')}); as the "
+            "spread grows, "
             "the tilted mean creeps towards N and ε_target towards ε_sample. With N = 10⁴ and "
             "ε_sample = 0.01 a spread of about 800 already gives ε_target close to ε_sample "
             "(Bun et al. Figure 2). The upper bound "

@@ -124,7 +124,7 @@ def test_posterior_figure_plots_the_bound_against_the_prior():
     fig, data = figs.posterior_figure(1.0, 0.01, priors, marker_prior=0.01)
     assert fig.layout.xaxis.type == "log"
     curves = [t for t in fig.data if t.mode == "lines" and t.name.startswith("ε_")]
-    assert [t.name for t in curves] == ["ε_target = 1", "ε_sample = 5.152"]
+    assert [t.name for t in curves] == ["ε_target = 1", "ε_sample = 5.15"]
     np.testing.assert_array_equal(curves[0].y, risk.posterior_bound(1.0, priors))
     np.testing.assert_array_equal(
         curves[1].y, risk.posterior_bound(amp.eps_sample(1.0, 0.01), priors)

@@ -26,7 +26,7 @@ def test_default_sample_size_rejects_an_empty_population():
 
 def test_delta_help_names_n_and_the_default():
     help_text = text.delta_help(10_001, 1 / 20_002)
-    assert "N = 10,001 gives 4.9995e-05" in help_text and "1/(2N)" in help_text
+    assert "N = 10,001 gives 5e-5" in help_text and "1/(2N)" in help_text
 
 
 @pytest.mark.parametrize(
@@ -87,7 +87,7 @@ def test_odds_summary_says_at_most_worst_case_and_delta():
     assert "at most **2.94 in 100** sure" in words
     assert "at most **60 in 100**" in words
     assert "worst-case attacker" in words
-    assert "With δ_target = 5e-05, " in words and "chance of at most 0.0001 (2·δ_target)" in words
+    assert "With δ_target = 5e-5, " in words and "chance of at most 1e-4 (2·δ_target)" in words
 
 
 @pytest.mark.parametrize(
@@ -115,12 +115,12 @@ def test_odds_display_formats_the_odds_table():
         "with ε_target: at most",
         "with ε_sample: at most",
     ]
-    assert shown.iloc[0].tolist() == ["1.099", "1.099", "2.94 in 100", "2.94 in 100"]
+    assert shown.iloc[0].tolist() == ["1.1", "1.1", "2.94 in 100", "2.94 in 100"]
 
 
 def test_delta_caveat_words_the_tail_bound():
     assert text.delta_caveat(0.0).endswith("on every release.")
     one = text.delta_caveat(1e-6, both=False)
     assert one.startswith("It is an upper bound") and "it can be exceeded" in one
-    assert "at most 2e-06 (2·δ_target)" in one and "certainty with a chance of at most 1e-06" in one
+    assert "at most 2e-6 (2·δ_target)" in one and "certainty with a chance of at most 1e-6" in one
     assert "the ε_target bound can be exceeded" in text.delta_caveat(1e-6)

@@ -15,6 +15,7 @@ import pytest
 from core import clusters as cl
 from ui.clusters import figures as figs
 from ui.clusters import text as cl_text
+from ui.format import fmt
 
 EPS, K, L = 1.0, 100, 10
 
@@ -56,8 +57,11 @@ def test_summary_and_reading_numbers_equal_core():
     assert numbers["kept_high"] == pytest.approx((EPS - float(lower)) / (EPS - srs))
     text = cl_text.reading(numbers, K, L)
     assert f"**{L:,} of {K:,} clusters** (10 %)" in text
-    assert f"**ε_target = {srs:.4g}**" in text  # the Poisson comparison
-    assert cl_text.eps_range(float(lower), float(upper)) in text or f"{float(upper):.4g}" in text
+    assert f"**ε_target = {fmt(srs, 'guarantee')}**" in text  # the Poisson comparison
+    assert (
+        cl_text.eps_range(float(lower), float(upper)) in text
+        or fmt(float(upper), "guarantee") in text
+    )
     census = cl_text.reading(figs.summary(EPS, K, K, 50, 1.0), K, K)
     assert census.startswith(f"All {K:,} clusters are drawn")
 
@@ -65,7 +69,7 @@ def test_summary_and_reading_numbers_equal_core():
 def test_eps_range_exp_text_counting_table_and_bounds_table():
     assert cl_text.eps_range(0.5, 0.50001) == "ε_target ≈ 0.5"
     assert cl_text.eps_range(0.2, 0.7) == "ε_target between 0.2 and 0.7"
-    assert cl_text.exp_text(1.0) == f"{math.e:.4g}"
+    assert cl_text.exp_text(1.0) == fmt(math.e, "plain")
     assert cl_text.exp_text(1e4) == f"10^{1e4 / math.log(10):,.0f}"
     table = figs.counting_test_table(0.5, 10)
     assert table["Pr(count + noise > M)"].tolist() == [0.5, pytest.approx(0.5 * math.exp(-5))]

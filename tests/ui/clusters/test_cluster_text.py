@@ -7,10 +7,11 @@ Break caught (tests/break_checks.py ``cluster-metric-vacuous-inverted``): a boun
 from __future__ import annotations
 
 from ui.clusters import text
+from ui.format import fmt
 
 
 def test_metric_value_shows_the_bound_or_no_amplification():
-    assert text.metric_value(0.1234567, 1.0) == "0.1235"
+    assert text.metric_value(0.1234567, 1.0) == "0.123"
     assert text.metric_value(1.0, 1.0) == "no amplification"
     assert text.metric_value(1.5, 1.0) == "no amplification"
 
@@ -18,7 +19,7 @@ def test_metric_value_shows_the_bound_or_no_amplification():
 def test_target_reading_names_safe_unsafe_and_poisson_budgets():
     words = text.target_reading(0.5, 1.2, 1.9, 2.6, 100, 10)
     assert "**ε_sample = 1.2**" in words and "never more than 1.9" in words
-    assert "ε_sample = 2.6" in words and f"by {1.2 / 0.5:.3g}" in words
+    assert "ε_sample = 2.6" in words and f"by {fmt(1.2 / 0.5, 'ratio')}" in words
     equal = text.target_reading(0.5, 1.2, 1.2, 2.6, 100, 10)
     assert "no more (Theorem 5.1 gives the same value" in equal
     census = text.target_reading(0.5, 0.5, 0.5, 0.5, 10, 10)

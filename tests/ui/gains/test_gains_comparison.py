@@ -258,7 +258,7 @@ def test_ties_note_only_when_ties_are_many_and_the_factor_is_large():
     assert text.mechanism_factor(result.table, "exponential", "smooth_laplace") == 30.0
     note = text.ties_note(result, 150.0, 500, 10_001, 0.5)
     assert note is not None
-    assert "500 of the 10,001 records (5.0 %)" in note and "value, 150" in note
+    assert "500 of the 10,001 records (5 %)" in note and "value, 150" in note
     assert "smooth-sensitivity Laplace (1)" in note and "30 times smaller" in note
     assert "(30)" in note
     # Too few ties, or too small a factor, or no exponential mechanism: no note.

@@ -144,7 +144,7 @@ def test_violin_figures_draw_each_groups_values():
         per_rep, eps_target=1.0, column="err", title="t", y_title="y", log_y=True, reference=4.5
     )
     names = [t.name for t in fig.data]
-    assert names == ["n/N = 0.1<br>(n = 10)", "n/N = 0.5<br>(n = 50)", "population (rate 1)"]
+    assert names == ["n/N = 10 %<br>(n = 10)", "n/N = 50 %<br>(n = 50)", "population (rate 1)"]
     assert list(fig.data[0].y) == [2.0]  # the zero cannot be drawn on a log axis
     assert "ε_target = 1" in fig.layout.title.text and fig.layout.shapes[0].y0 == 4.5
     titled, _ = figs.violin_by_rate_figure(

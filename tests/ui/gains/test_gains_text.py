@@ -32,7 +32,7 @@ def _run(code: str) -> str:
 
 def test_delta_help_states_one_over_two_n():
     assert text.delta_help(10_001, 1 / 20_002) == (
-        "Defaults to 1/(2N) of the active population: N = 10,001 gives 4.9995e-05, as Hu et "
+        "Defaults to 1/(2N) of the active population: N = 10,001 gives 5e-5, as Hu et "
         "al. use. A value you type is kept and stored in the link."
     )
 
@@ -159,4 +159,4 @@ def test_theory_caption_turns_the_smallest_rate_into_a_sample_size():
     )
     assert "n ≈ 1 record of" in text.theory_population_caption("Lognormal", 10_001, 1e-4)
     below = text.theory_population_caption("Tiny", 500, 1e-4)
-    assert "less than one of its N = 500 records" in below and "1/N = 0.002" in below
+    assert "less than one of its N = 500 records" in below and "1/N = 0.2 %" in below

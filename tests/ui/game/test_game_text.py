@@ -22,7 +22,7 @@ def test_round_feedback_and_score_lines() -> None:
 
 
 def test_release_values_and_labels() -> None:
-    assert text.release_value(1.26, "count") == "1.3"
+    assert text.release_value(1.264, "count") == "1.26"
     assert text.release_value(0.12345, "share") == "0.123"
     assert text.release_label("share") == "Noisy share"
     assert "out of the 100 planned" in text.release_caption("share", "simple random", 100.0)
@@ -62,7 +62,7 @@ def test_verdict_holds_for_simple_random_and_breaks_for_clusters() -> None:
 
 def test_settings_line_names_the_design() -> None:
     line = text.settings_line(games.GameSetup("cluster", 20, 25, 4, 1.0, "typical", 0.3), 10)
-    assert line.startswith("Cluster sample: ℓ = 4 of k = 20 clusters of M = 25 (rate 0.2)")
+    assert line.startswith("Cluster sample: ℓ = 4 of k = 20 clusters of M = 25 (rate 20 %)")
     assert "typical, π = 0.3" in line and line.endswith("10 rounds")
 
 
@@ -82,14 +82,14 @@ def test_snippet_runs_and_prints_the_exact_loss() -> None:
 def test_knowledge_hint_gives_the_adversarys_numbers():
     cluster = games.GameSetup("cluster", 20, 25, 10, 1.0, "worst case")
     hint = text.knowledge_hint(cluster)
-    assert "26.0 with Alice in and 25.0 without her" in hint
-    assert "not drawn (chance 50%), 0.0 either way" in hint
+    assert "26 with Alice in and 25 without her" in hint
+    assert "not drawn (chance 50 %), 0 either way" in hint
     scale = 1.0 / cluster.eps_sample
-    assert f"scale {scale:.1f}" in hint
+    assert f"scale {text.fmt(scale, 'plain', 3)}" in hint
     srs = games.GameSetup("simple random", 20, 25, 100, 1.0, "worst case", statistic="share")
     hint = text.knowledge_hint(srs)
-    assert "0.010 if Alice is in and was drawn (chance 20.0% when she is in)" in hint
-    assert "0.000 otherwise" in hint and "÷ planned size" in hint
+    assert "0.01 if Alice is in and was drawn (chance 20 % when she is in)" in hint
+    assert "0 otherwise" in hint and "÷ planned size" in hint
     typical = games.GameSetup("simple random", 20, 25, 100, 1.0, "typical", 0.3)
     dist = games.count_distribution(typical)
     mean_in = float((dist.support * np.exp(dist.log_in)).sum())

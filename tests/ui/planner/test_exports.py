@@ -29,6 +29,7 @@ from core.populations import make_builtin
 from tests.conftest import ROOT, skip_unless
 from tests.notebooks import best_values, printed_text
 from ui.downloads import TITLE_STANDOFF
+from ui.format import fmt
 from ui.planner.exports import (
     DESIGN_EXPLANATIONS,
     GROUP_PRIVACY_NOTE,
@@ -354,18 +355,19 @@ def test_report_holds_parameters_ranked_rows_and_recommendation(result, populati
         assert cells[column["Design"]] == expected["design_label"]
         assert cells[column["Mechanism"]] == expected["mechanism_label"]
         assert cells[column["Bound that gives ε_sample"]] == expected["accounting"]
-        assert _number(cells[column["Rate n/N"]]) == pytest.approx(100 * expected["rate"], rel=5e-4)
-        for name, field in (
-            ("RMSE ± MC s.e.", "rmse"),
-            ("95 % error bound ± MC s.e.", "error_95"),
-            ("ε_sample", "eps_sample"),
-            ("Noise part (MSE)", "noise_part"),
+        # Each number as the page writes it: ui.format.fmt with the number's role.
+        assert cells[column["Rate n/N"]] == fmt(expected["rate"], "rate")
+        for name, field, role in (
+            ("RMSE ± MC s.e.", "rmse", "error"),
+            ("95 % error bound ± MC s.e.", "error_95", "error"),
+            ("ε_sample", "eps_sample", "guarantee"),
+            ("Noise part (MSE)", "noise_part", "plain"),
         ):
-            shown = cells[column[name]].split("±")
-            assert _number(shown[0]) == pytest.approx(expected[field], rel=5e-4), name
+            shown = [part.strip() for part in cells[column[name]].split("±")]
+            assert shown[0] == fmt(expected[field], role), name
+            assert _number(shown[0]) == pytest.approx(expected[field], rel=5e-3), name
             if len(shown) > 1:  # the Monte Carlo standard error beside a simulated error
-                se = expected[f"{field}_se"]
-                assert _number(shown[1]) == pytest.approx(se, rel=5e-4), name
+                assert shown[1] == fmt(expected[f"{field}_se"], role), name
 
     rmse_cells = [cells[column["RMSE ± MC s.e."]] for cells in rows]
     assert any("±" in cell for cell in rmse_cells)  # simulated rows carry their s.e.

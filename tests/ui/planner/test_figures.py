@@ -15,6 +15,7 @@ from core import planner, resolution
 from core.mechanisms import MECHANISMS
 from core.populations import make_builtin
 from tests.pages.harness import array
+from ui.format import fmt
 from ui.planner import figures as figs
 
 POP = make_builtin("lognormal", seed=1, size=3001)
@@ -143,7 +144,7 @@ def test_census_label_sits_away_from_the_star_and_hover_tells_the_true_error(est
     census = fig.layout.shapes[0]
     assert census.label.text == "census (exact)" and census.label.textposition == "start"
     star = next(t for t in fig.data if t.name == "best plan")
-    assert f"{float(establishments.best['error_95']):.4g}" in star.text[0]
+    assert fmt(float(establishments.best["error_95"]), "error") in star.text[0]
     assert "exact to the data's resolution" in star.text[0]
     assert fig.layout.xaxis.title.standoff > 0
 

@@ -107,7 +107,7 @@ def test_an_optimised_split_is_said_with_its_shares() -> None:
     words = pub.composition_words(plan)
     assert "optimised to minimise the largest relative 95 % error" in words
     for stat, share in zip(plan.statistics, plan.shares, strict=True):
-        assert f"{stat} {pub.percent(share, 3)}" in words
+        assert f"{stat} {pub.fmt(share, 'share')}" in words
     assert sum(plan.shares) == pytest.approx(1.0, rel=1e-12)
 
 

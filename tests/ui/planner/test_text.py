@@ -18,7 +18,7 @@ from core import planner, resolution
 from core.mechanisms import MECHANISMS
 from core.population import Population
 from core.populations import make_builtin
-from ui.format import adaptive_percent, readable, significant
+from ui.format import fmt
 from ui.planner import figures as figs
 from ui.planner import text
 from ui.planner.exports.report import _gain_words
@@ -50,14 +50,14 @@ def test_recommendation_for_a_gain_names_rate_bound_and_gain(gain):
     assert best["design"] == "srs"
     words = text.recommendation(gain)
     share = 1 - best["error_95"] / gain.census["error_95"]
-    article = "an" if adaptive_percent(best["rate"]).startswith(("8", "11 ", "18")) else "a"
+    article = "an" if fmt(best["rate"], "rate").startswith(("8", "11 ", "18")) else "a"
     assert words.startswith(
-        f"Privatise {article} {adaptive_percent(best['rate'])} simple random sample "
+        f"Privatise {article} {fmt(best['rate'], 'rate')} simple random sample "
         f"(without replacement) ({figs.short_mechanism(best['mechanism_label'])}): 95 % of "
         "releases"
     )
-    assert f"within ±{readable(best['error_95'], 3)} of the population median" in words
-    assert f"{adaptive_percent(share)} tighter than privatising the whole register." in words
+    assert f"within ±{fmt(best['error_95'], 'error')} of the population median" in words
+    assert f"{fmt(share, 'share')} tighter than privatising the whole register." in words
     assert "gains nothing" not in words
 
 
@@ -69,14 +69,14 @@ def test_recommendation_for_a_loss_keeps_the_census_and_says_why(loss):
     assert words.startswith(
         f"Privatise the whole register ({figs.short_mechanism(census['mechanism_label'])}): "
         "95 % of releases "
-        f"within ±{readable(census['error_95'], 3)} of the population median."
+        f"within ±{fmt(census['error_95'], 'error')} of the population median."
     )
     assert "No sampling design is more accurate here at this ε_target." in words
     assert srs["gain"] < -1  # the error is several times the census's
     assert (
         "Sampling gains nothing here: a simple random sample (without replacement) at its "
-        f"best rate, {adaptive_percent(srs['rate'])}, is "
-        f"{readable(1 - srs['gain'], 3)} times the error of the whole register." in words
+        f"best rate, {fmt(srs['rate'], 'rate')}, is "
+        f"{fmt(1 - srs['gain'], 'ratio')} times the error of the whole register." in words
     )
 
 
@@ -101,7 +101,7 @@ def test_rmse_objective_words():
         LOGNORMAL, eps_target=0.1, designs=("census", "srs"), reps=50, objective="rmse"
     )
     words = text.recommendation(result)
-    assert f"root mean squared error {readable(result.best['rmse'], 3)}" in words
+    assert f"root mean squared error {fmt(result.best['rmse'], 'error')}" in words
 
 
 def test_cluster_design_that_gains_nothing_names_the_cluster_size():
@@ -176,14 +176,14 @@ def test_ranked_list_states_every_number_of_the_ranked_table(gain):
     assert len(lines) == len(ranked)
     for i, (line, row) in enumerate(zip(lines, ranked.to_dict("records"), strict=True), 1):
         assert line.startswith(f"{i}. **{row['design']}, {row['mechanism']}**")
-        assert f"ε_sample = {significant(row['ε_sample'], 4)}" in line
-        assert f"RMSE {significant(row['RMSE'], 4)}" in line
-        assert f"±{significant(row['95 % bound'], 4)}" in line
-        assert f"{100 * row['sampling part']:.0f} % sampling" in line
+        assert f"ε_sample = {fmt(row['ε_sample'], 'guarantee')}" in line
+        assert f"RMSE {fmt(row['RMSE'], 'error')}" in line
+        assert f"±{fmt(row['95 % bound'], 'error')}" in line
+        assert f"{fmt(row['sampling part'], 'share')} sampling" in line
         if row["design"] == "Census":
             assert "(exact)" in line
         else:
-            assert f"± {significant(row['± se'], 2)}" in line
+            assert f"± {fmt(row['± se'], 'error')}" in line
             assert text.relative_change(row["gain vs census"]) in line
     assert lines[0].endswith("tighter than the census.")  # SRS wins here
 
@@ -203,7 +203,7 @@ def quantile() -> planner.PlanResult:
 
 def test_quantile_wording_names_the_level(quantile):
     words = text.recommendation(quantile)
-    assert f"±{readable(quantile.best['error_95'], 3)} of the population 0.9-quantile" in words
+    assert f"±{fmt(quantile.best['error_95'], 'error')} of the population 0.9-quantile" in words
     assert "median" not in words
     rmse = dataclasses.replace(quantile, objective="rmse")
     assert text.measure_phrase(rmse, quantile.best).endswith("around the population 0.9-quantile")
@@ -211,7 +211,7 @@ def test_quantile_wording_names_the_level(quantile):
     assert quantile.population_value == LOGNORMAL.values[rank - 1]
     line = text.population_value_line(quantile)
     assert line.startswith("The population 0.9-quantile, which every error is measured against: ")
-    assert f"{significant(quantile.population_value, 6)}, the value of rank {rank:,} (⌈qN⌉)" in line
+    assert f"{fmt(quantile.population_value, 'value')}, the value of rank {rank:,} (⌈qN⌉)" in line
     fig, _ = figs.objective_figure(quantile)
     assert "of the released 0.9-quantile" in fig.layout.title.text
     assert text.statistic_words("quantile", 0.25) == "0.25-quantile"
@@ -264,8 +264,8 @@ def test_odds_text_reads_eps_target_and_the_designs_eps_sample():
     words = text.odds_text(0.01, 1.0, 0.0267, sample, 0.636, 5e-5)
     assert "With ε_target = 1, someone who thought it 1 in 100" in words
     assert "at most **2.67 in 100** sure" in words
-    assert "ε_sample = 5.152" in words and "at most **63.6 in 100**" in words
-    assert "With δ_target = 5e-05, " in words and "chance of at most 0.0001 (2·δ_target)" in words
+    assert "ε_sample = 5.15" in words and "at most **63.6 in 100**" in words
+    assert "With δ_target = 5e-5, " in words and "chance of at most 1e-4 (2·δ_target)" in words
     census = text.odds_text(0.01, 1.0, 0.0267, pd.Series({"design": "census"}), 0.0267, 5e-5)
     assert "ε_sample" not in census  # nothing is sampled: one budget only
     assert "at most **2.67 in 100** sure" in census and "worst-case attacker" in census
@@ -297,7 +297,7 @@ def test_census_exact_to_the_resolution_is_said_so_without_ratios(whole_employee
     assert "e+" not in words and "times the error" not in words
     # The other designs are read by their own errors, in the data's units.
     poisson = whole_employees.best_by_design.query("design == 'poisson'").iloc[0]
-    assert f"has a 95 % error bound ±{readable(poisson['error_95'], 3)}" in words
+    assert f"has a 95 % error bound ±{fmt(poisson['error_95'], 'error')}" in words
     ranked = text.ranked_list(figs.ranked_table(whole_employees), step)
     assert "times the error" not in ranked and "tighter than" not in ranked
     first = ranked.splitlines()[0]

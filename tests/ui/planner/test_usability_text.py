@@ -36,7 +36,7 @@ def test_too_noisy_reason_names_bound_share_and_value(noisy):
     assert not usability.is_usable(bound, value, L, U, 0.5)
     words = text.too_noisy_reason(noisy, L, U, 0.5)
     assert words is not None and words.startswith("Too noisy to use")
-    assert f"{100 * bound / value:,.0f} % of the population median" in words
+    assert f"{text.fmt(bound / value, 'share')} of the population median" in words
     assert "above the 50 % you accept as usable" in words
     assert "e+" not in words  # no scientific notation for a person to decode
     # A share wide enough makes the same plan usable.
@@ -85,7 +85,7 @@ def test_heavy_tail_note_in_words_and_in_the_ranked_line(noisy):
     # The zinc row: RMSE 0.036, 95 % bound ±0.0021.
     note = text.heavy_tail_note(0.036, 0.0021)
     assert note is not None
-    assert "17 times its 95 % bound ±0.0021" in note
+    assert "17.1 times its 95 % bound ±0.0021" in note
     assert "Rare large errors dominate the RMSE" in note and "95 % of releases" in note
     assert "bound of 0" in (text.heavy_tail_note(0.5, 0.0) or "")
     assert text.heavy_tail_note(math.sqrt(2.0), math.log(20.0)) is None  # Laplace noise

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from core.populations import ESTABLISHMENT_SIZE_CLASSES, Population, make_builtin
+from ui.format import fmt
 from ui.population.cache import histogram_data
 from ui.population.figures import group_counts, histogram_figure
 
@@ -139,13 +140,16 @@ def test_population_summary_numbers_equal_numpys(size):
     v = np.sort(pop.values)
     lower_middle = v[-(-size // 2) - 1]  # the ⌈N/2⌉-th order statistic
     assert table["Population size"] == f"{size:,}"
-    assert table["Mean"] == f"{v.mean():.6g}"
-    assert table["Median (lower middle value)"] == f"{lower_middle:.6g}"
-    neighbours = {f"{v[-(-size // 2) - 2]:.6g}", f"{v[-(-size // 2)]:.6g}"}
+    assert table["Mean"] == fmt(v.mean(), "value")
+    assert table["Median (lower middle value)"] == fmt(lower_middle, "value")
+    neighbours = {fmt(v[-(-size // 2) - 2], "value"), fmt(v[-(-size // 2)], "value")}
     assert table["Median (lower middle value)"] not in neighbours  # one rank off would show
-    assert table["Standard deviation"] == f"{v.std(ddof=1):.6g}"
-    assert (table["Smallest value"], table["Largest value"]) == (f"{v[0]:.6g}", f"{v[-1]:.6g}")
-    assert table["Declared range"] == f"{pop.upper - pop.lower:.6g}"
+    assert table["Standard deviation"] == fmt(v.std(ddof=1), "value")
+    assert (table["Smallest value"], table["Largest value"]) == (
+        fmt(v[0], "value"),
+        fmt(v[-1], "value"),
+    )
+    assert table["Declared range"] == fmt(pop.upper - pop.lower, "value")
     assert "Strata" not in table.index
     est = make_builtin("establishments", seed=0, size=size)
     table = population_summary(est.content_hash, est).set_index("quantity")["value"]

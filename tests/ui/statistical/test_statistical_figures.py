@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 from core import statistical as sp
+from ui.format import fmt
 from ui.statistical import cache
 from ui.statistical import figures as figs
 
@@ -32,7 +33,7 @@ def _gaps(values, log: bool = True) -> np.ndarray:
 
 @pytest.mark.parametrize(
     ("value", "text"),
-    [(0.0, "0"), (math.inf, "—"), (0.0206, "0.0206"), (3.14e-5, "3.1·10^-5"), (1e-3, "0.001")],
+    [(0.0, "0"), (math.inf, "—"), (0.0206, "0.0206"), (3.14e-5, "3.14e-5"), (1e-3, "0.001")],
 )
 def test_fmt_delta(value, text):
     assert figs.fmt_delta(value) == text
@@ -92,12 +93,12 @@ def test_delta_vs_pi_figure_and_reading_equal_core():
     np.testing.assert_allclose(line.y, expected, rtol=1e-10)
     worst = float(sp.delta_dp_gaussian(EPS, 4.0))
     flat = next(t for t in fig.data if t.name.startswith("ν = 4, worst case"))
-    assert list(flat.y) == [pytest.approx(worst)] * 2 and f"{worst:.3g}" in flat.name
+    assert list(flat.y) == [pytest.approx(worst)] * 2 and fmt(worst, "delta") in flat.name
     text = figs.pi_reading(data, noise="gaussian", eps=EPS)
     half = float(sp.delta_gaussian(N, 0.5, EPS, 4.0))
     assert (
         f"ν = 4: worst case δ = {figs.fmt_delta(worst)}; statistical δ = "
-        f"{figs.fmt_delta(half)} at π = 1/2 ({worst / half:.3g}× smaller)"
+        f"{figs.fmt_delta(half)} at π = 1/2 ({fmt(worst / half, 'ratio')}× smaller)"
     ) in text
     assert "Gaussian noise, ε = 0.5" in text
 
@@ -118,7 +119,7 @@ def test_ratio_vs_nu_figure_plots_worst_over_statistical():
 def test_equal_utility_figures_table_and_reading_equal_core():
     data = cache.equal_utility_vs_pi(N, M, EPS)
     fig, _ = figs.equal_utility_pi_figure(data, n=N, m=M, eps=EPS)
-    assert f"{M / N:.3g} sample" in fig.layout.title.text
+    assert f"{fmt(M / N, 'rate')} sample" in fig.layout.title.text
     sub = next(t for t in fig.data if t.name == "subsampling")
     expected = [float(sp.delta_subsampling(N, M, p, EPS)) for p in sub.x]
     np.testing.assert_allclose(_y(sub), expected, rtol=1e-10)
@@ -134,14 +135,14 @@ def test_equal_utility_figures_table_and_reading_equal_core():
     delta_col = f"δ at ε = {EPS:g}"
     assert table[delta_col].tolist() == [row["subsampling"], row["gaussian"], row["laplace"]]
     nu_g = sp.equal_utility_noise_multiplier(N, M, PI, "gaussian")
-    assert table["setting"].tolist()[1] == f"ν = {nu_g:.4g}"
+    assert table["setting"].tolist()[1] == f"ν = {fmt(nu_g, 'plain')}"
     assert table["setting"].tolist()[0] == f"n = {M:,} of N = {N:,}"
 
     text = figs.equal_utility_reading(row, pi=PI, lam=M / N, eps=EPS)
     s, g = float(sp.delta_subsampling(N, M, PI, EPS)), float(sp.delta_gaussian(N, PI, EPS, nu_g))
-    assert f"ν = {nu_g:.3g} (Gaussian)" in text
+    assert f"ν = {fmt(nu_g, 'plain')} (Gaussian)" in text
     assert f"Gaussian noise δ = {figs.fmt_delta(g)} ({100 * (g / s - 1):+.1f} %)" in text
-    assert f"({sp.utility_loss_subsampling(N, M, PI):.3g})" in text
+    assert f"({fmt(sp.utility_loss_subsampling(N, M, PI), 'plain')})" in text
 
 
 def test_equal_utility_reading_without_noise_to_match():
@@ -170,10 +171,11 @@ def test_privacy_reading_numbers_equal_core():
     d = float(sp.delta_gaussian(N, PI, EPS, NU))
     w = float(sp.delta_dp_gaussian(EPS, NU))
     assert (
-        f"**Gaussian noise, ν = {NU:g}**: δ = {figs.fmt_delta(d)}, {w / d:.3g} times below "
+        f"**Gaussian noise, ν = {NU:g}**: δ = {figs.fmt_delta(d)}, {fmt(w / d, 'ratio')} times "
+        "below "
         f"the worst case (δ_DP = {figs.fmt_delta(w)})"
     ) in text
-    assert f"About {N * PI:,.0f} records are expected on the rarer side" in text
+    assert f"About {fmt(N * PI, 'count')} records are expected on the rarer side" in text
     # Laplace noise with ν = 2 is (1/ν, 0)-DP: at ε = 1/2 both δ are exactly 0.
     assert f"**Laplace noise, ν = {NU:g}**: δ = 0, and the worst case is also 0" in text
     rare = figs.privacy_reading(summary, n=N, pi=0.01, eps=EPS, nu=NU, m=M)

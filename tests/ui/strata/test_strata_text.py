@@ -7,11 +7,12 @@ vacuous bound no longer states the bound's number.
 from __future__ import annotations
 
 from core import amplification as amp
+from ui.format import fmt
 from ui.strata import text as strata_text
 
 
 def test_bound_value_and_help():
-    assert strata_text.bound_value(0.123456, 1.0) == "0.1235"
+    assert strata_text.bound_value(0.123456, 1.0) == "0.123"
     assert strata_text.bound_value(1.2, 1.0) == "no amplification"
     assert strata_text.bound_help(0.123456, 1.0) == "0.123456"
     assert strata_text.bound_help(1.2, 1.0) == f"1.2; {strata_text.NO_AMPLIFICATION} = 1"
@@ -20,8 +21,11 @@ def test_bound_value_and_help():
 def test_target_reading_numbers():
     poisson = float(amp.eps_sample(0.5, 0.1))  # eq. 3 inverted
     words = strata_text.target_reading(0.5, 0.1, 0.9, poisson)
-    assert "**ε_target = 0.5** at rate r = 0.1" in words
-    assert "**ε_sample = 0.9**" in words and f"would allow {poisson:.4g} (eq. 3)" in words
+    assert "**ε_target = 0.5** at rate r = 10 %" in words
+    assert (
+        "**ε_sample = 0.9**" in words
+        and f"would allow {fmt(poisson, 'guarantee')} (eq. 3)" in words
+    )
     assert strata_text.NO_AMPLIFICATION not in words
     assert strata_text.NO_AMPLIFICATION in strata_text.target_reading(0.5, 0.9, 0.5, 0.6)
 
@@ -44,8 +48,8 @@ def test_neighbour_degradation_names_the_losses_of_core_count_loss():
     assert moved > 0 and words is not None
     assert f"change by {moved} in total" in words
     assert f"stratum **{cmp.labels[cmp.most_moved]}** moves most" in words
-    assert f"leaks {cmp.count_loss(eps, 'neyman'):.3g} = {moved}·ε_sample" in words
-    assert f"{cmp.count_loss(eps, 'randomized'):.3g} under randomised" in words
+    assert f"leaks {fmt(cmp.count_loss(eps, 'neyman'), 'guarantee')} = {moved}·ε_sample" in words
+    assert f"{fmt(cmp.count_loss(eps, 'randomized'), 'guarantee')} under randomised" in words
     assert f"releasing all {summ.k} noisy sizes" in words
     # a comparison in which Neyman does not move gives no warning
     same = dataclasses.replace(cmp, neyman_neighbour=cmp.neyman.copy())

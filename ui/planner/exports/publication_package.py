@@ -25,6 +25,7 @@ from nbformat import v4
 
 from core.population import Population
 from core.publication import TablePlan, records
+from ui.format import fmt
 
 __all__ = [
     "BATCH_COMMAND",
@@ -174,7 +175,7 @@ def _describe(config: Mapping[str, Any]) -> list[str]:
         ),
         f"privacy unit: one record of the population; neighbours: {relation}",
         f"promise for the whole table: ε_target = {float(config['eps_target']):g}, "
-        f"δ_target = {float(config['delta_target']):.3g}",
+        f"δ_target = {fmt(float(config['delta_target']), 'delta')}",
         f"T = {config['T']} Monte Carlo repetitions per cell × statistic, seed {config['seed']}",
     ]
 
@@ -292,7 +293,7 @@ def package_readme(config: Mapping[str, Any], population: Population) -> str:
             "",
             "The privacy unit is one record of the population. The whole table, every cell "
             f"and statistic together, is (ε_target = {float(config['eps_target']):g}, "
-            f"δ_target = {float(config['delta_target']):.3g})-differentially private, "
+            f"δ_target = {fmt(float(config['delta_target']), 'delta')})-differentially private, "
             "neighbouring populations being one step apart: "
             + records.relation_words(config["relation"], bool(config["labels_fixed"]))
             + ". summary.json and report.html say how the releases compose.",

@@ -23,7 +23,7 @@ import plotly.graph_objects as go
 from core.planner import PlanResult
 from core.sensitivity import quantile_rank
 from ui.downloads import exported_figure
-from ui.format import number, percent, significant
+from ui.format import fmt
 from ui.planner.exports.checks import (
     DESIGN_EXPLANATIONS,
     GROUP_PRIVACY_NOTE,
@@ -43,13 +43,13 @@ _RANKED_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("rate", "Rate n/N", "rate"),
     ("n", "Expected n", "count"),
     ("clusters_sampled", "Clusters drawn ℓ", "count"),
-    ("eps_sample", "ε_sample", "number"),
-    ("delta_sample", "δ_sample", "number"),
+    ("eps_sample", "ε_sample", "guarantee"),
+    ("delta_sample", "δ_sample", "delta"),
     ("accounting", "Bound that gives ε_sample", "text"),
-    ("rmse", "RMSE ± MC s.e.", "number"),
-    ("error_95", "95 % error bound ± MC s.e.", "number"),
-    ("sampling_part", "Sampling part (MSE)", "number"),
-    ("noise_part", "Noise part (MSE)", "number"),
+    ("rmse", "RMSE ± MC s.e.", "error"),
+    ("error_95", "95 % error bound ± MC s.e.", "error"),
+    ("sampling_part", "Sampling part (MSE)", "plain"),
+    ("noise_part", "Noise part (MSE)", "plain"),
     ("gain", "Against the census", "gain"),
     ("exact", "Error from", "exact"),
 )
@@ -69,7 +69,8 @@ def _is_missing(value: Any) -> bool:
 
 
 def _cell(value: Any, kind: str) -> str:
-    """One table cell of the ranked table, formatted by its kind and escaped."""
+    """One table cell of the ranked table, formatted by its kind (a role of
+    :func:`ui.format.fmt`, as the page writes the same number) and escaped."""
     if kind == "exact":
         return "closed formula" if bool(value) else "Monte Carlo"
     if _is_missing(value):
@@ -77,13 +78,9 @@ def _cell(value: Any, kind: str) -> str:
     if kind == "text":
         return _text(value)
     x = float(value)
-    if kind == "rate":
-        return _text(percent(x, 4))
-    if kind == "count":
-        return _text(number(round(x, 1), grouping=True))
     if kind == "gain":
         return _text(_gain_words(x))
-    return _text(significant(x, 4))
+    return _text(fmt(x, kind))  # type: ignore[arg-type]
 
 
 def _gain_words(gain: float) -> str:
@@ -92,6 +89,14 @@ def _gain_words(gain: float) -> str:
     if gain == 0:
         return "same as census"
     return f"{relative_change(gain)} the census"
+
+
+def _exactly(eps_target: float) -> str:
+    """ε_target as the page writes it, with its value to six digits when rounding changed
+    it (an ε_target found by the accuracy-first search): ``0.0232 (0.0232454)``."""
+    shown = fmt(eps_target, "guarantee")
+    full = fmt(eps_target, "guarantee", 6)
+    return shown if shown == full else f"{shown} ({full})"
 
 
 def _emphasis(escaped: str) -> str:
@@ -112,20 +117,20 @@ def _parameter_rows(
     delta = float(result.delta_target)
     rows = [
         ("Population", _text(population_label)),
-        ("N (population size)", _text(number(result.N, grouping=True))),
+        ("N (population size)", _text(fmt(result.N, "count"))),
         ("Statistic", _text(statistic_words(result.statistic, result.quantile))),
-        ("Population value of the statistic", _text(significant(result.population_value, 6))),
-        ("ε_target (promised for the population)", _text(number(result.eps_target))),
+        ("Population value of the statistic", _text(fmt(result.population_value, "value"))),
+        ("ε_target (promised for the population)", _text(_exactly(result.eps_target))),
         (
             "δ_target",
             _text(
-                significant(delta, 4)
+                fmt(delta, "delta")
                 + (" (= 1/(2N), the default)" if math.isclose(delta, 0.5 / result.N) else "")
             ),
         ),
         ("Neighbouring populations", _text(RELATION_LABELS.get(result.relation, result.relation))),
         ("Plans ranked by", _text(OBJECTIVE_LABELS.get(result.objective, result.objective))),
-        ("Monte Carlo repetitions T", _text(number(result.reps, grouping=True))),
+        ("Monte Carlo repetitions T", _text(fmt(result.reps, "count"))),
         ("Seed", _text(result.seed)),
     ]
     if result.statistic == "quantile":
@@ -135,14 +140,14 @@ def _parameter_rows(
             (
                 "Released order statistic",
                 _text(
-                    f"rank ⌈qN⌉ = {number(rank, grouping=True)} of N = "
-                    f"{number(result.N, grouping=True)} (sorted ascending)"
+                    f"rank ⌈qN⌉ = {fmt(rank, 'count')} of N = "
+                    f"{fmt(result.N, 'count')} (sorted ascending)"
                 ),
             ),
         )
     share = float(result.budget_share)
     if share != 1.0:
-        rows.append(("Share of ε_sample spent on this statistic", _text(percent(share))))
+        rows.append(("Share of ε_sample spent on this statistic", _text(fmt(share, "share"))))
     if link:
         rows.append(("Link to this plan in the app", _link_html(link)))
     return rows
@@ -229,7 +234,7 @@ def _method_html(result: PlanResult) -> str:
         "<p>For each design and each candidate sampling rate the planner first solves the "
         "design's amplification theorem for the largest ε_sample that still keeps ε_target "
         "(and δ_target) for the population. It then draws "
-        f"T = {_text(number(result.reps, grouping=True))} samples from the population with "
+        f"T = {_text(fmt(result.reps, 'count'))} samples from the population with "
         f"the design, seeded with {_text(result.seed)}, runs the mechanism on each sample "
         "with that budget, and compares each release with the population's value of the "
         "statistic. The RMSE is the root of the mean squared difference; the 95 % error bound "
@@ -329,7 +334,7 @@ def method_report(
         "<h1>Release plan: method report</h1>",
         f'<p class="subtitle">'
         f"{_text(statistic_words(result.statistic, result.quantile).capitalize())} of "
-        f"{_text(population_label)} at ε_target = {_text(number(result.eps_target))}, "
+        f"{_text(population_label)} at ε_target = {_text(fmt(result.eps_target, 'guarantee'))}, "
         "computed by the Release planner of the Sampling &amp; privacy explorer.</p>",
         "<h2>Recommendation</h2>",
         f'<p class="recommendation">{_emphasis(_text(recommendation.strip()))}</p>',
