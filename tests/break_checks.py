@@ -1296,6 +1296,14 @@ BREAKS: tuple[Break, ...] = (
             "test_the_report_and_the_page_say_the_same_about_the_census",
         ),
     ),
+    Break(
+        name="threads-drop-the-last-range",
+        item="22 planner engine",
+        path="core/threads.py",
+        old="for a, b in pairwise(bounds)]",
+        new="for a, b in pairwise(bounds[:-1])]",
+        tests=("tests/core/test_threads.py",),
+    ),
 )
 
 

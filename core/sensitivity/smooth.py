@@ -21,6 +21,7 @@ from ..sensitivity.kernels import (
     _window_core,
 )
 from ..sensitivity.local import check_quantile, quantile_rank, smooth_beta
+from ..threads import by_rows
 
 
 def smooth_sensitivity_quantile(
@@ -331,7 +332,15 @@ def smooth_sensitivity_window_batch(
         offsets = np.concatenate(([0], np.cumsum(keep.reshape(reps, 2).sum(axis=1))))
         blocks = (offsets, bf[keep], bl[keep], np.full(keep.sum(), lo), np.full(keep.sum(), hi))
     off, bf, bl, blow, bhigh = _block_arrays(blocks)
-    _window_core(y, f_, m_, n_, k_, b, lo, hi, off, bf, bl, blow, bhigh, out, ok)
+
+    def rows(a: int, z: int) -> None:
+        # Row r's blocks are off[r] .. off[r + 1] - 1 of the whole block arrays.
+        _window_core(
+            y[a:z], f_[a:z], m_[a:z], n_[a:z], k_[a:z], b, lo, hi, off[a : z + 1],
+            bf, bl, blow, bhigh, out[a:z], ok[a:z],
+        )  # fmt: skip
+
+    by_rows(rows, reps, y.size)
     return out, ok
 
 

@@ -1,0 +1,75 @@
+"""core.threads: rows split over threads, each row once, results as if run in one call."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from core import sensitivity as sens
+from core import threads
+
+
+@pytest.mark.parametrize("rows", [0, 1, 2, 3, 7, 100])
+@pytest.mark.parametrize("work", [0, threads.MIN_WORK])
+def test_every_row_is_run_once(rows: int, work: int) -> None:
+    seen = np.zeros(rows, dtype=int)
+    lock = threading.Lock()
+
+    def run(a: int, b: int) -> None:
+        with lock:
+            seen[a:b] += 1
+
+    threads.by_rows(run, rows, work)
+    assert (seen == 1).all()
+
+
+def test_small_calls_stay_on_the_calling_thread() -> None:
+    names: list[str] = []
+    threads.by_rows(lambda a, b: names.append(threading.current_thread().name), 10, 1)
+    assert names == [threading.current_thread().name]
+
+
+def test_large_calls_use_several_threads_when_there_are_cpus(monkeypatch) -> None:
+    monkeypatch.setattr(threads, "workers", lambda: 2)
+    names: set[str] = set()
+    barrier = threading.Barrier(2, timeout=10)
+
+    def run(a: int, b: int) -> None:
+        names.add(threading.current_thread().name)
+        barrier.wait()  # both halves run at the same time
+
+    threads.by_rows(run, 10, threads.MIN_WORK)
+    assert len(names) == 2
+
+
+def test_an_error_in_a_range_reaches_the_caller(monkeypatch) -> None:
+    monkeypatch.setattr(threads, "workers", lambda: 2)
+
+    def run(a: int, b: int) -> None:
+        if a > 0:
+            raise ValueError("second half")
+
+    with pytest.raises(ValueError, match="second half"):
+        threads.by_rows(run, 10, threads.MIN_WORK)
+
+
+def test_window_sensitivities_on_threads_equal_one_row_at_a_time(monkeypatch) -> None:
+    """A batch large enough to be split gives each row what a call of that row alone gives."""
+    monkeypatch.setattr(threads, "workers", lambda: 3)
+    rng = np.random.default_rng(7)
+    reps, width, n = 12, 120_000, 400_000
+    cells = np.sort(rng.lognormal(3, 0.5, (reps, width)), axis=1)
+    first = np.full(reps, 140_001)
+    length = np.full(reps, width)
+    k = first + width // 2
+    args = (np.full(reps, n), k, 1e-4, 0.0, 500.0)
+    assert cells.size >= threads.MIN_WORK
+    s, ok = sens.smooth_sensitivity_window_batch(cells, first, length, *args)
+    for r in (0, 5, 11):
+        one = sens.smooth_sensitivity_window_batch(
+            cells[r : r + 1], first[r : r + 1], length[r : r + 1], np.array([n]), k[r : r + 1],
+            *args[2:],
+        )  # fmt: skip
+        assert s[r] == pytest.approx(one[0][0], rel=1e-15) and ok[r] == one[1][0]
