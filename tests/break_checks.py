@@ -1201,8 +1201,8 @@ BREAKS: tuple[Break, ...] = (
         name="unbounded-thresholds-corrected-nowhere",
         item="issue 23: unbounded quantile's threshold indices, corrected where rounding errs",
         path="core/mechanisms/unbounded.py",
-        old="near = np.flatnonzero(np.abs(f - np.rint(f)) <= 1e-9 * np.maximum(1.0, np.abs(f)))",
-        new="near = np.flatnonzero(np.abs(f - np.rint(f)) < 0.0)",
+        old="if abs(f - math.floor(f + 0.5)) <= 1e-9 * max(1.0, abs(f)):",
+        new="if abs(f - math.floor(f + 0.5)) < 0.0:",
         tests=(
             "tests/core/mechanisms/test_unbounded.py::"
             "test_threshold_indices_equal_the_corrected_formula_everywhere",
@@ -1303,6 +1303,17 @@ BREAKS: tuple[Break, ...] = (
         old="for a, b in pairwise(bounds)]",
         new="for a, b in pairwise(bounds[:-1])]",
         tests=("tests/core/test_threads.py",),
+    ),
+    Break(
+        name="unbounded-skip-past-real-hazard",
+        item="issue 23: unbounded quantile on the Figure 8 grid",
+        path="core/mechanisms/unbounded.py",
+        old="skip = math.floor(rho[r] + target - 746.0 * scale)",
+        new="skip = math.floor(rho[r] + target - 2.0 * scale)",
+        tests=(
+            "tests/core/mechanisms/test_unbounded.py::"
+            "test_the_crossing_skips_only_counts_that_add_no_hazard",
+        ),
     ),
 )
 

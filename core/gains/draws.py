@@ -213,11 +213,12 @@ def _fill_chunk(
 ) -> None:
     """Statistic and sensitivity (or releases) of one chunk of samples, every eps."""
     buf.medians[sl] = mech.statistic(samples)
-    for j in range(eps_s.size):
-        if buf.released is None:
+    if buf.released is None:
+        for j in range(eps_s.size):
             buf.sensitivity[j, sl] = mech.sensitivity(samples, eps_s[j], delta_s, s.lower, s.upper)
-            continue
-        out = mech.release(samples, float(eps_s[j]), delta_s, s.lower, s.upper, rng)
+        return
+    budgets = [float(e) for e in eps_s]
+    for j, out in enumerate(mech.release_each(samples, budgets, delta_s, s.lower, s.upper, rng)):
         buf.released[j, sl] = out.released
         buf.sensitivity[j, sl] = out.sensitivity
         if buf.noise_var is not None and out.noise_variance is not None:

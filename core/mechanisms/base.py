@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar, TypeAlias
 
@@ -296,6 +297,23 @@ class Mechanism(ABC):
         scale = self.noise_scale(s, eps)
         released = stat + self.standard_noise(rng, (batch.shape[0],)) * scale
         return Release(released, stat, s, scale, self.noise_variance(s, eps))
+
+    def release_each(
+        self,
+        samples: ArrayLike,
+        eps_samples: Sequence[float],
+        delta_sample: float,
+        lower: float,
+        upper: float,
+        rng: np.random.Generator,
+    ) -> list[Release]:
+        """:meth:`release` of the same samples at each budget of ``eps_samples``, in order.
+
+        The same as calling :meth:`release` once per budget (the same draws from ``rng``, in
+        the same order); a mechanism whose work on the samples does not depend on the budget
+        overrides it to do that work once.
+        """
+        return [self.release(samples, e, delta_sample, lower, upper, rng) for e in eps_samples]
 
     def exact_error(
         self,

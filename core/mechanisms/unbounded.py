@@ -12,6 +12,7 @@ exactly without visiting the thresholds one by one.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -20,6 +21,7 @@ from .. import sensitivity as sens
 from .._validation import check_delta_open, check_rng, finite_scalar
 from ..mechanisms.base import FloatArray, Release, _check_eps_rows
 from ..mechanisms.quantiles import _RankScoreQuantile
+from ..threads import by_rows
 
 __all__ = [
     "DEFAULT_GROWTH",
@@ -42,13 +44,39 @@ def threshold_indices(values: ArrayLike, lower: float, log_growth: float) -> NDA
     the cost on a whole batch of samples.
     """
     x = np.asarray(values, dtype=np.float64)
-    f = np.log1p(x - lower) / log_growth
-    idx = np.maximum(np.ceil(f), 0.0)
-    near = np.flatnonzero(np.abs(f - np.rint(f)) <= 1e-9 * np.maximum(1.0, np.abs(f)))
-    if near.size:
-        flat, xs = idx.reshape(-1), x.reshape(-1)
-        flat[near] = _corrected(flat[near], xs[near], lower, log_growth)
-    return idx.astype(np.int64)
+    xs = np.ascontiguousarray(x.reshape(-1))
+    flat = np.empty(xs.size, dtype=np.int64)
+    near = np.empty(xs.size, dtype=np.int64)
+    found: dict[int, int] = {}
+
+    def part(a: int, b: int) -> None:
+        found[a] = _index_guess(xs[a:b], float(lower), float(log_growth), flat[a:b], near[a:b])
+
+    by_rows(part, xs.size, xs.size)
+    at = np.concatenate([near[a : a + c] + a for a, c in found.items()]) if found else near[:0]
+    if at.size:
+        flat[at] = _corrected(flat[at].astype(np.float64), xs[at], lower, log_growth)
+    return flat.reshape(x.shape)
+
+
+def _index_guess(
+    x: FloatArray, lower: float, log_growth: float, out: NDArray[np.int64], near: NDArray[np.int64]
+) -> int:  # pragma: no cover - compiled by numba; the same loop runs uncompiled without it
+    """``out[t] = max(ceil(f), 0)``, ``f = log1p(x[t] - lower) / log_growth``, in one pass;
+    the positions where ``f`` is within ``1e-9`` (relative) of a whole number are written to
+    ``near``, and their number returned."""
+    count = 0
+    for t in range(x.size):
+        f = math.log1p(x[t] - lower) / log_growth
+        out[t] = max(math.ceil(f), 0)
+        if abs(f - math.floor(f + 0.5)) <= 1e-9 * max(1.0, abs(f)):
+            near[count] = t
+            count += 1
+    return count
+
+
+if sens.HAVE_NUMBA:
+    _index_guess = sens._njit(_index_guess)
 
 
 def _corrected(idx: FloatArray, x: FloatArray, lower: float, log_growth: float) -> FloatArray:
@@ -81,6 +109,13 @@ def _first_crossing_kernel(
         total = 0.0
         m = 0
         position = 0.0
+        # Counts so far below the target that exp(-z) underflows to 0 add no hazard (h is
+        # exactly 0): jump over them, to where the loop would be after the last of them.
+        # z = (rho - (m - target)) / scale falls as m grows, and z >= 746 for every
+        # m <= skip; exp(-746) is below half the least subnormal double, so it is 0.
+        skip = math.floor(rho[r] + target - 746.0 * scale)
+        if 0 < skip < n:
+            position = float(index[r, skip - 1])
         while True:
             while m < n and index[r, m] <= position:
                 m += 1
@@ -105,6 +140,27 @@ def _first_crossing_kernel(
 _first_crossing_compiled = (
     sens._njit(_first_crossing_kernel) if sens.HAVE_NUMBA else _first_crossing_kernel
 )
+
+
+class _Crossing:
+    """:func:`_first_crossing_kernel` on rows ``a .. b - 1`` when called with ``(a, b)``
+    (:func:`core.threads.by_rows`); the rows' crossings land in ``out``."""
+
+    def __init__(
+        self,
+        index: NDArray[np.int64],
+        target: float,
+        scale: float,
+        rho: FloatArray,
+        expo: FloatArray,
+    ) -> None:
+        self.index, self.target, self.scale, self.rho, self.expo = index, target, scale, rho, expo
+        self.out = np.empty(index.shape[0], dtype=np.float64)
+
+    def __call__(self, a: int, b: int) -> None:
+        _first_crossing_compiled(
+            self.index[a:b], self.target, self.scale, self.rho[a:b], self.expo[a:b], self.out[a:b]
+        )
 
 
 class UnboundedQuantile(_RankScoreQuantile):
@@ -207,6 +263,35 @@ class UnboundedQuantile(_RankScoreQuantile):
         exceed ``lower`` (it may be ``inf``) and is not used.  Other parameters, the return
         value and the errors as :meth:`Mechanism.release`; ``noise_variance`` is ``None``.
         """
+        lo, hi, batch = self._checked(samples, lower, upper)
+        eps = _check_eps_rows(eps_sample, batch.shape[0])
+        check_delta_open("delta_sample", delta_sample)
+        check_rng(rng)
+        index = threshold_indices(batch, lo, math.log(self.growth))
+        return self._release_indexed(batch, index, eps, lo, hi, rng)
+
+    def release_each(
+        self,
+        samples: ArrayLike,
+        eps_samples: Sequence[float],
+        delta_sample: float,
+        lower: float,
+        upper: float,
+        rng: np.random.Generator,
+    ) -> list[Release]:
+        """:meth:`release` at each budget, the samples checked and their threshold indices
+        computed once (they do not depend on the budget); the same draws from ``rng``."""
+        lo, hi, batch = self._checked(samples, lower, upper)
+        rows = batch.shape[0]
+        budgets = [_check_eps_rows(e, rows) for e in eps_samples]
+        check_delta_open("delta_sample", delta_sample)
+        check_rng(rng)
+        index = threshold_indices(batch, lo, math.log(self.growth))
+        return [self._release_indexed(batch, index, eps, lo, hi, rng) for eps in budgets]
+
+    @staticmethod
+    def _checked(samples: ArrayLike, lower: float, upper: float) -> tuple[float, float, FloatArray]:
+        """``(lower, upper, samples)`` checked as :meth:`release` states."""
         lo = finite_scalar("lower", lower)
         hi = float(upper)
         if not hi > lo:
@@ -225,28 +310,36 @@ class UnboundedQuantile(_RankScoreQuantile):
             raise ValueError(
                 f"samples must be >= lower = {lo!r}; found {float(batch[:, 0].min())!r}"
             )
-        eps = _check_eps_rows(eps_sample, batch.shape[0])
-        check_delta_open("delta_sample", delta_sample)
-        check_rng(rng)
+        return lo, hi, batch
+
+    def _release_indexed(
+        self,
+        batch: FloatArray,
+        index: NDArray[np.int64],
+        eps: FloatArray,
+        lo: float,
+        hi: float,
+        rng: np.random.Generator,
+    ) -> Release:
+        """The release of checked samples whose threshold indices are ``index``."""
         reps, n = batch.shape
         rho_unit = np.asarray(rng.laplace(0.0, 1.0, reps), dtype=np.float64)
         expo = np.asarray(rng.standard_exponential(reps), dtype=np.float64)
-        index = threshold_indices(batch, lo, math.log(self.growth))
         out = np.empty(reps, dtype=np.float64)
         target = self.quantile * n
         for value in np.unique(eps):  # one compiled pass per distinct budget
             rows = np.flatnonzero(eps == value)
             scale = 2.0 / float(value)
-            part = np.empty(rows.size, dtype=np.float64)
-            _first_crossing_compiled(
-                np.ascontiguousarray(index[rows]),
+            every = rows.size == reps  # one budget for all rows: no copy of the indices
+            crossing = _Crossing(
+                index if every else np.ascontiguousarray(index[rows]),
                 target,
                 scale,
                 np.ascontiguousarray(rho_unit[rows] * scale),
                 np.ascontiguousarray(expo[rows]),
-                part,
             )
-            out[rows] = part
+            by_rows(crossing, rows.size, crossing.index.size)
+            out[rows] = crossing.out
         released = self.thresholds(out, lo)
         return self._score_release(released, batch, eps, lo, hi)
 

@@ -188,3 +188,57 @@ def test_extreme_budgets_empty_sample_and_bad_input() -> None:
         m.release([[3.0, 2.0]], 1.0, 0.5, 0.0, 10.0, np.random.default_rng(0))
     with pytest.raises(ValueError, match="upper"):
         m.release([[3.0]], 1.0, 0.5, 0.0, 0.0, np.random.default_rng(0))
+
+
+def _crossing_reference(index, target, scale, rho, expo):
+    """The first crossing by walking every record from the start (no skipping)."""
+    out = []
+    for r in range(index.shape[0]):
+        total, m, position, n = 0.0, 0, 0.0, index.shape[1]
+        while True:
+            while m < n and index[r, m] <= position:
+                m += 1
+            z = (rho[r] - (m - target)) / scale
+            h = -math.log1p(-0.5 * math.exp(-z)) if z >= 0 else math.log(2.0) - z
+            if m < n:
+                length = index[r, m] - position
+                if h > 0 and total + length * h >= expo[r]:
+                    out.append(position + max(math.ceil((expo[r] - total) / h) - 1.0, 0.0))
+                    break
+                total += length * h
+                position = float(index[r, m])
+            else:
+                step = math.ceil((expo[r] - total) / h) - 1.0 if h > 0 else math.inf
+                out.append(position + max(step, 0.0))
+                break
+    return np.array(out)
+
+
+@pytest.mark.parametrize("eps", [0.5, 5.0, 40.0])
+def test_the_crossing_skips_only_counts_that_add_no_hazard(eps: float) -> None:
+    """Records so far below the target that their hazard underflows to 0 are jumped over:
+    the crossings equal a walk over every record."""
+    from core.mechanisms.unbounded import _first_crossing_compiled
+
+    rng = np.random.default_rng(int(eps))
+    reps, n = 300, 2_000
+    x = np.sort(rng.lognormal(3, 1, (reps, n)), axis=1)
+    index = mech.unbounded.threshold_indices(x, 0.0, math.log(1.001))
+    scale = 2.0 / eps
+    rho = rng.laplace(0.0, scale, reps)
+    expo = rng.standard_exponential(reps)
+    got = np.empty(reps)
+    _first_crossing_compiled(index, 0.5 * n, scale, rho, expo, got)
+    want = _crossing_reference(index, 0.5 * n, scale, rho, expo)
+    assert got == pytest.approx(want, rel=0, abs=0.5)
+
+
+def test_release_each_is_release_at_each_budget() -> None:
+    m = mech.UnboundedQuantile(0.3)
+    x = np.sort(np.random.default_rng(2).lognormal(2, 1, (50, 400)), axis=1)
+    budgets = [0.1, 1.0, 7.0]
+    each = m.release_each(x, budgets, 0.5, 0.0, math.inf, np.random.default_rng(9))
+    rng = np.random.default_rng(9)
+    for eps, got in zip(budgets, each, strict=True):
+        one = m.release(x, eps, 0.5, 0.0, math.inf, rng)
+        assert got.released == pytest.approx(one.released, rel=1e-15)
