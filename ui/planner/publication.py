@@ -246,7 +246,7 @@ def config_dict(
     settings: Mapping[str, Any],
     statistics: Sequence[Any],
 ) -> dict[str, Any]:
-    """The batch config (``batch.config.load_config``) of a table plan's ``settings``.
+    """The batch config (``core.publication.config.load_config``) of a table plan's ``settings``.
 
     ``population`` is the config's population entry (a built-in with seed and size), or
     None for a population the config cannot name (then a ``file`` entry to fill in).
