@@ -1220,8 +1220,8 @@ BREAKS: tuple[Break, ...] = (
         name="notebook-imports-the-clone",
         item="issue 27 §4: the exported notebook runs outside the repository",
         path="ui/planner/exports/notebook.py",
-        old="    from dp_sampling.planner import plan\n",
-        new="    from core.planner import plan\n",
+        old='    "from dp_sampling.planner import plan",\n',
+        new='    "from core.planner import plan",\n',
         tests=(
             "tests/test_packaging.py::"
             "test_exported_notebook_runs_in_a_fresh_environment_outside_the_repository",
