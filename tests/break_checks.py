@@ -1224,7 +1224,7 @@ BREAKS: tuple[Break, ...] = (
         new='    "from core.planner import plan",\n',
         tests=(
             "tests/test_packaging.py::"
-            "test_exported_notebook_runs_in_a_fresh_environment_outside_the_repository",
+            "test_exported_notebook_and_script_run_in_a_fresh_environment_outside_the_repository",
         ),
     ),
     Break(
@@ -1294,6 +1294,17 @@ BREAKS: tuple[Break, ...] = (
             "tests/ui/test_format.py::test_screens_write_numbers_through_fmt_not_ad_hoc_specs",
             "tests/ui/planner/test_text.py::"
             "test_the_report_and_the_page_say_the_same_about_the_census",
+        ),
+    ),
+    Break(
+        name="publication-script-needs-the-repository",
+        item="issue 27 §4: the exported publication script runs outside the repository",
+        path="ui/planner/exports/publication_package.py",
+        old='    "from dp_sampling.publication.config import build_population, load_config",\n',
+        new='    "from core.publication.config import build_population, load_config",\n',
+        tests=(
+            "tests/test_packaging.py::"
+            "test_exported_notebook_and_script_run_in_a_fresh_environment_outside_the_repository",
         ),
     ),
 )
