@@ -129,10 +129,11 @@ def test_exported_notebook_and_script_run_in_a_fresh_environment_outside_the_rep
          "-c", str(constraints)],
         env=env, cwd=tmp_path, timeout=900,
     )  # fmt: skip
-    # Nothing of the repository is importable there: only the installed package.
+    # Nothing of the repository (core, batch) is importable there: only the installed package.
     probe = _run(
         [str(python), "-c", "import importlib.util as u, dp_sampling; "
-         "print(u.find_spec('core') is None, dp_sampling.__file__)"],
+         "print(u.find_spec('core') is None and u.find_spec('batch') is None, "
+         "dp_sampling.__file__)"],
         env=env, cwd=work,
     )  # fmt: skip
     first, location = probe.stdout.split()
