@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from batch.config import ConfigError, build_population, load_config
+from core.publication.config import ConfigError, build_population, load_config
 
 __all__ = ["main"]
 

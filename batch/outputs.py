@@ -11,9 +11,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from batch.config import Config
 from core.population import Population
 from core.publication import TablePlan, records
+from core.publication.config import Config
 
 __all__ = ["OUTPUTS", "write_outputs"]
 

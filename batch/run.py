@@ -12,9 +12,9 @@ import contextlib
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from batch.config import Config
 from core.population import Population
 from core.publication import TablePlan, plan_table
+from core.publication.config import Config
 
 __all__ = ["cluster_client", "dask_map", "run_plan"]
 

@@ -16,9 +16,9 @@ import time
 
 import pandas as pd
 
-from batch.config import Config, build_population
 from batch.run import run_plan
 from bench._timing import ROOT, load_line
+from core.publication.config import Config, build_population
 
 SIZE = int(os.environ.get("PUBLICATION_BENCH_SIZE", "1000000"))
 

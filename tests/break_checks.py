@@ -1220,11 +1220,11 @@ BREAKS: tuple[Break, ...] = (
         name="notebook-imports-the-clone",
         item="issue 27 §4: the exported notebook runs outside the repository",
         path="ui/planner/exports/notebook.py",
-        old="    from dp_sampling.planner import plan\n",
-        new="    from core.planner import plan\n",
+        old='    "from dp_sampling.planner import plan",\n',
+        new='    "from core.planner import plan",\n',
         tests=(
             "tests/test_packaging.py::"
-            "test_exported_notebook_runs_in_a_fresh_environment_outside_the_repository",
+            "test_exported_notebook_and_script_run_in_a_fresh_environment_outside_the_repository",
         ),
     ),
     Break(
@@ -1313,6 +1313,17 @@ BREAKS: tuple[Break, ...] = (
         tests=(
             "tests/core/mechanisms/test_unbounded.py::"
             "test_the_crossing_skips_only_counts_that_add_no_hazard",
+        ),
+    ),
+    Break(
+        name="publication-script-needs-the-repository",
+        item="issue 27 §4: the exported publication script runs outside the repository",
+        path="ui/planner/exports/publication_package.py",
+        old='    "from dp_sampling.publication.config import build_population, load_config",\n',
+        new='    "from core.publication.config import build_population, load_config",\n',
+        tests=(
+            "tests/test_packaging.py::"
+            "test_exported_notebook_and_script_run_in_a_fresh_environment_outside_the_repository",
         ),
     ),
 )

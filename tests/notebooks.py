@@ -1,4 +1,5 @@
-"""What an executed notebook printed: the text of its streams and the best plan's values."""
+"""What an executed notebook printed (its streams, the best plan's values), and exported code
+made to read this clone's ``core`` instead of the installed package ``dp_sampling``."""
 
 from __future__ import annotations
 
@@ -25,3 +26,10 @@ def printed_text(nb: Any) -> str:
 def best_values(printed: str) -> dict[str, str]:
     """The best plan's printed values by name (``best design``, ``rate``, ``rmse``, ...)."""
     return dict(BEST_LINE.findall(printed))
+
+
+def from_the_clone(code: str) -> str:
+    """Exported code whose imports of the installed package ``dp_sampling`` read this clone's
+    ``core`` instead: the numbers are this code's; tests/test_packaging.py runs the exports
+    as they are, from the package installed in a fresh environment."""
+    return code.replace("from dp_sampling.", "from core.")

@@ -10,6 +10,9 @@ releases compose and plans every cell × statistic with the single-statistic pla
                                        budget split, which designs serve a table (proofs)
 :mod:`core.publication.table`          :func:`plan_table`: one plan per cell × statistic
 :mod:`core.publication.records`        a planned table's summary, registry entry, report
+:mod:`core.publication.config`         the plan's YAML config read and checked, its
+                                       population built (``python -m batch`` and the
+                                       exported ``plan_publication.py``)
 =====================================  ===================================================
 """
 

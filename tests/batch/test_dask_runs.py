@@ -17,8 +17,8 @@ import pandas as pd
 import pytest
 
 from batch.cli import main
-from batch.config import build_population, load_config
 from core.publication import plan_table
+from core.publication.config import build_population, load_config
 from tests.batch.helpers import config_dict, write_config
 from tests.conftest import ROOT
 

@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from batch.config import build_population, load_config
 from core.populations import make_builtin
 from core.publication import plan_table
+from core.publication.config import build_population, load_config
 from tests.pages.harness import array, charts, open_page
 from ui.planner import publication as pub
 from ui.planner.text import PUBLICATION_TAB

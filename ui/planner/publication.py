@@ -30,6 +30,7 @@ from ui.downloads import frame_to_csv_bytes
 from ui.format import fmt
 from ui.planner import figures as figs
 from ui.planner import text
+from ui.planner.exports.checks import INSTALL_COMMAND
 from ui.planner.exports.publication_package import (
     BATCH_COMMAND,
     NOTEBOOK_NAME,
@@ -246,7 +247,7 @@ def config_dict(
     settings: Mapping[str, Any],
     statistics: Sequence[Any],
 ) -> dict[str, Any]:
-    """The batch config (``batch.config.load_config``) of a table plan's ``settings``.
+    """The batch config (``core.publication.config.load_config``) of a table plan's ``settings``.
 
     ``population`` is the config's population entry (a built-in with seed and size), or
     None for a population the config cannot name (then a ``file`` entry to fill in).
@@ -658,8 +659,9 @@ def yaml_block(config: Mapping[str, Any], pop: Population, result: TablePlan | N
         key="plan_pub_py",
         icon=":material/download:",
         on_click="ignore",
-        help=f"Save it next to publication.yaml and run it from the project folder; "
-        f"{NOTEBOOK_NAME} in the zip runs the same steps.",
+        help=f"Save it next to publication.yaml and run it with a Python that has the "
+        f"explorer's core installed ({INSTALL_COMMAND}); {NOTEBOOK_NAME} in the zip runs "
+        "the same steps.",
     )
     if result is not None:
         c3.download_button(

@@ -27,7 +27,7 @@ import pytest
 from core.planner import PlanResult, plan
 from core.populations import make_builtin
 from tests.conftest import ROOT, skip_unless
-from tests.notebooks import best_values, printed_text
+from tests.notebooks import best_values, from_the_clone, printed_text
 from ui.downloads import TITLE_STANDOFF
 from ui.format import fmt
 from ui.planner.exports import (
@@ -205,11 +205,10 @@ def test_notebook_explains_a_missing_package(tmp_path):
 
 
 def _from_the_clone(nb) -> None:
-    """The notebook's imports of the installed package read from this clone's core/ instead:
-    the numbers are this code's, and tests/test_packaging.py runs the notebook as exported."""
+    """The notebook's imports of the installed package read from this clone's core/ instead."""
     for cell in nb.cells:
         if cell.cell_type == "code":
-            cell.source = cell.source.replace("from dp_sampling.", "from core.")
+            cell.source = from_the_clone(cell.source)
 
 
 def test_notebook_keeps_user_text_literal_in_markdown():

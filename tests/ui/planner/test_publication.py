@@ -1,8 +1,9 @@
 """The pure parts of the planner's publication tab (ui.planner.publication), without an app.
 
-The batch config it writes loads in ``batch.config`` and asks for the same plan; the heat
-map's colours are the table's relative errors (capped) with the unpublishable cells marked;
-the composition words state the cell budget, the shares and the recomputed ε.
+The batch config it writes loads with ``core.publication.config.load_config`` (as the batch
+loads it) and asks for the same plan; the heat map's colours are the table's relative errors
+(capped) with the unpublishable cells marked; the composition words state the cell budget,
+the shares and the recomputed ε.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ import math
 import numpy as np
 import pytest
 
-from batch.config import load_config
 from core.populations import make_builtin
 from core.publication import plan_table
+from core.publication.config import load_config
 from ui.planner import publication as pub
 
 POP = make_builtin("establishments", seed=3, size=400)

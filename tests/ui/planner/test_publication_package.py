@@ -1,10 +1,13 @@
 """The publication tab's script, notebook and zip package (ui.planner.exports.publication_package).
 
 The zip holds exactly its files, and its plan.csv is the page's table; the script, run in a
-process of its own from a folder holding it and the config, writes the table that
-:func:`core.publication.plan_table` gives; the notebook's code cells are the script's steps;
-one plan gives the same zip bytes. A built-in population of 3,000 records in 11 cells, the
-median and mean at T = 50, keeps each plan well under a second.
+process of its own from a folder holding it and the config (its imports of the package
+``dp_sampling`` read from this clone's core: tests/test_packaging.py runs it as exported, in a
+fresh environment outside the repository), writes the table that
+:func:`core.publication.plan_table` gives; without the package it says what to install; the
+notebook's code cells are the script's steps; one plan gives the same zip bytes. A built-in
+population of 3,000 records in 11 cells, the median and mean at T = 50, keeps each plan well
+under a second.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import pytest
 from core.populations import make_builtin
 from core.publication import plan_table
 from tests.conftest import ROOT
+from tests.notebooks import from_the_clone
 from ui.planner import publication as pub
 from ui.planner.exports import publication_package as pkg
 
@@ -103,8 +107,9 @@ def test_the_script_reproduces_plan_table_in_a_process_of_its_own(page_plan, tmp
     result, config = page_plan
     _same_table(_read(DIRECT.table.to_csv(index=False)), result.table)  # the page's is core's
     files = _files(pkg.publication_zip(config, POP, result))
-    for name in ("publication.yaml", "plan_publication.py"):
-        (tmp_path / name).write_text(files[name], encoding="utf-8")
+    (tmp_path / "publication.yaml").write_text(files["publication.yaml"], encoding="utf-8")
+    script = from_the_clone(files["plan_publication.py"])
+    (tmp_path / "plan_publication.py").write_text(script, encoding="utf-8")
     run = subprocess.run(
         [sys.executable, "plan_publication.py"],
         cwd=tmp_path,
@@ -124,12 +129,39 @@ def test_the_notebook_is_valid_and_runs_the_scripts_steps(page_plan) -> None:
     notebook = nbformat.reads(pkg.publication_notebook(config), as_version=4)
     nbformat.validate(notebook)
     code = [cell.source for cell in notebook.cells if cell.cell_type == "code"]
-    steps = [step for _title, step in pkg.script_steps()]
-    assert code == steps
+    assert code == [step for _title, step in pkg.script_steps("notebook")]
+    assert "This notebook needs the package dp_sampling" in code[0]
     script = pkg.publication_script(config)
     compile(script, pkg.SCRIPT_NAME, "exec")
-    assert all(step in script for step in steps)
+    assert all(step in script for _title, step in pkg.script_steps("script"))
     assert "python -m batch publication.yaml --out plan" in script
+
+
+def test_the_script_imports_only_the_package_and_says_how_to_install_it(
+    page_plan, tmp_path
+) -> None:
+    """Nothing of the repository (core, batch) is imported: only dp_sampling; without it the
+    script stops at once with what to pip install."""
+    _result, config = page_plan
+    script = pkg.publication_script(config)
+    lines = [line.strip() for line in script.splitlines()]
+    imports = [line for line in lines if line.startswith(("from ", "import "))]
+    assert imports == [
+        "from dp_sampling.publication import plan_table",
+        "from dp_sampling.publication.config import build_population, load_config",
+        "from dp_sampling.publication.records import plan_csv",
+        "from pathlib import Path",
+        "import pandas as pd",
+    ]
+    assert "pip install" in script.split('"""')[1]
+    (tmp_path / pkg.SCRIPT_NAME).write_text(script, encoding="utf-8")
+    missing = subprocess.run(
+        [sys.executable, "-S", pkg.SCRIPT_NAME], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert missing.returncode != 0
+    assert "ImportError: This script needs the package dp_sampling" in missing.stderr
+    assert "pip install" in missing.stderr
+    assert not (tmp_path / "plan").exists()
 
 
 def test_the_same_plan_gives_the_same_zip_bytes(page_plan) -> None:

@@ -1,5 +1,9 @@
 """Checks of the exports' arguments and the words the notebook and the report share.
 
+:func:`package_imports` writes the first code of every exported notebook and script: the
+imports from the installed package ``dp_sampling``, stopping with how to install it when it
+is missing.
+
 Every check raises ``ValueError`` naming the argument and the value it got; a recipe is
 accepted only as one call of a population builder with literal arguments, because it is
 pasted into the notebook as code.
@@ -42,6 +46,43 @@ GROUP_PRIVACY_NOTE = (
     "(a change is one removal and one addition, so the loss at most doubles): it spends the "
     "ε_sample that its theorem allows for ε_target/2."
 )
+
+
+#: How to install the package ``dp_sampling`` that the exported notebooks and script import.
+INSTALL_COMMAND = "pip install <folder of a clone of the explorer, or a wheel built from it>"
+
+
+def package_imports(reader: str, *imports: str) -> str:
+    """Python code that imports from the package ``dp_sampling`` or says how to install it.
+
+    Parameters
+    ----------
+    reader : str
+        What runs the code, as its message names it: ``"notebook"`` or ``"script"``.
+    *imports : str
+        Import statements, one each, such as ``"from dp_sampling.planner import plan"``.
+
+    Returns
+    -------
+    str
+        A comment saying how to install the package, then the imports in a ``try`` whose
+        ``except ImportError`` raises an ``ImportError`` saying what to ``pip install``.
+    """
+    body = "".join(f"    {line}\n" for line in imports)
+    return (
+        "# The explorer's core installs as the package dp_sampling (Python 3.11 or later): run\n"
+        f"#     {INSTALL_COMMAND}\n"
+        f"# once in this {reader}'s environment (add [files] for Parquet, Stata, SAS or SPSS "
+        "files).\n"
+        f"try:\n{body}except ImportError as error:\n"
+        "    raise ImportError(\n"
+        f'        "This {reader} needs the package dp_sampling, the core of the Sampling & '
+        'privacy "\n'
+        '        "explorer: pip install it from a clone of the explorer (pip install <its '
+        'folder>) "\n'
+        f'        "or from a wheel built there, then run the {reader} again."\n'
+        "    ) from error\n"
+    )
 
 
 def check_recipe(recipe: Any) -> str:

@@ -30,6 +30,7 @@ from ui.planner.exports.checks import (
     check_rates,
     check_recipe,
     mechanism_words,
+    package_imports,
     statistic_words,
 )
 
@@ -55,20 +56,11 @@ def _code_span(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-_SETUP_CODE = """\
-# The explorer's core installs as the package dp_sampling (Python 3.11 or later): run
-#     pip install <folder of a clone of the explorer, or a wheel built from it>
-# once in this notebook's environment (add [files] for Parquet, Stata, SAS or SPSS files).
-try:
-    from dp_sampling.planner import plan
-    from dp_sampling.populations import load_population_csv, make_builtin
-except ImportError as error:
-    raise ImportError(
-        "This notebook needs the package dp_sampling, the core of the Sampling & privacy "
-        "explorer: pip install it from a clone of the explorer (pip install <its folder>) "
-        "or from a wheel built there, then run the notebook again."
-    ) from error
-"""
+_SETUP_CODE = package_imports(
+    "notebook",
+    "from dp_sampling.planner import plan",
+    "from dp_sampling.populations import load_population_csv, make_builtin",
+)
 
 _RANKED_CODE = """\
 ranked = result.best_by_design

@@ -8,7 +8,10 @@ the page's table, its summary, registry entry and report and a README, in the ma
 Wizard's exports.
 
 All three are pure functions of their arguments (no Streamlit) and write no date, so one plan
-gives the same bytes every time. The script imports :mod:`batch`; ui only writes its text.
+gives the same bytes every time. The script and the notebook import only the installed package
+``dp_sampling`` (the explorer's core: :mod:`core.publication.config` reads the config), so
+they run on any machine where it is installed, outside the repository; ui only writes their
+text.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from nbformat import v4
 from core.population import Population
 from core.publication import TablePlan, records
 from ui.format import fmt
+from ui.planner.exports.checks import INSTALL_COMMAND, package_imports
 
 __all__ = [
     "BATCH_COMMAND",
@@ -45,7 +49,7 @@ __all__ = [
 CONFIG_NAME = "publication.yaml"
 SCRIPT_NAME = "plan_publication.py"
 NOTEBOOK_NAME = "plan_publication.ipynb"
-#: The command that runs a saved config on Dask.
+#: The command that runs a saved config on Dask (from a clone of the explorer).
 BATCH_COMMAND = "python -m batch publication.yaml --out plan/"
 #: The files of the zip package, in the order they are stored.
 PACKAGE_FILES = (
@@ -63,37 +67,18 @@ RUN_BY = "the release planner page (Publication table tab)"
 #: Every file in the zip carries this time (the earliest a zip can hold): no date leaks in.
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 
-_SETUP = """\
-import sys
+#: The imports: everything the script runs comes from the installed package dp_sampling.
+_IMPORTS = (
+    "from dp_sampling.publication import plan_table",
+    "from dp_sampling.publication.config import build_population, load_config",
+    "from dp_sampling.publication.records import plan_csv",
+)
+
+_LOAD = """\
 from pathlib import Path
 
 # The folder of this script (in a notebook: the working directory); the config is there.
 here = Path(globals().get("__file__", "plan_publication.py")).resolve().parent
-# The project folder (holding batch/ and core/) is the working directory, a folder above it
-# or above this file, or already on PYTHONPATH.
-root = next(
-    (
-        folder
-        for folder in [Path.cwd(), *Path.cwd().parents, here, *here.parents]
-        if (folder / "batch" / "config.py").is_file()
-        and (folder / "core" / "publication" / "__init__.py").is_file()
-    ),
-    None,
-)
-if root is not None and str(root) not in sys.path:
-    sys.path.insert(0, str(root))
-try:
-    from batch.config import build_population, load_config
-    from core.publication import plan_table
-    from core.publication.records import plan_csv
-except ModuleNotFoundError as exc:
-    raise ModuleNotFoundError(
-        "The project's batch/ and core/ folders were not found: run this from the project "
-        "folder (or a folder below it), or put the project folder on PYTHONPATH."
-    ) from exc
-"""
-
-_LOAD = """\
 config = load_config(here / "publication.yaml")
 population = build_population(config)
 print(
@@ -123,17 +108,26 @@ print(f"wrote {out / 'plan.csv'}")
 """
 
 
-def script_steps() -> list[tuple[str, str]]:
+def script_steps(reader: str = "script") -> list[tuple[str, str]]:
     """The steps of the script and the notebook: (a title in words, the Python code).
+
+    Parameters
+    ----------
+    reader : str
+        ``"script"`` or ``"notebook"``: what the import step's message on a missing
+        ``dp_sampling`` calls the code.
 
     Returns
     -------
     list of (str, str)
-        Find the project and import; load the config and build the population; plan the
-        table; print it and write ``plan/plan.csv``.
+        Import the planner from the installed package ``dp_sampling``; load the config and
+        build the population; plan the table; print it and write ``plan/plan.csv``.
     """
     return [
-        ("Find the project and import the planner", _SETUP),
+        (
+            "Import the planner from the package dp_sampling",
+            package_imports(reader, *_IMPORTS),
+        ),
         (f"Load the config ({CONFIG_NAME}) and build the population", _LOAD),
         ("Plan every cell × statistic (in this process, no Dask)", _PLAN),
         ("Print the table and write plan/plan.csv", _WRITE),
@@ -200,17 +194,19 @@ def publication_script(config: Mapping[str, Any]) -> str:
             '"""Plan a publication table (cells × statistics) under one ε_target.',
             "",
             f"Written by the release planner page. It reads the batch config {CONFIG_NAME}",
-            "saved next to this file, builds its population with batch.config.build_population,",
-            "plans every cell × statistic with core.publication.plan_table (a plain map in this",
-            "process, no Dask), prints the table and writes it to plan/plan.csv next to this file.",
+            "saved next to this file, builds its population, plans every cell × statistic with",
+            "dp_sampling.publication.plan_table (a plain map in this process, no Dask), prints",
+            "the table and writes it to plan/plan.csv next to this file.",
             "",
-            "Run it with the project folder (holding batch/ and core/) as the working directory",
-            "or on PYTHONPATH:",
+            "It needs the package dp_sampling, the explorer's core (Python 3.11 or later),",
+            "installed once in the environment that runs it; then any folder will do:",
             "",
+            f"    {INSTALL_COMMAND}",
             f"    python {SCRIPT_NAME}",
             "",
-            "The batch, run in this file's folder, plans the same table on Dask and writes the",
-            "same plan/plan.csv (with summary.json, registry.json and report.html):",
+            "The batch, run in this file's folder from a clone of the explorer (its folder on",
+            "PYTHONPATH), plans the same table on Dask and writes the same plan/plan.csv (with",
+            "summary.json, registry.json and report.html):",
             "",
             f"    {BATCH_COMMAND}",
             "",
@@ -220,7 +216,7 @@ def publication_script(config: Mapping[str, Any]) -> str:
             '"""',
         ]
     )
-    body = "\n".join(f"# {title}\n{code}" for title, code in script_steps())
+    body = "\n".join(f"# {title}\n{code}" for title, code in script_steps("script"))
     return f"{doc}\n\n{body}"
 
 
@@ -244,10 +240,13 @@ def publication_notebook(config: Mapping[str, Any]) -> str:
             "",
             f"Written by the release planner page. It reads the batch config `{CONFIG_NAME}` "
             "from the working directory, builds its population, plans every cell × statistic "
-            "with `core.publication.plan_table` and writes `plan/plan.csv`. Start Jupyter in "
-            "the folder holding this notebook and the config, with the project folder (holding "
-            "`batch/` and `core/`) above it or on `PYTHONPATH`. The batch runs the same plan "
-            f"on Dask: `{BATCH_COMMAND}`.",
+            "with `dp_sampling.publication.plan_table` and writes `plan/plan.csv`. Start "
+            "Jupyter in the folder holding this notebook and the config.",
+            "",
+            "**It needs the package `dp_sampling`**, the explorer's core: install it once with "
+            f"`{INSTALL_COMMAND}`; the first code cell stops with a clear message if it is "
+            "missing. In a clone of the explorer, the batch runs the same plan on Dask: "
+            f"`{BATCH_COMMAND}`.",
             "",
             "The plan:",
             "",
@@ -255,7 +254,7 @@ def publication_notebook(config: Mapping[str, Any]) -> str:
         ]
     )
     cells = [v4.new_markdown_cell(intro)]
-    for title, code in script_steps():
+    for title, code in script_steps("notebook"):
         cells += [v4.new_markdown_cell(f"## {title}"), v4.new_code_cell(code)]
     for i, cell in enumerate(cells):
         cell["id"] = f"cell-{i}"
@@ -304,15 +303,21 @@ def package_readme(config: Mapping[str, Any], population: Population) -> str:
             "",
             "## Reproduce the numbers",
             "",
-            "Unzip into a folder, then run with the project folder (holding `batch/` and "
-            "`core/`) as the working directory or on `PYTHONPATH`:",
+            "The script and the notebook need the package `dp_sampling`, the explorer's core "
+            "(Python 3.11 or later); install it once in the environment that runs them, on any "
+            "machine:",
+            "",
+            f"    {INSTALL_COMMAND}",
+            "",
+            "Then unzip into a folder and run, in that folder:",
             "",
             f"- the script: `python {SCRIPT_NAME}` prints the table and writes "
             "`plan/plan.csv` next to it;",
             f"- the notebook: open `{NOTEBOOK_NAME}` in Jupyter started in this folder and "
             "run all cells;",
-            f"- the batch, cells in parallel on Dask: `{BATCH_COMMAND}` (add "
-            "`--scheduler tcp://HOST:PORT` for a running cluster).",
+            f"- the batch, cells in parallel on Dask, from a clone of the explorer (its folder "
+            f"on `PYTHONPATH`): `{BATCH_COMMAND}` (add `--scheduler tcp://HOST:PORT` for a "
+            "running cluster).",
             "",
             "Each cell × statistic has its own seed, derived from the config's seed, so all "
             "three give the page's plan.csv (up to floating-point rounding).",

@@ -1,4 +1,8 @@
-"""The batch config: a YAML file read, checked field by field, and the population built.
+"""A publication plan's config: a YAML file read and checked field by field, its population built.
+
+The config is what ``python -m batch`` runs on Dask and what the release planner's exported
+script ``plan_publication.py`` runs in one process; both read it here, so the installed
+package ``dp_sampling`` alone runs the script (``dp_sampling.publication.config``).
 
 Example (``assets/publication_example.yaml``)::
 
@@ -27,16 +31,16 @@ from typing import Any
 
 import yaml  # type: ignore[import-untyped]
 
-from core.designs.registry import DESIGNS
-from core.mechanisms.registry import MECHANISMS
-from core.population import Population
-from core.populations import (
+from ..designs.registry import DESIGNS
+from ..mechanisms.registry import MECHANISMS
+from ..population import Population
+from ..populations import (
     BUILTIN_POPULATIONS,
     load_population_file,
     make_builtin,
     read_file_table,
 )
-from core.publication import GROUPS, cells_of, parse_statistic
+from ..publication.table import GROUPS, cells_of, parse_statistic
 
 __all__ = ["Config", "ConfigError", "build_population", "load_config"]
 
@@ -153,6 +157,17 @@ def _names(field: str, value: Any, allowed: Any) -> tuple[str, ...]:
 
 def load_config(path: str | Path) -> Config:
     """Read and check the YAML config at ``path``.
+
+    Parameters
+    ----------
+    path : str or Path
+        The YAML file; a population ``file`` it names is read relative to its folder.
+
+    Returns
+    -------
+    Config
+        The checked settings; :meth:`Config.plan_kwargs` gives the arguments of
+        :func:`core.publication.plan_table`.
 
     Raises
     ------
@@ -290,6 +305,16 @@ def _check_population(pop: Any) -> dict[str, Any]:
 
 def build_population(config: Config) -> Population:
     """The config's population, and its cells checked (:func:`core.publication.cells_of`).
+
+    Parameters
+    ----------
+    config : Config
+        A checked config (:func:`load_config`).
+
+    Returns
+    -------
+    Population
+        The built-in population or the file's records, with public bounds and labels.
 
     Raises
     ------
