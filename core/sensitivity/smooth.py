@@ -142,7 +142,12 @@ def _batch_at_betas(
         for r in range(reps):
             out[r] = _smooth_numpy(samples[r], lo, hi, float(betas[r]), k)
         return out
-    _batch_core(samples, lo, hi, np.ascontiguousarray(betas, dtype=np.float64), k, out)
+    b = np.ascontiguousarray(betas, dtype=np.float64)
+
+    def rows(a: int, z: int) -> None:
+        _batch_core(samples[a:z], lo, hi, b[a:z], k, out[a:z])
+
+    by_rows(rows, reps, samples.size)
     return out
 
 
