@@ -126,9 +126,11 @@ class Config:
         }
 
 
-def _number(
+def _yaml_number(
     field: str, value: Any, *, low: float, high: float = math.inf, open_low: bool = True
 ) -> float:
+    """A finite number as YAML wrote it (int or float, not a quoted string), above ``low``
+    (or at it, with ``open_low=False``) and below ``high``; errors name the config field."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ConfigError(field, f"must be a number; got {value!r}")
     x = float(value)
@@ -140,7 +142,10 @@ def _number(
     return x
 
 
-def _whole(field: str, value: Any, low: int, high: int) -> int:
+def _yaml_whole(field: str, value: Any, low: int, high: int) -> int:
+    """A whole number as YAML wrote it (an int, not ``50.0`` or ``"50"``), in ``[low, high]``;
+    unlike :func:`core._validation.check_whole` it refuses other types and names the config
+    field in a :class:`ConfigError`."""
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise ConfigError(field, f"must be a whole number in [{low:,}, {high:,}]; got {value!r}")
     return int(value)
@@ -206,10 +211,10 @@ def load_config(path: str | Path) -> Config:
             parse_statistic(s)
         except ValueError as exc:
             raise ConfigError(f"statistics[{i}]", str(exc)) from None
-    eps = _number("eps_target", raw["eps_target"], low=0.0)
+    eps = _yaml_number("eps_target", raw["eps_target"], low=0.0)
     delta = raw.get("delta_target")
     if delta is not None:
-        delta = _number("delta_target", delta, low=0.0, high=1.0)
+        delta = _yaml_number("delta_target", delta, low=0.0, high=1.0)
     relation = raw.get("relation", "replacement")
     if relation not in ("replacement", "deletion"):
         raise ConfigError("relation", f"must be 'replacement' or 'deletion'; got {relation!r}")
@@ -225,10 +230,12 @@ def load_config(path: str | Path) -> Config:
     if rates is not None:
         if not isinstance(rates, list) or not rates:
             raise ConfigError("rates", f"must be a non-empty list; got {rates!r}")
-        rates_t = tuple(_number(f"rates[{i}]", r, low=0.0, high=1.0) for i, r in enumerate(rates))
+        rates_t = tuple(
+            _yaml_number(f"rates[{i}]", r, low=0.0, high=1.0) for i, r in enumerate(rates)
+        )
     split = raw.get("split", "equal")
     if isinstance(split, list):
-        split = tuple(_number(f"split[{i}]", w, low=0.0) for i, w in enumerate(split))
+        split = tuple(_yaml_number(f"split[{i}]", w, low=0.0) for i, w in enumerate(split))
         if len(split) != len(stats):
             raise ConfigError("split", f"needs {len(stats)} weights, one per statistic")
     elif split not in ("equal", "optimal"):
@@ -244,7 +251,9 @@ def load_config(path: str | Path) -> Config:
             raise ConfigError(
                 "error_weights", f"needs {len(stats)} weights, one per statistic; got {weights!r}"
             )
-        weights_t = tuple(_number(f"error_weights[{i}]", w, low=0.0) for i, w in enumerate(weights))
+        weights_t = tuple(
+            _yaml_number(f"error_weights[{i}]", w, low=0.0) for i, w in enumerate(weights)
+        )
     return Config(
         name=str(raw.get("name", p.stem)),
         population=pop,
@@ -258,11 +267,11 @@ def load_config(path: str | Path) -> Config:
         designs=designs_t,
         mechanisms=mech_t,
         rates=rates_t,
-        T=_whole("T", raw.get("T", 200), 2, 100_000),
-        seed=_whole("seed", raw.get("seed", 0), 0, 2**63 - 1),
+        T=_yaml_whole("T", raw.get("T", 200), 2, 100_000),
+        seed=_yaml_whole("seed", raw.get("seed", 0), 0, 2**63 - 1),
         split=split,
-        publish_share=_number("publish_share", raw.get("publish_share", 0.1), low=0.0),
-        max_cells=_whole("max_cells", raw.get("max_cells", 10_000), 1, 10**7),
+        publish_share=_yaml_number("publish_share", raw.get("publish_share", 0.1), low=0.0),
+        max_cells=_yaml_whole("max_cells", raw.get("max_cells", 10_000), 1, 10**7),
         error_weights=weights_t,
     )
 
@@ -288,9 +297,9 @@ def _check_population(pop: Any) -> dict[str, Any]:
                 f"unknown built-in {pop['builtin']!r}; choose one of "
                 + ", ".join(BUILTIN_POPULATIONS),
             )
-        _whole("population.seed", pop.get("seed", 0), 0, 2**63 - 1)
+        _yaml_whole("population.seed", pop.get("seed", 0), 0, 2**63 - 1)
         if pop.get("size") is not None:
-            _whole("population.size", pop["size"], 3, 10**8)
+            _yaml_whole("population.size", pop["size"], 3, 10**8)
     else:
         if not isinstance(pop["file"], str) or not pop["file"]:
             raise ConfigError("population.file", f"must be a file path; got {pop['file']!r}")
@@ -299,7 +308,7 @@ def _check_population(pop: Any) -> dict[str, Any]:
         for bound in ("lower", "upper"):
             if bound not in pop:
                 raise ConfigError(f"population.{bound}", "missing: declare the public bounds")
-            _number(f"population.{bound}", pop[bound], low=-math.inf)
+            _yaml_number(f"population.{bound}", pop[bound], low=-math.inf)
     return dict(pop)
 
 

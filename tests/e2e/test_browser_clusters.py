@@ -85,13 +85,13 @@ def test_exact_boxes_and_url_reproduce_a_design(page, app_url):
     _open(page, f"{app_url}/clusters?cl_size=1000&cl_k=100&cl_l=10&cl_eps=0.1&cl_exact=true")
     expect(page.locator(".st-key-cl_k input")).to_be_visible(timeout=60_000)
     assert "in effect none" in _main_text(page)
-    assert plot_text_appears(page, "ℓ/k = 0.1)"), plot_texts(page)[-400:]
+    assert plot_text_appears(page, "ℓ/k = 10 %)"), plot_texts(page)[-400:]
     box = page.locator(".st-key-cl_k input")
     box.fill("5000")
     box.press("Enter")
     settle(page)
     assert _query(page).get("cl_k") == ["5000"]
-    assert plot_text_appears(page, "ℓ/k = 0.002)"), plot_texts(page)[-400:]
+    assert plot_text_appears(page, "ℓ/k = 0.2 %)"), plot_texts(page)[-400:]
     # More clusters drawn than exist: explained, not a crash.
     box = page.locator(".st-key-cl_l input")
     box.fill("9000")

@@ -66,7 +66,7 @@ def test_summary_table_keeps_a_large_uploaded_mean_whole(page, app_url, tmp_path
     upload_and_use(page, path)
     table = page.locator('[data-testid="stTable"] table').first
     table.wait_for()
-    expect(table).to_contain_text("4.76425e+06", timeout=60_000)
+    expect(table).to_contain_text("4,764,250", timeout=60_000)
     assert table.evaluate(_OVERFLOW) == []
     screenshot(page, "population_uploaded_large_mean_1280x720")
     assert not errors_on_page(page) and not exceptions_on_page(page)

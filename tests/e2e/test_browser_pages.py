@@ -134,7 +134,7 @@ def test_amplification_odds_tab_reads_eps_as_odds_on_laptop_and_phone(browser, a
             page.evaluate("document.fonts.ready")
             main = page.locator('[data-testid="stMainBlockContainer"]')
             expect(main).to_contain_text("at most 2.67 in 100 sure", timeout=60_000)
-            assert plot_text_appears(page, "ε_sample = 5.152"), plot_texts(page)[-400:]
+            assert plot_text_appears(page, "ε_sample = 5.15"), plot_texts(page)[-400:]
             assert errors_on_page(page) == [] and exceptions_on_page(page) == []
             problems = page.evaluate(MEASURE, SLACK)
             assert not problems, f"odds tab at {label} width: {problems}"

@@ -157,7 +157,9 @@ def _table(headings: Iterable[str], rows: Iterable[Iterable[str]]) -> str:
     """An HTML table from escaped headings and already escaped/assembled cells."""
     head = "".join(f"<th>{h}</th>" for h in headings)
     body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    table = f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    # A table wider than the window scrolls inside its box, never the whole page.
+    return f'<div class="table-wrap">{table}</div>'
 
 
 def _designs_html(result: PlanResult) -> str:
@@ -252,10 +254,11 @@ body { font-family: system-ui, sans-serif; max-width: 80rem; margin: 2rem auto; 
 h1 { font-size: 1.6rem; margin-bottom: 0.2rem; }
 h2 { font-size: 1.2rem; margin-top: 1.8rem; border-bottom: 1px solid #d0d7de; }
 table { border-collapse: collapse; margin: 0.6rem 0; font-size: 0.85rem; }
-th, td { border: 1px solid #d0d7de; padding: 0.25rem 0.5rem; text-align: left;
+th, td { border: 1px solid #d0d7de; padding: 0.25rem 0.4rem; text-align: left;
          vertical-align: top; }
 th { background: #f6f8fa; }
 td a { overflow-wrap: anywhere; word-break: break-all; }
+.table-wrap { overflow-x: auto; max-width: 100%; }
 .recommendation { background: #eef6ee; border-left: 4px solid #2f7d32; padding: 0.6rem 1rem; }
 .subtitle { color: #57606a; margin-top: 0; }
 @media print { .chart { page-break-inside: avoid; } }
