@@ -26,6 +26,9 @@ MIN_WORK = 1 << 20
 _MOST = 4
 
 _pool: ThreadPoolExecutor | None = None
+#: The process that made :data:`_pool`: a child made by ``fork`` inherits the pool object but
+#: not its threads, so it makes a pool of its own.
+_pool_pid = 0
 
 
 def workers() -> int:
@@ -45,14 +48,15 @@ def by_rows(run: Callable[[int, int], None], rows: int, work: float) -> None:
     this call returns when all are done, re-raising the first error; otherwise ``run(0,
     rows)`` runs here.  ``run`` must touch only the rows it is given.
     """
-    global _pool
+    global _pool, _pool_pid
     parts = min(workers(), rows)
     if parts < 2 or work < MIN_WORK:
         if rows:
             run(0, rows)
         return
-    if _pool is None:
+    if _pool is None or _pool_pid != os.getpid():
         _pool = ThreadPoolExecutor(max_workers=_MOST, thread_name_prefix="core-rows")
+        _pool_pid = os.getpid()
     bounds = [rows * i // parts for i in range(parts + 1)]
     futures = [_pool.submit(run, a, b) for a, b in pairwise(bounds)]
     for f in futures:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -73,3 +75,25 @@ def test_window_sensitivities_on_threads_equal_one_row_at_a_time(monkeypatch) ->
             *args[2:],
         )  # fmt: skip
         assert s[r] == pytest.approx(one[0][0], rel=1e-15) and ok[r] == one[1][0]
+
+
+def test_a_forked_child_gets_a_pool_of_its_own(monkeypatch) -> None:
+    """A child made by fork inherits the pool object without its threads; it must not wait on
+    them forever."""
+    monkeypatch.setattr(threads, "workers", lambda: 2)
+    threads.by_rows(lambda a, b: None, 4, threads.MIN_WORK)  # the parent's pool exists
+    pid = os.fork()
+    if pid == 0:  # the child: run a split call, exit 0 when it returns
+        seen = []
+        threads.by_rows(lambda a, b: seen.append((a, b)), 4, threads.MIN_WORK)
+        os._exit(0 if sorted(seen) == [(0, 2), (2, 4)] else 1)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            assert os.waitstatus_to_exitcode(status) == 0
+            return
+        time.sleep(0.05)
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+    pytest.fail("the forked child waited on its parent's threads")
