@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike
 
 from .. import sensitivity as sens
 from .._validation import FloatArray, check_bounds, check_whole
-from ..windowed.runs import Blocks, RunView, run_view
+from ..windowed.runs import Blocks, RunView, next_window, run_view
 from ..windowed.sampler import IntArray, SourceFactory, _open_source, _ranks
 
 __all__ = ["window_exponential_draws"]
@@ -206,8 +206,7 @@ def window_exponential_draws(
     exact: ``u`` stays fixed and more of the same sample is revealed.  When ``u`` says "not
     in the ring", the next ring is what is known beyond it.  In the chosen ring an interval
     is drawn by its weight and the release uniformly inside it.  So every release has
-    exactly the mechanism's law on the whole sample; most
-    are decided in the first ring.
+    exactly the mechanism's law on the whole sample; most are decided in the first ring.
 
     Parameters
     ----------
@@ -304,14 +303,9 @@ def window_exponential_draws(
         if any(t.size for t in todo):
             pending = np.unique(np.concatenate(todo))
             half[pending] = np.minimum(np.maximum(half[pending] * 2, 1), n[pending])
-            if runs:
-                # Half beyond the known runs on each side: a tie block around k, known whole,
-                # is crossed at once, and the far side is not read as deep as the block is long.
-                rows = row_of[pending]
-                low[pending] = view.first[rows, 0] - half[pending]
-                high[pending] = view.last[rows, view.count[rows] - 1] + half[pending]
-            else:
-                low[pending], high[pending] = k[pending] - half[pending], k[pending] + half[pending]
+            low[pending], high[pending] = next_window(
+                view if runs else None, row_of[pending], k[pending], half[pending]
+            )
     return statistic, released
 
 

@@ -8,7 +8,7 @@ from numpy.typing import ArrayLike
 from .. import sensitivity as sens
 from .._validation import FloatArray, check_bounds, check_whole
 from ..windowed.run_sensitivity import smooth_sensitivity_runs
-from ..windowed.runs import run_view
+from ..windowed.runs import next_window, run_view
 from ..windowed.sampler import (
     _CELL_BUDGET,
     _PILOT,
@@ -41,8 +41,8 @@ def window_quantile_draws(
     ``k_r = quantile_rank(n_r, quantile)`` and, for every ``beta`` in ``betas``, its
     ``beta``-smooth sensitivity (Hu et al. eq. 4 at rank ``k``; :mod:`core.sensitivity`),
     exactly as if the whole sample had been drawn (module docstring).  The window starts at
-    :data:`FIRST_HALF_WIDTH` ranks on each side of ``k`` and widens by half for the samples whose
-    window cannot yet certify every ``S``.
+    :data:`FIRST_HALF_WIDTH` ranks on each side of ``k`` and widens by half for the samples
+    whose window cannot yet certify every ``S``.
 
     Parameters
     ----------
@@ -120,14 +120,11 @@ def _draw_chunk(
     columns per sample of its widest window (ranks, or runs on a run-aware source).
 
     Every round makes ranks ``k - h .. k + h`` known, splits the unexpanded blocks beside
-    them (``refine`` of the source: blocks of at most ``REFINE_FINE /
-    beta`` records near the window, finer than their distance beyond) so that their value
-    ranges bound the rest tightly, takes the whole run of known ranks around ``k`` as the
-    window and bounds the rest through those blocks; the samples whose ``S`` is not yet
-    certified for every ``beta`` widen ``h`` by half.  On a
-    run-aware source the next round reads ``h`` ranks beyond the known runs on each side
-    instead: a tie block around ``k`` is known whole, and the far side of ``k`` is not read
-    as deep as the block is long.
+    them (``refine`` of the source: blocks of at most ``REFINE_FINE / beta`` records near
+    the window, finer than their distance beyond) so that their value ranges bound the rest
+    tightly, takes the whole run of known ranks around ``k`` as the window and bounds the
+    rest through those blocks; the samples whose ``S`` is not yet certified for every
+    ``beta`` widen ``h`` by half (:func:`core.windowed.runs.next_window`).
     """
     windows = _open_source(source, rng, values.size, n, rows)
     runs = hasattr(windows, "window_runs")
@@ -171,9 +168,5 @@ def _draw_chunk(
         # Widen by half (the blocks beside the window are fine, so the width needed is
         # known more closely than to a factor of two); over runs, from the known runs' ends.
         half_of[todo] = np.maximum(half_of[todo] * 3 // 2, half_of[todo] + 1)
-        if runs:
-            low[todo] = view.first[at, 0] - half_of[todo]
-            high[todo] = view.last[at, view.count[at] - 1] + half_of[todo]
-        else:
-            low[todo], high[todo] = k[todo] - half_of[todo], k[todo] + half_of[todo]
+        low[todo], high[todo] = next_window(view if runs else None, at, k[todo], half_of[todo])
         widest = max(widest, int(half_of[todo].max()))

@@ -346,6 +346,21 @@ class RunSource:
         return RunWindows(rng, self.runs, self.sizes[rows])
 
 
+def next_window(
+    view: RunView | None, at: IntArray, k: IntArray, half: IntArray
+) -> tuple[IntArray, IntArray]:
+    """The ranks the next round makes known for samples whose window must widen.
+
+    ``k ± half`` on a source of records (``view`` None); on a run-aware source, ``half``
+    ranks beyond the known runs of rows ``at`` of ``view`` on each side, so that a tie block
+    around ``k``, known whole, is crossed at once and the far side of ``k`` is not read as
+    deep as the block is long.
+    """
+    if view is None:
+        return k - half, k + half
+    return view.first[at, 0] - half, view.last[at, view.count[at] - 1] + half
+
+
 def run_view(
     source: Any, which: IntArray, k: IntArray, values: FloatArray
 ) -> tuple[RunView, Blocks]:
