@@ -11,6 +11,7 @@ number of repetitions: every array is O(N) and built once per population.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -28,6 +29,11 @@ if TYPE_CHECKING:
 __all__ = ["Frame"]
 
 _T = TypeVar("_T")
+
+#: Held while a frame prepares something, so that threads sharing a frame (the points of a
+#: plan, sessions of a server) build each preparation once.  Re-entrant: a preparation may
+#: ask for another.
+_PREPARING = threading.RLock()
 
 
 def _codes(labels: Any) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
@@ -95,13 +101,19 @@ class Frame:
     def prepared(self, key: str, build: Callable[[Frame], _T]) -> _T:
         """``build(self)``, computed on the first call for ``key`` and kept with the frame."""
         if key not in self._prepared:
-            self._prepared[key] = build(self)
+            with _PREPARING:
+                if key not in self._prepared:
+                    self._prepared[key] = build(self)
         return self._prepared[key]
 
+    def value_runs(self) -> ValueRuns:
+        """The runs of equal values (:class:`core.windowed.runs.ValueRuns`)."""
+        return self.prepared("value_runs", lambda f: ValueRuns.of(f.values))
+
     def tied_runs(self) -> ValueRuns | None:
-        """The runs of equal values (:class:`core.windowed.runs.ValueRuns`) when the
-        population is tied enough for windows over runs to pay, else None."""
-        runs = self.prepared("value_runs", lambda f: ValueRuns.of(f.values))
+        """:meth:`value_runs` when the population is tied enough for windows over runs to
+        pay, else None."""
+        runs = self.value_runs()
         return runs if runs.tied else None
 
     def value(self, statistic: str, quantile: float = 0.5) -> float:

@@ -28,6 +28,7 @@ from .. import mechanisms as mech
 from ..designs.frame import Frame
 from ..designs.protocol import PlannerDesign, Point
 from ..planner.errors import Draws
+from ..threads import each
 from ..windowed import window_exponential_draws, window_quantile_draws
 
 __all__ = [
@@ -48,8 +49,11 @@ SAMPLERS: tuple[str, ...] = ("auto", "full", "window")
 #: The mechanisms whose windowed releases are drawn ring by ring
 #: (:func:`core.windowed.window_exponential_draws`), not from the statistic and ``S``.
 RING_DRAWN = (mech.ExponentialQuantile, mech.PiecewiseLaplaceQuantile)
-#: Samples whose exponential-mechanism releases are drawn on windows at once.
-EXPONENTIAL_CHUNK = 25
+#: Order statistics (or runs) the windows of one chunk of ring-drawn releases may hold at
+#: first: a chunk has ``EXPONENTIAL_CELLS // width`` samples (at least one), ``width`` the
+#: first window's width plus, on windows of records, twice the longest tie block a sample
+#: of the rate holds (a window may have to span it).  About 32 MiB per array of a chunk.
+EXPONENTIAL_CELLS = 1 << 22
 #: Least first half-width of an exponential-mechanism window, in units of
 #: ``1 / eps_sample`` ranks (:func:`exponential_first_half`).
 FIRST_HALF_EPS = 8.0
@@ -306,63 +310,166 @@ def simulate_windows(
     quantiles, drawn ring by ring, samples of their own, the same for both).  An empty
     sample is released as by :func:`release_empty`.  Additive releases: ``statistic +
     noise_scale(S, eps) × standard noise``.
+
+    The work of each point is a few independent tasks, each with random streams of its own
+    (the smooth-sensitivity windows and the additive releases; each chunk of each
+    ring-drawn mechanism).  When the windows are wide (:data:`PARALLEL_RECORDS`) the tasks
+    of all points run on two threads (:func:`core.threads.each`, costliest first); the
+    draws are the same either way.
     """
+    prepared = [_WindowPoint(design, mechanisms, frame, p, reps, seed, quantile) for p in points]
+    tasks = [(w, part) for w in prepared for part in w.parts()]
+    cost = [w.cost(part) for w, part in tasks]
+    wide = sum(cost) >= PARALLEL_RECORDS and frame.tied_runs() is None
+    if wide:
+        each(lambda task: task[0].run(task[1]), tasks, cost=cost)
+    else:
+        for w, part in tasks:
+            w.run(part)
     results: dict[tuple[str, float], Draws] = {}
-    for p in points:
-        tag = round(p.rate * 2**40)
-        rng = np.random.default_rng([*seed, 29, tag])
-        draw = design.window_draw(frame, p.point, reps, rng)
+    for w in prepared:
+        results.update(w.draws())
+    return results
+
+
+#: Records the windows of one plan's design must read in all (:meth:`_WindowPoint.cost`)
+#: from which :func:`simulate_windows` runs its tasks on two threads at once.  Below it the
+#: work is many small numpy steps that hold the GIL, and two threads take longer than one.
+PARALLEL_RECORDS = float(1 << 23)
+#: Half-width of a smooth-sensitivity window in units of ``1 / beta`` (about what
+#: :func:`core.windowed.window_quantile_draws` reads on smooth data).
+_SMOOTH_HALF_BETAS = 3.0
+
+#: A task of a point: ``None`` for the smooth-sensitivity windows and the additive
+#: releases, ``(j, start)`` for the chunk of ring-drawn mechanism ``j`` from sample ``start``.
+_Part = tuple[int, int] | None
+
+
+class _WindowPoint:
+    """One point of :func:`simulate_windows`: its samples' sizes, and its tasks' results.
+
+    The sizes and the sources are drawn when the point is made, from the point's own
+    stream (``[*seed, 29, tag]``); the smooth-sensitivity windows then continue that
+    stream, and each ring-drawn chunk has streams of its own, so the tasks may run in any
+    order.
+    """
+
+    def __init__(
+        self,
+        design: PlannerDesign,
+        mechanisms: Sequence[str],
+        frame: Frame,
+        p: PointBudget,
+        reps: int,
+        seed: Sequence[int],
+        quantile: float,
+    ) -> None:
+        self.mechanisms, self.frame, self.p = list(mechanisms), frame, p
+        self.seed, self.quantile = list(seed), quantile
+        self.tag = round(p.rate * 2**40)
+        self.rng = np.random.default_rng([*seed, 29, self.tag])
+        draw = design.window_draw(frame, p.point, reps, self.rng)
         assert draw is not None
-        sizes = draw.sizes
-        rows = np.flatnonzero(sizes > 0)
-        filled = sizes[rows]
-        objects = [make_mechanism(m, frame, p.rate, quantile) for m in mechanisms]
+        self.source = draw.source
+        self.sizes = draw.sizes
+        self.rows = np.flatnonzero(self.sizes > 0)
+        self.filled = self.sizes[self.rows]
+        self.objects = [make_mechanism(m, frame, p.rate, quantile) for m in mechanisms]
         # Drawn ring by ring on samples of their own (the exponential mechanism, and the
         # piecewise-Laplace quantile, whose pieces are the exponential mechanism's).
-        exponential = [isinstance(o, RING_DRAWN) for o in objects]
-        betas = [
+        self.ring = [isinstance(o, RING_DRAWN) for o in self.objects]
+        self.betas = [
             o.window_beta(p.eps_sample[m], p.delta_sample)
-            for m, o in zip(mechanisms, objects, strict=True)
+            for m, o in zip(mechanisms, self.objects, strict=True)
         ]
-        used = sorted(
-            {b for b, x in zip(betas, exponential, strict=True) if b is not None and not x}
+        self.used = sorted(
+            {b for b, x in zip(self.betas, self.ring, strict=True) if b is not None and not x}
         )
-        kw: dict[str, Any] = {}
-        if draw.source is not None:
-            kw["source"] = _on_rows(draw.source, rows)
-        stat, S = window_quantile_draws(
-            rng, frame.values, filled, quantile, used, frame.lower, frame.upper, **kw
-        )
-        ones = np.empty((filled.size, 1))
-        for j, (name, o, beta) in enumerate(zip(mechanisms, objects, betas, strict=True)):
+        self.chunk = {j: self._chunk(j) for j, ring in enumerate(self.ring) if ring}
+        self.chunks: dict[tuple[int, int], tuple[FloatArray, FloatArray]] = {}
+        self.stat: FloatArray = np.empty(0)
+        self.S: FloatArray = np.empty((0, 0))
+
+    def _chunk(self, j: int) -> int:
+        """Samples per chunk of ring-drawn mechanism ``j`` (:data:`EXPONENTIAL_CELLS`)."""
+        width = 2 * exponential_first_half(self.p.eps_sample[self.mechanisms[j]]) + 1
+        if self.frame.tied_runs() is None:  # windows of records: a tie block is read whole
+            width += 2 * math.ceil(self.p.rate * self.frame.value_runs().longest)
+        return max(1, EXPONENTIAL_CELLS // width)
+
+    def parts(self) -> list[_Part]:
+        """The point's tasks: the smooth windows first, then every ring-drawn chunk."""
+        out: list[_Part] = [None]
+        if self.filled.size:
+            for j, ring in enumerate(self.ring):
+                if ring:
+                    out += [(j, s) for s in range(0, self.filled.size, self.chunk[j])]
+        return out
+
+    def cost(self, part: _Part) -> float:
+        """About how many order statistics task ``part`` reads: ``±3 / beta`` ranks per
+        sample for the smooth windows, ``±`` :func:`exponential_first_half` for a ring-drawn
+        chunk, never more than the expected sample size ``rate × N``.  For scheduling only."""
+        if part is None:
+            width = 2.0 * _SMOOTH_HALF_BETAS / min(self.used) if self.used else 1.0
+            samples = self.filled.size
+        else:
+            j, start = part
+            width = 2.0 * exponential_first_half(self.p.eps_sample[self.mechanisms[j]])
+            samples = min(self.chunk[j], self.filled.size - start)
+        return samples * min(width, self.p.rate * self.frame.N)
+
+    def _source(self, rows: NDArray[np.int64]) -> dict[str, Any]:
+        return {} if self.source is None else {"source": _on_rows(self.source, rows)}
+
+    def run(self, part: _Part) -> None:
+        """Compute task ``part``."""
+        frame = self.frame
+        if part is None:
+            self.stat, self.S = window_quantile_draws(
+                self.rng, frame.values, self.filled, self.quantile, self.used,
+                frame.lower, frame.upper, **self._source(self.rows),
+            )  # fmt: skip
+            return
+        # In chunks of samples: on heavily tied data a window may have to span a whole run
+        # of equal values, and the chunk keeps its memory bounded.  Each chunk has its own
+        # samples and noise streams, so a chunk's draws do not depend on how much the
+        # chunks before it read.
+        j, start = part
+        eps = self.p.eps_sample[self.mechanisms[j]]
+        stop = start + self.chunk[j]
+        part_rows = self.rows[start:stop]
+        x_stat, x_rel = window_exponential_draws(
+            np.random.default_rng([*self.seed, 37, self.tag, start]),
+            np.random.default_rng([*self.seed, 31, self.tag, j, start]),
+            frame.values, self.filled[start:stop], self.quantile,
+            [eps], frame.lower, frame.upper, **self._source(part_rows),
+            first_half=exponential_first_half(eps),
+            piecewise=isinstance(self.objects[j], mech.PiecewiseLaplaceQuantile),
+        )  # fmt: skip
+        self.chunks[(j, start)] = (x_stat, x_rel[0])
+
+    def draws(self) -> dict[tuple[str, float], Draws]:
+        """Every mechanism's draws, once every task has run."""
+        p, frame, stat = self.p, self.frame, self.stat
+        results: dict[tuple[str, float], Draws] = {}
+        ones = np.empty((self.filled.size, 1))
+        for j, (name, o, beta) in enumerate(
+            zip(self.mechanisms, self.objects, self.betas, strict=True)
+        ):
             eps = p.eps_sample[name]
-            noise_rng = np.random.default_rng([*seed, 31, tag, j])
+            noise_rng = np.random.default_rng([*self.seed, 31, self.tag, j])
             out = Draws(noise_cdf=noise_cdf(o))
-            if filled.size and exponential[j]:
-                # In chunks of samples: on heavily tied data a window may have to span a
-                # whole run of equal values, and the chunk keeps its memory bounded.  Each
-                # chunk has its own samples and noise streams, so a chunk's draws do not
-                # depend on how much the chunks before it read.
-                for start in range(0, filled.size, EXPONENTIAL_CHUNK):
-                    part = slice(start, start + EXPONENTIAL_CHUNK)
-                    part_kw: dict[str, Any] = {}
-                    if draw.source is not None:
-                        part_kw["source"] = _on_rows(draw.source, rows[part])
-                    x_stat, x_rel = window_exponential_draws(
-                        np.random.default_rng([*seed, 37, tag, start]),
-                        np.random.default_rng([*seed, 31, tag, j, start]),
-                        frame.values, filled[part], quantile, [eps],
-                        frame.lower, frame.upper, **part_kw,
-                        first_half=exponential_first_half(eps),
-                        piecewise=isinstance(o, mech.PiecewiseLaplaceQuantile),
-                    )  # fmt: skip
+            if self.filled.size and self.ring[j]:
+                for start in range(0, self.filled.size, self.chunk[j]):
+                    x_stat, x_rel = self.chunks[(j, start)]
                     out.statistic.append(x_stat)
-                    out.released.append(x_rel[0])
+                    out.released.append(x_rel)
                     out.noise_variance.append(np.full(x_stat.size, np.nan))
                     out.noise_scale.append(np.full(x_stat.size, 2.0 / eps))
-            elif filled.size:
+            elif self.filled.size:
                 sens_ = (
-                    S[used.index(beta)] if beta is not None
+                    self.S[self.used.index(beta)] if beta is not None
                     else o.sensitivity(ones, eps, p.delta_sample, frame.lower, frame.upper)
                 )  # fmt: skip
                 scale = np.asarray(o.noise_scale(sens_, eps), dtype=np.float64)
@@ -375,8 +482,8 @@ def simulate_windows(
                     else np.broadcast_to(np.asarray(nv, dtype=np.float64), stat.shape).copy()
                 )  # fmt: skip
                 out.noise_scale.append(scale)
-            for _ in range(int((sizes == 0).sum())):
+            for _ in range(int((self.sizes == 0).sum())):
                 release_empty(o, eps, frame, noise_rng, out)
-            out.sizes.append(sizes.astype(np.float64))
+            out.sizes.append(self.sizes.astype(np.float64))
             results[(name, p.rate)] = out
-    return results
+        return results

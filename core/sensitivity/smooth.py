@@ -21,6 +21,7 @@ from ..sensitivity.kernels import (
     _window_core,
 )
 from ..sensitivity.local import check_quantile, quantile_rank, smooth_beta
+from ..sensitivity.run_kernels import _runs_whole
 from ..threads import by_rows
 
 
@@ -143,12 +144,43 @@ def _batch_at_betas(
             out[r] = _smooth_numpy(samples[r], lo, hi, float(betas[r]), k)
         return out
     b = np.ascontiguousarray(betas, dtype=np.float64)
+    if samples.shape[1] >= RUNS_FROM:
+        # Long rows (a census of a register) with heavy ties: one pair per pair of runs.
+        rest = [r for r in range(reps) if not _by_runs(samples[r], lo, hi, float(b[r]), k, out, r)]
+        if len(rest) < reps:
+            for r in rest:
+                _batch_core(samples[r : r + 1], lo, hi, b[r : r + 1], k, out[r : r + 1])
+            return out
 
     def rows(a: int, z: int) -> None:
         _batch_core(samples[a:z], lo, hi, b[a:z], k, out[a:z])
 
     by_rows(rows, reps, samples.size)
     return out
+
+
+#: Rows at least this long are checked for ties before the record-by-record kernel.
+RUNS_FROM = 1 << 16
+#: A row is computed on its runs when it has at most 1 / RUNS_RATIO as many runs as records.
+RUNS_RATIO = 8
+
+
+def _by_runs(
+    row: FloatArray, lo: float, hi: float, beta: float, k: int, out: FloatArray, r: int
+) -> bool:
+    """``out[r]`` = the smooth sensitivity of rank ``k`` of the sorted ``row`` computed on its
+    runs of equal values (:func:`core.sensitivity.run_kernels._runs_whole`, the same maximum
+    as :func:`_batch_core`'s, one pair per pair of runs); False, and nothing written, when
+    the row has too few ties for that to pay."""
+    n = row.size
+    ends = np.flatnonzero(row[1:] != row[:-1])
+    if ends.size + 1 > n // RUNS_RATIO:
+        return False
+    last = np.append(ends + 1, n).astype(np.int64)
+    first = np.concatenate(([1], ends + 2)).astype(np.int64)
+    value = np.ascontiguousarray(row[last - 1])
+    out[r] = _runs_whole(value, first, last, n, k, beta, lo, hi)
+    return True
 
 
 def smooth_sensitivity_quantile_batch(

@@ -37,7 +37,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._validation import FloatArray
-from ..sensitivity.kernels import _push_halves, _unknown_pairs_bound
+from ..sensitivity.kernels import _unknown_pairs_bound
+from ..sensitivity.run_kernels import _best_pair, _pair_value, _run_matrix
 from ..sensitivity.smooth import _block_arrays, _check_window_args
 from ..windowed.runs import Blocks, RunView
 
@@ -47,51 +48,6 @@ try:  # numba is optional: without it the same loops run as plain Python (slowly
     import numba as _numba
 except ImportError:  # pragma: no cover - exercised only where numba is missing
     _numba = None  # type: ignore[assignment]
-
-
-def _score(hv: float, lv: float, hp: int, lp: int, beta: float) -> float:
-    """``log((hv - lv) e^{-beta (hp - lp - 1)})``, ``-inf`` when ``hv <= lv``."""
-    if hv <= lv:
-        return -np.inf
-    return math.log(hv - lv) - beta * (hp - lp - 1)
-
-
-def _best_pair(
-    lv: FloatArray, lp: NDArray[np.int64], nl: int, hv: FloatArray, hp: NDArray[np.int64], nh: int,
-    beta: float, stack: NDArray[np.int64],
-) -> tuple[int, int, float]:  # fmt: skip
-    """Row and column of the largest entry of the totally monotone matrix (module
-    docstring), by divide and conquer over rows; ties keep the largest column."""
-    best = -np.inf
-    bp = 0
-    bq = 0
-    stack[0, 0] = 0
-    stack[0, 1] = nl - 1
-    stack[0, 2] = 0
-    stack[0, 3] = nh - 1
-    top = 1
-    while top > 0:
-        top -= 1
-        rl = stack[top, 0]
-        rh = stack[top, 1]
-        cl = stack[top, 2]
-        ch = stack[top, 3]
-        mid = (rl + rh) // 2
-        arg = cl
-        row_best = -np.inf
-        for q in range(cl, ch + 1):
-            s = _score(hv[q], lv[mid], hp[q], lp[mid], beta)
-            if s >= row_best:
-                row_best = s
-                arg = q
-        if row_best == -np.inf:
-            arg = ch
-        if row_best > best:
-            best = row_best
-            bp = mid
-            bq = arg
-        top = _push_halves(stack, top, rl, mid, rh, cl, arg, ch)
-    return bp, bq, best
 
 
 def _runs_core(
@@ -114,27 +70,9 @@ def _runs_core(
         nn = n[r]
         a = first[r, 0]
         b = last[r, m - 1]
-        c = 0
-        while last[r, c] < kk:
-            c += 1
-        # Rows: padding rank 0, then runs 0..c at their largest rank <= k.
-        lv[0] = lower
-        lp[0] = 0
-        for p in range(c + 1):
-            lv[p + 1] = value[r, p]
-            lp[p + 1] = min(last[r, p], kk)
-        nl = c + 2
-        # Columns: runs c..m-1 at their smallest rank >= k, then padding rank n + 1.
-        for q in range(c, m):
-            hv[q - c] = value[r, q]
-            hp[q - c] = max(first[r, q], kk)
-        nh = m - c + 1
-        hv[nh - 1] = upper
-        hp[nh - 1] = nn + 1
+        nl, nh = _run_matrix(value[r], first[r], last[r], m, kk, nn, lower, upper, lv, lp, hv, hp)
         bp, bq, best = _best_pair(lv, lp, nl, hv, hp, nh, beta, stack)
-        s = 0.0
-        if best > -np.inf:
-            s = (hv[bq] - lv[bp]) * math.exp(-beta * (hp[bq] - lp[bp] - 1))
+        s = _pair_value(lv, lp, hv, hp, bp, bq, best, beta)
         bound = 0.0
         for t in range(offsets[r], offsets[r + 1]):
             low = block_low[t]
@@ -168,8 +106,6 @@ def _runs_core(
 
 
 if _numba is not None:
-    _score = _numba.njit(cache=True, nogil=True)(_score)
-    _best_pair = _numba.njit(cache=True, nogil=True)(_best_pair)
     _runs_core = _numba.njit(cache=True, nogil=True)(_runs_core)
 
 

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -114,6 +115,11 @@ class ValueRuns:
     def D(self) -> int:
         """Number of distinct values (runs)."""
         return int(self.values.size)
+
+    @cached_property
+    def longest(self) -> int:
+        """Records in the longest run (computed once)."""
+        return int(np.diff(self.starts).max())
 
     @property
     def tied(self) -> bool:
