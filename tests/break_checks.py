@@ -826,10 +826,11 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="runs-lower-run-paired-at-its-first-rank",
         item="issue 22 tie-compressed windows",
-        path="core/windowed/run_sensitivity.py",
-        old="lp[p + 1] = min(last[r, p], kk)",
-        new="lp[p + 1] = min(first[r, p], kk)",
+        path="core/sensitivity/run_kernels.py",
+        old="lp[p + 1] = min(last[p], kk)",
+        new="lp[p + 1] = min(first[p], kk)",
         tests=(
+            "tests/core/sensitivity/test_run_kernels.py",
             "tests/core/windowed/test_run_sensitivity.py::"
             "test_runs_give_the_definition_on_every_window",
             "tests/core/windowed/test_runs.py::"
@@ -1324,6 +1325,46 @@ BREAKS: tuple[Break, ...] = (
         tests=(
             "tests/test_packaging.py::"
             "test_exported_notebook_and_script_run_in_a_fresh_environment_outside_the_repository",
+        ),
+    ),
+    Break(
+        name="window-tasks-share-the-point-stream",
+        item="22 planner engine",
+        path="core/planner/simulate.py",
+        old="            np.random.default_rng([*self.seed, 37, self.tag, start]),\n",
+        new="            self.rng,\n",
+        tests=(
+            "tests/core/planner/test_simulate.py::"
+            "test_window_tasks_on_two_threads_draw_exactly_what_one_thread_draws",
+        ),
+    ),
+    Break(
+        name="each-ignores-the-cost-order",
+        item="22 planner engine",
+        path="core/threads.py",
+        old="        order.sort(key=lambda i: -float(cost[i]))",
+        new="        pass",
+        tests=(
+            "tests/core/test_threads.py::test_each_runs_two_tasks_at_once_and_the_costliest_first",
+        ),
+    ),
+    Break(
+        name="each-nested-makes-more-threads",
+        item="22 planner engine",
+        path="core/threads.py",
+        old='    if threads < 2 or getattr(_in_task, "active", False):',
+        new="    if threads < 2:",
+        tests=("tests/core/test_threads.py::test_each_inside_a_task_runs_on_that_task_s_thread",),
+    ),
+    Break(
+        name="ring-chunks-forget-tie-blocks",
+        item="22 planner engine",
+        path="core/planner/simulate.py",
+        old="            width += 2 * math.ceil(self.p.rate * self.frame.value_runs().longest)",
+        new="            width += 0",
+        tests=(
+            "tests/core/planner/test_simulate.py::"
+            "test_ring_drawn_chunks_hold_a_bounded_number_of_order_statistics",
         ),
     ),
 )

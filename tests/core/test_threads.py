@@ -97,3 +97,62 @@ def test_a_forked_child_gets_a_pool_of_its_own(monkeypatch) -> None:
     os.kill(pid, 9)
     os.waitpid(pid, 0)
     pytest.fail("the forked child waited on its parent's threads")
+
+
+@pytest.mark.parametrize("items", [0, 1, 2, 5, 17])
+def test_each_returns_every_result_in_the_items_order(monkeypatch, items: int) -> None:
+    monkeypatch.setattr(threads, "workers", lambda: 2)
+    got = threads.each(lambda x: x * x, range(items), cost=[(7 * i) % 5 for i in range(items)])
+    assert got == [i * i for i in range(items)]
+
+
+def test_each_runs_two_tasks_at_once_and_the_costliest_first(monkeypatch) -> None:
+    monkeypatch.setattr(threads, "workers", lambda: 2)
+    barrier = threading.Barrier(2, timeout=10)
+    started: list[int] = []
+    lock = threading.Lock()
+
+    def run(i: int) -> str:
+        with lock:
+            started.append(i)
+        if i in (3, 1):  # the two costliest meet: they run at the same time
+            barrier.wait()
+        return threading.current_thread().name
+
+    names = threads.each(run, [0, 1, 2, 3], cost=[1.0, 5.0, 2.0, 9.0])
+    assert sorted(started[:2]) == [1, 3]
+    assert {names[1], names[3]} != {threading.current_thread().name}
+    assert names[1] != names[3]
+
+
+def test_each_inside_a_task_runs_on_that_task_s_thread(monkeypatch) -> None:
+    monkeypatch.setattr(threads, "workers", lambda: 2)
+
+    def outer(i: int) -> set[str]:
+        inner = threads.each(lambda _: threading.current_thread().name, range(4))
+        return {threading.current_thread().name, *inner}
+
+    for names in threads.each(outer, range(2)):
+        assert len(names) == 1  # the nested call did not wait for the outer call's threads
+
+
+def test_each_with_one_worker_stays_on_the_calling_thread(monkeypatch) -> None:
+    monkeypatch.setattr(threads, "workers", lambda: 1)
+    names = threads.each(lambda _: threading.current_thread().name, range(3))
+    assert names == [threading.current_thread().name] * 3
+
+
+def test_each_raises_a_task_s_error_after_every_task_ended(monkeypatch) -> None:
+    monkeypatch.setattr(threads, "workers", lambda: 2)
+    done: list[int] = []
+
+    def run(i: int) -> int:
+        if i == 0:
+            raise ValueError("task 0")
+        time.sleep(0.01)
+        done.append(i)
+        return i
+
+    with pytest.raises(ValueError, match="task 0"):
+        threads.each(run, range(6))
+    assert sorted(done) == [1, 2, 3, 4, 5]

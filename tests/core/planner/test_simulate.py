@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from core import mechanisms as mech
@@ -94,3 +96,66 @@ def test_exponential_windows_read_the_same_samples_at_nearby_budgets():
     np.testing.assert_array_equal(np.concatenate(a.statistic), np.concatenate(b.statistic))
     shift = np.abs(np.concatenate(a.released) - np.concatenate(b.released))
     assert np.median(shift) < 0.05 * np.median(np.abs(np.concatenate(a.released) - 1.0))
+
+
+def _window_budgets(
+    frame: Frame, design: str, rates: list[float]
+) -> tuple[list[simulate.PointBudget], list[str]]:
+    names = ["smooth_laplace", "smooth_pure", "exponential", "piecewise_laplace", "global_laplace"]
+    points = DESIGNS[design].points(frame, rates)
+    return [
+        simulate.PointBudget(p, {m: 0.05 / p.rate for m in names}, 1e-6, dict.fromkeys(names, ""))
+        for p in points
+    ], names
+
+
+def _all_draws(got: dict) -> np.ndarray:
+    return np.concatenate(
+        [np.concatenate(d.released + d.statistic + d.noise_scale) for _, d in sorted(got.items())]
+    )
+
+
+def test_window_tasks_on_two_threads_draw_exactly_what_one_thread_draws(monkeypatch) -> None:
+    """Each task has random streams of its own, so the schedule changes nothing."""
+    from core import threads
+
+    frame = Frame.of(
+        Population("t", np.sort(np.random.default_rng(8).lognormal(0, 1, 60_000)), 0.0, 100.0)
+    )
+    monkeypatch.setattr(threads, "workers", lambda: 2)
+    used: list[int] = []
+    real_each = simulate.each
+
+    def counted(run, items, cost):
+        used.append(len(items))
+        return real_each(run, items, cost)
+
+    monkeypatch.setattr(simulate, "each", counted)
+    for design in ("srs", "poisson"):
+        budgets, names = _window_budgets(frame, design, [0.05, 0.4, 0.9])
+        args = (DESIGNS[design], names, frame, budgets, 80, [2, 5], 0.5)
+        monkeypatch.setattr(simulate, "PARALLEL_RECORDS", float("inf"))
+        one = simulate.simulate_windows(*args)
+        monkeypatch.setattr(simulate, "PARALLEL_RECORDS", 0.0)
+        two = simulate.simulate_windows(*args)
+        assert sorted(one) == sorted(two)
+        np.testing.assert_allclose(_all_draws(two), _all_draws(one), rtol=1e-13, atol=0)
+    assert len(used) == 2 and min(used) > 3  # the parallel runs had several tasks each
+
+
+def test_ring_drawn_chunks_hold_a_bounded_number_of_order_statistics() -> None:
+    """A chunk of exponential releases holds at most EXPONENTIAL_CELLS order statistics at
+    first, counting a tie block on windows of records (read whole), not on runs."""
+    rng = np.random.default_rng(1)
+    values = np.sort(np.concatenate((rng.uniform(0, 1, 300_000), np.full(100_000, 0.5))))
+    untied = Frame.of(Population("t", values, 0.0, 1.0))  # one long block, not tied overall
+    tied = Frame.of(Population("t", np.sort(rng.integers(0, 50, 400_000)).astype(float), 0, 50))
+    assert untied.tied_runs() is None and tied.tied_runs() is not None
+    for frame, block in ((untied, 100_000), (tied, 0)):
+        budgets, names = _window_budgets(frame, "srs", [0.5])
+        point = simulate._WindowPoint(DESIGNS["srs"], names, frame, budgets[0], 400, [1], 0.5)
+        for j in point.chunk:
+            half = simulate.exponential_first_half(budgets[0].eps_sample[names[j]])
+            width = 2 * half + 1 + 2 * math.ceil(0.5 * block)
+            assert point.chunk[j] == max(1, simulate.EXPONENTIAL_CELLS // width)
+            assert point.chunk[j] * width <= simulate.EXPONENTIAL_CELLS or point.chunk[j] == 1
