@@ -6,10 +6,10 @@ into contiguous ranges of rows and runs them on a shared pool of threads, so a 2
 computes two halves at once.  The result does not depend on the number of threads: every row
 is computed by the same code on the same inputs, only the order in time changes.
 
-:func:`each` does the same for whole tasks (the rates of a plan, each with its own random
-streams): they run on threads of their own, so a task may split its own kernels with :func:`by_rows`
-without waiting for a thread its own pool holds.  A task that calls :func:`each` again runs
-its items on its own thread.
+:func:`each` runs whole tasks the same way (the parts of a plan's rates, each drawing from
+random streams of its own): each call makes threads of its own, apart from the pool of
+:func:`by_rows`, so a task may still split its kernels.  A call of :func:`each` from inside a
+task runs its items on that task's thread.
 
 Plain Python threads are used, not numba's own parallel loops: numba's default threading
 layer aborts when two threads launch parallel kernels at once, which a server with several

@@ -56,7 +56,7 @@ RING_DRAWN = (mech.ExponentialQuantile, mech.PiecewiseLaplaceQuantile)
 EXPONENTIAL_CELLS = 1 << 22
 #: Least first half-width of an exponential-mechanism window, in units of
 #: ``1 / eps_sample`` ranks (:func:`exponential_first_half`).
-FIRST_HALF_EPS = 8.0
+FIRST_HALF_EPS = 4.0
 
 
 def exponential_first_half(eps_sample: float) -> int:
@@ -64,8 +64,10 @@ def exponential_first_half(eps_sample: float) -> int:
 
     The smallest power of two at least ``FIRST_HALF_EPS / eps_sample``: the weight beyond
     it, bounded block by block from the unexpanded blocks, is about
-    ``e^(-FIRST_HALF_EPS / 2)`` of the ring's or less on smooth data, so most releases are
-    decided in the first ring.  The law of the releases does not depend on
+    ``e^(-FIRST_HALF_EPS / 2)`` (one seventh) of the ring's or less on smooth data, so most
+    releases are decided in the first ring and nearly all others in the second; that reads
+    fewer order statistics in all than a first window wide enough to decide nearly every
+    release (``bench.bench_planner``, accuracy first at N = 10^7).  The law of the releases does not depend on
     it (:func:`core.windowed.window_exponential_draws`: a wider first window only reads
     more order statistics, a narrower one takes more rounds); the powers of two make it the
     same for every ``eps_sample`` within a factor of two, so releases at nearby budgets
