@@ -173,9 +173,10 @@ def _by_runs(
     as :func:`_batch_core`'s, one pair per pair of runs); False, and nothing written, when
     the row has too few ties for that to pay."""
     n = row.size
-    ends = np.flatnonzero(row[1:] != row[:-1])
-    if ends.size + 1 > n // RUNS_RATIO:
+    change = row[1:] != row[:-1]
+    if np.count_nonzero(change) + 1 > n // RUNS_RATIO:
         return False
+    ends = np.flatnonzero(change)
     last = np.append(ends + 1, n).astype(np.int64)
     first = np.concatenate(([1], ends + 2)).astype(np.int64)
     value = np.ascontiguousarray(row[last - 1])
