@@ -31,7 +31,9 @@ _T = TypeVar("_T")
 _R = TypeVar("_R")
 
 #: Calls with less work than this (in the caller's units, e.g. cells) run on the calling thread.
-MIN_WORK = 1 << 20
+#: A window kernel call of 2^17 cells takes about a quarter of a millisecond, far more than
+#: handing a range to a pool thread.
+MIN_WORK = 1 << 17
 #: Largest number of threads used.
 _MOST = 4
 
@@ -55,14 +57,16 @@ def workers() -> int:
 def by_rows(run: Callable[[int, int], None], rows: int, work: float) -> None:
     """Call ``run(start, stop)`` over contiguous ranges covering ``0 .. rows - 1``.
 
-    With at least two rows, ``work >= MIN_WORK`` and more than one worker, the ranges are
-    run on a shared thread pool (one range per worker, of equal size up to one row) and
-    this call returns when all are done, re-raising the first error; otherwise ``run(0,
-    rows)`` runs here.  ``run`` must touch only the rows it is given.
+    With at least two rows, ``work >= MIN_WORK``, more than one worker and a caller that is
+    not itself a task of :func:`each` (whose siblings keep the other workers busy), the
+    ranges are run on a shared thread pool (one range per worker, of equal size up to one
+    row) and this call returns when all are done, re-raising the first error; otherwise
+    ``run(0, rows)`` runs here.  ``run`` must touch only the rows it is given.
     """
     global _pool, _pool_pid
     parts = min(workers(), rows)
-    if parts < 2 or work < MIN_WORK:
+    # Inside a task of :func:`each` the other workers are busy with the other tasks.
+    if parts < 2 or work < MIN_WORK or getattr(_in_task, "active", False):
         if rows:
             run(0, rows)
         return

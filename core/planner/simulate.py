@@ -67,11 +67,12 @@ def exponential_first_half(eps_sample: float) -> int:
     ``e^(-FIRST_HALF_EPS / 2)`` (one seventh) of the ring's or less on smooth data, so most
     releases are decided in the first ring and nearly all others in the second; that reads
     fewer order statistics in all than a first window wide enough to decide nearly every
-    release (``bench.bench_planner``, accuracy first at N = 10^7).  The law of the releases does not depend on
-    it (:func:`core.windowed.window_exponential_draws`: a wider first window only reads
-    more order statistics, a narrower one takes more rounds); the powers of two make it the
-    same for every ``eps_sample`` within a factor of two, so releases at nearby budgets
-    read the same samples (common random numbers for :mod:`core.planner.accuracy_first`).
+    release (``bench.bench_planner``, accuracy first at N = 10^7).  The law of the
+    releases does not depend on it (:func:`core.windowed.window_exponential_draws`: a wider
+    first window only reads more order statistics, a narrower one takes more rounds); the
+    powers of two make it the same for every ``eps_sample`` within a factor of two, so
+    releases at nearby budgets read the same samples (common random numbers for
+    :mod:`core.planner.accuracy_first`).
     """
     target = min(FIRST_HALF_EPS / eps_sample, 2.0**40)
     return 1 << max(0, math.ceil(math.log2(target)))

@@ -156,3 +156,18 @@ def test_each_raises_a_task_s_error_after_every_task_ended(monkeypatch) -> None:
     with pytest.raises(ValueError, match="task 0"):
         threads.each(run, range(6))
     assert sorted(done) == [1, 2, 3, 4, 5]
+
+
+def test_rows_split_inside_a_task_stay_on_the_task_s_thread(monkeypatch) -> None:
+    """Two tasks already keep two workers busy: their kernels are not split again."""
+    monkeypatch.setattr(threads, "workers", lambda: 2)
+
+    def task(_: int) -> set[str]:
+        names: set[str] = set()
+        threads.by_rows(
+            lambda a, b: names.add(threading.current_thread().name), 10, threads.MIN_WORK
+        )
+        return names | {threading.current_thread().name}
+
+    for names in threads.each(task, range(2)):
+        assert len(names) == 1
