@@ -2,21 +2,25 @@
 
 A sorted sample with ties is a list of runs ``(v_p, f_p, l_p)``: value, first and last
 rank (1-indexed).  For the order statistic of rank ``k`` in run ``c``, equation (4) of Hu,
-Drechsler & Kim (2023) (Nissim, Raskhodnikova & Smith 2007),
+Drechsler & Kim (2023) (Nissim, Raskhodnikova & Smith 2007) is
 
     ``S = max { (y_(j) - y_(i)) e^{-beta (j - i - 1)} : 0 <= i <= k <= j <= n + 1 }``
 
-with ``y_(0) = lower`` and ``y_(n+1) = upper``, needs one pair per pair of runs: inside a
-run the difference is 0, and for ``i`` in run ``p <= c``, ``j`` in run ``q >= c`` the value
-grows as ``j - i`` shrinks, so the best pair is ``i = min(l_p, k)``, ``j = max(f_q, k)``.
-With the padding ranks as one-rank runs the maximum is over a ``(c + 2) × (runs above c +
-2)`` matrix whose logarithm ``log(v_q - v_p) - beta (j_q - i_p - 1)`` is totally monotone
-(:mod:`core.windowed.run_sensitivity` gives the argument), so a divide and conquer over rows
-finds it in ``O(runs · log runs)``, compared in the log domain where nothing underflows.
+with ``y_(0) = lower`` and ``y_(n+1) = upper``.  Inside one run the difference is 0.  For
+``i`` in run ``p <= c`` and ``j`` in run ``q >= c`` (``p < q``) the value grows as ``j - i``
+shrinks, so the best pair of the two runs is ``i = min(l_p, k)``, ``j = max(f_q, k)``: one
+pair per pair of runs.  With the padding ranks as one-rank runs ``(lower, 0, 0)`` and
+``(upper, n + 1, n + 1)``, ``S`` is the maximum of a ``(c + 2) × (runs above c + 2)``
+matrix.  Its logarithm ``log(v_q - v_p) - beta (j_q - i_p - 1)`` is totally monotone (for
+``v_p < v_p'`` the ratio ``(v_q - v_p) / (v_q - v_p')`` falls as ``v_q`` grows, and the rank
+terms are separable), so the best column is non-decreasing in the row and a divide and
+conquer over rows finds the maximum in ``O(runs · log runs)``, compared in the log domain
+where nothing underflows, whatever the length of the tie blocks.
 
 :func:`_runs_whole` is that maximum for a whole sample (used by
-:func:`core.sensitivity.smooth` for long, heavily tied rows such as a census of a register);
-:mod:`core.windowed.run_sensitivity` uses the same matrix for a window of runs.
+:mod:`core.sensitivity.smooth` for long, heavily tied rows such as the census of a
+register); :mod:`core.windowed.run_sensitivity` uses the same matrix for a window of runs
+and bounds the ranks it does not know.
 """
 
 from __future__ import annotations

@@ -10,18 +10,11 @@ for the order statistic of rank ``k`` of a sorted sample ``y_(1..n)`` padded wit
 
 On runs
 -------
-Let the window be runs ``(v_p, f_p, l_p)`` (value, first and last rank; :class:`RunView`)
-and ``c`` the run holding ``k``.  Inside one run the difference is 0.  For ``i`` in run
-``p <= c`` and ``j`` in run ``q >= c`` (``p < q``) the value grows as ``j - i`` shrinks, so
-the best pair of the two runs is ``i = min(l_p, k)``, ``j = max(f_q, k)``: each pair of runs
-needs only the largest rank of the lower run and the smallest rank of the upper one.  With
-the padding ranks as one-rank runs ``(lower, 0, 0)`` and ``(upper, n + 1, n + 1)`` the known
-part of ``S`` is a maximum over a matrix of ``(c + 2) × (runs above c + 2)`` entries.  Its
-logarithm ``log(v_q - v_p) - beta (j_q - i_p - 1)`` is totally monotone (for ``v_p < v_p'``
-the ratio ``(v_q - v_p) / (v_q - v_p')`` falls as ``v_q`` grows, and the rank terms are
-separable), so the best column is non-decreasing in the row, and a divide and conquer over
-rows finds the maximum in ``O(runs · log runs)`` -- compared in the log domain, where
-nothing underflows, whatever the length of the tie blocks.
+The window's known part of ``S`` needs one pair per pair of runs, the largest rank of the
+lower run and the smallest of the upper one: a maximum over a totally monotone matrix of
+``(c + 2) × (runs above c + 2)`` entries, found by a divide and conquer over rows in
+``O(runs · log runs)`` (:mod:`core.sensitivity.run_kernels`, which gives the argument and is
+shared with the smooth sensitivity of a whole tied sample).
 
 The certificate is that of :func:`core.sensitivity.smooth_sensitivity_window_batch`: each
 pair with an unknown rank is bounded through the unexpanded block holding it (ranks
