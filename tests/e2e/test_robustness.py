@@ -325,8 +325,10 @@ def test_settle_waits_for_a_rerun_that_starts_late(page, app_url):
     the rerun and the chart still shows seed 0.
     """
     page.goto(app_url)
-    settle(page)
+    # The chart first: it may draw after the first run has settled, behind a loading skeleton
+    # that counts as a run, and the settle after the seed's change would take it for the rerun.
     page.wait_for_selector(CHART)
+    settle(page)
     before = _chart_data(page)
     box = page.get_by_role("spinbutton", name="Seed")
     box.fill("5")
