@@ -41,7 +41,8 @@ _pool: ThreadPoolExecutor | None = None
 #: The process that made :data:`_pool`: a child made by ``fork`` inherits the pool object but
 #: not its threads, so it makes a pool of its own.
 _pool_pid = 0
-#: Marks the threads of :data:`_task_pool` (a nested :func:`each` runs inline there).
+#: Marks the threads :func:`each` makes: a nested :func:`each` or :func:`by_rows` runs
+#: inline there.
 _in_task = threading.local()
 
 
