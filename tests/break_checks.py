@@ -1485,6 +1485,7 @@ BREAKS: tuple[Break, ...] = (
         old="    target = shown_bound(heuristic, step)",
         new="    target = shown_bound(heuristic, None)",
         tests=(
+            "tests/ui/planner/test_views.py::test_default_target_is_a_bound_the_data_can_show",
             "tests/pages/test_upload_survey.py::"
             "test_accuracy_first_defaults_to_a_bound_the_data_can_show",
         ),
