@@ -11,17 +11,14 @@ bound names the best bound within reach and its ε_target, with core's numbers.
 
 from __future__ import annotations
 
-import io
-
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from core import planner
-from core.populations import load_population_file
 from core.resolution import resolution
 from tests import survey_file
-from tests.pages.harness import open_page
+from tests.pages.harness import UPLOAD_STATE, open_page
 from ui.format import fmt
 from ui.page_defaults import delta_target_default
 from ui.planner import text
@@ -70,12 +67,16 @@ def _form_checks(at: AppTest, value_column: str) -> None:
     assert "**age**" in left_out or value_column == "age"
 
 
-def test_upload_preselects_the_design_and_offers_only_label_columns(survey):
+def _use_zinc(survey: bytes, *, check_form: bool) -> AppTest:
+    """Upload the survey, choose zinc with the bounds 0–250 and press "Use this population"
+    (the pre-selected strata and clusters kept); the form checked on the way if asked."""
     at = _upload(survey)
     assert at.selectbox[0].value == "age"  # the first measurement of the file
-    _form_checks(at, "age")
+    if check_form:
+        _form_checks(at, "age")
     at.selectbox[0].set_value(survey_file.VALUE).run()
-    _form_checks(at, survey_file.VALUE)
+    if check_form:
+        _form_checks(at, survey_file.VALUE)
     at.number_input(key=next(k for k in _keys(at) if k.startswith("up_lower_"))).set_value(
         survey_file.LOWER
     )
@@ -86,9 +87,14 @@ def test_upload_preselects_the_design_and_offers_only_label_columns(survey):
     next(b for b in at.button if b.label == USE).click()
     at.run()
     assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_upload_preselects_the_design_and_offers_only_label_columns(survey):
+    at = _use_zinc(survey, check_form=True)
     success = next(s.value for s in at.success if "Every page now computes on" in s.value)
     assert "strata stratid" in success and "clusters stratid × psuid" in success
-    pop = at.session_state["uploaded_population"]
+    pop = at.session_state[UPLOAD_STATE]
     assert pop.size == survey_file.ROWS_WITH_ZINC
     assert (pop.lower, pop.upper) == (survey_file.LOWER, survey_file.UPPER)
     assert len(np.unique(pop.strata)) == 31 and len(np.unique(pop.clusters)) == 62
@@ -100,17 +106,8 @@ def _keys(at: AppTest) -> list[str]:
 
 @pytest.fixture(scope="module")
 def survey_population(survey):
-
-    return load_population_file(
-        io.BytesIO(survey),
-        filename=survey_file.FILENAME,
-        value_column=survey_file.VALUE,
-        lower=survey_file.LOWER,
-        upper=survey_file.UPPER,
-        stratum_column=[survey_file.STRATUM],
-        cluster_column=list(survey_file.CLUSTER),
-        name=survey_file.FILENAME,
-    )
+    """The population the form made active (the planner's tests continue the user's path)."""
+    return _use_zinc(survey, check_form=False).session_state[UPLOAD_STATE]
 
 
 def test_accuracy_first_defaults_to_a_bound_the_data_can_show(survey_population):
