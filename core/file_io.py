@@ -245,6 +245,24 @@ class FileTable:
             self._numbers[column] = _series_numbers(series, column)
         return self._numbers[column]
 
+    def distinct_entries(self, column: str) -> tuple[np.ndarray, np.ndarray]:
+        """The column's distinct cells as numbers (NaN where missing or not a number, as
+        :meth:`column_values` reads them; a coded column gives its codes) and the number
+        of rows holding each.
+
+        Only the distinct cells are converted, and nothing is kept.
+
+        Raises
+        ------
+        ValueError
+            If the column does not exist or was left out.
+        """
+        series = self._check(column)
+        counts = series.value_counts(dropna=False, sort=False)
+        counts = counts[counts > 0]  # a categorical column lists unused categories
+        cells = pd.Series(counts.index, dtype=series.dtype)
+        return _series_numbers(cells, column), counts.to_numpy(dtype=np.int64)
+
     def label_cells(self, column: str) -> np.ndarray:
         """A column's cells as an object array of text ("" where missing).
 

@@ -17,7 +17,9 @@ have one within :data:`MAX_DIGITS` significant digits, and the smallest gap othe
 measured to full floating-point precision, such as draws from a continuous distribution).
 
 A release error counts as exact to the data's resolution when it is at most
-:data:`EXACT_SHARE` of the resolution (:func:`is_exact`).
+:data:`EXACT_SHARE` of the resolution (:func:`is_exact`). An error bound asked of a release
+reads best in steps the data can show: :func:`shown_bound` rounds a bound up to a short
+number that is not finer than the step (a bound of ±0.9 on whole numbers becomes ±1).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ __all__ = [
     "exact_threshold",
     "is_exact",
     "resolution",
+    "shown_bound",
     "smallest_gap",
 ]
 
@@ -148,3 +151,46 @@ def is_exact(error: float, step: float | None) -> bool:
     if math.isnan(value) or value < 0:
         raise ValueError(f"error must be a number ≥ 0; got {error!r}")
     return value <= exact_threshold(step)
+
+
+def shown_bound(value: float, step: float | None, digits: int = 2) -> float:
+    """The smallest short number at least ``value`` that the data's resolution can show.
+
+    The result is at least ``value`` and at least ``step``, has at most ``digits``
+    significant digits, and is a whole multiple of ``step`` when ``step`` is coarser than
+    its last digit: with ``u = 10^(⌊log10 v⌋ − digits + 1)`` for ``v = max(value, step)``,
+    it is ``⌈v / s⌉ · s`` with ``s = max(u, step)``. A bound of ±0.9 on values recorded in
+    whole numbers is ±1 (an error finer than the step cannot show in any value the data
+    holds); on values recorded in hundredths it stays ±0.9.
+
+    Parameters
+    ----------
+    value : float
+        A bound, finite and > 0 (in the data's units).
+    step : float or None
+        The data's resolution (:func:`resolution`); None when unknown (then only the
+        rounding to ``digits`` applies).
+    digits : int
+        Significant digits kept (≥ 1).
+
+    Examples
+    --------
+    ``(0.9, 1)`` → 1; ``(0.9, 0.01)`` → 0.9; ``(12.3, 1)`` → 13; ``(1234, 1000)`` → 2000;
+    ``(0.0374, None)`` → 0.038.
+    """
+    v = float(value)
+    if isinstance(value, bool) or not math.isfinite(v) or v <= 0:
+        raise ValueError(f"value must be a finite number > 0; got {value!r}")
+    if step is not None:
+        s = float(step)
+        if isinstance(step, bool) or not math.isfinite(s) or s <= 0:
+            raise ValueError(f"step must be a finite number > 0 or None; got {step!r}")
+        v = max(v, s)
+    if isinstance(digits, bool) or not isinstance(digits, int) or digits < 1:
+        raise ValueError(f"digits must be a whole number ≥ 1; got {digits!r}")
+    unit = 10.0 ** (math.floor(math.log10(v)) - digits + 1)
+    if step is not None:
+        unit = max(unit, float(step))
+    # A quotient a rounding above a whole number (0.3 / 0.1) is that whole number.
+    count = math.ceil(v / unit * (1.0 - 4.0 * np.finfo(np.float64).eps))
+    return float(f"{count * unit:.12g}")

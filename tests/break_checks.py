@@ -1377,6 +1377,130 @@ BREAKS: tuple[Break, ...] = (
             "tests/core/test_threads.py::test_rows_split_inside_a_task_stay_on_the_task_s_thread",
         ),
     ),
+    Break(
+        name="upload-offers-every-label-column",
+        item="35 upload",
+        path="ui/population/upload.py",
+        old='        "Stratum column(s) (optional)",\n        list(groups.offered),',
+        new='        "Stratum column(s) (optional)",\n'
+        "        [c for c in table.label_columns if c != value_column],",
+        tests=(
+            "tests/pages/test_upload_survey.py::"
+            "test_upload_preselects_the_design_and_offers_only_label_columns",
+        ),
+    ),
+    Break(
+        name="upload-preselects-nothing",
+        item="35 upload",
+        path="ui/population/upload.py",
+        old="        default=list(groups.stratum),",
+        new="        default=[],",
+        tests=(
+            "tests/pages/test_upload_survey.py::"
+            "test_upload_preselects_the_design_and_offers_only_label_columns",
+        ),
+    ),
+    Break(
+        name="upload-offers-select-all",
+        item="35 upload",
+        path="ui/population/upload.py",
+        old='        key=f"up_cluster_{tag}",\n        select_all=False,',
+        new='        key=f"up_cluster_{tag}",\n        select_all=True,',
+        tests=(
+            "tests/pages/test_upload_survey.py::"
+            "test_upload_preselects_the_design_and_offers_only_label_columns",
+        ),
+    ),
+    Break(
+        name="group-columns-offer-weights",
+        item="35 upload",
+        path="core/value_column.py",
+        old='        return False, "a sampling weight (by its name)"',
+        new='        return True, "a sampling weight (by its name)"',
+        tests=("tests/core/test_value_column.py::test_group_columns_are_label_like",),
+    ),
+    Break(
+        name="group-columns-offer-measurements",
+        item="35 upload",
+        path="core/value_column.py",
+        old="    if codes <= MAX_CODE_VALUES:",
+        new="    if True:",
+        tests=(
+            "tests/core/test_value_column.py::test_group_columns_are_label_like",
+            "tests/core/test_value_column.py::"
+            "test_the_health_survey_offers_its_labels_and_preselects_its_design",
+        ),
+    ),
+    Break(
+        name="group-columns-psu-alone-as-cluster",
+        item="35 upload",
+        path="core/value_column.py",
+        old="    cluster = tuple(dict.fromkeys(stratum + psu)) if psu else ()",
+        new="    cluster = psu",
+        tests=(
+            "tests/core/test_value_column.py::"
+            "test_the_health_survey_offers_its_labels_and_preselects_its_design",
+        ),
+    ),
+    Break(
+        name="accuracy-unreachable-says-no-best-bound",
+        item="35 upload",
+        path="ui/planner/text.py",
+        old='        if best is None or not math.isfinite(float(best["error_95"])):',
+        new="        if True:",
+        tests=(
+            "tests/ui/planner/test_text.py::test_accuracy_answer_and_composition_verdict",
+            "tests/pages/test_upload_survey.py::"
+            "test_an_unreachable_bound_names_the_best_bound_and_its_eps_target",
+        ),
+    ),
+    Break(
+        name="accuracy-unreachable-plans-the-bottom",
+        item="35 upload",
+        path="core/planner/accuracy_first.py",
+        old="return AccuracyFirst(x, math.nan, False, finish(hi), search.evaluations + 1, hi)",
+        new="return AccuracyFirst(x, math.nan, False, finish(lo), search.evaluations + 1, hi)",
+        tests=(
+            "tests/core/planner/test_accuracy_first.py::"
+            "test_an_unreachable_bound_reports_the_best_bound_at_the_top_of_the_range",
+        ),
+    ),
+    Break(
+        name="accuracy-unreachable-wrong-eps-limit",
+        item="35 upload",
+        path="core/planner/accuracy_first.py",
+        old="return AccuracyFirst(x, math.nan, False, finish(hi), search.evaluations + 1, hi)",
+        new="return AccuracyFirst(x, math.nan, False, finish(hi), search.evaluations + 1, lo)",
+        tests=(
+            "tests/core/planner/test_accuracy_first.py::"
+            "test_an_unreachable_bound_reports_the_best_bound_at_the_top_of_the_range",
+            "tests/pages/test_upload_survey.py::"
+            "test_an_unreachable_bound_names_the_best_bound_and_its_eps_target",
+        ),
+    ),
+    Break(
+        name="default-target-finer-than-the-step",
+        item="35 upload",
+        path="ui/planner/views.py",
+        old="    target = shown_bound(heuristic, step)",
+        new="    target = shown_bound(heuristic, None)",
+        tests=(
+            "tests/ui/planner/test_views.py::test_default_target_is_a_bound_the_data_can_show",
+            "tests/pages/test_upload_survey.py::"
+            "test_accuracy_first_defaults_to_a_bound_the_data_can_show",
+        ),
+    ),
+    Break(
+        name="shown-bound-ignores-the-step",
+        item="35 upload",
+        path="core/resolution.py",
+        old="        unit = max(unit, float(step))",
+        new="        unit = unit",
+        tests=(
+            "tests/core/test_resolution.py::test_shown_bound_is_short_and_no_finer_than_the_step",
+            "tests/core/test_resolution.py::test_shown_bound_on_whole_and_decimal_populations",
+        ),
+    ),
 )
 
 

@@ -85,6 +85,26 @@ class CsvTable:
             self._numbers[column] = _to_numbers(self.frame[column], self.delimiter, column)
         return self._numbers[column][0]
 
+    def distinct_entries(self, column: str) -> tuple[np.ndarray, np.ndarray]:
+        """The column's distinct cells as numbers (NaN where blank or not a number, as
+        :meth:`column_values` reads them) and the number of rows holding each.
+
+        Only the distinct cells are converted: a label column of a million rows has a few.
+
+        Raises
+        ------
+        ValueError
+            If the column does not exist.
+        """
+        if column not in self.frame.columns:
+            raise ValueError(_unknown_column(column, self.frame.columns))
+        counts = self.frame[column].value_counts(dropna=False, sort=False)
+        counts = counts[counts > 0]  # a categorical column lists unused categories
+        cells = pd.Series(counts.index.astype(object), dtype=object)
+        cells = cells.where(cells.notna(), "").astype(str)
+        numbers = _to_numbers(cells, self.delimiter, column)[0]
+        return numbers, counts.to_numpy(dtype=np.int64)
+
     def label_cells(self, column: str) -> np.ndarray:
         """A column's cells as an object array of stripped text ("" where blank).
 

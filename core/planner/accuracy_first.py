@@ -58,6 +58,9 @@ class AccuracyFirst:
         The plan at ``eps_target`` (at the top of the range when infeasible).
     evaluations : int
         Number of plans computed: the ε_target tried, and the final plan.
+    eps_limit : float
+        The largest ε_target the search may try (the top of its range): when the bound is
+        out of reach, the ε_target of :attr:`plan`.
     """
 
     target_error_95: float
@@ -65,6 +68,24 @@ class AccuracyFirst:
     feasible: bool
     plan: PlanResult | None
     evaluations: int
+    eps_limit: float
+
+    @property
+    def plan_eps_target(self) -> float:
+        """The ε_target of :attr:`plan`: the one found, or :attr:`eps_limit` when none is."""
+        return self.eps_target if self.feasible else self.eps_limit
+
+    @property
+    def best_error_95(self) -> float:
+        """The best 95 % bound of :attr:`plan` (NaN without a plan).
+
+        When the bound asked for is out of reach, the best bound reachable in the range:
+        the refined plan's at the top of the range, where the error is smallest (it falls
+        with ε_target, the same samples at every ε_target).
+        """
+        if self.plan is None:
+            return math.nan
+        return float(self.plan.best["error_95"])
 
 
 @dataclass(frozen=True, eq=False)
@@ -276,9 +297,9 @@ def smallest_eps_target(
     width = math.log1p(tol)
     bad, good = _bracket(gap, min(max(0.0, ua), ub), ua, ub)
     if good is None:
-        return AccuracyFirst(x, math.nan, False, finish(hi), search.evaluations + 1)
+        return AccuracyFirst(x, math.nan, False, finish(hi), search.evaluations + 1, hi)
     if bad is None:
-        return AccuracyFirst(x, lo, True, finish(lo), search.evaluations + 1)
+        return AccuracyFirst(x, lo, True, finish(lo), search.evaluations + 1, hi)
     stalls = 0
     while good - bad > width and search.evaluations < _MAX_SEARCH_PLANS:
         before = good - bad
@@ -306,7 +327,7 @@ def smallest_eps_target(
         # Bisect after two steps that did not halve the bracket (a bumpy or flat bound).
         stalls = stalls + 1 if good - bad > 0.5 * before else 0
     eps = at(good)
-    return AccuracyFirst(x, eps, True, finish(eps), search.evaluations + 1)
+    return AccuracyFirst(x, eps, True, finish(eps), search.evaluations + 1, hi)
 
 
 def _secant(gaps: dict[float, float], bad: float, good: float, spacing: float) -> float:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as hs
 
 from core import resolution as res
 from core.populations import make_builtin
@@ -68,8 +72,60 @@ def test_exactness_is_a_share_of_the_resolution():
         (lambda: res.decimal_grain([1.0], max_digits=0), "max_digits"),
         (lambda: res.exact_threshold(0.0), "step"),
         (lambda: res.is_exact(-1.0, 1.0), "error"),
+        (lambda: res.shown_bound(0.0, 1.0), "value"),
+        (lambda: res.shown_bound(float("inf"), None), "value"),
+        (lambda: res.shown_bound(1.0, -1.0), "step"),
+        (lambda: res.shown_bound(1.0, None, digits=0), "digits"),
     ],
 )
 def test_bad_arguments_raise_naming_them(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+@pytest.mark.parametrize(
+    ("value", "step", "shown"),
+    [
+        (0.9, 1.0, 1.0),  # issue 35: ±0.9 on whole micrograms cannot show
+        (0.95, 1.0, 1.0),
+        (0.9, 0.01, 0.9),  # recorded in hundredths: ±0.9 shows
+        (0.937, 0.001, 0.94),
+        (12.3, 1.0, 13.0),
+        (1234.0, 1000.0, 2000.0),
+        (0.0374, None, 0.038),
+        (0.3, 0.1, 0.3),  # 0.3 / 0.1 is 2.9999999999999996 in binary
+        (0.35, 0.3, 0.6),  # a step that is not a power of ten: a multiple of it
+    ],
+)
+def test_shown_bound_is_short_and_no_finer_than_the_step(value, step, shown):
+    assert res.shown_bound(value, step) == shown
+
+
+@given(
+    hs.floats(1e-9, 1e9),
+    hs.sampled_from([None, 1e-3, 0.01, 1.0, 10.0, 1000.0]),
+)
+def test_shown_bound_is_the_smallest_short_number_above(value, step):
+    shown = res.shown_bound(value, step)
+    assert shown >= value * (1 - 1e-12) and (step is None or shown >= step)
+    assert float(f"{shown:.2g}") == shown or (step is not None and shown % step < 1e-9 * shown)
+    v = max(value, step or 0.0)
+    unit = max(10.0 ** (math.floor(math.log10(v)) - 1), step or 0.0)
+    assert shown - unit < v * (1 + 1e-12)  # one unit less is too small: the smallest
+
+
+def test_shown_bound_on_whole_and_decimal_populations():
+    """The default target of issue 35 on a population recorded in whole numbers (the survey's
+    zinc) and on one recorded in hundredths: 5 % of the IQR, then shown_bound."""
+    whole = np.rint(np.random.default_rng(1).gamma(36.0, 86.0 / 36.0, 5_000))
+    decimals = np.round(np.random.default_rng(1).gamma(36.0, 86.0 / 36.0, 5_000) / 5, 2)
+    for values, expected in ((whole, 1.0), (decimals, None)):
+        q1, q3 = np.quantile(values, [0.25, 0.75])
+        share = 0.05 * float(q3 - q1)
+        assert share < 1.0
+        step = res.resolution(values)
+        got = res.shown_bound(share, step)
+        if expected is not None:
+            assert step == 1.0 and got == expected
+        else:  # the step does not bind: the share rounded up to two digits
+            assert step == 0.01 and share <= got == res.shown_bound(share, None) < 1.0

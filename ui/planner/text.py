@@ -659,12 +659,26 @@ def partial_list(
 def accuracy_answer(
     target: float, eps_target: float, feasible: bool, best: pd.Series | None, eps_max: float
 ) -> str:
-    """The answer of the accuracy-first search in plain words."""
+    """The answer of the accuracy-first search in plain words.
+
+    ``best`` is the best row of the search's plan: at ``eps_target`` when the bound is
+    reached; otherwise at ``eps_max``, the largest ε_target searched, where it is the best
+    bound within reach (said with its ε_target, so the user knows what to ask for).
+    """
     if not feasible or best is None or not math.isfinite(eps_target):
-        return (
+        head = (
             f"No plan reaches a 95 % error bound of ±{_bound(target)} with ε_target up to "
             f"{fmt(eps_max, 'guarantee')}: even a weak guarantee leaves more sampling or noise "
-            "error than that. Allow a wider bound."
+            "error than that."
+        )
+        if best is None or not math.isfinite(float(best["error_95"])):
+            return f"{head} Allow a wider bound."
+        reached = float(best["error_95"])
+        return (
+            f"{head} The best bound within reach is **±{_bound(reached)}**, at "
+            f"ε_target = {fmt(eps_max, 'guarantee')} (the largest the search tries), "
+            f"privatising {plan_phrase(best)}. Allow a wider bound; the wider it is, the "
+            "stronger the guarantee that reaches it."
         )
     return (
         f"The smallest ε_target that brings the 95 % error bound to ±{_bound(target)} or "
@@ -788,12 +802,20 @@ def joint_caption(errors: Any, separate_mechanisms: Sequence[str]) -> str:
     )
 
 
-def default_target_reason(target: float) -> str:
-    """How the default target error was chosen."""
-    return (
-        f"Empty: ±{_bound(target)}, i.e. {_share(TARGET_IQR_SHARE)} of the population's "
-        "interquartile range (the spread of its middle half)."
+def default_target_reason(target: float, share: float, resolution: float | None) -> str:
+    """How the default target error was chosen: ``share`` is
+    :data:`TARGET_IQR_SHARE` of the interquartile range, ``target`` the short number at
+    least ``share`` and no finer than the data's ``resolution``."""
+    words = (
+        f"Empty: ±{_bound(target)}, from {_share(TARGET_IQR_SHARE)} of the population's "
+        f"interquartile range (the spread of its middle half), ±{_bound(share)}"
     )
+    if resolution is not None and share < resolution <= target:
+        return (
+            f"{words}, which is finer than the data can show ({resolution_words(resolution)}): "
+            "rounded up to a bound the data can show."
+        )
+    return f"{words}." if target == share else f"{words}, rounded up to a short number."
 
 
 def composition_verdict(eps_target: float, correct: float, naive: float) -> str:

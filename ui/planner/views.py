@@ -21,6 +21,7 @@ import streamlit as st
 from core import planner, risk
 from core.planner.usability import DEFAULT_USABLE_SHARE
 from core.populations import Population
+from core.resolution import shown_bound
 from ui.charts import chart_block, reproduce
 from ui.downloads import frame_to_csv_bytes
 from ui.format import fmt
@@ -490,17 +491,24 @@ def export_buttons(
             st.caption(text.PLAN_LINK_NOTE)
 
 
-def default_target(pop: Population) -> float:
-    """Default 95 % error bound: 5 % of the population's interquartile range (or of R)."""
+def default_target(pop: Population) -> tuple[float, str]:
+    """Default 95 % error bound and how it was chosen: 5 % of the population's
+    interquartile range (or of R), rounded up to a short number no finer than the step in
+    which the values are recorded (:func:`core.resolution.shown_bound`): ±0.9 on whole
+    micrograms would ask for a precision the data cannot show."""
     iqr = cache.interquartile_range(pop.content_hash, pop)
     spread = iqr if iqr > 0 else float(pop.upper - pop.lower)
-    return float(f"{text.TARGET_IQR_SHARE * spread:.3g}") if spread > 0 else 1.0
+    share = text.TARGET_IQR_SHARE * spread
+    heuristic = share if spread > 0 and math.isfinite(share) else 1.0
+    step = cache.resolution(pop.content_hash, pop)
+    target = shown_bound(heuristic, step)
+    return target, text.default_target_reason(target, heuristic, step)
 
 
 def accuracy_view(ctx: PlannerInputs) -> None:
     """The smallest ε_target (with its design and rate) whose 95 % bound is at most X."""
     pop = ctx.pop
-    default = default_target(pop)
+    default, reason = default_target(pop)
     typed = st.number_input(
         "95 % error bound I need (±X, in the value's units)",
         min_value=1e-9,
@@ -509,7 +517,7 @@ def accuracy_view(ctx: PlannerInputs) -> None:
         format="%g",
         key="plan_target_err",
         bind="query-params",
-        help=text.default_target_reason(default),
+        help=reason,
     )
     target = float(typed) if typed is not None else default
     # One slot: the progress bar while the search runs, then the answer, both keyed by
@@ -550,7 +558,7 @@ def accuracy_body(ctx: PlannerInputs, found: planner.AccuracyFirst, target: floa
             f"plans); the Compare designs tab uses your T = {ctx.reps:,}."
         )
     best = found.plan.best if found.plan is not None else None
-    answer = text.accuracy_answer(target, found.eps_target, found.feasible, best, EPS_MAX)
+    answer = text.accuracy_answer(target, found.eps_target, found.feasible, best, found.eps_limit)
     if found.feasible and found.plan is not None:
         # A bound the user asks for can itself be useless: the same rule as the verdict of
         # the comparison tab decides between a green answer and a warning.
@@ -577,10 +585,6 @@ def accuracy_body(ctx: PlannerInputs, found: planner.AccuracyFirst, target: floa
         )
     else:
         st.info(answer, icon=":material/info:")
-
-
-#: The largest ε_target the accuracy-first search tries (core.planner's default range).
-EPS_MAX = 50.0
 
 
 def several_controls(ctx: PlannerInputs) -> tuple[str, float, tuple[str, ...], tuple[float, ...]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from core.populations import Population
+from core.value_column import GroupColumns
 from ui.format import number
 from ui.snippets import population_overview_snippet
 
@@ -67,3 +68,37 @@ def group_heading(what: str, column: str, count: int) -> str:
 def python_snippet(pop: Population) -> str:
     """The page's "Reproduce in Python" code: rebuild ``pop`` and print its summary numbers."""
     return population_overview_snippet(pop)
+
+
+#: Why design columns start selected, and that the user decides (the upload form).
+PRESELECTED_REASON = (
+    "pre-selected because their names look like survey design columns; change them if not"
+)
+
+
+def preselection_note(groups: GroupColumns) -> str | None:
+    """What the upload form pre-selected as strata and clusters, and why (None: nothing)."""
+    parts = []
+    if groups.stratum:
+        parts.append(f"{_columns(groups.stratum)} as the stratum column")
+    if groups.cluster:
+        nested = " (PSUs numbered within strata)" if len(groups.cluster) > 1 else ""
+        parts.append(f"{_columns(groups.cluster)} as the cluster column{nested}")
+    if not parts:
+        return None
+    return f"{' and '.join(parts)}: {PRESELECTED_REASON}."
+
+
+def left_out_note(groups: GroupColumns) -> str | None:
+    """The columns the upload form does not offer as strata or clusters, each with why."""
+    if not groups.left_out:
+        return None
+    listed = "; ".join(f"**{name}**, {why}" for name, why in groups.left_out)
+    return (
+        "Offered as stratum and cluster columns: the columns that label groups (text, value "
+        f"labels, design names, short whole-number codes). Not offered: {listed}."
+    )
+
+
+def _columns(names: tuple[str, ...]) -> str:
+    return " × ".join(f"**{n}**" for n in names)

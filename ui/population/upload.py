@@ -26,8 +26,9 @@ from core.populations import (
     read_file_table,
     suggest_bounds,
 )
-from core.value_column import choose_value_column, column_role
+from core.value_column import GroupColumns, choose_value_column, column_role, group_columns
 from ui.format import fmt, number
+from ui.population.text import left_out_note, preselection_note
 from ui.state import UPLOADED, active_choice, uploaded_population, use_uploaded_population
 
 _ERROR_KEY = "upload_error"
@@ -38,6 +39,8 @@ _TABLE_KEY = "upload_table"
 _FORMATS_TEXT = "CSV (also .tsv, .txt), Parquet, Stata .dta, SAS .sas7bdat and .xpt, SPSS .sav"
 #: The settings of the population made active by "Use this population" (see _Settings).
 _APPLIED_KEY = "upload_applied"
+#: (digest, {value column: GroupColumns}) of the file read last: the label columns offered.
+_GROUPS_KEY = "upload_groups"
 _BUTTON = "Use this population"
 #: Which mechanisms need U, in plain words (under the bounds' heading).
 UPPER_NEEDED_TEXT = (
@@ -126,6 +129,7 @@ def upload_form() -> None:
     st.caption(limits_text())
     if file is None:
         st.session_state.pop(_TABLE_KEY, None)  # the removed file's table is freed
+        st.session_state.pop(_GROUPS_KEY, None)
         st.caption(
             "The file stays in your browser session; nothing is stored on the server or shown "
             "to other users. A shared link cannot carry an uploaded file."
@@ -138,7 +142,7 @@ def upload_form() -> None:
     digest, table = read
     tag = digest[:10]
     value_column, lower, upper = _value_and_bounds(table, tag)
-    strata, clusters = _group_columns(table, tag, value_column)
+    strata, clusters = _group_columns(table, digest, value_column)
     if upper is None:
         upper = math.inf  # no public upper bound
         st.info(NO_UPPER_TEXT, icon=":material/vertical_align_top:")
@@ -244,25 +248,56 @@ def _value_and_bounds(table: CsvTable | FileTable, tag: str) -> tuple[str, float
     return value_column, lower, upper
 
 
+def _groups(table: CsvTable | FileTable, digest: str, value_column: str) -> GroupColumns:
+    """The label columns offered and pre-selected (:func:`core.value_column.group_columns`),
+    kept for the session's file: each column's distinct entries are counted once."""
+    kept = st.session_state.get(_GROUPS_KEY)
+    if kept is None or kept[0] != digest:
+        kept = (digest, {})
+        st.session_state[_GROUPS_KEY] = kept
+    found: dict[str, GroupColumns] = kept[1]
+    if value_column not in found:
+        labelled = table.value_labels if isinstance(table, FileTable) else {}
+        found[value_column] = group_columns(
+            table.label_columns,
+            table.distinct_entries,
+            labelled=labelled,
+            value_column=value_column,
+        )
+    return found[value_column]
+
+
 def _group_columns(
-    table: CsvTable | FileTable, tag: str, value_column: str
+    table: CsvTable | FileTable, digest: str, value_column: str
 ) -> tuple[list[str], list[str]]:
-    """The optional stratum and cluster columns (any label column but the value column)."""
+    """The optional stratum and cluster columns: label-like columns only, those named like
+    a survey design pre-selected (and said so)."""
+    groups = _groups(table, digest, value_column)
+    tag = f"{digest[:10]}_{value_column}"
     c1, c2 = st.columns(2)
-    labels = [c for c in table.label_columns if c != value_column]
     strata = c1.multiselect(
         "Stratum column(s) (optional)",
-        labels,
+        list(groups.offered),
+        default=list(groups.stratum),
         key=f"up_stratum_{tag}",
+        select_all=False,
         help="Several columns make one stratum id from all of them, e.g. region and size class.",
     )
     clusters = c2.multiselect(
         "Cluster column(s) (optional)",
-        labels,
+        list(groups.offered),
+        default=list(groups.cluster),
         key=f"up_cluster_{tag}",
+        select_all=False,
         help="Survey files number their PSUs 1, 2, … within each stratum: then choose the "
         "stratum column and the PSU column together (e.g. stratid and psuid) as the cluster id.",
     )
+    preselected = preselection_note(groups)
+    if preselected is not None:
+        st.caption(preselected)
+    left_out = left_out_note(groups)
+    if left_out is not None:
+        st.caption(left_out)
     return strata, clusters
 
 

@@ -21,6 +21,25 @@ def test_the_found_eps_reaches_the_bound_and_a_little_less_does_not():
     less = engine.plan(pop, eps_target=found.eps_target / 1.1, refine=False, **kw)
     assert less.best["error_95"] > 20.0
     assert 1 <= found.evaluations <= 16
+    assert found.eps_limit == 50.0 and found.plan_eps_target == found.eps_target
+    assert found.best_error_95 == float(found.plan.best["error_95"])
+
+
+def test_an_unreachable_bound_reports_the_best_bound_at_the_top_of_the_range():
+    """Issue 35 §6: out of reach, the result holds the best bound within the range and its
+    ε_target (the top of the range), equal to the refined plan there."""
+    pop = Population("t", np.sort(np.random.default_rng(0).lognormal(3, 0.5, 2_000)), 0.0, 200.0)
+    kw = dict(designs=["srs"], reps=40, rates=[0.2, 0.5], mechanisms=["laplace"])
+    found = accuracy_first.smallest_eps_target(
+        pop, target_error_95=1e-6, eps_range=(0.1, 2.0), statistic="mean", **kw
+    )
+    assert not found.feasible and math.isnan(found.eps_target)
+    assert found.eps_limit == 2.0 and found.plan_eps_target == 2.0
+    top = engine.plan(pop, eps_target=2.0, statistic="mean", **kw)
+    assert found.best_error_95 == float(top.best["error_95"]) > 1e-6
+    # Nothing smaller was seen lower in the range: the bound falls with ε_target.
+    lower = engine.plan(pop, eps_target=1.0, statistic="mean", **kw)
+    assert float(lower.best["error_95"]) > found.best_error_95
 
 
 # --------------------------------------------------------------------------------------

@@ -141,6 +141,20 @@ def test_accuracy_answer_and_composition_verdict(gain):
     found = text.accuracy_answer(1.5, 0.25, True, gain.best, 50.0)
     assert "**0.25**" in found and "±1.5 or below" in found
     assert "No plan reaches" in text.accuracy_answer(1.5, float("nan"), False, None, 50.0)
+    # Issue 35 §6: out of reach, the answer names the best bound within reach and where.
+    missed = text.accuracy_answer(1e-6, float("nan"), False, gain.best, 20.0)
+    reached = fmt(float(gain.best["error_95"]), "error")
+    assert "up to 20:" in missed and f"within reach is **±{reached}**, at ε_target = 20" in missed
+    assert text.plan_phrase(gain.best) in missed
+
+
+def test_default_target_reason_says_when_the_step_binds():
+    rounded = text.default_target_reason(1.0, 0.95, 1.0)
+    assert "±1, from 5 % of" in rounded and "±0.95" in rounded
+    assert "values are recorded in steps of 1" in rounded and "can show" in rounded
+    fine = text.default_target_reason(0.2, 0.1926, 0.01)
+    assert "can show" not in fine and "rounded up to a short number" in fine
+    assert text.default_target_reason(0.9, 0.9, 0.01).endswith("±0.9.")
     assert "both ways give ε_target = 2" in text.composition_verdict(2.0, 2.0, 2.0)
     verdict = text.composition_verdict(2.0, 2.0, 1.4)
     assert "ε_target = 2" in verdict and "gives 1.4" in verdict and "by 0.6" in verdict

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 from core import planner
 from core.population import Population
@@ -81,3 +82,23 @@ def test_population_problem():
     assert views.population_problem(POP) is None
     tiny = Population(name="tiny.csv", values=np.arange(5.0), lower=0.0, upper=5.0)
     assert "needs at least 20" in views.population_problem(tiny)
+
+
+def test_default_target_is_a_bound_the_data_can_show():
+    """Issue 35 §6: 5 % of the IQR, rounded up to a short number no finer than the step
+    in which the values are recorded: whole numbers give ±1 (not ±0.95); values in
+    hundredths keep a bound finer than 1."""
+    rng = np.random.default_rng(3)
+    draws = rng.gamma(36.0, 86.0 / 36.0, 4_000)
+    whole = Population("whole", np.sort(np.rint(draws)), 0.0, 250.0)
+    decimals = Population("cents", np.sort(np.round(draws / 5, 2)), 0.0, 50.0)
+    target, reason = views.default_target(whole)
+    q1, q3 = np.quantile(whole.values, [0.25, 0.75])
+    assert text.TARGET_IQR_SHARE * (q3 - q1) < 1.0 and target == 1.0
+    assert "finer than the data can show" in reason and "steps of 1" in reason
+    target, reason = views.default_target(decimals)
+    q1, q3 = np.quantile(decimals.values, [0.25, 0.75])
+    share = text.TARGET_IQR_SHARE * (q3 - q1)
+    assert share <= target < 1.0 and target == float(f"{target:.2g}")
+    assert round(target / 0.01) * 0.01 == pytest.approx(target)
+    assert "can show" not in reason
