@@ -131,7 +131,7 @@ def test_notebook_is_valid_and_calls_plan_with_the_parameters():
     assert kinds[0] == "markdown" and "code" in kinds
     assert "pip install" in nb.cells[0].source and "dp_sampling" in nb.cells[0].source
     code = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "code")
-    assert "from dp_sampling.populations import load_population_csv, make_builtin" in code
+    assert "from dp_sampling.populations import make_builtin\n" in code  # the recipe's builder
     assert "from dp_sampling.planner import plan" in code
     assert f"pop = {RECIPE}" in code
     for name, value in PARAMS.items():
@@ -209,6 +209,50 @@ def _from_the_clone(nb) -> None:
     for cell in nb.cells:
         if cell.cell_type == "code":
             cell.source = from_the_clone(cell.source)
+
+
+def _population_of(notebook: str, folder) -> object:
+    """The population the notebook's setup and recipe build, run from ``folder`` (its imports
+    of the package read from this clone's core)."""
+    nb = nbformat.reads(notebook, as_version=4)
+    code = [from_the_clone(c.source) for c in nb.cells if c.cell_type == "code"]
+    setup, build = code[0], code[1].split("result = plan(")[0]
+    namespace: dict = {}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(folder)
+        exec(compile(setup + "\n" + build, "notebook", "exec"), namespace)
+    return namespace["pop"]
+
+
+def test_notebook_imports_the_loader_its_recipe_calls(tmp_path):
+    """Issue 35 §5: an uploaded Stata file's recipe calls load_population_file; the notebook
+    imported load_population_csv and stopped with a NameError."""
+    from core.populations import load_population_file
+    from tests import survey_file as survey
+
+    path = survey.write_survey(tmp_path)
+    page = load_population_file(
+        str(path),
+        value_column=survey.VALUE,
+        lower=survey.LOWER,
+        upper=survey.UPPER,
+        stratum_column=survey.STRATUM,
+        cluster_column=list(survey.CLUSTER),
+    )
+    assert page.recipe.startswith(f"load_population_file('{survey.FILENAME}'")
+    csv = tmp_path / "small.csv"
+    csv.write_text("x\n1\n2\n3\n5\n", encoding="utf-8")
+    for recipe, want in (
+        (page.recipe, page),
+        ("load_population_csv('small.csv', value_column='x', lower=0.0, upper=9.0)", None),
+        ("make_builtin('establishments', seed=4, size=500)", None),
+    ):
+        notebook = plan_notebook(recipe=recipe, **PARAMS)
+        built = _population_of(notebook, tmp_path)
+        if want is not None:
+            assert built.content_hash == want.content_hash
+            assert built.size == survey.ROWS_WITH_ZINC
+        assert built.recipe == recipe
 
 
 def test_notebook_keeps_user_text_literal_in_markdown():
