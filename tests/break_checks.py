@@ -1387,6 +1387,66 @@ BREAKS: tuple[Break, ...] = (
             "tests/ui/planner/test_exports.py::test_notebook_imports_the_loader_its_recipe_calls",
         ),
     ),
+    Break(
+        name="exports-config-label-list-unhashable",
+        item="35 exports",
+        path="core/publication/config.py",
+        old='chosen = {key: label_columns(f"population.{key}", pop.get(key))',
+        new="chosen = {key: (pop[key],) if pop.get(key) is not None else ()",
+        tests=(
+            "tests/core/publication/test_config.py::test_every_label_field_takes_a_list_of_columns",
+            "tests/batch/test_cli.py::test_a_list_of_label_columns_runs_and_clipping_is_reported",
+        ),
+    ),
+    Break(
+        name="exports-config-label-type-unchecked",
+        item="35 exports",
+        path="core/publication/config.py",
+        old=(
+            "    if not isinstance(value, list) or not value:\n"
+            '        raise ConfigError(field, f"{what}'
+        ),
+        new='    if False:\n        raise ConfigError(field, f"{what}',
+        tests=(
+            "tests/core/publication/test_config.py::test_a_bad_config_names_its_field",
+            "tests/batch/test_cli.py::test_a_bad_label_field_is_a_config_error",
+        ),
+    ),
+    Break(
+        name="exports-config-upload-placeholder",
+        item="35 exports",
+        path="ui/planner/publication.py",
+        old="    read = pop.file_settings\n",
+        new=(
+            '    return {"file": "register.csv", "value_column": "value", "lower": 0, "upper": 1}\n'
+        ),
+        tests=(
+            "tests/ui/planner/test_publication.py::"
+            "test_an_uploaded_files_config_says_what_the_page_used",
+        ),
+    ),
+    Break(
+        name="exports-config-no-reading-comments",
+        item="35 exports",
+        path="ui/planner/exports/publication_package.py",
+        old='    if "file" not in config["population"]:\n        return head + body',
+        new="    if True:\n        return head + body",
+        tests=(
+            "tests/ui/planner/test_publication.py::"
+            "test_an_uploaded_files_config_says_what_the_page_used",
+        ),
+    ),
+    Break(
+        name="exports-clipping-never-warned",
+        item="35 exports",
+        path="core/publication/records.py",
+        old="settings.clipped_share <= CLIPPED_SHARE_WARNING",
+        new="settings.clipped_share <= 1.0",
+        tests=(
+            "tests/core/publication/test_config.py::test_bounds_that_clip_many_values_are_reported",
+            "tests/batch/test_cli.py::test_a_list_of_label_columns_runs_and_clipping_is_reported",
+        ),
+    ),
 )
 
 

@@ -149,7 +149,7 @@ def test_the_script_imports_only_the_package_and_says_how_to_install_it(
     assert imports == [
         "from dp_sampling.publication import plan_table",
         "from dp_sampling.publication.config import build_population, load_config",
-        "from dp_sampling.publication.records import plan_csv",
+        "from dp_sampling.publication.records import input_warnings, plan_csv",
         "from pathlib import Path",
         "import pandas as pd",
     ]
