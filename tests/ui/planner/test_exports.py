@@ -522,3 +522,48 @@ def test_report_lays_its_chart_out_as_an_export(result):
     chart = go.Figure(layout={"yaxis": {"title": {"text": "error", "standoff": 0}}})
     page = method_report(result, chart, "Use the census.", "pop")
     assert f'"standoff":{TITLE_STANDOFF}' in page.replace(" ", "")
+
+
+def test_report_states_the_data_a_review_board_checks_first(result, tmp_path):
+    """Issue 35 §5: the report left out the value column, the declared bounds, the label
+    columns and the rows dropped and clipped; its link (population=Uploaded) cannot reopen an
+    upload, and now it says so and lists the upload's settings instead."""
+    from core.populations import load_population_file
+    from tests import survey_file as survey
+
+    path = survey.write_survey(tmp_path)
+    pop = load_population_file(
+        path.read_bytes(),
+        filename=survey.FILENAME,
+        value_column=survey.VALUE,
+        lower=survey.LOWER,
+        upper=survey.UPPER,
+        stratum_column=[survey.STRATUM],
+        cluster_column=list(survey.CLUSTER),
+    )
+    link = "http://localhost:8501/planner?population=Uploaded&plan_eps=1"
+    page = method_report(
+        result, _figure(result), "**Use it.**", pop.name, link, population=pop, uploaded=True
+    )
+    assert "<h2>Data</h2>" in page
+    assert page.index("<h2>Data</h2>") < page.index("<h2>Parameters</h2>")
+    data = {row[0]: row[1] for row in _tables(page)[0]}
+    assert data["Value column"] == "zinc"
+    assert data["Public bounds [L, U]"].startswith("[0, 250] (declared as public")
+    assert data["Stratum column(s)"] == "stratid (31 strata)"
+    assert data["Cluster column(s)"] == "stratid × psuid (62 clusters)"
+    assert data["File (uploaded)"] == "health_survey.dta: 10,351 rows"
+    assert data["Rows dropped"].startswith("14 (their zinc was blank")
+    assert "N = 10,337 records remain" in data["Rows dropped"]
+    assert data["Values clipped to the bounds"] == "0 of 10,337 (0 below L, 0 above U)"
+    parameters = {row[0]: row[1] for row in _tables(page)[1]}
+    linked = parameters["Link to this plan in the app"]
+    assert linked.startswith(link) and "cannot reopen the uploaded file" in linked
+    assert "upload health_survey.dta again" in linked
+
+    # A built-in's link reopens it: no such note, and no file rows.
+    built_in = make_builtin("establishments", seed=4, size=5000)
+    plain = method_report(result, _figure(result), "ok", built_in.name, link, built_in)
+    assert "cannot reopen" not in plain
+    rows = {row[0]: row[1] for row in _tables(plain)[0]}
+    assert rows["Value column"] == built_in.value_label and "Rows dropped" not in rows
