@@ -1469,6 +1469,17 @@ BREAKS: tuple[Break, ...] = (
             "test_report_states_the_data_a_review_board_checks_first",
         ),
     ),
+    Break(
+        name="exports-upload-config-names-a-placeholder-file",
+        item="35 exports",
+        path="ui/planner/publication.py",
+        old='        "file": file,\n',
+        new='        "file": "register.csv",\n',
+        tests=(
+            "tests/test_packaging.py::"
+            "test_every_export_of_an_uploaded_stata_file_runs_outside_the_repository",
+        ),
+    ),
 )
 
 
