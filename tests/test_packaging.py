@@ -9,6 +9,13 @@ environment's own kernel and compares the printed best plan with :func:`core.pla
 here with the same parameters. In the same environment, the Publication table tab's zip package
 is unpacked into a folder of its own and its ``plan_publication.py`` run as exported; the
 ``plan/plan.csv`` it writes is compared with the page's table.
+
+Issue 35 §5: the same for an uploaded file. The labelled Stata survey of
+:mod:`tests.survey_file` is uploaded through the Population page in AppTest, every export of
+the planner and of its publication table is downloaded from the page's buttons, the notebook
+and the script run in the same fresh environment (built once for this module) with only the
+file put beside them, the config runs in ``python -m batch`` too, and every number is
+compared with the page's.
 """
 
 from __future__ import annotations

@@ -241,8 +241,10 @@ def plan_notebook(
             "**It needs the package `dp_sampling`**, the explorer's core: install it once with "
             "`pip install <folder of a clone of the explorer>` (or from a wheel built there); "
             "the first code cell stops with a clear message if it is missing. A population "
-            "read from a CSV file is loaded by its file name from the working directory: put "
-            "the file there first.",
+            "read from a file (CSV, Parquet, Stata, SAS or SPSS) is loaded by its file name "
+            "from the working directory, with the value column, public bounds and label "
+            "columns the page used: put the file there first (a binary format needs "
+            "`pip install <folder>[files]`).",
             "",
             "Parameters:",
             "",

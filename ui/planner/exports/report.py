@@ -21,7 +21,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from core.planner import PlanResult
-from core.population import Population
+from core.population import LABEL_NAME_JOIN, Population
 from core.sensitivity import quantile_rank
 from ui.downloads import exported_figure
 from ui.format import fmt
@@ -136,8 +136,8 @@ def _data_rows(pop: Population, uploaded: bool) -> list[tuple[str, str]]:
     """What a review board checks first: the value column, the declared public bounds, the
     label columns, and how the records were read (rows dropped, values clipped)."""
     read = pop.file_settings
-    strata = read.stratum_columns if read else tuple(pop.stratum_label.split(" × "))
-    clusters = read.cluster_columns if read else tuple(pop.cluster_label.split(" × "))
+    strata = read.stratum_columns if read else tuple(pop.stratum_label.split(LABEL_NAME_JOIN))
+    clusters = read.cluster_columns if read else tuple(pop.cluster_label.split(LABEL_NAME_JOIN))
     upper = fmt(pop.upper, "value") if math.isfinite(pop.upper) else "none (no public upper bound)"
     declared = read is None or read.bounds_declared
     bounds = f"[{fmt(pop.lower, 'value')}, {upper}]" + (
