@@ -261,6 +261,29 @@ def report_html(
     s = tp.summary()
     esc = html.escape
     rows = tp.table.to_html(index=False, float_format=lambda x: f"{x:.4g}", border=0)
+    read = population.file_settings
+    reading = ""
+    if read is not None:
+        labels = "; ".join(
+            f"{what}: {' × '.join(columns)}"
+            for what, columns in (
+                ("strata", read.stratum_columns),
+                ("clusters", read.cluster_columns),
+            )
+            if columns
+        )
+        reading = (
+            f"<p>Read from {esc(read.file)}: value column {esc(read.value_column)}, public "
+            f"bounds [{read.lower:g}, {read.upper:g}]"
+            + ("" if read.bounds_declared else " (read from the data, not declared)")
+            + (f"; {esc(labels)}" if labels else "")
+            + f". {read.rows_read:,} rows, {read.rows_dropped:,} dropped (value blank, not a "
+            f"number or infinite), {read.values_clipped:,} values clipped to the bounds "
+            f"({read.clipped_below:,} below, {read.clipped_above:,} above).</p>"
+        )
+    reading += "".join(
+        f"<p><strong>Warning:</strong> {esc(w)}.</p>" for w in input_warnings(population)
+    )
     refused = "".join(f"<li><b>{esc(k)}</b>: {esc(v)}</li>" for k, v in tp.refused.items())
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{esc(name)}: publication plan</title>
@@ -271,6 +294,7 @@ table{{border-collapse:collapse;font-size:90%}}td,th{{padding:2px 8px;border-bot
 <p>Population: {esc(population.name)} (N = {population.size:,}).
 Cells: {s["cells"]} by {esc(" × ".join(tp.label_columns))}; statistics:
 {esc(", ".join(tp.statistics))}.</p>
+{reading}
 <p>Promise for the whole table: ε_target = {eps_target:g},
 δ_target = {tp.settings["delta_target"]:.3g},
 neighbours: {esc(RELATION_WORDS[relation])}.</p>

@@ -120,7 +120,7 @@ def test_every_label_field_takes_a_list_of_columns(tmp_path, key) -> None:
 
 def test_bounds_that_clip_many_values_are_reported(tmp_path) -> None:
     """Issue 35 §5: a placeholder's bounds [0, 1] clipped every wage without a word."""
-    from core.publication.records import input_warnings, summary
+    from core.publication.records import input_warnings, report_html, summary
 
     tight = config_dict(population=_population(lower=0, upper=1))
     pop = build_population(load_config(write_config(tmp_path, tight)))
@@ -140,3 +140,7 @@ def test_bounds_that_clip_many_values_are_reported(tmp_path) -> None:
     record = summary(tp, pop, name="t", T=2, seed=0)
     assert record["warnings"] == [warning]
     assert record["population"]["read_from_file"]["values_clipped"] == 150
+    page = report_html(tp, pop, name="t", eps_target=1.0, relation="replacement", publish_share=0.1)
+    assert "Read from register.csv: value column wage, public bounds [0, 1]; strata: region" in page
+    assert "150 values clipped to the bounds (0 below, 150 above)" in page
+    assert "<strong>Warning:</strong> the bounds [0, 1] clipped 150" in page
