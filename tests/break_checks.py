@@ -1502,6 +1502,17 @@ BREAKS: tuple[Break, ...] = (
             "tests/core/publication/test_config.py::test_bounds_that_clip_many_values_are_reported",
         ),
     ),
+    Break(
+        name="exports-script-traceback-on-missing-file",
+        item="35 exports",
+        path="ui/planner/exports/publication_package.py",
+        old="except ConfigError as error:  # a missing file",
+        new="except ZeroDivisionError as error:  # a missing file",
+        tests=(
+            "tests/ui/planner/test_publication_package.py::"
+            "test_the_script_of_a_file_population_says_when_the_file_is_missing",
+        ),
+    ),
 )
 
 

@@ -72,7 +72,7 @@ ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 #: The imports: everything the script runs comes from the installed package dp_sampling.
 _IMPORTS = (
     "from dp_sampling.publication import plan_table",
-    "from dp_sampling.publication.config import build_population, load_config",
+    "from dp_sampling.publication.config import ConfigError, build_population, load_config",
     "from dp_sampling.publication.records import input_warnings, plan_csv",
 )
 
@@ -81,8 +81,11 @@ from pathlib import Path
 
 # The folder of this script (in a notebook: the working directory); the config is there.
 here = Path(globals().get("__file__", "plan_publication.py")).resolve().parent
-config = load_config(here / "publication.yaml")
-population = build_population(config)
+try:
+    config = load_config(here / "publication.yaml")
+    population = build_population(config)
+except ConfigError as error:  # a missing file, an unknown column: say which field, and stop
+    raise SystemExit(f"config error in {error.field!r}: {error.message}") from None
 print(
     f"{config.name}: {population.name}, N = {population.size:,}, "
     f"grouped by {', '.join(config.groups)}; eps_target = {config.eps_target:g}"
@@ -377,6 +380,16 @@ def package_readme(config: Mapping[str, Any], population: Population) -> str:
             "",
             f"    {INSTALL_COMMAND}",
             "",
+            *(
+                [
+                    f"First put the file {_plain(str(config['population']['file']))} in this "
+                    f"folder, or its path under `population: file:` in `{CONFIG_NAME}`: the "
+                    "package cannot carry the data.",
+                    "",
+                ]
+                if "file" in config["population"]
+                else []
+            ),
             "Then unzip into a folder and run, in that folder:",
             "",
             f"- the script: `python {SCRIPT_NAME}` prints the table and writes "
