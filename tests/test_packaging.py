@@ -275,12 +275,13 @@ def test_every_export_of_an_uploaded_stata_file_runs_outside_the_repository(
     tmp_path, fresh_environment, monkeypatch
 ) -> None:
     """Upload the labelled survey in AppTest, open the planner and its publication table,
-    download each export, run them with the fresh environment's package (the batch with the
-    clone's) and compare their numbers with the page's, to a relative 1e-9."""
+    download each export, run them with the fresh environment's package (the page's
+    "Reproduce in Python" script and the batch with the clone's) and compare their numbers
+    with the page's, to a relative 1e-9 (the report's as the page formats them)."""
     import nbformat
 
     from tests import survey_file as survey
-    from tests.pages.harness import Downloads, open_page
+    from tests.pages.harness import Downloads, open_page, snippet
     from ui.format import fmt
     from ui.planner.text import PUBLICATION_TAB
 
@@ -313,6 +314,23 @@ def test_every_export_of_an_uploaded_stata_file_runs_outside_the_repository(
         row = page_best.loc[(design, mechanism)]
         for name, value in zip(("rate", "eps_sample", "rmse", "error_95"), numbers, strict=True):
             assert float(value) == pytest.approx(float(row[name]), rel=1e-9), (design, name)
+
+    # The page's "Reproduce in Python" script imports the clone's core: run it from the
+    # data's folder with the clone on the path; it prints the notebook's best plan.
+    best = best_values(printed)
+    script_code = snippet(planner_page, "planner.plan(")
+    shown = subprocess.run(
+        [sys.executable, "-c", script_code],
+        cwd=notebook_dir,
+        env={**fresh_environment.env, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert shown.returncode == 0, shown.stderr[-2000:]
+    script_best = dict(re.findall(r"^best (\w+) = (\S+)$", shown.stdout, flags=re.MULTILINE))
+    for name in ("rate", "rmse", "error_95"):
+        assert float(script_best[name]) == pytest.approx(float(best[name]), rel=1e-9), name
 
     report = downloads.data(planner_page, "Download method report (HTML)").decode("utf-8")
     for words in (
