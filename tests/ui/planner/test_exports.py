@@ -567,3 +567,18 @@ def test_report_states_the_data_a_review_board_checks_first(result, tmp_path):
     assert "cannot reopen" not in plain
     rows = {row[0]: row[1] for row in _tables(plain)[0]}
     assert rows["Value column"] == built_in.value_label and "Rows dropped" not in rows
+
+
+def test_report_escapes_the_files_column_and_file_names(result):
+    import io
+
+    from core.populations import load_population_csv
+
+    text = f'"{PAYLOAD}",g\n1,a\n2,b\n3,a\n4,b\n'
+    pop = load_population_csv(
+        io.BytesIO(text.encode()), value_column=PAYLOAD, lower=0, upper=9, stratum_column="g"
+    )
+    page = method_report(result, _figure(result), "ok", PAYLOAD, None, pop, uploaded=True)
+    assert PAYLOAD not in page
+    data = {row[0]: row[1] for row in _tables(page)[0]}
+    assert data["Value column"] == PAYLOAD  # shown as text

@@ -1,6 +1,8 @@
 """The one-page, self-contained HTML method report of a release plan.
 
-For a disclosure review board: parameters, the designs and the theorems behind them (with
+For a disclosure review board: the data first (value column, declared public bounds, label
+columns, and for a file the rows dropped and values clipped; for an upload, that the link
+cannot reopen it), then the parameters, the designs and the theorems behind them (with
 paper sections), the chart (with plotly.js inline, so the file opens offline), the ranked
 plans, the recommendation and a note on the method (Monte Carlo with T repetitions and a
 seed; Hu et al. eqs. 6–7 where the error has a closed form). It writes no date: the report of
