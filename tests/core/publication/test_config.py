@@ -144,3 +144,11 @@ def test_bounds_that_clip_many_values_are_reported(tmp_path) -> None:
     assert "Read from register.csv: value column wage, public bounds [0, 1]; strata: region" in page
     assert "150 values clipped to the bounds (0 below, 150 above)" in page
     assert "<strong>Warning:</strong> the bounds [0, 1] clipped 150" in page
+
+
+def test_a_file_without_a_public_upper_bound_is_written_as_inf(tmp_path) -> None:
+    """The page writes ``upper: .inf`` for an upload without a public upper bound."""
+    path = write_config(tmp_path, config_dict(population=_population(upper=float("inf"))))
+    assert "upper: .inf" in path.read_text(encoding="utf-8")
+    pop = build_population(load_config(path))
+    assert pop.upper == float("inf") and not pop.has_upper_bound
