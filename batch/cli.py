@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from core.publication.config import ConfigError, build_population, load_config
+from core.publication.records import input_warnings
 
 __all__ = ["main"]
 
@@ -44,6 +45,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from batch.outputs import write_outputs
     from batch.run import run_plan
 
+    for warning in input_warnings(population):
+        print(f"warning: population: {warning}", file=sys.stderr)
+
     print(
         f"{config.name}: {population.name}, grouped by {', '.join(config.groups)}; "
         f"{'scheduler ' + args.scheduler if args.scheduler else f'{args.workers} local workers'}"
@@ -68,4 +72,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"\n{s['rows']} cell × statistic plans, {s['publishable']} publishable; "
         f"wrote {', '.join(f.name for f in files)} to {args.out}"
     )
+    for warning in input_warnings(population):
+        print(f"warning (also in summary.json): population: {warning}", file=sys.stderr)
     return 0

@@ -23,7 +23,7 @@ import pandas as pd
 
 from ._validation import number_text, plural, quoted
 
-__all__ = ["Population", "cluster_strata_note", "suggest_bounds"]
+__all__ = ["FileSettings", "Population", "cluster_strata_note", "suggest_bounds"]
 
 #: Joins the names of the columns of a label built from several columns ("region × psu").
 LABEL_NAME_JOIN = " × "
@@ -31,6 +31,58 @@ LABEL_NAME_JOIN = " × "
 # --------------------------------------------------------------------------------------------
 # Population
 # --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FileSettings:
+    """How a population was read from a file: what an export must repeat to rebuild it.
+
+    A config, a notebook or a method report cannot carry the file itself (an upload stays
+    in the browser session), so they repeat these settings and leave only the file's path
+    to the reader.
+
+    Parameters
+    ----------
+    file : str
+        The file's name as it was read (no folder).
+    value_column : str
+        The column of values.
+    lower, upper : float
+        The bounds the values were clipped to (``upper`` may be ``inf``: none public).
+    bounds_declared : bool
+        Whether both bounds were declared (False when one was read from the data).
+    stratum_columns, cluster_columns : tuple of str
+        The label columns (several joined make one label); empty when none.
+    rows_read : int
+        Rows in the file.
+    rows_dropped : int
+        Rows dropped because their value was blank, not a number or infinite.
+    clipped_below, clipped_above : int
+        Values clipped up to ``lower`` and down to ``upper``.
+    """
+
+    file: str
+    value_column: str
+    lower: float
+    upper: float
+    bounds_declared: bool = True
+    stratum_columns: tuple[str, ...] = ()
+    cluster_columns: tuple[str, ...] = ()
+    rows_read: int = 0
+    rows_dropped: int = 0
+    clipped_below: int = 0
+    clipped_above: int = 0
+
+    @property
+    def values_clipped(self) -> int:
+        """Values clipped to the bounds, below and above together."""
+        return self.clipped_below + self.clipped_above
+
+    @property
+    def clipped_share(self) -> float:
+        """The clipped values as a share of the values kept (0 when none was kept)."""
+        kept = self.rows_read - self.rows_dropped
+        return self.values_clipped / kept if kept > 0 else 0.0
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,6 +126,10 @@ class Population:
         A Python expression that rebuilds this population with this module's functions, e.g.
         ``make_builtin("lognormal", seed=0)`` or ``load_population_csv("file.csv", ...)``;
         empty when unknown. Used by the app's "Reproduce in Python" snippets. Not hashed.
+    file_settings : FileSettings or None
+        For a population read from a file: the file's name, value column, bounds, label
+        columns and the rows dropped and values clipped (the exports repeat them); None
+        otherwise. Not hashed.
 
     Raises
     ------
@@ -95,6 +151,7 @@ class Population:
     stratum_label: str = "stratum"
     cluster_label: str = "cluster"
     recipe: str = ""
+    file_settings: FileSettings | None = None
 
     def __post_init__(self) -> None:
         setattr_ = object.__setattr__

@@ -53,7 +53,7 @@ from .file_io import (
     load_population_file,
     read_file_table,
 )
-from .population import Population, cluster_strata_note, suggest_bounds
+from .population import FileSettings, Population, cluster_strata_note, suggest_bounds
 from .r_replay import paper_bimodal_population
 
 __all__ = [
@@ -68,6 +68,7 @@ __all__ = [
     "MAX_UPLOAD_BYTES",
     "UPLOAD_EXTENSIONS",
     "CsvTable",
+    "FileSettings",
     "FileTable",
     "Population",
     "cluster_strata_note",

@@ -9,17 +9,28 @@ environment's own kernel and compares the printed best plan with :func:`core.pla
 here with the same parameters. In the same environment, the Publication table tab's zip package
 is unpacked into a folder of its own and its ``plan_publication.py`` run as exported; the
 ``plan/plan.csv`` it writes is compared with the page's table.
+
+Issue 35 §5: the same for an uploaded file. The labelled Stata survey of
+:mod:`tests.survey_file` is uploaded through the Population page in AppTest, every export of
+the planner and of its publication table is downloaded from the page's buttons, the notebook
+and the script run in the same fresh environment (built once for this module) with only the
+file put beside them, the config runs in ``python -m batch`` too, and every number is
+compared with the page's.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import io
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tomllib
 import zipfile
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -102,13 +113,28 @@ def _run(cmd: list[str], **kw) -> subprocess.CompletedProcess[str]:
     return done
 
 
-@pytest.mark.slow
-def test_exported_notebook_and_script_run_in_a_fresh_environment_outside_the_repository(
-    tmp_path,
-) -> None:
+@dataclasses.dataclass(frozen=True)
+class FreshEnvironment:
+    """A virtual environment outside the repository with the wheel of ``dp_sampling``."""
+
+    python: Path
+    env: dict[str, str]
+    folder: Path
+
+    def run(self, *args: str, cwd: Path, timeout: float = 900) -> subprocess.CompletedProcess[str]:
+        """Run this environment's python with ``args`` in ``cwd``; it must succeed."""
+        return _run([str(self.python), *args], env=self.env, cwd=cwd, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def fresh_environment(tmp_path_factory) -> FreshEnvironment:
+    """Built once for this module's tests: the wheel of core, installed with the pinned
+    versions, nbclient and ipykernel (to run notebooks) and pyreadstat (to read a Stata file,
+    the one reader of the package's ``files`` extra these tests need)."""
+    tmp_path = tmp_path_factory.mktemp("fresh")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
-    dist, venv, work = tmp_path / "dist", tmp_path / "venv", tmp_path / "work"
+    dist, venv, work = tmp_path / "dist", tmp_path / "venv", tmp_path / "probe"
     work.mkdir()
     # Built from a copy of what the wheel holds, so the build writes nothing into the clone.
     source = tmp_path / "source"
@@ -126,7 +152,7 @@ def test_exported_notebook_and_script_run_in_a_fresh_environment_outside_the_rep
     constraints.write_text("\n".join(p for p in _pins() if not p.startswith("dask")) + "\n")
     _run(
         [str(python), "-m", "pip", "install", "--quiet", str(wheel), "nbclient", "ipykernel",
-         "-c", str(constraints)],
+         "pyreadstat", "-c", str(constraints)],
         env=env, cwd=tmp_path, timeout=900,
     )  # fmt: skip
     # Nothing of the repository (core, batch) is importable there: only the installed package.
@@ -138,6 +164,16 @@ def test_exported_notebook_and_script_run_in_a_fresh_environment_outside_the_rep
     )  # fmt: skip
     first, location = probe.stdout.split()
     assert first == "True" and not location.startswith(str(ROOT))
+    return FreshEnvironment(python, env, tmp_path)
+
+
+@pytest.mark.slow
+def test_exported_notebook_and_script_run_in_a_fresh_environment_outside_the_repository(
+    tmp_path, fresh_environment
+) -> None:
+    python, env = fresh_environment.python, fresh_environment.env
+    work = tmp_path / "work"
+    work.mkdir()
 
     notebook, executed = work / "plan.ipynb", work / "executed.ipynb"
     notebook.write_text(plan_notebook(recipe=RECIPE, **PARAMS), encoding="utf-8")
@@ -187,3 +223,165 @@ def _publication_script_runs_in(python, folder, env) -> None:
     assert len(written) == len(page.table) > 10
     for got in (written, shipped):
         pd.testing.assert_frame_equal(got, want, check_exact=False, rtol=1e-9, check_dtype=False)
+
+
+# ------------------------------------------------------------------------------------------
+# Every export of an uploaded labelled Stata file (issue 35 §5)
+# ------------------------------------------------------------------------------------------
+
+PLANNER = "app_pages/planner.py"
+#: The planner's controls for the upload: Poisson sampling (the census is always compared)
+#: at two rates, the publication table by stratum with the median and the mean.
+UPLOAD_QUERY = {"plan_designs": "Poisson sample", "plan_reps": "30", "plan_rates": "0.1, 0.3"}
+#: A ranked line of the planner's notebook: rank, design, mechanism and the four numbers.
+RANKED_LINE = (
+    r"^(\d+)\. (\w+) / (\w+): rate = (\S+), eps_sample = (\S+), rmse = (\S+), error_95 = (\S+)$"
+)
+
+
+def _uploaded_survey(folder: Path):
+    """The survey uploaded through the Population page's form, as a new user does it: value
+    zinc, bounds 0-250, stratum stratid, cluster stratid + psuid; the population it made
+    active."""
+    from tests import survey_file as survey
+    from tests.pages.harness import open_page
+
+    at = open_page("app_pages/overview.py")
+    at.file_uploader[0].set_value(
+        (survey.FILENAME, survey.write_survey(folder).read_bytes(), "application/octet-stream")
+    )
+    at.run()
+    value = next(s for s in at.selectbox if s.label.startswith("Value column"))
+    value.set_value(survey.VALUE)
+    at.run()
+    bounds = {n.label.split(" (")[0]: n for n in at.number_input}
+    bounds["Lower bound L"].set_value(survey.LOWER)
+    bounds["Upper bound U"].set_value(survey.UPPER)
+    labels = {m.label: m for m in at.multiselect}
+    labels["Stratum column(s) (optional)"].set_value([survey.STRATUM])
+    labels["Cluster column(s) (optional)"].set_value(list(survey.CLUSTER))
+    at.run()
+    next(b for b in at.button if b.label == "Use this population").click()
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any(f"computes on {survey.FILENAME}" in s.value for s in at.success)
+    pop = at.session_state["uploaded_population"]
+    assert pop.size == survey.ROWS_WITH_ZINC
+    return pop
+
+
+@pytest.mark.slow
+def test_every_export_of_an_uploaded_stata_file_runs_outside_the_repository(
+    tmp_path, fresh_environment, monkeypatch
+) -> None:
+    """Upload the labelled survey in AppTest, open the planner and its publication table,
+    download each export, run them with the fresh environment's package (the page's
+    "Reproduce in Python" script and the batch with the clone's) and compare their numbers
+    with the page's, to a relative 1e-9 (the report's as the page formats them)."""
+    import nbformat
+
+    from tests import survey_file as survey
+    from tests.pages.harness import Downloads, open_page, snippet
+    from ui.format import fmt
+    from ui.planner.text import PUBLICATION_TAB
+
+    downloads = Downloads(monkeypatch)
+    pop = _uploaded_survey(tmp_path)
+    data_file = tmp_path / survey.FILENAME
+
+    # The planner: the table the page computed, the notebook and the method report.
+    planner_page = open_page(PLANNER, UPLOAD_QUERY, uploaded=pop)
+    page_rows = pd.read_csv(
+        io.BytesIO(downloads.data(planner_page, "Download the full table (CSV)"))
+    )
+    page_best = page_rows[page_rows["best_rate_of_design_mechanism"]].set_index(
+        ["design", "mechanism"]
+    )
+    notebook_dir = tmp_path / "notebook"
+    notebook_dir.mkdir()
+    shutil.copy(data_file, notebook_dir)
+    notebook = notebook_dir / "release_plan.ipynb"
+    notebook.write_bytes(downloads.data(planner_page, "Download notebook (.ipynb)"))
+    executed = notebook_dir / "executed.ipynb"
+    fresh_environment.run(
+        "-c", RUNNER, str(notebook), str(executed), str(notebook_dir), cwd=notebook_dir
+    )
+    printed = printed_text(nbformat.read(executed, as_version=4))
+    assert f"N = {survey.ROWS_WITH_ZINC:,}" in printed
+    ranked = re.findall(RANKED_LINE, printed, flags=re.MULTILINE)
+    assert len(ranked) == len(page_best) >= 2
+    for _rank, design, mechanism, *numbers in ranked:
+        row = page_best.loc[(design, mechanism)]
+        for name, value in zip(("rate", "eps_sample", "rmse", "error_95"), numbers, strict=True):
+            assert float(value) == pytest.approx(float(row[name]), rel=1e-9), (design, name)
+
+    # The page's "Reproduce in Python" script imports the clone's core: run it from the
+    # data's folder with the clone on the path; it prints the notebook's best plan.
+    best = best_values(printed)
+    script_code = snippet(planner_page, "planner.plan(")
+    shown = subprocess.run(
+        [sys.executable, "-c", script_code],
+        cwd=notebook_dir,
+        env={**fresh_environment.env, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert shown.returncode == 0, shown.stderr[-2000:]
+    script_best = dict(re.findall(r"^best (\w+) = (\S+)$", shown.stdout, flags=re.MULTILINE))
+    for name in ("rate", "rmse", "error_95"):
+        assert float(script_best[name]) == pytest.approx(float(best[name]), rel=1e-9), name
+
+    report = downloads.data(planner_page, "Download method report (HTML)").decode("utf-8")
+    for words in (
+        "<th>Value column</th><td>zinc</td>",
+        "<td>[0, 250] (declared as public",
+        "<td>stratid (31 strata)</td>",
+        "<td>stratid × psuid (62 clusters)</td>",
+        "<td>health_survey.dta: 10,351 rows</td>",
+        "<td>14 (their zinc was blank",
+        "cannot reopen the uploaded file",
+    ):
+        assert words in report, words
+    for row in page_best.itertuples():
+        assert f"<td>{fmt(float(row.rmse), 'error')}" in report
+
+    # The publication table: its config, script and zip; the script and the batch run them.
+    table_page = open_page(PLANNER, {**UPLOAD_QUERY, "plan_view": PUBLICATION_TAB}, uploaded=pop)
+    page_table = pd.read_csv(
+        io.BytesIO(downloads.data(table_page, "Download the table (CSV)")),
+        keep_default_na=False,
+        na_values=[""],
+    )
+    assert len(page_table) == 31 * 2
+    config = downloads.data(table_page, "Batch config (YAML)").decode("utf-8")
+    script = downloads.data(table_page, "Python script (.py)").decode("utf-8")
+    package = tmp_path / "package"
+    with zipfile.ZipFile(io.BytesIO(downloads.data(table_page, "Everything (zip)"))) as archive:
+        archive.extractall(package)
+    assert (package / pkg.CONFIG_NAME).read_text(encoding="utf-8") == config
+    assert (package / pkg.SCRIPT_NAME).read_text(encoding="utf-8") == script
+    assert "file: health_survey.dta" in config and "value_column: zinc" in config
+    assert "cluster_column:\n  - stratid\n  - psuid" in config
+    assert "# - 14 rows dropped" in config
+    shutil.copy(data_file, package)  # the one thing the user fills in: the file's path
+    run = fresh_environment.run(pkg.SCRIPT_NAME, cwd=package, timeout=600)
+    assert f"{len(page_table)} cell x statistic plans" in run.stdout
+    assert "warning" not in run.stdout
+    summary = json.loads((package / "summary.json").read_text(encoding="utf-8"))
+    assert summary["population"]["read_from_file"]["rows_dropped"] == 14
+    batch = subprocess.run(
+        [sys.executable, "-m", "batch", str(package / pkg.CONFIG_NAME), "--out",
+         str(tmp_path / "batch"), "--workers", "1", "--no-progress"],
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert batch.returncode == 0 and "Traceback" not in batch.stderr, batch.stderr[-3000:]
+    for written in (
+        package / "plan" / "plan.csv",
+        package / "plan.csv",
+        tmp_path / "batch" / "plan.csv",
+    ):
+        got = pd.read_csv(written, keep_default_na=False, na_values=[""])
+        pd.testing.assert_frame_equal(
+            got, page_table, check_exact=False, rtol=1e-9, check_dtype=False
+        )

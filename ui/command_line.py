@@ -251,7 +251,14 @@ def read_command_line_population(settings: CommandLineSettings) -> CommandLineLo
         )
     except ValueError as err:
         return CommandLineLoad(settings=settings, error=str(err))
-    pop = dataclasses.replace(pop, recipe=_recipe(settings, pop))
+    read = pop.file_settings
+    pop = dataclasses.replace(
+        pop,
+        recipe=_recipe(settings, pop),
+        # The exports (the batch config, the method report) name the file by its path as
+        # typed: the server's own file, which a config run on this machine reads as it is.
+        file_settings=None if read is None else dataclasses.replace(read, file=settings.path),
+    )
     return CommandLineLoad(settings=settings, population=pop)
 
 

@@ -18,7 +18,13 @@ import pandas as pd
 from .._validation import number_text, plural, quoted
 from ..csv_io.parsing import _IRREGULAR_QUOTING
 from ..csv_io.table import _MIN_VALUES, CsvTable, _unknown_column, read_csv_table
-from ..population import LABEL_NAME_JOIN, Population, cluster_strata_message, suggest_bounds
+from ..population import (
+    LABEL_NAME_JOIN,
+    FileSettings,
+    Population,
+    cluster_strata_message,
+    suggest_bounds,
+)
 
 __all__ = [
     "load_population_csv",
@@ -193,6 +199,7 @@ def population_from_table(
         hi = max(data_hi, lo + max(1.0, abs(lo)))
     if not lo < hi:
         raise ValueError(f"The bounds [{number_text(lo)}, {number_text(hi)}] are empty.")
+    n_below = n_above = 0
     if declared_lo is not None or declared_hi is not None:
         n_below = int(np.count_nonzero(values < lo))
         n_above = int(np.count_nonzero(values > hi))
@@ -262,6 +269,19 @@ def population_from_table(
         stratum_label=stratum_label,
         cluster_label=cluster_label,
         recipe=f"{loader}({', '.join(args)})",
+        file_settings=FileSettings(
+            file=file_name,
+            value_column=str(value_column),
+            lower=lo,
+            upper=hi,
+            bounds_declared=declared_lo is not None and declared_hi is not None,
+            stratum_columns=tuple(stratum_columns),
+            cluster_columns=tuple(cluster_columns),
+            rows_read=int(numbers.size),
+            rows_dropped=int(dropped),
+            clipped_below=n_below,
+            clipped_above=n_above,
+        ),
     )
 
 

@@ -8,8 +8,8 @@ Example (``assets/publication_example.yaml``)::
 
     population:
       builtin: establishments   # or: file: register.csv, value_column, lower, upper,
-      seed: 1                   #     strata_column, cluster_column
-      size: 20000
+      seed: 1                   #     strata_column, cluster_column (a column name, or a
+      size: 20000               #     list of names making one label: [stratid, psuid])
     groups: [strata]            # one or two of strata, clusters
     statistics: [median, mean]  # median, mean, {quantile: 0.9}
     eps_target: 1.0
@@ -42,7 +42,7 @@ from ..populations import (
 )
 from ..publication.table import GROUPS, cells_of, parse_statistic
 
-__all__ = ["Config", "ConfigError", "build_population", "load_config"]
+__all__ = ["Config", "ConfigError", "build_population", "label_columns", "load_config"]
 
 REQUIRED = ("population", "groups", "statistics", "eps_target")
 OPTIONAL = (
@@ -60,6 +60,8 @@ OPTIONAL = (
     "max_cells",
     "name",
 )
+#: The label fields of a file population: each a column name or a list of names.
+LABEL_KEYS = ("strata_column", "cluster_column")
 POPULATION_KEYS = {
     "builtin": ("builtin", "seed", "size"),
     "file": (
@@ -305,11 +307,47 @@ def _check_population(pop: Any) -> dict[str, Any]:
             raise ConfigError("population.file", f"must be a file path; got {pop['file']!r}")
         if "value_column" not in pop:
             raise ConfigError("population.value_column", "missing (required with a file)")
+        if not isinstance(pop["value_column"], str) or not pop["value_column"]:
+            raise ConfigError(
+                "population.value_column", f"must be one column name; got {pop['value_column']!r}"
+            )
         for bound in ("lower", "upper"):
             if bound not in pop:
                 raise ConfigError(f"population.{bound}", "missing: declare the public bounds")
+            if bound == "upper" and pop[bound] == math.inf:
+                continue  # .inf: no public upper bound (only the unbounded quantile runs)
             _yaml_number(f"population.{bound}", pop[bound], low=-math.inf)
+        for key in LABEL_KEYS:
+            label_columns(f"population.{key}", pop.get(key))
     return dict(pop)
+
+
+def label_columns(field: str, value: Any) -> tuple[str, ...]:
+    """A label field of the config as a tuple of column names (empty when not given).
+
+    A label is one column (``stratid``) or several that together make one id
+    (``[stratid, psuid]``: survey files number their PSUs within each stratum).
+
+    Raises
+    ------
+    ConfigError
+        Naming ``field``: anything but a non-empty column name or a non-empty list of
+        distinct non-empty column names.
+    """
+    if value is None:
+        return ()
+    if isinstance(value, str) and value:
+        return (value,)
+    what = "must be a column name or a list of column names, such as [stratid, psuid]"
+    if not isinstance(value, list) or not value:
+        raise ConfigError(field, f"{what}; got {value!r}")
+    for i, column in enumerate(value):
+        if not isinstance(column, str) or not column:
+            raise ConfigError(f"{field}[{i}]", f"{what}; got {column!r}")
+    if len(set(value)) < len(value):
+        twice = next(c for c in value if value.count(c) > 1)
+        raise ConfigError(field, f"names the column {twice!r} more than once")
+    return tuple(value)
 
 
 def build_population(config: Config) -> Population:
@@ -344,22 +382,24 @@ def build_population(config: Config) -> Population:
             table = read_file_table(str(path), max_bytes=None)
         except (OSError, ValueError) as exc:
             raise ConfigError("population.file", str(exc)) from None
-        for key in ("value_column", "strata_column", "cluster_column"):
-            col = pop.get(key)
-            if col is not None and col not in table.frame.columns:
-                raise ConfigError(
-                    f"population.{key}",
-                    f"the file has no column {col!r}; its columns: "
-                    + ", ".join(map(str, list(table.frame.columns)[:20])),
-                )
+        chosen = {key: label_columns(f"population.{key}", pop.get(key)) for key in LABEL_KEYS}
+        columns = set(map(str, table.frame.columns))
+        for key, names in (("value_column", (pop["value_column"],)), *chosen.items()):
+            for col in names:
+                if col not in columns:
+                    raise ConfigError(
+                        f"population.{key}",
+                        f"the file has no column {col!r}; its columns: "
+                        + ", ".join(map(str, list(table.frame.columns)[:20])),
+                    )
         try:
             population = load_population_file(
                 table,
                 value_column=pop["value_column"],
                 lower=float(pop["lower"]),
                 upper=float(pop["upper"]),
-                stratum_column=pop.get("strata_column"),
-                cluster_column=pop.get("cluster_column"),
+                stratum_column=list(chosen["strata_column"]) or None,
+                cluster_column=list(chosen["cluster_column"]) or None,
                 name=f"{path.name}: {pop['value_column']}",
             )
         except ValueError as exc:

@@ -18,8 +18,11 @@ from ..population import Population
 from ..publication.table import TablePlan
 
 __all__ = [
+    "CLIPPED_SHARE_WARNING",
     "RECORD_FILES",
     "RELATION_WORDS",
+    "input_record",
+    "input_warnings",
     "plan_csv",
     "record_files",
     "registry_entry",
@@ -34,6 +37,62 @@ RELATION_WORDS = {
     "replacement": "change one record (bounded differential privacy)",
     "deletion": "add or remove one record (unbounded differential privacy)",
 }
+
+
+#: A file population whose bounds clip more than this share of its values gets a warning.
+CLIPPED_SHARE_WARNING = 0.01
+
+
+def input_warnings(population: Population) -> list[str]:
+    """Warnings about how a file population was read: bounds that clip many of its values.
+
+    Clipping to public bounds is what makes the mean's sensitivity finite, and a top-code
+    that touches a few values is normal; bounds that clip more than
+    :data:`CLIPPED_SHARE_WARNING` of the values change the statistics themselves (a
+    placeholder ``[0, 1]`` clips nearly all), so a run says so rather than plan on them.
+
+    Parameters
+    ----------
+    population : Population
+        The population; one not read from a file (no ``file_settings``) gets none.
+
+    Returns
+    -------
+    list of str
+        One sentence per warning; empty when there is nothing to say.
+    """
+    settings = population.file_settings
+    if settings is None or settings.clipped_share <= CLIPPED_SHARE_WARNING:
+        return []
+    kept = settings.rows_read - settings.rows_dropped
+    return [
+        f"the bounds [{settings.lower:g}, {settings.upper:g}] clipped "
+        f"{settings.values_clipped:,} of the {kept:,} values of {settings.value_column!r} "
+        f"({settings.clipped_share:.1%}: {settings.clipped_below:,} below, "
+        f"{settings.clipped_above:,} above); check lower and upper under population: they "
+        "must be the column's public range, in its units"
+    ]
+
+
+def input_record(population: Population) -> dict[str, Any] | None:
+    """How a file population was read, for ``summary.json`` (None for another population)."""
+    settings = population.file_settings
+    if settings is None:
+        return None
+    return {
+        "file": settings.file,
+        "value_column": settings.value_column,
+        "lower": settings.lower,
+        "upper": settings.upper,
+        "bounds_declared": settings.bounds_declared,
+        "strata_columns": list(settings.stratum_columns),
+        "cluster_columns": list(settings.cluster_columns),
+        "rows_read": settings.rows_read,
+        "rows_dropped": settings.rows_dropped,
+        "values_clipped": settings.values_clipped,
+        "clipped_below": settings.clipped_below,
+        "clipped_above": settings.clipped_above,
+    }
 
 
 def plan_csv(tp: TablePlan) -> str:
@@ -62,11 +121,17 @@ def summary(
     Returns
     -------
     dict
-        :meth:`TablePlan.summary` with the name, population, groups, statistics, T and seed.
+        :meth:`TablePlan.summary` with the name, population (for a file: how it was read,
+        :func:`input_record`), groups, statistics, T, seed and ``warnings``
+        (:func:`input_warnings`).
     """
     out = tp.summary()
     out["name"] = name
     out["population"] = {"name": population.name, "N": population.size, "recipe": population.recipe}
+    read = input_record(population)
+    if read is not None:
+        out["population"]["read_from_file"] = read
+    out["warnings"] = input_warnings(population)
     out["groups"] = list(tp.label_columns)
     out["statistics"] = list(tp.statistics)
     out["T"] = T
@@ -196,6 +261,29 @@ def report_html(
     s = tp.summary()
     esc = html.escape
     rows = tp.table.to_html(index=False, float_format=lambda x: f"{x:.4g}", border=0)
+    read = population.file_settings
+    reading = ""
+    if read is not None:
+        labels = "; ".join(
+            f"{what}: {' × '.join(columns)}"
+            for what, columns in (
+                ("strata", read.stratum_columns),
+                ("clusters", read.cluster_columns),
+            )
+            if columns
+        )
+        reading = (
+            f"<p>Read from {esc(read.file)}: value column {esc(read.value_column)}, public "
+            f"bounds [{read.lower:g}, {read.upper:g}]"
+            + ("" if read.bounds_declared else " (read from the data, not declared)")
+            + (f"; {esc(labels)}" if labels else "")
+            + f". {read.rows_read:,} rows, {read.rows_dropped:,} dropped (value blank, not a "
+            f"number or infinite), {read.values_clipped:,} values clipped to the bounds "
+            f"({read.clipped_below:,} below, {read.clipped_above:,} above).</p>"
+        )
+    reading += "".join(
+        f"<p><strong>Warning:</strong> {esc(w)}.</p>" for w in input_warnings(population)
+    )
     refused = "".join(f"<li><b>{esc(k)}</b>: {esc(v)}</li>" for k, v in tp.refused.items())
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{esc(name)}: publication plan</title>
@@ -206,6 +294,7 @@ table{{border-collapse:collapse;font-size:90%}}td,th{{padding:2px 8px;border-bot
 <p>Population: {esc(population.name)} (N = {population.size:,}).
 Cells: {s["cells"]} by {esc(" × ".join(tp.label_columns))}; statistics:
 {esc(", ".join(tp.statistics))}.</p>
+{reading}
 <p>Promise for the whole table: ε_target = {eps_target:g},
 δ_target = {tp.settings["delta_target"]:.3g},
 neighbours: {esc(RELATION_WORDS[relation])}.</p>

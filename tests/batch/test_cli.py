@@ -8,6 +8,9 @@ exit code, never a traceback, and writes nothing.
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -73,3 +76,41 @@ def test_batch_never_imports_ui_or_streamlit() -> None:
             for name in names:
                 top = name.split(".")[0]
                 assert top not in {"ui", "streamlit", "plotly", "app_pages"}, (path.name, name)
+
+
+def test_a_list_of_label_columns_runs_and_clipping_is_reported(tmp_path) -> None:
+    """Issue 35 §5: ``cluster_column: [stratid, psuid]`` crashed the batch with a TypeError
+    traceback; bounds clipping most values ran without a word. Both now end well: the plan
+    runs, and the clipping is printed and kept in summary.json."""
+    import json
+
+    population = {
+        **config_dict()["population"],
+        "cluster_column": ["region", "district"],
+        "upper": 50,
+    }
+    cfg = config_dict(population=population, groups=["clusters"])
+    path = write_config(tmp_path, cfg)
+    # A process of its own, as a user runs it: the local cluster's spawned worker re-runs its
+    # parent's __main__, which in a test process may be an AppTest page (see test_dask_runs).
+    run = subprocess.run(
+        [sys.executable, "-m", "batch", str(path), "--out", str(tmp_path / "out"),
+         "--workers", "1", "--no-progress"],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "OPENBLAS_NUM_THREADS": "1"},
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "Traceback" not in run.stderr
+    assert "warning: population: the bounds [0, 50] clipped" in run.stderr
+    record = json.loads((tmp_path / "out" / "summary.json").read_text(encoding="utf-8"))
+    assert len(record["warnings"]) == 1 and "[0, 50] clipped" in record["warnings"][0]
+    assert record["population"]["read_from_file"]["cluster_columns"] == ["region", "district"]
+    assert record["cells"] == 15
+
+
+def test_a_bad_label_field_is_a_config_error(tmp_path, capsys) -> None:
+    population = {**config_dict()["population"], "cluster_column": {"stratid": 1}}
+    code, err = _run(tmp_path, config_dict(population=population), capsys)
+    assert code == 2 and "Traceback" not in err
+    assert "config error in 'population.cluster_column'" in err

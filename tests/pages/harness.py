@@ -126,3 +126,43 @@ def printed_numbers(code: str) -> dict[str, float]:
     """Run ``code`` and read its ``name = number`` lines as ``{name: number}``."""
     found = re.findall(r"^(\w[\w ]*?) = ([-+0-9.e]+)$", run_snippet(code), flags=re.M)
     return {name: float(value) for name, value in found}
+
+
+class Downloads:
+    """The files behind an AppTest's download buttons, as a browser would fetch them.
+
+    AppTest swaps in a fresh media file manager for each run and drops it afterwards, and a
+    button whose data is a callable stores only that callable until it is clicked. Opened
+    with ``Downloads(monkeypatch)`` before the runs, this keeps every manager made, so
+    :meth:`data` can read a button's file (or call its callable, as a click would).
+    """
+
+    def __init__(self, monkeypatch: Any) -> None:
+        from streamlit.runtime.media_file_manager import MediaFileManager
+        from streamlit.testing.v1 import app_test as app_test_module
+
+        managers: list[Any] = []
+        self.managers = managers
+
+        class Kept(MediaFileManager):
+            def __init__(self, *args: Any, **kwargs: Any) -> None:
+                super().__init__(*args, **kwargs)
+                managers.append(self)
+
+        monkeypatch.setattr(app_test_module, "MediaFileManager", Kept)
+
+    def data(self, at: AppTest, label: str) -> bytes:
+        """The bytes of the download button labelled ``label`` on ``at``'s last run."""
+        (button,) = [b for b in at.get("download_button") if b.proto.label == label]
+        proto = button.proto
+        for manager in reversed(self.managers):
+            if proto.deferred_file_id:
+                entry = manager._deferred_callables.get(proto.deferred_file_id)
+                if entry is not None:
+                    made = entry["callable"]()
+                    return made.encode("utf-8") if isinstance(made, str) else bytes(made)
+            elif proto.url:
+                found = manager.read_file(proto.url.rsplit("/", 1)[-1])
+                if found is not None:
+                    return bytes(found.content)
+        raise AssertionError(f"no file behind the download button {label!r}")

@@ -7,6 +7,7 @@ page; the browser test (``tests/e2e/test_browser_command_line.py``) a real serve
 from __future__ import annotations
 
 import ast
+import dataclasses
 from pathlib import Path
 
 import pandas as pd
@@ -128,6 +129,8 @@ def test_read_gives_the_loaders_population_with_a_recipe_from_the_typed_path(tmp
     # The recipe rebuilds exactly this population.
     rebuilt = call_recipe(pop.recipe)
     assert rebuilt.content_hash == pop.content_hash
+    # The exports name the file by the path as typed, with the loader's reading of it.
+    assert pop.file_settings == dataclasses.replace(expected.file_settings, file=str(path))
 
 
 def test_recipe_carries_bounds_read_from_the_data_and_a_combined_cluster_id(tmp_path):

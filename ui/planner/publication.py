@@ -23,6 +23,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from core.population import LABEL_NAME_JOIN
 from core.populations import BUILTIN_POPULATIONS, Population
 from core.publication import GROUPS, TablePlan, cells_of, plan_table
 from ui.charts import chart_block
@@ -243,23 +244,18 @@ def heatmap_figure(result: TablePlan) -> tuple[go.Figure, pd.DataFrame]:
 
 
 def config_dict(
-    population: Mapping[str, Any] | None,
+    population: Mapping[str, Any],
     settings: Mapping[str, Any],
     statistics: Sequence[Any],
 ) -> dict[str, Any]:
     """The batch config (``core.publication.config.load_config``) of a table plan's ``settings``.
 
-    ``population`` is the config's population entry (a built-in with seed and size), or
-    None for a population the config cannot name (then a ``file`` entry to fill in).
+    ``population`` is the config's population entry (:func:`population_entry`): a built-in
+    with seed and size, or a file with its value column, public bounds and label columns.
     """
-    pop: dict[str, Any] = (
-        dict(population)
-        if population is not None
-        else {"file": "register.csv", "value_column": "value", "lower": 0.0, "upper": 1.0}
-    )
     config: dict[str, Any] = {
         "name": "publication table from the release planner",
-        "population": pop,
+        "population": dict(population),
         "groups": list(settings["groups"]),
         "statistics": list(statistics),
         "eps_target": float(settings["eps_target"]),
@@ -282,11 +278,43 @@ def config_dict(
     return config
 
 
-def population_entry(pop: Population, choice: str, seed: int) -> dict[str, Any] | None:
-    """The config's population entry for a built-in (None for an uploaded population)."""
-    if choice not in BUILTIN_POPULATIONS:
-        return None
-    return {"builtin": choice, "seed": int(seed), "size": int(pop.size)}
+def _columns_entry(columns: Sequence[str]) -> str | list[str]:
+    """A label field of the config: one column as its name, several as a list."""
+    return columns[0] if len(columns) == 1 else list(columns)
+
+
+def population_entry(pop: Population, choice: str, seed: int) -> dict[str, Any]:
+    """The config's population entry: what the app knows about the active population.
+
+    A built-in is named with its seed and size. A population read from a file (uploaded, or
+    given on the server's command line) gets its file name as it was read, its value column,
+    its declared bounds and its label columns (a list where several make one label), so
+    only the file's path is left to the user. A population built in code gets the same
+    fields from the population itself, under the file name ``population.csv``.
+    """
+    if choice in BUILTIN_POPULATIONS:
+        return {"builtin": choice, "seed": int(seed), "size": int(pop.size)}
+    read = pop.file_settings
+    if read is not None:
+        file, value = read.file, read.value_column
+        strata, clusters = read.stratum_columns, read.cluster_columns
+    else:
+        file, value = "population.csv", pop.value_label
+        strata = tuple(pop.stratum_label.split(LABEL_NAME_JOIN)) if pop.strata is not None else ()
+        clusters = (
+            tuple(pop.cluster_label.split(LABEL_NAME_JOIN)) if pop.clusters is not None else ()
+        )
+    entry: dict[str, Any] = {
+        "file": file,
+        "value_column": value,
+        "lower": float(pop.lower),
+        "upper": float(pop.upper),
+    }
+    if strata:
+        entry["strata_column"] = _columns_entry(strata)
+    if clusters:
+        entry["cluster_column"] = _columns_entry(clusters)
+    return entry
 
 
 #: Called by :func:`table_plan` on a cache miss with (plans done, plans in all).
@@ -639,7 +667,7 @@ def yaml_block(config: Mapping[str, Any], pop: Population, result: TablePlan | N
     The zip (config, script, notebook, table, records and a README) needs the planned
     ``result``; without it only the config and the script are offered.
     """
-    body = config_yaml(config)
+    body = config_yaml(config, pop)
     st.caption("Download this plan to run it again outside the page:")
     c1, c2, c3 = st.columns(3, gap="small")
     c1.download_button(
@@ -678,8 +706,10 @@ def yaml_block(config: Mapping[str, Any], pop: Population, result: TablePlan | N
     with st.expander("Reproduce in batch", icon=":material/terminal:"):
         if "builtin" not in config["population"]:
             st.caption(
-                f"{pop.name} is not a built-in population: fill in the file, its value "
-                "column and public bounds (and its label columns) under `population`."
+                f"{pop.name} is not a built-in population, and the config cannot carry the "
+                f"file: put the path to `{config['population']['file']}` (relative to the "
+                "config's folder) under `population: file:`. Its value column, public bounds "
+                "and label columns are the ones this page used."
             )
         st.markdown(
             f"Save the config and run `{BATCH_COMMAND}` (for N = {fmt(pop.size, 'count')})."

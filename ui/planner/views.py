@@ -28,6 +28,7 @@ from ui.format import fmt
 from ui.planner import cache, controls, exports, text
 from ui.planner import figures as figs
 from ui.planner.publication import publication_view
+from ui.state import UPLOADED, active_choice
 from ui.widgets import reproducing_link, result_container
 
 #: Repetitions per plan in the accuracy-first search (it runs several plans in a row).
@@ -439,11 +440,13 @@ def report_bytes(
     recommendation: str,
     population_label: str,
     link: str | None,
+    population: Population | None = None,
+    uploaded: bool = False,
 ) -> bytes:
     """The HTML method report (:func:`ui.planner.exports.method_report`) of the page's plan."""
-    return exports.method_report(result, fig, recommendation, population_label, link).encode(
-        "utf-8"
-    )
+    return exports.method_report(
+        result, fig, recommendation, population_label, link, population, uploaded
+    ).encode("utf-8")
 
 
 def export_buttons(
@@ -472,11 +475,10 @@ def export_buttons(
             "not rebuild it."
         )
     link = page_link()
+    uploaded = active_choice() == UPLOADED
     c2.download_button(
         "Download method report (HTML)",
-        data=lambda: exports.method_report(result, fig, recommendation, pop.name, link).encode(
-            "utf-8"
-        ),
+        data=lambda: report_bytes(result, fig, recommendation, pop.name, link, pop, uploaded),
         file_name="release_plan_report.html",
         mime="text/html",
         key="plan_report",

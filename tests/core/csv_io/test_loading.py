@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import math
 
 import numpy as np
@@ -184,3 +185,36 @@ def nhanes_style_csv(n_strata: int = 15, psus: int = 2, per_psu: int = 25) -> by
                 value = "" if k % 9 == 4 else f"{rng.normal(27.0, 5.0):.1f}"
                 rows.append(f"{seqn},{s},{p},{value}")
     return ("\n".join(rows) + "\n").encode()
+
+
+def test_file_settings_record_how_the_file_was_read() -> None:
+    """What the exports repeat (issue 35 §5): the file, the columns, the bounds, the rows
+    dropped and the values clipped on each side."""
+    from core.population import FileSettings
+
+    text = "y,region,psu\n5,a,1\n,a,2\n-3,b,1\n12,b,2\nx,a,1\n7,a,2\n"
+    pop = load_population_csv(
+        io.BytesIO(text.encode()),
+        value_column="y",
+        lower=0,
+        upper=10,
+        stratum_column="region",
+        cluster_column=["region", "psu"],
+    )
+    assert pop.file_settings == FileSettings(
+        file="population.csv",
+        value_column="y",
+        lower=0.0,
+        upper=10.0,
+        bounds_declared=True,
+        stratum_columns=("region",),
+        cluster_columns=("region", "psu"),
+        rows_read=6,
+        rows_dropped=2,
+        clipped_below=1,
+        clipped_above=1,
+    )
+    assert pop.file_settings.values_clipped == 2 and pop.file_settings.clipped_share == 0.5
+    guessed = load_population_csv(io.BytesIO(text.encode()), value_column="y")
+    assert guessed.file_settings is not None and not guessed.file_settings.bounds_declared
+    assert guessed.file_settings.values_clipped == 0

@@ -28,6 +28,14 @@ BAD = [
     ("population.value_column", {"population": _population(value_column="salary")}),
     ("population.strata_column", {"population": _population(strata_column="county")}),
     ("population.upper", {"population": _population(upper="high")}),
+    # Issue 35 §5: a label field is a column name or a list of them; anything else is named.
+    ("population.cluster_column", {"population": _population(cluster_column=7)}),
+    ("population.cluster_column", {"population": _population(cluster_column=[])}),
+    ("population.cluster_column[1]", {"population": _population(cluster_column=["r", 3])}),
+    ("population.cluster_column", {"population": _population(cluster_column={"a": 1})}),
+    ("population.strata_column", {"population": _population(strata_column=["region"] * 2)}),
+    ("population.strata_column", {"population": _population(strata_column=["region", "x"])}),
+    ("population.value_column", {"population": _population(value_column=["wage"])}),
     ("population.file", {"population": _population(file="missing.csv")}),
     ("eps_target", {"eps_target": 0}),
     ("eps_target", {"eps_target": -1.5}),
@@ -90,3 +98,57 @@ def test_a_good_config_builds_the_population(tmp_path) -> None:
 def test_the_example_config_loads() -> None:
     cfg = load_config(ROOT / "assets" / "publication_example.yaml")
     assert cfg.population["builtin"] == "establishments" and cfg.groups == ("strata",)
+
+
+@pytest.mark.parametrize("key", ["strata_column", "cluster_column"])
+def test_every_label_field_takes_a_list_of_columns(tmp_path, key) -> None:
+    """Issue 35 §5: ``cluster_column: [stratid, psuid]``, which the page writes for a survey's
+    PSUs numbered within strata, made the batch stop with a TypeError traceback."""
+    cfg = config_dict(population=_population(**{key: ["region", "district"]}))
+    pop = build_population(load_config(write_config(tmp_path, cfg)))
+    labels = pop.strata if key == "strata_column" else pop.clusters
+    assert labels is not None and "north / n0" in set(labels)
+    assert (pop.stratum_label if key == "strata_column" else pop.cluster_label) == (
+        "region × district"
+    )
+    one = config_dict(population=_population(**{key: ["region"]}))
+    again = build_population(load_config(write_config(tmp_path, one, "one.yaml")))
+    plain = build_population(load_config(write_config(tmp_path, config_dict(), "plain.yaml")))
+    if key == "strata_column":
+        assert list(again.strata) == list(plain.strata)
+
+
+def test_bounds_that_clip_many_values_are_reported(tmp_path) -> None:
+    """Issue 35 §5: a placeholder's bounds [0, 1] clipped every wage without a word."""
+    from core.publication.records import input_warnings, report_html, summary
+
+    tight = config_dict(population=_population(lower=0, upper=1))
+    pop = build_population(load_config(write_config(tmp_path, tight)))
+    (warning,) = input_warnings(pop)
+    assert "clipped 150 of the 150 values of 'wage'" in warning and "100.0%" in warning
+    good = build_population(load_config(write_config(tmp_path, config_dict(), "good.yaml")))
+    assert input_warnings(good) == []
+    read = good.file_settings
+    assert read is not None and (read.rows_read, read.rows_dropped, read.values_clipped) == (
+        150,
+        0,
+        0,
+    )
+    from core.publication import plan_table
+
+    tp = plan_table(pop, ["strata"], ["median"], 1.0, designs=["poisson"], reps=2, seed=0)
+    record = summary(tp, pop, name="t", T=2, seed=0)
+    assert record["warnings"] == [warning]
+    assert record["population"]["read_from_file"]["values_clipped"] == 150
+    page = report_html(tp, pop, name="t", eps_target=1.0, relation="replacement", publish_share=0.1)
+    assert "Read from register.csv: value column wage, public bounds [0, 1]; strata: region" in page
+    assert "150 values clipped to the bounds (0 below, 150 above)" in page
+    assert "<strong>Warning:</strong> the bounds [0, 1] clipped 150" in page
+
+
+def test_a_file_without_a_public_upper_bound_is_written_as_inf(tmp_path) -> None:
+    """The page writes ``upper: .inf`` for an upload without a public upper bound."""
+    path = write_config(tmp_path, config_dict(population=_population(upper=float("inf"))))
+    assert "upper: .inf" in path.read_text(encoding="utf-8")
+    pop = build_population(load_config(path))
+    assert pop.upper == float("inf") and not pop.has_upper_bound

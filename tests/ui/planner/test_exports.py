@@ -131,7 +131,7 @@ def test_notebook_is_valid_and_calls_plan_with_the_parameters():
     assert kinds[0] == "markdown" and "code" in kinds
     assert "pip install" in nb.cells[0].source and "dp_sampling" in nb.cells[0].source
     code = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "code")
-    assert "from dp_sampling.populations import load_population_csv, make_builtin" in code
+    assert "from dp_sampling.populations import make_builtin\n" in code  # the recipe's builder
     assert "from dp_sampling.planner import plan" in code
     assert f"pop = {RECIPE}" in code
     for name, value in PARAMS.items():
@@ -209,6 +209,50 @@ def _from_the_clone(nb) -> None:
     for cell in nb.cells:
         if cell.cell_type == "code":
             cell.source = from_the_clone(cell.source)
+
+
+def _population_of(notebook: str, folder) -> object:
+    """The population the notebook's setup and recipe build, run from ``folder`` (its imports
+    of the package read from this clone's core)."""
+    nb = nbformat.reads(notebook, as_version=4)
+    code = [from_the_clone(c.source) for c in nb.cells if c.cell_type == "code"]
+    setup, build = code[0], code[1].split("result = plan(")[0]
+    namespace: dict = {}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(folder)
+        exec(compile(setup + "\n" + build, "notebook", "exec"), namespace)
+    return namespace["pop"]
+
+
+def test_notebook_imports_the_loader_its_recipe_calls(tmp_path):
+    """Issue 35 §5: an uploaded Stata file's recipe calls load_population_file; the notebook
+    imported load_population_csv and stopped with a NameError."""
+    from core.populations import load_population_file
+    from tests import survey_file as survey
+
+    path = survey.write_survey(tmp_path)
+    page = load_population_file(
+        str(path),
+        value_column=survey.VALUE,
+        lower=survey.LOWER,
+        upper=survey.UPPER,
+        stratum_column=survey.STRATUM,
+        cluster_column=list(survey.CLUSTER),
+    )
+    assert page.recipe.startswith(f"load_population_file('{survey.FILENAME}'")
+    csv = tmp_path / "small.csv"
+    csv.write_text("x\n1\n2\n3\n5\n", encoding="utf-8")
+    for recipe, want in (
+        (page.recipe, page),
+        ("load_population_csv('small.csv', value_column='x', lower=0.0, upper=9.0)", None),
+        ("make_builtin('establishments', seed=4, size=500)", None),
+    ):
+        notebook = plan_notebook(recipe=recipe, **PARAMS)
+        built = _population_of(notebook, tmp_path)
+        if want is not None:
+            assert built.content_hash == want.content_hash
+            assert built.size == survey.ROWS_WITH_ZINC
+        assert built.recipe == recipe
 
 
 def test_notebook_keeps_user_text_literal_in_markdown():
@@ -478,3 +522,63 @@ def test_report_lays_its_chart_out_as_an_export(result):
     chart = go.Figure(layout={"yaxis": {"title": {"text": "error", "standoff": 0}}})
     page = method_report(result, chart, "Use the census.", "pop")
     assert f'"standoff":{TITLE_STANDOFF}' in page.replace(" ", "")
+
+
+def test_report_states_the_data_a_review_board_checks_first(result, tmp_path):
+    """Issue 35 §5: the report left out the value column, the declared bounds, the label
+    columns and the rows dropped and clipped; its link (population=Uploaded) cannot reopen an
+    upload, and now it says so and lists the upload's settings instead."""
+    from core.populations import load_population_file
+    from tests import survey_file as survey
+
+    path = survey.write_survey(tmp_path)
+    pop = load_population_file(
+        path.read_bytes(),
+        filename=survey.FILENAME,
+        value_column=survey.VALUE,
+        lower=survey.LOWER,
+        upper=survey.UPPER,
+        stratum_column=[survey.STRATUM],
+        cluster_column=list(survey.CLUSTER),
+    )
+    link = "http://localhost:8501/planner?population=Uploaded&plan_eps=1"
+    page = method_report(
+        result, _figure(result), "**Use it.**", pop.name, link, population=pop, uploaded=True
+    )
+    assert "<h2>Data</h2>" in page
+    assert page.index("<h2>Data</h2>") < page.index("<h2>Parameters</h2>")
+    data = {row[0]: row[1] for row in _tables(page)[0]}
+    assert data["Value column"] == "zinc"
+    assert data["Public bounds [L, U]"].startswith("[0, 250] (declared as public")
+    assert data["Stratum column(s)"] == "stratid (31 strata)"
+    assert data["Cluster column(s)"] == "stratid × psuid (62 clusters)"
+    assert data["File (uploaded)"] == "health_survey.dta: 10,351 rows"
+    assert data["Rows dropped"].startswith("14 (their zinc was blank")
+    assert "N = 10,337 records remain" in data["Rows dropped"]
+    assert data["Values clipped to the bounds"] == "0 of 10,337 (0 below L, 0 above U)"
+    parameters = {row[0]: row[1] for row in _tables(page)[1]}
+    linked = parameters["Link to this plan in the app"]
+    assert linked.startswith(link) and "cannot reopen the uploaded file" in linked
+    assert "upload health_survey.dta again" in linked
+
+    # A built-in's link reopens it: no such note, and no file rows.
+    built_in = make_builtin("establishments", seed=4, size=5000)
+    plain = method_report(result, _figure(result), "ok", built_in.name, link, built_in)
+    assert "cannot reopen" not in plain
+    rows = {row[0]: row[1] for row in _tables(plain)[0]}
+    assert rows["Value column"] == built_in.value_label and "Rows dropped" not in rows
+
+
+def test_report_escapes_the_files_column_and_file_names(result):
+    import io
+
+    from core.populations import load_population_csv
+
+    text = f'"{PAYLOAD}",g\n1,a\n2,b\n3,a\n4,b\n'
+    pop = load_population_csv(
+        io.BytesIO(text.encode()), value_column=PAYLOAD, lower=0, upper=9, stratum_column="g"
+    )
+    page = method_report(result, _figure(result), "ok", PAYLOAD, None, pop, uploaded=True)
+    assert PAYLOAD not in page
+    data = {row[0]: row[1] for row in _tables(page)[0]}
+    assert data["Value column"] == PAYLOAD  # shown as text

@@ -51,12 +51,73 @@ def test_config_loads_in_batch_and_asks_for_the_same_plan(tmp_path, labels_fixed
     assert kwargs["statistics"] == ["median", {"quantile": 0.9}]
 
 
-def test_a_population_without_a_recipe_gets_a_file_entry_to_fill_in(tmp_path) -> None:
-    assert pub.population_entry(POP, "uploaded", 0) is None
-    config = pub.config_dict(None, PLAN.settings, ["median"])
+@pytest.fixture(scope="module")
+def survey(tmp_path_factory):
+    """The labelled Stata survey on disk and its population as the upload form builds it."""
+    from core.populations import load_population_file
+    from tests import survey_file
+
+    folder = tmp_path_factory.mktemp("survey")
+    path = survey_file.write_survey(folder)
+    pop = load_population_file(
+        path.read_bytes(),
+        filename=survey_file.FILENAME,
+        value_column=survey_file.VALUE,
+        lower=survey_file.LOWER,
+        upper=survey_file.UPPER,
+        stratum_column=[survey_file.STRATUM],
+        cluster_column=list(survey_file.CLUSTER),
+        name=survey_file.FILENAME,
+    )
+    return folder, pop
+
+
+def test_an_uploaded_files_config_says_what_the_page_used(survey) -> None:
+    """Issue 35 §5: the config of an upload was a placeholder (register.csv, value, [0, 1], no
+    labels); it now names the file, the value column, the bounds and the label columns, says
+    how the file was read, and builds the page's population once the file is beside it."""
+    from core.publication.config import build_population
+
+    folder, pop = survey
+    entry = pub.population_entry(pop, "uploaded", 0)
+    assert entry == {
+        "file": "health_survey.dta",
+        "value_column": "zinc",
+        "lower": 0.0,
+        "upper": 250.0,
+        "strata_column": "stratid",
+        "cluster_column": ["stratid", "psuid"],
+    }
+    config = pub.config_dict(entry, {**PLAN.settings, "groups": ["strata"]}, ["median"])
+    text = pub.config_yaml(config, pop)
+    comments = " ".join(line for line in text.splitlines() if line.startswith("#"))
+    assert "health_survey.dta" in comments and "put its path" in comments
+    assert "10,351 rows in the file" in comments
+    assert "14 rows dropped" in comments and "0 values clipped" in comments
+    path = folder / "publication.yaml"
+    path.write_text(text, encoding="utf-8")
+    loaded = load_config(path)
+    assert loaded.population == entry
+    built = build_population(loaded)
+    assert built.content_hash == pop.content_hash
+    assert built.stratum_label == "stratid" and built.cluster_label == "stratid × psuid"
+
+
+def test_a_population_built_in_code_gets_its_own_columns_and_bounds(tmp_path) -> None:
+    entry = pub.population_entry(POP, "uploaded", 0)
+    assert entry == {
+        "file": "population.csv",
+        "value_column": POP.value_label,
+        "lower": POP.lower,
+        "upper": POP.upper,
+        "strata_column": POP.stratum_label,
+        "cluster_column": POP.cluster_label,
+    }
+    config = pub.config_dict(entry, PLAN.settings, ["median"])
     path = tmp_path / "publication.yaml"
-    path.write_text(pub.config_yaml(config), encoding="utf-8")
-    assert "file" in load_config(path).population
+    path.write_text(pub.config_yaml(config, POP), encoding="utf-8")
+    assert "not read from a file" in path.read_text(encoding="utf-8")
+    assert load_config(path).population == entry
 
 
 def test_heat_map_colours_are_the_capped_relative_errors() -> None:

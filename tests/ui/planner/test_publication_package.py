@@ -124,6 +124,30 @@ def test_the_script_reproduces_plan_table_in_a_process_of_its_own(page_plan, tmp
     _same_table(_read(written), DIRECT.table)
 
 
+def test_the_script_of_a_file_population_says_when_the_file_is_missing(page_plan, tmp_path):
+    """Issue 35 §5: a file population's package cannot carry the file; run without it, the
+    script stops with the config field to fix, not a traceback."""
+    result, _config = page_plan
+    entry = pub.population_entry(POP, "uploaded", 0)
+    with_file = pub.config_dict(entry, result.settings, STATS)
+    files = _files(pkg.publication_zip(with_file, POP, result))
+    assert "First put the file population.csv in this folder" in files["README.md"]
+    (tmp_path / "publication.yaml").write_text(files["publication.yaml"], encoding="utf-8")
+    script = from_the_clone(files["plan_publication.py"])
+    (tmp_path / "plan_publication.py").write_text(script, encoding="utf-8")
+    run = subprocess.run(
+        [sys.executable, "plan_publication.py"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 1
+    assert "config error in 'population.file'" in run.stderr and "population.csv" in run.stderr
+    assert "Traceback" not in run.stderr
+
+
 def test_the_notebook_is_valid_and_runs_the_scripts_steps(page_plan) -> None:
     _result, config = page_plan
     notebook = nbformat.reads(pkg.publication_notebook(config), as_version=4)
@@ -148,8 +172,8 @@ def test_the_script_imports_only_the_package_and_says_how_to_install_it(
     imports = [line for line in lines if line.startswith(("from ", "import "))]
     assert imports == [
         "from dp_sampling.publication import plan_table",
-        "from dp_sampling.publication.config import build_population, load_config",
-        "from dp_sampling.publication.records import plan_csv",
+        "from dp_sampling.publication.config import ConfigError, build_population, load_config",
+        "from dp_sampling.publication.records import input_warnings, plan_csv",
         "from pathlib import Path",
         "import pandas as pd",
     ]

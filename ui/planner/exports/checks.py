@@ -124,6 +124,14 @@ def check_recipe(recipe: Any) -> str:
     return text
 
 
+def recipe_function(recipe: str) -> str:
+    """The name of the builder a checked recipe (:func:`check_recipe`) calls, such as
+    ``"load_population_file"``: the one name its notebook must import."""
+    call = ast.parse(check_recipe(recipe), mode="eval").body
+    assert isinstance(call, ast.Call) and isinstance(call.func, ast.Name)  # checked above
+    return call.func.id
+
+
 def check_choice(name: str, value: Any, allowed: Iterable[str]) -> str:
     allowed = tuple(allowed)
     if value not in allowed:

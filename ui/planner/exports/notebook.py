@@ -31,6 +31,7 @@ from ui.planner.exports.checks import (
     check_recipe,
     mechanism_words,
     package_imports,
+    recipe_function,
     statistic_words,
 )
 
@@ -56,11 +57,14 @@ def _code_span(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-_SETUP_CODE = package_imports(
-    "notebook",
-    "from dp_sampling.planner import plan",
-    "from dp_sampling.populations import load_population_csv, make_builtin",
-)
+def _setup_code(loader: str) -> str:
+    """The notebook's imports: the planner and the one builder its recipe calls."""
+    return package_imports(
+        "notebook",
+        "from dp_sampling.planner import plan",
+        f"from dp_sampling.populations import {loader}",
+    )
+
 
 _RANKED_CODE = """\
 ranked = result.best_by_design
@@ -237,8 +241,10 @@ def plan_notebook(
             "**It needs the package `dp_sampling`**, the explorer's core: install it once with "
             "`pip install <folder of a clone of the explorer>` (or from a wheel built there); "
             "the first code cell stops with a clear message if it is missing. A population "
-            "read from a CSV file is loaded by its file name from the working directory: put "
-            "the file there first.",
+            "read from a file (CSV, Parquet, Stata, SAS or SPSS) is loaded by its file name "
+            "from the working directory, with the value column, public bounds and label "
+            "columns the page used: put the file there first (a binary format needs "
+            "`pip install <folder>[files]`).",
             "",
             "Parameters:",
             "",
@@ -288,7 +294,7 @@ def plan_notebook(
     notebook = v4.new_notebook(
         cells=[
             v4.new_markdown_cell(intro),
-            v4.new_code_cell(_SETUP_CODE),
+            v4.new_code_cell(_setup_code(recipe_function(recipe))),
             v4.new_code_cell(plan_code),
             v4.new_markdown_cell(
                 "## Best rate of each design, ranked\n\nOne row per design and mechanism at "

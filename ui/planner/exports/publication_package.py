@@ -17,7 +17,9 @@ text.
 from __future__ import annotations
 
 import io
+import math
 import re
+import textwrap
 import zipfile
 from collections.abc import Mapping
 from typing import Any
@@ -70,8 +72,8 @@ ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 #: The imports: everything the script runs comes from the installed package dp_sampling.
 _IMPORTS = (
     "from dp_sampling.publication import plan_table",
-    "from dp_sampling.publication.config import build_population, load_config",
-    "from dp_sampling.publication.records import plan_csv",
+    "from dp_sampling.publication.config import ConfigError, build_population, load_config",
+    "from dp_sampling.publication.records import input_warnings, plan_csv",
 )
 
 _LOAD = """\
@@ -79,12 +81,17 @@ from pathlib import Path
 
 # The folder of this script (in a notebook: the working directory); the config is there.
 here = Path(globals().get("__file__", "plan_publication.py")).resolve().parent
-config = load_config(here / "publication.yaml")
-population = build_population(config)
+try:
+    config = load_config(here / "publication.yaml")
+    population = build_population(config)
+except ConfigError as error:  # a missing file, an unknown column: say which field, and stop
+    raise SystemExit(f"config error in {error.field!r}: {error.message}") from None
 print(
     f"{config.name}: {population.name}, N = {population.size:,}, "
     f"grouped by {', '.join(config.groups)}; eps_target = {config.eps_target:g}"
 )
+for warning in input_warnings(population):
+    print(f"warning: population: {warning}")
 """
 
 _PLAN = """\
@@ -134,10 +141,64 @@ def script_steps(reader: str = "script") -> list[tuple[str, str]]:
     ]
 
 
-def config_yaml(config: Mapping[str, Any]) -> str:
-    """The config as YAML text, with a comment line saying how to run it."""
+def _file_comments(config: Mapping[str, Any], population: Population | None) -> list[str]:
+    """Comment lines above a file population: what to fill in, and how the page read it."""
+    pop = config["population"]
+    lines = [
+        f"population: the file the page read, {_plain(str(pop['file']))}, cannot travel in "
+        "this config: put its path under file (relative to this config's folder).",
+        "Everything else below is what the page used.",
+    ]
+    read = None if population is None else population.file_settings
+    if read is None:
+        lines.append(
+            "The page's population was not read from a file: the file must hold these columns."
+        )
+        return lines
+    upper = f"{read.upper:g}" if math.isfinite(read.upper) else "none (no public upper bound)"
+    lines += [
+        f"As read on the page: {read.rows_read:,} rows in the file;",
+        f"- {read.rows_dropped:,} rows dropped (their {_plain(read.value_column)} was blank, "
+        "not a number or infinite);",
+        f"- {read.values_clipped:,} values clipped to the bounds [{read.lower:g}, {upper}] "
+        f"({read.clipped_below:,} below, {read.clipped_above:,} above).",
+    ]
+    if not read.bounds_declared:
+        lines.append(
+            "The bounds were read from the data, not declared: replace them by public ones."
+        )
+    return lines
+
+
+def config_yaml(config: Mapping[str, Any], population: Population | None = None) -> str:
+    """The config as YAML text, with comments: how to run it and, for a population read
+    from a file, that only its path is left to fill in, and the rows dropped and values
+    clipped when ``population`` was read (:attr:`Population.file_settings`).
+
+    Parameters
+    ----------
+    config : Mapping
+        The batch config (:func:`ui.planner.publication.config_dict`).
+    population : Population, optional
+        The population the page planned on: its reading is stated in comments.
+
+    Returns
+    -------
+    str
+        YAML that :func:`core.publication.config.load_config` reads.
+    """
     head = f"# The release planner's publication table; run it in batch with\n#   {BATCH_COMMAND}\n"
-    return head + yaml.safe_dump(dict(config), sort_keys=False, allow_unicode=True)
+    body = yaml.safe_dump(dict(config), sort_keys=False, allow_unicode=True)
+    if "file" not in config["population"]:
+        return head + body
+    comments = "".join(
+        f"# {part}\n"
+        for line in _file_comments(config, population)
+        for part in textwrap.wrap(line, width=86, subsequent_indent="  " * line.startswith("- "))
+    )
+    lines = body.splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if line.startswith("population:"))
+    return head + "".join(lines[:at]) + comments + "".join(lines[at:])
 
 
 def _plain(text: str) -> str:
@@ -154,9 +215,19 @@ def _describe(config: Mapping[str, Any]) -> list[str]:
             f"N = {int(pop.get('size') or 0):,})"
         )
     else:
+        labels = [
+            f"{what} {' × '.join(map(_plain, columns if isinstance(columns, list) else [columns]))}"
+            for what, columns in (
+                ("strata", pop.get("strata_column")),
+                ("clusters", pop.get("cluster_column")),
+            )
+            if columns
+        ]
         population = (
-            f"the file {_plain(str(pop['file']))} (fill in its name, value column and public "
-            f"bounds under population in {CONFIG_NAME})"
+            f"the file {_plain(str(pop['file']))}: value column {_plain(str(pop['value_column']))}"
+            f", public bounds [{float(pop['lower']):g}, {float(pop['upper']):g}]"
+            + "".join(f", {label}" for label in labels)
+            + f" (put the file's path under population in {CONFIG_NAME})"
         )
     relation = records.relation_words(config["relation"], bool(config["labels_fixed"]))
     return [
@@ -309,6 +380,16 @@ def package_readme(config: Mapping[str, Any], population: Population) -> str:
             "",
             f"    {INSTALL_COMMAND}",
             "",
+            *(
+                [
+                    f"First put the file {_plain(str(config['population']['file']))} in this "
+                    f"folder, or its path under `population: file:` in `{CONFIG_NAME}`: the "
+                    "package cannot carry the data.",
+                    "",
+                ]
+                if "file" in config["population"]
+                else []
+            ),
             "Then unzip into a folder and run, in that folder:",
             "",
             f"- the script: `python {SCRIPT_NAME}` prints the table and writes "
@@ -353,7 +434,7 @@ def publication_zip(
     name = str(config["name"])
     texts = {
         "README.md": package_readme(config, population),
-        CONFIG_NAME: config_yaml(config),
+        CONFIG_NAME: config_yaml(config, population),
         SCRIPT_NAME: publication_script(config),
         NOTEBOOK_NAME: publication_notebook(config),
         **records.record_files(

@@ -1,6 +1,8 @@
 """The one-page, self-contained HTML method report of a release plan.
 
-For a disclosure review board: parameters, the designs and the theorems behind them (with
+For a disclosure review board: the data first (value column, declared public bounds, label
+columns, and for a file the rows dropped and values clipped; for an upload, that the link
+cannot reopen it), then the parameters, the designs and the theorems behind them (with
 paper sections), the chart (with plotly.js inline, so the file opens offline), the ranked
 plans, the recommendation and a note on the method (Monte Carlo with T repetitions and a
 seed; Hu et al. eqs. 6–7 where the error has a closed form). It writes no date: the report of
@@ -21,6 +23,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from core.planner import PlanResult
+from core.population import LABEL_NAME_JOIN, Population
 from core.sensitivity import quantile_rank
 from ui.downloads import exported_figure
 from ui.format import fmt
@@ -111,8 +114,77 @@ def _link_html(link: str) -> str:
     return text
 
 
+#: Why the report's link cannot bring an uploaded file back.
+UPLOAD_LINK_NOTE = (
+    "This link cannot reopen the uploaded file: uploaded data never travels in a link (it "
+    "stays in the browser session that uploaded it), so the link alone opens the app on a "
+    "built-in population. To reproduce this plan, upload {file} again on the Population page "
+    "with the settings under “Data” above, then open the link."
+)
+
+
+def _labels_words(pop: Population, which: str, columns: tuple[str, ...]) -> str:
+    """Label columns and how many distinct labels they make: "stratid × psuid (62 clusters)"."""
+    codes = pop.label_codes(which)
+    if codes is None:
+        return "none"
+    what = "stratum" if which == "strata" else "cluster"
+    count = len(codes[1])
+    plural = "strata" if what == "stratum" else "clusters"
+    return f"{' × '.join(columns)} ({fmt(count, 'count')} {what if count == 1 else plural})"
+
+
+def _data_rows(pop: Population, uploaded: bool) -> list[tuple[str, str]]:
+    """What a review board checks first: the value column, the declared public bounds, the
+    label columns, and how the records were read (rows dropped, values clipped)."""
+    read = pop.file_settings
+    strata = read.stratum_columns if read else tuple(pop.stratum_label.split(LABEL_NAME_JOIN))
+    clusters = read.cluster_columns if read else tuple(pop.cluster_label.split(LABEL_NAME_JOIN))
+    upper = fmt(pop.upper, "value") if math.isfinite(pop.upper) else "none (no public upper bound)"
+    declared = read is None or read.bounds_declared
+    bounds = f"[{fmt(pop.lower, 'value')}, {upper}]" + (
+        " (declared as public: they must be known without looking at the data)"
+        if declared
+        else " (read from the data, not declared: such bounds are not differentially private)"
+    )
+    rows = [
+        ("Value column", _text(pop.value_label)),
+        ("Public bounds [L, U]", _text(bounds)),
+        ("Stratum column(s)", _text(_labels_words(pop, "strata", strata))),
+        ("Cluster column(s)", _text(_labels_words(pop, "clusters", clusters))),
+    ]
+    if read is None:
+        rows.append(
+            ("Records", _text(f"N = {fmt(pop.size, 'count')}, built by the app (no file read)"))
+        )
+        return rows
+    kept = read.rows_read - read.rows_dropped
+    rows += [
+        (
+            "File" + (" (uploaded)" if uploaded else ""),
+            _text(f"{read.file}: {fmt(read.rows_read, 'count')} rows"),
+        ),
+        (
+            "Rows dropped",
+            _text(
+                f"{fmt(read.rows_dropped, 'count')} (their {read.value_column} was blank, not a "
+                f"number or infinite); N = {fmt(kept, 'count')} records remain"
+            ),
+        ),
+        (
+            "Values clipped to the bounds",
+            _text(
+                f"{fmt(read.values_clipped, 'count')} of {fmt(kept, 'count')} "
+                f"({fmt(read.clipped_below, 'count')} below L, "
+                f"{fmt(read.clipped_above, 'count')} above U)"
+            ),
+        ),
+    ]
+    return rows
+
+
 def _parameter_rows(
-    result: PlanResult, population_label: str, link: str | None
+    result: PlanResult, population_label: str, link: str | None, upload_file: str | None = None
 ) -> list[tuple[str, str]]:
     delta = float(result.delta_target)
     rows = [
@@ -149,7 +221,14 @@ def _parameter_rows(
     if share != 1.0:
         rows.append(("Share of ε_sample spent on this statistic", _text(fmt(share, "share"))))
     if link:
-        rows.append(("Link to this plan in the app", _link_html(link)))
+        cell = _link_html(link)
+        if upload_file is not None:
+            cell += f"<br><em>{_text(UPLOAD_LINK_NOTE.format(file=upload_file))}</em>"
+        rows.append(("Link to this plan in the app", cell))
+    elif upload_file is not None:
+        rows.append(
+            ("Link to this plan in the app", _text(UPLOAD_LINK_NOTE.format(file=upload_file)))
+        )
     return rows
 
 
@@ -271,6 +350,8 @@ def method_report(
     recommendation: str,
     population_label: str,
     link: str | None = None,
+    population: Population | None = None,
+    uploaded: bool = False,
 ) -> str:
     """A one-page, self-contained HTML method report of a release plan.
 
@@ -295,6 +376,13 @@ def method_report(
         The population's name as shown on the page (may come from an uploaded file).
     link : str, optional
         The app's URL of this plan; an ``http(s)`` link becomes a hyperlink.
+    population : Population, optional
+        The population planned on: the "Data" section states its value column, declared
+        public bounds, label columns and, for a file, the rows dropped and values clipped
+        (:attr:`core.population.Population.file_settings`).
+    uploaded : bool
+        Whether the population was uploaded in the browser: then the report says that its
+        link cannot reopen the file, and to upload it again with the settings under "Data".
 
     Returns
     -------
@@ -318,11 +406,30 @@ def method_report(
         raise ValueError(f"population_label must be a string; got {population_label!r:.80}")
     if link is not None and not isinstance(link, str):
         raise ValueError(f"link must be a string or None; got {link!r:.80}")
+    if population is not None and not isinstance(population, Population):
+        raise ValueError(f"population must be a Population or None; got {population!r:.80}")
+    read = None if population is None else population.file_settings
+    upload_file = None
+    if uploaded:
+        upload_file = read.file if read is not None else "the file"
 
     chart = exported_figure(figure).to_html(full_html=False, include_plotlyjs=True)
     parameters = "".join(
         f"<tr><th>{_text(name)}</th><td>{value}</td></tr>"
-        for name, value in _parameter_rows(result, population_label, link)
+        for name, value in _parameter_rows(result, population_label, link, upload_file)
+    )
+    data = (
+        []
+        if population is None
+        else [
+            "<h2>Data</h2>",
+            "<table><tbody>"
+            + "".join(
+                f"<tr><th>{_text(name)}</th><td>{value}</td></tr>"
+                for name, value in _data_rows(population, uploaded)
+            )
+            + "</tbody></table>",
+        ]
     )
     sections = [
         "<!DOCTYPE html>",
@@ -341,6 +448,7 @@ def method_report(
         "computed by the Release planner of the Sampling &amp; privacy explorer.</p>",
         "<h2>Recommendation</h2>",
         f'<p class="recommendation">{_emphasis(_text(recommendation.strip()))}</p>',
+        *data,
         "<h2>Parameters</h2>",
         f"<table><tbody>{parameters}</tbody></table>",
         "<h2>Designs and the theorems behind them</h2>",
