@@ -538,13 +538,16 @@ def release_law(
 
 @dataclass(frozen=True)
 class Comparison:
-    """How far apart two release laws are.
+    """How far apart two release laws ``P`` and ``Q`` are.
 
     Attributes
     ----------
     max_log_ratio : float
         ``max |log P(I) − log Q(I)|`` over the cells ``I`` of the partition (inf when one law
         puts mass where the other puts none).
+    up, down : float
+        ``max log(P(I) / Q(I))`` and ``max log(Q(I) / P(I))`` (``max_log_ratio`` is the
+        larger): for independent releases the joint law's extremes are their sums.
     delta : float
         ``max(Σ (P − e^ε Q)_+, Σ (Q − e^ε P)_+)`` at the ε asked for.
     where : float
@@ -552,6 +555,8 @@ class Comparison:
     """
 
     max_log_ratio: float
+    up: float
+    down: float
     delta: float
     where: float
 
@@ -584,11 +589,12 @@ def compare(p_law: Law, q_law: Law, eps: float, lower: float, upper: float) -> C
     edges = _edges([p_law, q_law], lower, upper)
     P, Q = masses(p_law, edges), masses(q_law, edges)
     keep = (P > NEGLIGIBLE) | (Q > NEGLIGIBLE)
-    with np.errstate(divide="ignore"):
-        ratio = np.abs(np.log(P) - np.log(Q))
-    ratio = np.where(keep, ratio, 0.0)
-    i = int(np.argmax(ratio))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        signed = np.log(P) - np.log(Q)
+    signed = np.where(keep, signed, 0.0)
+    up, down = float(signed.max()), float((-signed).max())
+    i = int(np.argmax(np.abs(signed)))
     mids = np.concatenate([[edges[0] - 1.0], (edges[:-1] + edges[1:]) / 2.0, [edges[-1] + 1.0]])
     e = math.exp(eps) if eps < 700 else math.inf
     delta = max(float(np.maximum(P - e * Q, 0.0).sum()), float(np.maximum(Q - e * P, 0.0).sum()))
-    return Comparison(float(ratio[i]), delta, float(mids[i]))
+    return Comparison(max(up, down, 0.0), max(up, 0.0), max(down, 0.0), delta, float(mids[i]))
