@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core import mechanisms as mech
 from core.designs.protocol import RELATIONS, PlannerDesign, Point
@@ -236,9 +238,69 @@ def test_ht_mean_under_deletion_holds_when_N_is_public(case: Case) -> None:
 def test_ht_mean_reading_N_fails_by_far_in_the_tails() -> None:
     """With ``N`` read from the data the log ratio is not a little above ``eps_target``: it
     grows without bound in the tails (Laplace laws of scales ``∝ 1/N`` and ``1/(N ± 1)``)."""
-    case = next(c for c in HT_DELETION_CASES if c.design == "census" and c.toy == "six")
+    case = next((c for c in HT_DELETION_CASES if c.design == "census" and c.toy == "six"), None)
+    if case is None:  # no longer offered under deletion: nothing unsound is offered
+        assert all(
+            "ht_mean" not in mechanisms_for("mean", d, "deletion")
+            for d, x in DESIGNS.items()
+            if x.proven_for != "none"
+        )
+        return
     out = check(case)
     assert out.worst > 50 * EPS_TARGET, out
+
+
+#: Cases whose claim the enumeration finds attained (to 5 %): the checks are not vacuous,
+#: and a claim loosened there would be caught.
+TIGHT = (
+    Case("eight", "replacement", "mean", "census", "laplace", 1.0),
+    Case("eight", "replacement", "median", "census", "smooth_polyplace", 1.0),
+    Case("six", "replacement", "mean", "poisson", "ht_mean", 0.5),
+)
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in TIGHT])
+def test_some_claims_are_attained(case: Case) -> None:
+    assert case in CASES
+    out = check(case)
+    assert 0.95 * EPS_TARGET <= out.worst <= EPS_TARGET * (1 + REL) + ABS, out
+
+
+@settings(max_examples=12, deadline=None)
+@given(data=st.data())
+def test_random_tiny_populations_keep_the_claims(data: st.DataObject) -> None:
+    """Random populations of 4 to 6 records (values on the grid 0..4, two strata, clusters
+    of at least two records), a random relation, design, mechanism and rate."""
+    n = data.draw(st.integers(4, 6), label="N")
+    values = data.draw(st.lists(st.integers(0, 4), min_size=n, max_size=n), label="values")
+    strata = data.draw(
+        st.lists(st.integers(0, 1), min_size=n, max_size=n).filter(lambda s: len(set(s)) == 2),
+        label="strata",
+    )
+    clusters = [i // 2 for i in range(n)]  # clusters of two records (the last maybe three)
+    if n % 2:
+        clusters[-1] = clusters[-2]
+    toy = ref.Toy(tuple(zip(values, strata, clusters, strict=True)), 0.0, 4.0)
+    relation = data.draw(st.sampled_from(RELATIONS), label="relation")
+    statistic = data.draw(st.sampled_from(sorted(STATISTICS)), label="statistic")
+    frame = toy.frame()
+    offered = [
+        (s.name, m)
+        for s in design_statuses(frame, statistic, relation)
+        if s.available
+        for m in mechanisms_for(statistic, s.name, relation)
+    ]
+    design, mechanism = data.draw(st.sampled_from(offered), label="design, mechanism")
+    rate = 1.0 if DESIGNS[design].reference else data.draw(st.sampled_from((0.5, 0.67)))
+    if DESIGNS[design].point(frame, rate) is None:
+        return  # a stratum too small for the rate: the planner skips it too
+    TOYS["random"] = toy
+    try:
+        case = Case("random", relation, statistic, design, mechanism, rate)
+        public = mechanism == "ht_mean" and relation == "deletion"  # the known xfail above
+        _assert_claim(case, check(case, public_size=public))
+    finally:
+        del TOYS["random"]
 
 
 # ---------------------------------------------------------------------------------------
