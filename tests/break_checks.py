@@ -1416,17 +1416,19 @@ BREAKS: tuple[Break, ...] = (
         old="        self.combined_size = int(self.sizes[-1] + self.sizes[-2])",
         new="        self.combined_size = int(self.sizes[-1])",
         tests=(
-            "tests/core/planner/test_exact_privacy.py::test_release_keeps_the_stated_eps_target",
+            "tests/core/planner/test_exact_privacy.py::"
+            "test_ht_mean_under_deletion_holds_when_N_is_public",
         ),
     ),
     Break(
-        name="enum-stratified-budget-doubled",
+        name="enum-stratified-budget-quadrupled",
         item="35 enumeration",
         path="core/strata/privacy.py",
         old="        small = 0.5 * np.log1p(x)",
-        new="        small = np.log1p(x)",
+        new="        small = 2.0 * np.log1p(x)",
         tests=(
-            "tests/core/planner/test_exact_privacy.py::test_release_keeps_the_stated_eps_target",
+            "tests/core/planner/test_exact_privacy.py::"
+            "test_ht_mean_under_deletion_holds_when_N_is_public",
         ),
     ),
     Break(

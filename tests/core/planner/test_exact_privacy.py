@@ -204,6 +204,10 @@ def check(case: Case, *, public_size: bool = False, new_labels: bool = True) -> 
 
 
 def _assert_claim(case: Case, out: Outcome) -> None:
+    _assert_claim_on(case, out, _delta_target(TOYS[case.toy]))
+
+
+def _assert_claim_on(case: Case, out: Outcome, delta_target: float) -> None:
     m = mech.MECHANISMS[case.mechanism]
     if m.pure:
         assert out.worst <= EPS_TARGET * (1 + REL) + ABS, (
@@ -211,7 +215,6 @@ def _assert_claim(case: Case, out: Outcome) -> None:
             f"by kind {out.kinds}"
         )
     else:
-        delta_target = _delta_target(TOYS[case.toy])
         assert out.worst_delta <= delta_target * (1 + REL) + 1e-12, (
             f"{case.id}: hockey-stick {out.worst_delta:.6g} > delta_target {delta_target:.6g}"
         )
@@ -301,6 +304,30 @@ def test_random_tiny_populations_keep_the_claims(data: st.DataObject) -> None:
         _assert_claim(case, check(case, public_size=public))
     finally:
         del TOYS["random"]
+
+
+#: Clusters of 2, 2, 1 and 1 records: removing a record can empty a cluster, so the number
+#: of clusters ``k`` a cluster design draws from falls by one (and rises for a record added
+#: to a cluster of its own).
+SINGLES = ref.Toy(((0, 0, 0), (1, 0, 0), (2, 1, 1), (2, 1, 1), (3, 0, 2), (4, 1, 3)), 0.0, 4.0)
+SINGLE_CASES = [
+    Case("singles", relation, statistic, design, m, 0.5)
+    for design in ("cluster", "poisson_cluster")
+    for relation in RELATIONS
+    for statistic in ("median", "mean")
+    for m in mechanisms_for(statistic, design, relation)
+]
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in SINGLE_CASES])
+def test_cluster_designs_when_a_record_empties_or_opens_a_cluster(case: Case) -> None:
+    TOYS["singles"] = SINGLES
+    try:
+        public = case.mechanism == "ht_mean" and case.relation == "deletion"  # as above
+        out = check(case, public_size=public)
+    finally:
+        del TOYS["singles"]
+    _assert_claim_on(case, out, _delta_target(SINGLES))
 
 
 # ---------------------------------------------------------------------------------------
