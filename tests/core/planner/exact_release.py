@@ -41,6 +41,7 @@ from core.designs.protocol import PlannerDesign, Point
 from core.mechanisms import Mechanism
 from core.mechanisms.exponential import ExponentialQuantile
 from core.mechanisms.piecewise_laplace import PiecewiseLaplaceQuantile
+from core.mechanisms.unbounded import UnboundedQuantile, threshold_indices
 from core.population import Population
 from core.sensitivity import quantile_rank
 
@@ -130,6 +131,8 @@ def neighbours(toy: Toy, relation: str, *, new_labels: bool = True) -> list[Neig
     its own).
     """
     lo, hi = toy.lower, toy.upper
+    if not math.isfinite(hi):  # no public upper bound: a value well above every record
+        hi = lo + 2.0 * (max(r[0] for r in toy.records) - lo) + 1.0
     values = (lo, lo + (hi - lo) / 2.0, hi)
     strata, clusters = toy.strata(), toy.clusters()
     fresh = max(clusters) + 1
@@ -437,6 +440,96 @@ def piecewise_laplace_law(
     return PiecewiseExponential(z, w / w.sum(), np.array(sides), eps / 2.0)
 
 
+#: Gauss–Legendre nodes and weights on [-1, 1] for the integrals over the noisy threshold.
+_GL_X, _GL_W = np.polynomial.legendre.leggauss(16)
+#: Offsets from each segment start at which a discrete law is looked at.
+OFFSETS = np.unique(np.concatenate([np.arange(4), np.round(np.geomspace(8, 1e6, 12))]))
+
+
+def _log_laplace_cdf(z: FloatArray) -> FloatArray:
+    """``log P(L <= z)`` for ``L ~ Laplace(0, 1)``, exact in both tails."""
+    with np.errstate(over="ignore"):
+        return np.where(z < 0.0, z - math.log(2.0), np.log1p(-0.5 * np.exp(-np.abs(z))))
+
+
+@dataclass(frozen=True)
+class AboveThreshold(Component):
+    """The released index ``I`` of the unbounded quantile on one sample, from its definition.
+
+    ``I = min{i : c_i − q n + ν_i ≥ ρ}`` with ``ρ, ν_i ~ Laplace(s)`` independent and
+    ``c_i`` the records at or below threshold ``i``.  The counts are constant on segments
+    ``[b_k, b_{k+1})`` (``b_0 = 0``, then the first threshold index at or above each
+    record), so given ``ρ`` the index is geometric on each segment::
+
+        P(I = i | ρ) = Π_{k' < k} A_{k'}^{len_{k'}} · A_k^{i − b_k} · (1 − A_k),
+
+    ``A_k = P(ν < ρ − g_k)``, ``g_k = c_k − q n``; ``ρ`` is integrated out by Gauss–Legendre
+    on pieces at most ``2 s`` wide between the kinks (``0`` and every ``g_k``), over
+    ``[min − 30 s, max + 30 s]``.  The output ``t_I`` is a one-to-one function of ``I``.
+    """
+
+    starts: FloatArray  # b_k
+    gaps: FloatArray  # g_k
+    s: float
+
+    def _rho(self) -> tuple[FloatArray, FloatArray]:
+        """Nodes and log weights (density of ρ included) of the integral over ρ."""
+        kinks = np.unique(np.concatenate([[0.0], self.gaps]))
+        lo, hi = float(kinks[0]) - 30.0 * self.s, float(kinks[-1]) + 30.0 * self.s
+        cuts = [lo]
+        for a, b in zip(np.concatenate([[lo], kinks]), np.concatenate([kinks, [hi]]), strict=True):
+            pieces = max(1, math.ceil((b - a) / (2.0 * self.s)))
+            cuts += list(np.linspace(a, b, pieces + 1)[1:])
+        cuts_a = np.unique(np.array(cuts))
+        a, b = cuts_a[:-1, None], cuts_a[1:, None]
+        x = ((a + b) / 2.0 + (b - a) / 2.0 * _GL_X[None, :]).ravel()
+        w = ((b - a) / 2.0 * _GL_W[None, :]).ravel()
+        log_density = -np.abs(x) / self.s - math.log(2.0 * self.s)
+        return x, np.log(w) + log_density
+
+    def probabilities(self, indices: FloatArray, tail_from: float) -> FloatArray:
+        """``P(I = i)`` for each index, then ``P(I >= tail_from)``."""
+        rho, log_w = self._rho()
+        log_a = _log_laplace_cdf((rho[None, :] - self.gaps[:, None]) / self.s)
+        log_not = _log_laplace_cdf(-(rho[None, :] - self.gaps[:, None]) / self.s)
+        lengths = np.diff(self.starts)
+        log_survive = np.vstack(
+            [np.zeros_like(rho), np.cumsum(lengths[:, None] * log_a[:-1], axis=0)]
+        )
+        i = np.asarray(indices, dtype=np.float64)
+        k = np.searchsorted(self.starts, i, side="right") - 1
+        terms = (
+            log_w[None, :] + log_survive[k] + (i - self.starts[k])[:, None] * log_a[k] + log_not[k]
+        )
+        last = self.starts.size - 1
+        assert tail_from >= self.starts[last]
+        tail = log_w + log_survive[last] + (tail_from - self.starts[last]) * log_a[last]
+        return np.exp(_logsumexp_rows(np.vstack([terms, tail[None, :]])))
+
+    def edges(self) -> FloatArray:
+        return self.starts
+
+
+def _logsumexp_rows(x: FloatArray) -> FloatArray:
+    top = np.max(x, axis=1)
+    safe = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        return np.asarray(safe + np.log(np.sum(np.exp(x - safe[:, None]), axis=1)))
+
+
+def above_threshold_law(
+    mechanism: Mechanism, sample: Sample, eps: float, lower: float, upper: float
+) -> Component:
+    """:class:`AboveThreshold` of the unbounded quantile on ``sample`` (empty allowed)."""
+    n = len(sample)
+    q = float(mechanism.quantile)  # type: ignore[attr-defined]
+    log_growth = math.log(float(mechanism.growth))  # type: ignore[attr-defined]
+    idx = np.sort(threshold_indices(np.array(sample, dtype=np.float64), lower, log_growth))
+    starts = np.unique(np.concatenate([[0], idx])).astype(np.float64)
+    counts = np.array([np.count_nonzero(idx <= b) for b in starts], dtype=np.float64)
+    return AboveThreshold(starts, counts - q * n, 2.0 / eps)
+
+
 def uniform_law(lower: float, upper: float) -> Component:
     return PiecewiseUniform(np.array([lower, upper]), np.array([1.0]))
 
@@ -447,6 +540,7 @@ ExactLaw = Callable[[Mechanism, Sample, float, float, float], Component]
 NON_ADDITIVE: dict[type[Mechanism], ExactLaw] = {
     ExponentialQuantile: exponential_law,
     PiecewiseLaplaceQuantile: piecewise_laplace_law,
+    UnboundedQuantile: above_threshold_law,
 }
 
 
@@ -506,9 +600,14 @@ def release_law(
         merged[key] = (p + (old[0] if old else 0.0), comp)
 
     for length, items in by_length.items():
+        law = next((f for cls, f in NON_ADDITIVE.items() if isinstance(mechanism, cls)), None)
         if length == 0:
+            if law is not None and _states_own_empty(mechanism):
+                comp = law(mechanism, (), eps_sample, lower, upper)  # its own law at n = 0
+            else:
+                comp = empty_law(mechanism, eps_sample, lower, upper)
             for _, p in items:
-                add(("empty",), p, empty_law(mechanism, eps_sample, lower, upper))
+                add(("empty",), p, comp)
             continue
         if mechanism.additive:
             batch = np.array([s for s, _ in items], dtype=np.float64)
@@ -520,7 +619,6 @@ def release_law(
             for (_, p), c, b in zip(items, rel.statistic, scale, strict=True):
                 add(("additive", float(c), float(b)), p, Additive(float(c), float(b), F))
             continue
-        law = next((f for cls, f in NON_ADDITIVE.items() if isinstance(mechanism, cls)), None)
         if law is None:
             raise NotImplementedError(
                 f"no exact law for the non-additive mechanism {type(mechanism).__name__}: add "
@@ -586,8 +684,19 @@ def masses(law: Law, edges: FloatArray) -> FloatArray:
 
 def compare(p_law: Law, q_law: Law, eps: float, lower: float, upper: float) -> Comparison:
     """:class:`Comparison` of two laws on the partition both need (module docstring)."""
-    edges = _edges([p_law, q_law], lower, upper)
-    P, Q = masses(p_law, edges), masses(q_law, edges)
+    comps = [c for _, c in p_law] + [c for _, c in q_law]
+    if all(isinstance(c, AboveThreshold) for c in comps):
+        # Released indices: every segment start of either law plus offsets, and the tail
+        # beyond (disjoint events, not all of them: the numbers are lower bounds).
+        starts = np.unique(np.concatenate([c.edges() for c in comps]))
+        idx = np.unique((starts[:, None] + OFFSETS[None, :]).ravel())
+        tail = float(idx[-1] + 1)
+        P = sum(p * c.probabilities(idx, tail) for p, c in p_law)  # type: ignore[attr-defined]
+        Q = sum(p * c.probabilities(idx, tail) for p, c in q_law)  # type: ignore[attr-defined]
+        edges = np.concatenate([idx - 0.5, [tail - 0.5]])  # labels of the cells, for `where`
+    else:
+        edges = _edges([p_law, q_law], lower, upper)
+        P, Q = masses(p_law, edges), masses(q_law, edges)
     keep = (P > NEGLIGIBLE) | (Q > NEGLIGIBLE)
     with np.errstate(divide="ignore", invalid="ignore"):
         signed = np.log(P) - np.log(Q)
