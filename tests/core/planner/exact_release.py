@@ -14,14 +14,17 @@ definitions, for populations of a handful of records, with no cleverness:
   :meth:`~core.mechanisms.Mechanism.standard_noise_cdf`; for the non-additive mechanisms
   the exact law from their definitions (:data:`NON_ADDITIVE`); for an empty sample the law
   the mechanism states (:func:`empty_law`).  A new additive mechanism needs nothing here; a
-  new non-additive one needs one entry in :data:`NON_ADDITIVE`.
+  new non-additive one needs one entry in :data:`NON_ADDITIVE` (here: the exponential and
+  piecewise-Laplace quantiles, piecewise laws on the bounds; the unbounded quantile, the
+  law of its released threshold index integrated over its noisy threshold).
 * :func:`compare` -- the largest log ratio of the two laws' probabilities over a fine
   partition of the real line (every elementary interval where both laws are piecewise
-  constant, plus a grid of each additive component's scale reaching far into the tails),
-  and the hockey-stick divergence at a given ε.  Releasing the cell of a partition is a
-  post-processing of the release, so both numbers are lower bounds of the true ones: a
-  value above a claim is a real violation, not a discretisation artefact; they converge to
-  the suprema as the partition is refined.
+  constant, plus a grid of each additive component's scale reaching far into the tails;
+  for a released index, every index where either law's counts change, offsets from
+  there, and the tail beyond), and the hockey-stick divergence at a given ε.  Releasing
+  the cell of a partition is a post-processing of the release, so both numbers are lower
+  bounds of the true ones: a value above a claim is a real violation, not a
+  discretisation artefact; they converge to the suprema as the partition is refined.
 """
 
 from __future__ import annotations
