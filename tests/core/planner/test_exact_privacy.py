@@ -103,7 +103,7 @@ CASES = list(_cases())
 
 def _marks(case: Case) -> list[pytest.MarkDecorator]:
     if case.mechanism == "ht_mean" and case.relation == "deletion":
-        return [pytest.mark.xfail(strict=True, reason=HT_DELETION)]
+        return [pytest.mark.xfail(strict=True, raises=AssertionError, reason=HT_DELETION)]
     return []
 
 
@@ -304,7 +304,8 @@ def test_random_tiny_populations_keep_the_claims(data: st.DataObject) -> None:
         return  # a stratum too small for the rate: the planner skips it too
     case = Case("random", relation, statistic, design, mechanism, rate, toy)
     public = mechanism == "ht_mean" and relation == "deletion"  # the known xfail above
-    _assert_claim(case, check(case, public_size=public))
+    opens = design != "cluster"  # a cluster opened by a record: the known xfail above
+    _assert_claim(case, check(case, public_size=public, new_labels=opens))
 
 
 #: Clusters of 2, 2, 1 and 1 records: removing a record can empty a cluster, so the number
@@ -343,6 +344,37 @@ UNBOUNDED_CASES = [replace(c, own=UNBOUNDED) for c in UNBOUNDED_CASES]
 @pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in UNBOUNDED_CASES])
 def test_unbounded_quantile_keeps_the_stated_eps_target(case: Case) -> None:
     _assert_claim(case, check(case))
+
+
+NEW_CLUSTER = (
+    "a record that opens a cluster of its own changes the number of clusters k while the "
+    "plan fixes ℓ, so every cluster's inclusion probability moves from ℓ/k to ℓ/(k+1): "
+    "Bun et al. Theorem 5.2 is for a fixed set of clusters (sound only when the cluster "
+    "frame is declared public)"
+)
+#: Six records at the lower bound in two clusters of three: the mean of a sample is at its
+#: most extreme, and a record at the upper bound in a cluster of its own moves it most.
+ZEROS = ref.Toy(tuple((0, i // 3, i // 3) for i in range(6)), 0.0, 4.0)
+NEW_CLUSTER_CASES = [
+    Case("zeros", "replacement", "mean", "cluster", "ht_mean", 0.5, ZEROS),
+    Case("zeros", "deletion", "mean", "cluster", "ht_mean", 0.5, ZEROS),  # N held public
+]
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in NEW_CLUSTER_CASES])
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=NEW_CLUSTER)
+def test_cluster_sample_when_a_record_opens_a_cluster(case: Case) -> None:
+    """Found by the random populations below: with a new cluster the HT mean of a cluster
+    sample loses 1.26 (replacement, as the planner runs it today) and 2.94 (deletion, even
+    with N public) against eps_target 1."""
+    _assert_claim(case, check(case, public_size=case.relation == "deletion"))
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in NEW_CLUSTER_CASES])
+def test_cluster_sample_keeps_its_claim_when_the_clusters_are_fixed(case: Case) -> None:
+    """The same releases against every neighbour that keeps the set of clusters."""
+    out = check(case, public_size=case.relation == "deletion", new_labels=False)
+    _assert_claim(case, out)
 
 
 # ---------------------------------------------------------------------------------------
@@ -564,10 +596,16 @@ def table_check(
         (("median",), "replacement", True),
         (("mean",), "replacement", True),
         pytest.param(
-            ("mean",), "replacement", False, marks=pytest.mark.xfail(strict=True, reason=N_CELL)
+            ("mean",),
+            "replacement",
+            False,
+            marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=N_CELL),
         ),
         pytest.param(
-            ("mean",), "deletion", False, marks=pytest.mark.xfail(strict=True, reason=N_CELL)
+            ("mean",),
+            "deletion",
+            False,
+            marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=N_CELL),
         ),
     ],
 )
