@@ -634,3 +634,21 @@ def test_publication_table_of_means_holds_when_cell_sizes_are_public(relation: s
     worst, stated, where, _ = table_check(("mean",), relation, False, public_sizes=True)
     assert worst <= stated * (1 + REL) + ABS, (worst, where)
     assert worst > 0.1 * stated
+
+
+def tightness() -> dict[tuple[str, str, str], tuple[float, float]]:
+    """How tight each claim is: the least and largest share of the claim the enumeration
+    finds, over the toys, statistics and rates (``eps`` for pure mechanisms, ``δ`` for the
+    others).  ``python -m tests.core.planner.test_exact_privacy`` prints it."""
+    shares: dict[tuple[str, str, str], list[float]] = {}
+    for case in CASES:
+        out = check(case)
+        pure = mech.MECHANISMS[case.mechanism].pure
+        share = out.worst / EPS_TARGET if pure else out.worst_delta / _delta_target(case.population)
+        shares.setdefault((case.design, case.relation, case.mechanism), []).append(share)
+    return {k: (min(v), max(v)) for k, v in shares.items()}
+
+
+if __name__ == "__main__":
+    for (design, relation, name), (low, high) in sorted(tightness().items()):
+        print(f"{design:<24} {relation:<12} {name:<18} {low:8.3f} {high:8.3f}")
