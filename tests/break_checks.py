@@ -342,8 +342,8 @@ BREAKS: tuple[Break, ...] = (
         name="cluster-figure-upper-is-lower",
         item="3 UI numbers",
         path="ui/clusters/figures.py",
-        old='line_trace(sizes, upper, UPPER, 1, hover, fill="tonexty"',
-        new='line_trace(sizes, lower, UPPER, 1, hover, fill="tonexty"',
+        old="line_trace(sizes, upper, UPPER, 1, hover)",
+        new="line_trace(sizes, lower, UPPER, 1, hover)",
         tests=(
             "tests/ui/clusters/test_cluster_figures.py::test_eps_vs_size_figure_plots_theorems_5_1_and_5_2",
         ),
@@ -1375,6 +1375,43 @@ BREAKS: tuple[Break, ...] = (
         new="    if parts < 2 or work < MIN_WORK:",
         tests=(
             "tests/core/test_threads.py::test_rows_split_inside_a_task_stay_on_the_task_s_thread",
+        ),
+    ),
+    Break(
+        name="band-fills-across-a-gap",
+        item="35 charts",
+        path="ui/theme.py",
+        old="    known = np.isfinite(xs) & np.isfinite(lo) & np.isfinite(hi)",
+        new="    known = np.isfinite(xs)",
+        tests=(
+            "tests/ui/test_theme.py::"
+            "test_band_follows_its_line_in_x_order_split_at_gaps_and_raised_to_the_floor",
+            "tests/ui/planner/test_figures.py::"
+            "test_band_follows_its_line_in_rate_order_clipped_at_the_floor_and_split_at_gaps",
+        ),
+    ),
+    Break(
+        name="band-edges-out-of-order",
+        item="35 charts",
+        path="ui/theme.py",
+        old='    order = np.argsort(xs, kind="stable")',
+        new="    order = np.arange(xs.size)",
+        tests=(
+            "tests/ui/test_theme.py::"
+            "test_band_follows_its_line_in_x_order_split_at_gaps_and_raised_to_the_floor",
+        ),
+    ),
+    Break(
+        name="band-lower-edge-below-floor",
+        item="35 charts",
+        path="ui/theme.py",
+        old="        lo, hi = np.maximum(lo, floor), np.maximum(hi, floor)",
+        new="        hi = np.maximum(hi, floor)",
+        tests=(
+            "tests/ui/test_theme.py::"
+            "test_band_follows_its_line_in_x_order_split_at_gaps_and_raised_to_the_floor",
+            "tests/ui/planner/test_figures.py::"
+            "test_band_follows_its_line_in_rate_order_clipped_at_the_floor_and_split_at_gaps",
         ),
     ),
 )

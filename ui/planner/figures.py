@@ -24,6 +24,7 @@ from ui.theme import (
     DASHES,
     PALETTE,
     REFERENCE_COLOUR,
+    band_trace,
     chart_layout,
     line_trace,
     make_figure,
@@ -220,8 +221,6 @@ MECHANISM_DASHES: dict[str, str] = {
     **{m: DASHES[i % 5] for i, m in enumerate(MEAN_MECHANISMS)},
 }
 
-#: Opacity of the ±2 standard-error bands.
-BAND_OPACITY = 0.16
 #: The axis starts this factor below the smallest error that matters (room for its band).
 FLOOR_MARGIN = 3.0
 #: The axis ends this factor above the largest error drawn, and spans at least MIN_DECADES.
@@ -241,11 +240,6 @@ def design_colour(design: str) -> str:
 def mechanism_dash(mechanism: str) -> str:
     """The dash pattern of a mechanism's lines."""
     return MECHANISM_DASHES.get(mechanism, "solid")
-
-
-def _rgba(colour: str, alpha: float) -> str:
-    red, green, blue = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
-    return f"rgba({red}, {green}, {blue}, {alpha})"
 
 
 def drawn_rows(result: PlanResult, lines: str = BEST_LINES) -> pd.DataFrame:
@@ -410,19 +404,17 @@ def _line_and_band(
     y = group[value].to_numpy(dtype=float)
     spread = SE_MULTIPLE * group[se].to_numpy(dtype=float)
     records = group.to_dict("records")
-    band = {
-        "type": "scatter",
-        "x": np.concatenate([x, x[::-1]]),
-        "y": np.concatenate([scale.clip(y + spread), scale.clip(y - spread)[::-1]]),
-        "mode": "lines",
-        "fill": "toself",
-        "fillcolor": _rgba(colour, BAND_OPACITY),
-        "line": {"width": 0, "color": _rgba(colour, 0.0)},
-        "hoverinfo": "skip",
-        "showlegend": False,
-        "legendgroup": name,
-        "name": f"{name} (±2 s.e.)",
-    }
+    # The band follows its own line: the line ± its interval, in rate order, raised to the
+    # axis floor, split where a rate has no estimate (ui.theme.band_trace).
+    band = band_trace(
+        x,
+        y - spread,
+        y + spread,
+        colour=colour,
+        name=f"{name} (±2 s.e.)",
+        floor=scale.floor,
+        legendgroup=name,
+    )
     line = {
         "type": "scatter",
         "x": x,

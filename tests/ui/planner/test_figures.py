@@ -138,6 +138,61 @@ def test_bands_clip_to_the_floor_and_the_range_follows_the_errors_that_matter(es
     assert note is not None and "exact to the data's resolution" in note
 
 
+def _band_pieces(band) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The closed pieces of a band trace, split at its gaps (None)."""
+    pieces, xs, ys = [], [], []
+    for x, y in zip([*band.x, None], [*band.y, None], strict=True):
+        if x is None:
+            if xs:
+                pieces.append((np.array(xs, dtype=float), np.array(ys, dtype=float)))
+            xs, ys = [], []
+        else:
+            xs.append(x)
+            ys.append(y)
+    return pieces
+
+
+def test_band_follows_its_line_in_rate_order_clipped_at_the_floor_and_split_at_gaps(result):
+    """Issue 35 §4: the Poisson-cluster band of the survey ran to the bottom of the axis
+    across rates. Rows out of rate order, a rate with no estimate and an interval wider than
+    its error: each band is its line ± 2 s.e. in rate order, at or above the axis floor, in
+    one closed piece per run of rates with an estimate."""
+    table = result.table.sample(frac=1.0, random_state=3).reset_index(drop=True)
+    srs = table.index[(table["design"] == "srs") & (table["mechanism"] == "exponential")]
+    by_rate = table.loc[srs].sort_values("rate").index
+    gap, wide = by_rate[3], by_rate[6]
+    table.loc[gap, ["error_95", "error_95_se"]] = np.nan
+    table.loc[wide, "error_95_se"] = 2.0 * table.loc[wide, "error_95"]  # line − 2 s.e. < 0
+    fig, _ = figs.objective_figure(dataclasses.replace(result, table=table), lines=figs.ALL_LINES)
+    floor = 10 ** fig.layout.yaxis.range[0]
+    for line in _lines(fig):
+        band = next(b for b in _bands(fig) if b.legendgroup == line.name)
+        rows = table[
+            [
+                figs.series_name(d, m) == line.name
+                for d, m in zip(table["design"], table["mechanism_label"], strict=True)
+            ]
+        ].sort_values("rate")
+        known = rows[np.isfinite(rows["error_95"])]
+        pieces = _band_pieces(band)
+        assert len(pieces) == (2 if (rows.index == gap).any() else 1), line.name
+        drawn_x = np.concatenate([x[: len(x) // 2] for x, _ in pieces])
+        np.testing.assert_array_equal(drawn_x, known["rate"].to_numpy())  # the line's rates
+        for x, y in pieces:
+            half = len(x) // 2
+            assert np.all(np.diff(x[:half]) > 0), line.name  # rate order within a piece
+            np.testing.assert_array_equal(x[half:], x[:half][::-1])
+            assert y.min() >= floor, line.name
+            mine = known.set_index("rate").loc[x[:half]]
+            spread = 2.0 * mine["error_95_se"].to_numpy()
+            np.testing.assert_allclose(y[:half], np.maximum(mine["error_95"] + spread, floor))
+            np.testing.assert_allclose(y[half:][::-1], np.maximum(mine["error_95"] - spread, floor))
+        if (rows.index == wide).any():
+            at = float(table.loc[wide, "rate"])
+            x, y = next(p for p in pieces if at in p[0])
+            assert y[len(x) - 1 - list(x[: len(x) // 2]).index(at)] == floor
+
+
 def test_census_label_sits_away_from_the_star_and_hover_tells_the_true_error(establishments):
     fig, _ = figs.objective_figure(establishments, resolution=STEP)
     assert establishments.best["design"] == "census"  # the star sits at rate 1, the right end
