@@ -1414,6 +1414,39 @@ BREAKS: tuple[Break, ...] = (
             "test_band_follows_its_line_in_rate_order_clipped_at_the_floor_and_split_at_gaps",
         ),
     ),
+    Break(
+        name="publication-cells-sort-as-text",
+        item="35 charts",
+        path="ui/planner/publication.py",
+        old="    t = sorted_table(result)\n    shown = ",
+        new="    t = result.table\n    shown = ",
+        tests=(
+            "tests/ui/planner/test_publication.py::"
+            "test_table_and_csv_rows_sort_cells_as_numbers_not_as_text",
+        ),
+    ),
+    Break(
+        name="publication-colour-scale-from-zero",
+        item="35 charts",
+        path="ui/planner/publication.py",
+        old="    low = min(float(v.min()), threshold) if v.size else threshold",
+        new="    low = 0.0",
+        tests=(
+            "tests/ui/planner/test_publication.py::"
+            "test_heat_map_colour_scale_is_centred_on_the_threshold_and_spans_the_data",
+        ),
+    ),
+    Break(
+        name="publication-colour-scale-off-the-threshold",
+        item="35 charts",
+        path="ui/planner/publication.py",
+        old="    at = (threshold - low) / (high - low)",
+        new="    at = 0.5",
+        tests=(
+            "tests/ui/planner/test_publication.py::"
+            "test_heat_map_colour_scale_is_centred_on_the_threshold_and_spans_the_data",
+        ),
+    ),
 )
 
 
