@@ -1447,6 +1447,28 @@ BREAKS: tuple[Break, ...] = (
             "test_heat_map_colour_scale_is_centred_on_the_threshold_and_spans_the_data",
         ),
     ),
+    Break(
+        name="your-bound-label-on-the-census-line",
+        item="35 charts",
+        path="ui/planner/figures.py",
+        old="            target_below = float(target) < drawn",
+        new="            target_below = False",
+        tests=(
+            "tests/ui/planner/test_figures.py::"
+            "test_your_bound_and_census_labels_never_sit_on_the_other_line",
+        ),
+    ),
+    Break(
+        name="your-bound-label-beside-the-star",
+        item="35 charts",
+        path="ui/planner/figures.py",
+        old="        at_start = True if census is None else star_right",
+        new="        at_start = True if census is None else not star_right",
+        tests=(
+            "tests/ui/planner/test_figures.py::"
+            "test_your_bound_and_census_labels_never_sit_on_the_other_line",
+        ),
+    ),
 )
 
 

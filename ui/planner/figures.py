@@ -462,6 +462,7 @@ def objective_figure(
     best = result.best
     star_x = float(best["rate"])
     shapes: list[dict[str, Any]] = []
+    target_below = census_below = False
     if census is not None:
         census_value = float(census[value])
         exact = census_value <= scale.threshold
@@ -470,7 +471,14 @@ def objective_figure(
         span = math.log10(1.0 / low_rate) if low_rate < 1 else 1.0
         star_right = math.log10(star_x / low_rate) > span / 2 if low_rate < 1 else True
         label = "census (exact)" if exact else "census"
-        shapes.append(reference_line(drawn, text=label, at_start=star_right))
+        if target is not None:
+            # Two lines, often close (accuracy first finds the ε_target at which the best
+            # bound meets the user's): both labelled at the end away from the star, the
+            # upper line's label above it, the lower one's below it (unless it lies on the
+            # floor), so neither label sits on the other line or on the star.
+            target_below = float(target) < drawn
+            census_below = not target_below and drawn > scale.floor
+        shapes.append(reference_line(drawn, text=label, at_start=star_right, below=census_below))
         name = series_name("census", str(census["mechanism_label"]))
         traces.append(
             {
@@ -486,9 +494,12 @@ def objective_figure(
             }
         )
     if target is not None:
-        # At the other end from the census line's label, so the two never meet.
-        at_start = True if census is None else not star_right
-        line = reference_line(float(target), text="your bound", at_start=at_start)
+        # At the census label's end, away from the star (which sits on or below this line):
+        # the two labels are on the outer sides of the two lines, so they never meet.
+        at_start = True if census is None else star_right
+        line = reference_line(
+            float(target), text="your bound", at_start=at_start, below=target_below
+        )
         line["line"] = {"color": TARGET_COLOUR, "dash": "dash", "width": 1.5}
         shapes.append(line)
     best_name = series_name(str(best["design"]), str(best["mechanism_label"]))

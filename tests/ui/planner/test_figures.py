@@ -232,6 +232,31 @@ def test_target_line_is_drawn(result):
     assert [s.y0 for s in fig.layout.shapes][-1] == 1.25
 
 
+def _label_side(shape) -> str:
+    return "below" if shape.label.yanchor == "top" else "above"
+
+
+@pytest.mark.parametrize("factor", [0.98, 1.0, 1.02])
+def test_your_bound_and_census_labels_never_sit_on_the_other_line(result, factor):
+    """Issue 35 §4: accuracy first drew "your bound" on the census line (the search stops
+    where the best bound meets the target, often next to the census). The upper line's
+    label is above it, the lower line's below it, both at the end away from the star."""
+    census = float(result.census["error_95"])
+    target = census * factor
+    fig, _ = figs.objective_figure(result, target=target)
+    census_line, target_line = fig.layout.shapes
+    assert census_line.y0 == census and target_line.y0 == target
+    assert target_line.label.text == "your bound"
+    assert census_line.label.textposition == target_line.label.textposition
+    star = float(result.best["rate"])
+    away = "start" if star > float(np.sqrt(result.table["rate"].min())) else "end"
+    assert target_line.label.textposition == away
+    if target < census:
+        assert (_label_side(target_line), _label_side(census_line)) == ("below", "above")
+    else:
+        assert (_label_side(target_line), _label_side(census_line)) == ("above", "below")
+
+
 def test_ranked_table_is_cores_best_rows(result):
     ranked = figs.ranked_table(result)
     best = result.best_by_design
