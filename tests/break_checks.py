@@ -1469,6 +1469,28 @@ BREAKS: tuple[Break, ...] = (
             "test_your_bound_and_census_labels_never_sit_on_the_other_line",
         ),
     ),
+    Break(
+        name="band-symmetric-about-the-95-bound",
+        item="35 charts",
+        path="ui/planner/figures.py",
+        old="    if ends is not None and all(c in rows.columns for c in ends):",
+        new="    if False:",
+        tests=(
+            "tests/ui/planner/test_figures.py::"
+            "test_band_follows_its_line_in_rate_order_clipped_at_the_floor_and_split_at_gaps",
+        ),
+    ),
+    Break(
+        name="quantile-interval-made-symmetric",
+        item="35 charts",
+        path="core/planner/errors.py",
+        old="    return q, (hi - lo) / 4.0, min(lo, q), max(hi, q)",
+        new="    return q, (hi - lo) / 4.0, q - (hi - lo) / 2.0, q + (hi - lo) / 2.0",
+        tests=(
+            "tests/core/planner/test_errors.py::"
+            "test_quantile_interval_of_two_modes_is_the_order_statistics_not_a_symmetric_band",
+        ),
+    ),
 )
 
 

@@ -52,6 +52,8 @@ TABLE_COLUMNS = (
     "rmse_se",
     "error_95",
     "error_95_se",
+    "error_95_low",
+    "error_95_high",
     "error_95_method",
     "sampling_part",
     "noise_part",
@@ -126,6 +128,21 @@ def series_name(design: str, mechanism_label: str) -> str:
 
 #: How many Monte Carlo standard errors the error bars span on each side.
 SE_MULTIPLE = 2.0
+#: Core's ends of a row's Monte Carlo interval, by objective: the 95 % bound's is an
+#: order-statistic interval, not always symmetric about the estimate.
+INTERVAL_COLUMNS = {"error_95": ("error_95_low", "error_95_high")}
+
+
+def interval(rows: pd.DataFrame, value: str, se: str) -> tuple[np.ndarray, np.ndarray]:
+    """The Monte Carlo interval of each row's ``value``: core's ends where the table has
+    them (:data:`INTERVAL_COLUMNS`), else ``value ± SE_MULTIPLE · se``. The band drawn
+    around a line is this interval."""
+    ends = INTERVAL_COLUMNS.get(value)
+    if ends is not None and all(c in rows.columns for c in ends):
+        return rows[ends[0]].to_numpy(dtype=float), rows[ends[1]].to_numpy(dtype=float)
+    y = rows[value].to_numpy(dtype=float)
+    spread = SE_MULTIPLE * rows[se].to_numpy(dtype=float)
+    return y - spread, y + spread
 
 
 #: Space under the plot for the x tick labels and the x-axis title, and per legend line.
@@ -334,12 +351,7 @@ def _scale_of(
     if target is not None:
         extra.append(float(target))
     values = rows[value].to_numpy(dtype=float)
-    return error_scale(
-        values,
-        values + SE_MULTIPLE * rows[se].to_numpy(dtype=float),
-        step=step,
-        extra=tuple(extra),
-    )
+    return error_scale(values, interval(rows, value, se)[1], step=step, extra=tuple(extra))
 
 
 def exact_note(
@@ -376,11 +388,18 @@ def _point_text(
     name: str, row: dict[str, Any], y_title: str, value: str, se: str, threshold: float
 ) -> str:
     error = float(row[value])
+    ends = INTERVAL_COLUMNS.get(value, ("", ""))
+    low, high = (float(row.get(c, math.nan)) for c in ends) if ends[0] else (math.nan,) * 2
+    if math.isfinite(low) and math.isfinite(high) and high > low:
+        words = f"{fmt(error, 'error')} (Monte Carlo interval {fmt(low, 'error')} to "
+        words += f"{fmt(high, 'error')})"
+    else:
+        words = f"{fmt(error, 'error')} ± {fmt(SE_MULTIPLE * float(row[se]), 'error')}"
     lines = [
         name,
         f"rate {fmt(row['rate'], 'rate')}, n ≈ {fmt(row['n'], 'count')}",
         f"ε_sample {fmt(row['eps_sample'], 'guarantee')}",
-        f"{y_title}: {fmt(error, 'error')} ± {fmt(SE_MULTIPLE * float(row[se]), 'error')}",
+        f"{y_title}: {words}",
     ]
     if error <= threshold:
         lines.append("exact to the data's resolution")
@@ -402,16 +421,16 @@ def _line_and_band(
     colour = design_colour(design)
     x = group["rate"].to_numpy(dtype=float)
     y = group[value].to_numpy(dtype=float)
-    spread = SE_MULTIPLE * group[se].to_numpy(dtype=float)
+    low, high = interval(group, value, se)
     records = group.to_dict("records")
-    # The band follows its own line: the line ± its interval, in rate order, raised to the
-    # axis floor, split where a rate has no estimate (ui.theme.band_trace).
+    # The band follows its own line: its Monte Carlo interval, in rate order, raised to
+    # the axis floor, split where a rate has no estimate (ui.theme.band_trace).
     band = band_trace(
         x,
-        y - spread,
-        y + spread,
+        low,
+        high,
         colour=colour,
-        name=f"{name} (±2 s.e.)",
+        name=f"{name} (Monte Carlo interval)",
         floor=scale.floor,
         legendgroup=name,
     )

@@ -61,7 +61,9 @@ def test_every_mechanism_draws_the_plan_table_rows(objective):
         np.testing.assert_array_equal(array(trace.y), np.maximum(rows[value].to_numpy(), floor))
         band = next(b for b in _bands(fig) if b.legendgroup == trace.name)
         upper = array(band.y)[: len(rows)]
-        np.testing.assert_allclose(upper, np.maximum(rows[value] + 2 * rows[se], floor))
+        # The 95 % bound's band is core's Monte Carlo interval; the RMSE's is ±2 s.e.
+        top = rows["error_95_high"] if objective == "error_95" else rows[value] + 2 * rows[se]
+        np.testing.assert_allclose(upper, np.maximum(top, floor))
     best = next(t for t in fig.data if t.name == "best plan")
     assert (best.x[0], best.y[0]) == (res.best["rate"], res.best[value])
     assert fig.layout.shapes[0].y0 == res.census[value]
@@ -154,15 +156,17 @@ def _band_pieces(band) -> list[tuple[np.ndarray, np.ndarray]]:
 
 def test_band_follows_its_line_in_rate_order_clipped_at_the_floor_and_split_at_gaps(result):
     """Issue 35 §4: the Poisson-cluster band of the survey ran to the bottom of the axis
-    across rates. Rows out of rate order, a rate with no estimate and an interval wider than
-    its error: each band is its line ± 2 s.e. in rate order, at or above the axis floor, in
-    one closed piece per run of rates with an estimate."""
+    across rates. Rows out of rate order, a rate with no estimate and an interval reaching
+    0: each band is its line's Monte Carlo interval (core's ``error_95_low`` to
+    ``error_95_high``) in rate order, at or above the axis floor, in one closed piece per
+    run of rates with an estimate."""
     table = result.table.sample(frac=1.0, random_state=3).reset_index(drop=True)
     srs = table.index[(table["design"] == "srs") & (table["mechanism"] == "exponential")]
     by_rate = table.loc[srs].sort_values("rate").index
     gap, wide = by_rate[3], by_rate[6]
-    table.loc[gap, ["error_95", "error_95_se"]] = np.nan
-    table.loc[wide, "error_95_se"] = 2.0 * table.loc[wide, "error_95"]  # line − 2 s.e. < 0
+    ends = ["error_95_low", "error_95_high"]
+    table.loc[gap, ["error_95", "error_95_se", *ends]] = np.nan
+    table.loc[wide, "error_95_low"] = 0.0  # an interval that reaches 0
     fig, _ = figs.objective_figure(dataclasses.replace(result, table=table), lines=figs.ALL_LINES)
     floor = 10 ** fig.layout.yaxis.range[0]
     for line in _lines(fig):
@@ -184,9 +188,11 @@ def test_band_follows_its_line_in_rate_order_clipped_at_the_floor_and_split_at_g
             np.testing.assert_array_equal(x[half:], x[:half][::-1])
             assert y.min() >= floor, line.name
             mine = known.set_index("rate").loc[x[:half]]
-            spread = 2.0 * mine["error_95_se"].to_numpy()
-            np.testing.assert_allclose(y[:half], np.maximum(mine["error_95"] + spread, floor))
-            np.testing.assert_allclose(y[half:][::-1], np.maximum(mine["error_95"] - spread, floor))
+            np.testing.assert_allclose(y[:half], np.maximum(mine["error_95_high"], floor))
+            np.testing.assert_allclose(y[half:][::-1], np.maximum(mine["error_95_low"], floor))
+            # The interval holds its line (exact rows: a band of no width).
+            assert (mine["error_95_low"] <= mine["error_95"]).all()
+            assert (mine["error_95"] <= mine["error_95_high"]).all()
         if (rows.index == wide).any():
             at = float(table.loc[wide, "rate"])
             x, y = next(p for p in pieces if at in p[0])
