@@ -342,8 +342,8 @@ BREAKS: tuple[Break, ...] = (
         name="cluster-figure-upper-is-lower",
         item="3 UI numbers",
         path="ui/clusters/figures.py",
-        old='line_trace(sizes, upper, UPPER, 1, hover, fill="tonexty"',
-        new='line_trace(sizes, lower, UPPER, 1, hover, fill="tonexty"',
+        old="line_trace(sizes, upper, UPPER, 1, hover)",
+        new="line_trace(sizes, lower, UPPER, 1, hover)",
         tests=(
             "tests/ui/clusters/test_cluster_figures.py::test_eps_vs_size_figure_plots_theorems_5_1_and_5_2",
         ),
@@ -1734,6 +1734,120 @@ BREAKS: tuple[Break, ...] = (
         tests=(
             "tests/core/planner/test_exact_privacy.py::"
             "test_publication_table_of_census_medians_is_tight",
+        ),
+    ),
+    Break(
+        name="band-fills-across-a-gap",
+        item="35 charts",
+        path="ui/theme.py",
+        old="    known = np.isfinite(xs) & np.isfinite(lo) & np.isfinite(hi)",
+        new="    known = np.isfinite(xs)",
+        tests=(
+            "tests/ui/test_theme.py::"
+            "test_band_follows_its_line_in_x_order_split_at_gaps_and_raised_to_the_floor",
+            "tests/ui/planner/test_figures.py::"
+            "test_band_follows_its_line_in_rate_order_clipped_at_the_floor_and_split_at_gaps",
+        ),
+    ),
+    Break(
+        name="band-edges-out-of-order",
+        item="35 charts",
+        path="ui/theme.py",
+        old='    order = np.argsort(xs, kind="stable")',
+        new="    order = np.arange(xs.size)",
+        tests=(
+            "tests/ui/test_theme.py::"
+            "test_band_follows_its_line_in_x_order_split_at_gaps_and_raised_to_the_floor",
+        ),
+    ),
+    Break(
+        name="band-lower-edge-below-floor",
+        item="35 charts",
+        path="ui/theme.py",
+        old="        lo, hi = np.maximum(lo, floor), np.maximum(hi, floor)",
+        new="        hi = np.maximum(hi, floor)",
+        tests=(
+            "tests/ui/test_theme.py::"
+            "test_band_follows_its_line_in_x_order_split_at_gaps_and_raised_to_the_floor",
+            "tests/ui/planner/test_figures.py::"
+            "test_band_follows_its_line_in_rate_order_clipped_at_the_floor_and_split_at_gaps",
+        ),
+    ),
+    Break(
+        name="publication-cells-sort-as-text",
+        item="35 charts",
+        path="ui/planner/publication.py",
+        old="    t = sorted_table(result)\n    shown = ",
+        new="    t = result.table\n    shown = ",
+        tests=(
+            "tests/ui/planner/test_publication.py::"
+            "test_table_and_csv_rows_sort_cells_as_numbers_not_as_text",
+        ),
+    ),
+    Break(
+        name="publication-colour-scale-from-zero",
+        item="35 charts",
+        path="ui/planner/publication.py",
+        old="    low = min(float(v.min()), threshold) if v.size else threshold",
+        new="    low = 0.0",
+        tests=(
+            "tests/ui/planner/test_publication.py::"
+            "test_heat_map_colour_scale_is_centred_on_the_threshold_and_spans_the_data",
+        ),
+    ),
+    Break(
+        name="publication-colour-scale-off-the-threshold",
+        item="35 charts",
+        path="ui/planner/publication.py",
+        old="    at = (threshold - low) / (high - low)",
+        new="    at = 0.5",
+        tests=(
+            "tests/ui/planner/test_publication.py::"
+            "test_heat_map_colour_scale_is_centred_on_the_threshold_and_spans_the_data",
+        ),
+    ),
+    Break(
+        name="your-bound-label-on-the-census-line",
+        item="35 charts",
+        path="ui/planner/figures.py",
+        old="            target_below = float(target) < drawn",
+        new="            target_below = False",
+        tests=(
+            "tests/ui/planner/test_figures.py::"
+            "test_your_bound_and_census_labels_never_sit_on_the_other_line",
+        ),
+    ),
+    Break(
+        name="your-bound-label-beside-the-star",
+        item="35 charts",
+        path="ui/planner/figures.py",
+        old="        at_start = True if census is None else star_right",
+        new="        at_start = True if census is None else not star_right",
+        tests=(
+            "tests/ui/planner/test_figures.py::"
+            "test_your_bound_and_census_labels_never_sit_on_the_other_line",
+        ),
+    ),
+    Break(
+        name="band-symmetric-about-the-95-bound",
+        item="35 charts",
+        path="ui/planner/figures.py",
+        old="    if ends is not None and all(c in rows.columns for c in ends):",
+        new="    if False:",
+        tests=(
+            "tests/ui/planner/test_figures.py::"
+            "test_band_follows_its_line_in_rate_order_clipped_at_the_floor_and_split_at_gaps",
+        ),
+    ),
+    Break(
+        name="quantile-interval-made-symmetric",
+        item="35 charts",
+        path="core/planner/errors.py",
+        old="    return q, (hi - lo) / 4.0, min(lo, q), max(hi, q)",
+        new="    return q, (hi - lo) / 4.0, q - (hi - lo) / 2.0, q + (hi - lo) / 2.0",
+        tests=(
+            "tests/core/planner/test_errors.py::"
+            "test_quantile_interval_of_two_modes_is_the_order_statistics_not_a_symmetric_band",
         ),
     ),
 )

@@ -11,6 +11,7 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any, TypedDict
 
+import numpy as np
 import plotly.graph_objects as go
 
 #: Okabe–Ito colours, in the order series are assigned.
@@ -208,6 +209,98 @@ def line_trace(x: Any, y: Any, name: str, index: int, hover: str, **extra: Any) 
         "hovertemplate": hover,
         **extra,
     }
+
+
+def rgba(colour: str, alpha: float) -> str:
+    """A ``#rrggbb`` colour as a CSS ``rgba(...)`` string of opacity ``alpha``."""
+    red, green, blue = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({red}, {green}, {blue}, {alpha})"
+
+
+#: Opacity of an uncertainty band's fill.
+BAND_OPACITY = 0.16
+
+
+def band_segments(
+    x: Any, lower: Any, upper: Any, *, floor: float | None = None
+) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The pieces of a band between ``lower`` and ``upper`` over ``x``, as drawn.
+
+    The points are put in the order of ``x``; a point where ``x``, ``lower`` or ``upper``
+    is not a finite number (a rate with no estimate) is a gap that ends one piece and starts
+    the next, so no fill ever spans it. With ``floor`` (the bottom of a log axis, which can
+    show nothing at or below 0) both edges are raised to it. Returns ``(x, lower, upper)``
+    of each piece, ``x`` increasing.
+    """
+    xs = np.asarray(x, dtype=float).ravel()
+    lo = np.asarray(lower, dtype=float).ravel()
+    hi = np.asarray(upper, dtype=float).ravel()
+    if not xs.size == lo.size == hi.size:
+        raise ValueError(
+            f"x, lower and upper must have one value per point; got {xs.size}, {lo.size} "
+            f"and {hi.size}"
+        )
+    if floor is not None and not (np.isfinite(floor) and floor > 0):
+        raise ValueError(f"floor must be a finite number > 0; got {floor!r}")
+    order = np.argsort(xs, kind="stable")
+    xs, lo, hi = xs[order], lo[order], hi[order]
+    if floor is not None:
+        lo, hi = np.maximum(lo, floor), np.maximum(hi, floor)  # NaN stays NaN: a gap
+    known = np.isfinite(xs) & np.isfinite(lo) & np.isfinite(hi)
+    pieces = []
+    start = None
+    for i, ok in enumerate([*known, False]):
+        if ok and start is None:
+            start = i
+        elif not ok and start is not None:
+            pieces.append((xs[start:i], lo[start:i], hi[start:i]))
+            start = None
+    return pieces
+
+
+def band_trace(
+    x: Any,
+    lower: Any,
+    upper: Any,
+    *,
+    colour: str,
+    name: str,
+    floor: float | None = None,
+    opacity: float = BAND_OPACITY,
+    legendgroup: str | None = None,
+) -> dict[str, Any]:
+    """An uncertainty band as one filled scatter trace: the app's one band builder.
+
+    Each piece of :func:`band_segments` is closed on itself (its upper edge in the order of
+    ``x``, then its lower edge back), the pieces joined by gaps (``None``), so a band
+    follows its own line and never fills across a point with no estimate. The band has no
+    legend entry and no hover of its own (its line carries both). For a line with a
+    Monte Carlo interval pass ``lower = y − spread`` and ``upper = y + spread``.
+    """
+    xs: list[float | None] = []
+    ys: list[float | None] = []
+    for px, lo, hi in band_segments(x, lower, upper, floor=floor):
+        if xs:
+            xs.append(None)
+            ys.append(None)
+        xs.extend([*px.tolist(), *px[::-1].tolist()])
+        ys.extend([*hi.tolist(), *lo[::-1].tolist()])
+    trace: dict[str, Any] = {
+        "type": "scatter",
+        "x": xs,
+        "y": ys,
+        "mode": "lines",
+        "fill": "toself",
+        "fillcolor": rgba(colour, opacity),
+        "line": {"width": 0, "color": rgba(colour, 0.0)},
+        "connectgaps": False,
+        "hoverinfo": "skip",
+        "showlegend": False,
+        "name": name,
+    }
+    if legendgroup is not None:
+        trace["legendgroup"] = legendgroup
+    return trace
 
 
 def reference_line(

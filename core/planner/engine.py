@@ -89,7 +89,9 @@ class PlanResult:
         ``mechanism``, ``mechanism_label``, ``rate``, ``n`` (expected sample size),
         ``clusters_sampled``, ``eps_sample``, ``delta_sample``, ``accounting`` (the bound
         that gives ``eps_sample``, in words), ``rmse``, ``rmse_se``, ``error_95``,
-        ``error_95_se``, ``error_95_method``, ``sampling_part``, ``noise_part``, ``exact``,
+        ``error_95_se``, ``error_95_low`` and ``error_95_high`` (the Monte Carlo interval of
+        ``error_95``, about ±2 standard errors, not always symmetric; both equal to it when
+        it comes from a formula), ``error_95_method``, ``sampling_part``, ``noise_part``, ``exact``,
         ``refined``, ``is_best``.
     best_by_design : pandas.DataFrame
         The ``is_best`` rows ranked by the objective, best first, with ``gain`` =

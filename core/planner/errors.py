@@ -42,21 +42,25 @@ class Draws:
     noise_cdf: Callable[[FloatArray], FloatArray] | None = None
 
 
-def _quantile_se(abs_err: FloatArray, level: float) -> tuple[float, float]:
-    """The ``level`` quantile of ``abs_err`` and a distribution-free standard error.
+def _quantile_interval(abs_err: FloatArray, level: float) -> tuple[float, float, float, float]:
+    """The ``level`` quantile of ``abs_err``, a distribution-free standard error and the
+    interval it comes from.
 
-    The standard error is a quarter of the width of the order-statistic interval
-    ``[T p − 2 sqrt(T p (1 − p)), T p + 2 sqrt(T p (1 − p))]`` (about ±2 standard errors).
+    The interval is the order-statistic interval of ranks ``T p ± 2 sqrt(T p (1 − p))``
+    (about ±2 standard errors of the count below the quantile), which holds the quantile
+    with probability about 95 % whatever the law of the errors; it need not be symmetric
+    about the estimate (errors of two modes, e.g. samples that miss most clusters). The
+    standard error is a quarter of its width. Returns ``(q, se, low, high)``.
     """
     T = abs_err.size
     q = float(np.quantile(abs_err, level))
     if T < 2:
-        return q, math.nan
+        return q, math.nan, math.nan, math.nan
     s = np.sort(abs_err)
     half = 2.0 * math.sqrt(T * level * (1 - level))
-    lo = s[max(0, math.floor(T * level - half))]
-    hi = s[min(T - 1, math.ceil(T * level + half))]
-    return q, float(hi - lo) / 4.0
+    lo = float(s[max(0, math.floor(T * level - half))])
+    hi = float(s[min(T - 1, math.ceil(T * level + half))])
+    return q, (hi - lo) / 4.0, min(lo, q), max(hi, q)
 
 
 def _abs_cdf(
@@ -152,13 +156,17 @@ def summary_row(draws: Draws, theta: float) -> dict[str, float]:
     if draws.noise_cdf is not None and np.isfinite(nv).all():
         scale = np.concatenate(draws.noise_scale)
         e95, e95_se = conditional_quantile(stat - theta, scale, LEVEL, draws.noise_cdf)
+        # The delta method's interval, symmetric; a bound is never negative.
+        e95_low, e95_high = max(e95 - 2.0 * e95_se, 0.0), e95 + 2.0 * e95_se
     else:
-        e95, e95_se = _quantile_se(np.abs(rel - theta), LEVEL)
+        e95, e95_se, e95_low, e95_high = _quantile_interval(np.abs(rel - theta), LEVEL)
     return {
         "rmse": rmse,
         "rmse_se": mse_se / (2 * rmse) if rmse > 0 else 0.0,
         "error_95": e95,
         "error_95_se": e95_se,
+        "error_95_low": e95_low,
+        "error_95_high": e95_high,
         "sampling_part": float(samp_sq.mean()),
         "noise_part": noise_part,
         "mean_sample_size": float(np.concatenate(draws.sizes).mean()),
@@ -172,6 +180,8 @@ def exact_row(rmse: float, e95: float, sampling: float, noise: float) -> dict[st
         "rmse_se": 0.0,
         "error_95": e95,
         "error_95_se": 0.0,
+        "error_95_low": e95,
+        "error_95_high": e95,
         "sampling_part": sampling,
         "noise_part": noise,
     }

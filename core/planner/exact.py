@@ -65,6 +65,8 @@ def mean_row(design: PlannerDesign, frame: Frame, pb: PointBudget, name: str) ->
         "rmse_se": 0.0,
         "error_95": e95,
         "error_95_se": 0.0,
+        "error_95_low": e95,
+        "error_95_high": e95,
         "error_95_method": mean_error.EXACT if exact else mean_error.NORMAL_APPROXIMATION,
         "sampling_part": sampling,
         "noise_part": nv,

@@ -252,6 +252,39 @@ def chart_overlaps(items: list[dict]) -> list[str]:
     return found
 
 
+#: The reference lines of a chart (layout shapes) with their labels: each line's box and its
+#: label's box, in page pixels.
+REFERENCE_LINES = r"""
+(chart) => Array.from(chart.querySelectorAll('.shapelayer .shape-group')).map((g) => {
+  const path = g.querySelector('path');
+  const text = g.querySelector('.shape-label-text');
+  const box = (el) => { const b = el.getBoundingClientRect();
+                        return [b.left, b.top, b.right, b.bottom]; };
+  return {line: path ? box(path) : null, text: text ? text.textContent.trim() : '',
+          label: text && text.textContent.trim() ? box(text) : null};
+})
+"""
+
+
+def labels_on_lines(shapes: list[dict]) -> list[str]:
+    """Labels of reference lines that a different reference line crosses (by more than
+    1 px inside the label's box), e.g. "your bound" drawn on the census line."""
+    found = []
+    s = CHART_SLACK_PX
+    for i, a in enumerate(shapes):
+        if a["label"] is None:
+            continue
+        left, top, right, bottom = a["label"]
+        for j, b in enumerate(shapes):
+            if i == j or b["line"] is None:
+                continue
+            l2, t2, r2, b2 = b["line"]
+            across = min(right, r2) - max(left, l2) > s
+            if across and t2 < bottom - s and b2 > top + s:
+                found.append(f"label {a['text']!r} × line of {b['text'] or j!r}")
+    return found
+
+
 def chart_clipped(measured: dict) -> list[str]:
     """Chart texts whose box reaches past the chart's own SVG (cut at the figure's edge)."""
     left, top, right, bottom = measured["svg"]

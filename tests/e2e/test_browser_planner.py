@@ -11,9 +11,11 @@ from playwright.sync_api import expect
 
 from tests.e2e.helpers import (
     CHART_BOXES,
+    REFERENCE_LINES,
     chart_overlaps,
     errors_on_page,
     exceptions_on_page,
+    labels_on_lines,
     plot_texts,
     plot_texts_showing,
     screenshot,
@@ -141,6 +143,8 @@ def _check_chart(page, name: str) -> dict:
     groups = {item["group"] for item in measured["items"]}
     assert {"title", "xtitle", "ytitle", "xtick", "ytick", "legend", "star"} <= groups, groups
     assert not chart_overlaps(measured["items"]), (name, chart_overlaps(measured["items"]))
+    crossed = labels_on_lines(chart.evaluate(REFERENCE_LINES))
+    assert not crossed, (name, crossed)
     assert errors_on_page(page) == [] and exceptions_on_page(page) == []
     return measured
 
@@ -169,6 +173,14 @@ def test_planner_chart_labels_never_overlap_on_builtin_populations(browser, app_
                     main = _main_text(page)
                     assert "exact to the data's resolution" in main
                     assert "times the error" not in main
+                # Accuracy first: "your bound" beside the census line, labels clear of both.
+                page.goto(f"{app_url}/planner?{FAST}&{query}&plan_view={quote(TABS[1])}")
+                settle(page, timeout=240)
+                _wait_for_chart(page)
+                page.evaluate("document.fonts.ready")
+                measured = _check_chart(page, f"planner_accuracy_chart_{population}_{label}")
+                labels = {i["text"] for i in measured["items"] if i["group"] == "label"}
+                assert "your bound" in labels and any("census" in t for t in labels), labels
         finally:
             context.close()
 

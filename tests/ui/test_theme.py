@@ -71,3 +71,47 @@ def test_reference_line_label_below_the_line_for_a_line_at_the_top():
     assert below["label"]["yanchor"] == "top" and below["label"]["text"] == "r = 1"
     assert above["label"]["textposition"] == "end"
     assert theme.reference_line(1.0, text="r", at_start=True)["label"]["textposition"] == "start"
+
+
+def _pieces(trace: dict) -> list[tuple[list[float], list[float]]]:
+    """The closed pieces of a band trace: (x, y) runs between its gaps (None)."""
+    pieces, xs, ys = [], [], []
+    for x, y in zip([*trace["x"], None], [*trace["y"], None], strict=True):
+        if x is None:
+            if xs:
+                pieces.append((xs, ys))
+            xs, ys = [], []
+        else:
+            xs.append(x)
+            ys.append(y)
+    return pieces
+
+
+def test_band_follows_its_line_in_x_order_split_at_gaps_and_raised_to_the_floor():
+    # Unordered points, a gap (no estimate at x = 4) and a lower edge below 0.
+    x = [5.0, 1.0, 3.0, 2.0, 4.0, 6.0]
+    line = [5.0, 1.0, 3.0, 2.0, float("nan"), 6.0]
+    spread = [1.0, 0.5, 4.0, 0.5, 1.0, 1.0]
+    lower = [v - s for v, s in zip(line, spread, strict=True)]
+    upper = [v + s for v, s in zip(line, spread, strict=True)]
+    trace = theme.band_trace(x, lower, upper, colour="#0072B2", name="band", floor=0.25)
+    assert trace["fill"] == "toself" and trace["showlegend"] is False
+    assert trace["hoverinfo"] == "skip"
+    pieces = _pieces(trace)
+    assert len(pieces) == 2  # split at x = 4: no fill across the rate with no estimate
+    expect = {1.0: (0.5, 1.5), 2.0: (1.5, 2.5), 3.0: (0.25, 7.0), 5.0: (4.0, 6.0), 6.0: (5.0, 7.0)}
+    for (xs, ys), rates in zip(pieces, ([1.0, 2.0, 3.0], [5.0, 6.0]), strict=True):
+        n = len(rates)
+        assert xs[:n] == rates and xs[n:] == rates[::-1]  # upper edge out, lower edge back
+        assert ys[:n] == [expect[r][1] for r in rates]
+        assert ys[n:] == [expect[r][0] for r in rates[::-1]]  # the lower edge, at the floor
+        assert min(ys) >= 0.25
+    segments = theme.band_segments(x, lower, upper, floor=0.25)
+    assert [list(s[0]) for s in segments] == [[1.0, 2.0, 3.0], [5.0, 6.0]]
+    # Without a floor (a linear axis) the edges are the line ± its spread as given.
+    (xs, lo, hi), _ = theme.band_segments(x, lower, upper)
+    assert list(lo) == [0.5, 1.5, -1.0] and list(hi) == [1.5, 2.5, 7.0]
+    with pytest.raises(ValueError, match="floor"):
+        theme.band_segments(x, lower, upper, floor=0.0)
+    with pytest.raises(ValueError, match="one value per point"):
+        theme.band_segments(x[:2], lower, upper)

@@ -17,7 +17,14 @@ from numpy.typing import NDArray
 
 from core import clusters as cl
 from ui.format import fmt
-from ui.theme import REFERENCE_COLOUR, chart_layout, line_trace, make_figure, series_style
+from ui.theme import (
+    REFERENCE_COLOUR,
+    band_trace,
+    chart_layout,
+    line_trace,
+    make_figure,
+    series_style,
+)
 
 #: Points per curve (before removing duplicate whole-number sizes).
 CURVE_POINTS = 300
@@ -28,6 +35,9 @@ LOWER = "lower bound (Thm 5.1)"
 UPPER = "upper bound (Thm 5.2)"
 SRS = "Poisson sampling, same fraction (eq. 3)"
 NONE = "no amplification (ε_target = ε_sample)"
+#: The shaded band between the two bounds (no legend entry), in the upper bound's colour.
+BOUNDS_BAND = "between the bounds"
+BOUNDS_COLOUR = series_style(1)["color"]
 
 
 def whole_grid(lo: int, hi: int, points: int = CURVE_POINTS) -> np.ndarray:
@@ -123,8 +133,9 @@ def eps_vs_size_figure(
     srs = float(cl.srs_eps(eps, clusters_total, clusters_sampled))
     hover = "cluster size %{x:,.0f}<br>ε_target %{y:,.3~r}<extra>%{fullData.name}</extra>"
     traces: list[dict[str, Any]] = [
+        band_trace(sizes, lower, upper, colour=BOUNDS_COLOUR, name=BOUNDS_BAND, opacity=0.15),
         line_trace(sizes, lower, LOWER, 0, hover),
-        line_trace(sizes, upper, UPPER, 1, hover, fill="tonexty", fillcolor="rgba(230,159,0,0.15)"),
+        line_trace(sizes, upper, UPPER, 1, hover),
         _hline(SIZE_MIN, SIZE_MAX, srs, SRS, colour=series_style(2)["color"], dash="dot"),
         _hline(SIZE_MIN, SIZE_MAX, eps, NONE, colour=REFERENCE_COLOUR, dash="dash"),
     ]
@@ -188,8 +199,9 @@ def eps_vs_fraction_figure(
     srs = cl.srs_eps(eps, clusters_total, ells)
     hover = "fraction of clusters %{x:,.3~r}<br>ε_target %{y:,.3~r}<extra>%{fullData.name}</extra>"
     traces: list[dict[str, Any]] = [
+        band_trace(q, lower, upper, colour=BOUNDS_COLOUR, name=BOUNDS_BAND, opacity=0.15),
         line_trace(q, lower, LOWER, 0, hover),
-        line_trace(q, upper, UPPER, 1, hover, fill="tonexty", fillcolor="rgba(230,159,0,0.15)"),
+        line_trace(q, upper, UPPER, 1, hover),
         line_trace(q, single, "clusters of 1 record (SRS, deletion model)", 4, hover),
         line_trace(q, srs, SRS, 2, hover),
         _hline(float(q[0]), 1.0, eps, NONE, colour=REFERENCE_COLOUR, dash="dash"),

@@ -20,6 +20,7 @@ from ui.format import fmt
 from ui.theme import (
     PALETTE,
     REFERENCE_COLOUR,
+    band_trace,
     chart_layout,
     line_trace,
     make_figure,
@@ -315,21 +316,16 @@ def log_mse_figure(
         pop = sub[sub["is_population"]]
         x = samples["rate"].to_numpy()
         y, se = _log_measure(samples, measure)
-        band_x = np.concatenate([x, x[::-1]])
-        band_y = np.concatenate([y + band_se * se, (y - band_se * se)[::-1]])
         traces.append(
-            {
-                "type": "scatter",
-                "x": band_x,
-                "y": band_y,
-                "fill": "toself",
-                "fillcolor": _rgba(style["color"], 0.18),
-                "line": {"width": 0},
-                "hoverinfo": "skip",
-                "showlegend": False,
-                "legendgroup": f"eps{e:g}",
-                "name": f"±{band_se:g} SE, ε_target = {e:g}",
-            }
+            band_trace(
+                x,
+                y - band_se * se,
+                y + band_se * se,
+                colour=style["color"],
+                name=f"±{band_se:g} SE, ε_target = {e:g}",
+                opacity=0.18,
+                legendgroup=f"eps{e:g}",
+            )
         )
         traces.append(
             line_trace(

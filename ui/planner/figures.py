@@ -24,6 +24,7 @@ from ui.theme import (
     DASHES,
     PALETTE,
     REFERENCE_COLOUR,
+    band_trace,
     chart_layout,
     line_trace,
     make_figure,
@@ -51,6 +52,8 @@ TABLE_COLUMNS = (
     "rmse_se",
     "error_95",
     "error_95_se",
+    "error_95_low",
+    "error_95_high",
     "error_95_method",
     "sampling_part",
     "noise_part",
@@ -125,6 +128,21 @@ def series_name(design: str, mechanism_label: str) -> str:
 
 #: How many Monte Carlo standard errors the error bars span on each side.
 SE_MULTIPLE = 2.0
+#: Core's ends of a row's Monte Carlo interval, by objective: the 95 % bound's is an
+#: order-statistic interval, not always symmetric about the estimate.
+INTERVAL_COLUMNS = {"error_95": ("error_95_low", "error_95_high")}
+
+
+def interval(rows: pd.DataFrame, value: str, se: str) -> tuple[np.ndarray, np.ndarray]:
+    """The Monte Carlo interval of each row's ``value``: core's ends where the table has
+    them (:data:`INTERVAL_COLUMNS`), else ``value ± SE_MULTIPLE · se``. The band drawn
+    around a line is this interval."""
+    ends = INTERVAL_COLUMNS.get(value)
+    if ends is not None and all(c in rows.columns for c in ends):
+        return rows[ends[0]].to_numpy(dtype=float), rows[ends[1]].to_numpy(dtype=float)
+    y = rows[value].to_numpy(dtype=float)
+    spread = SE_MULTIPLE * rows[se].to_numpy(dtype=float)
+    return y - spread, y + spread
 
 
 #: Space under the plot for the x tick labels and the x-axis title, and per legend line.
@@ -220,8 +238,6 @@ MECHANISM_DASHES: dict[str, str] = {
     **{m: DASHES[i % 5] for i, m in enumerate(MEAN_MECHANISMS)},
 }
 
-#: Opacity of the ±2 standard-error bands.
-BAND_OPACITY = 0.16
 #: The axis starts this factor below the smallest error that matters (room for its band).
 FLOOR_MARGIN = 3.0
 #: The axis ends this factor above the largest error drawn, and spans at least MIN_DECADES.
@@ -241,11 +257,6 @@ def design_colour(design: str) -> str:
 def mechanism_dash(mechanism: str) -> str:
     """The dash pattern of a mechanism's lines."""
     return MECHANISM_DASHES.get(mechanism, "solid")
-
-
-def _rgba(colour: str, alpha: float) -> str:
-    red, green, blue = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
-    return f"rgba({red}, {green}, {blue}, {alpha})"
 
 
 def drawn_rows(result: PlanResult, lines: str = BEST_LINES) -> pd.DataFrame:
@@ -340,12 +351,7 @@ def _scale_of(
     if target is not None:
         extra.append(float(target))
     values = rows[value].to_numpy(dtype=float)
-    return error_scale(
-        values,
-        values + SE_MULTIPLE * rows[se].to_numpy(dtype=float),
-        step=step,
-        extra=tuple(extra),
-    )
+    return error_scale(values, interval(rows, value, se)[1], step=step, extra=tuple(extra))
 
 
 def exact_note(
@@ -382,11 +388,18 @@ def _point_text(
     name: str, row: dict[str, Any], y_title: str, value: str, se: str, threshold: float
 ) -> str:
     error = float(row[value])
+    ends = INTERVAL_COLUMNS.get(value, ("", ""))
+    low, high = (float(row.get(c, math.nan)) for c in ends) if ends[0] else (math.nan,) * 2
+    if math.isfinite(low) and math.isfinite(high) and high > low:
+        words = f"{fmt(error, 'error')} (Monte Carlo interval {fmt(low, 'error')} to "
+        words += f"{fmt(high, 'error')})"
+    else:
+        words = f"{fmt(error, 'error')} ± {fmt(SE_MULTIPLE * float(row[se]), 'error')}"
     lines = [
         name,
         f"rate {fmt(row['rate'], 'rate')}, n ≈ {fmt(row['n'], 'count')}",
         f"ε_sample {fmt(row['eps_sample'], 'guarantee')}",
-        f"{y_title}: {fmt(error, 'error')} ± {fmt(SE_MULTIPLE * float(row[se]), 'error')}",
+        f"{y_title}: {words}",
     ]
     if error <= threshold:
         lines.append("exact to the data's resolution")
@@ -408,21 +421,19 @@ def _line_and_band(
     colour = design_colour(design)
     x = group["rate"].to_numpy(dtype=float)
     y = group[value].to_numpy(dtype=float)
-    spread = SE_MULTIPLE * group[se].to_numpy(dtype=float)
+    low, high = interval(group, value, se)
     records = group.to_dict("records")
-    band = {
-        "type": "scatter",
-        "x": np.concatenate([x, x[::-1]]),
-        "y": np.concatenate([scale.clip(y + spread), scale.clip(y - spread)[::-1]]),
-        "mode": "lines",
-        "fill": "toself",
-        "fillcolor": _rgba(colour, BAND_OPACITY),
-        "line": {"width": 0, "color": _rgba(colour, 0.0)},
-        "hoverinfo": "skip",
-        "showlegend": False,
-        "legendgroup": name,
-        "name": f"{name} (±2 s.e.)",
-    }
+    # The band follows its own line: its Monte Carlo interval, in rate order, raised to
+    # the axis floor, split where a rate has no estimate (ui.theme.band_trace).
+    band = band_trace(
+        x,
+        low,
+        high,
+        colour=colour,
+        name=f"{name} (Monte Carlo interval)",
+        floor=scale.floor,
+        legendgroup=name,
+    )
     line = {
         "type": "scatter",
         "x": x,
@@ -470,6 +481,7 @@ def objective_figure(
     best = result.best
     star_x = float(best["rate"])
     shapes: list[dict[str, Any]] = []
+    target_below = census_below = False
     if census is not None:
         census_value = float(census[value])
         exact = census_value <= scale.threshold
@@ -478,7 +490,14 @@ def objective_figure(
         span = math.log10(1.0 / low_rate) if low_rate < 1 else 1.0
         star_right = math.log10(star_x / low_rate) > span / 2 if low_rate < 1 else True
         label = "census (exact)" if exact else "census"
-        shapes.append(reference_line(drawn, text=label, at_start=star_right))
+        if target is not None:
+            # Two lines, often close (accuracy first finds the ε_target at which the best
+            # bound meets the user's): both labelled at the end away from the star, the
+            # upper line's label above it, the lower one's below it (unless it lies on the
+            # floor), so neither label sits on the other line or on the star.
+            target_below = float(target) < drawn
+            census_below = not target_below and drawn > scale.floor
+        shapes.append(reference_line(drawn, text=label, at_start=star_right, below=census_below))
         name = series_name("census", str(census["mechanism_label"]))
         traces.append(
             {
@@ -494,9 +513,12 @@ def objective_figure(
             }
         )
     if target is not None:
-        # At the other end from the census line's label, so the two never meet.
-        at_start = True if census is None else not star_right
-        line = reference_line(float(target), text="your bound", at_start=at_start)
+        # At the census label's end, away from the star (which sits on or below this line):
+        # the two labels are on the outer sides of the two lines, so they never meet.
+        at_start = True if census is None else star_right
+        line = reference_line(
+            float(target), text="your bound", at_start=at_start, below=target_below
+        )
         line["line"] = {"color": TARGET_COLOUR, "dash": "dash", "width": 1.5}
         shapes.append(line)
     best_name = series_name(str(best["design"]), str(best["mechanism_label"]))

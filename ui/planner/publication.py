@@ -147,10 +147,53 @@ def cell_names(table: pd.DataFrame, label_columns: Sequence[str]) -> list[str]:
     ]
 
 
-def shown_table(result: TablePlan) -> pd.DataFrame:
-    """The on-screen table: the cells' labels, then :data:`SHOWN_COLUMNS` (and notes if any)."""
+def number_or_text(label: Any) -> Any:
+    """A label as a number when it reads as one ("12" → 12, "2.5" → 2.5), else as it is."""
+    try:
+        value = float(str(label))
+    except ValueError:
+        return label
+    if not math.isfinite(value):
+        return label
+    return int(value) if value.is_integer() else value
+
+
+def natural_order(result: TablePlan) -> np.ndarray:
+    """Row positions of ``result.table`` in reading order: cells by :func:`reading_order` of
+    each label (numbers by value, so stratum 2 comes before stratum 10), then the statistics
+    in the plan's order."""
     t = result.table
+    stat_rank = {s: i for i, s in enumerate(result.statistics)}
+    keys = [
+        (
+            tuple(reading_order(str(v)) for v in labels),
+            stat_rank.get(stat, len(stat_rank)),
+            position,
+        )
+        for position, (*labels, stat) in enumerate(
+            t[[*result.label_columns, "statistic"]].itertuples(index=False)
+        )
+    ]
+    return np.array([k[-1] for k in sorted(keys)], dtype=np.int64)
+
+
+def sorted_table(result: TablePlan) -> pd.DataFrame:
+    """``result.table`` with its rows in :func:`natural_order` (the CSV the tab offers)."""
+    return result.table.iloc[natural_order(result)].reset_index(drop=True)
+
+
+def shown_table(result: TablePlan) -> pd.DataFrame:
+    """The on-screen table: the cells' labels, then :data:`SHOWN_COLUMNS` (and notes if any).
+
+    Rows are in :func:`natural_order`; a label column whose labels all read as numbers is
+    shown as numbers, so that sorting it by its header also goes 1, 2, …, 10, not 1, 10, 11.
+    """
+    t = sorted_table(result)
     shown = t[[*result.label_columns, *SHOWN_COLUMNS]].rename(columns=SHOWN_COLUMNS)
+    for column in result.label_columns:
+        numbers = [number_or_text(v) for v in t[column]]
+        if all(isinstance(v, (int, float)) for v in numbers):
+            shown[column] = numbers
     shown["design"] = [figs.short_design(d) if d else "—" for d in t["design"]]
     if (t["note"] != "").any():
         shown["note"] = t["note"].to_numpy()
@@ -166,12 +209,72 @@ def reading_order(name: str) -> tuple[tuple[int, float, str], ...]:
     )
 
 
+#: The heat map's two sides, meeting at the publishable share: publishable squares in blues
+#: (darker: further below it), the others in oranges (darker: further above); Okabe–Ito's
+#: blue and vermillion, which stay apart for the common forms of colour blindness.
+PUBLISHABLE_COLOURS = ("#0072B2", "#D8EAF6")
+UNPUBLISHABLE_COLOURS = ("#FBE1CC", "#B34700")
+#: An end of the colour bar is labelled only this share of its length away from the
+#: threshold's label (closer, the two labels would overlap).
+END_TICK_GAP = 0.14
+
+
+def colour_span(values: np.ndarray, threshold: float) -> tuple[float, float]:
+    """The colour scale's ends: the range of the finite ``values``, widened to hold the
+    ``threshold`` (so the threshold is always on the colour bar)."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    low = min(float(v.min()), threshold) if v.size else threshold
+    high = max(float(v.max()), threshold) if v.size else threshold
+    if high <= low:  # every value equal to the threshold
+        low, high = low * 0.9, high * 1.1 if high > 0 else 1.0
+    return low, high
+
+
+def threshold_colour_scale(low: float, high: float, threshold: float) -> list[list[Any]]:
+    """A diverging colour scale over ``[low, high]`` whose two sides meet at ``threshold``.
+
+    Each side runs through its whole gradient however short its part of the range, so the
+    step at the threshold is visible even when every value lies just below it.
+    """
+    at = (threshold - low) / (high - low)
+    below = [[0.0, PUBLISHABLE_COLOURS[0]], [at, PUBLISHABLE_COLOURS[1]]]
+    above = [[at, UNPUBLISHABLE_COLOURS[0]], [1.0, UNPUBLISHABLE_COLOURS[1]]]
+    if at <= 0.0:
+        return [[0.0, UNPUBLISHABLE_COLOURS[0]], [1.0, UNPUBLISHABLE_COLOURS[1]]]
+    if at >= 1.0:
+        return [[0.0, PUBLISHABLE_COLOURS[0]], [1.0, PUBLISHABLE_COLOURS[1]]]
+    return below + above
+
+
+def colour_bar_ticks(low: float, high: float, threshold: float) -> tuple[list[float], list[str]]:
+    """Tick values and labels of the colour bar: the threshold (named), each end of the
+    range, and round shares between them (about four steps of 1, 2 or 5 times a power of
+    ten), each kept only if far enough from the labels already placed to stay clear."""
+    span = high - low
+    values, texts = [threshold], [f"{fmt(threshold, 'share')} limit"]
+    candidates: list[tuple[float, int | None]] = [(low, 2), (high, 2)]
+    step = 10.0 ** math.floor(math.log10(span / 4.0))
+    step *= next(m for m in (1.0, 2.0, 5.0, 10.0) if span / (step * m) <= 5.0)
+    candidates += [(k * step, None) for k in range(math.ceil(low / step), int(high // step) + 1)]
+    for value, digits in candidates:
+        if all(abs(value - v) >= END_TICK_GAP * span for v in values):
+            values.append(value)
+            texts.append(fmt(value, "share", digits) if digits else fmt(value, "share"))
+    order = np.argsort(values)
+    return [values[i] for i in order], [texts[i] for i in order]
+
+
 def heatmap_figure(result: TablePlan) -> tuple[go.Figure, pd.DataFrame]:
     """Cells × statistics coloured by the relative 95 % error ``b₉₅ / |value|``.
 
-    The colour is capped at twice the publishable share (or 1, whichever is larger) so that
-    a few hopeless cells do not wash out the rest; the hover gives the uncapped numbers.
-    Returns the figure and its data (one row per cell × statistic).
+    The colour scale is diverging, its two sides meeting at the publishable share (the
+    threshold, named on the colour bar), and spans the range of the cells' relative errors
+    (widened to hold the threshold), so that errors of 2 % to 10 % do not all look alike on
+    a scale to 100 %. Relative errors above twice the share (or 1, whichever is larger) are
+    drawn at that cap so that a few hopeless cells do not wash out the rest; the hover gives
+    the uncapped numbers. Cells are in :func:`reading_order`. Returns the figure and its data
+    (one row per cell × statistic).
     """
     t = result.table
     data = pd.DataFrame(
@@ -209,19 +312,25 @@ def heatmap_figure(result: TablePlan) -> tuple[go.Figure, pd.DataFrame]:
                 f"{row['design']} at rate {fmt(float(row['rate']), 'rate')}",
                 "yes" if row["publishable"] else "no",
             ]
+    low, high = colour_span(z, share)
+    tick_values, tick_texts = colour_bar_ticks(low, high, share)
     trace = {
         "type": "heatmap",
         "x": stats,
         "y": cells,
         "z": z,
-        "zmin": 0.0,
-        "zmax": cap,
-        "colorscale": "Cividis",
-        "reversescale": True,
+        "zmin": low,
+        "zmax": high,
+        "colorscale": threshold_colour_scale(low, high, share),
         "text": texts,
         "texttemplate": "%{text}",
         "customdata": custom,
-        "colorbar": {"title": {"text": "b₉₅ / value"}, "tickformat": ".0%"},
+        "colorbar": {
+            "title": {"text": "b₉₅ / value"},
+            "tickvals": tick_values,
+            "ticktext": tick_texts,
+            "ticks": "outside",
+        },
         "hovertemplate": (
             "%{y}, %{x}<br>b₉₅ / value: %{customdata[0]}<br>b₉₅: %{customdata[1]}"
             "<br>value: %{customdata[2]}<br>%{customdata[3]}<br>publishable: %{customdata[4]}"
@@ -240,6 +349,8 @@ def heatmap_figure(result: TablePlan) -> tuple[go.Figure, pd.DataFrame]:
     layout["yaxis"]["autorange"] = "reversed"
     layout["yaxis"]["type"] = "category"
     layout["xaxis"]["type"] = "category"
+    for axis in ("xaxis", "yaxis"):  # room for the cells' labels and the statistics
+        layout[axis]["automargin"] = True
     return make_figure([trace], layout), data
 
 
@@ -640,7 +751,7 @@ def publication_results(
         )
         st.download_button(
             "Download the table (CSV)",
-            frame_to_csv_bytes(t),
+            frame_to_csv_bytes(sorted_table(result)),
             file_name="publication_table.csv",
             mime="text/csv",
             key="plan_pub_csv",
@@ -653,7 +764,9 @@ def publication_results(
         key="planner_publication",
         explanation=(
             "Each square is one cell and statistic, coloured by its 95 % error bound as a "
-            "share of the cell's value (darker: noisier). Small cells are noisy: the same "
+            "share of the cell's value: blue when it is within the publishable share, orange "
+            "above it, darker further from it; the colour bar marks the limit. Small cells "
+            "are noisy: the same "
             f"budget must hide one record among fewer. ✗ marks the squares above "
             f"{fmt(share, 'share')}, not publishable at this ε_target."
         ),

@@ -28,7 +28,15 @@ def test_composing_then_amplifying_keeps_the_promise_and_the_naive_sum_understat
 
 STATISTICS = (("median", 0.5), ("quantile", 0.25), ("quantile", 0.75), ("mean", 0.5))
 #: Columns that depend on the mechanisms' noise draws (the rest depend on the samples).
-NOISY = ["rmse", "rmse_se", "error_95", "error_95_se", "noise_part"]
+NOISY = [
+    "rmse",
+    "rmse_se",
+    "error_95",
+    "error_95_se",
+    "error_95_low",
+    "error_95_high",
+    "noise_part",
+]
 
 
 def _labelled(n=1_500, seed=3):

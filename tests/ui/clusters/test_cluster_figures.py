@@ -33,12 +33,15 @@ def test_whole_grid_population_sampled_and_other_sizes():
 
 def test_eps_vs_size_figure_plots_theorems_5_1_and_5_2():
     fig, data = figs.eps_vs_size_figure(EPS, K, L, 2.0, 50)
-    lower_trace, upper_trace, srs_line, none_line = fig.data[:4]
+    band, lower_trace, upper_trace, srs_line, none_line = fig.data[:5]
     sizes = np.asarray(lower_trace.x)
     n_min, n_max = figs.other_sizes(sizes, 2.0)
     lower, upper = cl.cluster_eps_bounds(EPS, K, L, sizes, n_min, n_max)
     np.testing.assert_allclose(lower_trace.y, lower, rtol=1e-12)
     np.testing.assert_allclose(upper_trace.y, upper, rtol=1e-12)
+    # The shaded band between the bounds (ui.theme.band_trace): upper edge out, lower back.
+    assert band.fill == "toself" and band.showlegend is False
+    np.testing.assert_allclose(band.y, np.concatenate([upper, lower[::-1]]), rtol=1e-12)
     assert lower_trace.name == figs.LOWER and upper_trace.name == figs.UPPER
     srs = float(cl.srs_eps(EPS, K, L))
     assert srs == pytest.approx(math.log1p(L / K * math.expm1(EPS)))  # eq. 3

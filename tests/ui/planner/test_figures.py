@@ -61,7 +61,9 @@ def test_every_mechanism_draws_the_plan_table_rows(objective):
         np.testing.assert_array_equal(array(trace.y), np.maximum(rows[value].to_numpy(), floor))
         band = next(b for b in _bands(fig) if b.legendgroup == trace.name)
         upper = array(band.y)[: len(rows)]
-        np.testing.assert_allclose(upper, np.maximum(rows[value] + 2 * rows[se], floor))
+        # The 95 % bound's band is core's Monte Carlo interval; the RMSE's is ±2 s.e.
+        top = rows["error_95_high"] if objective == "error_95" else rows[value] + 2 * rows[se]
+        np.testing.assert_allclose(upper, np.maximum(top, floor))
     best = next(t for t in fig.data if t.name == "best plan")
     assert (best.x[0], best.y[0]) == (res.best["rate"], res.best[value])
     assert fig.layout.shapes[0].y0 == res.census[value]
@@ -138,6 +140,65 @@ def test_bands_clip_to_the_floor_and_the_range_follows_the_errors_that_matter(es
     assert note is not None and "exact to the data's resolution" in note
 
 
+def _band_pieces(band) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The closed pieces of a band trace, split at its gaps (None)."""
+    pieces, xs, ys = [], [], []
+    for x, y in zip([*band.x, None], [*band.y, None], strict=True):
+        if x is None:
+            if xs:
+                pieces.append((np.array(xs, dtype=float), np.array(ys, dtype=float)))
+            xs, ys = [], []
+        else:
+            xs.append(x)
+            ys.append(y)
+    return pieces
+
+
+def test_band_follows_its_line_in_rate_order_clipped_at_the_floor_and_split_at_gaps(result):
+    """Issue 35 §4: the Poisson-cluster band of the survey ran to the bottom of the axis
+    across rates. Rows out of rate order, a rate with no estimate and an interval reaching
+    0: each band is its line's Monte Carlo interval (core's ``error_95_low`` to
+    ``error_95_high``) in rate order, at or above the axis floor, in one closed piece per
+    run of rates with an estimate."""
+    table = result.table.sample(frac=1.0, random_state=3).reset_index(drop=True)
+    srs = table.index[(table["design"] == "srs") & (table["mechanism"] == "exponential")]
+    by_rate = table.loc[srs].sort_values("rate").index
+    gap, wide = by_rate[3], by_rate[6]
+    ends = ["error_95_low", "error_95_high"]
+    table.loc[gap, ["error_95", "error_95_se", *ends]] = np.nan
+    table.loc[wide, "error_95_low"] = 0.0  # an interval that reaches 0
+    fig, _ = figs.objective_figure(dataclasses.replace(result, table=table), lines=figs.ALL_LINES)
+    floor = 10 ** fig.layout.yaxis.range[0]
+    for line in _lines(fig):
+        band = next(b for b in _bands(fig) if b.legendgroup == line.name)
+        rows = table[
+            [
+                figs.series_name(d, m) == line.name
+                for d, m in zip(table["design"], table["mechanism_label"], strict=True)
+            ]
+        ].sort_values("rate")
+        known = rows[np.isfinite(rows["error_95"])]
+        pieces = _band_pieces(band)
+        assert len(pieces) == (2 if (rows.index == gap).any() else 1), line.name
+        drawn_x = np.concatenate([x[: len(x) // 2] for x, _ in pieces])
+        np.testing.assert_array_equal(drawn_x, known["rate"].to_numpy())  # the line's rates
+        for x, y in pieces:
+            half = len(x) // 2
+            assert np.all(np.diff(x[:half]) > 0), line.name  # rate order within a piece
+            np.testing.assert_array_equal(x[half:], x[:half][::-1])
+            assert y.min() >= floor, line.name
+            mine = known.set_index("rate").loc[x[:half]]
+            np.testing.assert_allclose(y[:half], np.maximum(mine["error_95_high"], floor))
+            np.testing.assert_allclose(y[half:][::-1], np.maximum(mine["error_95_low"], floor))
+            # The interval holds its line (exact rows: a band of no width).
+            assert (mine["error_95_low"] <= mine["error_95"]).all()
+            assert (mine["error_95"] <= mine["error_95_high"]).all()
+        if (rows.index == wide).any():
+            at = float(table.loc[wide, "rate"])
+            x, y = next(p for p in pieces if at in p[0])
+            assert y[len(x) - 1 - list(x[: len(x) // 2]).index(at)] == floor
+
+
 def test_census_label_sits_away_from_the_star_and_hover_tells_the_true_error(establishments):
     fig, _ = figs.objective_figure(establishments, resolution=STEP)
     assert establishments.best["design"] == "census"  # the star sits at rate 1, the right end
@@ -175,6 +236,31 @@ def test_accounting_column_reaches_the_hover_and_the_ranked_table(result):
 def test_target_line_is_drawn(result):
     fig, _ = figs.objective_figure(result, target=1.25)
     assert [s.y0 for s in fig.layout.shapes][-1] == 1.25
+
+
+def _label_side(shape) -> str:
+    return "below" if shape.label.yanchor == "top" else "above"
+
+
+@pytest.mark.parametrize("factor", [0.98, 1.0, 1.02])
+def test_your_bound_and_census_labels_never_sit_on_the_other_line(result, factor):
+    """Issue 35 §4: accuracy first drew "your bound" on the census line (the search stops
+    where the best bound meets the target, often next to the census). The upper line's
+    label is above it, the lower line's below it, both at the end away from the star."""
+    census = float(result.census["error_95"])
+    target = census * factor
+    fig, _ = figs.objective_figure(result, target=target)
+    census_line, target_line = fig.layout.shapes
+    assert census_line.y0 == census and target_line.y0 == target
+    assert target_line.label.text == "your bound"
+    assert census_line.label.textposition == target_line.label.textposition
+    star = float(result.best["rate"])
+    away = "start" if star > float(np.sqrt(result.table["rate"].min())) else "end"
+    assert target_line.label.textposition == away
+    if target < census:
+        assert (_label_side(target_line), _label_side(census_line)) == ("below", "above")
+    else:
+        assert (_label_side(target_line), _label_side(census_line)) == ("above", "below")
 
 
 def test_ranked_table_is_cores_best_rows(result):

@@ -152,7 +152,7 @@ def test_shown_table_keeps_the_rows_and_names_the_designs() -> None:
     shown = pub.shown_table(PLAN)
     assert len(shown) == len(PLAN.table)
     assert list(shown.columns[:2]) == [POP.stratum_label, "statistic"]
-    np.testing.assert_allclose(shown["b₉₅"], PLAN.table["error_95"], rtol=1e-12)
+    np.testing.assert_allclose(shown["b₉₅"], pub.sorted_table(PLAN)["error_95"], rtol=1e-12)
 
 
 def test_an_optimised_split_is_said_with_its_shares() -> None:
@@ -187,3 +187,81 @@ def test_heat_map_cells_read_in_the_order_of_their_numbers():
         "North / 5-9",
         "North / 10-19",
     ]
+
+
+def _numbered_strata_plan():
+    """12 strata labelled "1" … "12" (as an uploaded file's codes are), two statistics."""
+    from core.population import Population
+
+    rng = np.random.default_rng(7)
+    strata = np.array([str(1 + i % 12) for i in range(1200)], dtype=object)
+    values = np.round(rng.gamma(30.0, 3.0, size=1200))
+    order = np.argsort(values, kind="stable")
+    pop = Population(
+        name="numbered strata",
+        values=values[order],
+        lower=0.0,
+        upper=250.0,
+        strata=strata[order],
+        stratum_label="stratid",
+    )
+    return plan_table(pop, ["strata"], ["median", "mean"], 1.0, designs=["poisson"], reps=5)
+
+
+def test_table_and_csv_rows_sort_cells_as_numbers_not_as_text() -> None:
+    """Issue 35 §4: the survey's strata came as 1, 10, 11, …, 19, 2, 20, …"""
+    plan = _numbered_strata_plan()
+    assert list(dict.fromkeys(plan.table["stratid"]))[:3] == ["1", "10", "11"]  # core: text
+    shown = pub.shown_table(plan)
+    assert list(shown["stratid"]) == [s for s in range(1, 13) for _ in range(2)]
+    assert list(shown["statistic"][:4]) == ["median", "mean", "median", "mean"]
+    assert shown["stratid"].dtype.kind == "i"  # sorting by the header is numeric too
+    csv = pub.sorted_table(plan)
+    assert list(csv["stratid"]) == [str(s) for s in range(1, 13) for _ in range(2)]
+    same = plan.table.set_index(["stratid", "statistic"]).loc[
+        list(zip(csv["stratid"], csv["statistic"], strict=True)), "error_95"
+    ]
+    np.testing.assert_array_equal(csv["error_95"], same)  # rows moved whole
+    fig, _ = pub.heatmap_figure(plan)
+    assert list(fig.data[0].y) == [str(s) for s in range(1, 13)]
+    assert pub.number_or_text("North") == "North" and pub.number_or_text("2.5") == 2.5
+
+
+def test_heat_map_colour_scale_is_centred_on_the_threshold_and_spans_the_data() -> None:
+    """Issue 35 §4: every cell between 2 and 10 % on a 0–100 % scale looked alike and the
+    publishable share was nowhere on the colour bar."""
+    plan = _numbered_strata_plan()
+    fig, data = pub.heatmap_figure(plan)
+    trace = fig.data[0]
+    share = float(plan.settings["publish_share"])
+    rel = data["relative_error"].to_numpy(dtype=float)
+    z = np.asarray(trace.z, dtype=float)
+    assert trace.zmin == pytest.approx(min(float(z.min()), share), rel=1e-12)
+    assert trace.zmax == pytest.approx(max(float(z.max()), share), rel=1e-12)
+    assert trace.zmax - trace.zmin < 0.5 * max(1.0, 2 * share)  # not the whole 0-100 %
+    assert np.nanmin(rel) > 0
+    # The two sides meet at the threshold: blues up to it, oranges beyond it.
+    at = (share - trace.zmin) / (trace.zmax - trace.zmin)
+    stops = [(float(p), c) for p, c in trace.colorscale]
+    below = [c for p, c in stops if p < at or (p == at and c in pub.PUBLISHABLE_COLOURS)]
+    assert set(below) <= set(pub.PUBLISHABLE_COLOURS)
+    if 0 < at < 1:
+        assert (at, pub.PUBLISHABLE_COLOURS[1]) in stops
+        assert (at, pub.UNPUBLISHABLE_COLOURS[0]) in stops
+    # The threshold is named on the colour bar.
+    ticks = dict(zip(trace.colorbar.tickvals, trace.colorbar.ticktext, strict=True))
+    assert ticks[share] == f"{pub.fmt(share, 'share')} limit"
+    # Both sides present when cells lie on both sides of the threshold.
+    low, high = pub.colour_span(np.array([0.02, 0.3]), 0.1)
+    scale = pub.threshold_colour_scale(low, high, 0.1)
+    assert (low, high) == (0.02, 0.3)
+    assert scale == [
+        [0.0, pub.PUBLISHABLE_COLOURS[0]],
+        [pytest.approx(0.08 / 0.28), pub.PUBLISHABLE_COLOURS[1]],
+        [pytest.approx(0.08 / 0.28), pub.UNPUBLISHABLE_COLOURS[0]],
+        [1.0, pub.UNPUBLISHABLE_COLOURS[1]],
+    ]
+    # Every cell below it: the scale ends at the threshold, all blue.
+    low, high = pub.colour_span(np.array([0.02, 0.09]), 0.1)
+    assert (low, high) == (0.02, 0.1)
+    assert pub.threshold_colour_scale(low, high, 0.1)[-1][1] == pub.PUBLISHABLE_COLOURS[1]

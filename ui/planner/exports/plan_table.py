@@ -34,6 +34,11 @@ PLAN_TABLE_COLUMNS: dict[str, str] = {
     "error_95": "95 % error bound: 95 % of releases lie within ± this of the population's "
     "value, in the data's units.",
     "error_95_se": "Monte Carlo standard error of error_95 (0 where it comes from a formula).",
+    "error_95_low": "Lower end of the Monte Carlo interval of error_95 (about ±2 standard "
+    "errors; an order-statistic interval, not always symmetric about error_95); error_95 "
+    "itself where it comes from a formula.",
+    "error_95_high": "Upper end of the Monte Carlo interval of error_95 (about ±2 standard "
+    "errors); error_95 itself where it comes from a formula.",
     "error_95_method": "How error_95 was obtained: Monte Carlo, exact, or a normal "
     "approximation of the sampling error.",
     "sampling_part": "Part of the mean squared error due to sampling alone (the sample's "
