@@ -24,6 +24,7 @@ from ..mechanisms.quantiles import (
     SmoothPureQuantile,
     _Quantile,
 )
+from ..mechanisms.sum_count import SumCountMean
 from ..mechanisms.unbounded import UnboundedQuantile
 
 __all__ = [
@@ -47,18 +48,23 @@ MECHANISMS: dict[str, type[Mechanism]] = {
         LaplaceMean,
         GaussianMean,
         HorvitzThompsonMean,
+        SumCountMean,
     )
 }
 
 #: Constructor arguments each mechanism requires (all others require none).
 _PARAMETERS: dict[str, tuple[str, ...]] = {
     HorvitzThompsonMean.name: ("rate", "population_size", "lower", "upper"),
+    SumCountMean.name: ("lower", "upper"),
 }
 
 #: Constructor arguments each mechanism accepts but does not require.
 _OPTIONAL: dict[str, tuple[str, ...]] = {
     cls.name: ("quantile",) for cls in MECHANISMS.values() if issubclass(cls, _Quantile)
-} | {UnboundedQuantile.name: ("quantile", "growth")}
+} | {
+    UnboundedQuantile.name: ("quantile", "growth"),
+    SumCountMean.name: ("sum_share", "size_hint", "offset_hint"),
+}
 
 #: Placeholder ``delta_sample`` handed to pure mechanisms, which ignore it.
 _UNUSED_DELTA = 0.5
@@ -78,7 +84,8 @@ def mechanism_by_name(name: str, **parameters: object) -> Mechanism:
         ``"unbounded"`` also ``growth`` (``beta``, 1.001 by default); ``"ht_mean"`` needs
         ``rate``, ``population_size``, ``lower`` and ``upper``
         (``mechanism_by_name("ht_mean", rate=0.1, population_size=1000, lower=0,
-        upper=10)``); the others take none.
+        upper=10)``); ``"sum_count"`` needs ``lower`` and ``upper`` and accepts
+        ``sum_share``, ``size_hint`` and ``offset_hint``; the others take none.
 
     Raises
     ------

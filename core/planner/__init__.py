@@ -41,6 +41,7 @@ Invariants
 
 from ..planner.accuracy_first import AccuracyFirst, SearchProgress, smallest_eps_target
 from ..planner.budgets import (
+    DEFAULT_MEAN_MECHANISMS,
     DEFAULT_QUANTILE_MECHANISMS,
     DESIGN_LABELS,
     MEAN_MECHANISMS,
@@ -57,6 +58,9 @@ from ..planner.budgets import (
     eps_target_for,
     mechanisms_for,
     offered_mechanisms,
+    size_refusal,
+    size_refusals,
+    sizes_change,
     theorem_keywords,
 )
 from ..planner.composition import (
@@ -78,6 +82,7 @@ from ..planner.memory import MemoryBudgetError
 from ..planner.simulate import SAMPLERS
 
 __all__ = [
+    "DEFAULT_MEAN_MECHANISMS",
     "DEFAULT_QUANTILE_MECHANISMS",
     "DESIGN_LABELS",
     "LEVEL",
@@ -112,6 +117,9 @@ __all__ = [
     "plan",
     "separate_rmse",
     "several_statistics",
+    "size_refusal",
+    "size_refusals",
+    "sizes_change",
     "smallest_eps_target",
     "theorem_keywords",
 ]

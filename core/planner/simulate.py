@@ -98,13 +98,16 @@ def make_mechanism(name: str, frame: Frame, rate: float, quantile: float) -> mec
     """The mechanism ``name`` as it runs on a sample drawn at ``rate`` from ``frame``."""
     cls = mech.MECHANISMS[name]
     accepted = inspect.signature(cls.__init__).parameters
-    offered = {
+    offered: dict[str, Any] = {
         "rate": rate,
         "population_size": frame.N,
         "lower": frame.lower,
         "upper": frame.upper,
         "quantile": quantile,
     }
+    if "size_hint" in accepted:  # a mechanism that plans its own split (SumCountMean)
+        offered["size_hint"] = rate * frame.N
+        offered["offset_hint"] = frame.value("mean") - 0.5 * (frame.lower + frame.upper)
     return cls(**{k: v for k, v in offered.items() if k in accepted})
 
 
@@ -143,6 +146,7 @@ def release_empty(
     out.released.append(np.full(1, released))
     out.noise_variance.append(np.full(1, variance))
     out.noise_scale.append(np.full(1, scale))
+    out.laws.append(mechanism.law_of_empty(eps_sample))
 
 
 def _release_rows(
@@ -169,6 +173,7 @@ def _release_rows(
             np.full(batch.shape[0], np.nan) if nv is None else np.asarray(nv, dtype=np.float64)
         )
         out.noise_scale.append(np.broadcast_to(rel.noise_scale, rel.released.shape).copy())
+        out.laws.append(rel.law)
     out.sizes.append(np.array([r.size for r in rows], dtype=np.float64))
 
 
@@ -208,6 +213,7 @@ def simulate_census(
             np.full(size, np.nan) if nv is None else np.asarray(nv, dtype=np.float64)
         )
         out.noise_scale.append(np.broadcast_to(rel.noise_scale, rel.released.shape).copy())
+        out.laws.append(rel.law)
         out.sizes.append(np.full(size, float(frame.N)))
     return out
 
