@@ -58,6 +58,7 @@ def test_clipped_laplace_mse_is_the_integral(mu: float, beta: float, a: float) -
     every release is the bound: ``(L − a)²``)."""
     far = float(clipped_laplace_mse(-1e4, 1.0, LOWER, UPPER, a))
     assert far == pytest.approx((LOWER - a) ** 2, rel=1e-12)
+
     def g(x: float) -> float:
         return (min(max(x, LOWER), UPPER) - a) ** 2
 
