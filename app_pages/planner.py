@@ -59,6 +59,7 @@ with c4:
         bind="query-params",
         help=text.RELATION_HELP,
     )
+    sizes_public = controls.sizes_public_control()
 with c5:
     objective = st.radio(
         "Best rate minimises",
@@ -138,8 +139,9 @@ else:
         objective=objective,
         statuses=statuses,
         quantile=quantile,
-        mechanisms=views.usable_mechanisms(mechanisms, statistic, relation, designs),
+        mechanisms=views.usable_mechanisms(mechanisms, statistic, relation, designs, sizes_public),
         usable_share=usable_share,
+        sizes_public=sizes_public,
     )
     # Only the open tab computes (bind= makes the tabs lazy and puts the open tab in the URL).
     with result_container("plan_view"):

@@ -13,6 +13,7 @@ from core import planner
 from ui.amplification import views as amp_views
 from ui.planner import figures as figs
 from ui.planner import text
+from ui.widgets import bound_toggle
 
 
 def statistic_control(bounded: bool = True) -> tuple[str, float]:
@@ -84,6 +85,12 @@ def mechanisms_control(statistic: str, bounded: bool = True) -> tuple[str, ...] 
         return None
     picked = tuple(name for name in options if name in chosen)
     return None if set(picked) == set(defaults) else picked
+
+
+def sizes_public_control() -> bool:
+    """Whether the population size N and the cell sizes N_c are declared public
+    (``plan_sizes``, URL-bound; off by default: the sound choice)."""
+    return bool(bound_toggle(text.SIZES_LABEL, "plan_sizes", default=False, help=text.SIZES_HELP))
 
 
 def usable_share_control() -> float:

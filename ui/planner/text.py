@@ -181,6 +181,37 @@ RELATION_HELP = (
 )
 
 
+SIZES_LABEL = "Population size N and cell sizes N_c are public"
+SIZES_HELP = (
+    "Off (the default): the sizes are private. When neighbouring populations differ by an "
+    "added or removed record (or a record moves between publication cells), N and N_c "
+    "differ by one, and a mean that divides by them (the noisy centred sum over rate·N) "
+    "holds no ε; the planner then releases the mean as a noisy sum over a noisy count, "
+    "which needs no size. On: N and N_c are published with the release as invariants, and "
+    "the guarantee covers neighbours with those sizes."
+)
+
+
+def sizes_words(relation: str, sizes_public: bool) -> str:
+    """The page's, report's and notebook's sentence on whether the sizes are public."""
+    if sizes_public:
+        return (
+            "The population size N (and each publication cell's size N_c) is declared "
+            "public: it is published with the release as an invariant, and the guarantee "
+            "covers neighbouring populations of that size. A mean may divide by it."
+        )
+    if relation == "deletion":
+        return (
+            "The population size N is not public: an added or removed record changes it by "
+            "one. No release divides by N; the mean is a noisy sum over a noisy count "
+            "(the noisy centred sum over rate·N is not offered)."
+        )
+    return (
+        "The population size N is not declared public, but neighbours differ by a changed "
+        "record, so N is the same for both and a mean may divide by it."
+    )
+
+
 def name_of(labels: Mapping[str, str], label: object) -> str:
     """The name whose label is ``label`` (controls show labels, core takes names).
 
@@ -488,6 +519,14 @@ def no_mechanism_note(design: str, relation: str) -> str:
         f"**{design_label(design)}** is left out: none of the chosen mechanisms holds its "
         f"guarantee for this design when neighbouring populations differ by "
         f"{RELATION_LABELS.get(relation, relation)}. Add a mechanism under *Mechanisms*."
+    )
+
+
+def size_refusal_lines(refusals: Mapping[str, str]) -> str:
+    """Markdown lines for the mechanisms left out because they divide by a private size."""
+    return "\n".join(
+        f"- **{MECHANISM_SHORT.get(name, name)}** is not offered: {reason}"
+        for name, reason in refusals.items()
     )
 
 
@@ -888,6 +927,7 @@ def python_snippet(
     objective: str,
     quantile: float = 0.5,
     mechanisms: Sequence[str] | None = None,
+    sizes_public: bool = False,
 ) -> str:
     """Code that recomputes the comparison with :func:`core.planner.plan`; prints the best row.
 
@@ -898,6 +938,8 @@ def python_snippet(
     extra = f"    quantile={float(quantile)!r},\n" if statistic == "quantile" else ""
     if mechanisms is not None:
         extra += f"    mechanisms={tuple(str(m) for m in mechanisms)!r},\n"
+    if sizes_public:
+        extra += "    sizes_public=True,\n"
     return f"""{population_snippet(pop)}from core import planner
 
 result = planner.plan(
