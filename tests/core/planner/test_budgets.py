@@ -54,7 +54,7 @@ def test_a_mean_that_divides_by_n_needs_n_public_under_added_or_removed_records(
     assert budgets.size_refusal("ht_mean", "deletion", sizes_public=True) == ""
     reason = budgets.size_refusal("ht_mean", "deletion")
     assert "differs by one" in reason and "public" in reason
-    for name in budgets.QUANTILE_MECHANISMS + ("laplace", "gaussian", "sum_count"):
+    for name in (*budgets.QUANTILE_MECHANISMS, "laplace", "gaussian", "sum_count"):
         assert budgets.size_refusal(name, "deletion") == "", name  # none reads a size
     assert budgets.size_refusals("mean", "deletion") == {"ht_mean": reason}
     assert budgets.size_refusals("median", "deletion") == {}
