@@ -220,6 +220,9 @@ class Mechanism(ABC):
     #: one and the release's scale with them, so the planner offers it there only when the
     #: sizes are declared public (:func:`core.planner.budgets.size_refusal`).
     needs_public_size: ClassVar[bool] = False
+    #: :meth:`release_ragged` releases samples of different sizes in one call (a random-size
+    #: design's samples, empty ones included) with the same law as one release per sample.
+    ragged: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         """Derive :attr:`relations` from the two budget factors of the new subclass."""
@@ -399,6 +402,18 @@ class Mechanism(ABC):
         depend on the data overrides this with the centre of the range plus its noise.
         """
         return float(rng.uniform(lower, upper)), math.nan, math.nan
+
+    def release_ragged(
+        self,
+        samples: Sequence[FloatArray],
+        eps_sample: float,
+        lower: float,
+        upper: float,
+        rng: np.random.Generator,
+    ) -> Release:
+        """One release per sample of ``samples`` (sorted 1-d arrays of any lengths, empty
+        included), for a mechanism with :attr:`ragged` set; others raise."""
+        raise NotImplementedError(f"{type(self).__name__} releases equal-length batches only")
 
     def law_of_empty(self, eps_sample: float) -> ConditionalLaw | None:
         """The exact law of the release of an empty sample, when the mechanism states

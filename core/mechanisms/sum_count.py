@@ -23,13 +23,14 @@ error by quadrature are this module's.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy import optimize
 
-from .._validation import check_bounds, check_eps, finite_scalar
+from .._validation import check_bounds, check_eps, check_rng, finite_scalar
 from ..mechanisms.base import FloatArray, Mechanism, Release, _check_release_args
 
 __all__ = ["SumCountLaw", "SumCountMean", "clipped_laplace_coverage", "clipped_laplace_mse"]
@@ -179,10 +180,19 @@ class SumCountLaw:
         return self.lower + (self.upper - self.lower) / 2.0
 
     def _conditional(self, rows: slice) -> tuple[FloatArray, FloatArray, FloatArray]:
-        d, w = _denominator_nodes(self.size[rows], self.b_count[rows])
-        mu = self.centre + self.total[rows, None] / d
-        beta = self.b_sum[rows, None] / d
-        return mu, beta, w
+        """Centres, scales and weights of the clipped Laplace laws at the nodes of ``rows``
+        (kept for a law of one block: the planner's root search calls it many times)."""
+        cache: dict[tuple[int, int], tuple[FloatArray, FloatArray, FloatArray]]
+        cache = self.__dict__.setdefault("_nodes", {})
+        key = (rows.start, rows.stop)
+        if key not in cache:
+            d, w = _denominator_nodes(self.size[rows], self.b_count[rows])
+            mu = self.centre + self.total[rows, None] / d
+            beta = self.b_sum[rows, None] / d
+            if self.total.size > _BLOCK_ROWS:  # a large law: recompute rather than hold
+                return mu, beta, w
+            cache[key] = (mu, beta, w)
+        return cache[key]
 
     def _blocks(self) -> list[slice]:
         """Rows in blocks of :data:`_BLOCK_ROWS`, so the nodes of a large batch stay small."""
@@ -293,6 +303,7 @@ class SumCountMean(Mechanism):
 
     name = "sum_count"
     label = "mean, noisy sum over a noisy count (no size needed)"
+    ragged = True
     additive = False
     unit_noise_variance = None
     pure = True
@@ -327,11 +338,12 @@ class SumCountMean(Mechanism):
 
     def share(self, eps_sample: float) -> float:
         """The share ``s`` of ``eps_sample`` the sum spends (class docstring, "Split")."""
+        known = self._shares.get(eps_sample)
+        if known is not None:
+            return known
         eps = float(check_eps("eps_sample", eps_sample))
-        if self.sum_share is not None:
-            return self.sum_share
-        if self.size_hint is None:
-            return 0.5
+        if self.sum_share is not None or self.size_hint is None:
+            self._shares[eps] = 0.5 if self.sum_share is None else self.sum_share
         if eps not in self._shares:
             m0 = np.array([max(self.size_hint, 1.0)])
             total = m0 * self.offset_hint
@@ -440,6 +452,41 @@ class SumCountMean(Mechanism):
         released = self._draw(totals, sizes, np.asarray(eps, dtype=np.float64), rng)
         return Release(
             released, stat, s, self.noise_scale(s, eps), None, self.law(totals, sizes, eps)
+        )
+
+    def release_ragged(
+        self,
+        samples: Sequence[FloatArray],
+        eps_sample: float,
+        lower: float,
+        upper: float,
+        rng: np.random.Generator,
+    ) -> Release:
+        """One release per sample of any size (an empty one included: sum and count 0), in
+        one call; the statistic of an empty sample is the centre ``c``.
+
+        The same law as :meth:`release` of each sample alone (two Laplace draws per sample);
+        the values are checked to lie inside the bounds.
+        """
+        self._check_same_bounds(lower, upper)
+        eps = float(check_eps("eps_sample", eps_sample))
+        check_rng(rng)
+        sizes = np.array([np.size(r) for r in samples], dtype=np.float64)
+        if sizes.sum() > 0:
+            values = np.concatenate([np.asarray(r, dtype=np.float64) for r in samples])
+            if not np.isfinite(values).all() or values.min() < lower or values.max() > upper:
+                raise ValueError(
+                    f"samples must be finite and inside the public bounds [{lower!r}, {upper!r}]"
+                )
+        totals = np.array(
+            [float(np.sum(np.asarray(r, dtype=np.float64) - self.centre)) for r in samples]
+        )
+        stat = self.centre + totals / np.maximum(sizes, 1.0)
+        eps_rows = np.full(sizes.size, eps)
+        released = self._draw(totals, sizes, eps_rows, rng)
+        s = np.full(sizes.size, self.half_range)
+        return Release(
+            released, stat, s, self.noise_scale(s, eps_rows), None, self.law(totals, sizes, eps)
         )
 
     def release_empty(

@@ -158,7 +158,21 @@ def _release_rows(
     rng: np.random.Generator,
     out: Draws,
 ) -> None:
-    """Run ``mechanism`` on each sample (rows of equal length go as one batch)."""
+    """Run ``mechanism`` on each sample (rows of equal length go as one batch; a mechanism
+    that releases samples of any sizes at once, :attr:`core.mechanisms.Mechanism.ragged`,
+    gets them all in one call)."""
+    if mechanism.ragged:
+        rel = mechanism.release_ragged(rows, eps_sample, frame.lower, frame.upper, rng)
+        out.statistic.append(rel.statistic)
+        out.released.append(rel.released)
+        nv = rel.noise_variance
+        out.noise_variance.append(
+            np.full(len(rows), np.nan) if nv is None else np.asarray(nv, dtype=np.float64)
+        )
+        out.noise_scale.append(np.broadcast_to(rel.noise_scale, rel.released.shape).copy())
+        out.laws.append(rel.law)
+        out.sizes.append(np.array([r.size for r in rows], dtype=np.float64))
+        return
     lengths = {r.size for r in rows}
     batches = [np.vstack(rows)] if len(lengths) == 1 else [r[None, :] for r in rows]
     for batch in batches:

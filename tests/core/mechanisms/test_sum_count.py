@@ -318,3 +318,19 @@ def test_one_row_depends_on_that_row_only_and_budgets_per_row() -> None:
     assert both.law is not None and one.law is not None
     assert float(both.law.mse(2.0)[0]) == pytest.approx(float(one.law.mse(2.0)[0]), rel=1e-12)
     assert both.noise_scale[1] == pytest.approx(both.noise_scale[0] / 2)
+
+
+def test_ragged_samples_are_released_at_once_with_the_same_law() -> None:
+    m = _m(0.45)
+    rows = [np.array([]), np.array([1.0, 4.0]), np.array([0.0, 5.0, 10.0])]
+    rel = m.release_ragged(rows, 0.9, LOWER, UPPER, np.random.default_rng(0))
+    assert rel.statistic == pytest.approx([CENTRE, 2.5, 5.0])
+    assert rel.law is not None
+    for i, r in enumerate(rows):
+        alone = m.law([float((r - CENTRE).sum())], [float(r.size)], 0.9)
+        assert float(rel.law.mse(3.0)[i]) == pytest.approx(float(alone.mse(3.0)[0]), rel=1e-12)
+    with pytest.raises(ValueError, match="bounds"):
+        m.release_ragged([np.array([11.0])], 0.9, LOWER, UPPER, np.random.default_rng(0))
+    assert not mech.LaplaceMean.ragged
+    with pytest.raises(NotImplementedError):
+        mech.LaplaceMean().release_ragged(rows, 0.9, LOWER, UPPER, np.random.default_rng(0))
