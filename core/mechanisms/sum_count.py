@@ -344,7 +344,7 @@ class SumCountMean(Mechanism):
         eps = float(check_eps("eps_sample", eps_sample))
         if self.sum_share is not None or self.size_hint is None:
             self._shares[eps] = 0.5 if self.sum_share is None else self.sum_share
-        if eps not in self._shares:
+        else:
             m0 = np.array([max(self.size_hint, 1.0)])
             total = m0 * self.offset_hint
             stat = self.centre + self.offset_hint
