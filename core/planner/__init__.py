@@ -35,6 +35,9 @@ Invariants
 * Several statistics released from one sample compose on the sample and are amplified once
   (:func:`budget_split`); several quantiles can instead be released at once by JointExp at
   the whole budget (:func:`joint_exp_errors`, compared by :func:`joint_against_separate`).
+* A mechanism that divides by the population size (``needs_public_size``) is compared under
+  added or removed records only when ``sizes_public`` declares N public
+  (:func:`size_refusal`); otherwise the size-free mean takes its place.
 * Memory beyond the population's own columns stays within the budget
   (:mod:`core.planner.memory`), whatever N.
 """

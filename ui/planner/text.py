@@ -75,7 +75,9 @@ MECHANISMS_HELP = (
     "Compare these mechanisms: fewer run faster. Each design still uses only the "
     "mechanisms whose guarantee fits its theorem. By default the four of Hu et al.; add the "
     "polynomial-Laplace smooth-sensitivity quantile (Hladík & Tětek 2025) or the piecewise "
-    "Laplace quantile (Durfee 2025) to compare them too. Empty: the default four."
+    "Laplace quantile (Durfee 2025) to compare them too. Empty: the default four. For the "
+    "mean, the noisy sum over a noisy count needs no population size; it is compared by "
+    "default where N is not public and neighbours add or remove a record."
 )
 
 
