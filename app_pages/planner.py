@@ -88,7 +88,9 @@ chosen = c7.multiselect(
     "with the reason. Neyman allocation is always listed, never planned.",
 )
 with c8:
-    mechanisms = controls.mechanisms_control(statistic, pop.has_upper_bound)
+    mechanisms = controls.mechanisms_control(
+        statistic, pop.has_upper_bound, text.name_of(text.RELATION_LABELS, relation), sizes_public
+    )
     if not pop.has_upper_bound:
         st.caption(text.NO_UPPER_NOTE)
 

@@ -688,6 +688,8 @@ def test_sizes_public_toggle_decides_whether_a_mean_may_divide_by_n():
     assert not at.exception
     assert at.toggle(key="plan_sizes").value is False
     assert _mechanisms_on_chart(at) == {"sum_count"}
+    # the Mechanisms control shows the default this relation compares (sum_count included)
+    assert at.multiselect(key="plan_mechs").value == list(planner.MEAN_MECHANISMS)
     notes = " ".join(m.value for m in at.markdown)
     assert text.sizes_words("deletion", False) in notes
     assert "is not offered" in notes and "differs by one" in notes

@@ -54,7 +54,9 @@ def statistic_control(bounded: bool = True) -> tuple[str, float]:
     return statistic, float(q)
 
 
-def mechanisms_control(statistic: str, bounded: bool = True) -> tuple[str, ...] | None:
+def mechanisms_control(
+    statistic: str, bounded: bool = True, relation: str = "replacement", sizes_public: bool = False
+) -> tuple[str, ...] | None:
     """The mechanisms to compare (URL-bound multiselect of those fitting ``statistic``).
 
     Every mechanism the planner offers is listed; the default choice is
@@ -62,14 +64,24 @@ def mechanisms_control(statistic: str, bounded: bool = True) -> tuple[str, ...] 
     the default page as fast as before the newer mechanisms were offered.  Returns None for
     that default choice (or none chosen, with a note on the page); otherwise the chosen
     names in core.planner's order.  With no public upper bound (``bounded`` false) the
-    list is the mechanisms that need none (the unbounded quantile).
+    list is the mechanisms that need none (the unbounded quantile).  The default choice
+    follows ``relation`` and ``sizes_public`` (the size-free mean joins it where N is private
+    and can change).
     """
     options = text.mechanisms_of(statistic, bounded)
-    defaults = planner.default_mechanisms(statistic, bounded=bounded)
+    defaults = planner.default_mechanisms(
+        statistic, bounded=bounded, relation=relation, sizes_public=sizes_public
+    )
+    other_defaults = {
+        frozenset(planner.default_mechanisms(statistic, bounded=bounded, relation=r))
+        for r in planner.RELATIONS
+    }
     # The widget keeps its value when the options change (median ↔ mean): a choice made for
-    # the other statistic goes back to the default.
+    # the other statistic goes back to the default, and so does another relation's default.
     stored = st.session_state.get("plan_mechs")
-    if stored is not None and any(name not in options for name in stored):
+    if stored is not None and (
+        any(name not in options for name in stored) or frozenset(stored) in other_defaults
+    ):
         st.session_state["plan_mechs"] = list(defaults)
     chosen = st.multiselect(
         "Mechanisms",
