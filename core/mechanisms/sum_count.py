@@ -259,7 +259,9 @@ class SumCountMean(Mechanism):
         release is a fixed function of the pair (the bounds are public, the share is part of
         the plan), so it keeps ``ε`` (post-processing, ibid. Proposition 2.1).  No size
         enters anywhere, so the two neighbours' sizes may differ: nothing needs to be
-        public.  The bound is attained: a record at a bound added, outputs in the tails.
+        public.  The pair attains the bound (a record at a bound added, outputs in the
+        tails); the clipped ratio loses less, and ``tests/core/mechanisms/test_sum_count.py``
+        computes its loss exactly on binned outputs of tiny samples and their neighbours.
         *Changed record* (``change_factor = 2``).  The count does not move and the sum moves
         by at most ``R`` (from ``L`` to ``U``), a loss of ``R/b₁ = 2sε ≤ 2ε``.  The class
         states ``2`` for every share (the planner's accounting reads a class constant; a
