@@ -42,8 +42,20 @@ class ConditionalLaw(Protocol):
 
     A mechanism whose release is not ``statistic + noise`` but whose law given the sample is
     still known (:class:`core.mechanisms.SumCountMean`) returns one in :attr:`Release.law`,
-    so that the planner integrates the noise instead of drawing it.
+    so that the planner integrates the noise instead of drawing it.  ``lower`` and
+    ``upper`` bound every release (the planner's root search for the 95 % bound stays
+    inside ``[0, upper − lower]``).
     """
+
+    @property
+    def lower(self) -> float:
+        """The smallest possible release."""
+        ...
+
+    @property
+    def upper(self) -> float:
+        """The largest possible release."""
+        ...
 
     def mse(self, about: ArrayLike) -> FloatArray:
         """``E[(release − a)² | sample]`` per row."""
