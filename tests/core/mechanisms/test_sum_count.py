@@ -334,3 +334,20 @@ def test_ragged_samples_are_released_at_once_with_the_same_law() -> None:
     assert not mech.LaplaceMean.ragged
     with pytest.raises(NotImplementedError):
         mech.LaplaceMean().release_ragged(rows, 0.9, LOWER, UPPER, np.random.default_rng(0))
+
+
+def test_the_public_release_function_takes_the_size_free_mean_by_name() -> None:
+    rows = np.array([[1.0, 2.0, 9.0]])
+    got = mech.release(
+        rows, mechanism="sum_count", eps=1.0, lower=LOWER, upper=UPPER,
+        rng=np.random.default_rng(5),
+    )  # fmt: skip
+    want = mech.SumCountMean(LOWER, UPPER).release(
+        rows, 1.0, 0.5, LOWER, UPPER, np.random.default_rng(5)
+    )
+    assert got == pytest.approx(want.released)
+    with pytest.raises(ValueError, match="quantile"):
+        mech.release(
+            rows, mechanism="sum_count", eps=1.0, lower=LOWER, upper=UPPER,
+            rng=np.random.default_rng(5), quantile=0.9,
+        )  # fmt: skip
