@@ -351,3 +351,16 @@ def test_the_public_release_function_takes_the_size_free_mean_by_name() -> None:
             rows, mechanism="sum_count", eps=1.0, lower=LOWER, upper=UPPER,
             rng=np.random.default_rng(5), quantile=0.9,
         )  # fmt: skip
+
+
+@pytest.mark.parametrize("eps", [1e-12, 1e-6, 1.0, 1e3, 1e8])
+def test_errors_stay_finite_from_tiny_to_huge_budgets(eps: float) -> None:
+    m = mech.SumCountMean(LOWER, UPPER, size_hint=30.0, offset_hint=1.0)
+    values = np.linspace(LOWER, UPPER, 30)
+    mse, e95 = m.exact_error(values, eps, 0.5, LOWER, UPPER, 0.95)
+    assert math.isfinite(mse) and 0.0 <= mse <= (UPPER - LOWER) ** 2
+    assert 0.0 <= e95 <= UPPER - LOWER
+    if eps >= 1e3:  # little noise: the error falls like 1 / eps
+        assert mse < 1e-6 and e95 < 1e-2
+    if eps <= 1e-6:  # all noise: the releases sit on the bounds, half the range away
+        assert e95 == pytest.approx((UPPER - LOWER) / 2, rel=1e-9)
