@@ -59,6 +59,7 @@ with c4:
         bind="query-params",
         help=text.RELATION_HELP,
     )
+    sizes_public = controls.sizes_public_control()
 with c5:
     objective = st.radio(
         "Best rate minimises",
@@ -87,7 +88,9 @@ chosen = c7.multiselect(
     "with the reason. Neyman allocation is always listed, never planned.",
 )
 with c8:
-    mechanisms = controls.mechanisms_control(statistic, pop.has_upper_bound)
+    mechanisms = controls.mechanisms_control(
+        statistic, pop.has_upper_bound, text.name_of(text.RELATION_LABELS, relation), sizes_public
+    )
     if not pop.has_upper_bound:
         st.caption(text.NO_UPPER_NOTE)
 
@@ -138,8 +141,9 @@ else:
         objective=objective,
         statuses=statuses,
         quantile=quantile,
-        mechanisms=views.usable_mechanisms(mechanisms, statistic, relation, designs),
+        mechanisms=views.usable_mechanisms(mechanisms, statistic, relation, designs, sizes_public),
         usable_share=usable_share,
+        sizes_public=sizes_public,
     )
     # Only the open tab computes (bind= makes the tabs lazy and puts the open tab in the URL).
     with result_container("plan_view"):

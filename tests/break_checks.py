@@ -1850,6 +1850,99 @@ BREAKS: tuple[Break, ...] = (
             "test_quantile_interval_of_two_modes_is_the_order_statistics_not_a_symmetric_band",
         ),
     ),
+    Break(
+        name="sizes-private-n-divides-the-mean",
+        item="35 sizes",
+        path="core/planner/budgets.py",
+        old="    if not cls.needs_public_size or not sizes_change(relation, sizes_public):",
+        new="    if True:",
+        tests=(
+            "tests/core/planner/test_budgets.py::"
+            "test_a_mean_that_divides_by_n_needs_n_public_under_added_or_removed_records",
+            "tests/core/test_planner.py::test_deletion_relation_uses_add_remove_mechanisms",
+        ),
+    ),
+    Break(
+        name="sizes-ht-mean-reads-no-size",
+        item="35 sizes",
+        path="core/mechanisms/means.py",
+        old="    needs_public_size = True\n",
+        new="    needs_public_size = False\n",
+        tests=(
+            "tests/core/mechanisms/test_sum_count.py::test_by_name_and_attributes",
+            "tests/core/test_planner.py::test_deletion_relation_uses_add_remove_mechanisms",
+        ),
+    ),
+    Break(
+        name="sizes-count-noise-spends-the-whole-budget",
+        item="35 sizes",
+        path="core/mechanisms/sum_count.py",
+        old="        return self.half_range / (shares * eps), 1.0 / ((1.0 - shares) * eps)",
+        new="        return self.half_range / (shares * eps), 1.0 / eps",
+        tests=(
+            "tests/core/mechanisms/test_sum_count.py::test_added_or_removed_records_cost_at_most_eps",
+        ),
+    ),
+    Break(
+        name="sizes-law-drops-the-count-atom",
+        item="35 sizes",
+        path="core/mechanisms/sum_count.py",
+        old="    atom = _laplace_cdf((1.0 - m) / b2)[:, None]",
+        new="    atom = 0.0 * _laplace_cdf((1.0 - m) / b2)[:, None]",
+        tests=(
+            "tests/core/mechanisms/test_sum_count.py::test_the_law_integrates_the_count_noise_exactly",
+            "tests/core/mechanisms/test_sum_count.py::test_the_denominator_nodes_carry_the_whole_law",
+        ),
+    ),
+    Break(
+        name="sizes-release-not-clipped",
+        item="35 sizes",
+        path="core/mechanisms/sum_count.py",
+        old="            np.clip(self.centre + noisy_sum / noisy_count, self.lower, self.upper),",
+        new="            self.centre + noisy_sum / noisy_count,",
+        tests=("tests/core/mechanisms/test_sum_count.py::test_releases_follow_the_law",),
+    ),
+    Break(
+        name="sizes-planner-draws-the-noise",
+        item="35 sizes",
+        path="core/planner/errors.py",
+        old="    law = draws.law()\n",
+        new="    law = None\n",
+        tests=(
+            "tests/core/planner/test_errors.py::"
+            "test_a_release_law_integrates_the_noise_out_of_the_errors",
+        ),
+    ),
+    Break(
+        name="sizes-table-forgets-public-sizes",
+        item="35 sizes",
+        path="core/publication/table.py",
+        old="                sizes_public=sizes_public,\n            )",
+        new="            )",
+        tests=(
+            "tests/core/publication/test_table.py::"
+            "test_a_cell_mean_is_not_divided_by_a_private_cell_size",
+        ),
+    ),
+    Break(
+        name="sizes-config-ignores-sizes-public",
+        item="35 sizes",
+        path="core/publication/config.py",
+        old='            "sizes_public": self.sizes_public,',
+        new='            "sizes_public": False,',
+        tests=("tests/core/publication/test_config.py::test_a_good_config_builds_the_population",),
+    ),
+    Break(
+        name="sizes-page-toggle-not-passed",
+        item="35 sizes",
+        path="ui/planner/views.py",
+        old="        sizes_public=ctx.sizes_public,\n        _progress=progress,",
+        new="        _progress=progress,",
+        tests=(
+            "tests/pages/test_planner_page.py::"
+            "test_sizes_public_toggle_decides_whether_a_mean_may_divide_by_n",
+        ),
+    ),
 )
 
 

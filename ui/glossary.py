@@ -42,6 +42,20 @@ GLOSSARY: tuple[Term, ...] = (
     Term("N", "population size", "Number of records the agency holds: the whole register."),
     Term("n", "sample size", "Number of records in the secret random sample drawn from the N."),
     Term(
+        "N_c",
+        "cell size",
+        "Number of records in one cell of a publication table. Private unless declared "
+        "public: an added, removed or moved record changes it, so a release that divides by "
+        "N_c (or by N) is private only when the size is published as an invariant.",
+    ),
+    Term(
+        "Ŝ / n̂",
+        "noisy sum over noisy count",
+        "A mean released without any size: a noisy sum of the values (centred on the middle "
+        "of [L, U]) divided by a noisy count of the records, the budget ε split between the "
+        "two to make the error smallest.",
+    ),
+    Term(
         "rate = n/N",
         "sampling rate",
         "Share of the population that is sampled; 1 means the whole population is used.",

@@ -77,6 +77,17 @@ Three more pure-DP quantiles (issue 23), each with its proof in its class docstr
   ``lower + beta^i - 1`` whose noisy count reaches the noisy ``q n`` (AboveThreshold;
   Durfee 2023); no upper bound used; needs the whole sample.
 
+A mean that reads no size (issue 35): :class:`SumCountMean` (``"sum_count"``, α / γ =
+1 / 2) releases ``clip(c + Ŝ / max(n̂, 1), L, U)`` from a noisy centred sum and a noisy
+count, the budget split between them; :class:`HorvitzThompsonMean` divides by ``rate N``
+and so holds only when ``N`` is public or fixed between neighbours
+(:attr:`Mechanism.needs_public_size`).  :class:`SumCountLaw` is its exact law given a sample.
+
+Sizes of neighbours (issue 35).  Every quantile mechanism reads the size ``n`` of the sample
+it is given (its rank ``k = ceil(q n)``), never a population size: ``n`` is part of the
+data, and each class docstring states why its claim holds when ``n`` differs by one between
+added/removed neighbours (or claims nothing for them: ``add_remove_factor = None``).
+
 Several quantiles of one sample at once (issue 23): :class:`JointExpQuantiles`
 (``"joint_exp"``, α / γ = 1 / 1) releases ``m`` levels jointly with one exponential
 mechanism over non-decreasing output vectors (Gillenwater, Joseph & Kulesza 2021).  It
@@ -118,8 +129,8 @@ Hladík & Tětek 2025), :mod:`core.mechanisms.piecewise_laplace` (Durfee 2025),
 
 from __future__ import annotations
 
+from ..mechanisms.base import ConditionalLaw, Mechanism, Release, relations_from_factors
 from ..mechanisms.base import FloatArray as FloatArray
-from ..mechanisms.base import Mechanism, Release, relations_from_factors
 from ..mechanisms.exponential import (
     ExponentialQuantile,
     exponential_median_distribution,
@@ -152,11 +163,13 @@ from ..mechanisms.quantiles import (
     SmoothPureQuantile,
 )
 from ..mechanisms.registry import MECHANISMS, mechanism_by_name, release
+from ..mechanisms.sum_count import SumCountLaw, SumCountMean
 from ..mechanisms.unbounded import UnboundedQuantile
 
 __all__ = [
     "MECHANISMS",
     "PURE_NOISE_GAMMA",
+    "ConditionalLaw",
     "ExponentialQuantile",
     "GaussianMean",
     "GlobalLaplaceQuantile",
@@ -170,6 +183,8 @@ __all__ = [
     "Release",
     "SmoothLaplaceQuantile",
     "SmoothPureQuantile",
+    "SumCountLaw",
+    "SumCountMean",
     "UnboundedQuantile",
     "analytic_gaussian_sigma",
     "exponential_median_distribution",

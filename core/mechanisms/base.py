@@ -11,7 +11,7 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar, TypeAlias
+from typing import Any, ClassVar, Protocol, TypeAlias
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -24,6 +24,7 @@ from .._validation import (
 )
 
 __all__ = [
+    "ConditionalLaw",
     "Mechanism",
     "Release",
     "relations_from_factors",
@@ -34,6 +35,40 @@ FloatArray: TypeAlias = NDArray[np.float64]
 
 #: Variance of the standard Laplace distribution Laplace(0, 1).
 _LAPLACE_UNIT_VARIANCE = 2.0
+
+
+class ConditionalLaw(Protocol):
+    """The exact law of a non-additive release given each sample of a batch (one per row).
+
+    A mechanism whose release is not ``statistic + noise`` but whose law given the sample is
+    still known (:class:`core.mechanisms.SumCountMean`) returns one in :attr:`Release.law`,
+    so that the planner integrates the noise instead of drawing it.  ``lower`` and
+    ``upper`` bound every release (the planner's root search for the 95 % bound stays
+    inside ``[0, upper − lower]``).
+    """
+
+    @property
+    def lower(self) -> float:
+        """The smallest possible release."""
+        ...
+
+    @property
+    def upper(self) -> float:
+        """The largest possible release."""
+        ...
+
+    def mse(self, about: ArrayLike) -> FloatArray:
+        """``E[(release − a)² | sample]`` per row."""
+        ...
+
+    def coverage(self, x: float, theta: float) -> FloatArray:
+        """``P(|release − θ| ≤ x | sample)`` per row."""
+        ...
+
+    @staticmethod
+    def merge(laws: list[Any]) -> Any:
+        """The rows of several laws of the same mechanism as one law."""
+        ...
 
 
 @dataclass(frozen=True, eq=False)
@@ -52,6 +87,9 @@ class Release:
         Scale of the standard noise draw (the Laplace ``b``).
     noise_variance : ndarray, shape (reps,), or None
         Exact variance of ``released - statistic`` given the sample, if known.
+    law : ConditionalLaw or None
+        The exact law of each release given its sample, for a non-additive mechanism that
+        knows it (None otherwise).
     """
 
     released: FloatArray
@@ -59,6 +97,7 @@ class Release:
     sensitivity: FloatArray
     noise_scale: FloatArray
     noise_variance: FloatArray | None
+    law: ConditionalLaw | None = None
 
 
 def _check_batch(samples: ArrayLike, lower: float, upper: float) -> FloatArray:
@@ -187,6 +226,15 @@ class Mechanism(ABC):
     #: mean (the sample mean when the size is fixed at ``r N``) and the noise does not depend
     #: on the sample, so a design's closed-form mean and variance give its exact errors.
     linear_mean: ClassVar[bool] = False
+    #: The release divides by a size of the data it is given (the population's ``N``, a
+    #: cell's ``N_c``), taken as a constant.  Its guarantee holds between neighbours of the
+    #: same size only: under added or removed records the two neighbours' sizes differ by
+    #: one and the release's scale with them, so the planner offers it there only when the
+    #: sizes are declared public (:func:`core.planner.budgets.size_refusal`).
+    needs_public_size: ClassVar[bool] = False
+    #: :meth:`release_ragged` releases samples of different sizes in one call (a random-size
+    #: design's samples, empty ones included) with the same law as one release per sample.
+    ragged: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         """Derive :attr:`relations` from the two budget factors of the new subclass."""
@@ -366,6 +414,23 @@ class Mechanism(ABC):
         depend on the data overrides this with the centre of the range plus its noise.
         """
         return float(rng.uniform(lower, upper)), math.nan, math.nan
+
+    def release_ragged(
+        self,
+        samples: Sequence[FloatArray],
+        eps_sample: float,
+        lower: float,
+        upper: float,
+        rng: np.random.Generator,
+    ) -> Release:
+        """One release per sample of ``samples`` (sorted 1-d arrays of any lengths, empty
+        included), for a mechanism with :attr:`ragged` set; others raise."""
+        raise NotImplementedError(f"{type(self).__name__} releases equal-length batches only")
+
+    def law_of_empty(self, eps_sample: float) -> ConditionalLaw | None:
+        """The exact law of the release of an empty sample, when the mechanism states
+        :attr:`Release.law` (None by default)."""
+        return None
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"

@@ -253,6 +253,16 @@ class HorvitzThompsonMean(Mechanism):
     Budgets: ``add_remove_factor = 1``, ``change_factor = 2`` (both attained: a record at a
     bound added, and a record moved from one bound to the other).
 
+    The population size is a constant of the mechanism (``needs_public_size``).  The budgets
+    above are for neighbouring *samples* of one population.  When the population itself
+    gains or loses a record, ``N`` (or a publication cell's ``N_c``) differs by one between
+    the two neighbours, the releases are divided by ``rate N`` and ``rate (N ± 1)``, their
+    Laplace scales differ, and the log ratio of their densities,
+    ``|y − μ| / b − |y − μ'| / b'``, grows without bound in the tails: no ε holds.  The
+    claim therefore needs ``N`` public (an invariant published with the release), or
+    neighbours of the same size (``"replacement"``).  Without either, the planner offers
+    :class:`core.mechanisms.SumCountMean`, which reads no size.
+
     Sensitivity (of the released statistic, in data units) ``S = (R / 2) / (rate N)``;
     noise scale ``S / eps``; conditional noise variance ``2 (S / eps)^2``, the same for
     every sample.
@@ -278,6 +288,7 @@ class HorvitzThompsonMean(Mechanism):
     """
 
     linear_mean = True
+    needs_public_size = True
     name = "ht_mean"
     label = "mean, noisy centred sum over the expected sample size"
     pure = True

@@ -24,6 +24,7 @@ from ..mechanisms.quantiles import (
     SmoothPureQuantile,
     _Quantile,
 )
+from ..mechanisms.sum_count import SumCountMean
 from ..mechanisms.unbounded import UnboundedQuantile
 
 __all__ = [
@@ -47,18 +48,26 @@ MECHANISMS: dict[str, type[Mechanism]] = {
         LaplaceMean,
         GaussianMean,
         HorvitzThompsonMean,
+        SumCountMean,
     )
 }
 
 #: Constructor arguments each mechanism requires (all others require none).
 _PARAMETERS: dict[str, tuple[str, ...]] = {
     HorvitzThompsonMean.name: ("rate", "population_size", "lower", "upper"),
+    SumCountMean.name: ("lower", "upper"),
 }
 
 #: Constructor arguments each mechanism accepts but does not require.
 _OPTIONAL: dict[str, tuple[str, ...]] = {
     cls.name: ("quantile",) for cls in MECHANISMS.values() if issubclass(cls, _Quantile)
-} | {UnboundedQuantile.name: ("quantile", "growth")}
+} | {
+    UnboundedQuantile.name: ("quantile", "growth"),
+    SumCountMean.name: ("sum_share", "size_hint", "offset_hint"),
+}
+
+#: The mechanisms that take a ``quantile``.
+_QUANTILE_NAMES = sorted(n for n, opts in _OPTIONAL.items() if "quantile" in opts)
 
 #: Placeholder ``delta_sample`` handed to pure mechanisms, which ignore it.
 _UNUSED_DELTA = 0.5
@@ -78,7 +87,8 @@ def mechanism_by_name(name: str, **parameters: object) -> Mechanism:
         ``"unbounded"`` also ``growth`` (``beta``, 1.001 by default); ``"ht_mean"`` needs
         ``rate``, ``population_size``, ``lower`` and ``upper``
         (``mechanism_by_name("ht_mean", rate=0.1, population_size=1000, lower=0,
-        upper=10)``); the others take none.
+        upper=10)``); ``"sum_count"`` needs ``lower`` and ``upper`` and accepts
+        ``sum_share``, ``size_hint`` and ``offset_hint``; the others take none.
 
     Raises
     ------
@@ -123,9 +133,9 @@ def release(
         One sample per row, each sorted ascending, inside ``[lower, upper]`` (checked).
     mechanism : str or Mechanism
         A name of :data:`MECHANISMS` (``"smooth_laplace"``, ``"smooth_pure"``,
-        ``"exponential"``, ``"global_laplace"``, ``"laplace"``, ``"gaussian"``), or a
-        mechanism object (e.g. a :class:`HorvitzThompsonMean`, which needs constructor
-        arguments).
+        ``"exponential"``, ``"global_laplace"``, ``"laplace"``, ``"gaussian"``,
+        ``"sum_count"``, built for ``lower`` and ``upper``), or a mechanism object (e.g. a
+        :class:`HorvitzThompsonMean`, which needs constructor arguments).
     eps : float or array_like, shape (reps,)
         The budget ``eps_sample`` spent on each sample, finite and > 0.
     delta : float, default 0
@@ -158,13 +168,23 @@ def release(
                 f"(e.g. ExponentialQuantile(quantile=0.9)); got quantile={quantile!r}"
             )
         mech = mechanism
-    elif isinstance(mechanism, str) and mechanism in _OPTIONAL:
+    elif isinstance(mechanism, str) and "quantile" in _OPTIONAL.get(mechanism, ()):
         mech = mechanism_by_name(mechanism, quantile=quantile)
+    elif isinstance(mechanism, str) and set(_PARAMETERS.get(mechanism, ())) == {
+        "lower",
+        "upper",
+    }:  # a mechanism built for the bounds alone (the size-free mean)
+        mech = mechanism_by_name(mechanism, lower=lower, upper=upper)
+        if quantile != 0.5:
+            raise ValueError(
+                f"quantile is only for the quantile mechanisms {_QUANTILE_NAMES}; "
+                f"mechanism {mechanism!r} got quantile={quantile!r}"
+            )
     else:
         mech = mechanism_by_name(mechanism)  # raises for an unknown name
         if quantile != 0.5:
             raise ValueError(
-                f"quantile is only for the quantile mechanisms {sorted(_OPTIONAL)}; "
+                f"quantile is only for the quantile mechanisms {_QUANTILE_NAMES}; "
                 f"mechanism {mechanism!r} got quantile={quantile!r}"
             )
     d = finite_scalar("delta", delta)

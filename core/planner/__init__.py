@@ -35,12 +35,16 @@ Invariants
 * Several statistics released from one sample compose on the sample and are amplified once
   (:func:`budget_split`); several quantiles can instead be released at once by JointExp at
   the whole budget (:func:`joint_exp_errors`, compared by :func:`joint_against_separate`).
+* A mechanism that divides by the population size (``needs_public_size``) is compared under
+  added or removed records only when ``sizes_public`` declares N public
+  (:func:`size_refusal`); otherwise the size-free mean takes its place.
 * Memory beyond the population's own columns stays within the budget
   (:mod:`core.planner.memory`), whatever N.
 """
 
 from ..planner.accuracy_first import AccuracyFirst, SearchProgress, smallest_eps_target
 from ..planner.budgets import (
+    DEFAULT_MEAN_MECHANISMS,
     DEFAULT_QUANTILE_MECHANISMS,
     DESIGN_LABELS,
     MEAN_MECHANISMS,
@@ -57,6 +61,9 @@ from ..planner.budgets import (
     eps_target_for,
     mechanisms_for,
     offered_mechanisms,
+    size_refusal,
+    size_refusals,
+    sizes_change,
     theorem_keywords,
 )
 from ..planner.composition import (
@@ -78,6 +85,7 @@ from ..planner.memory import MemoryBudgetError
 from ..planner.simulate import SAMPLERS
 
 __all__ = [
+    "DEFAULT_MEAN_MECHANISMS",
     "DEFAULT_QUANTILE_MECHANISMS",
     "DESIGN_LABELS",
     "LEVEL",
@@ -112,6 +120,9 @@ __all__ = [
     "plan",
     "separate_rmse",
     "several_statistics",
+    "size_refusal",
+    "size_refusals",
+    "sizes_change",
     "smallest_eps_target",
     "theorem_keywords",
 ]

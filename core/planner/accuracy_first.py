@@ -213,6 +213,7 @@ def smallest_eps_target(
     quantile: float = 0.5,
     mechanisms: Sequence[str] | None = None,
     frame: Frame | None = None,
+    sizes_public: bool = False,
     progress: Callable[[SearchProgress], None] | None = None,
 ) -> AccuracyFirst:
     """The smallest ε_target whose best plan has a 95 % error bound at most ``target_error_95``.
@@ -261,6 +262,7 @@ def smallest_eps_target(
         quantile=quantile,
         mechanisms=mechanisms,
         frame=frame,
+        sizes_public=sizes_public,
     )
     search = _Search(job, x)
     errors: dict[float, float] = {}

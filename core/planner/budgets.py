@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from ..populations import Population
 
 __all__ = [
+    "DEFAULT_MEAN_MECHANISMS",
     "DEFAULT_QUANTILE_MECHANISMS",
     "DESIGN_LABELS",
     "MEAN_MECHANISMS",
@@ -40,6 +41,9 @@ __all__ = [
     "eps_target_for",
     "mechanisms_for",
     "offered_mechanisms",
+    "size_refusal",
+    "size_refusals",
+    "sizes_change",
     "theorem_keywords",
 ]
 
@@ -60,7 +64,13 @@ QUANTILE_MECHANISMS = (
     "smooth_polyplace",
     "piecewise_laplace",
 )
-MEAN_MECHANISMS = ("laplace", "gaussian", "ht_mean")
+MEAN_MECHANISMS = ("laplace", "gaussian", "ht_mean", "sum_count")
+#: The mean mechanisms compared when none are named and the sizes cannot change between
+#: neighbours (or are public): the three with closed-form errors.  Where sizes are private
+#: and can change, the size-free mean (:class:`core.mechanisms.SumCountMean`) is compared
+#: too (:func:`default_mechanisms`); it needs Monte Carlo of whole samples, so it is not
+#: compared by default where the Horvitz–Thompson mean already holds.
+DEFAULT_MEAN_MECHANISMS = ("laplace", "gaussian", "ht_mean")
 #: The quantile mechanisms for a population with no public upper bound (``upper = inf``):
 #: those whose release does not use U (``needs_upper`` false), i.e. the unbounded quantile
 #: (Durfee 2023; ``add_remove_factor = change_factor = 1``, so it fits every design).
@@ -118,21 +128,78 @@ def offered_mechanisms(statistic: str, *, bounded: bool = True) -> tuple[str, ..
     return QUANTILE_MECHANISMS if bounded else NO_UPPER_MECHANISMS
 
 
-def default_mechanisms(statistic: str, *, bounded: bool = True) -> tuple[str, ...]:
+def sizes_change(relation: str, sizes_public: bool) -> bool:
+    """Whether the size of the data a mechanism runs on may differ between neighbours.
+
+    Under ``"deletion"`` (a record added or removed) the population's ``N`` (a cell's
+    ``N_c``) differs by one, unless the sizes are declared public: then they are an
+    invariant published with the release, the same for both neighbours.  Under
+    ``"replacement"`` the sizes never change.
+    """
+    check_choice("relation", relation, RELATIONS)
+    return relation == "deletion" and not sizes_public
+
+
+def size_refusal(mechanism: str, relation: str, sizes_public: bool = False) -> str:
+    """Why ``mechanism`` is not offered because it divides by a size that is not public.
+
+    Empty when it is offered: it reads no size (:attr:`core.mechanisms.Mechanism.
+    needs_public_size` false), or the sizes cannot change between neighbours
+    (:func:`sizes_change`).
+    """
+    cls = mech.MECHANISMS[check_choice("mechanism", mechanism, mech.MECHANISMS)]
+    if not cls.needs_public_size or not sizes_change(relation, sizes_public):
+        return ""
+    return (
+        f"{cls.label}: it divides by the size N (a cell's N_c) of the data, which differs by "
+        "one when a record is added or removed; its releases on two such neighbours have "
+        "different noise scales and no ε bounds their ratio. It is offered when the sizes "
+        "are declared public (an invariant published with the table) or when neighbours "
+        "differ by a changed record; the noisy sum over a noisy count needs no size."
+    )
+
+
+def size_refusals(
+    statistic: str, relation: str, sizes_public: bool = False, *, bounded: bool = True
+) -> dict[str, str]:
+    """Every mechanism offered for ``statistic`` that :func:`size_refusal` refuses, with why."""
+    return {
+        m: r
+        for m in offered_mechanisms(statistic, bounded=bounded)
+        if (r := size_refusal(m, relation, sizes_public))
+    }
+
+
+def default_mechanisms(
+    statistic: str,
+    *,
+    bounded: bool = True,
+    relation: str = "replacement",
+    sizes_public: bool = False,
+) -> tuple[str, ...]:
     """The mechanisms a plan of ``statistic`` compares when none are named.
 
-    :data:`DEFAULT_QUANTILE_MECHANISMS` for the median and another quantile,
-    :data:`MEAN_MECHANISMS` for the mean; with no public upper bound (``bounded=False``)
-    every mechanism offered (:func:`offered_mechanisms`).
+    :data:`DEFAULT_QUANTILE_MECHANISMS` for the median and another quantile; for the mean
+    :data:`DEFAULT_MEAN_MECHANISMS`, and every mean mechanism offered when the sizes may
+    change between neighbours (:func:`sizes_change`: the size-free mean replaces the ones
+    refused); with no public upper bound (``bounded=False``) every mechanism offered
+    (:func:`offered_mechanisms`).
     """
     if not bounded:
         return offered_mechanisms(statistic, bounded=False)
     check_choice("statistic", statistic, STATISTICS)
-    return MEAN_MECHANISMS if statistic == "mean" else DEFAULT_QUANTILE_MECHANISMS
+    if statistic != "mean":
+        return DEFAULT_QUANTILE_MECHANISMS
+    return MEAN_MECHANISMS if sizes_change(relation, sizes_public) else DEFAULT_MEAN_MECHANISMS
 
 
 def mechanisms_for(
-    statistic: str, design: str, relation: str, *, bounded: bool = True
+    statistic: str,
+    design: str,
+    relation: str,
+    *,
+    bounded: bool = True,
+    sizes_public: bool = False,
 ) -> tuple[str, ...]:
     """Names of the mechanisms whose guarantee fits ``design``'s theorem under ``relation``.
 
@@ -142,8 +209,11 @@ def mechanisms_for(
     smooth-sensitivity quantiles and the ``R/n`` means fit the census and SRS under
     ``"replacement"`` (the polynomial-Laplace one included); the exponential, global-Laplace
     and piecewise-Laplace quantiles fit every design; the noisy centred sum (``"ht_mean"``)
-    fits random-size designs and the census under ``"deletion"``.  With ``bounded=False``
-    (no public upper bound) only :data:`NO_UPPER_MECHANISMS` are considered.
+    fits random-size designs and the census under ``"deletion"`` (the latter only when
+    the population size is public, ``sizes_public``: :func:`size_refusal`), and the noisy
+    sum over a noisy count (``"sum_count"``) fits the same designs whatever the sizes.
+    With ``bounded=False`` (no public upper bound) only :data:`NO_UPPER_MECHANISMS` are
+    considered.
     """
     check_choice("statistic", statistic, STATISTICS)
     d = design_named(design)
@@ -151,7 +221,11 @@ def mechanisms_for(
     if d.unavailable_for_relation(relation):
         return ()
     names = offered_mechanisms(statistic, bounded=bounded)
-    return tuple(m for m in names if d.fits(mech.MECHANISMS[m], relation))
+    return tuple(
+        m
+        for m in names
+        if d.fits(mech.MECHANISMS[m], relation) and not size_refusal(m, relation, sizes_public)
+    )
 
 
 def _point(d: PlannerDesign, rate: float | None, sizes: Any, clusters_sampled: int | None) -> Point:

@@ -151,6 +151,7 @@ def several_statistics(
     sampler: str = "auto",
     memory_budget: int | None = None,
     frame: Frame | None = None,
+    sizes_public: bool = False,
     progress: Callable[[SeveralProgress], None] | None = None,
 ) -> tuple[PlanResult, ...]:
     """One plan per statistic released from the same samples, each with its budget share.
@@ -214,6 +215,7 @@ def several_statistics(
             sampler=sampler,
             memory_budget=memory_budget,
             frame=frame,
+            sizes_public=sizes_public,
         )
         for (stat, q), share in zip(statistics, w, strict=True)
     ]

@@ -122,6 +122,8 @@ class PlanResult:
     budget_share: float
     N: int
     quantile: float = 0.5
+    #: The population size was declared public (:attr:`Setting.sizes_public`).
+    sizes_public: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -163,13 +165,28 @@ class Setting:
     #: The population has a public upper bound (otherwise only the mechanisms that need
     #: none, :data:`core.planner.budgets.NO_UPPER_MECHANISMS`, run).
     bounded: bool = True
+    #: The population size ``N`` is public (an invariant published with the release); a
+    #: mechanism that divides by it fits added/removed neighbours only then
+    #: (:func:`core.planner.budgets.size_refusal`).
+    sizes_public: bool = False
 
     def names(self, design: str) -> tuple[str, ...]:
         """The mechanisms fitting ``design``, restricted to the ones asked for (by default
         :func:`core.planner.budgets.default_mechanisms`)."""
-        fit = mechanisms_for(self.statistic, design, self.relation, bounded=self.bounded)
+        fit = mechanisms_for(
+            self.statistic,
+            design,
+            self.relation,
+            bounded=self.bounded,
+            sizes_public=self.sizes_public,
+        )
         asked = (
-            default_mechanisms(self.statistic, bounded=self.bounded)
+            default_mechanisms(
+                self.statistic,
+                bounded=self.bounded,
+                relation=self.relation,
+                sizes_public=self.sizes_public,
+            )
             if self.mechanisms is None
             else self.mechanisms
         )
@@ -469,6 +486,7 @@ def plan(
     progress: Callable[[PlanProgress], None] | None = None,
     memory_budget: int | None = None,
     frame: Frame | None = None,
+    sizes_public: bool = False,
 ) -> PlanResult:
     """Compare designs, rates and mechanisms for releasing ``statistic`` at ``eps_target``.
 
@@ -524,6 +542,12 @@ def plan(
         Working memory in bytes (default :func:`core.planner.memory.budget_bytes`).
     frame : Frame, optional
         The population already prepared (:meth:`Frame.of`), to reuse across plans.
+    sizes_public : bool
+        The population size ``N`` is declared public: an invariant published with the
+        release, the same for both neighbours.  Under ``relation="deletion"`` a mechanism
+        that divides by ``N`` (the Horvitz–Thompson mean) is compared only then; otherwise
+        the noisy sum over a noisy count (``"sum_count"``), which reads no size, takes its
+        place (:func:`core.planner.budgets.size_refusal`).  Default False: sizes private.
 
     Returns
     -------
@@ -553,6 +577,7 @@ def plan(
         sampler=sampler,
         memory_budget=memory_budget,
         frame=frame,
+        sizes_public=sizes_public,
     )
     setting, frame = job.setting, job.frame
     rows = census_rows(job.census, frame, setting)
@@ -607,6 +632,7 @@ def prepare(
     sampler: str = "auto",
     memory_budget: int | None = None,
     frame: Frame | None = None,
+    sizes_public: bool = False,
 ) -> PlanJob:
     """The arguments of :func:`plan` checked (same names, same errors), ready to evaluate.
 
@@ -625,6 +651,8 @@ def prepare(
     share = positive("budget_share", budget_share)
     if share > 1:
         raise ValueError(f"budget_share must be a number in (0, 1]; got {budget_share!r}")
+    if not isinstance(sizes_public, (bool, np.bool_)):
+        raise ValueError(f"sizes_public must be True or False; got {sizes_public!r}")
     frame = Frame.of(population) if frame is None else frame
     bounded = math.isfinite(frame.upper)
     if not bounded and statistic == "mean":
@@ -649,6 +677,7 @@ def prepare(
         sampler=check_choice("sampler", sampler, SAMPLERS),
         memory_budget=memory_budget,
         bounded=bounded,
+        sizes_public=bool(sizes_public),
     )
     census = next(x for x in DESIGNS.values() if x.reference)
     return PlanJob(frame, grid, tuple(statuses), tuple(chosen), census, setting, objective)
@@ -678,4 +707,5 @@ def assemble(job: PlanJob, rows: Sequence[dict[str, Any]]) -> PlanResult:
         budget_share=setting.share,
         N=job.frame.N,
         quantile=setting.quantile,
+        sizes_public=setting.sizes_public,
     )

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -40,6 +41,15 @@ class Draws:
     noise_scale: list[FloatArray] = field(default_factory=list)
     sizes: list[FloatArray] = field(default_factory=list)
     noise_cdf: Callable[[FloatArray], FloatArray] | None = None
+    #: Per chunk, the exact law of the releases given their samples
+    #: (:attr:`core.mechanisms.Release.law`), or None where the mechanism states none.
+    laws: list[Any] = field(default_factory=list)
+
+    def law(self) -> Any:
+        """Every chunk's law merged into one, or None unless every chunk has one."""
+        if not self.laws or any(law is None for law in self.laws):
+            return None
+        return type(self.laws[0]).merge(self.laws)
 
 
 def _quantile_interval(abs_err: FloatArray, level: float) -> tuple[float, float, float, float]:
@@ -138,12 +148,53 @@ def conditional_quantile(
     return x, se
 
 
+def law_quantile(law: Any, theta: float, level: float) -> tuple[float, float]:
+    """The ``level`` quantile of ``|release − θ|`` from the releases' exact laws given their
+    samples (a non-additive mechanism's :class:`core.mechanisms.ConditionalLaw`): ``x`` with
+    ``mean_i P_i(|release − θ| ≤ x) = level``, only the sampling part left to Monte Carlo.
+    The standard error is the delta method's, as in :func:`conditional_quantile`.
+    """
+
+    def coverage(v: float) -> float:
+        return float(np.mean(law.coverage(v, theta)))
+
+    top = float(law.upper - law.lower)
+    if top <= 0.0 or coverage(0.0) >= level:
+        return 0.0, 0.0
+    x = _root(lambda v: coverage(v) - level, top)
+    probs = np.asarray(law.coverage(x, theta), dtype=np.float64)
+    T = probs.size
+    h = 1e-3 * x if x > 0 else 1e-9 * top
+    density = (coverage(x + h) - coverage(max(x - h, 0.0))) / (x + h - max(x - h, 0.0))
+    se = float(probs.std(ddof=1)) / math.sqrt(T) / density if T > 1 and density > 0 else 0.0
+    return x, se
+
+
 def summary_row(draws: Draws, theta: float) -> dict[str, float]:
     stat = np.concatenate(draws.statistic)
     rel = np.concatenate(draws.released)
     nv = np.concatenate(draws.noise_variance)
     T = stat.size
     samp_sq = (stat - theta) ** 2
+    law = draws.law()
+    if law is not None:  # the exact law of each release given its sample: noise integrated
+        sq = np.asarray(law.mse(theta), dtype=np.float64)
+        mse = float(sq.mean())
+        mse_se = float(sq.std(ddof=1)) / math.sqrt(T) if T > 1 else math.nan
+        rmse = math.sqrt(mse)
+        e95, e95_se = law_quantile(law, theta, LEVEL)
+        return {
+            "rmse": rmse,
+            "rmse_se": mse_se / (2 * rmse) if rmse > 0 else 0.0,
+            "error_95": e95,
+            "error_95_se": e95_se,
+            # the delta method's interval, as for the additive laws; a bound is never negative
+            "error_95_low": max(e95 - 2.0 * e95_se, 0.0),
+            "error_95_high": e95 + 2.0 * e95_se,
+            "sampling_part": float(samp_sq.mean()),
+            "noise_part": float(np.mean(law.mse(stat))),
+            "mean_sample_size": float(np.concatenate(draws.sizes).mean()),
+        }
     if np.isfinite(nv).all():
         sq = samp_sq + nv  # exact conditional noise variance (Hu et al. §4.3)
         noise_part = float(nv.mean())

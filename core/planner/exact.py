@@ -7,6 +7,11 @@
   (:meth:`core.designs.protocol.PlannerDesign.mean_moments`), so the RMSE is exact; the
   95 % bound treats the sampling error as normal, convolved exactly with the noise
   (labelled so in the row's ``error_95_method``).
+
+The size-free mean (:class:`core.mechanisms.SumCountMean`) is neither: its noise depends on
+the sample's size, so its rows draw samples (Monte Carlo of the sampling part) and integrate
+the noise exactly from the release's law (:attr:`core.mechanisms.Release.law`); its census
+row is exact (:meth:`core.mechanisms.SumCountMean.exact_error`).
 """
 
 from __future__ import annotations

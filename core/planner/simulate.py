@@ -98,13 +98,16 @@ def make_mechanism(name: str, frame: Frame, rate: float, quantile: float) -> mec
     """The mechanism ``name`` as it runs on a sample drawn at ``rate`` from ``frame``."""
     cls = mech.MECHANISMS[name]
     accepted = inspect.signature(cls.__init__).parameters
-    offered = {
+    offered: dict[str, Any] = {
         "rate": rate,
         "population_size": frame.N,
         "lower": frame.lower,
         "upper": frame.upper,
         "quantile": quantile,
     }
+    if "size_hint" in accepted:  # a mechanism that plans its own split (SumCountMean)
+        offered["size_hint"] = rate * frame.N
+        offered["offset_hint"] = frame.value("mean") - 0.5 * (frame.lower + frame.upper)
     return cls(**{k: v for k, v in offered.items() if k in accepted})
 
 
@@ -143,6 +146,7 @@ def release_empty(
     out.released.append(np.full(1, released))
     out.noise_variance.append(np.full(1, variance))
     out.noise_scale.append(np.full(1, scale))
+    out.laws.append(mechanism.law_of_empty(eps_sample))
 
 
 def _release_rows(
@@ -154,7 +158,21 @@ def _release_rows(
     rng: np.random.Generator,
     out: Draws,
 ) -> None:
-    """Run ``mechanism`` on each sample (rows of equal length go as one batch)."""
+    """Run ``mechanism`` on each sample (rows of equal length go as one batch; a mechanism
+    that releases samples of any sizes at once, :attr:`core.mechanisms.Mechanism.ragged`,
+    gets them all in one call)."""
+    if mechanism.ragged:
+        rel = mechanism.release_ragged(rows, eps_sample, frame.lower, frame.upper, rng)
+        out.statistic.append(rel.statistic)
+        out.released.append(rel.released)
+        nv = rel.noise_variance
+        out.noise_variance.append(
+            np.full(len(rows), np.nan) if nv is None else np.asarray(nv, dtype=np.float64)
+        )
+        out.noise_scale.append(np.broadcast_to(rel.noise_scale, rel.released.shape).copy())
+        out.laws.append(rel.law)
+        out.sizes.append(np.array([r.size for r in rows], dtype=np.float64))
+        return
     lengths = {r.size for r in rows}
     batches = [np.vstack(rows)] if len(lengths) == 1 else [r[None, :] for r in rows]
     for batch in batches:
@@ -169,6 +187,7 @@ def _release_rows(
             np.full(batch.shape[0], np.nan) if nv is None else np.asarray(nv, dtype=np.float64)
         )
         out.noise_scale.append(np.broadcast_to(rel.noise_scale, rel.released.shape).copy())
+        out.laws.append(rel.law)
     out.sizes.append(np.array([r.size for r in rows], dtype=np.float64))
 
 
@@ -208,6 +227,7 @@ def simulate_census(
             np.full(size, np.nan) if nv is None else np.asarray(nv, dtype=np.float64)
         )
         out.noise_scale.append(np.broadcast_to(rel.noise_scale, rel.released.shape).copy())
+        out.laws.append(rel.law)
         out.sizes.append(np.full(size, float(frame.N)))
     return out
 

@@ -21,6 +21,7 @@ from ..publication.composition import (
     cell_budget,
     design_refusal,
     optimal_shares,
+    sizes_statement,
     split_shares,
     table_eps,
 )
@@ -50,6 +51,7 @@ __all__ = [
     "parse_statistic",
     "plan_table",
     "run_cell_job",
+    "sizes_statement",
     "split_shares",
     "table_eps",
 ]

@@ -66,6 +66,19 @@ Claim 5 (one sample serves all cells)
     table planned for added or removed records (claims 1 and 2), and allowed only in the
     setting of claim 3, as a separate SRS of fixed size per cell.
 
+Claim 6 (sizes)
+    A cell planned for added or removed records (claims 1 and 2) has a size ``N_c`` that
+    differs by one between neighbours.  A mechanism that divides by ``N_c`` (the
+    Horvitz–Thompson mean, ``c + (Σ (x − c) + Lap) / (r N_c)``) then releases Laplace laws of
+    different scales on the two neighbours, whose density ratio is unbounded: claims 1 and 2
+    do not hold for it.  Either the cell sizes are declared public (an invariant: they are
+    published, and the neighbours considered are those with the published sizes), or the
+    cell's mean is released without its size (:class:`core.mechanisms.SumCountMean`, a noisy
+    sum over a noisy count, whose add/remove budget holds whatever the sizes).
+    :func:`sizes_statement` says which in words; the planner refuses the first kind unless
+    the sizes are public (:func:`core.planner.budgets.size_refusal`).  With fixed labels
+    (claim 3) a changed record leaves every ``N_c`` as it is, and nothing needs declaring.
+
 The plan's choice of design, rate and split is made on the register itself, as the release
 planner's is (:mod:`core.planner`); the promise covers the releases, the plan is public.
 
@@ -91,13 +104,14 @@ import numpy as np
 from .._validation import check_choice, check_delta_open, check_whole
 from ..designs.protocol import RELATIONS
 from ..designs.registry import design_named
-from ..planner.budgets import positive
+from ..planner.budgets import positive, sizes_change
 
 __all__ = [
     "CellBudget",
     "cell_budget",
     "design_refusal",
     "optimal_shares",
+    "sizes_statement",
     "split_shares",
     "table_eps",
 ]
@@ -183,6 +197,40 @@ def cell_budget(
         "A changed record may move to another cell: one cell loses it and another gains "
         "it, so each cell keeps ε_target / 2 (and δ_target / (1 + e^(ε_target/2))) for an "
         "added or removed record, and a move costs at most the sum, ε_target.",
+    )
+
+
+def sizes_statement(sizes_public: bool, cell_relation: str) -> str:
+    """Whether the table's guarantee takes the cell sizes ``N_c`` as public, in words.
+
+    Claim 6 of the module docstring.  Shown wherever the guarantee is shown (the page, the
+    method report, ``summary.json`` and ``registry.json``).
+
+    Parameters
+    ----------
+    sizes_public : bool
+        The population size ``N`` and the cell sizes ``N_c`` are declared public.
+    cell_relation : {"replacement", "deletion"}
+        The relation each cell is planned for (:attr:`CellBudget.relation`).
+    """
+    if not isinstance(sizes_public, bool):
+        raise ValueError(f"sizes_public must be True or False; got {sizes_public!r}")
+    if not sizes_change(cell_relation, sizes_public):
+        if sizes_public:
+            return (
+                "The population size N and the cell sizes N_c are declared public: they are "
+                "published with the table as invariants, and the guarantee covers neighbours "
+                "with the same sizes. A mean may be divided by its cell's size."
+            )
+        return (
+            "The grouping labels are fixed and a neighbour changes a value only, so the cell "
+            "sizes N_c are the same for both neighbours; a mean may be divided by its cell's "
+            "size."
+        )
+    return (
+        "The cell sizes N_c are not public: an added, removed or moved record changes them. "
+        "No release divides by a size; each cell's mean is a noisy sum over a noisy count, "
+        "and the cell sizes in the plan are for the agency only."
     )
 
 

@@ -15,6 +15,7 @@ Example (``assets/publication_example.yaml``)::
     eps_target: 1.0
     delta_target: 1.0e-6        # optional: 1 / (2N)
     relation: replacement       # or deletion
+    sizes_public: false         # N and the cell sizes N_c are not public (the default)
     designs: [poisson]          # optional: every design the table allows
     T: 50                       # Monte Carlo repetitions per plan
     seed: 0
@@ -49,6 +50,7 @@ OPTIONAL = (
     "delta_target",
     "relation",
     "labels_fixed",
+    "sizes_public",
     "designs",
     "mechanisms",
     "rates",
@@ -106,6 +108,8 @@ class Config:
     publish_share: float
     max_cells: int
     error_weights: tuple[float, ...] | None = None
+    #: ``N`` and the cell sizes ``N_c`` are declared public (``sizes_public: true``).
+    sizes_public: bool = False
 
     def plan_kwargs(self) -> dict[str, Any]:
         """Keyword arguments of :func:`core.publication.plan_table` (after the population)."""
@@ -116,6 +120,7 @@ class Config:
             "delta_target": self.delta_target,
             "relation": self.relation,
             "labels_fixed": self.labels_fixed,
+            "sizes_public": self.sizes_public,
             "designs": None if self.designs is None else list(self.designs),
             "mechanisms": None if self.mechanisms is None else list(self.mechanisms),
             "rates": None if self.rates is None else list(self.rates),
@@ -223,6 +228,9 @@ def load_config(path: str | Path) -> Config:
     labels_fixed = raw.get("labels_fixed", False)
     if not isinstance(labels_fixed, bool):
         raise ConfigError("labels_fixed", f"must be true or false; got {labels_fixed!r}")
+    sizes_public = raw.get("sizes_public", False)
+    if not isinstance(sizes_public, bool):
+        raise ConfigError("sizes_public", f"must be true or false; got {sizes_public!r}")
     designs = raw.get("designs")
     designs_t = None if designs is None else _names("designs", designs, tuple(DESIGNS))
     mechanisms = raw.get("mechanisms")
@@ -275,6 +283,7 @@ def load_config(path: str | Path) -> Config:
         publish_share=_yaml_number("publish_share", raw.get("publish_share", 0.1), low=0.0),
         max_cells=_yaml_whole("max_cells", raw.get("max_cells", 10_000), 1, 10**7),
         error_weights=weights_t,
+        sizes_public=sizes_public,
     )
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from ..designs.registry import DESIGNS
 from ..mechanisms.registry import MECHANISMS
 from ..population import Population
+from ..publication.composition import sizes_statement
 from ..publication.table import TablePlan
 
 __all__ = [
@@ -207,6 +208,8 @@ def registry_entry(
         "epsilon": eps_target,
         "delta": tp.settings["delta_target"],
         "neighboring_relation": relation_words(relation, labels_fixed),
+        "sizes_public": bool(tp.settings.get("sizes_public", False)),
+        "sizes": sizes_statement(bool(tp.settings.get("sizes_public", False)), tp.budget.relation),
         "mechanisms": mechanisms,
         "sampling": {
             "design_per_cell": designs,
@@ -298,6 +301,7 @@ Cells: {s["cells"]} by {esc(" × ".join(tp.label_columns))}; statistics:
 <p>Promise for the whole table: ε_target = {eps_target:g},
 δ_target = {tp.settings["delta_target"]:.3g},
 neighbours: {esc(RELATION_WORDS[relation])}.</p>
+<p>Sizes: {esc(s["sizes"])}</p>
 <h2>Composition</h2>
 <p>{esc(tp.budget.reason)}</p>
 <p>{esc(s["composition"]["across_statistics"])} Shares:

@@ -31,6 +31,7 @@ from ..publication.composition import (
     cell_budget,
     design_refusal,
     optimal_shares,
+    sizes_statement,
     split_shares,
     table_eps,
 )
@@ -200,6 +201,9 @@ class CellJob:
     objective: str
     publish_share: float
     refused: tuple[str, ...] = field(default=())
+    #: The cell sizes ``N_c`` are declared public (:func:`core.planner.plan`'s
+    #: ``sizes_public``).
+    sizes_public: bool = False
 
     def plan_kwargs(self) -> dict[str, Any]:
         """The keyword arguments of the :func:`core.planner.plan` call this job makes."""
@@ -220,6 +224,7 @@ class CellJob:
             "seed": self.seed,
             "objective": self.objective,
             "frame": frame,
+            "sizes_public": self.sizes_public,
         }
 
 
@@ -339,6 +344,8 @@ class TablePlan:
             "refused_designs": dict(self.refused),
             "cells": int(t["cell"].nunique()),
             "rows": len(t),
+            "sizes_public": self.settings["sizes_public"],
+            "sizes": sizes_statement(self.settings["sizes_public"], self.budget.relation),
             "publishable": int(t["publishable"].sum()),
             "not_publishable": int((~t["publishable"].astype(bool)).sum()),
             "unplanned": int((t["note"] != "").sum()),
@@ -366,6 +373,7 @@ def plan_table(
     delta_target: float | None = None,
     relation: str = "replacement",
     labels_fixed: bool = False,
+    sizes_public: bool = False,
     designs: Sequence[str] | None = None,
     mechanisms: Sequence[str] | None = None,
     rates: Sequence[float] | None = None,
@@ -403,6 +411,12 @@ def plan_table(
     relation : {"replacement", "deletion"}
     labels_fixed : bool
         Grouping labels are public and never change between neighbours.
+    sizes_public : bool
+        The population size ``N`` and every cell size ``N_c`` are declared public (published
+        with the table as invariants).  When the cells are planned for added or removed
+        records (the default, labels that can change), a mean that divides by ``N_c`` is
+        used only then; otherwise each cell's mean is a noisy sum over a noisy count
+        (claim 6 of :mod:`core.publication.composition`).  Default False.
     designs, mechanisms, rates, reps, objective
         As for :func:`core.planner.plan` (mechanisms are filtered per statistic family).
     seed : int
@@ -433,6 +447,7 @@ def plan_table(
     N = population.size
     delta = 1.0 / (2.0 * N) if delta_target is None else delta_target
     budget = cell_budget(eps_target, delta, relation, labels_fixed=labels_fixed)
+    sizes_note = sizes_statement(sizes_public, budget.relation)  # checks sizes_public
     stats = [parse_statistic(s) for s in statistics]
     if not stats:
         raise ValueError("statistics must name at least one statistic")
@@ -476,6 +491,7 @@ def plan_table(
                 objective=objective,
                 publish_share=share_cap,
                 refused=tuple(refused),
+                sizes_public=sizes_public,
             )
             for c in range(len(cells))
             for s in range(len(stats))
@@ -526,6 +542,8 @@ def plan_table(
         "delta_target": float(delta),
         "relation": relation,
         "labels_fixed": bool(labels_fixed),
+        "sizes_public": bool(sizes_public),
+        "sizes": sizes_note,
         "designs": None if design_t is None else list(design_t),
         "mechanisms": None if mech_t is None else list(mech_t),
         "rates": None if rates_t is None else list(rates_t),

@@ -424,8 +424,15 @@ def test_statuses_explain_what_is_missing(lognormal):
 def test_deletion_relation_uses_add_remove_mechanisms():
     pop = _labelled()
     result = pl.plan(pop, statistic="mean", eps_target=1.0, reps=20, relation="deletion")
-    assert set(result.table["mechanism"]) == {"ht_mean"}
+    # N is not public by default: the mean that divides by it is refused (issue 35)
+    assert set(result.table["mechanism"]) == {"sum_count"}
+    assert not result.sizes_public
     assert "srs" not in set(result.table["design"])
+    public = pl.plan(
+        pop, statistic="mean", eps_target=1.0, reps=20, relation="deletion", sizes_public=True
+    )
+    assert set(public.table["mechanism"]) == {"ht_mean"}
+    assert public.sizes_public
     assert pl.mechanisms_for("median", "srs", "replacement") == pl.QUANTILE_MECHANISMS
     assert pl.mechanisms_for("median", "cluster", "replacement") == (
         "exponential",

@@ -245,3 +245,23 @@ def test_slow_plan_shows_a_progress_bar_and_the_census_row_first(page, app_url):
     _wait_for_chart(page)
     assert live.count() == 0  # the finished view replaced the live rows
     assert errors_on_page(page) == [] and exceptions_on_page(page) == []
+
+
+def test_planner_sizes_toggle_brings_back_the_mean_that_divides_by_n(page, app_url):
+    """Issue 35: the mean under add/remove neighbours, N private by default (the page says
+    which mean is left out and why); the toggle declares N public and lands in the URL."""
+    relation = quote("add or remove one record")
+    page.goto(f"{app_url}/planner?{FAST}&plan_stat=mean&plan_rel={relation}")
+    settle(page)
+    _wait_for_chart(page)
+    assert errors_on_page(page) == [] and exceptions_on_page(page) == []
+    main = _main_text(page)
+    assert "The population size N is not public" in main and "is not offered" in main
+    screenshot(page, "planner_sizes_private")
+    page.get_by_text("Population size N and cell sizes N_c are public").click()
+    settle(page)
+    _wait_for_chart(page)
+    assert parse_qs(urlparse(page.url).query).get("plan_sizes") == ["true"]
+    assert "is declared public" in _main_text(page)
+    assert errors_on_page(page) == [] and exceptions_on_page(page) == []
+    screenshot(page, "planner_sizes_public")

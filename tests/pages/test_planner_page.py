@@ -359,7 +359,7 @@ def test_mechanisms_filter_changes_the_charts_series():
     assert not at.exception
     mechs = at.multiselect(key="plan_mechs")
     assert mechs.options == [text.MECHANISM_SHORT[m] for m in planner.MEAN_MECHANISMS]
-    assert mechs.value == list(planner.MEAN_MECHANISMS)
+    assert mechs.value == list(planner.DEFAULT_MEAN_MECHANISMS)
 
 
 # ---------------------------------------------------------------------------------------
@@ -659,3 +659,48 @@ def test_heavy_tailed_noise_is_explained_next_to_the_recommended_row(monkeypatch
     assert note in [i.value for i in at.info]
     lines = _ranked(at).splitlines()
     assert all("heavy-tailed noise: rare large errors dominate the RMSE" in s for s in lines)
+
+
+def _mechanisms_on_chart(at: AppTest) -> set[str]:
+    """The mechanisms whose lines the comparison chart draws (every mechanism's lines)."""
+    chart = _chart(at, "95 % error bound")
+    names = {str(t.get("name")) for t in chart["data"]}
+    return {
+        m
+        for m, cls in MECHANISMS.items()
+        for d in LOGNORMAL_DESIGNS
+        if figs.series_name(d, cls.label) in names
+    }
+
+
+def test_sizes_public_toggle_decides_whether_a_mean_may_divide_by_n():
+    """Issue 35: under added/removed records the population size is not public by default,
+    so the mean that divides by N is not offered (the page says why) and the size-free mean
+    is; declaring N public (a URL-bound toggle) brings it back, and the link reproduces it."""
+    query = {
+        "plan_stat": "mean",
+        "plan_rel": text.RELATION_LABELS["deletion"],
+        "plan_reps": "50",
+        "plan_rates": "0.05, 0.2",
+        "plan_lines": text.chart_lines_label(figs.ALL_LINES),
+    }
+    at = open_page(PAGE, query)
+    assert not at.exception
+    assert at.toggle(key="plan_sizes").value is False
+    assert _mechanisms_on_chart(at) == {"sum_count"}
+    # the Mechanisms control shows the default this relation compares (sum_count included)
+    assert at.multiselect(key="plan_mechs").value == list(planner.MEAN_MECHANISMS)
+    notes = " ".join(m.value for m in at.markdown)
+    assert text.sizes_words("deletion", False) in notes
+    assert "is not offered" in notes and "differs by one" in notes
+    at.toggle(key="plan_sizes").set_value(True)
+    at.run()
+    assert not at.exception
+    assert "ht_mean" in _mechanisms_on_chart(at)
+    assert text.sizes_words("deletion", True) in " ".join(m.value for m in at.markdown)
+    again = open_page(PAGE, {**query, "plan_sizes": "true"})
+    assert again.toggle(key="plan_sizes").value is True
+    assert _mechanisms_on_chart(again) == _mechanisms_on_chart(at)
+    first = _chart(at, "95 % error bound")
+    second = _chart(again, "95 % error bound")
+    assert [t.get("name") for t in first["data"]] == [t.get("name") for t in second["data"]]

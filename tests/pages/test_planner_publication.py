@@ -177,3 +177,32 @@ def test_error_weights_are_one_positive_number_per_statistic(typed, shown, warne
     at.text_input(key="plan_pub_weights").set_value(typed).run()
     assert at.markdown[-1].value == f"weights={shown}"
     assert any("Weights: give 2 positive numbers" in w.value for w in at.warning) is warned
+
+
+def test_cell_means_follow_the_sizes_toggle_and_the_config_carries_it(tmp_path) -> None:
+    """Issue 35: labels that can move make the cells' sizes private, so each cell's mean is a
+    noisy sum over a noisy count; declaring the sizes public (the planner's toggle, in the
+    URL) lets a cell's mean divide by N_c, and the batch config says which."""
+    query = {**BASE, "plan_pub_stats": "mean"}
+    at = open_page(PAGE, query)
+    assert not at.exception
+    words = " ".join(m.value for m in at.markdown)
+    assert "The cell sizes N_c are not public" in words
+    config = load_config(_write(tmp_path / "private.yaml", _yaml(at)))
+    assert config.sizes_public is False
+    private = _table(at)
+    at.toggle(key="plan_sizes").set_value(True)
+    at.run()
+    assert not at.exception
+    public = _table(at)
+    assert "declared public" in " ".join(m.value for m in at.markdown)
+    assert not np.allclose(private["b₉₅"], public["b₉₅"])
+    config = load_config(_write(tmp_path / "public.yaml", _yaml(at)))
+    assert config.sizes_public is True
+    again = open_page(PAGE, {**query, "plan_sizes": "true"})
+    pd.testing.assert_frame_equal(_table(again), public, rtol=1e-12)
+
+
+def _write(path, text_: str):
+    path.write_text(text_, encoding="utf-8")
+    return path

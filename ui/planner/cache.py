@@ -60,6 +60,7 @@ def plan(
     budget_share: float = 1.0,
     quantile: float = 0.5,
     mechanisms: tuple[str, ...] | None = None,
+    sizes_public: bool = False,
     _progress: ProgressCallback | None = None,
 ) -> planner.PlanResult:
     """:func:`core.planner.plan` on the population, cached per scalar arguments.
@@ -86,6 +87,7 @@ def plan(
         budget_share=budget_share,
         quantile=quantile,
         mechanisms=mechanisms,
+        sizes_public=sizes_public,
         progress=_progress,
     )
 
@@ -113,6 +115,7 @@ def smallest_eps_target(
     relation: str,
     quantile: float = 0.5,
     mechanisms: tuple[str, ...] | None = None,
+    sizes_public: bool = False,
     _progress: SearchCallback | None = None,
 ) -> planner.AccuracyFirst:
     """:func:`core.planner.smallest_eps_target` on the population, cached (``quantile`` and
@@ -131,6 +134,7 @@ def smallest_eps_target(
         relation=relation,
         quantile=quantile,
         mechanisms=mechanisms,
+        sizes_public=sizes_public,
         progress=_progress,
     )
 
@@ -150,6 +154,7 @@ def several_statistics(
     seed: int,
     relation: str,
     objective: str,
+    sizes_public: bool = False,
     _progress: SeveralCallback | None = None,
 ) -> tuple[planner.PlanResult, ...]:
     """:func:`core.planner.several_statistics` for ``design`` at ``rate`` (the census: every
@@ -169,6 +174,7 @@ def several_statistics(
         seed=seed,
         relation=relation,
         objective=objective,
+        sizes_public=sizes_public,
         progress=_progress,
     )
 

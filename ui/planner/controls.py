@@ -13,6 +13,7 @@ from core import planner
 from ui.amplification import views as amp_views
 from ui.planner import figures as figs
 from ui.planner import text
+from ui.widgets import bound_toggle
 
 
 def statistic_control(bounded: bool = True) -> tuple[str, float]:
@@ -53,7 +54,9 @@ def statistic_control(bounded: bool = True) -> tuple[str, float]:
     return statistic, float(q)
 
 
-def mechanisms_control(statistic: str, bounded: bool = True) -> tuple[str, ...] | None:
+def mechanisms_control(
+    statistic: str, bounded: bool = True, relation: str = "replacement", sizes_public: bool = False
+) -> tuple[str, ...] | None:
     """The mechanisms to compare (URL-bound multiselect of those fitting ``statistic``).
 
     Every mechanism the planner offers is listed; the default choice is
@@ -61,14 +64,24 @@ def mechanisms_control(statistic: str, bounded: bool = True) -> tuple[str, ...] 
     the default page as fast as before the newer mechanisms were offered.  Returns None for
     that default choice (or none chosen, with a note on the page); otherwise the chosen
     names in core.planner's order.  With no public upper bound (``bounded`` false) the
-    list is the mechanisms that need none (the unbounded quantile).
+    list is the mechanisms that need none (the unbounded quantile).  The default choice
+    follows ``relation`` and ``sizes_public`` (the size-free mean joins it where N is private
+    and can change).
     """
     options = text.mechanisms_of(statistic, bounded)
-    defaults = planner.default_mechanisms(statistic, bounded=bounded)
+    defaults = planner.default_mechanisms(
+        statistic, bounded=bounded, relation=relation, sizes_public=sizes_public
+    )
+    other_defaults = {
+        frozenset(planner.default_mechanisms(statistic, bounded=bounded, relation=r))
+        for r in planner.RELATIONS
+    }
     # The widget keeps its value when the options change (median ↔ mean): a choice made for
-    # the other statistic goes back to the default.
+    # the other statistic goes back to the default, and so does another relation's default.
     stored = st.session_state.get("plan_mechs")
-    if stored is not None and any(name not in options for name in stored):
+    if stored is not None and (
+        any(name not in options for name in stored) or frozenset(stored) in other_defaults
+    ):
         st.session_state["plan_mechs"] = list(defaults)
     chosen = st.multiselect(
         "Mechanisms",
@@ -84,6 +97,12 @@ def mechanisms_control(statistic: str, bounded: bool = True) -> tuple[str, ...] 
         return None
     picked = tuple(name for name in options if name in chosen)
     return None if set(picked) == set(defaults) else picked
+
+
+def sizes_public_control() -> bool:
+    """Whether the population size N and the cell sizes N_c are declared public
+    (``plan_sizes``, URL-bound; off by default: the sound choice)."""
+    return bool(bound_toggle(text.SIZES_LABEL, "plan_sizes", default=False, help=text.SIZES_HELP))
 
 
 def usable_share_control() -> float:

@@ -105,6 +105,7 @@ LEGEND_MECHANISMS = {
     "laplace": "Laplace (R/n)",
     "gaussian": "Gaussian (analytic)",
     "ht_mean": "noisy centred sum",
+    "sum_count": "noisy sum / noisy count",
 }
 #: Designs in the legend (the stratified design's full short name is too long for a phone).
 LEGEND_DESIGNS = {**SHORT_DESIGNS, "stratified_proportional": "Stratified"}

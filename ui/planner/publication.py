@@ -25,7 +25,7 @@ import streamlit as st
 
 from core.population import LABEL_NAME_JOIN
 from core.populations import BUILTIN_POPULATIONS, Population
-from core.publication import GROUPS, TablePlan, cells_of, plan_table
+from core.publication import GROUPS, TablePlan, cells_of, plan_table, sizes_statement
 from ui.charts import chart_block
 from ui.downloads import frame_to_csv_bytes
 from ui.format import fmt
@@ -127,6 +127,7 @@ def composition_words(result: TablePlan) -> str:
         f"**Across cells.** {b.reason}",
         f"**Per cell.** Each cell is planned for {relation} at ε_target = "
         f"{fmt(b.eps_target, 'guarantee')} and δ_target = {fmt(b.delta_target, 'delta')}.",
+        f"**Sizes.** {sizes_statement(bool(settings.get('sizes_public', False)), b.relation)}",
         "**Across statistics.** Each statistic of a cell is drawn from a sample of its own at "
         f"its share of the cell's budget ({shares}{how}); the shares add up to the cell's "
         "budget, so the statistics compose sequentially (their ε add up).",
@@ -373,6 +374,7 @@ def config_dict(
         "delta_target": float(settings["delta_target"]),
         "relation": settings["relation"],
         "labels_fixed": bool(settings["labels_fixed"]),
+        "sizes_public": bool(settings.get("sizes_public", False)),
     }
     if settings.get("designs") is not None:
         config["designs"] = list(settings["designs"])
@@ -450,6 +452,7 @@ def table_plan(
     publish_share: float,
     split: str = "equal",
     error_weights: tuple[float, ...] | None = None,
+    sizes_public: bool = False,
     _progress: TableProgress | None = None,
 ) -> TablePlan:
     """:func:`core.publication.plan_table` on the population, cached per scalar arguments.
@@ -478,6 +481,7 @@ def table_plan(
         delta_target=delta_target,
         relation=relation,
         labels_fixed=labels_fixed,
+        sizes_public=sizes_public,
         designs=list(designs),
         rates=None if rates is None else list(rates),
         reps=reps,
@@ -560,6 +564,10 @@ def publication_view(ctx: PlannerInputs) -> None:
             help="Then a changed record stays in its cell, and each cell keeps the whole "
             "ε_target. Otherwise a record may move between cells, which costs two cells.",
         )
+        st.caption(
+            ("The cell sizes N_c are declared public" if ctx.sizes_public else "The cell "
+             "sizes N_c are not public") + f" (set above: *{text.SIZES_LABEL}*)."
+        )  # fmt: skip
     offered_designs = [d for d in ctx.designs if d != "neyman"]
     c5, c6 = st.columns(2, gap="medium")
     chosen_designs = c5.multiselect(
@@ -678,6 +686,7 @@ def publication_results(
         "delta_target": ctx.delta_target,
         "relation": ctx.relation,
         "labels_fixed": labels_fixed,
+        "sizes_public": ctx.sizes_public,
         "designs": list(designs),
         "rates": None if ctx.rates is None else list(ctx.rates),
         "reps": reps,
@@ -725,6 +734,7 @@ def publication_results(
         publish_share=share,
         split=split,
         error_weights=error_weights,
+        sizes_public=ctx.sizes_public,
         _progress=bar.report,
     )
     t = result.table

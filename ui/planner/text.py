@@ -75,7 +75,9 @@ MECHANISMS_HELP = (
     "Compare these mechanisms: fewer run faster. Each design still uses only the "
     "mechanisms whose guarantee fits its theorem. By default the four of Hu et al.; add the "
     "polynomial-Laplace smooth-sensitivity quantile (Hladík & Tětek 2025) or the piecewise "
-    "Laplace quantile (Durfee 2025) to compare them too. Empty: the default four."
+    "Laplace quantile (Durfee 2025) to compare them too. Empty: the default four. For the "
+    "mean, the noisy sum over a noisy count needs no population size; it is compared by "
+    "default where N is not public and neighbours add or remove a record."
 )
 
 
@@ -179,6 +181,37 @@ RELATION_HELP = (
     "plus one addition), so they may spend only the ε_sample that their theorem allows for "
     "ε_target/2."
 )
+
+
+SIZES_LABEL = "Population size N and cell sizes N_c are public"
+SIZES_HELP = (
+    "Off (the default): the sizes are private. When neighbouring populations differ by an "
+    "added or removed record (or a record moves between publication cells), N and N_c "
+    "differ by one, and a mean that divides by them (the noisy centred sum over rate·N) "
+    "holds no ε; the planner then releases the mean as a noisy sum over a noisy count, "
+    "which needs no size. On: N and N_c are published with the release as invariants, and "
+    "the guarantee covers neighbours with those sizes."
+)
+
+
+def sizes_words(relation: str, sizes_public: bool) -> str:
+    """The page's, report's and notebook's sentence on whether the sizes are public."""
+    if sizes_public:
+        return (
+            "The population size N (and each publication cell's size N_c) is declared "
+            "public: it is published with the release as an invariant, and the guarantee "
+            "covers neighbouring populations of that size. A mean may divide by it."
+        )
+    if relation == "deletion":
+        return (
+            "The population size N is not public: an added or removed record changes it by "
+            "one. No release divides by N; the mean is a noisy sum over a noisy count "
+            "(the noisy centred sum over rate·N is not offered)."
+        )
+    return (
+        "The population size N is not declared public, but neighbours differ by a changed "
+        "record, so N is the same for both and a mean may divide by it."
+    )
 
 
 def name_of(labels: Mapping[str, str], label: object) -> str:
@@ -488,6 +521,14 @@ def no_mechanism_note(design: str, relation: str) -> str:
         f"**{design_label(design)}** is left out: none of the chosen mechanisms holds its "
         f"guarantee for this design when neighbouring populations differ by "
         f"{RELATION_LABELS.get(relation, relation)}. Add a mechanism under *Mechanisms*."
+    )
+
+
+def size_refusal_lines(refusals: Mapping[str, str]) -> str:
+    """Markdown lines for the mechanisms left out because they divide by a private size."""
+    return "\n".join(
+        f"- **{MECHANISM_SHORT.get(name, name)}** is not offered: {reason}"
+        for name, reason in refusals.items()
     )
 
 
@@ -913,6 +954,7 @@ def python_snippet(
     objective: str,
     quantile: float = 0.5,
     mechanisms: Sequence[str] | None = None,
+    sizes_public: bool = False,
 ) -> str:
     """Code that recomputes the comparison with :func:`core.planner.plan`; prints the best row.
 
@@ -923,6 +965,8 @@ def python_snippet(
     extra = f"    quantile={float(quantile)!r},\n" if statistic == "quantile" else ""
     if mechanisms is not None:
         extra += f"    mechanisms={tuple(str(m) for m in mechanisms)!r},\n"
+    if sizes_public:
+        extra += "    sizes_public=True,\n"
     return f"""{population_snippet(pop)}from core import planner
 
 result = planner.plan(

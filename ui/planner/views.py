@@ -70,6 +70,9 @@ class PlannerInputs:
     usable_share
         A 95 % bound above this share of the population value (of the declared range when
         the value is 0) makes a plan too noisy (:func:`core.planner.usability.is_usable`).
+    sizes_public
+        The population size N (and the publication cells' sizes N_c) is declared public
+        (:func:`core.planner.plan`'s ``sizes_public``).
     """
 
     pop: Population
@@ -86,6 +89,7 @@ class PlannerInputs:
     quantile: float = 0.5
     mechanisms: tuple[str, ...] | None = None
     usable_share: float = DEFAULT_USABLE_SHARE
+    sizes_public: bool = False
 
 
 def chosen_designs(
@@ -117,12 +121,20 @@ def fitting(
     relation: str,
     mechanisms: tuple[str, ...] | None,
     bounded: bool = True,
+    sizes_public: bool = False,
 ) -> bool:
     """Whether some chosen mechanism (the default ones, for None) holds its guarantee for
-    ``design`` (``bounded``: the population has a public upper bound)."""
-    fit = planner.mechanisms_for(statistic, design, relation, bounded=bounded)
+    ``design`` (``bounded``: the population has a public upper bound; ``sizes_public``: N is
+    declared public)."""
+    fit = planner.mechanisms_for(
+        statistic, design, relation, bounded=bounded, sizes_public=sizes_public
+    )
     asked = (
-        planner.default_mechanisms(statistic, bounded=bounded) if mechanisms is None else mechanisms
+        planner.default_mechanisms(
+            statistic, bounded=bounded, relation=relation, sizes_public=sizes_public
+        )
+        if mechanisms is None
+        else mechanisms
     )
     return any(m in asked for m in fit)
 
@@ -132,12 +144,16 @@ def usable_mechanisms(
     statistic: str,
     relation: str,
     designs: tuple[str, ...],
+    sizes_public: bool = False,
 ) -> tuple[str, ...] | None:
     """The chosen mechanisms if one of them fits a planned design (the census included),
     else None (the default mechanisms) with a note on the page."""
     if mechanisms is None:
         return None
-    if any(fitting(d, statistic, relation, mechanisms) for d in ("census", *designs)):
+    if any(
+        fitting(d, statistic, relation, mechanisms, sizes_public=sizes_public)
+        for d in ("census", *designs)
+    ):
         return mechanisms
     st.info(
         "None of the chosen mechanisms fits the chosen designs when neighbouring populations "
@@ -167,6 +183,7 @@ def inputs_key(ctx: PlannerInputs) -> str:
         ctx.objective,
         ctx.quantile,
         ctx.mechanisms,
+        ctx.sizes_public,
     )
     return digest(*parts)
 
@@ -273,15 +290,23 @@ def run_plan(
         objective=ctx.objective,
         quantile=ctx.quantile,
         mechanisms=ctx.mechanisms,
+        sizes_public=ctx.sizes_public,
         _progress=progress,
     )
 
 
 def design_list(ctx: PlannerInputs) -> None:
-    """Every design: its theorem, or the plain-words reason it is not planned."""
+    """Every design: its theorem, or the plain-words reason it is not planned; whether the
+    population size is public, and the mechanisms that leaves out."""
     lines = [text.status_line(s) for s in ctx.statuses]
     with st.expander("The designs, their theorems and what is missing", expanded=True):
         st.markdown("\n".join(f"- {line}" for line in lines))
+        st.markdown(f"**Sizes.** {text.sizes_words(ctx.relation, ctx.sizes_public)}")
+        refused = planner.size_refusals(
+            ctx.statistic, ctx.relation, ctx.sizes_public, bounded=ctx.pop.has_upper_bound
+        )
+        if refused:
+            st.markdown(text.size_refusal_lines(refused))
 
 
 def compare_view(ctx: PlannerInputs) -> None:
@@ -323,7 +348,9 @@ def compare_body(ctx: PlannerInputs, result: planner.PlanResult, step: float | N
     for design in ctx.designs:
         if design != "census" and not (result.table["design"] == design).any():
             bounded = pop.has_upper_bound
-            if not fitting(design, ctx.statistic, ctx.relation, ctx.mechanisms, bounded):
+            if not fitting(
+                design, ctx.statistic, ctx.relation, ctx.mechanisms, bounded, ctx.sizes_public
+            ):
                 st.info(text.no_mechanism_note(design, ctx.relation))
             else:
                 st.info(text.no_rows_note(design, cache.smallest_stratum(pop.content_hash, pop)))
@@ -386,6 +413,7 @@ def compare_body(ctx: PlannerInputs, result: planner.PlanResult, step: float | N
             objective=ctx.objective,
             quantile=ctx.quantile,
             mechanisms=ctx.mechanisms,
+            sizes_public=ctx.sizes_public,
         )
     )
 
@@ -431,6 +459,7 @@ def notebook_bytes(ctx: PlannerInputs) -> bytes:
         objective=ctx.objective,
         quantile=ctx.quantile,
         mechanisms=ctx.mechanisms,
+        sizes_public=ctx.sizes_public,
     ).encode("utf-8")
 
 
@@ -545,6 +574,7 @@ def accuracy_view(ctx: PlannerInputs) -> None:
         relation=ctx.relation,
         quantile=ctx.quantile,
         mechanisms=ctx.mechanisms,
+        sizes_public=ctx.sizes_public,
         _progress=bar.report,
     )
     with slot.container(key=f"plan_acc_view_{key}"), result_container("plan_accuracy"):
@@ -701,6 +731,7 @@ def several_results(
         seed=ctx.seed,
         relation=ctx.relation,
         objective=ctx.objective,
+        sizes_public=ctx.sizes_public,
         _progress=bar.report,
     )
     with slot.container(key=f"plan_ms_view_{key}"):

@@ -537,6 +537,7 @@ def test_mechanism_factor_table() -> None:
         "smooth_polyplace": (None, 1.0),
         "piecewise_laplace": (1.0, 1.0),
         "unbounded": (1.0, 1.0),
+        "sum_count": (1.0, 2.0),
     }
 
 

@@ -38,3 +38,26 @@ def test_statuses_and_default_rates_fit_the_population():
     )
     with pytest.raises(ValueError, match="> 0"):
         budgets.positive("eps_target", 0.0)
+
+
+def test_a_mean_that_divides_by_n_needs_n_public_under_added_or_removed_records():
+    """Issue 35: under "deletion" N differs between neighbours; ht_mean is refused (with the
+    reason) unless sizes are public, and the size-free mean takes its place everywhere."""
+    for design in ("census", "poisson", "cluster"):
+        private = budgets.mechanisms_for("mean", design, "deletion")
+        public = budgets.mechanisms_for("mean", design, "deletion", sizes_public=True)
+        assert "ht_mean" not in private and "sum_count" in private, design
+        assert "ht_mean" in public and "sum_count" in public, design
+    # a changed record leaves N as it is: ht_mean fits Poisson under "replacement"
+    assert "ht_mean" in budgets.mechanisms_for("mean", "poisson", "replacement")
+    assert budgets.size_refusal("ht_mean", "replacement") == ""
+    assert budgets.size_refusal("ht_mean", "deletion", sizes_public=True) == ""
+    reason = budgets.size_refusal("ht_mean", "deletion")
+    assert "differs by one" in reason and "public" in reason
+    for name in (*budgets.QUANTILE_MECHANISMS, "laplace", "gaussian", "sum_count"):
+        assert budgets.size_refusal(name, "deletion") == "", name  # none reads a size
+    assert budgets.size_refusals("mean", "deletion") == {"ht_mean": reason}
+    assert budgets.size_refusals("median", "deletion") == {}
+    assert budgets.sizes_change("deletion", False)
+    assert not budgets.sizes_change("deletion", True)
+    assert not budgets.sizes_change("replacement", False)

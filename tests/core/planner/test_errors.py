@@ -62,3 +62,72 @@ def test_quantile_interval_of_two_modes_is_the_order_statistics_not_a_symmetric_
     assert (row["error_95_low"], row["error_95_high"]) == (low, high)
     exact = errors.exact_row(1.0, 2.0, 0.5, 0.5)
     assert exact["error_95_low"] == exact["error_95_high"] == 2.0
+
+
+def test_a_release_law_integrates_the_noise_out_of_the_errors():
+    """A non-additive release with a stated law (the size-free mean): the RMSE and the 95 %
+    bound are the law's, averaged over the samples, not the draws' (issue 35)."""
+    from core import mechanisms as mech
+    from core.mechanisms.sum_count import SumCountLaw
+    from core.planner.errors import Draws, summary_row
+
+    m = mech.SumCountMean(0.0, 10.0, sum_share=0.5)
+    rng = np.random.default_rng(4)
+    draws = Draws()
+    for size in (3, 5, 8):
+        rows = np.sort(rng.uniform(0, 10, (20, size)), axis=1)
+        rel = m.release(rows, 0.7, 0.5, 0.0, 10.0, rng)
+        draws.statistic.append(rel.statistic)
+        draws.released.append(rel.released)
+        draws.noise_variance.append(np.full(20, np.nan))
+        draws.noise_scale.append(rel.noise_scale)
+        draws.laws.append(rel.law)
+        draws.sizes.append(np.full(20, float(size)))
+    theta = 5.0
+    law = SumCountLaw.merge(draws.laws)
+    row = summary_row(draws, theta)
+    assert row["rmse"] == pytest.approx(math.sqrt(float(law.mse(theta).mean())), rel=1e-12)
+    # the smallest x covering 95 % (the law has atoms at the bounds, so it may jump past it)
+    x = row["error_95"]
+    assert float(law.coverage(x, theta).mean()) >= 0.95 - 1e-9
+    assert float(law.coverage(x * (1 - 1e-7), theta).mean()) <= 0.95 + 1e-9
+    stat = np.concatenate(draws.statistic)
+    assert row["noise_part"] == pytest.approx(float(law.mse(stat).mean()), rel=1e-12)
+    assert row["sampling_part"] == pytest.approx(float(((stat - theta) ** 2).mean()), rel=1e-12)
+    draws.laws[-1] = None  # one chunk without a law: the draws decide
+    assert summary_row(draws, theta)["rmse"] != pytest.approx(row["rmse"], rel=1e-6)
+
+
+def test_a_plan_of_the_size_free_mean_matches_brute_force():
+    """The planner's sum_count row (samples drawn, noise integrated) against releases drawn
+    with their noise on many Poisson samples."""
+    from core import planner
+    from core.population import Population
+
+    pop = Population("t", np.sort(np.random.default_rng(1).uniform(0, 10, 400)), 0.0, 10.0)
+    result = planner.plan(
+        pop, statistic="mean", eps_target=1.0, relation="deletion", designs=["poisson"],
+        rates=[0.1], reps=2000, refine=False, seed=3,
+    )  # fmt: skip
+    row = result.table[result.table["design"] == "poisson"].iloc[0]
+    assert row["mechanism"] == "sum_count"
+    m = mech_at_rate(pop, 0.1)
+    rng = np.random.default_rng(9)
+    errs = []
+    for _ in range(20_000):
+        s = pop.values[rng.random(pop.size) < 0.1]
+        if s.size == 0:
+            errs.append(m.release_empty(row["eps_sample"], 0.0, 10.0, rng)[0] - pop.values.mean())
+            continue
+        out = m.release(s[None, :], row["eps_sample"], 0.5, 0.0, 10.0, rng).released[0]
+        errs.append(out - pop.values.mean())
+    brute = math.sqrt(float(np.mean(np.square(errs))))
+    se = float(np.std(np.square(errs))) / math.sqrt(len(errs)) / (2 * brute)
+    assert abs(row["rmse"] - brute) < 4 * math.hypot(se, row["rmse_se"])
+
+
+def mech_at_rate(pop, rate):
+    from core.designs.frame import Frame
+    from core.planner.simulate import make_mechanism
+
+    return make_mechanism("sum_count", Frame.of(pop), rate, 0.5)

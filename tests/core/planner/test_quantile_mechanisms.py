@@ -95,7 +95,12 @@ def test_a_default_plan_compares_the_default_four() -> None:
     result = planner.plan(pop, eps_target=1.0, reps=10, refine=False, rates=(0.2,))
     assert set(result.table["mechanism"]) == set(planner.DEFAULT_QUANTILE_MECHANISMS)
     assert planner.default_mechanisms("quantile") == planner.DEFAULT_QUANTILE_MECHANISMS
-    assert planner.default_mechanisms("mean") == planner.MEAN_MECHANISMS
+    assert planner.default_mechanisms("mean") == planner.DEFAULT_MEAN_MECHANISMS
+    assert planner.default_mechanisms("mean", relation="deletion") == planner.MEAN_MECHANISMS
+    assert (
+        planner.default_mechanisms("mean", relation="deletion", sizes_public=True)
+        == planner.DEFAULT_MEAN_MECHANISMS
+    )
 
 
 def test_new_mechanisms_run_on_windows_with_the_law_of_whole_samples(monkeypatch) -> None:

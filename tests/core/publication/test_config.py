@@ -41,6 +41,7 @@ BAD = [
     ("eps_target", {"eps_target": -1.5}),
     ("delta_target", {"delta_target": 1.0}),
     ("relation", {"relation": "swap"}),
+    ("sizes_public", {"sizes_public": "yes"}),
     ("designs", {"designs": ["lottery"]}),
     ("statistics[1]", {"statistics": ["median", "mode"]}),
     ("T", {"T": 1}),
@@ -91,6 +92,9 @@ def test_a_good_config_builds_the_population(tmp_path) -> None:
     kw = cfg.plan_kwargs()
     assert kw["reps"] == 10 and kw["statistics"][1] == {"quantile": 0.9}
     assert kw["error_weights"] is None
+    assert kw["sizes_public"] is False  # the sound default: cell sizes are not public
+    public = load_config(write_config(tmp_path, config_dict(sizes_public=True)))
+    assert public.plan_kwargs()["sizes_public"] is True
     weighted = config_dict(split="optimal", error_weights=[2, 1])
     assert load_config(write_config(tmp_path, weighted)).plan_kwargs()["error_weights"] == [2, 1]
 
@@ -98,6 +102,7 @@ def test_a_good_config_builds_the_population(tmp_path) -> None:
 def test_the_example_config_loads() -> None:
     cfg = load_config(ROOT / "assets" / "publication_example.yaml")
     assert cfg.population["builtin"] == "establishments" and cfg.groups == ("strata",)
+    assert cfg.sizes_public is False
 
 
 @pytest.mark.parametrize("key", ["strata_column", "cluster_column"])

@@ -7,6 +7,7 @@ the designs and mechanisms the table used, and the report escapes what a user ty
 
 from __future__ import annotations
 
+import html
 import io
 import json
 import math
@@ -94,6 +95,9 @@ def test_registry_entry_names_what_the_table_used(planned) -> None:
     assert entry["privacy_unit"] == "one record of the population"
     assert entry["implementation"].endswith("run by a test")
     assert len(entry["mechanisms"]) >= 1
+    # whether the cell sizes are public is part of the guarantee (issue 35)
+    assert entry["sizes_public"] is tp.settings["sizes_public"]
+    assert entry["sizes"] == tp.summary()["sizes"]
     json.loads(strict_json(entry))  # strict JSON, nothing left unserialisable
 
 
@@ -109,6 +113,7 @@ def test_report_escapes_user_text_and_states_the_promise(planned) -> None:
     )
     assert "<script>x</script>" not in page and "&lt;script&gt;" in page
     assert "ε_target = 1" in page and RELATION_WORDS["deletion"] in page
+    assert html.escape(tp.summary()["sizes"]) in page
 
 
 def test_strict_json_writes_null_for_what_was_not_planned() -> None:

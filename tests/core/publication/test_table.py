@@ -145,3 +145,21 @@ def test_bad_groupings_and_statistics_are_named(small: Population) -> None:
     names, labels, idx = cells_of(small, ["strata", "clusters"])
     assert names == ["size_class", "cluster"]
     assert sum(len(i) for i in idx) == small.size and len(labels) == len(idx)
+
+
+def test_a_cell_mean_is_not_divided_by_a_private_cell_size(small: Population, table_plan) -> None:
+    """Issue 35: cells planned for added or removed records (labels that can move) have sizes
+    that differ between neighbours; unless they are declared public no mean divides by one."""
+    means = table_plan.table[table_plan.table["statistic"] == "mean"]
+    assert set(means["mechanism"]) == {"sum_count"}
+    s = table_plan.summary()
+    assert s["sizes_public"] is False and "not public" in s["sizes"]
+    public = plan_table(small, ["strata"], ["mean"], 1.0, sizes_public=True, **FAST)
+    assert public.settings["sizes_public"] is True
+    assert "ht_mean" in set(public.table["mechanism"])
+    assert "declared public" in public.summary()["sizes"]
+    fixed = plan_table(small, ["strata"], ["mean"], 1.0, labels_fixed=True, **FAST)
+    assert "sum_count" not in set(fixed.table["mechanism"])  # a change leaves every N_c as is
+    assert "same for both neighbours" in fixed.summary()["sizes"]
+    with pytest.raises(ValueError, match="sizes_public"):
+        plan_table(small, ["strata"], ["mean"], 1.0, sizes_public="no", **FAST)  # type: ignore[arg-type]

@@ -16,6 +16,7 @@ import importlib.util
 import re
 import subprocess
 import sys
+from html import escape as html_escape
 from html.parser import HTMLParser
 
 import nbformat
@@ -36,6 +37,7 @@ from ui.planner.exports import (
     method_report,
     plan_notebook,
 )
+from ui.planner.text import sizes_words
 
 PAYLOAD = "<script>alert(1)</script>"
 
@@ -582,3 +584,34 @@ def test_report_escapes_the_files_column_and_file_names(result):
     assert PAYLOAD not in page
     data = {row[0]: row[1] for row in _tables(page)[0]}
     assert data["Value column"] == PAYLOAD  # shown as text
+
+
+def test_notebook_and_report_state_whether_the_population_size_is_public(population):
+    """Issue 35: the choice that N is public (or not) travels with the guarantee."""
+    for public in (False, True):
+        nb = nbformat.reads(
+            plan_notebook(
+                recipe=RECIPE, **{**PARAMS, "relation": "deletion", "sizes_public": public}
+            ),
+            4,
+        )
+        code = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "code")
+        markdown = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "markdown")
+        assert f"sizes_public={public}" in code
+        assert sizes_words("deletion", public) in markdown
+    for public in (False, True):
+        mean = plan(
+            population,
+            statistic="mean",
+            eps_target=1.0,
+            relation="deletion",
+            designs=("poisson",),
+            rates=(0.3,),
+            reps=20,
+            seed=1,
+            refine=False,
+            sizes_public=public,
+        )
+        page = method_report(mean, _figure(mean), "Use the census.", "pop")
+        assert "Population size N public" in page
+        assert html_escape(sizes_words("deletion", public)) in page

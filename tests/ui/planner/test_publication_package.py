@@ -13,6 +13,7 @@ under a second.
 from __future__ import annotations
 
 import io
+import json
 import os
 import subprocess
 import sys
@@ -101,6 +102,12 @@ def test_the_zip_holds_exactly_its_files_and_the_pages_table(page_plan) -> None:
     readme = files["README.md"]
     assert "one record of the population" in readme and "ε_target = 1," in readme
     assert all(f"`{name}`" in readme for name in pkg.PACKAGE_FILES)
+    # whether the cell sizes are public travels with the promise (issue 35)
+    sizes = result.summary()["sizes"]
+    assert "not public" in sizes and sizes in readme
+    assert "sizes_public: false" in files["publication.yaml"]
+    registry = json.loads(files["registry.json"])
+    assert registry["sizes_public"] is False and registry["sizes"] == sizes
 
 
 def test_the_script_reproduces_plan_table_in_a_process_of_its_own(page_plan, tmp_path) -> None:

@@ -34,6 +34,7 @@ from ui.planner.exports.checks import (
     recipe_function,
     statistic_words,
 )
+from ui.planner.text import sizes_words
 
 __all__ = ["plan_notebook"]
 
@@ -120,6 +121,7 @@ def plan_notebook(
     objective: str,
     quantile: float = 0.5,
     mechanisms: tuple[str, ...] | None = None,
+    sizes_public: bool = False,
 ) -> str:
     """A Jupyter notebook (``.ipynb`` JSON text) that reproduces a release plan.
 
@@ -164,6 +166,9 @@ def plan_notebook(
         Mechanism names fitting the statistic (:data:`core.planner.QUANTILE_MECHANISMS` or
         :data:`core.planner.MEAN_MECHANISMS`); None for the default ones
         (:func:`core.planner.default_mechanisms`). Passed only when given.
+    sizes_public : bool
+        The population size N is declared public (:func:`core.planner.plan`); written in
+        the call and stated in the notes.
 
     Returns
     -------
@@ -261,6 +266,7 @@ def plan_notebook(
         f"seed={seed!r}",
         f"relation={relation!r}",
         f"objective={objective!r}",
+        f"sizes_public={bool(sizes_public)!r}",
     ]
     if statistic == "quantile":
         call_arguments.append(f"quantile={q!r}")
@@ -286,6 +292,8 @@ def plan_notebook(
                 if name in DESIGN_EXPLANATIONS
             ),
             *(["", GROUP_PRIVACY_NOTE] if relation == "replacement" else []),
+            "",
+            f"**Sizes.** {sizes_words(relation, bool(sizes_public))}",
             "",
             "The table below is the planner's own list: which designs this population "
             "supports, the theorem each rests on and, for an unavailable design, why.",

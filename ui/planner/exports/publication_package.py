@@ -29,7 +29,7 @@ import yaml  # type: ignore[import-untyped]
 from nbformat import v4
 
 from core.population import Population
-from core.publication import TablePlan, records
+from core.publication import TablePlan, cell_budget, records, sizes_statement
 from ui.format import fmt
 from ui.planner.exports.checks import INSTALL_COMMAND, package_imports
 
@@ -239,6 +239,7 @@ def _describe(config: Mapping[str, Any]) -> list[str]:
             for s in config["statistics"]
         ),
         f"privacy unit: one record of the population; neighbours: {relation}",
+        "sizes: " + _sizes(config),
         f"promise for the whole table: ε_target = {float(config['eps_target']):g}, "
         f"δ_target = {fmt(float(config['delta_target']), 'delta')}",
         f"T = {config['T']} Monte Carlo repetitions per cell × statistic, seed {config['seed']}",
@@ -340,6 +341,17 @@ def publication_notebook(config: Mapping[str, Any]) -> str:
     return str(nbformat.writes(notebook))
 
 
+def _sizes(config: Mapping[str, Any]) -> str:
+    """Whether the config declares the cell sizes public, in words (the table's statement)."""
+    budget = cell_budget(
+        float(config["eps_target"]),
+        float(config["delta_target"]),
+        str(config["relation"]),
+        labels_fixed=bool(config["labels_fixed"]),
+    )
+    return sizes_statement(bool(config.get("sizes_public", False)), budget.relation)
+
+
 def package_readme(config: Mapping[str, Any], population: Population) -> str:
     """The zip's README: what each file is, how to run them, the promise in words."""
     files = {
@@ -366,7 +378,9 @@ def package_readme(config: Mapping[str, Any], population: Population) -> str:
             f"δ_target = {fmt(float(config['delta_target']), 'delta')})-differentially private, "
             "neighbouring populations being one step apart: "
             + records.relation_words(config["relation"], bool(config["labels_fixed"]))
-            + ". summary.json and report.html say how the releases compose.",
+            + ". "
+            + _sizes(config)
+            + " summary.json and report.html say how the releases compose.",
             "",
             "## The files",
             "",

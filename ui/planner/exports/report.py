@@ -34,7 +34,7 @@ from ui.planner.exports.checks import (
     RELATION_LABELS,
     statistic_words,
 )
-from ui.planner.text import relative_change
+from ui.planner.text import relative_change, sizes_words
 
 __all__ = ["method_report"]
 
@@ -201,6 +201,14 @@ def _parameter_rows(
             ),
         ),
         ("Neighbouring populations", _text(RELATION_LABELS.get(result.relation, result.relation))),
+        (
+            "Population size N public",
+            _text(
+                ("yes" if result.sizes_public else "no")
+                + ". "
+                + sizes_words(result.relation, result.sizes_public)
+            ),
+        ),
         ("Plans ranked by", _text(OBJECTIVE_LABELS.get(result.objective, result.objective))),
         ("Monte Carlo repetitions T", _text(fmt(result.reps, "count"))),
         ("Seed", _text(result.seed)),

@@ -1,0 +1,558 @@
+"""A private mean that needs no size: a noisy centred sum over a noisy count.
+
+:class:`SumCountMean` releases the mean of a sample whose size is itself private (a
+population size ``N`` or a cell size ``N_c`` that is not declared public, under neighbours
+that add or remove a record).  :class:`SumCountLaw` is the exact law of its release given
+the sample, from which the planner computes its errors without drawing the noise.
+
+Why a new mechanism
+-------------------
+:class:`core.mechanisms.HorvitzThompsonMean` releases ``c + (Σ_S (x − c) + Lap) / (r N)``.
+For a public constant ``N`` that is pure ε-DP; but when the neighbour relation adds or
+removes a record of the population, ``N`` itself differs between the two neighbours, the two
+releases are Laplace laws of different scales, and the log ratio of their densities,
+``|y − μ| (1/b − 1/b')``, grows without bound in the tails: no ε holds.  The release below
+reads no size at all, so its guarantee holds whatever the sizes of the neighbours.
+
+Source: the noisy-sum-over-noisy-count estimator of a mean is standard (e.g. the
+``BoundedMean`` of Google's differential-privacy library, and Dwork & Roth 2014, §3.3 for
+the Laplace mechanism and §2.1 for post-processing); the split of the budget and the exact
+error by quadrature are this module's.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy import optimize
+
+from .._validation import check_bounds, check_eps, check_rng, finite_scalar
+from ..mechanisms.base import FloatArray, Mechanism, Release, _check_release_args
+
+__all__ = ["SumCountLaw", "SumCountMean", "clipped_laplace_coverage", "clipped_laplace_mse"]
+
+#: Nodes of the Gauss–Laguerre rule for the count noise above its centre, and of the
+#: Gauss–Legendre rule for the part below it (above the floor at 1).
+_LAGUERRE = np.polynomial.laguerre.laggauss(64)
+_LEGENDRE = np.polynomial.legendre.leggauss(64)
+#: Shares of the budget the sum may take (the count gets the rest); the chosen share is
+#: rounded to this step (it is part of the published plan, like the rate).
+SHARE_STEP = 0.01
+SHARE_RANGE = (0.02, 0.98)
+#: Rows whose quadrature nodes are built at once (about 8 MB per array).
+_BLOCK_ROWS = 8192
+#: Where the quadrature below the count's centre stops, in units of its Laplace scale.
+_DOWN_LIMIT = 40.0
+
+
+def _laplace_cdf(z: FloatArray) -> FloatArray:
+    """``P(Z ≤ z)`` for ``Z ~ Laplace(0, 1)``, without cancellation in either tail."""
+    tail = 0.5 * np.exp(-np.abs(z))
+    return np.asarray(np.where(z < 0, tail, 1.0 - tail), dtype=np.float64)
+
+
+def clipped_laplace_mse(
+    mu: ArrayLike, beta: ArrayLike, lower: float, upper: float, a: ArrayLike
+) -> FloatArray:
+    """``E[(clip(μ + β Z, L, U) − a)²]`` for ``Z ~ Laplace(0, 1)``, in closed form.
+
+    The atoms at the bounds carry ``P(μ + βZ ≤ L)`` and ``P(μ + βZ ≥ U)``; between them the
+    Laplace density ``e^{−|x − μ|/β} / (2β)`` integrates against ``(x − a)²`` with the
+    antiderivatives ``∓ ½ e^{∓(x − μ)/β} [(x − a)² ± 2β(x − a) + 2β²]`` on each side of
+    ``μ``.  Broadcast over all arguments; ``β > 0``.
+    """
+    m, b, c = np.broadcast_arrays(
+        np.asarray(mu, dtype=np.float64),
+        np.asarray(beta, dtype=np.float64),
+        np.asarray(a, dtype=np.float64),
+    )
+    lo, hi = float(lower), float(upper)
+    split = np.clip(m, lo, hi)
+
+    def left(x: FloatArray) -> FloatArray:  # antiderivative for x <= mu
+        d = x - c
+        return 0.5 * np.exp((x - m) / b) * (d * d - 2.0 * b * d + 2.0 * b * b)
+
+    def right(x: FloatArray) -> FloatArray:  # antiderivative for x >= mu
+        d = x - c
+        return -0.5 * np.exp(-(x - m) / b) * (d * d + 2.0 * b * d + 2.0 * b * b)
+
+    with np.errstate(over="ignore", invalid="ignore"):
+        # each piece is empty (and its terms may overflow) when mu is beyond its bound
+        below = np.where(split > lo, left(split) - left(np.full_like(m, lo)), 0.0)
+        above = np.where(split < hi, right(np.full_like(m, hi)) - right(split), 0.0)
+    inner = below + above
+    p_low = _laplace_cdf((lo - m) / b)
+    p_high = 1.0 - _laplace_cdf((hi - m) / b)
+    return np.asarray(
+        p_low * (lo - c) ** 2 + p_high * (hi - c) ** 2 + np.maximum(inner, 0.0), dtype=np.float64
+    )
+
+
+def clipped_laplace_coverage(
+    mu: ArrayLike, beta: ArrayLike, lower: float, upper: float, theta: ArrayLike, x: ArrayLike
+) -> FloatArray:
+    """``P(|clip(μ + β Z, L, U) − θ| ≤ x)`` for ``Z ~ Laplace(0, 1)`` and ``θ ∈ [L, U]``.
+
+    ``P(Y ≤ θ + x) − P(Y < θ − x)`` with ``P(Y ≤ y) = 1`` for ``y ≥ U`` and the Laplace CDF
+    below, ``P(Y < y) = 0`` for ``y ≤ L``.
+    """
+    m, b, t, w = np.broadcast_arrays(
+        np.asarray(mu, dtype=np.float64),
+        np.asarray(beta, dtype=np.float64),
+        np.asarray(theta, dtype=np.float64),
+        np.asarray(x, dtype=np.float64),
+    )
+    hi_y, lo_y = t + w, t - w
+    below_hi = np.where(hi_y >= upper, 1.0, _laplace_cdf((hi_y - m) / b))
+    below_lo = np.where(lo_y <= lower, 0.0, _laplace_cdf((lo_y - m) / b))
+    return np.asarray(np.clip(below_hi - below_lo, 0.0, 1.0), dtype=np.float64)
+
+
+def _denominator_nodes(m: FloatArray, b2: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Nodes ``D_k`` and weights ``w_k`` with ``E[g(D)] ≈ Σ_k w_k g(D_k)`` per row.
+
+    ``D = max(u, 1)`` with ``u = m + b₂ Z``, ``Z ~ Laplace(0, 1)``.  Three parts:
+
+    * above ``a = max(m, 1)``: ``u = a + b₂ z`` with ``z ~ Exp(1)`` of mass
+      ``½ e^{−(a − m)/b₂}``, a 64-point Gauss–Laguerre rule;
+    * between 1 and ``m`` (when ``m > 1``): ``u = m − b₂ z``, ``z ∈ (0, z₁)``,
+      ``z₁ = (m − 1)/b₂``, weight ``½ e^{−z}``: a 64-point Gauss–Legendre rule on
+      ``(0, min(z₁, 40))`` (the mass beyond 40, below ``e^{−40}``, is left out);
+    * the atom ``P(u ≤ 1)`` at ``D = 1``.
+
+    Each part's integrand is smooth (the kinks of ``D`` at ``m`` and 1 are the parts' ends),
+    so the rules converge fast; ``tests/core/mechanisms/test_sum_count.py`` checks them
+    against adaptive quadrature.
+    """
+    zl, wl = _LAGUERRE
+    xg, wg = _LEGENDRE
+    start = np.maximum(m, 1.0)
+    up_nodes = start[:, None] + b2[:, None] * zl[None, :]
+    up_mass = 0.5 * np.exp(-(start - m) / b2)
+    up_weights = up_mass[:, None] * wl[None, :]
+    z1 = np.minimum(np.maximum(m - 1.0, 0.0) / b2, _DOWN_LIMIT)
+    z = 0.5 * z1[:, None] * (xg[None, :] + 1.0)
+    down_nodes = np.maximum(m[:, None] - b2[:, None] * z, 1.0)
+    down_weights = 0.5 * np.exp(-z) * 0.5 * z1[:, None] * wg[None, :]
+    atom = _laplace_cdf((1.0 - m) / b2)[:, None]
+    nodes = np.concatenate([up_nodes, down_nodes, np.ones_like(atom)], axis=1)
+    weights = np.concatenate([up_weights, down_weights, atom], axis=1)
+    return nodes, weights
+
+
+@dataclass(frozen=True, eq=False)
+class SumCountLaw:
+    """The exact law of :class:`SumCountMean`'s release given each sample (one per row).
+
+    Given a sample with centred sum ``T = Σ_S (x − c)`` and size ``m``, the release is
+    ``Y = clip(c + (T + b₁ Z₁) / max(m + b₂ Z₂, 1), L, U)`` with independent Laplace
+    ``Z₁, Z₂``.  Given the denominator ``D = max(m + b₂ Z₂, 1)`` it is a Laplace of centre
+    ``c + T/D`` and scale ``b₁/D`` clipped to ``[L, U]``, whose moments and CDF are closed
+    form (:func:`clipped_laplace_mse`, :func:`clipped_laplace_coverage`); the law of ``D``
+    is integrated out by quadrature (:func:`_denominator_nodes`: 64-point Gauss–Laguerre and
+    Gauss–Legendre rules and the atom at 1).
+
+    Attributes
+    ----------
+    total, size : ndarray
+        ``T`` and ``m`` per row.
+    b_sum, b_count : ndarray
+        The Laplace scales of the sum and of the count per row.
+    lower, upper : float
+        The public bounds.
+    """
+
+    total: FloatArray
+    size: FloatArray
+    b_sum: FloatArray
+    b_count: FloatArray
+    lower: float
+    upper: float
+
+    @property
+    def centre(self) -> float:
+        """``c = (L + U) / 2``."""
+        return self.lower + (self.upper - self.lower) / 2.0
+
+    def _conditional(self, rows: slice) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """Centres, scales and weights of the clipped Laplace laws at the nodes of ``rows``
+        (kept for a law of one block: the planner's root search calls it many times)."""
+        cache: dict[tuple[int, int], tuple[FloatArray, FloatArray, FloatArray]]
+        cache = self.__dict__.setdefault("_nodes", {})
+        key = (rows.start, rows.stop)
+        if key not in cache:
+            d, w = _denominator_nodes(self.size[rows], self.b_count[rows])
+            mu = self.centre + self.total[rows, None] / d
+            beta = self.b_sum[rows, None] / d
+            if self.total.size > _BLOCK_ROWS:  # a large law: recompute rather than hold
+                return mu, beta, w
+            cache[key] = (mu, beta, w)
+        return cache[key]
+
+    def _blocks(self) -> list[slice]:
+        """Rows in blocks of :data:`_BLOCK_ROWS`, so the nodes of a large batch stay small."""
+        n = self.total.size
+        return [slice(i, min(i + _BLOCK_ROWS, n)) for i in range(0, n, _BLOCK_ROWS)]
+
+    def mse(self, about: ArrayLike) -> FloatArray:
+        """``E[(Y − a)² | sample]`` per row (``a`` one number or one per row)."""
+        a = np.broadcast_to(np.asarray(about, dtype=np.float64), self.total.shape)
+        out = np.empty(self.total.shape)
+        for rows in self._blocks():
+            mu, beta, w = self._conditional(rows)
+            g = clipped_laplace_mse(mu, beta, self.lower, self.upper, a[rows, None])
+            out[rows] = (w * g).sum(axis=1)
+        return out
+
+    def coverage(self, x: ArrayLike, theta: ArrayLike) -> FloatArray:
+        """``P(|Y − θ| ≤ x | sample)`` per row (``x`` and ``θ`` one number or one per row)."""
+        shape = self.total.shape
+        xx = np.broadcast_to(np.asarray(x, dtype=np.float64), shape)
+        tt = np.broadcast_to(np.asarray(theta, dtype=np.float64), shape)
+        out = np.empty(shape)
+        for rows in self._blocks():
+            mu, beta, w = self._conditional(rows)
+            g = clipped_laplace_coverage(
+                mu, beta, self.lower, self.upper, tt[rows, None], xx[rows, None]
+            )
+            out[rows] = (w * g).sum(axis=1)
+        return np.asarray(np.clip(out, 0.0, 1.0), dtype=np.float64)
+
+    @staticmethod
+    def merge(laws: list[SumCountLaw]) -> SumCountLaw:
+        """The rows of several laws (same bounds) as one law."""
+        first = laws[0]
+        return SumCountLaw(
+            np.concatenate([law.total for law in laws]),
+            np.concatenate([law.size for law in laws]),
+            np.concatenate([law.b_sum for law in laws]),
+            np.concatenate([law.b_count for law in laws]),
+            first.lower,
+            first.upper,
+        )
+
+
+class SumCountMean(Mechanism):
+    """Noisy centred sum over a noisy count: a private mean that reads no size.
+
+    With ``c = (L + U)/2``, ``R = U − L`` and a share ``s ∈ (0, 1)`` of ``ε = eps_sample``,
+    the mechanism draws::
+
+        Ŝ = Σ_S (x − c) + Laplace((R/2) / (s ε))       (the noisy centred sum)
+        n̂ = |S| + Laplace(1 / ((1 − s) ε))             (the noisy count)
+
+    and releases ``clip(c + Ŝ / max(n̂, 1), L, U)``.  It reads neither the population size
+    ``N`` nor the sampling rate: on a census it is a private mean of the population, on a
+    Poisson or cluster sample a private ratio estimator of it.
+
+    Privacy (proof)
+        *Added or removed record* (``add_remove_factor = 1``).  The pair ``(Ŝ, n̂)`` is two
+        independent Laplace mechanisms.  Adding or removing one record ``x`` moves the
+        centred sum by ``|x − c| ≤ R/2`` and the count by exactly 1, so the log ratio of the
+        pair's densities at any output is at most ``(R/2)/b₁ + 1/b₂ = sε + (1 − s)ε = ε``
+        (the Laplace mechanism, Dwork & Roth 2014, Theorem 3.6, and basic composition).  The
+        release is a fixed function of the pair (the bounds are public, the share is part of
+        the plan), so it keeps ``ε`` (post-processing, ibid. Proposition 2.1).  No size
+        enters anywhere, so the two neighbours' sizes may differ: nothing needs to be
+        public.  The pair attains the bound (a record at a bound added, outputs in the
+        tails); the clipped ratio loses less, and ``tests/core/mechanisms/test_sum_count.py``
+        computes its loss exactly on binned outputs of tiny samples and their neighbours.
+        *Changed record* (``change_factor = 2``).  The count does not move and the sum moves
+        by at most ``R`` (from ``L`` to ``U``), a loss of ``R/b₁ = 2sε ≤ 2ε``.  The class
+        states ``2`` for every share (the planner's accounting reads a class constant; a
+        tighter ``2s`` would need it per plan row).
+        The share ``s`` is chosen by the planner on the register, as the rate is: the
+        promise covers the release given the plan, and the plan is published with it.
+        The share is rounded to :data:`SHARE_STEP` so that it says little about the data.
+
+    Error
+        Given the sample, the law of the release is known exactly (:class:`SumCountLaw`):
+        conditional on the noisy denominator it is a clipped Laplace with closed-form
+        moments and CDF, and the denominator's law is integrated by quadrature.  The
+        planner therefore draws only samples (the sampling part) and integrates the noise.
+
+    Split
+        ``s`` minimises the exact noise MSE ``E[(Y − x̄)²]`` of a sample of the expected size
+        ``m₀`` with the planned mean offset ``a₀ = θ − c`` (``T = m₀ a₀``): a bounded 1-d
+        minimisation over ``s ∈ [0.02, 0.98]`` (Brent's method).  For large samples the
+        minimiser tends to ``1 / (1 + (|a₀| / (R/2))^{2/3})``, from minimising
+        ``(R/2)²/s² + a₀²/(1 − s)²``: the count matters only as far as the mean is off the
+        centre.
+
+    Parameters
+    ----------
+    lower, upper : float
+        Public bounds, ``lower < upper``.
+    sum_share : float, optional
+        ``s`` in (0, 1), fixed for every budget.  Default: chosen per budget as above from
+        the two hints, or 0.5 without a ``size_hint``.
+    size_hint : float, optional
+        ``m₀ ≥ 0``, the planned (expected) sample size.
+    offset_hint : float, default 0
+        ``a₀``, the planned mean minus the centre ``c``.
+
+    Raises
+    ------
+    ValueError
+        For bad bounds, a share outside (0, 1), a negative or non-finite size hint, or a
+        non-finite offset hint.
+    """
+
+    name = "sum_count"
+    label = "mean, noisy sum over a noisy count (no size needed)"
+    ragged = True
+    additive = False
+    unit_noise_variance = None
+    pure = True
+    add_remove_factor = 1.0
+    change_factor = 2.0
+
+    def __init__(
+        self,
+        lower: float,
+        upper: float,
+        sum_share: float | None = None,
+        size_hint: float | None = None,
+        offset_hint: float = 0.0,
+    ) -> None:
+        self.lower, self.upper = check_bounds(lower, upper)
+        self.centre: float = self.lower + (self.upper - self.lower) / 2.0
+        self.half_range: float = (self.upper - self.lower) / 2.0
+        if sum_share is not None:
+            s = finite_scalar("sum_share", sum_share)
+            if not 0.0 < s < 1.0:
+                raise ValueError(f"sum_share must be in the interval (0, 1); got {sum_share!r}")
+        self.sum_share: float | None = None if sum_share is None else s
+        if size_hint is not None:
+            h = finite_scalar("size_hint", size_hint)
+            if h < 0:
+                raise ValueError(f"size_hint must be a finite number >= 0; got {size_hint!r}")
+        self.size_hint: float | None = None if size_hint is None else h
+        self.offset_hint: float = finite_scalar("offset_hint", offset_hint)
+        self._shares: dict[float, float] = {}
+
+    # -- the split -------------------------------------------------------------------------
+
+    def share(self, eps_sample: float) -> float:
+        """The share ``s`` of ``eps_sample`` the sum spends (class docstring, "Split")."""
+        known = self._shares.get(eps_sample)
+        if known is not None:
+            return known
+        eps = float(check_eps("eps_sample", eps_sample))
+        if self.sum_share is not None or self.size_hint is None:
+            self._shares[eps] = 0.5 if self.sum_share is None else self.sum_share
+        else:
+            m0 = np.array([max(self.size_hint, 1.0)])
+            total = m0 * self.offset_hint
+            stat = self.centre + self.offset_hint
+
+            def mse(s: float) -> float:
+                law = SumCountLaw(
+                    total,
+                    m0,
+                    np.array([self.half_range / (s * eps)]),
+                    np.array([1.0 / ((1.0 - s) * eps)]),
+                    self.lower,
+                    self.upper,
+                )
+                return float(law.mse(stat)[0])
+
+            res = optimize.minimize_scalar(
+                mse, bounds=SHARE_RANGE, method="bounded", options={"xatol": 1e-4}
+            )
+            s = round(float(res.x) / SHARE_STEP) * SHARE_STEP
+            self._shares[eps] = float(min(max(s, SHARE_RANGE[0]), SHARE_RANGE[1]))
+        return self._shares[eps]
+
+    def scales(self, eps_sample: ArrayLike) -> tuple[FloatArray, FloatArray]:
+        """The Laplace scales ``(b₁, b₂) = ((R/2)/(sε), 1/((1 − s)ε))`` per budget."""
+        eps = np.atleast_1d(np.asarray(eps_sample, dtype=np.float64))
+        shares = np.array([self.share(float(e)) for e in eps])
+        return self.half_range / (shares * eps), 1.0 / ((1.0 - shares) * eps)
+
+    # -- the Mechanism interface -----------------------------------------------------------
+
+    def statistic(self, samples: FloatArray) -> FloatArray:
+        """The sample mean of each row (the value the release estimates)."""
+        return np.asarray(np.asarray(samples, dtype=np.float64).mean(axis=1), dtype=np.float64)
+
+    def sensitivity(
+        self,
+        samples: FloatArray,
+        eps_sample: float | FloatArray,
+        delta_sample: float,
+        lower: float,
+        upper: float,
+    ) -> FloatArray:
+        """``R/2``, the sensitivity of the centred sum to an added or removed record."""
+        return np.full(np.shape(samples)[0], (float(upper) - float(lower)) / 2.0)
+
+    def noise_scale(self, sensitivity: FloatArray, eps_sample: float | FloatArray) -> FloatArray:
+        """``b₁ = S / (s ε)``, the scale of the sum's noise (the count's is ``1/((1 − s)ε)``)."""
+        eps = np.broadcast_to(np.asarray(eps_sample, dtype=np.float64), np.shape(sensitivity))
+        shares = np.array([self.share(float(e)) for e in eps.ravel()]).reshape(eps.shape)
+        return np.asarray(sensitivity / (shares * eps), dtype=np.float64)
+
+    def law(self, totals: ArrayLike, sizes: ArrayLike, eps_sample: ArrayLike) -> SumCountLaw:
+        """The exact law of the release given samples with these centred sums and sizes."""
+        t = np.atleast_1d(np.asarray(totals, dtype=np.float64))
+        m = np.atleast_1d(np.asarray(sizes, dtype=np.float64))
+        eps = np.broadcast_to(np.asarray(eps_sample, dtype=np.float64), t.shape)
+        uniq, inv = np.unique(eps, return_inverse=True)
+        b1, b2 = self.scales(uniq)
+        return SumCountLaw(t, m, b1[inv], b2[inv], self.lower, self.upper)
+
+    def _draw(
+        self, totals: FloatArray, sizes: FloatArray, eps: FloatArray, rng: np.random.Generator
+    ) -> FloatArray:
+        uniq, inv = np.unique(eps, return_inverse=True)
+        b1, b2 = self.scales(uniq)
+        z = rng.laplace(0.0, 1.0, size=(2, totals.size))
+        noisy_sum = totals + b1[inv] * z[0]
+        noisy_count = np.maximum(sizes + b2[inv] * z[1], 1.0)
+        return np.asarray(
+            np.clip(self.centre + noisy_sum / noisy_count, self.lower, self.upper),
+            dtype=np.float64,
+        )
+
+    def _check_same_bounds(self, lower: float, upper: float) -> None:
+        lo, hi = check_bounds(lower, upper)
+        if (lo, hi) != (self.lower, self.upper):
+            raise ValueError(
+                f"this SumCountMean was built for the bounds [{self.lower!r}, {self.upper!r}]; "
+                f"got lower={lo!r}, upper={hi!r}"
+            )
+
+    def release(
+        self,
+        samples: ArrayLike,
+        eps_sample: float | ArrayLike,
+        delta_sample: float,
+        lower: float,
+        upper: float,
+        rng: np.random.Generator,
+    ) -> Release:
+        """Release ``clip(c + Ŝ / max(n̂, 1), L, U)`` per row (two Laplace draws per row).
+
+        Parameters, return value and errors as :meth:`Mechanism.release` (the bounds must be
+        the constructor's); ``noise_variance`` is None (the release is not additive) and
+        :attr:`Release.law` holds its exact law given each row (:class:`SumCountLaw`).
+        """
+        self._check_same_bounds(lower, upper)
+        lo, hi, batch, eps, delta = _check_release_args(
+            samples, eps_sample, delta_sample, lower, upper, rng
+        )
+        stat = self.statistic(batch)
+        totals = (batch - self.centre).sum(axis=1)
+        sizes = np.full(batch.shape[0], float(batch.shape[1]))
+        s = self.sensitivity(batch, eps, delta, lo, hi)
+        released = self._draw(totals, sizes, np.asarray(eps, dtype=np.float64), rng)
+        return Release(
+            released, stat, s, self.noise_scale(s, eps), None, self.law(totals, sizes, eps)
+        )
+
+    def release_ragged(
+        self,
+        samples: Sequence[FloatArray],
+        eps_sample: float,
+        lower: float,
+        upper: float,
+        rng: np.random.Generator,
+    ) -> Release:
+        """One release per sample of any size (an empty one included: sum and count 0), in
+        one call; the statistic of an empty sample is the centre ``c``.
+
+        The same law as :meth:`release` of each sample alone (two Laplace draws per sample);
+        the values are checked to lie inside the bounds.
+        """
+        self._check_same_bounds(lower, upper)
+        eps = float(check_eps("eps_sample", eps_sample))
+        check_rng(rng)
+        sizes = np.array([np.size(r) for r in samples], dtype=np.float64)
+        if sizes.sum() > 0:
+            values = np.concatenate([np.asarray(r, dtype=np.float64) for r in samples])
+            if not np.isfinite(values).all() or values.min() < lower or values.max() > upper:
+                raise ValueError(
+                    f"samples must be finite and inside the public bounds [{lower!r}, {upper!r}]"
+                )
+        totals = np.array(
+            [float(np.sum(np.asarray(r, dtype=np.float64) - self.centre)) for r in samples]
+        )
+        stat = self.centre + totals / np.maximum(sizes, 1.0)
+        eps_rows = np.full(sizes.size, eps)
+        released = self._draw(totals, sizes, eps_rows, rng)
+        s = np.full(sizes.size, self.half_range)
+        return Release(
+            released, stat, s, self.noise_scale(s, eps_rows), None, self.law(totals, sizes, eps)
+        )
+
+    def release_empty(
+        self, eps_sample: float, lower: float, upper: float, rng: np.random.Generator
+    ) -> tuple[float, float, float]:
+        """The release of an empty sample (centred sum 0, count 0) and its noise about ``c``."""
+        e = np.array([float(eps_sample)])
+        released = float(self._draw(np.zeros(1), np.zeros(1), e, rng)[0])
+        variance = float(self.law_of_empty(float(eps_sample)).mse(self.centre)[0])
+        return released, variance, float(self.scales(e)[0][0])
+
+    def law_of_empty(self, eps_sample: float) -> SumCountLaw:
+        """The exact law of the release of an empty sample."""
+        return self.law(np.zeros(1), np.zeros(1), eps_sample)
+
+    def exact_error(
+        self,
+        sample: FloatArray,
+        eps_sample: float,
+        delta_sample: float,
+        lower: float,
+        upper: float,
+        level: float,
+    ) -> tuple[float, float] | None:
+        """Exact ``(MSE, level-quantile of |release − x̄|)`` on one fixed sample (a census)."""
+        self._check_same_bounds(lower, upper)
+        arr = np.asarray(sample, dtype=np.float64)
+        law = self.law([float((arr - self.centre).sum())], [float(arr.size)], eps_sample)
+        mean = float(arr.mean())
+        return float(law.mse(mean)[0]), law_quantile(law, mean, level)
+
+    def __repr__(self) -> str:
+        return (
+            f"SumCountMean(lower={self.lower!r}, upper={self.upper!r}, "
+            f"sum_share={self.sum_share!r}, size_hint={self.size_hint!r}, "
+            f"offset_hint={self.offset_hint!r})"
+        )
+
+    def _key(self) -> tuple[object, ...]:
+        return (self.lower, self.upper, self.sum_share, self.size_hint, self.offset_hint)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SumCountMean) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, *self._key()))
+
+
+def law_quantile(law: SumCountLaw, theta: float, level: float) -> float:
+    """``x`` with ``mean_i P(|Y_i − θ| ≤ x) = level`` over the rows of ``law`` (bisection).
+
+    The coverage is non-decreasing in ``x`` and reaches 1 at ``x = U − L``.
+    """
+    lo, hi = 0.0, float(law.upper - law.lower)
+    if float(law.coverage(0.0, theta).mean()) >= level:
+        return 0.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid <= lo or mid >= hi:
+            break
+        if float(law.coverage(mid, theta).mean()) < level:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 1e-13 * max(hi, math.ulp(1.0)):
+            break
+    return hi
