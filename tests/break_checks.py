@@ -1186,9 +1186,12 @@ BREAKS: tuple[Break, ...] = (
         name="bound-label-on-the-census-label",
         item="issue 27 §1: no chart text on another (the two line labels at opposite ends)",
         path="ui/planner/figures.py",
-        old="at_start = True if census is None else not star_right",
-        new="at_start = True",
-        tests=("tests/e2e/test_layout.py::test_nothing_overflows[planner-laptop]",),
+        old="        at_start = True if census is None else star_right",
+        new="        at_start = False",
+        tests=(
+            "tests/ui/planner/test_figures.py::"
+            "test_your_bound_and_census_labels_never_sit_on_the_other_line",
+        ),
     ),
     Break(
         name="multiselect-chips-scroll-sideways",
@@ -1320,8 +1323,8 @@ BREAKS: tuple[Break, ...] = (
         name="publication-script-needs-the-repository",
         item="issue 27 §4: the exported publication script runs outside the repository",
         path="ui/planner/exports/publication_package.py",
-        old='    "from dp_sampling.publication.config import build_population, load_config",\n',
-        new='    "from core.publication.config import build_population, load_config",\n',
+        old='"from dp_sampling.publication.config import ConfigError, build_population,',
+        new='"from core.publication.config import ConfigError, build_population,',
         tests=(
             "tests/test_packaging.py::"
             "test_exported_notebook_and_script_run_in_a_fresh_environment_outside_the_repository",
@@ -1941,6 +1944,17 @@ BREAKS: tuple[Break, ...] = (
         tests=(
             "tests/pages/test_planner_page.py::"
             "test_sizes_public_toggle_decides_whether_a_mean_may_divide_by_n",
+        ),
+    ),
+    Break(
+        name="cluster-frame-assumption-unstated",
+        item="35 enumeration",
+        path="core/designs/cluster.py",
+        old='return " ".join(part for part in (super().caveat(relation), CLUSTER_FRAME) if part)',
+        new="return super().caveat(relation)",
+        tests=(
+            "tests/core/planner/test_budgets.py::"
+            "test_a_cluster_sample_states_that_its_list_of_clusters_is_public",
         ),
     ),
 )

@@ -61,3 +61,18 @@ def test_a_mean_that_divides_by_n_needs_n_public_under_added_or_removed_records(
     assert budgets.sizes_change("deletion", False)
     assert not budgets.sizes_change("deletion", True)
     assert not budgets.sizes_change("replacement", False)
+
+
+def test_a_cluster_sample_states_that_its_list_of_clusters_is_public():
+    """Issue 35: a record that opens a cluster of its own breaks Theorem 5.2's accounting
+    (tests/core/planner/test_exact_privacy.py), so the cluster sample's guarantee is stated
+    for a public, fixed list of clusters wherever the design list is shown."""
+    from core.designs.cluster import CLUSTER_FRAME
+    from core.populations import make_builtin
+
+    pop = make_builtin("establishments", seed=1, size=2000)
+    for relation in ("replacement", "deletion"):
+        statuses = {s.name: s for s in budgets.design_statuses(pop, "median", relation)}
+        assert statuses["cluster"].available
+        assert CLUSTER_FRAME in statuses["cluster"].reason
+        assert CLUSTER_FRAME not in statuses["poisson_cluster"].reason
