@@ -1377,6 +1377,17 @@ BREAKS: tuple[Break, ...] = (
             "tests/core/test_threads.py::test_rows_split_inside_a_task_stay_on_the_task_s_thread",
         ),
     ),
+    Break(
+        name="several-row-at-best-rate",
+        item="35 claims",
+        path="core/planner/composition.py",
+        old="nearest = realised[int(np.argmin(np.abs(np.log(realised / r))))]",
+        new='nearest = mine.loc[mine[goal].idxmin(), "rate"]',
+        tests=(
+            "tests/core/planner/test_composition.py::"
+            "test_each_row_at_the_chosen_rate_has_the_numbers_of_the_rate_it_names",
+        ),
+    ),
 )
 
 

@@ -62,6 +62,7 @@ from ..planner.budgets import (
 from ..planner.composition import (
     BudgetSplit,
     SeveralProgress,
+    at_rate,
     budget_split,
     several_statistics,
 )
@@ -99,6 +100,7 @@ __all__ = [
     "SearchProgress",
     "SeveralProgress",
     "accounting_for",
+    "at_rate",
     "budget_split",
     "default_mechanisms",
     "default_rates",

@@ -190,7 +190,13 @@ def test_several_statistics_show_correct_and_naive_targets():
     table = at.dataframe[0].value
     assert list(table["statistic"]) == ["median", "mean"]
     assert list(table["share"]) == [0.5, 0.5]
-    np.testing.assert_allclose(table["ε_sample"], split.eps_samples)
+    # The budget of the realised rate n/N (round(0.1 N) records), which the row names.
+    assert table["rate"].iloc[0] == pytest.approx(round(0.1 * LOGNORMAL.size) / LOGNORMAL.size)
+    realised = planner.budget_split(
+        "srs", 1.0, (0.5, 0.5), relation="replacement", rate=float(table["rate"].iloc[0])
+    )
+    np.testing.assert_allclose(table["ε_sample"], realised.eps_samples, rtol=1e-9)
+    np.testing.assert_allclose(table["ε_sample"], split.eps_samples, rtol=1e-3)
     mean = planner.plan(
         LOGNORMAL,
         statistic="mean",
@@ -201,8 +207,11 @@ def test_several_statistics_show_correct_and_naive_targets():
         reps=200,
         budget_share=0.5,
     )
-    srs = mean.best_by_design[mean.best_by_design["design"] == "srs"].iloc[0]
-    assert table["RMSE"].iloc[1] == srs["rmse"]  # the SRS row, not the census reference
+    # The SRS row at the chosen rate: not the census reference, nor a refined rate.
+    srs = mean.table[(mean.table["design"] == "srs") & (mean.table["rate"] == table["rate"][1])]
+    assert table["RMSE"].iloc[1] == pytest.approx(srs["rmse"].min(), rel=1e-12)
+    refined_best = mean.best_by_design[mean.best_by_design["design"] == "srs"].iloc[0]
+    assert refined_best["rate"] != pytest.approx(table["rate"][1])  # what the table once showed
 
 
 def test_accuracy_first_answer_is_cores_search():
@@ -481,9 +490,12 @@ def test_accuracy_and_several_tabs_end_without_a_progress_bar_and_show_cores_num
         reps=50,
     )
     table = at.dataframe[0].value
-    for i, result in enumerate(results):
-        srs = result.best_by_design[result.best_by_design["design"] == "srs"].iloc[0]
-        assert table["b₉₅"].iloc[i] == srs["error_95"]
+    # Every row names its rate, and all of its numbers are core's at that rate (issue 35).
+    chosen = planner.at_rate(results, "srs", 0.1)
+    for column, name in (("rate", "rate"), ("ε_sample", "eps_sample"), ("RMSE", "rmse"),
+                         ("b₉₅", "error_95")):  # fmt: skip
+        np.testing.assert_allclose(table[column], chosen[name], rtol=1e-12)
+    np.testing.assert_allclose(table["rate"], 0.1, rtol=1e-3)
     at = open_page(PAGE, {"plan_view": text.ACCURACY_TAB, "plan_target_err": "3"})
     assert not at.exception and not at.get("progress")
     assert at.success and charts(at)

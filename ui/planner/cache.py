@@ -152,9 +152,10 @@ def several_statistics(
     objective: str,
     _progress: SeveralCallback | None = None,
 ) -> tuple[planner.PlanResult, ...]:
-    """:func:`core.planner.several_statistics` for ``design`` at ``rate`` (the census: every
-    record), one plan per statistic (a name at q = 0.5, or a ``(statistic, q)`` pair), cached;
-    ``_progress`` hears a cache miss only, as for :func:`plan`."""
+    """:func:`core.planner.several_statistics` for ``design`` at ``rate`` only (the census:
+    every record; no refined rates: the user chose the rate), one plan per statistic (a
+    name at q = 0.5, or a ``(statistic, q)`` pair), cached; ``_progress`` hears a cache miss
+    only, as for :func:`plan`."""
     if _progress is not None:
         _progress(None)
     return planner.several_statistics(
@@ -169,6 +170,7 @@ def several_statistics(
         seed=seed,
         relation=relation,
         objective=objective,
+        refine=False,
         progress=_progress,
     )
 

@@ -698,7 +698,7 @@ def several_results(
         _progress=bar.report,
     )
     with slot.container(key=f"plan_ms_view_{key}"):
-        several_table(design, stats, shares, split, results)
+        several_table(design, rate, stats, shares, results)
     joint_block(ctx, design, rate, stats, shares, split, results)
     fig, data = figs.composition_figure(
         cache.composition_curve(
@@ -727,38 +727,41 @@ def several_results(
 
 def several_table(
     design: str,
+    rate: float,
     stats: tuple[str, ...],
     shares: tuple[float, ...],
-    split: planner.BudgetSplit,
     results: tuple[planner.PlanResult, ...],
 ) -> None:
-    """Each statistic's budget and errors on ``design`` (see :func:`several_view`)."""
+    """Each statistic's budget and errors on ``design`` at the chosen ``rate`` (see
+    :func:`several_view`): every number of a row is that of the rate it names."""
+    chosen = planner.at_rate(results, design, rate)
     rows = []
     notes = []
-    for stat, share, eps_part, result in zip(
-        stats, shares, split.eps_samples, results, strict=True
+    for stat, share, result, (_, row) in zip(
+        stats, shares, results, chosen.iterrows(), strict=True
     ):
-        # The chosen design's best row (the census is always planned as the reference).
-        mine = result.best_by_design[result.best_by_design["design"] == design]
-        best = mine.iloc[0] if len(mine) else result.best
         rows.append(
             {
                 "statistic": stat,
+                "rate": float(row["rate"]),
                 "share": share,
-                "ε_sample": float(eps_part),
-                "RMSE": float(best["rmse"]),
-                "b₉₅": float(best["error_95"]),
+                "ε_sample": float(row["eps_sample"]),
+                "RMSE": float(row["rmse"]),
+                "b₉₅": float(row["error_95"]),
             }
         )
         notes.append(
-            f"{stat}: {figs.short_mechanism(str(best['mechanism_label']))}, population value "
+            f"{stat}: {figs.short_mechanism(str(row['mechanism_label']))}, population value "
             f"{fmt(result.population_value, 'value')}"
         )
-    # Five short columns: the table fits a phone's width; the rest goes in the caption.
+    # Six short columns: the table fits a phone's width; the rest goes in the caption.
     st.dataframe(
         pd.DataFrame(rows),
         hide_index=True,
         column_config={
+            "rate": st.column_config.NumberColumn(
+                format="%.4g", help="The realised sampling rate n/N every number of the row is for"
+            ),
             "share": st.column_config.NumberColumn(format="percent", help="Share of ε_sample"),
             "ε_sample": st.column_config.NumberColumn(format="%.4g"),
             "RMSE": st.column_config.NumberColumn(format="%.4g"),
