@@ -1388,6 +1388,17 @@ BREAKS: tuple[Break, ...] = (
             "test_each_row_at_the_chosen_rate_has_the_numbers_of_the_rate_it_names",
         ),
     ),
+    Break(
+        name="claim-ignores-monte-carlo-error",
+        item="35 claims",
+        path="core/planner/claims.py",
+        old="    return v + noise < ref\n",
+        new="    return v < ref\n",
+        tests=(
+            "tests/ui/planner/test_text.py::"
+            "test_a_gain_within_the_monte_carlo_error_recommends_the_census",
+        ),
+    ),
 )
 
 

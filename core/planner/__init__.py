@@ -21,6 +21,7 @@ Modules
 :mod:`core.planner.composition`     several statistics from one sample, planned together
 :mod:`core.planner.joint`           several quantiles in one JointExp release, compared
 :mod:`core.planner.usability`       a row usable or too noisy; heavy-tailed noise
+:mod:`core.planner.claims`          a sample recommended only when it beats the census
 =================================  =====================================================
 
 The designs themselves (samplers, accounting, closed-form means) live in
@@ -35,6 +36,9 @@ Invariants
 * Several statistics released from one sample compose on the sample and are amplified once
   (:func:`budget_split`); several quantiles can instead be released at once by JointExp at
   the whole budget (:func:`joint_exp_errors`, compared by :func:`joint_against_separate`).
+* A sample is recommended over the census only when its gain exceeds twice the Monte Carlo
+  standard error of the difference (:func:`beats_reference`); otherwise the census is
+  (:attr:`PlanResult.recommended`).
 * Memory beyond the population's own columns stays within the budget
   (:mod:`core.planner.memory`), whatever N.
 """
@@ -59,6 +63,7 @@ from ..planner.budgets import (
     offered_mechanisms,
     theorem_keywords,
 )
+from ..planner.claims import CLAIM_SES, beats_reference, recommended_row
 from ..planner.composition import (
     BudgetSplit,
     SeveralProgress,
@@ -79,6 +84,7 @@ from ..planner.memory import MemoryBudgetError
 from ..planner.simulate import SAMPLERS
 
 __all__ = [
+    "CLAIM_SES",
     "DEFAULT_QUANTILE_MECHANISMS",
     "DESIGN_LABELS",
     "LEVEL",
@@ -101,6 +107,7 @@ __all__ = [
     "SeveralProgress",
     "accounting_for",
     "at_rate",
+    "beats_reference",
     "budget_split",
     "default_mechanisms",
     "default_rates",
@@ -112,6 +119,7 @@ __all__ = [
     "mechanisms_for",
     "offered_mechanisms",
     "plan",
+    "recommended_row",
     "separate_rmse",
     "several_statistics",
     "smallest_eps_target",

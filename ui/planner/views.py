@@ -312,7 +312,8 @@ def compare_body(ctx: PlannerInputs, result: planner.PlanResult, step: float | N
     else:
         st.warning(f"{too_noisy}\n\n{recommendation}", icon=":material/warning:")
         recommendation = f"{too_noisy} {recommendation}"  # the report says it too
-    heavy = text.heavy_tail_note(float(result.best["rmse"]), float(result.best["error_95"]))
+    chosen = result.recommended
+    heavy = text.heavy_tail_note(float(chosen["rmse"]), float(chosen["error_95"]))
     if heavy is not None:
         st.info(heavy, icon=":material/info:")
     st.caption(text.population_value_line(result))
@@ -393,7 +394,7 @@ def odds_block(ctx: PlannerInputs, result: planner.PlanResult) -> None:
     left, right = st.columns([1, 2], gap="medium", vertical_alignment="center")
     with left:
         prior = controls.prior_control()
-    best = result.best
+    best = result.recommended
     with right:
         st.info(
             text.odds_text(
