@@ -1399,6 +1399,49 @@ BREAKS: tuple[Break, ...] = (
             "test_a_gain_within_the_monte_carlo_error_recommends_the_census",
         ),
     ),
+    Break(
+        name="report-green-box-for-a-noisy-plan",
+        item="35 claims",
+        path="ui/planner/exports/report.py",
+        old="    if too_noisy is None:\n        return [",
+        new="    if True:\n        return [",
+        tests=(
+            "tests/ui/planner/test_exports.py::"
+            "test_a_plan_too_noisy_to_use_gets_a_warning_not_the_green_box",
+        ),
+    ),
+    Break(
+        name="report-census-unnamed",
+        item="35 claims",
+        path="ui/planner/exports/report.py",
+        old='named = reference_plan(str(reference["mechanism_label"]))',
+        new='named = "the census"',
+        tests=(
+            "tests/ui/planner/test_exports.py::"
+            "test_report_holds_parameters_ranked_rows_and_recommendation",
+        ),
+    ),
+    Break(
+        name="report-ratio-below-resolution",
+        item="35 claims",
+        path="ui/planner/exports/report.py",
+        old="    if census_exact:\n        return _text(",
+        new="    if False:\n        return _text(",
+        tests=(
+            "tests/ui/planner/test_exports.py::"
+            "test_report_compares_in_the_datas_units_below_its_resolution",
+        ),
+    ),
+    Break(
+        name="notebook-never-too-noisy",
+        item="35 claims",
+        path="ui/planner/exports/notebook.py",
+        old="if usable:\n",
+        new="if True:\n",
+        tests=(
+            "tests/ui/planner/test_exports.py::test_notebook_executes_and_prints_the_plans_numbers",
+        ),
+    ),
 )
 
 

@@ -154,9 +154,9 @@ def recommended_row(best_by_design: pd.DataFrame, objective: str) -> pd.Series:
     if not len(best_by_design):
         raise ValueError("best_by_design must hold at least one row")
     first = best_by_design.iloc[0]
-    is_census = best_by_design["design"].map(lambda d: DESIGNS[d].reference)
+    is_census = best_by_design["design"].map(_is_reference)
     census = best_by_design[is_census.to_numpy(dtype=bool)]
-    if not len(census) or DESIGNS[str(first["design"])].reference:
+    if not len(census) or _is_reference(first["design"]):
         return first
     ref = census.iloc[0]
     if beats_reference(
@@ -167,6 +167,12 @@ def recommended_row(best_by_design: pd.DataFrame, objective: str) -> pd.Series:
     ):
         return first
     return ref
+
+
+def _is_reference(name: object) -> bool:
+    """Whether ``name`` is the reference design (the census); False for an unknown name."""
+    design = DESIGNS.get(str(name))
+    return bool(design is not None and design.reference)
 
 
 def _se(row: pd.Series, column: str) -> float:

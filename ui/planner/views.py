@@ -311,7 +311,6 @@ def compare_body(ctx: PlannerInputs, result: planner.PlanResult, step: float | N
         st.success(recommendation, icon=":material/recommend:")
     else:
         st.warning(f"{too_noisy}\n\n{recommendation}", icon=":material/warning:")
-        recommendation = f"{too_noisy} {recommendation}"  # the report says it too
     chosen = result.recommended
     heavy = text.heavy_tail_note(float(chosen["rmse"]), float(chosen["error_95"]))
     if heavy is not None:
@@ -366,7 +365,7 @@ def compare_body(ctx: PlannerInputs, result: planner.PlanResult, step: float | N
         formulas=text.COMPARE_FORMULAS,
         note=figs.exact_note(result, lines=lines, resolution=step),
     )
-    export_buttons(ctx, result, fig, recommendation)
+    export_buttons(ctx, result, fig, recommendation, too_noisy=too_noisy, resolution=step)
     with st.expander("How the planner computes", icon=":material/function:"):
         st.markdown(text.FORMULAS_EXPLANATION)
         for formula in text.AMPLIFICATION_FORMULAS:
@@ -430,6 +429,7 @@ def notebook_bytes(ctx: PlannerInputs) -> bytes:
         objective=ctx.objective,
         quantile=ctx.quantile,
         mechanisms=ctx.mechanisms,
+        usable_share=ctx.usable_share,
     ).encode("utf-8")
 
 
@@ -439,19 +439,36 @@ def report_bytes(
     recommendation: str,
     population_label: str,
     link: str | None,
+    *,
+    too_noisy: str | None = None,
+    resolution: float | None = None,
 ) -> bytes:
-    """The HTML method report (:func:`ui.planner.exports.method_report`) of the page's plan."""
-    return exports.method_report(result, fig, recommendation, population_label, link).encode(
-        "utf-8"
-    )
+    """The HTML method report (:func:`ui.planner.exports.method_report`) of the page's plan:
+    a plan too noisy to use (``too_noisy``) is flagged, never in the green box."""
+    return exports.method_report(
+        result,
+        fig,
+        recommendation,
+        population_label,
+        link,
+        too_noisy=too_noisy,
+        resolution=resolution,
+    ).encode("utf-8")
 
 
 def export_buttons(
-    ctx: PlannerInputs, result: planner.PlanResult, fig: go.Figure, recommendation: str
+    ctx: PlannerInputs,
+    result: planner.PlanResult,
+    fig: go.Figure,
+    recommendation: str,
+    *,
+    too_noisy: str | None = None,
+    resolution: float | None = None,
 ) -> None:
     """Downloads of the reproducing notebook (when the population has a recipe) and of the
     one-page HTML method report (both built only when clicked), and the link to this plan
-    that the report carries (:func:`page_link`)."""
+    that the report carries (:func:`page_link`). A plan too noisy to use (``too_noisy``,
+    the page's warning) is flagged in the report and the notebook as on the page."""
     pop = ctx.pop
     c1, c2 = st.columns(2)
     if pop.recipe:
@@ -474,8 +491,14 @@ def export_buttons(
     link = page_link()
     c2.download_button(
         "Download method report (HTML)",
-        data=lambda: exports.method_report(result, fig, recommendation, pop.name, link).encode(
-            "utf-8"
+        data=lambda: report_bytes(
+            result,
+            fig,
+            recommendation,
+            pop.name,
+            link,
+            too_noisy=too_noisy,
+            resolution=resolution,
         ),
         file_name="release_plan_report.html",
         mime="text/html",

@@ -218,3 +218,16 @@ def test_short_names():
         legend = figs.series_name("stratified_proportional", planner_mechanism_label(name))
         assert len(legend) <= 40 and legend.count(", ") == 1, legend  # fits a phone's width
     assert figs.short_design("unknown") == "unknown"
+
+
+def test_the_csvs_recommended_row_is_the_recommended_plan_with_its_usable_flag():
+    """Issue 35: the page's too-noisy flag is in the CSV, on the plan the page recommends."""
+    pop = make_builtin("lognormal", seed=0, size=2000)
+    noisy = planner.plan(pop, eps_target=0.001, designs=("census", "srs"), reps=30)
+    table = figs.full_table(noisy, usable_share=0.5, lower=pop.lower, upper=pop.upper)
+    row = table[table["recommended"]]
+    assert len(row) == 1
+    chosen = noisy.recommended
+    assert row["design"].iloc[0] == chosen["design"]
+    assert row["mechanism"].iloc[0] == chosen["mechanism"]
+    assert not row["usable"].iloc[0]  # too noisy to use, as the page says
