@@ -388,15 +388,14 @@ def test_odds_are_cores_posterior_bound_for_eps_target_and_the_best_eps_sample()
     # Smooth-sensitivity Laplace: a sample beats its census by far more than the Monte Carlo
     # noise, so a sample is recommended (the exponential mechanism's lead here is noise).
     query = {
-        "population": "Bimodal (paper's draw)",
-        "plan_eps": "0.03",
+        "plan_eps": "0.1",
         "plan_reps": "50",
         "plan_mechs": [text.MECHANISM_SHORT["smooth_laplace"]],
     }
     at = open_page(PAGE, query)
     best = planner.plan(
-        make_builtin("bimodal_paper", seed=0),
-        eps_target=0.03,
+        LOGNORMAL,
+        eps_target=0.1,
         delta_target=float(at.number_input(key="plan_delta").value),
         designs=("census", "srs", "poisson"),
         reps=50,
@@ -405,8 +404,8 @@ def test_odds_are_cores_posterior_bound_for_eps_target_and_the_best_eps_sample()
     ).recommended
     assert best["design"] != "census"
     words = _odds(at)
-    assert "thought it 1 in 100" in words and "With ε_target = 0.03," in words
-    assert f"**{in_100(risk.posterior_bound(0.03, 0.01))} in 100** sure" in words
+    assert "thought it 1 in 100" in words and "With ε_target = 0.1," in words
+    assert f"**{in_100(risk.posterior_bound(0.1, 0.01))} in 100** sure" in words
     assert f"ε_sample = {fmt(float(best['eps_sample']), 'guarantee')}" in words
     assert f"**{in_100(risk.posterior_bound(float(best['eps_sample']), 0.01))} in 100**" in words
     assert "worst-case attacker" in words and "exceeded on rare releases" in words

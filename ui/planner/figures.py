@@ -469,7 +469,7 @@ def objective_figure(
         name = series_name(str(design), str(group["mechanism_label"].iloc[0]))
         traces.extend(_line_and_band(group, name, scale, value, se, y_title))
     low_rate = float(rows["rate"].min()) if len(rows) else float(result.table["rate"].min())
-    best = result.best
+    best = result.recommended  # the star marks the plan the verdict recommends
     star_x = float(best["rate"])
     shapes: list[dict[str, Any]] = []
     if census is not None:

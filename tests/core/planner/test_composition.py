@@ -57,9 +57,10 @@ def test_each_statistics_plan_is_the_plain_plan_with_its_share(sampler, refine):
         # integrated out exactly are equal; the exponential mechanism's differ by noise
         # (and so may its best rates, and the rates refined around them for every
         # mechanism): the rows both plans have are compared.
+        drawn = ["exponential"]
         key = ["design", "mechanism", "rate"]
         a, b = (
-            t[t["mechanism"] != "exponential"].drop(columns="is_best").set_index(key)
+            t[~t["mechanism"].isin(drawn)].drop(columns="is_best").set_index(key)
             for t in (result.table, plain.table)
         )
         both = a.index.intersection(b.index)

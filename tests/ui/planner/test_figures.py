@@ -63,7 +63,7 @@ def test_every_mechanism_draws_the_plan_table_rows(objective):
         upper = array(band.y)[: len(rows)]
         np.testing.assert_allclose(upper, np.maximum(rows[value] + 2 * rows[se], floor))
     best = next(t for t in fig.data if t.name == "best plan")
-    assert (best.x[0], best.y[0]) == (res.best["rate"], res.best[value])
+    assert (best.x[0], best.y[0]) == (res.recommended["rate"], res.recommended[value])
     assert fig.layout.shapes[0].y0 == res.census[value]
     assert fig.layout.xaxis.type == "log"
 
@@ -140,11 +140,13 @@ def test_bands_clip_to_the_floor_and_the_range_follows_the_errors_that_matter(es
 
 def test_census_label_sits_away_from_the_star_and_hover_tells_the_true_error(establishments):
     fig, _ = figs.objective_figure(establishments, resolution=STEP)
-    assert establishments.best["design"] == "census"  # the star sits at rate 1, the right end
+    # The star marks the recommended plan: the census (a sample ahead of it by less than
+    # its Monte Carlo error is not recommended), at rate 1, the right end.
+    assert establishments.recommended["design"] == "census"
     census = fig.layout.shapes[0]
     assert census.label.text == "census (exact)" and census.label.textposition == "start"
     star = next(t for t in fig.data if t.name == "best plan")
-    assert fmt(float(establishments.best["error_95"]), "error") in star.text[0]
+    assert fmt(float(establishments.recommended["error_95"]), "error") in star.text[0]
     assert "exact to the data's resolution" in star.text[0]
     assert fig.layout.xaxis.title.standoff > 0
 
