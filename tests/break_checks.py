@@ -1442,6 +1442,41 @@ BREAKS: tuple[Break, ...] = (
             "tests/ui/planner/test_exports.py::test_notebook_executes_and_prints_the_plans_numbers",
         ),
     ),
+    Break(
+        name="release-not-clamped",
+        item="35 claims",
+        path="core/mechanisms/base.py",
+        old="released = np.clip(statistic + draws * scale, lower, upper)",
+        new="released = statistic + draws * scale",
+        tests=(
+            "tests/core/mechanisms/test_base.py::"
+            "test_release_is_statistic_plus_scaled_standard_noise",
+            "tests/core/mechanisms/test_quantiles.py::"
+            "test_additive_mse_matches_a_slow_monte_carlo_reference",
+        ),
+    ),
+    Break(
+        name="clamped-error-ignores-its-bias",
+        item="35 claims",
+        path="core/planner/errors.py",
+        old="sq = samp_sq + 2.0 * (stat - theta) * m1 + m2",
+        new="sq = samp_sq + m2",
+        tests=(
+            "tests/core/planner/test_errors.py::"
+            "test_summary_of_exact_noise_variances_splits_the_mse",
+            "tests/core/planner/test_exact.py::test_a_clamped_release_has_the_errors_of_its_draws",
+        ),
+    ),
+    Break(
+        name="census-error-unclamped",
+        item="35 claims",
+        path="core/mechanisms/base.py",
+        old="        second = np.where(b > 0, b * b * square, fixed * fixed)",
+        new="        second = np.where(b > 0, b * b * self.unit_noise_variance, fixed * fixed)",
+        tests=(
+            "tests/core/planner/test_exact.py::test_a_clamped_release_has_the_errors_of_its_draws",
+        ),
+    ),
 )
 
 
