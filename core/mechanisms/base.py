@@ -204,13 +204,15 @@ def clip_moments(
         m1c = np.where(np.isfinite(c), m1c, 0.0)
         m2c = np.where(np.isfinite(c), m2c, np.where(c > 0, second, 0.0))
         first = a_fin * Fa + c_fin * Sc + m1c - m1a
-        square = a_fin * a_fin * Fa + c_fin * c_fin * Sc + m2c - m2a
+        # (α √F)² rather than α² F: α² overflows for a noise scale far below the range.
+        square = (a_fin * np.sqrt(Fa)) ** 2 + (c_fin * np.sqrt(Sc)) ** 2 + m2c - m2a
     return np.asarray(first, dtype=np.float64), np.asarray(square, dtype=np.float64)
 
 
 def laplace_partial_moments(z: ArrayLike) -> tuple[FloatArray, FloatArray]:
     """``(E[Z; Z ≤ z], E[Z^2; Z ≤ z])`` for ``Z ~ Laplace(0, 1)`` (module docstring)."""
-    zz = np.asarray(z, dtype=np.float64)
+    # Past |z| = 1000 every e^{-|z|} term is 0: clip so that z² cannot overflow into NaN.
+    zz = np.clip(np.asarray(z, dtype=np.float64), -1e3, 1e3)
     w = np.exp(-np.abs(zz))
     m1 = np.where(zz <= 0, 0.5 * w * (zz - 1.0), -0.5 * w * (zz + 1.0))
     left = 0.5 * w * (zz * zz - 2.0 * zz + 2.0)

@@ -563,6 +563,15 @@ def no_rows_note(design: str, smallest_stratum: int | None) -> str:
     return f"**{label}** gives no usable sample at these rates; try other rates under *Rates*."
 
 
+def no_rate_row(design: str, rate: float) -> str:
+    """Why the several-statistics table is empty: the design gives no sample at the rate."""
+    return (
+        f"The {_lower_first(design_label(design))} gives no sample at rate "
+        f"{fmt(rate, 'plain')} here (a rate of 1 is the census itself, and a design may need "
+        "a smaller rate or more records); choose a lower rate, or the census as the design."
+    )
+
+
 def no_mechanism_note(design: str, relation: str) -> str:
     """Why a chosen, available design has no row: none of the chosen mechanisms fits it."""
     return (

@@ -758,7 +758,11 @@ def several_table(
 ) -> None:
     """Each statistic's budget and errors on ``design`` at the chosen ``rate`` (see
     :func:`several_view`): every number of a row is that of the rate it names."""
-    chosen = planner.at_rate(results, design, rate)
+    try:
+        chosen = planner.at_rate(results, design, rate)
+    except ValueError:  # e.g. a sampling design at rate 1: no sample, so no row
+        st.info(text.no_rate_row(design, rate), icon=":material/info:")
+        return
     rows = []
     notes = []
     for stat, share, result, (_, row) in zip(

@@ -266,3 +266,17 @@ def test_an_empty_sample_is_released_privately(name: str) -> None:
         density = p / np.diff(edges)
         uniform = 1.0 / (upper - lower)
         assert np.abs(np.log(density[p > 0] / uniform)).max() <= eps + 1e-12
+
+
+@pytest.mark.parametrize("name", ["smooth_laplace", "smooth_pure", "smooth_polyplace", "gaussian"])
+def test_clamped_moments_stay_finite_for_a_scale_far_below_the_range(name: str) -> None:
+    """A noise scale of 1e-218 on a range of 10: (L − t)/b is about 1e219, whose square
+    overflows; the clamped moments stay finite (those of the unclamped noise, about 0)."""
+    m = mech.MECHANISMS[name]()
+    t, b = np.array([4.0]), np.array([1e-218])
+    got = m.clamped_noise_moments(t, b, LOWER, UPPER)
+    assert got is not None
+    mean, square = got
+    assert np.isfinite(mean).all() and np.isfinite(square).all()
+    assert abs(float(mean[0])) <= 1e-200
+    assert 0.0 <= float(square[0]) <= 1e-300  # b² Var Z underflows to about 0

@@ -431,3 +431,9 @@ def test_composition_quantiles_are_the_chosen_quantiles_by_level():
     ]
     assert text.composition_quantiles(["median", "mean"]) == [(0.5, "median")]
     assert set(text.COMPOSITION_DEFAULT) <= set(text.COMPOSITION_STATISTICS)
+
+
+def test_no_rate_row_says_why_the_several_statistics_table_is_empty():
+    words = text.no_rate_row("srs", 1.0)
+    assert words.startswith("The simple random sample (without replacement) gives no sample at")
+    assert "rate 1 " in words and "choose a lower rate" in words
