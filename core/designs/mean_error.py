@@ -596,6 +596,11 @@ def mean_errors(
     ``Normal(bias, Var θ̂)`` convolved with the exact noise law
     (:func:`core.designs.normal_laplace.error_bound`).
 
+    These are the errors of the release before it is clamped to ``[lower, upper]``; every
+    :meth:`core.mechanisms.Mechanism.release` clamps, and the planner reports the clamped
+    errors where a release can reach a bound (:func:`core.planner.exact.clamped_mean_errors`;
+    elsewhere the two agree).
+
     Parameters
     ----------
     population : MeanPopulation

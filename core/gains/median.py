@@ -2,6 +2,12 @@
 
 :func:`median_gain_experiment` releases a quantile of many SRSWOR samples at every rate and
 of the population, and summarises the errors in a :class:`MedianExperiment`.
+
+It reproduces the papers' figures, so an additive mechanism's noise is added as the papers
+add it, ``statistic + b Z``, without the clamping to ``[lower, upper]`` that every
+:meth:`core.mechanisms.Mechanism.release` (and so the release planner) applies; mechanisms
+simulated through their own ``release`` (the exponential mechanism, the analytic Gaussian)
+are clamped there.
 """
 
 from __future__ import annotations

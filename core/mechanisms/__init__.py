@@ -14,10 +14,12 @@ Invariants every subclass keeps
 * ``sensitivity(samples, eps, delta, lower, upper)`` returns, per row, the sensitivity the
   noise is calibrated to (a diagnostic shown on the pages).  It is never negative.
 * For an additive mechanism the release of row ``r`` is
-  ``statistic[r] + noise_scale(sensitivity, eps)[r] * Z_r`` with ``Z_r`` i.i.d. draws of
-  :meth:`Mechanism.standard_noise`; conditionally on the sample its variance is
-  :meth:`Mechanism.noise_variance` exactly.  A mechanism without such a closed form
-  returns ``None`` from :meth:`Mechanism.noise_variance`.
+  ``clip(statistic[r] + noise_scale(sensitivity, eps)[r] * Z_r, lower, upper)`` with
+  ``Z_r`` i.i.d. draws of :meth:`Mechanism.standard_noise`: every release lies in the
+  public bounds (clamping is post-processing, so it keeps the guarantee).  The noise before
+  clamping has variance :meth:`Mechanism.noise_variance`; the clamped error's exact
+  conditional mean and square are :meth:`Mechanism.clamped_noise_moments`.  A mechanism
+  without such closed forms returns ``None`` from them.
 * ``eps_sample`` may be one number for every row or one per row; ``delta_sample`` is a
   single number in (0, 1) and is ignored by pure-DP mechanisms.
 * :attr:`Mechanism.pure` says the guarantee is pure ``eps_sample``-DP (no δ).
@@ -129,7 +131,13 @@ Hladík & Tětek 2025), :mod:`core.mechanisms.piecewise_laplace` (Durfee 2025),
 
 from __future__ import annotations
 
-from ..mechanisms.base import ConditionalLaw, Mechanism, Release, relations_from_factors
+from ..mechanisms.base import (
+    ConditionalLaw,
+    Mechanism,
+    Release,
+    clamped_abs_cdf,
+    relations_from_factors,
+)
 from ..mechanisms.base import FloatArray as FloatArray
 from ..mechanisms.exponential import (
     ExponentialQuantile,
@@ -187,6 +195,7 @@ __all__ = [
     "SumCountMean",
     "UnboundedQuantile",
     "analytic_gaussian_sigma",
+    "clamped_abs_cdf",
     "exponential_median_distribution",
     "exponential_median_error",
     "exponential_quantile_distribution",

@@ -3,19 +3,37 @@
 A mechanism releases one statistic per sorted sample of a batch; the invariants every
 subclass keeps are stated in :mod:`core.mechanisms`.  Here: the checks of a batch and of a
 per-row budget, and the relations that follow from a mechanism's two budget factors.
+
+Every release is clamped to the public bounds ``[lower, upper]``: ``clip(θ̂ + b Z, L, U)``.
+Clamping is post-processing, so it keeps the guarantee, and it never moves a release
+further from a value inside the bounds (every statistic the planner measures errors
+against is one).  The law of the clamped error ``e = clip(t + b Z, L, U) − t`` given the
+sample's statistic ``t`` is closed form for Laplace and Gaussian noise
+(:meth:`Mechanism.clamped_noise_moments`, :func:`clamped_abs_cdf`): with
+``α = (L − t)/b``, ``β = (U − t)/b``, ``F`` the noise CDF and
+``M_k(z) = E[Z^k; Z ≤ z]`` its partial moments,
+
+.. math::
+
+    E[clip(Z, α, β)^k] = α^k F(α) + β^k (1 − F(β)) + M_k(β) − M_k(α),
+
+and ``E[e^k] = b^k E[clip(Z, α, β)^k]``.  For Laplace(0, 1), ``M_1(z) = e^z (z − 1)/2``
+and ``M_2(z) = e^z (z^2 − 2z + 2)/2`` for ``z ≤ 0``; ``M_1(z) = −e^{−z}(z + 1)/2`` and
+``M_2(z) = 2 − e^{−z}(z^2 + 2z + 2)/2`` for ``z > 0``.  (Integration by parts; the
+Gaussian's, ``M_1 = −φ``, ``M_2 = Φ − zφ``, are in :class:`core.mechanisms.GaussianMean`.)
 """
 
 from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, TypeAlias
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import optimize
+from scipy import integrate, optimize
 
 from .._validation import (
     check_bounds,
@@ -27,7 +45,11 @@ __all__ = [
     "ConditionalLaw",
     "Mechanism",
     "Release",
+    "clamped_abs_cdf",
+    "clip_moments",
+    "laplace_partial_moments",
     "relations_from_factors",
+    "symmetric_partial_moments",
 ]
 
 
@@ -86,10 +108,16 @@ class Release:
     noise_scale : ndarray, shape (reps,)
         Scale of the standard noise draw (the Laplace ``b``).
     noise_variance : ndarray, shape (reps,), or None
-        Exact variance of ``released - statistic`` given the sample, if known.
+        Exact variance of the noise ``b Z`` added before clamping, given the sample, if
+        known (``released − statistic`` has it only when no release reaches a bound).
     law : ConditionalLaw or None
         The exact law of each release given its sample, for a non-additive mechanism that
         knows it (None otherwise).
+    noise_mean, noise_square : ndarray, shape (reps,), or None
+        Exact ``E[released − statistic]`` and ``E[(released − statistic)^2]`` given the
+        sample, for the release clamped to ``[lower, upper]``
+        (:meth:`Mechanism.clamped_noise_moments`); None when the clamped law has no closed
+        form here.
     """
 
     released: FloatArray
@@ -98,6 +126,8 @@ class Release:
     noise_scale: FloatArray
     noise_variance: FloatArray | None
     law: ConditionalLaw | None = None
+    noise_mean: FloatArray | None = None
+    noise_square: FloatArray | None = None
 
 
 def _check_batch(samples: ArrayLike, lower: float, upper: float) -> FloatArray:
@@ -155,6 +185,97 @@ def _check_release_args(
     return lo, hi, batch, eps, delta
 
 
+def clamped_abs_cdf(
+    x: float,
+    err: FloatArray,
+    scale: FloatArray,
+    cdf: Callable[[FloatArray], FloatArray],
+    below: float = -math.inf,
+    above: float = math.inf,
+) -> FloatArray:
+    """``P(|clip(θ + e_i + b_i Z, θ + below, θ + above) − θ| ≤ x)`` per row.
+
+    The error of a release clamped to the public bounds, about a value ``θ`` inside them
+    (``below = L − θ ≤ 0 ≤ above = U − θ``): the release before clamping is ``θ + e_i +
+    b_i Z``, with ``Z`` of CDF ``cdf``.  The clamped error ``c`` has CDF 0 below ``below``,
+    ``F((y − e_i)/b_i)`` between the bounds and 1 from ``above`` on, so
+    ``P(|c| ≤ x) = P(c ≤ x) − P(c < −x)`` with ``P(c ≤ x) = 1`` for ``x ≥ above`` and
+    ``P(c < −x) = 0`` for ``−x ≤ below``.  A row with ``b_i = 0`` releases
+    ``clip(e_i, below, above)`` exactly.  Infinite bounds give the unclamped law.
+    """
+    e = np.asarray(err, dtype=np.float64)
+    b = np.asarray(scale, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        safe = np.where(b > 0, b, 1.0)
+        fixed = np.clip(e, below, above)
+        hi = np.where(b > 0, cdf((x - e) / safe), (fixed <= x).astype(float))
+        lo = np.where(b > 0, cdf((-x - e) / safe), (fixed < -x).astype(float))
+    if x >= above:
+        hi = np.ones_like(hi)
+    if -x <= below:
+        lo = np.zeros_like(lo)
+    return np.asarray(hi - lo, dtype=np.float64)
+
+
+def clip_moments(
+    alpha: FloatArray,
+    beta: FloatArray,
+    cdf: Callable[[FloatArray], FloatArray],
+    partial: Callable[[FloatArray], tuple[FloatArray, FloatArray]],
+    second: float,
+) -> tuple[FloatArray, FloatArray]:
+    """``E[clip(Z, α, β)]`` and ``E[clip(Z, α, β)^2]`` for ``α ≤ β`` (module docstring).
+
+    ``partial(z)`` gives ``(M_1(z), M_2(z))``; ``second = E[Z^2]``.  Infinite ``α`` or
+    ``β`` are allowed (no clamping on that side).
+    """
+    a = np.asarray(alpha, dtype=np.float64)
+    c = np.asarray(beta, dtype=np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        a_fin = np.where(np.isfinite(a), a, 0.0)
+        c_fin = np.where(np.isfinite(c), c, 0.0)
+        Fa = np.where(np.isfinite(a), cdf(a_fin), np.where(a > 0, 1.0, 0.0))
+        Sc = np.where(np.isfinite(c), 1.0 - cdf(c_fin), np.where(c > 0, 0.0, 1.0))
+        m1a, m2a = partial(a_fin)
+        m1c, m2c = partial(c_fin)
+        m1a = np.where(np.isfinite(a), m1a, 0.0)
+        m2a = np.where(np.isfinite(a), m2a, np.where(a > 0, second, 0.0))
+        m1c = np.where(np.isfinite(c), m1c, 0.0)
+        m2c = np.where(np.isfinite(c), m2c, np.where(c > 0, second, 0.0))
+        first = a_fin * Fa + c_fin * Sc + m1c - m1a
+        # (α √F)² rather than α² F: α² overflows for a noise scale far below the range.
+        square = (a_fin * np.sqrt(Fa)) ** 2 + (c_fin * np.sqrt(Sc)) ** 2 + m2c - m2a
+    return np.asarray(first, dtype=np.float64), np.asarray(square, dtype=np.float64)
+
+
+def laplace_partial_moments(z: ArrayLike) -> tuple[FloatArray, FloatArray]:
+    """``(E[Z; Z ≤ z], E[Z^2; Z ≤ z])`` for ``Z ~ Laplace(0, 1)`` (module docstring)."""
+    # Past |z| = 1000 every e^{-|z|} term is 0: clip so that z² cannot overflow into NaN.
+    zz = np.clip(np.asarray(z, dtype=np.float64), -1e3, 1e3)
+    w = np.exp(-np.abs(zz))
+    m1 = np.where(zz <= 0, 0.5 * w * (zz - 1.0), -0.5 * w * (zz + 1.0))
+    left = 0.5 * w * (zz * zz - 2.0 * zz + 2.0)
+    right = 2.0 - 0.5 * w * (zz * zz + 2.0 * zz + 2.0)
+    m2 = np.where(zz <= 0, left, right)
+    return np.asarray(m1, dtype=np.float64), np.asarray(m2, dtype=np.float64)
+
+
+def symmetric_partial_moments(
+    z: ArrayLike,
+    tail1: Callable[[FloatArray], FloatArray],
+    tail2: Callable[[FloatArray], FloatArray],
+    second: float,
+) -> tuple[FloatArray, FloatArray]:
+    """``(M_1(z), M_2(z))`` of a symmetric noise from its upper tail moments
+    ``T_k(a) = E[Z^k; Z > a]`` (``a >= 0``): ``M_1(z) = −T_1(|z|)``, and ``M_2(z) =
+    T_2(|z|)`` for ``z <= 0``, ``E[Z^2] − T_2(z)`` for ``z > 0``."""
+    zz = np.asarray(z, dtype=np.float64)
+    a = np.abs(zz)
+    t2 = tail2(a)
+    m2 = np.where(zz <= 0, t2, second - t2)
+    return np.asarray(-tail1(a), dtype=np.float64), np.asarray(m2, dtype=np.float64)
+
+
 def relations_from_factors(
     add_remove_factor: float | None, change_factor: float | None
 ) -> frozenset[str]:
@@ -165,6 +286,54 @@ def relations_from_factors(
     """
     pairs = (("replacement", change_factor), ("deletion", add_remove_factor))
     return frozenset(name for name, f in pairs if f is not None and f <= 1.0)
+
+
+def _clip_square_by_quadrature(
+    cdf: Callable[[FloatArray], FloatArray], alpha: float, beta: float
+) -> float:
+    """``E[clip(Z, α, β)^2]`` for ``α ≤ 0 ≤ β`` from the CDF alone:
+    ``∫_0^β 2y (1 − F(y)) dy + ∫_0^{−α} 2y F(−y) dy`` (``E[Y^2] = ∫ 2y P(|Y| > y) dy``)."""
+
+    def F(v: float) -> float:
+        return float(np.asarray(cdf(np.asarray([v])))[0])
+
+    def piece(g: Callable[[float], float], top: float) -> float:
+        """``∫_0^top g``, split at 50 noise scales; a top past 1e8 is the whole half-line."""
+        end = math.inf if top > 1e8 else top
+        near = integrate.quad(g, 0.0, min(end, 50.0), limit=200)[0]
+        far = integrate.quad(g, 50.0, end, limit=200)[0] if end > 50.0 else 0.0
+        return float(near + far)
+
+    upper_part = piece(lambda y: 2.0 * y * (1.0 - F(y)), beta)
+    lower_part = piece(lambda y: 2.0 * y * F(-y), -alpha)
+    return float(upper_part + lower_part)
+
+
+def _first_reaching(
+    coverage: Callable[[float], float], level: float, jumps: Sequence[float], scale: float
+) -> float:
+    """The smallest ``x ≥ 0`` with ``coverage(x) ≥ level`` for a non-decreasing coverage
+    that is continuous except for upward jumps at ``jumps`` (where it takes the value from
+    the right): each piece is searched in turn."""
+    start = 0.0
+    for jump in [*jumps, math.inf]:
+        if jump <= start:
+            continue
+        left = math.nextafter(jump, 0.0) if math.isfinite(jump) else math.inf
+        top = max(2.0 * start, scale)
+        while top < left and coverage(top) < level:
+            top *= 2.0
+        top = min(top, left)
+        if coverage(top) >= level:
+            if coverage(start) >= level:
+                return start
+            return float(
+                optimize.brentq(lambda v: coverage(v) - level, start, top, xtol=1e-15 * top)
+            )
+        if math.isfinite(jump) and coverage(jump) >= level:
+            return float(jump)
+        start = jump
+    return start
 
 
 class Mechanism(ABC):
@@ -290,6 +459,79 @@ class Mechanism(ABC):
         tail = 0.5 * np.exp(-np.abs(zz))
         return np.asarray(np.where(zz < 0, tail, 1.0 - tail), dtype=np.float64)
 
+    def standard_noise_partial_moments(self, z: ArrayLike) -> tuple[FloatArray, FloatArray] | None:
+        """``(E[Z; Z ≤ z], E[Z^2; Z ≤ z])`` of one standard noise draw, or None.
+
+        Laplace(0, 1) unless overridden (module docstring); a subclass whose noise has no
+        closed form here returns None, and the clamped release is then simulated.
+        """
+        if self.unit_noise_variance != _LAPLACE_UNIT_VARIANCE or (
+            type(self).standard_noise_cdf is not Mechanism.standard_noise_cdf
+        ):
+            return None
+        return laplace_partial_moments(z)
+
+    def clamped_noise_moments(
+        self,
+        statistic: ArrayLike,
+        scale: ArrayLike,
+        lower: float,
+        upper: float,
+    ) -> tuple[FloatArray, FloatArray] | None:
+        """``E[e]`` and ``E[e^2]`` per row for ``e = clip(t + b Z, L, U) − t`` (module
+        docstring), or None when the noise's partial moments have no closed form.
+
+        A row with ``b = 0`` has ``e = clip(t, L, U) − t`` exactly.
+        """
+        if not self.additive or self.unit_noise_variance is None:
+            return None
+        t = np.asarray(statistic, dtype=np.float64)
+        b = np.broadcast_to(np.asarray(scale, dtype=np.float64), t.shape)
+        if self.standard_noise_partial_moments(np.zeros(1)) is None:
+            return None
+
+        def partial(z: FloatArray) -> tuple[FloatArray, FloatArray]:
+            got = self.standard_noise_partial_moments(z)
+            assert got is not None
+            return got
+
+        with np.errstate(divide="ignore", invalid="ignore"):
+            safe = np.where(b > 0, b, 1.0)
+            alpha = np.where(b > 0, (lower - t) / safe, 0.0)
+            beta = np.where(b > 0, (upper - t) / safe, 0.0)
+        first, square = clip_moments(
+            alpha, beta, self.standard_noise_cdf, partial, float(self.unit_noise_variance)
+        )
+        fixed = np.clip(t, lower, upper) - t
+        mean = np.where(b > 0, b * first, fixed)
+        second = np.where(b > 0, b * b * square, fixed * fixed)
+        return np.asarray(mean, dtype=np.float64), np.asarray(second, dtype=np.float64)
+
+    def clamped_release(
+        self,
+        statistic: FloatArray,
+        scale: FloatArray,
+        sensitivity: FloatArray,
+        noise_variance: FloatArray | None,
+        draws: FloatArray,
+        lower: float,
+        upper: float,
+    ) -> Release:
+        """The :class:`Release` of ``clip(statistic + scale · draws, lower, upper)`` with the
+        clamped law's exact moments: the one place where an additive release is made."""
+        released = np.clip(statistic + draws * scale, lower, upper)
+        moments = self.clamped_noise_moments(statistic, scale, lower, upper)
+        mean, square = (None, None) if moments is None else moments
+        return Release(
+            released,
+            statistic,
+            sensitivity,
+            scale,
+            noise_variance,
+            noise_mean=mean,
+            noise_square=square,
+        )
+
     def noise_variance(
         self, sensitivity: FloatArray, eps_sample: float | FloatArray
     ) -> FloatArray | None:
@@ -330,7 +572,9 @@ class Mechanism(ABC):
         Returns
         -------
         Release
-            Released values, statistic, sensitivity, noise scale and exact noise variance.
+            Released values, clamped to ``[lower, upper]`` (post-processing: the guarantee
+            is kept), statistic, sensitivity, noise scale, the unclamped noise's variance
+            and the clamped error's exact moments.
 
         Raises
         ------
@@ -342,9 +586,9 @@ class Mechanism(ABC):
         )
         stat = self.statistic(batch)
         s = self.sensitivity(batch, eps, delta, lo, hi)
-        scale = self.noise_scale(s, eps)
-        released = stat + self.standard_noise(rng, (batch.shape[0],)) * scale
-        return Release(released, stat, s, scale, self.noise_variance(s, eps))
+        scale = np.broadcast_to(np.asarray(self.noise_scale(s, eps), dtype=np.float64), stat.shape)
+        draws = self.standard_noise(rng, (batch.shape[0],))
+        return self.clamped_release(stat, scale, s, self.noise_variance(s, eps), draws, lo, hi)
 
     def release_each(
         self,
@@ -374,9 +618,12 @@ class Mechanism(ABC):
     ) -> tuple[float, float] | None:
         """Exact ``(MSE, level-quantile of |release − statistic|)`` for one sorted sample.
 
-        For an additive mechanism with a stated variance the release about the statistic is
-        ``b Z``: MSE ``b² Var Z`` and the bound ``b z`` with ``P(|Z| ≤ z) = level``.  None when
-        the law has no closed form here (a subclass with one overrides this).
+        The release is clamped to ``[lower, upper]`` (module docstring): for an additive
+        mechanism the error about the statistic ``t`` is ``clip(t + b Z, L, U) − t``, with
+        MSE :meth:`clamped_noise_moments` and the bound the smallest ``x`` with
+        ``P(|e| ≤ x) ≥ level`` (:func:`clamped_abs_cdf`, solved on each piece between the
+        jumps that the clamping puts at ``U − t`` and ``t − L``).  None when the law has no
+        closed form here (a subclass with one overrides this).
         """
         if not self.additive or self.unit_noise_variance is None:
             return None
@@ -389,19 +636,31 @@ class Mechanism(ABC):
             np.random.default_rng(0),
         )
         b = float(rel.noise_scale[0])
-        variance = float(np.asarray(rel.noise_variance)[0])
+        t = float(rel.statistic[0])
+        if rel.noise_square is not None:
+            mse = float(rel.noise_square[0])
+        elif b > 0:  # no closed form of the partial moments: one integral of the CDF
+            mse = (
+                b
+                * b
+                * _clip_square_by_quadrature(
+                    self.standard_noise_cdf, (lower - t) / b, (upper - t) / b
+                )
+            )
+        else:
+            mse = (float(np.clip(t, lower, upper)) - t) ** 2
         if b <= 0:
-            return variance, 0.0
-        cdf = self.standard_noise_cdf
+            return mse, abs(float(np.clip(t, lower, upper)) - t)
+        # In units of the noise scale (exact for a scale of any size): x = b z.
+        below, above = (lower - t) / b, (upper - t) / b
+        one = np.zeros(1)
+        unit = np.ones(1)
 
         def coverage(z: float) -> float:
-            return float(np.asarray(cdf(np.asarray(z))) - np.asarray(cdf(np.asarray(-z))))
+            cdf = self.standard_noise_cdf
+            return float(clamped_abs_cdf(z, one, unit, cdf, below, above)[0])
 
-        hi = 1.0
-        while coverage(hi) < level:
-            hi *= 2.0
-        z = float(optimize.brentq(lambda v: coverage(v) - level, 0.0, hi, xtol=1e-15))
-        return variance, b * z
+        return mse, b * _first_reaching(coverage, level, sorted({-below, above}), 1.0)
 
     def release_empty(
         self, eps_sample: float, lower: float, upper: float, rng: np.random.Generator

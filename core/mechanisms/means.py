@@ -201,6 +201,12 @@ class GaussianMean(_FixedSizeMean):
         """The standard normal CDF ``Φ(z)``."""
         return np.asarray(special.ndtr(np.asarray(z, dtype=np.float64)), dtype=np.float64)
 
+    def standard_noise_partial_moments(self, z: ArrayLike) -> tuple[FloatArray, FloatArray] | None:
+        """``(E[Z; Z ≤ z], E[Z^2; Z ≤ z]) = (−φ(z), Φ(z) − z φ(z))`` for ``Z ~ N(0, 1)``."""
+        zz = np.asarray(z, dtype=np.float64)
+        phi = np.exp(-0.5 * zz * zz) / math.sqrt(2.0 * math.pi)
+        return -phi, np.asarray(special.ndtr(zz) - zz * phi, dtype=np.float64)
+
     def release(
         self,
         samples: ArrayLike,
@@ -210,7 +216,8 @@ class GaussianMean(_FixedSizeMean):
         upper: float,
         rng: np.random.Generator,
     ) -> Release:
-        """Release ``mean + sigma Z`` per row, ``Z ~ N(0, 1)`` (one draw of ``rng`` per row).
+        """Release ``clip(mean + sigma Z, lower, upper)`` per row, ``Z ~ N(0, 1)`` (one draw
+        of ``rng`` per row).
 
         Parameters, return value and errors as :meth:`Mechanism.release`; ``noise_scale``
         is ``sigma`` and ``noise_variance`` is ``sigma^2``.
@@ -220,9 +227,9 @@ class GaussianMean(_FixedSizeMean):
         )
         stat = self.statistic(batch)
         s = self.sensitivity(batch, eps, delta, lo, hi)
-        sigma = analytic_gaussian_sigma(eps, delta, s)
-        released = stat + self.standard_noise(rng, (batch.shape[0],)) * sigma
-        return Release(released, stat, s, sigma, sigma**2)
+        sigma = np.broadcast_to(np.asarray(analytic_gaussian_sigma(eps, delta, s)), stat.shape)
+        draws = self.standard_noise(rng, (batch.shape[0],))
+        return self.clamped_release(stat, sigma, s, sigma**2, draws, lo, hi)
 
 
 # ---------------------------------------------------------------------------------------
@@ -336,7 +343,8 @@ class HorvitzThompsonMean(Mechanism):
     ) -> tuple[float, float, float]:
         """``c + Laplace((R / 2) / (rate N) / eps)``: the empty centred sum plus its noise."""
         b = self.global_sensitivity / eps_sample
-        return self.centre + b * float(rng.laplace()), 2.0 * b * b, b
+        released = min(max(self.centre + b * float(rng.laplace()), lower), upper)
+        return released, 2.0 * b * b, b
 
     def _check_same_bounds(self, lower: float, upper: float) -> None:
         lo, hi = check_bounds(lower, upper)
@@ -390,8 +398,8 @@ class HorvitzThompsonMean(Mechanism):
     def release_one(self, sample: ArrayLike, eps_sample: float, rng: np.random.Generator) -> float:
         """Release the private mean of one sample of any length (see the class docstring).
 
-        ``statistic_one(sample) + (S / eps_sample) Z`` with ``Z ~ Laplace(0, 1)``, one draw
-        of ``rng``.
+        ``clip(statistic_one(sample) + (S / eps_sample) Z, lower, upper)`` with
+        ``Z ~ Laplace(0, 1)``, one draw of ``rng``.
 
         Raises
         ------
@@ -402,7 +410,8 @@ class HorvitzThompsonMean(Mechanism):
         stat = self.statistic_one(sample)
         eps = float(check_eps("eps_sample", finite_scalar("eps_sample", eps_sample)))
         check_rng(rng)
-        return stat + self.global_sensitivity / eps * float(rng.laplace(0.0, 1.0))
+        noisy = stat + self.global_sensitivity / eps * float(rng.laplace(0.0, 1.0))
+        return min(max(noisy, self.lower), self.upper)  # clamped, as every release
 
     def __repr__(self) -> str:
         return (

@@ -18,7 +18,7 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..mechanisms.base import FloatArray
+from ..mechanisms.base import FloatArray, symmetric_partial_moments
 from ..mechanisms.quantiles import _BetaSmoothQuantile
 
 __all__ = [
@@ -137,6 +137,34 @@ class PolyPlaceQuantile(_BetaSmoothQuantile):
         t = np.asarray(z, dtype=np.float64)
         tail = 0.5 * (1.0 + np.abs(t)) ** (-(POLYPLACE_TAIL - 1.0))
         return np.asarray(np.where(t < 0, tail, 1.0 - tail), dtype=np.float64)
+
+    def standard_noise_partial_moments(self, z: ArrayLike) -> tuple[FloatArray, FloatArray] | None:
+        """``(E[Z; Z <= z], E[Z^2; Z <= z])`` in closed form (for the clamped release).
+
+        With ``w = 1 + a`` and the density ``((A − 1)/2) w^(−A)``:
+        ``T_1(a) = ((A − 1)/2) (w^(2−A)/(A − 2) − w^(1−A)/(A − 1))`` and
+        ``T_2(a) = ((A − 1)/2) (w^(3−A)/(A − 3) − 2 w^(2−A)/(A − 2) + w^(1−A)/(A − 1))``
+        (:func:`core.mechanisms.base.symmetric_partial_moments`).
+        """
+        A = POLYPLACE_TAIL
+        k = (A - 1.0) / 2.0
+
+        def tail1(a: FloatArray) -> FloatArray:
+            w = 1.0 + a
+            return np.asarray(k * (w ** (2.0 - A) / (A - 2.0) - w ** (1.0 - A) / (A - 1.0)))
+
+        def tail2(a: FloatArray) -> FloatArray:
+            w = 1.0 + a
+            return np.asarray(
+                k
+                * (
+                    w ** (3.0 - A) / (A - 3.0)
+                    - 2.0 * w ** (2.0 - A) / (A - 2.0)
+                    + w ** (1.0 - A) / (A - 1.0)
+                )
+            )
+
+        return symmetric_partial_moments(z, tail1, tail2, float(self.unit_noise_variance))
 
     def standard_noise(self, rng: np.random.Generator, size: tuple[int, ...]) -> FloatArray:
         """Draws of ``Z``: ``± expm1(E / (A - 1))``, ``E ~ Exp(1)``, fair sign (inverse CDF)."""

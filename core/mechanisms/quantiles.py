@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import sensitivity as sens
-from ..mechanisms.base import FloatArray, Mechanism, Release
+from ..mechanisms.base import FloatArray, Mechanism, Release, symmetric_partial_moments
 
 __all__ = [
     "PURE_NOISE_GAMMA",
@@ -274,6 +274,33 @@ class SmoothPureQuantile(_BetaSmoothQuantile):
         half = np.minimum(r2 / math.pi * g, 0.5)
         return np.asarray(np.where(t < 0, 0.5 - half, 0.5 + half), dtype=np.float64)
 
+    def standard_noise_partial_moments(self, z: ArrayLike) -> tuple[FloatArray, FloatArray] | None:
+        """``(E[Z; Z <= z], E[Z^2; Z <= z])`` in closed form (for the clamped release).
+
+        With ``c = √2/π``: ``T_1(a) = (c/2)(π/2 − atan(a²))`` (``d atan(u²) = 2u du /
+        (1 + u⁴)``) and ``T_2(a) = c (π/(2√2) − G(a))`` with ``G`` the antiderivative of
+        ``u² / (1 + u⁴)`` (:meth:`standard_noise_cdf`'s, mirrored); past ``a = 100`` the
+        series ``c (1/a − 1/(5 a⁵))`` avoids the cancellation
+        (:func:`core.mechanisms.base.symmetric_partial_moments`).
+        """
+        if PURE_NOISE_GAMMA != 4:  # pragma: no cover - the closed form is for gamma = 4
+            return None
+        c = math.sqrt(2.0) / math.pi
+        r2 = math.sqrt(2.0)
+
+        def tail1(a: FloatArray) -> FloatArray:
+            return np.asarray(0.5 * c * np.arctan2(1.0, a * a))
+
+        def tail2(a: FloatArray) -> FloatArray:
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                log_part = np.log((a * a - r2 * a + 1.0) / (a * a + r2 * a + 1.0)) / (4.0 * r2)
+                g = log_part + (np.arctan(r2 * a + 1.0) + np.arctan(r2 * a - 1.0)) / (2.0 * r2)
+                near = c * (math.pi / (2.0 * r2) - g)
+                far = c * (1.0 / a - 1.0 / (5.0 * a**5))
+            return np.asarray(np.where(a > 100.0, far, near), dtype=np.float64)
+
+        return symmetric_partial_moments(z, tail1, tail2, float(self.unit_noise_variance))
+
     def standard_noise(self, rng: np.random.Generator, size: tuple[int, ...]) -> FloatArray:
         """Draws of ``Z`` with density ``∝ 1 / (1 + |z|^4)`` (beta-prime construction)."""
         g = PURE_NOISE_GAMMA
@@ -330,4 +357,5 @@ class GlobalLaplaceQuantile(_Quantile):
         removed records (a uniform release would not: Laplace noise reaches past the
         bounds, where the uniform has no mass)."""
         b = (upper - lower) / eps_sample
-        return lower + (upper - lower) / 2.0 + b * float(rng.laplace()), 2.0 * b * b, b
+        released = lower + (upper - lower) / 2.0 + b * float(rng.laplace())
+        return min(max(released, lower), upper), 2.0 * b * b, b

@@ -340,7 +340,8 @@ class UnboundedQuantile(_RankScoreQuantile):
             )
             by_rows(crossing, rows.size, crossing.index.size)
             out[rows] = crossing.out
-        released = self.thresholds(out, lo)
+        # Clamped to the public bounds like every release (a finite U caps the thresholds).
+        released = np.clip(self.thresholds(out, lo), lo, hi)
         return self._score_release(released, batch, eps, lo, hi)
 
     def release_empty(

@@ -21,6 +21,7 @@ Modules
 :mod:`core.planner.composition`     several statistics from one sample, planned together
 :mod:`core.planner.joint`           several quantiles in one JointExp release, compared
 :mod:`core.planner.usability`       a row usable or too noisy; heavy-tailed noise
+:mod:`core.planner.claims`          a sample recommended only when it beats the census
 =================================  =====================================================
 
 The designs themselves (samplers, accounting, closed-form means) live in
@@ -38,6 +39,9 @@ Invariants
 * A mechanism that divides by the population size (``needs_public_size``) is compared under
   added or removed records only when ``sizes_public`` declares N public
   (:func:`size_refusal`); otherwise the size-free mean takes its place.
+* A sample is recommended over the census only when its gain exceeds twice the Monte Carlo
+  standard error of the difference (:func:`beats_reference`); otherwise the census is
+  (:attr:`PlanResult.recommended`).
 * Memory beyond the population's own columns stays within the budget
   (:mod:`core.planner.memory`), whatever N.
 """
@@ -66,9 +70,11 @@ from ..planner.budgets import (
     sizes_change,
     theorem_keywords,
 )
+from ..planner.claims import CLAIM_SES, beats_reference, recommended_row
 from ..planner.composition import (
     BudgetSplit,
     SeveralProgress,
+    at_rate,
     budget_split,
     several_statistics,
 )
@@ -85,6 +91,7 @@ from ..planner.memory import MemoryBudgetError
 from ..planner.simulate import SAMPLERS
 
 __all__ = [
+    "CLAIM_SES",
     "DEFAULT_MEAN_MECHANISMS",
     "DEFAULT_QUANTILE_MECHANISMS",
     "DESIGN_LABELS",
@@ -107,6 +114,8 @@ __all__ = [
     "SearchProgress",
     "SeveralProgress",
     "accounting_for",
+    "at_rate",
+    "beats_reference",
     "budget_split",
     "default_mechanisms",
     "default_rates",
@@ -118,6 +127,7 @@ __all__ = [
     "mechanisms_for",
     "offered_mechanisms",
     "plan",
+    "recommended_row",
     "separate_rmse",
     "several_statistics",
     "size_refusal",

@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 
+from .._validation import check_choice
 from ..designs.frame import Frame
 from ..designs.registry import DESIGNS
 from ..planner import engine
@@ -25,7 +27,14 @@ from ..planner.engine import PlanResult
 if TYPE_CHECKING:
     from ..populations import Population
 
-__all__ = ["BudgetSplit", "SeveralProgress", "budget_split", "several_statistics"]
+__all__ = [
+    "AT_RATE_COLUMNS",
+    "BudgetSplit",
+    "SeveralProgress",
+    "at_rate",
+    "budget_split",
+    "several_statistics",
+]
 
 
 @dataclass(frozen=True)
@@ -237,3 +246,80 @@ def several_statistics(
         if progress is not None:
             progress(SeveralProgress(done, total, design.name))
     return tuple(engine.assemble(j, r) for j, r in zip(jobs, rows, strict=True))
+
+
+#: Columns of :func:`at_rate`: every number of a row is the plan table's at that row's rate.
+AT_RATE_COLUMNS = (
+    "statistic",
+    "quantile",
+    "design",
+    "rate",
+    "n",
+    "mechanism",
+    "mechanism_label",
+    "eps_sample",
+    "rmse",
+    "rmse_se",
+    "error_95",
+    "error_95_se",
+)
+
+
+def at_rate(
+    results: Sequence[PlanResult], design: str, rate: float, objective: str | None = None
+) -> pd.DataFrame:
+    """Each plan's row of ``design`` at the rate the user chose, its best mechanism there.
+
+    A plan may hold more rates of a design than the one chosen (the grid, and the rates a
+    refinement adds around each mechanism's best).  The row shown for a chosen rate must be
+    that rate's: its ε_sample, RMSE and 95 % bound all belong to one realised rate, the
+    one nearest ``rate`` on a log scale, ``argmin |log(r / rate)|`` over the design's
+    realised rates (the census has one, ``r = 1``).  Among the mechanisms evaluated at that
+    rate, the one with the smallest ``objective`` is kept.  Picking the design's best row
+    of :attr:`PlanResult.best_by_design` instead mixes rates: its error may come from a
+    refined rate that the chosen rate's budget does not buy.
+
+    Parameters
+    ----------
+    results : sequence of PlanResult
+        One plan per statistic (:func:`several_statistics`).
+    design : str
+        The design's name; every plan must have rows of it.
+    rate : float
+        The chosen rate, in (0, 1] (ignored by the census, which has one rate).
+    objective : str, optional
+        ``"error_95"`` or ``"rmse"``: which mechanism is best at that rate (default each
+        plan's own objective).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per plan, columns :data:`AT_RATE_COLUMNS` (``statistic`` and ``quantile``
+        of the plan, the rest from its table's row).
+
+    Raises
+    ------
+    ValueError
+        For a rate outside (0, 1], an unknown objective, or a plan with no row of
+        ``design``.
+    """
+    r = _positive("rate", rate)
+    if r > 1:
+        raise ValueError(f"rate must be a number in (0, 1]; got {rate!r}")
+    rows = []
+    for result in results:
+        goal = (
+            result.objective
+            if objective is None
+            else check_choice("objective", objective, engine.OBJECTIVES)
+        )
+        mine = result.table[result.table["design"] == design]
+        if not len(mine):
+            raise ValueError(f"a plan has no row of the design {design!r}")
+        realised = mine["rate"].to_numpy(dtype=np.float64)
+        nearest = realised[int(np.argmin(np.abs(np.log(realised / r))))]
+        at = mine[mine["rate"] == nearest]
+        best = at.loc[at[goal].idxmin()]
+        row = {c: best[c] for c in AT_RATE_COLUMNS[2:]}
+        rows.append({"statistic": result.statistic, "quantile": float(result.quantile), **row})
+    return pd.DataFrame(rows, columns=list(AT_RATE_COLUMNS))

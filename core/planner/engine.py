@@ -32,7 +32,7 @@ from .._validation import check_choice, check_delta_open, check_seed, check_whol
 from ..designs.frame import Frame
 from ..designs.protocol import RELATIONS, PlannerDesign
 from ..designs.registry import DESIGNS
-from ..planner import exact, memory
+from ..planner import claims, exact, memory
 from ..planner.budgets import (
     DESIGN_LABELS,
     MEAN_MECHANISMS,
@@ -95,9 +95,11 @@ class PlanResult:
         ``refined``, ``is_best``.
     best_by_design : pandas.DataFrame
         The ``is_best`` rows ranked by the objective, best first, with ``gain`` =
-        1 − objective / census objective (positive: tighter than the census).
+        1 − objective / census objective (positive: tighter than the census) and
+        ``beats_census``: whether the gain exceeds its Monte Carlo uncertainty
+        (:func:`core.planner.claims.beats_reference`; false on census rows).
     best : pandas.Series
-        The winning row.
+        The row with the smallest objective (ranked first).
     census : pandas.Series or None
         The best census row.
     statuses : tuple of DesignStatus
@@ -124,6 +126,13 @@ class PlanResult:
     quantile: float = 0.5
     #: The population size was declared public (:attr:`Setting.sizes_public`).
     sizes_public: bool = False
+
+    @property
+    def recommended(self) -> pd.Series:
+        """The plan to recommend (:func:`core.planner.claims.recommended_row`): the best
+        row when it is the census or beats the census by more than its Monte Carlo
+        uncertainty, otherwise the best census row (the simpler release)."""
+        return claims.recommended_row(self.best_by_design, self.objective)
 
 
 @dataclass(frozen=True, eq=False)
@@ -463,7 +472,23 @@ def _ranked(table: pd.DataFrame, objective: str) -> tuple[pd.DataFrame, pd.DataF
     census = best[best["design"].map(lambda d: DESIGNS[d].reference)]
     ref = float(census[objective].iloc[0]) if len(census) else math.nan
     best["gain"] = 1.0 - best[objective] / ref if ref > 0 else math.nan
+    se = claims.standard_error_column(objective)
+    ref_se = float(census[se].iloc[0]) if len(census) and se in census else 0.0
+    best["beats_census"] = [
+        bool(len(census))
+        and not DESIGNS[str(row["design"])].reference
+        and claims.beats_reference(
+            float(row[objective]), _zero_if_missing(row.get(se)), ref, _zero_if_missing(ref_se)
+        )
+        for _, row in best.iterrows()
+    ]
     return table, best
+
+
+def _zero_if_missing(value: Any) -> float:
+    """A standard error, 0 where the table has none (NaN or missing)."""
+    x = math.nan if value is None else float(value)
+    return 0.0 if math.isnan(x) else x
 
 
 def plan(

@@ -51,6 +51,13 @@ class Draws:
             return None
         return type(self.laws[0]).merge(self.laws)
 
+    #: ``E[released − statistic]`` and ``E[(released − statistic)^2]`` given each sample,
+    #: for the release clamped to ``[lower, upper]`` (NaN where not known).
+    noise_mean: list[FloatArray] = field(default_factory=list)
+    noise_square: list[FloatArray] = field(default_factory=list)
+    lower: float = -math.inf
+    upper: float = math.inf
+
 
 def _quantile_interval(abs_err: FloatArray, level: float) -> tuple[float, float, float, float]:
     """The ``level`` quantile of ``abs_err``, a distribution-free standard error and the
@@ -74,14 +81,17 @@ def _quantile_interval(abs_err: FloatArray, level: float) -> tuple[float, float,
 
 
 def _abs_cdf(
-    x: float, err: FloatArray, scale: FloatArray, cdf: Callable[[FloatArray], FloatArray]
+    x: float,
+    err: FloatArray,
+    scale: FloatArray,
+    cdf: Callable[[FloatArray], FloatArray],
+    below: float = -math.inf,
+    above: float = math.inf,
 ) -> FloatArray:
-    """``P(|e_i + b_i Z| <= x)`` per repetition, ``Z`` with the standard noise CDF ``cdf``."""
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        safe = np.where(scale > 0, scale, 1.0)
-        hi = np.where(scale > 0, cdf((x - err) / safe), (err <= x).astype(float))
-        lo = np.where(scale > 0, cdf((-x - err) / safe), (err < -x).astype(float))
-    return np.asarray(hi - lo, dtype=np.float64)
+    """``P(|clip(e_i + b_i Z, below, above)| <= x)`` per repetition, ``Z`` with the standard
+    noise CDF ``cdf``: the release clamped to the public bounds, ``below = L − θ`` and
+    ``above = U − θ`` (:func:`core.mechanisms.base.clamped_abs_cdf`)."""
+    return mech.clamped_abs_cdf(x, err, scale, cdf, below, above)
 
 
 #: Errors below this (the smallest normal double times 1e14) are reported as their upper bound:
@@ -115,8 +125,14 @@ def conditional_quantile(
     scale: FloatArray,
     level: float,
     cdf: Callable[[FloatArray], FloatArray] | None = None,
+    below: float = -math.inf,
+    above: float = math.inf,
 ) -> tuple[float, float]:
     """The ``level`` quantile of ``|release − θ|`` with the additive noise integrated out.
+
+    The release is clamped to the public bounds, ``θ + below`` and ``θ + above`` (infinite:
+    not clamped); the coverage then jumps where the clamped error reaches a bound, and the
+    root search brackets the jump.
 
     Given the samples, ``release − θ = e_i + b_i Z`` with ``e_i`` the sample's error and
     ``Z`` the mechanism's standard noise (CDF ``cdf``; Laplace(0, 1) by default); the bound
@@ -128,7 +144,7 @@ def conditional_quantile(
     f = mech.LaplaceMean().standard_noise_cdf if cdf is None else cdf
 
     def coverage(v: float) -> float:
-        return float(_abs_cdf(v, err, scale, f).mean())
+        return float(_abs_cdf(v, err, scale, f, below, above).mean())
 
     top = float(np.max(np.abs(err))) + float(np.max(scale))
     if top == 0.0:  # every release equals the population value (ties, no noise)
@@ -141,7 +157,7 @@ def conditional_quantile(
         top *= 2.0
     x = _root(lambda v: coverage(v) - level, top)
     T = err.size
-    probs = _abs_cdf(x, err, scale, f)
+    probs = _abs_cdf(x, err, scale, f, below, above)
     h = 1e-3 * x if x > 0 else 1e-9 * top
     density = (coverage(x + h) - coverage(max(x - h, 0.0))) / (x + h - max(x - h, 0.0))
     se = float(probs.std(ddof=1)) / math.sqrt(T) / density if T > 1 and density > 0 else 0.0
@@ -173,7 +189,9 @@ def law_quantile(law: Any, theta: float, level: float) -> tuple[float, float]:
 def summary_row(draws: Draws, theta: float) -> dict[str, float]:
     stat = np.concatenate(draws.statistic)
     rel = np.concatenate(draws.released)
-    nv = np.concatenate(draws.noise_variance)
+    m1 = np.concatenate(draws.noise_mean) if draws.noise_mean else np.full(stat.size, np.nan)
+    m2 = np.concatenate(draws.noise_square) if draws.noise_square else np.full(stat.size, np.nan)
+    known = bool(np.isfinite(m1).all() and np.isfinite(m2).all())
     T = stat.size
     samp_sq = (stat - theta) ** 2
     law = draws.law()
@@ -195,18 +213,28 @@ def summary_row(draws: Draws, theta: float) -> dict[str, float]:
             "noise_part": float(np.mean(law.mse(stat))),
             "mean_sample_size": float(np.concatenate(draws.sizes).mean()),
         }
-    if np.isfinite(nv).all():
-        sq = samp_sq + nv  # exact conditional noise variance (Hu et al. §4.3)
-        noise_part = float(nv.mean())
+    if known:
+        # The clamped noise's exact conditional moments given the sample (Hu et al. §4.3
+        # use the noise variance alone; clamping adds a conditional bias m1):
+        # E[(θ̃ − θ)^2 | S] = (θ̂ − θ)^2 + 2 (θ̂ − θ) m1 + m2.
+        sq = samp_sq + 2.0 * (stat - theta) * m1 + m2
+        noise_part = float(m2.mean())
     else:
         sq = (rel - theta) ** 2
         noise_part = float(((rel - stat) ** 2).mean())
     mse = float(sq.mean())
     mse_se = float(sq.std(ddof=1)) / math.sqrt(T) if T > 1 else math.nan
     rmse = math.sqrt(mse)
-    if draws.noise_cdf is not None and np.isfinite(nv).all():
+    if draws.noise_cdf is not None and known:
         scale = np.concatenate(draws.noise_scale)
-        e95, e95_se = conditional_quantile(stat - theta, scale, LEVEL, draws.noise_cdf)
+        e95, e95_se = conditional_quantile(
+            stat - theta,
+            scale,
+            LEVEL,
+            draws.noise_cdf,
+            draws.lower - theta,
+            draws.upper - theta,
+        )
         # The delta method's interval, symmetric; a bound is never negative.
         e95_low, e95_high = max(e95 - 2.0 * e95_se, 0.0), e95 + 2.0 * e95_se
     else:

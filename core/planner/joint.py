@@ -49,6 +49,7 @@ from ..designs.registry import DESIGNS, design_named
 from ..mechanisms import JointExpQuantiles, Mechanism
 from ..planner import memory
 from ..planner.budgets import positive
+from ..planner.composition import at_rate
 
 if TYPE_CHECKING:
     from ..planner.engine import PlanResult
@@ -269,26 +270,10 @@ def separate_rmse(results: Sequence[PlanResult], design: str, rate: float) -> pd
     ValueError
         When a plan has no row of ``design``.
     """
-    rows = []
-    for result in results:
-        mine = result.table[result.table["design"] == design]
-        if not len(mine):
-            raise ValueError(f"a plan has no row of the design {design!r}")
-        nearest = mine["rate"].iloc[int(np.argmin(np.abs(np.log(mine["rate"] / rate))))]
-        at = mine[mine["rate"] == nearest]
-        best = at.loc[at["rmse"].idxmin()]
-        rows.append(
-            {
-                "quantile": float(result.quantile),
-                "mechanism": best["mechanism"],
-                "mechanism_label": best["mechanism_label"],
-                "rate": float(best["rate"]),
-                "eps_sample": float(best["eps_sample"]),
-                "rmse": float(best["rmse"]),
-                "rmse_se": float(best["rmse_se"]),
-            }
-        )
-    return pd.DataFrame(rows)
+    got = at_rate(results, design, rate, objective="rmse")
+    return got[
+        ["quantile", "mechanism", "mechanism_label", "rate", "eps_sample", "rmse", "rmse_se"]
+    ]
 
 
 @dataclass(frozen=True)

@@ -118,6 +118,30 @@ def noise_cdf(mechanism: mech.Mechanism) -> Callable[[FloatArray], FloatArray] |
     return mechanism.standard_noise_cdf
 
 
+def new_draws(mechanism: mech.Mechanism, frame: Frame) -> Draws:
+    """Empty :class:`Draws` of ``mechanism`` on ``frame``: its noise CDF and the public bounds
+    every release is clamped to."""
+    return Draws(noise_cdf=noise_cdf(mechanism), lower=frame.lower, upper=frame.upper)
+
+
+def append_release(out: Draws, rel: mech.Release) -> None:
+    """Append one batch's release (statistic, clamped release, noise law) to ``out``."""
+    size = rel.released.shape[0]
+
+    def column(values: Any) -> FloatArray:
+        if values is None:
+            return np.full(size, np.nan)
+        return np.broadcast_to(np.asarray(values, dtype=np.float64), (size,)).copy()
+
+    out.statistic.append(rel.statistic)
+    out.released.append(rel.released)
+    out.noise_variance.append(column(rel.noise_variance))
+    out.noise_mean.append(column(rel.noise_mean))
+    out.noise_square.append(column(rel.noise_square))
+    out.noise_scale.append(column(rel.noise_scale))
+    out.laws.append(rel.law)
+
+
 def use_windows(design: PlannerDesign, frame: Frame, points: Sequence[Point], sampler: str) -> bool:
     """Whether windows are cheaper than masks for ``design`` on ``frame`` (or forced).
 
@@ -142,11 +166,25 @@ def release_empty(
     upper one)."""
     c = 0.5 * (frame.lower + frame.upper) if math.isfinite(frame.upper) else frame.lower
     released, variance, scale = mechanism.release_empty(eps_sample, frame.lower, frame.upper, rng)
-    out.statistic.append(np.full(1, c))
-    out.released.append(np.full(1, released))
-    out.noise_variance.append(np.full(1, variance))
-    out.noise_scale.append(np.full(1, scale))
-    out.laws.append(mechanism.law_of_empty(eps_sample))
+    moments = (
+        mechanism.clamped_noise_moments(np.full(1, c), np.full(1, scale), frame.lower, frame.upper)
+        if math.isfinite(variance) and math.isfinite(scale)
+        else None
+    )
+    mean, square = (None, None) if moments is None else moments
+    append_release(
+        out,
+        mech.Release(
+            np.full(1, float(np.clip(released, frame.lower, frame.upper))),
+            np.full(1, c),
+            np.full(1, math.nan),
+            np.full(1, scale),
+            np.full(1, variance),
+            law=mechanism.law_of_empty(eps_sample),
+            noise_mean=mean,
+            noise_square=square,
+        ),
+    )
 
 
 def _release_rows(
@@ -163,14 +201,7 @@ def _release_rows(
     gets them all in one call)."""
     if mechanism.ragged:
         rel = mechanism.release_ragged(rows, eps_sample, frame.lower, frame.upper, rng)
-        out.statistic.append(rel.statistic)
-        out.released.append(rel.released)
-        nv = rel.noise_variance
-        out.noise_variance.append(
-            np.full(len(rows), np.nan) if nv is None else np.asarray(nv, dtype=np.float64)
-        )
-        out.noise_scale.append(np.broadcast_to(rel.noise_scale, rel.released.shape).copy())
-        out.laws.append(rel.law)
+        append_release(out, rel)
         out.sizes.append(np.array([r.size for r in rows], dtype=np.float64))
         return
     lengths = {r.size for r in rows}
@@ -180,14 +211,7 @@ def _release_rows(
             release_empty(mechanism, eps_sample, frame, rng, out)
             continue
         rel = mechanism.release(batch, eps_sample, delta_sample, frame.lower, frame.upper, rng)
-        out.statistic.append(rel.statistic)
-        out.released.append(rel.released)
-        nv = rel.noise_variance
-        out.noise_variance.append(
-            np.full(batch.shape[0], np.nan) if nv is None else np.asarray(nv, dtype=np.float64)
-        )
-        out.noise_scale.append(np.broadcast_to(rel.noise_scale, rel.released.shape).copy())
-        out.laws.append(rel.law)
+        append_release(out, rel)
     out.sizes.append(np.array([r.size for r in rows], dtype=np.float64))
 
 
@@ -213,21 +237,14 @@ def simulate_census(
     :data:`CENSUS_CHUNK_RECORDS` records so that a mechanism's per-record work arrays stay
     bounded.  Cost ``O(reps N)``.
     """
-    out = Draws(noise_cdf=noise_cdf(mechanism))
+    out = new_draws(mechanism, frame)
     rng = np.random.default_rng([*seed, 47])
     rows = max(1, min(reps, CENSUS_CHUNK_RECORDS // max(frame.N, 1)))
     for start in range(0, reps, rows):
         size = min(rows, reps - start)
         batch = np.broadcast_to(frame.values, (size, frame.N))
         rel = mechanism.release(batch, eps_sample, delta_sample, frame.lower, frame.upper, rng)
-        out.statistic.append(rel.statistic)
-        out.released.append(rel.released)
-        nv = rel.noise_variance
-        out.noise_variance.append(
-            np.full(size, np.nan) if nv is None else np.asarray(nv, dtype=np.float64)
-        )
-        out.noise_scale.append(np.broadcast_to(rel.noise_scale, rel.released.shape).copy())
-        out.laws.append(rel.law)
+        append_release(out, rel)
         out.sizes.append(np.full(size, float(frame.N)))
     return out
 
@@ -276,7 +293,7 @@ def simulate_masks_many(
     """
     results = [
         {
-            (m, p.rate): Draws(noise_cdf=noise_cdf(make_mechanism(m, frame, p.rate, job.quantile)))
+            (m, p.rate): new_draws(make_mechanism(m, frame, p.rate, job.quantile), frame)
             for m in job.mechanisms
             for p in job.points
         }
@@ -482,14 +499,13 @@ class _WindowPoint:
         ):
             eps = p.eps_sample[name]
             noise_rng = np.random.default_rng([*self.seed, 31, self.tag, j])
-            out = Draws(noise_cdf=noise_cdf(o))
+            out = new_draws(o, frame)
             if self.filled.size and self.ring[j]:
                 for start in range(0, self.filled.size, self.chunk[j]):
                     x_stat, x_rel = self.chunks[(j, start)]
-                    out.statistic.append(x_stat)
-                    out.released.append(x_rel)
-                    out.noise_variance.append(np.full(x_stat.size, np.nan))
-                    out.noise_scale.append(np.full(x_stat.size, 2.0 / eps))
+                    nan = np.full(x_stat.size, np.nan)
+                    scale = np.full(x_stat.size, 2.0 / eps)
+                    append_release(out, mech.Release(x_rel, x_stat, nan, scale, None))
             elif self.filled.size:
                 sens_ = (
                     self.S[self.used.index(beta)] if beta is not None
@@ -497,14 +513,17 @@ class _WindowPoint:
                 )  # fmt: skip
                 scale = np.asarray(o.noise_scale(sens_, eps), dtype=np.float64)
                 scale = np.broadcast_to(scale, stat.shape).copy()
-                out.statistic.append(stat)
-                out.released.append(stat + scale * o.standard_noise(noise_rng, stat.shape))
                 nv = o.noise_variance(sens_, eps)
-                out.noise_variance.append(
-                    np.full(stat.size, np.nan) if nv is None
-                    else np.broadcast_to(np.asarray(nv, dtype=np.float64), stat.shape).copy()
+                draws = o.standard_noise(noise_rng, stat.shape)
+                sens_rows = np.broadcast_to(np.asarray(sens_, dtype=np.float64), stat.shape)
+                append_release(
+                    out,
+                    o.clamped_release(
+                        stat, scale, sens_rows,
+                        None if nv is None else np.broadcast_to(nv, stat.shape),
+                        draws, frame.lower, frame.upper,
+                    ),
                 )  # fmt: skip
-                out.noise_scale.append(scale)
             for _ in range(int((self.sizes == 0).sum())):
                 release_empty(o, eps, frame, noise_rng, out)
             out.sizes.append(self.sizes.astype(np.float64))

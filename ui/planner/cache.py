@@ -157,9 +157,10 @@ def several_statistics(
     sizes_public: bool = False,
     _progress: SeveralCallback | None = None,
 ) -> tuple[planner.PlanResult, ...]:
-    """:func:`core.planner.several_statistics` for ``design`` at ``rate`` (the census: every
-    record), one plan per statistic (a name at q = 0.5, or a ``(statistic, q)`` pair), cached;
-    ``_progress`` hears a cache miss only, as for :func:`plan`."""
+    """:func:`core.planner.several_statistics` for ``design`` at ``rate`` only (the census:
+    every record; no refined rates: the user chose the rate), one plan per statistic (a
+    name at q = 0.5, or a ``(statistic, q)`` pair), cached; ``_progress`` hears a cache miss
+    only, as for :func:`plan`."""
     if _progress is not None:
         _progress(None)
     return planner.several_statistics(
@@ -175,6 +176,7 @@ def several_statistics(
         relation=relation,
         objective=objective,
         sizes_public=sizes_public,
+        refine=False,
         progress=_progress,
     )
 

@@ -166,11 +166,13 @@ def objective_column(objective: str) -> tuple[str, str, str]:
 def recommended_rows(result: PlanResult) -> np.ndarray:
     """A boolean per row of ``result.table``: true on the one row of the recommended plan.
 
-    The recommendation is ``result.best``, the first of the best rows (one per design and
-    mechanism, ranked by the objective); it is found as the best row of its design and
-    mechanism (its rate too, should a table lack ``is_best``).
+    The recommendation is ``result.recommended``: the first of the best rows (one per design
+    and mechanism, ranked by the objective) when it beats the census by more than its Monte
+    Carlo uncertainty, else the best census row (:func:`core.planner.claims.recommended_row`);
+    it is found as the best row of its design and mechanism (its rate too, should a table
+    lack ``is_best``).
     """
-    table, best = result.table, result.best
+    table, best = result.table, result.recommended
     mine = (table["design"] == best["design"]) & (table["mechanism"] == best["mechanism"])
     if "is_best" in table.columns:
         mine &= table["is_best"].astype(bool)
@@ -479,7 +481,7 @@ def objective_figure(
         name = series_name(str(design), str(group["mechanism_label"].iloc[0]))
         traces.extend(_line_and_band(group, name, scale, value, se, y_title))
     low_rate = float(rows["rate"].min()) if len(rows) else float(result.table["rate"].min())
-    best = result.best
+    best = result.recommended  # the star marks the plan the verdict recommends
     star_x = float(best["rate"])
     shapes: list[dict[str, Any]] = []
     target_below = census_below = False
@@ -584,7 +586,9 @@ def ranked_table(result: PlanResult) -> pd.DataFrame:
     """The best rate of each design and mechanism, ranked, in the page's words.
 
     Sampling and noise parts are shares of the mean squared error (they add up to 1); the
-    gain is 1 − objective/objective of the census (positive: tighter than the census). The
+    gain is 1 − objective/objective of the census (positive: tighter than the census), and
+    ``beats census`` says whether it exceeds its Monte Carlo uncertainty
+    (:func:`core.planner.claims.beats_reference`). The
     ``accounting`` column (the amplification bound behind ε_sample, in words) is kept when
     core's table has it.
     """
@@ -607,6 +611,13 @@ def ranked_table(result: PlanResult) -> pd.DataFrame:
             "gain vs census": best["gain"].to_numpy(dtype=float)
             if "gain" in best
             else np.full(len(best), np.nan),
+            "beats census": best["beats_census"].to_numpy(dtype=bool)
+            if "beats_census" in best
+            else (
+                best["gain"].to_numpy(dtype=float) > 0
+                if "gain" in best
+                else np.zeros(len(best), bool)
+            ),
             **(
                 {"accounting": best["accounting"].astype(str).to_list()}
                 if "accounting" in best.columns

@@ -377,10 +377,58 @@ def relative_change(gain: float) -> str:
     return f"{fmt(1.0 - gain, 'ratio')} times the error of"
 
 
+#: The rule behind every sample recommended over the census
+#: (:func:`core.planner.claims.beats_reference`), in words.
+CLAIM_RULE = (
+    "A sample is recommended over the census only when its error plus two Monte Carlo "
+    "standard errors of the difference is still below the census's error (the census's "
+    "error is exact unless it is simulated too); otherwise the two are indistinguishable "
+    "and the simpler release, the census, is recommended."
+)
+
+
+def mechanism_words(label: str) -> str:
+    """A mechanism after "with": "the exponential mechanism", "Laplace noise scaled to …"."""
+    short = short_mechanism(label)
+    return f"the {short}" if short.endswith("mechanism") else short
+
+
+def reference_plan(mechanism_label: str, subject: str = "the census") -> str:
+    """The plan every gain is measured against, named: "the census with the exponential
+    mechanism" (a page has one census row per mechanism; the reference is the best)."""
+    return f"{subject} with {mechanism_words(mechanism_label)}"
+
+
+def _beats(row: pd.Series) -> bool:
+    """Whether a best row's gain over the census exceeds its Monte Carlo uncertainty
+    (core's ``beats_census``; a table without it falls back to a positive gain)."""
+    if "beats_census" in row.index:
+        return bool(row["beats_census"])
+    gain = float(row.get("gain", math.nan))
+    return not math.isnan(gain) and gain > 0
+
+
+def _with_se(result: PlanResult, row: pd.Series) -> str:
+    """A row's error with its Monte Carlo standard error: "±0.93 (Monte Carlo standard error
+    0.026)", or "exact ±0.95" when it has none."""
+    key = _objective(result)
+    value = float(row[key])
+    shown = f"±{_bound(value)}" if key == "error_95" else _bound(value)
+    se = float(row.get(f"{key}_se", 0.0))
+    if se > 0 and not math.isnan(se):
+        return f"{shown} (Monte Carlo standard error {_bound(se)})"
+    return f"exact {shown}"
+
+
 def recommendation(
     result: PlanResult, *, clusters: int | None = None, resolution: float | None = None
 ) -> str:
     """The plan in plain words: what to privatise, how accurate, against the census.
+
+    The plan recommended is :attr:`core.planner.PlanResult.recommended`: a sample only when
+    it beats the census by more than its Monte Carlo uncertainty (:data:`CLAIM_RULE`);
+    otherwise the census, and the sentence says that the best sample is indistinguishable
+    from it. The census compared with is named by its mechanism.
 
     Parameters
     ----------
@@ -395,20 +443,34 @@ def recommendation(
         to the data's resolution, and designs are then compared by their errors in the
         data's units, never by a ratio against a practically-zero error.
     """
+    chosen = result.recommended
     best = result.best
     key = _objective(result)
     text = (
-        f"Privatise {plan_phrase(best)} ({short_mechanism(str(best['mechanism_label']))}): "
-        f"{measure_phrase(result, best, resolution)}"
+        f"Privatise {plan_phrase(chosen)} ({short_mechanism(str(chosen['mechanism_label']))}): "
+        f"{measure_phrase(result, chosen, resolution)}"
     )
     census = result.census
-    if best["design"] == "census":
+    if chosen["design"] == "census" and best["design"] == "census":
         text += ". No sampling design is more accurate here at this ε_target."
+    elif chosen["design"] == "census":
+        measure = "root mean squared error" if key == "rmse" else "95 % error bound"
+        text += (
+            f". The best sample, {plan_phrase(best)} "
+            f"({short_mechanism(str(best['mechanism_label']))}), has a {measure} of "
+            f"{_with_se(result, best)} against the census's {_with_se(result, chosen)}: the "
+            "difference is within two Monte Carlo standard errors, so the two are "
+            "indistinguishable and the simpler release, the census, is recommended."
+        )
     elif census is not None and is_exact(float(census[key]), resolution):
         text += ", as exact as privatising the whole register."
     elif census is not None and float(census[key]) > 0:
-        gain = 1.0 - float(best[key]) / float(census[key])
-        text += f", {relative_change(gain)} privatising the whole register."
+        gain = 1.0 - float(chosen[key]) / float(census[key])
+        whole = reference_plan(str(census["mechanism_label"]), "privatising the whole register")
+        text += (
+            f", {relative_change(gain)} {whole} (a gain larger than two Monte Carlo "
+            "standard errors)."
+        )
     else:
         text += "."
     return " ".join([text, *no_gain_sentences(result, clusters=clusters, resolution=resolution)])
@@ -442,28 +504,38 @@ def odds_text(
 def no_gain_sentences(
     result: PlanResult, *, clusters: int | None = None, resolution: float | None = None
 ) -> list[str]:
-    """Sentences about the sampling designs whose best rate is no better than the census.
+    """Sentences about the sampling designs that do not beat the census.
 
-    A cluster design gets its own sentence naming the average cluster size M̄ = N/k (whole
-    clusters enter or leave the sample, which erases the amplification); the other designs
-    share one sentence with their best rate and how they compare with the census. When the
-    census is exact to the data's ``resolution``, a design is described by its own error in
-    the data's units (a ratio to a practically-zero error says nothing).
+    A design beats the census when its best row's gain exceeds its Monte Carlo uncertainty
+    (core's ``beats_census``, :func:`core.planner.claims.beats_reference`); every other
+    sampling design is listed, except the one the recommendation already describes. When
+    no design beats the census the list opens "Sampling gains nothing here"; when one does
+    (and is recommended), "The other designs gain nothing". A cluster design gets its own
+    sentence naming the average cluster size M̄ = N/k (whole clusters enter or leave the
+    sample, which erases the amplification); a design ahead of the census by less than its
+    Monte Carlo error is said to be within it. When the census is exact to the data's
+    ``resolution``, a design is described by its own error in the data's units (a ratio to
+    a practically-zero error says nothing).
     """
     if result.census is None:
         return []
     key = _objective(result)
     census_exact = is_exact(float(result.census[key]), resolution)
+    register = reference_plan(str(result.census["mechanism_label"]), "the whole register")
+    named = f"(the census: {register})"
+    chosen = str(result.recommended["design"])
+    best = str(result.best["design"])
+    any_gain = chosen != "census"
     sentences = []
     others = []
-    seen: set[str] = set()
+    seen: set[str] = {"census", chosen, best}
     for _, row in result.best_by_design.iterrows():
         design = str(row["design"])
-        if design == "census" or design in seen:
+        if design in seen:
             continue
         seen.add(design)  # its best mechanism (rows are ranked)
         gain = float(row["gain"])
-        if math.isnan(gain) or gain > 0:
+        if math.isnan(gain) or _beats(row):
             continue
         label = _lower_first(str(row["design_label"]))
         if design == "cluster" and clusters:
@@ -482,19 +554,28 @@ def no_gain_sentences(
             others.append(
                 f"{_article(label)} {label} at its best rate, {_share(float(row['rate']))}, {own}"
             )
+        elif gain > 0:
+            others.append(
+                f"{_article(label)} {label} at its best rate, {_share(float(row['rate']))}, "
+                "is within two Monte Carlo standard errors of the census"
+            )
         else:
             others.append(
                 f"{_article(label)} {label} at its best rate, {_share(float(row['rate']))}, "
-                f"is {relative_change(gain)} the whole register"
+                f"is {relative_change(gain)} the census"
             )
+    opening = "The other designs gain nothing" if any_gain else "Sampling gains nothing here"
+    if others and not census_exact:
+        opening += f" {named}"
     if others and census_exact:
         sentences.insert(
             0,
-            "Sampling gains nothing here: the whole register is exact to the data's "
-            "resolution, while " + "; ".join(others) + ".",
+            f"{opening}: the whole register is exact to the data's resolution, while "
+            + "; ".join(others)
+            + ".",
         )
     elif others:
-        sentences.insert(0, "Sampling gains nothing here: " + "; ".join(others) + ".")
+        sentences.insert(0, f"{opening}: " + "; ".join(others) + ".")
     return sentences
 
 
@@ -513,6 +594,15 @@ def no_rows_note(design: str, smallest_stratum: int | None) -> str:
             f"expected record from every stratum (rate·N_i ≥ 1), and {need}"
         )
     return f"**{label}** gives no usable sample at these rates; try other rates under *Rates*."
+
+
+def no_rate_row(design: str, rate: float) -> str:
+    """Why the several-statistics table is empty: the design gives no sample at the rate."""
+    return (
+        f"The {_lower_first(design_label(design))} gives no sample at rate "
+        f"{fmt(rate, 'plain')} here (a rate of 1 is the census itself, and a design may need "
+        "a smaller rate or more records); choose a lower rate, or the census as the design."
+    )
 
 
 def no_mechanism_note(design: str, relation: str) -> str:
@@ -543,14 +633,15 @@ def too_noisy_reason(
     share: float,
     remedy: str = "Raise ε_target",
 ) -> str | None:
-    """Why the recommended plan is too noisy to use, or None when it is usable.
+    """Why the recommended plan (:attr:`core.planner.PlanResult.recommended`) is too noisy
+    to use, or None when it is usable.
 
     The rule is :func:`core.planner.usability.is_usable`: the plan's 95 % error bound
     against ``share`` of the population value, or of the declared range ``upper − lower``
     when the value is 0. ``remedy`` is the first way out offered (the accuracy-first tab,
     where the user sets the bound, asks for a smaller one).
     """
-    bound = float(result.best["error_95"])
+    bound = float(result.recommended["error_95"])
     value = float(result.population_value)
     if is_usable(bound, value, lower, upper, share):
         return None
@@ -633,6 +724,9 @@ def ranked_list(
     census_exact = bool(len(bounds)) and all(
         is_exact(float(v), resolution) for v in bounds.iloc[0] if math.isfinite(float(v))
     )
+    # Name the reference: a page has one census row per mechanism.
+    ref = reference if len(reference) else census
+    named = reference_plan(str(ref["mechanism"].iloc[0])) if len(ref) else "the census"
     lines = []
     for i, row in enumerate(ranked.itertuples(index=False), start=1):
         r = dict(zip(ranked.columns, row, strict=True))
@@ -648,8 +742,10 @@ def ranked_list(
             versus = "no census to compare with"
         elif census_exact:
             versus = ""  # the census is exact: its line says so, no ratio to it
+        elif gain > 0 and not bool(r.get("beats census", True)):
+            versus = f"within two Monte Carlo standard errors of {named}"
         else:
-            versus = f"{relative_change(gain)} the census"
+            versus = f"{relative_change(gain)} {named}"
         rate = "whole register" if r["design"] == "Census" else f"rate {_rate(r['best rate'])}"
         se = float(r["± se"])
         spread = f"± {_bound(se)}" if se > 0 else "(exact)"

@@ -338,8 +338,8 @@ def compare_body(ctx: PlannerInputs, result: planner.PlanResult, step: float | N
         st.success(recommendation, icon=":material/recommend:")
     else:
         st.warning(f"{too_noisy}\n\n{recommendation}", icon=":material/warning:")
-        recommendation = f"{too_noisy} {recommendation}"  # the report says it too
-    heavy = text.heavy_tail_note(float(result.best["rmse"]), float(result.best["error_95"]))
+    chosen = result.recommended
+    heavy = text.heavy_tail_note(float(chosen["rmse"]), float(chosen["error_95"]))
     if heavy is not None:
         st.info(heavy, icon=":material/info:")
     st.caption(text.population_value_line(result))
@@ -394,7 +394,7 @@ def compare_body(ctx: PlannerInputs, result: planner.PlanResult, step: float | N
         formulas=text.COMPARE_FORMULAS,
         note=figs.exact_note(result, lines=lines, resolution=step),
     )
-    export_buttons(ctx, result, fig, recommendation)
+    export_buttons(ctx, result, fig, recommendation, too_noisy=too_noisy, resolution=step)
     with st.expander("How the planner computes", icon=":material/function:"):
         st.markdown(text.FORMULAS_EXPLANATION)
         for formula in text.AMPLIFICATION_FORMULAS:
@@ -423,7 +423,7 @@ def odds_block(ctx: PlannerInputs, result: planner.PlanResult) -> None:
     left, right = st.columns([1, 2], gap="medium", vertical_alignment="center")
     with left:
         prior = controls.prior_control()
-    best = result.best
+    best = result.recommended
     with right:
         st.info(
             text.odds_text(
@@ -460,6 +460,7 @@ def notebook_bytes(ctx: PlannerInputs) -> bytes:
         quantile=ctx.quantile,
         mechanisms=ctx.mechanisms,
         sizes_public=ctx.sizes_public,
+        usable_share=ctx.usable_share,
     ).encode("utf-8")
 
 
@@ -471,19 +472,38 @@ def report_bytes(
     link: str | None,
     population: Population | None = None,
     uploaded: bool = False,
+    *,
+    too_noisy: str | None = None,
+    resolution: float | None = None,
 ) -> bytes:
-    """The HTML method report (:func:`ui.planner.exports.method_report`) of the page's plan."""
+    """The HTML method report (:func:`ui.planner.exports.method_report`) of the page's plan:
+    a plan too noisy to use (``too_noisy``) is flagged, never in the green box."""
     return exports.method_report(
-        result, fig, recommendation, population_label, link, population, uploaded
+        result,
+        fig,
+        recommendation,
+        population_label,
+        link,
+        population,
+        uploaded,
+        too_noisy=too_noisy,
+        resolution=resolution,
     ).encode("utf-8")
 
 
 def export_buttons(
-    ctx: PlannerInputs, result: planner.PlanResult, fig: go.Figure, recommendation: str
+    ctx: PlannerInputs,
+    result: planner.PlanResult,
+    fig: go.Figure,
+    recommendation: str,
+    *,
+    too_noisy: str | None = None,
+    resolution: float | None = None,
 ) -> None:
     """Downloads of the reproducing notebook (when the population has a recipe) and of the
     one-page HTML method report (both built only when clicked), and the link to this plan
-    that the report carries (:func:`page_link`)."""
+    that the report carries (:func:`page_link`). A plan too noisy to use (``too_noisy``,
+    the page's warning) is flagged in the report and the notebook as on the page."""
     pop = ctx.pop
     c1, c2 = st.columns(2)
     if pop.recipe:
@@ -507,7 +527,17 @@ def export_buttons(
     uploaded = active_choice() == UPLOADED
     c2.download_button(
         "Download method report (HTML)",
-        data=lambda: report_bytes(result, fig, recommendation, pop.name, link, pop, uploaded),
+        data=lambda: report_bytes(
+            result,
+            fig,
+            recommendation,
+            pop.name,
+            link,
+            pop,
+            uploaded,
+            too_noisy=too_noisy,
+            resolution=resolution,
+        ),
         file_name="release_plan_report.html",
         mime="text/html",
         key="plan_report",
@@ -735,7 +765,7 @@ def several_results(
         _progress=bar.report,
     )
     with slot.container(key=f"plan_ms_view_{key}"):
-        several_table(design, stats, shares, split, results)
+        several_table(design, rate, stats, shares, results)
     joint_block(ctx, design, rate, stats, shares, split, results)
     fig, data = figs.composition_figure(
         cache.composition_curve(
@@ -764,38 +794,45 @@ def several_results(
 
 def several_table(
     design: str,
+    rate: float,
     stats: tuple[str, ...],
     shares: tuple[float, ...],
-    split: planner.BudgetSplit,
     results: tuple[planner.PlanResult, ...],
 ) -> None:
-    """Each statistic's budget and errors on ``design`` (see :func:`several_view`)."""
+    """Each statistic's budget and errors on ``design`` at the chosen ``rate`` (see
+    :func:`several_view`): every number of a row is that of the rate it names."""
+    try:
+        chosen = planner.at_rate(results, design, rate)
+    except ValueError:  # e.g. a sampling design at rate 1: no sample, so no row
+        st.info(text.no_rate_row(design, rate), icon=":material/info:")
+        return
     rows = []
     notes = []
-    for stat, share, eps_part, result in zip(
-        stats, shares, split.eps_samples, results, strict=True
+    for stat, share, result, (_, row) in zip(
+        stats, shares, results, chosen.iterrows(), strict=True
     ):
-        # The chosen design's best row (the census is always planned as the reference).
-        mine = result.best_by_design[result.best_by_design["design"] == design]
-        best = mine.iloc[0] if len(mine) else result.best
         rows.append(
             {
                 "statistic": stat,
+                "rate": float(row["rate"]),
                 "share": share,
-                "ε_sample": float(eps_part),
-                "RMSE": float(best["rmse"]),
-                "b₉₅": float(best["error_95"]),
+                "ε_sample": float(row["eps_sample"]),
+                "RMSE": float(row["rmse"]),
+                "b₉₅": float(row["error_95"]),
             }
         )
         notes.append(
-            f"{stat}: {figs.short_mechanism(str(best['mechanism_label']))}, population value "
+            f"{stat}: {figs.short_mechanism(str(row['mechanism_label']))}, population value "
             f"{fmt(result.population_value, 'value')}"
         )
-    # Five short columns: the table fits a phone's width; the rest goes in the caption.
+    # Six short columns: the table fits a phone's width; the rest goes in the caption.
     st.dataframe(
         pd.DataFrame(rows),
         hide_index=True,
         column_config={
+            "rate": st.column_config.NumberColumn(
+                format="%.4g", help="The realised sampling rate n/N every number of the row is for"
+            ),
             "share": st.column_config.NumberColumn(format="percent", help="Share of ε_sample"),
             "ε_sample": st.column_config.NumberColumn(format="%.4g"),
             "RMSE": st.column_config.NumberColumn(format="%.4g"),

@@ -8,6 +8,7 @@ seed, not only for the one fixed here.
 
 from __future__ import annotations
 
+import copy
 import math
 
 import numpy as np
@@ -493,7 +494,7 @@ def _reference_run(
     ceil(q N) and that value.  The amplified budgets are written out here:
     eps_sample = log(1 + (e^eps - 1) / rate), delta_sample = delta_target / rate.
     """
-    from core.mechanisms import release
+    from core.mechanisms import mechanism_by_name, release
 
     N = pop.size
     rng = np.random.default_rng(seed)
@@ -504,8 +505,18 @@ def _reference_run(
     delta_s = min((1 / (2 * N)) / r, 1 - 1e-9)
     delta = delta_s if name in ("smooth_laplace", "gaussian") else 0.0
     errors = np.empty(reps)
+    m = mechanism_by_name(name, quantile=q)
     for t in range(reps):
         sample = np.sort(pop[rng.choice(N, n, replace=False)])
+        if m.additive:
+            # The experiment reproduces Hu et al.'s unclamped noise (statistic + b Z); the
+            # planner's releases are clamped to [L, U], this one is rebuilt from the same
+            # draw (the release's one standard-noise draw, from a copy of the stream).
+            twin = copy.deepcopy(rng)
+            rel = m.release(sample[np.newaxis, :], eps_s, delta or 0.5, 0.0, 100.0, rng)
+            z = m.standard_noise(twin, (1,))
+            errors[t] = abs(float(rel.statistic[0] + rel.noise_scale[0] * z[0]) - truth)
+            continue
         out = release(
             sample[np.newaxis, :], mechanism=name, eps=eps_s, delta=delta,
             lower=0.0, upper=100.0, rng=rng, quantile=q,

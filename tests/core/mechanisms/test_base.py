@@ -34,7 +34,11 @@ def test_release_is_statistic_plus_scaled_standard_noise(cls: type[mech.Mechanis
     z = np.random.default_rng(5).laplace(0.0, 1.0, size=50)
     assert out.released.shape == out.statistic.shape == out.sensitivity.shape == (50,)
     np.testing.assert_array_equal(out.statistic, m.statistic(samples))
-    np.testing.assert_array_equal(out.released, out.statistic + z * out.noise_scale)
+    # Clamped to the public bounds (issue 35): post-processing of the noisy statistic.
+    np.testing.assert_array_equal(
+        out.released, np.clip(out.statistic + z * out.noise_scale, LOWER, UPPER)
+    )
+    assert ((out.released >= LOWER) & (out.released <= UPPER)).all()
     assert out.noise_variance is not None
     np.testing.assert_array_equal(out.noise_variance, 2.0 * out.noise_scale**2)
     assert (out.sensitivity >= 0).all()
@@ -49,11 +53,16 @@ def test_stated_conditional_variance_matches_simulation(cls: type[mech.Mechanism
     sample = _batch(1, 15, seed=3)[0]
     batch = np.repeat(sample[np.newaxis, :], T, axis=0)
     out = m.release(batch, 1.3, 1e-3, LOWER, UPPER, np.random.default_rng(11))
-    stated = out.noise_variance
-    assert stated is not None
-    assert np.ptp(stated) == 0.0  # same sample, same variance
-    assert out.released.var(ddof=1) == pytest.approx(stated[0], rel=4 * math.sqrt(5 / T))
-    assert out.released.mean() == pytest.approx(out.statistic[0], abs=4 * math.sqrt(stated[0] / T))
+    # The release is clamped to [L, U]: its conditional mean and square are the clamped
+    # law's (core.mechanisms.base.Mechanism.clamped_noise_moments).
+    assert out.noise_mean is not None and out.noise_square is not None
+    assert np.ptp(out.noise_square) == 0.0  # same sample, same law
+    mean, square = float(out.noise_mean[0]), float(out.noise_square[0])
+    err = out.released - out.statistic
+    variance = square - mean**2
+    assert err.var(ddof=1) == pytest.approx(variance, rel=4 * math.sqrt(5 / T))
+    assert err.mean() == pytest.approx(mean, abs=4 * math.sqrt(variance / T))
+    assert np.mean(err**2) == pytest.approx(square, rel=4 * math.sqrt(5 / T))
 
 
 @pytest.mark.parametrize("cls", ALL, ids=IDS)
@@ -65,10 +74,10 @@ def test_standardised_noise_has_unit_variance_across_different_samples(
     samples = _batch(T, 7, seed=8)
     eps = np.random.default_rng(2).uniform(0.2, 3.0, size=T)  # one budget per row
     out = m.release(samples, eps, 1e-2, LOWER, UPPER, np.random.default_rng(4))
-    assert out.noise_variance is not None
-    u = (out.released - out.statistic) / np.sqrt(out.noise_variance)
-    # E[u^2] = 1; Var[u^2] = E[Z^4]/Var(Z)^2 - 1 = 6 - 1 = 5 for Laplace noise.
-    assert np.mean(u**2) == pytest.approx(1.0, abs=4 * math.sqrt(5 / T))
+    assert out.noise_square is not None
+    # E[(released − statistic)^2 / noise_square] = 1 row by row, for the clamped release.
+    u2 = (out.released - out.statistic) ** 2 / out.noise_square
+    assert np.mean(u2) == pytest.approx(1.0, abs=4 * float(u2.std()) / math.sqrt(T))
 
 
 def test_statistics_and_sensitivities_are_the_documented_ones() -> None:
@@ -257,3 +266,17 @@ def test_an_empty_sample_is_released_privately(name: str) -> None:
         density = p / np.diff(edges)
         uniform = 1.0 / (upper - lower)
         assert np.abs(np.log(density[p > 0] / uniform)).max() <= eps + 1e-12
+
+
+@pytest.mark.parametrize("name", ["smooth_laplace", "smooth_pure", "smooth_polyplace", "gaussian"])
+def test_clamped_moments_stay_finite_for_a_scale_far_below_the_range(name: str) -> None:
+    """A noise scale of 1e-218 on a range of 10: (L − t)/b is about 1e219, whose square
+    overflows; the clamped moments stay finite (those of the unclamped noise, about 0)."""
+    m = mech.MECHANISMS[name]()
+    t, b = np.array([4.0]), np.array([1e-218])
+    got = m.clamped_noise_moments(t, b, LOWER, UPPER)
+    assert got is not None
+    mean, square = got
+    assert np.isfinite(mean).all() and np.isfinite(square).all()
+    assert abs(float(mean[0])) <= 1e-200
+    assert 0.0 <= float(square[0]) <= 1e-300  # b² Var Z underflows to about 0

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy import integrate
+from scipy import integrate, stats
 
 from core import mechanisms as mech
 from core import sensitivity as sens
@@ -195,7 +195,9 @@ def test_smooth_pure_sampler_follows_the_density() -> None:
     x = np.repeat(np.array([[1.0, 3.0, 3.0, 8.0, 9.0]]), 4, axis=0)
     out = m.release(x, 2.0, 0.5, LOWER, UPPER, np.random.default_rng(3))
     z3 = m.standard_noise(np.random.default_rng(3), (4,))
-    np.testing.assert_allclose(out.released, out.statistic + out.noise_scale * z3, rtol=1e-14)
+    np.testing.assert_allclose(
+        out.released, np.clip(out.statistic + out.noise_scale * z3, LOWER, UPPER), rtol=1e-14
+    )
     np.testing.assert_allclose(out.noise_variance, out.noise_scale**2, rtol=1e-14)
 
 
@@ -255,23 +257,42 @@ def test_additive_mse_matches_a_slow_monte_carlo_reference(name: str) -> None:
         "laplace": 2 * (R / 7 / eps) ** 2,
         "gaussian": float(mech.analytic_gaussian_sigma(eps, delta, R / 7)) ** 2,
     }[name]
-    exact_mse = variance + (stat - centre) ** 2
+    # Every release is clamped to [L, U] (issue 35).
+    assert ((got >= LOWER) & (got <= UPPER)).all()
     sq = (got - centre) ** 2
     # heavy tails of smooth_pure: no fourth moment, so compare the median of |error| instead
     if name == "smooth_pure":
         scale = 16 * ref.smooth_sensitivity_eq4(values, 1, 0.5, 0, 10, k, b=eps / 4) / eps
-        assert np.median(np.abs(got - stat)) / scale == pytest.approx(
-            float(
-                np.median(
-                    np.abs(
-                        mech.SmoothPureQuantile().standard_noise(np.random.default_rng(99), (T,))
-                    )
-                )
-            ),
-            rel=0.03,
+        z = mech.SmoothPureQuantile().standard_noise(np.random.default_rng(99), (T,))
+        slow = np.clip(stat + scale * z, LOWER, UPPER)
+        assert np.median(np.abs(got - stat)) == pytest.approx(
+            float(np.median(np.abs(slow - stat))), rel=0.03
         )
     else:
+        # Slow reference: the clamped error's mean square by quadrature of the noise density
+        # (numpy's Laplace or normal law with the reference scale), and by numpy draws.
+        gaussian = name == "gaussian"
+        b = math.sqrt(variance) if gaussian else math.sqrt(variance / 2)
+        dist = stats.norm if gaussian else stats.laplace
+        alpha, beta = (LOWER - stat) / b, (UPPER - stat) / b
+        inside = integrate.quad(
+            lambda z: (stat + b * z - centre) ** 2 * dist.pdf(z), alpha, beta, epsabs=1e-12
+        )[0]
+        exact_mse = (
+            (LOWER - centre) ** 2 * dist.cdf(alpha) + (UPPER - centre) ** 2 * dist.sf(beta) + inside
+        )
+        draws = dist.rvs(size=T, random_state=np.random.default_rng(7))
+        slow = np.clip(stat + b * draws, LOWER, UPPER)
+        slow_sq = (slow - centre) ** 2
+        assert slow_sq.mean() == pytest.approx(exact_mse, abs=4 * slow_sq.std() / math.sqrt(T))
         assert sq.mean() == pytest.approx(exact_mse, abs=4 * sq.std() / math.sqrt(T))
+        # and the mechanism's own closed form of the clamped law agrees with the quadrature
+        m = mech.MECHANISMS[name](**kw) if kw else mech.MECHANISMS[name]()
+        moments = m.clamped_noise_moments(np.array([stat]), np.array([b]), LOWER, UPPER)
+        assert moments is not None
+        d = stat - centre
+        closed = d * d + 2 * d * float(moments[0][0]) + float(moments[1][0])
+        assert closed == pytest.approx(exact_mse, rel=1e-9)
 
 
 # ---------------------------------------------------------------------------------------

@@ -20,7 +20,8 @@ def test_the_found_eps_reaches_the_bound_and_a_little_less_does_not():
     assert found.plan.best["error_95"] <= 20.0
     less = engine.plan(pop, eps_target=found.eps_target / 1.1, refine=False, **kw)
     assert less.best["error_95"] > 20.0
-    assert 1 <= found.evaluations <= 16
+    # clamped releases: the error saturates at the range for small ε, one more bracket step
+    assert 1 <= found.evaluations <= 18
     assert found.eps_limit == 50.0 and found.plan_eps_target == found.eps_target
     assert found.best_error_95 == float(found.plan.best["error_95"])
 

@@ -65,9 +65,10 @@ def test_each_statistics_plan_is_the_plain_plan_with_its_share(sampler, refine):
         # integrated out exactly are equal; the exponential mechanism's differ by noise
         # (and so may its best rates, and the rates refined around them for every
         # mechanism): the rows both plans have are compared.
+        drawn = ["exponential"]
         key = ["design", "mechanism", "rate"]
         a, b = (
-            t[t["mechanism"] != "exponential"].drop(columns="is_best").set_index(key)
+            t[~t["mechanism"].isin(drawn)].drop(columns="is_best").set_index(key)
             for t in (result.table, plain.table)
         )
         both = a.index.intersection(b.index)
@@ -107,3 +108,41 @@ def test_several_statistics_reports_progress_and_refuses_bad_lists():
         composition.several_statistics(pop, [], [], eps_target=1.0)
     with pytest.raises(ValueError, match="statistic"):
         composition.several_statistics(pop, [("mode", 0.5)], [1], eps_target=1.0)
+
+
+# --------------------------------------------------------------------------------------
+# at_rate: the row of the rate the user chose (issue 35, "the error of the rate the user
+# chose"): a refined plan holds rates the user did not choose, and a row mixing the
+# chosen rate's budget with another rate's error is twice too optimistic on the survey.
+# --------------------------------------------------------------------------------------
+
+
+def test_each_row_at_the_chosen_rate_has_the_numbers_of_the_rate_it_names():
+    pop = _labelled()
+    kw = dict(eps_target=1.0, reps=24, seed=5, designs=["srs"], rates=[0.05], refine=True)
+    results = composition.several_statistics(pop, STATISTICS[:1] + STATISTICS[3:], [1, 1], **kw)
+    got = composition.at_rate(results, "srs", 0.05)
+    assert list(got.columns) == list(composition.AT_RATE_COLUMNS)
+    assert list(got["statistic"]) == ["median", "mean"]
+    for result, (_, row) in zip(results, got.iterrows(), strict=True):
+        table = result.table[result.table["design"] == "srs"]
+        # refinement added rates, and some best row lies at another rate than the chosen one
+        assert table["rate"].nunique() > 1
+        assert row["rate"] == pytest.approx(0.05, rel=1e-3)
+        at = table[table["rate"] == row["rate"]]
+        mine = at[at["mechanism"] == row["mechanism"]].iloc[0]
+        for column in ("n", "eps_sample", "rmse", "rmse_se", "error_95", "error_95_se"):
+            assert row[column] == pytest.approx(mine[column], rel=1e-12), column
+        assert row["error_95"] == pytest.approx(at["error_95"].min(), rel=1e-12)
+    # The best rows of the refined plans are at other rates: the bug this guards against.
+    best = [r.best_by_design[r.best_by_design["design"] == "srs"].iloc[0] for r in results]
+    assert any(abs(b["rate"] - 0.05) > 1e-3 for b in best)
+    # The census has one rate, whatever rate is asked for.
+    census = composition.at_rate(results, "census", 0.05)
+    assert (census["rate"] == 1.0).all()
+    with pytest.raises(ValueError, match="rate"):
+        composition.at_rate(results, "srs", 1.5)
+    with pytest.raises(ValueError, match="no row of the design"):
+        composition.at_rate(results, "poisson", 0.05)
+    with pytest.raises(ValueError, match="objective"):
+        composition.at_rate(results, "srs", 0.05, objective="bias")

@@ -16,12 +16,18 @@ def test_summary_of_exact_noise_variances_splits_the_mse():
     draws.statistic.append(stat)
     draws.released.append(stat)
     draws.noise_variance.append(np.full(4, 2.0))
+    draws.noise_mean.append(np.zeros(4))
+    draws.noise_square.append(np.full(4, 2.0))
     draws.noise_scale.append(np.ones(4))
     draws.sizes.append(np.full(4, 10.0))
     row = errors.summary_row(draws, 0.0)
     assert row["sampling_part"] == 1.0 and row["noise_part"] == 2.0
     assert row["rmse"] == pytest.approx(math.sqrt(3.0))
     assert row["mean_sample_size"] == 10.0
+    # A clamped release is biased given the sample: E[(θ̃ − θ)^2 | S] = d^2 + 2 d m1 + m2.
+    draws.noise_mean[0] = np.array([-0.5, 0.5, -0.5, 0.5])
+    row = errors.summary_row(draws, 0.0)
+    assert row["rmse"] == pytest.approx(math.sqrt(1.0 - 1.0 + 2.0))
 
 
 def test_noise_quantile_of_laplace_is_ln_20():

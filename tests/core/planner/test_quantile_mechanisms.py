@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy import integrate
 
 from core import mechanisms as mech
 from core import planner
@@ -86,7 +87,15 @@ def test_census_rows_are_the_mechanisms_exact_laws() -> None:
     poly = mech.PolyPlaceQuantile()
     s = poly.sensitivity(values[None, :], 0.5, 0.5, 0.0, 100.0)
     scale = mech.polyplace_scale_factor(0.5) * s[0]
-    assert census.loc["smooth_polyplace", "rmse"] == pytest.approx(scale / math.sqrt(3), rel=1e-9)
+    # The release is clamped to [0, 100] (issue 35): its mean square by quadrature of the
+    # noise density 2 (1 + |t|)^-5 (unclamped it would be scale² / 3).
+    lo, hi = (0.0 - theta) / scale, (100.0 - theta) / scale
+    inside = integrate.quad(lambda t: (scale * t) ** 2 * 2 * (1 + abs(t)) ** -5, lo, 0)[0]
+    inside += integrate.quad(lambda t: (scale * t) ** 2 * 2 * (1 + abs(t)) ** -5, 0, hi)[0]
+    tails = (theta - 0.0) ** 2 * 0.5 * (1 - lo) ** -4 + (100.0 - theta) ** 2 * 0.5 * (1 + hi) ** -4
+    want = math.sqrt(inside + tails)
+    assert census.loc["smooth_polyplace", "rmse"] == pytest.approx(want, rel=1e-6)
+    assert want < scale / math.sqrt(3)
     assert census["exact"].all()
 
 

@@ -12,6 +12,7 @@ user text (a population or column name, a link) become markup.
 from __future__ import annotations
 
 import dataclasses
+import html
 import importlib.util
 import re
 import subprocess
@@ -26,11 +27,13 @@ import plotly.graph_objects as go
 import pytest
 
 from core.planner import PlanResult, plan
+from core.planner.usability import is_usable
 from core.populations import make_builtin
 from tests.conftest import ROOT, skip_unless
 from tests.notebooks import best_values, from_the_clone, printed_text
 from ui.downloads import TITLE_STANDOFF
 from ui.format import fmt
+from ui.planner import text as planner_text
 from ui.planner.exports import (
     DESIGN_EXPLANATIONS,
     GROUP_PRIVACY_NOTE,
@@ -265,7 +268,11 @@ def test_notebook_keeps_user_text_literal_in_markdown():
     assert line == f"- population: ``{recipe}``"
 
 
-@pytest.mark.parametrize("params", [PARAMS, QUANTILE_PARAMS], ids=["median", "quantile"])
+@pytest.mark.parametrize(
+    "params",
+    [PARAMS, QUANTILE_PARAMS, {**PARAMS, "eps_target": 0.001}],
+    ids=["median", "quantile", "too-noisy"],
+)
 def test_notebook_executes_and_prints_the_plans_numbers(params, result, population):
     """Runs the notebook for real; under CI (CI=true) a missing kernel fails instead of skipping."""
     skip_unless(
@@ -277,7 +284,8 @@ def test_notebook_executes_and_prints_the_plans_numbers(params, result, populati
 
     if params is not PARAMS:
         result = plan(population, **params)
-        assert set(result.best_by_design["mechanism"]) <= set(params["mechanisms"])
+        if "mechanisms" in params:
+            assert set(result.best_by_design["mechanism"]) <= set(params["mechanisms"])
     nb = nbformat.reads(plan_notebook(recipe=RECIPE, **params), as_version=4)
     _from_the_clone(nb)
     NotebookClient(
@@ -292,6 +300,17 @@ def test_notebook_executes_and_prints_the_plans_numbers(params, result, populati
     for name in ("rate", "eps_sample", "rmse", "error_95"):
         assert float(values[name]) == float(best[name]), name
     assert f"N = {result.N:,}" in printed
+    # The recommended plan and the page's usability flag (issue 35), at the default share.
+    chosen = result.recommended
+    assert f"recommended design = {chosen['design']}" in printed
+    assert f"recommended error_95 = {float(chosen['error_95'])!r}" in printed
+    pop = make_builtin("establishments", seed=4, size=5000)
+    usable = is_usable(
+        float(chosen["error_95"]), result.population_value, pop.lower, pop.upper, 0.5
+    )
+    assert ("usable: its 95 % error bound is within 50 %" in printed) == usable
+    assert ("TOO NOISY TO USE" in printed) == (not usable)
+    assert usable == (params["eps_target"] > 0.001)  # both branches run
 
     # Every ranked row (Monte Carlo rows too, whatever wins) is printed with the plan's numbers.
     ranked = re.findall(
@@ -416,6 +435,13 @@ def test_report_holds_parameters_ranked_rows_and_recommendation(result, populati
 
     rmse_cells = [cells[column["RMSE ± MC s.e."]] for cells in rows]
     assert any("±" in cell for cell in rmse_cells)  # simulated rows carry their s.e.
+    # Every gain names its reference: the best census, by its mechanism (issue 35).
+    reference = result.census
+    named = f"the census with {planner_text.mechanism_words(str(reference['mechanism_label']))}"
+    gains = [cells[column["Against the census"]] for cells in rows]
+    assert any(named in cell for cell in gains)
+    assert not any(cell.endswith("the census") for cell in gains)
+    assert 'class="recommendation"' in page and 'class="too-noisy"' not in page
 
     method = page.split("<h2>Method</h2>", 1)[1]
     assert f"T = {result.reps}" in method and str(result.seed) in method
@@ -615,3 +641,44 @@ def test_notebook_and_report_state_whether_the_population_size_is_public(populat
         page = method_report(mean, _figure(mean), "Use the census.", "pop")
         assert "Population size N public" in page
         assert html_escape(sizes_words("deletion", public)) in page
+
+
+# ------------------------------------------------------------------------------------------
+# A recommendation is a claim (issue 35): the reference named, errors below the data's
+# resolution compared in its units, no green box for a plan too noisy to use.
+# ------------------------------------------------------------------------------------------
+
+
+def test_a_plan_too_noisy_to_use_gets_a_warning_not_the_green_box():
+    pop = make_builtin("lognormal", seed=0, size=2000)
+    noisy = plan(pop, eps_target=0.001, designs=("census", "srs"), reps=30)
+    reason = planner_text.too_noisy_reason(noisy, pop.lower, pop.upper, 0.5)
+    assert reason is not None
+    words = planner_text.recommendation(noisy)
+    page = method_report(noisy, _figure(noisy), words, pop.name, too_noisy=reason)
+    assert 'class="recommendation"' not in page  # no green box
+    assert '<p class="too-noisy">Too noisy to use' in page
+    assert "<h2>Recommendation: too noisy to use</h2>" in page
+    assert html.escape(planner_text.CLAIM_RULE) in page
+    with pytest.raises(ValueError, match="too_noisy"):
+        method_report(noisy, _figure(noisy), words, pop.name, too_noisy="  ")
+
+
+def test_report_compares_in_the_datas_units_below_its_resolution():
+    """A census exact to the data's resolution (ties at the median): no "138,000 times the
+    error of the census" against a practically-zero bound."""
+    values = np.sort(np.repeat(np.arange(0.0, 11.0), 400))
+    from core.population import Population
+
+    tied = Population("tied", values, 0.0, 10.0)
+    result = plan(tied, eps_target=1.0, designs=("census", "srs"), rates=(0.1, 0.5), reps=30)
+    assert result.census["error_95"] < 1e-2  # exact to the resolution 1
+    page = method_report(result, _figure(result), "x", "tied", resolution=1.0)
+    ranked = _tables(page)[2]
+    column = ranked[0].index("Against the census")
+    gains = [row[column] for row in ranked[1:]]
+    assert not any("times the error of" in g for g in gains)
+    assert any("census exact to the data" in g for g in gains)
+    # Without the resolution the ratio is written, against the census named by mechanism.
+    ratio = method_report(result, _figure(result), "x", "tied")
+    assert "times the error of the census with" in ratio

@@ -65,7 +65,7 @@ def test_every_mechanism_draws_the_plan_table_rows(objective):
         top = rows["error_95_high"] if objective == "error_95" else rows[value] + 2 * rows[se]
         np.testing.assert_allclose(upper, np.maximum(top, floor))
     best = next(t for t in fig.data if t.name == "best plan")
-    assert (best.x[0], best.y[0]) == (res.best["rate"], res.best[value])
+    assert (best.x[0], best.y[0]) == (res.recommended["rate"], res.recommended[value])
     assert fig.layout.shapes[0].y0 == res.census[value]
     assert fig.layout.xaxis.type == "log"
 
@@ -201,11 +201,13 @@ def test_band_follows_its_line_in_rate_order_clipped_at_the_floor_and_split_at_g
 
 def test_census_label_sits_away_from_the_star_and_hover_tells_the_true_error(establishments):
     fig, _ = figs.objective_figure(establishments, resolution=STEP)
-    assert establishments.best["design"] == "census"  # the star sits at rate 1, the right end
+    # The star marks the recommended plan: the census (a sample ahead of it by less than
+    # its Monte Carlo error is not recommended), at rate 1, the right end.
+    assert establishments.recommended["design"] == "census"
     census = fig.layout.shapes[0]
     assert census.label.text == "census (exact)" and census.label.textposition == "start"
     star = next(t for t in fig.data if t.name == "best plan")
-    assert fmt(float(establishments.best["error_95"]), "error") in star.text[0]
+    assert fmt(float(establishments.recommended["error_95"]), "error") in star.text[0]
     assert "exact to the data's resolution" in star.text[0]
     assert fig.layout.xaxis.title.standoff > 0
 
@@ -304,3 +306,16 @@ def test_short_names():
         legend = figs.series_name("stratified_proportional", planner_mechanism_label(name))
         assert len(legend) <= 40 and legend.count(", ") == 1, legend  # fits a phone's width
     assert figs.short_design("unknown") == "unknown"
+
+
+def test_the_csvs_recommended_row_is_the_recommended_plan_with_its_usable_flag():
+    """Issue 35: the page's too-noisy flag is in the CSV, on the plan the page recommends."""
+    pop = make_builtin("lognormal", seed=0, size=2000)
+    noisy = planner.plan(pop, eps_target=0.001, designs=("census", "srs"), reps=30)
+    table = figs.full_table(noisy, usable_share=0.5, lower=pop.lower, upper=pop.upper)
+    row = table[table["recommended"]]
+    assert len(row) == 1
+    chosen = noisy.recommended
+    assert row["design"].iloc[0] == chosen["design"]
+    assert row["mechanism"].iloc[0] == chosen["mechanism"]
+    assert not row["usable"].iloc[0]  # too noisy to use, as the page says

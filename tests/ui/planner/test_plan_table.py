@@ -78,7 +78,7 @@ def test_exactly_one_row_is_recommended_and_it_is_the_pages_verdict(result):
     assert len(recommended) == 1
     row = recommended.iloc[0]
     assert bool(row["best_rate_of_design_mechanism"])
-    best = result.best
+    best = result.recommended
     assert (row["design"], row["mechanism"]) == (best["design"], best["mechanism"])
     # The CSV keeps 12 significant digits.
     assert row["rate"] == pytest.approx(float(best["rate"]), rel=1e-11)
@@ -87,9 +87,9 @@ def test_exactly_one_row_is_recommended_and_it_is_the_pages_verdict(result):
 
 
 def test_a_recommendation_matching_no_row_is_refused(result):
-    best = result.best.copy()
-    best["design"] = "nowhere"
-    lost = dataclasses.replace(result, best=best)
+    ranked = result.best_by_design.copy()
+    ranked["design"] = "nowhere"  # no census either: the first row is recommended
+    lost = dataclasses.replace(result, best_by_design=ranked)
     with pytest.raises(ValueError, match="matches 0 rows"):
         figs.full_table(lost)
 

@@ -24,15 +24,18 @@ def noisy() -> planner.PlanResult:
 
 
 def _with_best(result: planner.PlanResult, **values: float) -> planner.PlanResult:
+    """The plan with ``values`` in every best row (so in the recommended one too)."""
     best = result.best.copy()
+    ranked = result.best_by_design.copy()
     for name, value in values.items():
         best[name] = value
-    return dataclasses.replace(result, best=best)
+        ranked[name] = value
+    return dataclasses.replace(result, best=best, best_by_design=ranked)
 
 
 def test_too_noisy_reason_names_bound_share_and_value(noisy):
     L, U = LOGNORMAL.lower, LOGNORMAL.upper
-    bound, value = float(noisy.best["error_95"]), noisy.population_value
+    bound, value = float(noisy.recommended["error_95"]), noisy.population_value
     assert not usability.is_usable(bound, value, L, U, 0.5)
     words = text.too_noisy_reason(noisy, L, U, 0.5)
     assert words is not None and words.startswith("Too noisy to use")
@@ -46,7 +49,7 @@ def test_too_noisy_reason_names_bound_share_and_value(noisy):
 def test_too_noisy_reason_at_value_zero_reads_the_declared_range(noisy):
     L, U = LOGNORMAL.lower, LOGNORMAL.upper
     zero = dataclasses.replace(noisy, population_value=0.0)
-    bound = float(zero.best["error_95"])
+    bound = float(zero.recommended["error_95"])
     words = text.too_noisy_reason(zero, L, U, 0.1 * bound / (U - L))
     assert words is not None and "of the declared range" in words and "is 0" in words
     assert text.too_noisy_reason(zero, L, U, 2 * bound / (U - L)) is None

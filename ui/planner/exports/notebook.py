@@ -17,6 +17,8 @@ import nbformat
 from nbformat import v4
 
 from core.planner import DESIGN_LABELS, OBJECTIVES, RELATIONS, STATISTICS
+from core.planner.usability import DEFAULT_USABLE_SHARE
+from ui.format import fmt
 from ui.planner.exports.checks import (
     DESIGN_EXPLANATIONS,
     GROUP_PRIVACY_NOTE,
@@ -34,7 +36,7 @@ from ui.planner.exports.checks import (
     recipe_function,
     statistic_words,
 )
-from ui.planner.text import sizes_words
+from ui.planner.text import CLAIM_RULE, sizes_words
 
 __all__ = ["plan_notebook"]
 
@@ -89,6 +91,30 @@ print(f"error_95 = {float(best['error_95'])!r}")
 best
 """
 
+#: The recommended plan and the page's usability flag (``{share}``: the usable share).
+_RECOMMENDED_CODE = """\
+# The plan to recommend: the best plan when it beats the census by more than two Monte Carlo
+# standard errors of the difference, otherwise the census (the simpler release).
+from dp_sampling.planner.usability import is_usable
+
+chosen = result.recommended
+usable = is_usable(
+    float(chosen["error_95"]), result.population_value, pop.lower, pop.upper, {share!r}
+)
+print(f"recommended design = {{chosen['design']}}")
+print(f"recommended mechanism = {{chosen['mechanism']}}")
+print(f"recommended error_95 = {{float(chosen['error_95'])!r}}")
+if usable:
+    print("usable: its 95 % error bound is within {percent} of the population value")
+else:
+    print(
+        "TOO NOISY TO USE: its 95 % error bound is above {percent} of the population value "
+        "(of the declared range when the value is 0); raise eps_target or accept a larger "
+        "error"
+    )
+chosen
+"""
+
 _STATUS_CODE = """\
 import pandas as pd
 
@@ -122,6 +148,7 @@ def plan_notebook(
     quantile: float = 0.5,
     mechanisms: tuple[str, ...] | None = None,
     sizes_public: bool = False,
+    usable_share: float = DEFAULT_USABLE_SHARE,
 ) -> str:
     """A Jupyter notebook (``.ipynb`` JSON text) that reproduces a release plan.
 
@@ -169,6 +196,10 @@ def plan_notebook(
     sizes_public : bool
         The population size N is declared public (:func:`core.planner.plan`); written in
         the call and stated in the notes.
+    usable_share : float
+        The page's usable error, a share of the population value (> 0): the notebook flags
+        the recommended plan usable or too noisy to use by
+        :func:`core.planner.usability.is_usable`, as the page does.
 
     Returns
     -------
@@ -202,6 +233,9 @@ def plan_notebook(
     seed = check_int("seed", seed, low=0)
     q = check_float("quantile", quantile, low=0.0, high=1.0, low_open=True, high_open=True)
     chosen_mechanisms = check_mechanisms(mechanisms, statistic)
+    share = check_float(
+        "usable_share", usable_share, low=0.0, high=math.inf, low_open=True, high_open=True
+    )
 
     version = _app_version()
     made_by = "the Release planner page of the Sampling & privacy explorer" + (
@@ -312,6 +346,12 @@ def plan_notebook(
             v4.new_code_cell(_RANKED_CODE),
             v4.new_markdown_cell("## The best plan"),
             v4.new_code_cell(_BEST_CODE),
+            v4.new_markdown_cell(
+                "## The recommended plan, usable or too noisy\n\n" + CLAIM_RULE + " A plan "
+                "whose 95 % error bound is above the usable share of the population value "
+                "is flagged too noisy to use, as on the page."
+            ),
+            v4.new_code_cell(_RECOMMENDED_CODE.format(share=share, percent=fmt(share, "share"))),
             v4.new_markdown_cell(theorems),
             v4.new_code_cell(_STATUS_CODE),
         ],

@@ -53,7 +53,8 @@ PLAN_TABLE_COLUMNS: dict[str, str] = {
     "plans are ranked by) among the rows of the same design and mechanism: one row per design × "
     "mechanism.",
     "recommended": "true on exactly one row: the plan the page recommends, the best of the "
-    "best_rate_of_design_mechanism rows.",
+    "best_rate_of_design_mechanism rows when it beats the census by more than two Monte Carlo "
+    "standard errors of the difference, otherwise the best census row (the simpler release).",
     "usable": "true when error_95 is within the share of the population's value that the page's "
     'control "Usable error (% of the value)" accepts (of the declared range when the value '
     "is 0); the page calls a plan above it too noisy to use.",

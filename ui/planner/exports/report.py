@@ -24,6 +24,7 @@ import plotly.graph_objects as go
 
 from core.planner import PlanResult
 from core.population import LABEL_NAME_JOIN, Population
+from core.resolution import is_exact
 from core.sensitivity import quantile_rank
 from ui.downloads import exported_figure
 from ui.format import fmt
@@ -34,7 +35,7 @@ from ui.planner.exports.checks import (
     RELATION_LABELS,
     statistic_words,
 )
-from ui.planner.text import relative_change, sizes_words
+from ui.planner.text import CLAIM_RULE, reference_plan, relative_change, sizes_words
 
 __all__ = ["method_report"]
 
@@ -86,12 +87,16 @@ def _cell(value: Any, kind: str) -> str:
     return _text(fmt(x, kind))  # type: ignore[arg-type]
 
 
-def _gain_words(gain: float) -> str:
+def _gain_words(gain: float, reference: str = "the census", beats: bool | None = None) -> str:
     """``gain`` = 1 − error/census error in the page's words (:func:`relative_change`):
-    "38 % tighter than the census", "4.8 times the error of the census"."""
+    "38 % tighter than the census with the exponential mechanism", "4.8 times the error of
+    …"; a positive gain that does not exceed its Monte Carlo error (``beats`` false) reads
+    "within two Monte Carlo standard errors of …"."""
     if gain == 0:
         return "same as census"
-    return f"{relative_change(gain)} the census"
+    if gain > 0 and beats is False:
+        return f"within two Monte Carlo standard errors of {reference}"
+    return f"{relative_change(gain)} {reference}"
 
 
 def _exactly(eps_target: float) -> str:
@@ -284,7 +289,36 @@ def _designs_html(result: PlanResult) -> str:
     return table + group_note
 
 
-def _ranked_html(best: pd.DataFrame) -> str:
+def _reference(best: pd.DataFrame) -> pd.Series | None:
+    """The census row every gain is measured against (the best census row, gain 0)."""
+    census = best[best["design"] == "census"]
+    return census.iloc[0] if len(census) else None
+
+
+def _gain_cell(row: pd.Series, reference: pd.Series | None, census_exact: bool) -> str:
+    """The "against the census" cell: the reference named by its mechanism; when the census
+    is exact to the data's resolution, no ratio to a practically-zero error."""
+    gain = float(row["gain"]) if not _is_missing(row["gain"]) else math.nan
+    if math.isnan(gain) or reference is None:
+        return "—"
+    if row["design"] == "census" and gain == 0:
+        return "the reference" + (
+            " (exact to the data's resolution: the other plans are read by their own error)"
+            if census_exact
+            else ""
+        )
+    if census_exact:
+        return _text("census exact to the data's resolution: compare the errors")
+    named = reference_plan(str(reference["mechanism_label"]))
+    beats = bool(row["beats_census"]) if "beats_census" in row.index else None
+    return _text(_gain_words(gain, named, beats))
+
+
+def _ranked_html(
+    best: pd.DataFrame, objective: str = "error_95", resolution: float | None = None
+) -> str:
+    reference = _reference(best)
+    census_exact = reference is not None and is_exact(float(reference[objective]), resolution)
     columns = [c for c in _RANKED_COLUMNS if c[0] in best.columns]
     if "clusters_sampled" in best.columns and best["clusters_sampled"].isna().all():
         columns = [c for c in columns if c[0] != "clusters_sampled"]
@@ -293,6 +327,9 @@ def _ranked_html(best: pd.DataFrame) -> str:
     for rank, (_, row) in enumerate(best.iterrows(), start=1):
         cells = [str(rank)]
         for column, _, kind in columns:
+            if kind == "gain":
+                cells.append(_gain_cell(row, reference, census_exact))
+                continue
             cell = _cell(row[column], kind)
             se = _STANDARD_ERRORS.get(column)
             if se in best.columns and not _is_missing(row[se]) and float(row[se]) > 0:
@@ -335,6 +372,20 @@ def _method_html(result: PlanResult) -> str:
     )
 
 
+def _recommendation_html(recommendation: str, too_noisy: str | None) -> list[str]:
+    """The recommendation: a green box for a usable plan; for a plan too noisy to use, the
+    reason first in a warning box and no green box (the page's warning, not its success)."""
+    words = _emphasis(_text(recommendation.strip()))
+    rule = f"<p>{_text(CLAIM_RULE)}</p>"
+    if too_noisy is None:
+        return ["<h2>Recommendation</h2>", f'<p class="recommendation">{words}</p>', rule]
+    return [
+        "<h2>Recommendation: too noisy to use</h2>",
+        f'<p class="too-noisy">{_emphasis(_text(too_noisy.strip()))}<br><br>{words}</p>',
+        rule,
+    ]
+
+
 _STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 80rem; margin: 2rem auto; padding: 0 1rem;
        color: #1f2328; line-height: 1.45; }
@@ -347,6 +398,7 @@ th { background: #f6f8fa; }
 td a { overflow-wrap: anywhere; word-break: break-all; }
 .table-wrap { overflow-x: auto; max-width: 100%; }
 .recommendation { background: #eef6ee; border-left: 4px solid #2f7d32; padding: 0.6rem 1rem; }
+.too-noisy { background: #fff4e5; border-left: 4px solid #b35c00; padding: 0.6rem 1rem; }
 .subtitle { color: #57606a; margin-top: 0; }
 @media print { .chart { page-break-inside: avoid; } }
 """
@@ -360,6 +412,9 @@ def method_report(
     link: str | None = None,
     population: Population | None = None,
     uploaded: bool = False,
+    *,
+    too_noisy: str | None = None,
+    resolution: float | None = None,
 ) -> str:
     """A one-page, self-contained HTML method report of a release plan.
 
@@ -391,6 +446,14 @@ def method_report(
     uploaded : bool
         Whether the population was uploaded in the browser: then the report says that its
         link cannot reopen the file, and to upload it again with the settings under "Data".
+    too_noisy : str, optional
+        Why the recommended plan is too noisy to use (:func:`ui.planner.text.too_noisy_reason`,
+        the page's flag); given, the recommendation is shown as a warning, never in the
+        green recommendation box.
+    resolution : float, optional
+        The step in which the data are recorded (:func:`core.resolution.resolution`): when
+        the census is exact to it, the ranked table compares plans by their errors in the
+        data's units, not by a ratio to a practically-zero error.
 
     Returns
     -------
@@ -420,6 +483,8 @@ def method_report(
     upload_file = None
     if uploaded:
         upload_file = read.file if read is not None else "the file"
+    if too_noisy is not None and (not isinstance(too_noisy, str) or not too_noisy.strip()):
+        raise ValueError(f"too_noisy must be a non-empty string or None; got {too_noisy!r:.80}")
 
     chart = exported_figure(figure).to_html(full_html=False, include_plotlyjs=True)
     parameters = "".join(
@@ -454,8 +519,7 @@ def method_report(
         f"{_text(statistic_words(result.statistic, result.quantile).capitalize())} of "
         f"{_text(population_label)} at ε_target = {_text(fmt(result.eps_target, 'guarantee'))}, "
         "computed by the Release planner of the Sampling &amp; privacy explorer.</p>",
-        "<h2>Recommendation</h2>",
-        f'<p class="recommendation">{_emphasis(_text(recommendation.strip()))}</p>',
+        *_recommendation_html(recommendation, too_noisy),
         *data,
         "<h2>Parameters</h2>",
         f"<table><tbody>{parameters}</tbody></table>",
@@ -464,7 +528,7 @@ def method_report(
         "<h2>Error against sampling rate</h2>",
         f'<div class="chart">{chart}</div>',
         "<h2>Best rate of each design, ranked</h2>",
-        _ranked_html(result.best_by_design),
+        _ranked_html(result.best_by_design, result.objective, resolution),
         "<h2>Method</h2>",
         _method_html(result),
         "</body>",
