@@ -155,7 +155,9 @@ def column_role(name: str, values: np.ndarray, *, has_value_labels: bool = False
     if x.size == 0 or not np.all(x == np.round(x)):
         return None
     distinct = np.unique(x)
-    if x.size >= 3 and distinct.size == x.size and distinct[-1] - distinct[0] == x.size - 1:
+    with np.errstate(over="ignore"):  # values near ±1e308: their span is inf, not a run
+        span = distinct[-1] - distinct[0]
+    if x.size >= 3 and distinct.size == x.size and span == x.size - 1:
         return (
             f"an identifier (its values are the whole numbers {distinct[0]:.0f} to "
             f"{distinct[-1]:.0f}, each once)"
