@@ -9,26 +9,31 @@ definitions, for populations of a handful of records, with no cleverness:
   clusters).  One enumerator per design name in :data:`ENUMERATORS`; a design added to the
   registry without one makes the tests fail and say so.
 * :func:`release_law` -- the law of the release given each sample: for an additive
-  mechanism ``statistic + noise_scale · Z`` read from the mechanism's own
+  mechanism ``clip(statistic + noise_scale · Z, L, U)`` read from the mechanism's own
   :meth:`~core.mechanisms.Mechanism.release` (statistic and scale per sample) and its
   :meth:`~core.mechanisms.Mechanism.standard_noise_cdf`; for the non-additive mechanisms
   the exact law from their definitions (:data:`NON_ADDITIVE`); for an empty sample the law
   the mechanism states (:func:`empty_law`).  A new additive mechanism needs nothing here; a
   new non-additive one needs one entry in :data:`NON_ADDITIVE` (here: the exponential and
   piecewise-Laplace quantiles, piecewise laws on the bounds; the unbounded quantile, the
-  law of its released threshold index integrated over its noisy threshold).
+  law of its released threshold index integrated over its noisy threshold; the noisy sum
+  over a noisy count, a clipped Laplace integrated over its noisy count).
 * :func:`compare` -- the largest log ratio of the two laws' probabilities over a fine
   partition of the real line (every elementary interval where both laws are piecewise
   constant, plus a grid of each additive component's scale reaching far into the tails;
-  for a released index, every index where either law's counts change, offsets from
-  there, and the tail beyond), and the hockey-stick divergence at a given ε.  Releasing
-  the cell of a partition is a post-processing of the release, so both numbers are lower
-  bounds of the true ones: a value above a claim is a real violation, not a
-  discretisation artefact; they converge to the suprema as the partition is refined.
+  each finite bound an edge, and one just below the upper bound, so that the atoms of a
+  clamped release are cells of their own, with cells shrinking geometrically towards the
+  bounds for the noisy sum over a noisy count; for a released index, every index where
+  either law's counts change, offsets from there, and the tail beyond), and the
+  hockey-stick divergence at a given ε.  Releasing the cell of a partition is a
+  post-processing of the release, so both numbers are lower bounds of the true ones: a
+  value above a claim is a real violation, not a discretisation artefact; they converge
+  to the suprema as the partition is refined.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections import defaultdict
@@ -44,6 +49,7 @@ from core.designs.protocol import PlannerDesign, Point
 from core.mechanisms import Mechanism
 from core.mechanisms.exponential import ExponentialQuantile
 from core.mechanisms.piecewise_laplace import PiecewiseLaplaceQuantile
+from core.mechanisms.sum_count import SumCountMean
 from core.mechanisms.unbounded import UnboundedQuantile, threshold_indices
 from core.population import Population
 from core.sensitivity import quantile_rank
@@ -316,11 +322,15 @@ class Component:
 
 @dataclass(frozen=True)
 class Additive(Component):
-    """``centre + scale · Z``, ``Z`` symmetric with CDF ``F``."""
+    """``clip(centre + scale · Z, lower, upper)``, ``Z`` symmetric with CDF ``F`` (every
+    release is clamped to the public bounds: :mod:`core.mechanisms`; infinite bounds, the
+    default, clamp nothing)."""
 
     centre: float
     scale: float
     F: Callable[[Any], FloatArray]
+    lower: float = -math.inf
+    upper: float = math.inf
 
     #: Standard units at which each additive law is looked at: fine near the centre,
     #: geometric far into both tails (where mixtures of different scales part).
@@ -329,6 +339,21 @@ class Additive(Component):
     )
 
     def masses(self, edges: FloatArray) -> FloatArray:
+        """The unclamped law's masses, then the mass below ``lower`` moved to the cell
+        holding ``lower`` and the mass above ``upper`` to the cell holding ``upper``."""
+        out = self._unclamped(edges)
+        a, b = _cells(edges)
+        if math.isfinite(self.lower):
+            at = int(np.flatnonzero((a < self.lower) & (self.lower <= b))[0])
+            out[at] = out[: at + 1].sum()  # P(X <= b): X in (a, L] and below go to L
+            out[:at] = 0.0
+        if math.isfinite(self.upper):
+            at = int(np.flatnonzero((a < self.upper) & (self.upper <= b))[0])
+            out[at] = out[at:].sum()  # P(X > a): X at or above U goes to U
+            out[at + 1 :] = 0.0
+        return out
+
+    def _unclamped(self, edges: FloatArray) -> FloatArray:
         if self.scale <= 0.0:  # a point mass at the centre
             pos = int(np.searchsorted(edges, self.centre, side="left"))
             out = np.zeros(edges.size + 1)
@@ -343,9 +368,15 @@ class Additive(Component):
         return np.maximum(np.concatenate([left[:1], mid, right[-1:]]), 0.0)
 
     def edges(self) -> FloatArray:
-        return np.asarray(
-            np.concatenate([self.centre - self.scale * self.Z, self.centre + self.scale * self.Z])
-        )
+        """The grid of :attr:`Z` about the centre, and each finite bound (an edge just below
+        ``upper`` too, so that its atom is a cell of its own)."""
+        grid = [self.centre - self.scale * self.Z, self.centre + self.scale * self.Z]
+        if math.isfinite(self.lower):
+            grid.append(np.array([self.lower]))
+        if math.isfinite(self.upper):
+            eta = 1e-7 * max(1.0, abs(self.upper), self.upper - self.lower)
+            grid.append(np.array([self.upper - eta, self.upper]))
+        return np.asarray(np.concatenate(grid))
 
 
 def _overlap(edges: FloatArray, z: FloatArray) -> tuple[FloatArray, FloatArray, NDArray[np.bool_]]:
@@ -533,6 +564,180 @@ def above_threshold_law(
     return AboveThreshold(starts, counts - q * n, 2.0 / eps)
 
 
+#: Gauss–Legendre rule for the integral over the noisy count, and the grading of its pieces:
+#: a piece spans at most ``SC_SPAN`` units of any exponential rate of the integrand near a
+#: kink, pieces double in width away from each kink, and none is wider than ``SC_SPAN``
+#: scales of the count's noise.
+_SC_X, _SC_W = np.polynomial.legendre.leggauss(16)
+SC_SPAN = 3.0
+#: The count's noise is integrated up to ``max(m, 1) + SC_TAIL · b₂`` (the rest, below
+#: ``e^{−SC_TAIL}``, is left out).
+SC_TAIL = 50.0
+
+
+def _laplace_interval(alpha: FloatArray, beta: FloatArray) -> FloatArray:
+    """``P(α < Z ≤ β)`` for ``Z ~ Laplace(0, 1)`` (``α ≤ β``, either may be infinite), with
+    no cancellation: both ends below 0, both above, or one on each side."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        below = 0.5 * np.exp(np.minimum(beta, 0.0)) * -np.expm1(np.minimum(alpha - beta, 0.0))
+        above = 0.5 * np.exp(-np.maximum(alpha, 0.0)) * -np.expm1(np.minimum(alpha - beta, 0.0))
+        across = 1.0 - 0.5 * np.exp(np.minimum(alpha, 0.0)) - 0.5 * np.exp(-np.maximum(beta, 0.0))
+    out = np.where(beta <= 0.0, below, np.where(alpha >= 0.0, above, across))
+    return np.asarray(np.where(beta > alpha, np.maximum(out, 0.0), 0.0))
+
+
+@functools.lru_cache(maxsize=8192)
+def _sum_count_masses(
+    total: float, size: float, b_sum: float, b_count: float, lower: float, upper: float,
+    edges: bytes,
+) -> FloatArray:  # fmt: skip
+    """:meth:`SumCount.masses`, kept (one sample's law is compared with many neighbours')."""
+    e = np.frombuffer(edges, dtype=np.float64)
+    c = lower + (upper - lower) / 2.0
+    a, b = _cells(e)
+    # Each cell's part of the unclipped value X = c + (T + b₁ Z₁)/D: (max(a, L), min(b, U)]
+    # in centred units; the atom at L joins the cell holding L, the atom at U the one
+    # holding U (X ≤ L and X ≥ U), as the ends -inf and +inf of those parts.
+    lo = np.maximum(a, lower) - c
+    hi = np.minimum(b, upper) - c
+    lo = np.where((a < lower) & (lower <= b), -np.inf, lo)
+    hi = np.where((a < upper) & (upper <= b), np.inf, hi)
+    hi = np.maximum(hi, lo)  # cells outside [L, U] hold nothing
+    T, m, b1, b2 = total, size, b_sum, b_count
+
+    def given(u: FloatArray, rows: NDArray[np.int64]) -> FloatArray:
+        """P(cell | D = u) = P(A u − T < b₁ Z₁ ≤ B u − T), for the cells ``rows``."""
+        with np.errstate(invalid="ignore"):
+            alpha = np.where(np.isinf(lo[rows]), lo[rows], (lo[rows] * u - T) / b1)
+            beta = np.where(np.isinf(hi[rows]), hi[rows], (hi[rows] * u - T) / b1)
+        return _laplace_interval(alpha, beta)
+
+    rows_all = np.arange(lo.size)
+    # D = 1 when the noisy count is at most 1: an atom of mass P(m + b₂ Z₂ ≤ 1).
+    out = float(_laplace_interval(np.array(-np.inf), np.array((1.0 - m) / b2))) * given(
+        np.ones(lo.size), rows_all
+    )
+    # D = u > 1 with density e^{−|u − m|/b₂} / (2 b₂): Gauss–Legendre on pieces split at the
+    # kinks (u = 1, u = m, and u = T/A, T/B where a cell's end crosses 0), graded away from
+    # each kink so that no piece spans more than SC_SPAN units of the integrand's rates.
+    top = max(m, 1.0) + SC_TAIL * b2
+    ends = np.where(np.isfinite(lo), np.abs(lo), 0.0), np.where(np.isfinite(hi), np.abs(hi), 0.0)
+    rate = np.maximum(*ends) / b1 + 1.0 / b2
+    h0 = SC_SPAN / rate
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kinks = np.stack(
+            [np.ones_like(lo), np.full_like(lo, m), T / np.where(lo != 0, lo, np.nan),
+             T / np.where(hi != 0, hi, np.nan)], axis=1,
+        )  # fmt: skip
+    kinks = np.where(np.isfinite(kinks), kinks, 1.0)
+    steps = 2.0 ** np.arange(math.ceil(math.log2(max(SC_SPAN * b2 / h0.min(), 2.0))) + 2)
+    offsets = h0[:, None] * np.concatenate([[0.0], steps - 1.0])[None, :]
+    both_ways = np.stack([offsets, -offsets], axis=1)[:, None, :, :]
+    graded = (kinks[:, :, None, None] + both_ways).reshape(lo.size, -1)
+    even = np.arange(1.0, top + SC_SPAN * b2, SC_SPAN * b2)
+    cuts = np.sort(
+        np.clip(np.concatenate([graded, np.broadcast_to(even, (lo.size, even.size)),
+                                np.full((lo.size, 1), top)], axis=1), 1.0, top),
+        axis=1,
+    )  # fmt: skip
+    left, right = cuts[:, :-1], cuts[:, 1:]
+    row, piece = np.nonzero(right > left)
+    pa, pb = left[row, piece], right[row, piece]
+    u = ((pa + pb) / 2.0)[:, None] + ((pb - pa) / 2.0)[:, None] * _SC_X[None, :]
+    w = ((pb - pa) / 2.0)[:, None] * _SC_W[None, :]
+    density = np.exp(-np.abs(u - m) / b2) / (2.0 * b2)
+    values = given(u, row[:, None]) * density * w
+    out = out + np.bincount(row, weights=values.sum(axis=1), minlength=lo.size)
+    assert abs(out.sum() - 1.0) < 1e-9, out.sum()
+    out.flags.writeable = False
+    return out
+
+
+@dataclass(frozen=True)
+class SumCount(Component):
+    """``clip(c + (T + b₁ Z₁) / max(m + b₂ Z₂, 1), L, U)`` with ``Z₁, Z₂ ~ Laplace(0, 1)``
+    independent: the noisy centred sum over the noisy count of a sample with centred sum
+    ``T`` and size ``m``, from its definition.
+
+    Given the denominator ``D = u`` the cell ``(a, b]`` holds ``P(a − c < (T + b₁ Z₁)/u ≤
+    b − c)`` (ends cut to ``[L, U]``; the atom ``X ≤ L`` at ``L``, ``X ≥ U`` at ``U``), a
+    Laplace interval in closed form; ``D`` is integrated out: its atom at 1 (``P(m + b₂ Z₂ ≤
+    1)``), then its density above 1 by Gauss–Legendre on graded pieces between the kinks
+    (:func:`_sum_count_masses`).  The atoms at the bounds are cells of their own: ``(−∞,
+    L]`` holds only the atom, and :meth:`edges` puts an edge ``U − η`` just below ``U``.
+    """
+
+    total: float
+    size: float
+    b_sum: float
+    b_count: float
+    lower: float
+    upper: float
+
+    def masses(self, edges: FloatArray) -> FloatArray:
+        e = np.ascontiguousarray(edges, dtype=np.float64)
+        return _sum_count_masses(
+            self.total, self.size, self.b_sum, self.b_count, self.lower, self.upper,
+            e.tobytes(),
+        )  # fmt: skip
+
+    def edges(self) -> FloatArray:
+        """The same for every sample (so one sample's masses serve every comparison): both
+        bounds, ``U − η`` (the atom at ``U`` alone), and cells shrinking geometrically
+        towards each bound, where the atoms and the tails of the pair part."""
+        lo, hi = self.lower, self.upper
+        near = (hi - lo) * np.geomspace(1e-7, 0.05, 17)
+        return np.unique(np.concatenate([[lo, hi], lo + near, hi - near]))
+
+
+def sum_count_law(
+    mechanism: Mechanism, sample: Sample, eps: float, lower: float, upper: float
+) -> Component:
+    """:class:`SumCount` of the noisy sum over a noisy count on ``sample`` (empty allowed):
+    ``c = (L + U)/2``, ``T = Σ (x − c)``, ``m = |S|``, the share ``s`` of ``ε`` the plan gave
+    the sum, ``b₁ = ((U − L)/2)/(s ε)``, ``b₂ = 1/((1 − s) ε)`` (the class docstring).  The
+    mechanism's own release is checked once to be that function of its two Laplace draws."""
+    s = float(mechanism.share(eps))  # type: ignore[attr-defined]
+    c = lower + (upper - lower) / 2.0
+    total = math.fsum(x - c for x in sample)
+    b1, b2 = (upper - lower) / 2.0 / (s * eps), 1.0 / ((1.0 - s) * eps)
+    _check_sum_count_release(mechanism, eps, lower, upper, sample, b1, b2)
+    return SumCount(total, float(len(sample)), b1, b2, lower, upper)
+
+
+_CHECKED: set[tuple[Any, ...]] = set()
+
+
+def _check_sum_count_release(
+    mechanism: Mechanism, eps: float, lower: float, upper: float, sample: Sample,
+    b1: float, b2: float,
+) -> None:  # fmt: skip
+    """The release on three seeds is ``clip(c + (T + b₁ z₁)/max(m + b₂ z₂, 1), L, U)`` with
+    ``(z₁, z₂)`` the generator's two standard Laplace draws (once per mechanism, budget and
+    sample size)."""
+    key = (mechanism, eps, lower, upper, len(sample))
+    if key in _CHECKED:
+        return
+    c = lower + (upper - lower) / 2.0
+    total = math.fsum(x - c for x in sample)
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        if sample:
+            batch = np.array([sample], dtype=np.float64)
+            got = float(mechanism.release(batch, eps, 0.5, lower, upper, rng).released[0])
+        else:
+            got = mechanism.release_empty(eps, lower, upper, rng)[0]
+        z1, z2 = np.random.default_rng(seed).laplace(0.0, 1.0, size=(2, 1))[:, 0]
+        want = min(max(c + (total + b1 * z1) / max(len(sample) + b2 * z2, 1.0), lower), upper)
+        if not math.isclose(got, want, rel_tol=1e-12, abs_tol=1e-12):
+            raise NotImplementedError(
+                f"{type(mechanism).__name__}'s release is not the noisy sum over the noisy "
+                f"count of its definition ({got!r} != {want!r}): fix it or its law in "
+                "tests/core/planner/exact_release.py (sum_count_law)"
+            )
+    _CHECKED.add(key)
+
+
 def uniform_law(lower: float, upper: float) -> Component:
     return PiecewiseUniform(np.array([lower, upper]), np.array([1.0]))
 
@@ -544,6 +749,7 @@ NON_ADDITIVE: dict[type[Mechanism], ExactLaw] = {
     ExponentialQuantile: exponential_law,
     PiecewiseLaplaceQuantile: piecewise_laplace_law,
     UnboundedQuantile: above_threshold_law,
+    SumCountMean: sum_count_law,
 }
 
 
@@ -554,23 +760,31 @@ def _states_own_empty(mechanism: Mechanism) -> bool:
 def empty_law(mechanism: Mechanism, eps: float, lower: float, upper: float) -> Component:
     """The law of the release of an empty sample, as the mechanism states it.
 
-    The base class releases a uniform draw on the bounds.  A mechanism that states its own
-    empty release is taken to be ``centre + scale · Z`` (the scale it returns, ``Z`` its
-    standard noise), after checking on a few seeds that its draws are exactly that.
+    The base class releases a uniform draw on the bounds.  A non-additive mechanism that
+    states its own empty release has its law at ``n = 0`` from :data:`NON_ADDITIVE` (the
+    noisy sum over a noisy count: centred sum and count 0, its release checked against its
+    draws there).  Any other mechanism that states its own empty release is taken to be
+    ``clip(centre + scale · Z, lower, upper)`` (the scale it returns, ``Z`` its standard
+    noise; every release is clamped to the bounds), after checking on a few seeds that its
+    draws are exactly that.
     """
     if not _states_own_empty(mechanism):
         return uniform_law(lower, upper)
+    law = next((f for cls, f in NON_ADDITIVE.items() if isinstance(mechanism, cls)), None)
+    if law is not None:
+        return law(mechanism, (), eps, lower, upper)
     centre = lower + (upper - lower) / 2.0
     scale = math.nan
     for seed in range(3):
         released, _, scale = mechanism.release_empty(eps, lower, upper, np.random.default_rng(seed))
         z = float(mechanism.standard_noise(np.random.default_rng(seed), (1,))[0])
-        if not math.isclose(released, centre + scale * z, rel_tol=1e-12, abs_tol=1e-12):
+        want = min(max(centre + scale * z, lower), upper)
+        if not math.isclose(released, want, rel_tol=1e-12, abs_tol=1e-12):
             raise NotImplementedError(
                 f"{type(mechanism).__name__}.release_empty is not the centre plus its standard "
                 "noise: state its law in tests/core/planner/exact_release.py (empty_law)"
             )
-    return Additive(centre, float(scale), mechanism.standard_noise_cdf)
+    return Additive(centre, float(scale), mechanism.standard_noise_cdf, lower, upper)
 
 
 #: A release law: components with their probabilities.
@@ -589,9 +803,9 @@ def release_law(
 
     Additive mechanisms: the statistic and the noise scale of every sample from the
     mechanism's own :meth:`~core.mechanisms.Mechanism.release`, the noise from its
-    :meth:`~core.mechanisms.Mechanism.standard_noise_cdf` (one place for every additive
-    mechanism, present and future).  Non-additive ones: :data:`NON_ADDITIVE`.  Components
-    with the same law are merged.
+    :meth:`~core.mechanisms.Mechanism.standard_noise_cdf`, the release clamped to the
+    bounds (one place for every additive mechanism, present and future).  Non-additive
+    ones: :data:`NON_ADDITIVE`.  Components with the same law are merged.
     """
     by_length: dict[int, list[tuple[Sample, float]]] = defaultdict(list)
     for s, p in samples.items():
@@ -605,10 +819,7 @@ def release_law(
     for length, items in by_length.items():
         law = next((f for cls, f in NON_ADDITIVE.items() if isinstance(mechanism, cls)), None)
         if length == 0:
-            if law is not None and _states_own_empty(mechanism):
-                comp = law(mechanism, (), eps_sample, lower, upper)  # its own law at n = 0
-            else:
-                comp = empty_law(mechanism, eps_sample, lower, upper)
+            comp = empty_law(mechanism, eps_sample, lower, upper)
             for _, p in items:
                 add(("empty",), p, comp)
             continue
@@ -620,7 +831,8 @@ def release_law(
             scale = np.broadcast_to(np.asarray(rel.noise_scale, dtype=np.float64), (len(items),))
             F = mechanism.standard_noise_cdf
             for (_, p), c, b in zip(items, rel.statistic, scale, strict=True):
-                add(("additive", float(c), float(b)), p, Additive(float(c), float(b), F))
+                comp = Additive(float(c), float(b), F, lower, upper)
+                add(("additive", float(c), float(b)), p, comp)
             continue
         if law is None:
             raise NotImplementedError(

@@ -19,6 +19,7 @@ product reads from the data -- its size ``N`` (the Horvitz–Thompson mean), its
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -54,8 +55,6 @@ TOYS: dict[str, ref.Toy] = {
 RATES = {"six": (0.4, 0.5), "eight": (0.3, 0.5)}
 STATISTICS = {"median": 0.5, "quantile": 0.25, "mean": 0.5}
 
-HT_DELETION = "N is read from the data; sound only when N is declared public"
-
 
 def _delta_target(toy: ref.Toy) -> float:
     return 1.0 / (2.0 * toy.N)  # the planner's default
@@ -82,7 +81,9 @@ class Case:
         return "-".join(parts) + f"-{self.rate:g}"
 
 
-def _cases() -> Iterator[Case]:
+def _cases(sizes_public: bool = False) -> Iterator[Case]:
+    """Every case the planner offers on the toys (with the sizes declared public or not:
+    :func:`core.planner.mechanisms_for`)."""
     for toy_name, toy in TOYS.items():
         frame = toy.frame()
         for relation in RELATIONS:
@@ -93,18 +94,15 @@ def _cases() -> Iterator[Case]:
                         continue
                     d = DESIGNS[status.name]
                     rates = (1.0,) if d.reference else RATES[toy_name]
-                    for m in mechanisms_for(statistic, status.name, relation):
+                    offered = mechanisms_for(
+                        statistic, status.name, relation, sizes_public=sizes_public
+                    )
+                    for m in offered:
                         for rate in rates:
                             yield Case(toy_name, relation, statistic, status.name, m, rate)
 
 
 CASES = list(_cases())
-
-
-def _marks(case: Case) -> list[pytest.MarkDecorator]:
-    if case.mechanism == "ht_mean" and case.relation == "deletion":
-        return [pytest.mark.xfail(strict=True, raises=AssertionError, reason=HT_DELETION)]
-    return []
 
 
 @dataclass(frozen=True)
@@ -153,23 +151,31 @@ def law_of(
     quantile: float,
     *,
     public_size: int | None = None,
+    planned_on: ref.Toy | None = None,
 ) -> ref.Law:
     """The exact law of a planned release on ``toy`` (the population or a neighbour).
 
     The mechanism is built as the planner builds it
     (:func:`core.planner.simulate.make_mechanism`) from ``toy``'s own frame -- so a size
     it reads is the neighbour's -- unless ``public_size`` holds ``N`` as a public constant.
+    What the plan fixes is read from ``planned_on`` (the population planned; default
+    ``toy``), as the rate and budgets are: the noisy sum over a noisy count's share of the
+    budget (:meth:`core.mechanisms.SumCountMean.share`, chosen from the planned size and
+    mean, part of the published plan).
     """
     frame = toy.frame()
     if public_size is not None:
         frame = ref.Toy(toy.records[:1] * public_size, toy.lower, toy.upper).frame()
     m = make_mechanism(mechanism, frame, point.rate, quantile)
+    if isinstance(m, mech.SumCountMean):
+        planned = make_mechanism(mechanism, (planned_on or toy).frame(), point.rate, quantile)
+        m = mech.SumCountMean(m.lower, m.upper, sum_share=planned.share(eps_sample))  # type: ignore[attr-defined]
     samples = _samples(toy, design, point.size, point.rate)
     return ref.release_law(m, samples, eps_sample, delta_sample, toy.lower, toy.upper)
 
 
 def release_law(case: Case, p: Plan, toy: ref.Toy, *, public_size: int | None = None) -> ref.Law:
-    """The exact law of the case's release on ``toy``."""
+    """The exact law of the case's release on ``toy`` (planned on the case's population)."""
     return law_of(
         toy,
         case.design,
@@ -179,6 +185,7 @@ def release_law(case: Case, p: Plan, toy: ref.Toy, *, public_size: int | None = 
         p.delta_sample,
         p.quantile,
         public_size=public_size,
+        planned_on=case.population,
     )
 
 
@@ -225,44 +232,48 @@ def _assert_claim(case: Case, out: Outcome) -> None:
         )
 
 
-@pytest.mark.parametrize("case", [pytest.param(c, id=c.id, marks=_marks(c)) for c in CASES])
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in CASES])
 def test_release_keeps_the_stated_eps_target(case: Case) -> None:
     _assert_claim(case, check(case))
 
 
-HT_DELETION_CASES = [c for c in CASES if c.mechanism == "ht_mean" and c.relation == "deletion"]
+#: The Horvitz–Thompson mean under added or removed records: offered only when the sizes
+#: are declared public (``sizes_public=True``), since it divides by ``N``.
+HT_DELETION_CASES = [
+    c for c in _cases(sizes_public=True) if c.mechanism == "ht_mean" and c.relation == "deletion"
+]
+
+
+def test_ht_mean_under_deletion_is_offered_only_when_N_is_public() -> None:
+    assert HT_DELETION_CASES  # the test below is never an empty parametrisation
+    assert not [c for c in CASES if c.mechanism == "ht_mean" and c.relation == "deletion"]
 
 
 @pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in HT_DELETION_CASES])
 def test_ht_mean_under_deletion_holds_when_N_is_public(case: Case) -> None:
     """The same release with ``N`` a public constant (the neighbour's release divides by
     the population's ``N``, not its own) keeps ``eps_target``: the unsound part of the
-    xfail above is the size read from the data, nothing else."""
+    mean read with its ``N`` from the data (below) is that size, nothing else."""
     out = check(case, public_size=True)
     _assert_claim(case, out)
     assert out.worst > 0.1 * EPS_TARGET  # and the check is not vacuous
 
 
 def test_ht_mean_reading_N_fails_by_far_in_the_tails() -> None:
-    """With ``N`` read from the data the log ratio is not a little above ``eps_target``: it
-    grows without bound in the tails (Laplace laws of scales ``∝ 1/N`` and ``1/(N ± 1)``)."""
-    case = next((c for c in HT_DELETION_CASES if c.design == "census" and c.toy == "six"), None)
-    if case is None:  # no longer offered under deletion: nothing unsound is offered
-        assert all(
-            "ht_mean" not in mechanisms_for("mean", d, "deletion")
-            for d, x in DESIGNS.items()
-            if x.proven_for != "none"
-        )
-        return
+    """With ``N`` read from the data (the sizes declared public, but the neighbour's own
+    ``N`` used) the log ratio is not a little above ``eps_target``: Laplace laws of scales
+    ``∝ 1/N`` and ``1/(N ± 1)`` part in the tails, which the clamp to the bounds cuts off
+    but the atoms at the bounds keep (twice ``eps_target`` on this census)."""
+    case = next(c for c in HT_DELETION_CASES if c.design == "census" and c.toy == "six")
     out = check(case)
-    assert out.worst > 50 * EPS_TARGET, out
+    assert out.worst > 1.5 * EPS_TARGET, out
 
 
 #: Cases whose claim the enumeration finds attained (to 5 %): the checks are not vacuous,
 #: and a claim loosened there would be caught.
 TIGHT = (
     Case("eight", "replacement", "mean", "census", "laplace", 1.0),
-    Case("eight", "replacement", "median", "census", "smooth_polyplace", 1.0),
+    Case("six", "deletion", "mean", "census", "sum_count", 1.0),
     Case("six", "replacement", "mean", "poisson", "ht_mean", 0.5),
 )
 
@@ -291,19 +302,20 @@ def test_random_tiny_populations_keep_the_claims(data: st.DataObject) -> None:
     toy = ref.Toy(tuple(zip(values, strata, clusters, strict=True)), 0.0, 4.0)
     relation = data.draw(st.sampled_from(RELATIONS), label="relation")
     statistic = data.draw(st.sampled_from(sorted(STATISTICS)), label="statistic")
+    sizes_public = data.draw(st.booleans(), label="sizes_public")
     frame = toy.frame()
     offered = [
         (s.name, m)
         for s in design_statuses(frame, statistic, relation)
         if s.available
-        for m in mechanisms_for(statistic, s.name, relation)
+        for m in mechanisms_for(statistic, s.name, relation, sizes_public=sizes_public)
     ]
     design, mechanism = data.draw(st.sampled_from(offered), label="design, mechanism")
     rate = 1.0 if DESIGNS[design].reference else data.draw(st.sampled_from((0.5, 0.67)))
     if DESIGNS[design].point(frame, rate) is None:
         return  # a stratum too small for the rate: the planner skips it too
     case = Case("random", relation, statistic, design, mechanism, rate, toy)
-    public = mechanism == "ht_mean" and relation == "deletion"  # the known xfail above
+    public = mechanism == "ht_mean" and relation == "deletion"  # offered with N public
     opens = design != "cluster"  # a cluster opened by a record: the known xfail above
     _assert_claim(case, check(case, public_size=public, new_labels=opens))
 
@@ -317,13 +329,13 @@ SINGLE_CASES = [
     for design in ("cluster", "poisson_cluster")
     for relation in RELATIONS
     for statistic in ("median", "mean")
-    for m in mechanisms_for(statistic, design, relation)
+    for m in mechanisms_for(statistic, design, relation, sizes_public=True)
 ]
 
 
 @pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in SINGLE_CASES])
 def test_cluster_designs_when_a_record_empties_or_opens_a_cluster(case: Case) -> None:
-    public = case.mechanism == "ht_mean" and case.relation == "deletion"  # as above
+    public = case.mechanism == "ht_mean" and case.relation == "deletion"  # offered with N public
     _assert_claim(case, check(case, public_size=public))
 
 
@@ -444,19 +456,84 @@ def test_non_additive_references_match_the_products_laws() -> None:
             np.testing.assert_array_equal(pl.s, direction)
 
 
+def _sum_count_cell_by_quad(comp: ref.SumCount, a: float, b: float) -> float:
+    """``P(a < Y ≤ b)`` for ``L < a < b < U`` by adaptive quadrature over the count (scipy's
+    QUADPACK, split at the kinks), with the conditional Laplace interval of the reference."""
+    from scipy import integrate
+
+    c = comp.lower + (comp.upper - comp.lower) / 2.0
+    T, m, b1, b2 = comp.total, comp.size, comp.b_sum, comp.b_count
+
+    def given(u: float) -> float:
+        alpha, beta = ((a - c) * u - T) / b1, ((b - c) * u - T) / b1
+        return float(ref._laplace_interval(np.array(alpha), np.array(beta)))
+
+    atom = float(ref._laplace_interval(np.array(-np.inf), np.array((1.0 - m) / b2)))
+    kinks = [m] + [T / (e - c) for e in (a, b) if e != c]
+    cuts = [*sorted({1.0, *(k for k in kinks if 1.0 < k < 1e9)}), math.inf]
+    total = atom * given(1.0)
+    for x, y in itertools.pairwise(cuts):
+        total += integrate.quad(
+            lambda u: given(u) * math.exp(-abs(u - m) / b2) / (2.0 * b2),
+            x, y, epsabs=0.0, epsrel=1e-12, limit=500,
+        )[0]  # fmt: skip
+    return total
+
+
+@pytest.mark.parametrize("sample", [(), (4.0,), (0.0, 1.0, 1.0, 2.0, 4.0), (0.0, 0.0, 0.0)])
+@pytest.mark.parametrize("eps", [0.3, 1.5])
+def test_sum_count_reference_matches_quadrature_and_the_products_law(
+    sample: tuple[float, ...], eps: float
+) -> None:
+    """The noisy sum over a noisy count integrated from its definition (graded
+    Gauss–Legendre over the count) agrees with adaptive quadrature to 1e-9 on intervals
+    about a value, and, at the sum share 0.3, with the module's own law (closed-form
+    clipped Laplace, 64-point rules over the count) on those intervals and both atoms to
+    1e-3: the same mechanism, no swapped scale or share.  Not closer, and not at the share
+    0.98 the planner often picks (a very noisy count): there the module's fixed rules were
+    found off by up to 11 % relative (P(0.05 < Y ≤ 0.55) of the sample (0, 0, 0) at ε 1.5:
+    0.02109 against 0.01906 here and by adaptive quadrature), 7e-5 at 0.3 -- an error of
+    the planner's error bars, not of the privacy claim this file checks."""
+    lo, hi = 0.0, 4.0
+    for share in (0.3, 0.98):
+        m = mech.SumCountMean(lo, hi, sum_share=share)
+        got = ref.sum_count_law(m, sample, eps, lo, hi)
+        assert isinstance(got, ref.SumCount)
+        law = m.law([got.total], [got.size], eps)
+        for theta, x in ((1.5, 0.2), (1.5, 0.9), (2.7, 1.2), (0.3, 0.25)):
+            inside = got.masses(np.array([theta - x, theta + x]))[1]
+            by_quad = _sum_count_cell_by_quad(got, theta - x, theta + x)
+            assert inside == pytest.approx(by_quad, rel=1e-9, abs=1e-15)
+            if share < 0.5:
+                assert inside == pytest.approx(float(law.coverage(x, theta)[0]), rel=1e-3)
+        if share < 0.5:
+            at_lower = got.masses(np.array([lo]))[0]
+            at_upper = got.masses(np.array([hi - 1e-12]))[1]  # the atom (and ~1e-12 density)
+            assert at_lower == pytest.approx(float(law.coverage(0.0, lo)[0]), rel=1e-3)
+            assert at_upper == pytest.approx(float(law.coverage(0.0, hi)[0]), rel=1e-3)
+
+
 @pytest.mark.parametrize("name", sorted(mech.MECHANISMS))
+def test_every_non_additive_mechanism_has_an_exact_law(name: str) -> None:
+    """The reference's rule (:func:`~tests.core.planner.exact_release.release_law`): an
+    additive mechanism is read from its own release, any other needs :data:`NON_ADDITIVE`."""
+    m = make_mechanism(name, TOYS["eight"].frame(), 0.5, 0.5)
+    assert m.additive or any(isinstance(m, cls) for cls in ref.NON_ADDITIVE), name
+
+
+@pytest.mark.parametrize("name", sorted(n for n, c in mech.MECHANISMS.items() if c.additive))
 def test_additive_releases_are_statistic_plus_scaled_standard_noise(name: str) -> None:
     """What the reference reads from an additive mechanism is what it releases: ``statistic +
-    noise_scale · standard_noise`` on the same draws, and the noise CDF is symmetric."""
+    noise_scale · standard_noise`` on the same draws, clamped to the bounds, and the noise
+    CDF is symmetric."""
     frame = TOYS["eight"].frame()
     m = make_mechanism(name, frame, 0.5, 0.5)
-    if not m.additive:
-        assert any(isinstance(m, cls) for cls in ref.NON_ADDITIVE) or name == "unbounded"
-        return
+    assert m.additive
     batch = np.array([[0.0, 1.0, 2.0, 2.0], [1.0, 2.0, 3.0, 4.0], [0.0, 0.0, 0.0, 4.0]])
     rel = m.release(batch, 0.8, 0.01, frame.lower, frame.upper, np.random.default_rng(5))
     z = m.standard_noise(np.random.default_rng(5), (3,))
-    np.testing.assert_allclose(rel.released, rel.statistic + rel.noise_scale * z, rtol=1e-12)
+    want = np.clip(rel.statistic + rel.noise_scale * z, frame.lower, frame.upper)
+    np.testing.assert_allclose(rel.released, want, rtol=1e-12)
     grid = np.linspace(-30.0, 30.0, 61)
     np.testing.assert_allclose(
         m.standard_noise_cdf(grid) + m.standard_noise_cdf(-grid), 1.0, atol=1e-12
@@ -506,10 +583,13 @@ TABLE_TOY = ref.Toy(
     4.0,
 )
 #: Pure mechanisms only: the joint check below composes pure log ratios.
-TABLE_MECHANISMS = ("exponential", "global_laplace", "piecewise_laplace", "laplace", "ht_mean")
-N_CELL = (
-    "each cell's mean divides by its size N_c, read from the data; sound only when N_c is "
-    "declared public"
+TABLE_MECHANISMS = (
+    "exponential",
+    "global_laplace",
+    "piecewise_laplace",
+    "laplace",
+    "ht_mean",
+    "sum_count",
 )
 
 
@@ -523,15 +603,22 @@ def table_check(
     labels_fixed: bool,
     *,
     public_sizes: bool = False,
+    sizes_held: bool | None = None,
     designs: tuple[str, ...] | None = None,
+    mechanisms: tuple[str, ...] = TABLE_MECHANISMS,
 ) -> tuple[float, float, str, TablePlan]:
     """The table planned by :func:`core.publication.plan_table`, then the exact joint law of
     its releases on the population and on each neighbour: the cells (and the statistics of
     a cell) are independent, so the joint log ratio's extremes are the sums of theirs.
 
+    ``public_sizes`` is the table's ``sizes_public``; ``sizes_held`` (default the same)
+    whether the releases on a neighbour divide by the population's cell sizes ``N_c`` (held
+    public) or by the neighbour's own (read from the data).
+
     Returns the largest joint log ratio, the table's stated ``eps_target``, the neighbour
     attaining it, and the plan.
     """
+    held = public_sizes if sizes_held is None else sizes_held
     pop = TABLE_TOY.population()
     table = plan_table(
         pop,
@@ -540,7 +627,8 @@ def table_check(
         EPS_TARGET,
         relation=relation,
         labels_fixed=labels_fixed,
-        mechanisms=TABLE_MECHANISMS,
+        sizes_public=public_sizes,
+        mechanisms=mechanisms,
         designs=designs,
         rates=(0.5,),
         reps=40,
@@ -566,8 +654,12 @@ def table_check(
     def laws(toy: ref.Toy) -> list[ref.Law]:
         out = []
         for label, d, m, point, eps, delta, q in releases:
-            size = _cell(TABLE_TOY, label).N if public_sizes else None
-            out.append(law_of(_cell(toy, label), d, m, point, eps, delta, q, public_size=size))
+            size = _cell(TABLE_TOY, label).N if held else None
+            planned = _cell(TABLE_TOY, label)
+            got = law_of(
+                _cell(toy, label), d, m, point, eps, delta, q, public_size=size, planned_on=planned
+            )
+            out.append(got)
         return out
 
     base = laws(TABLE_TOY)
@@ -595,18 +687,9 @@ def table_check(
         (("median", "quantile 0.25"), "deletion", False),
         (("median",), "replacement", True),
         (("mean",), "replacement", True),
-        pytest.param(
-            ("mean",),
-            "replacement",
-            False,
-            marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=N_CELL),
-        ),
-        pytest.param(
-            ("mean",),
-            "deletion",
-            False,
-            marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=N_CELL),
-        ),
+        # Sizes private (the default): each cell's mean is a noisy sum over a noisy count.
+        (("mean",), "replacement", False),
+        (("mean",), "deletion", False),
     ],
 )
 def test_publication_table_keeps_its_eps_target(statistics, relation, labels_fixed) -> None:
@@ -629,11 +712,36 @@ def test_publication_table_of_census_medians_is_tight() -> None:
     assert 0.6 * stated <= worst <= stated * (1 + REL) + ABS, (worst, where)
 
 
+def test_publication_table_of_means_with_private_sizes_uses_the_size_free_mean() -> None:
+    """Labels that can change, sizes not declared public: no cell's mean divides by its
+    size (the two table checks of means above are of these releases)."""
+    for relation in RELATIONS:
+        table = plan_table(
+            TABLE_TOY.population(), ["strata"], ["mean"], EPS_TARGET, relation=relation,
+            mechanisms=TABLE_MECHANISMS, rates=(0.5,), reps=40, seed=1,
+        )  # fmt: skip
+        assert "ht_mean" not in set(table.table["mechanism"]), relation
+        assert "sum_count" in set(table.table["mechanism"]), relation
+
+
 @pytest.mark.parametrize("relation", RELATIONS)
 def test_publication_table_of_means_holds_when_cell_sizes_are_public(relation: str) -> None:
     worst, stated, where, _ = table_check(("mean",), relation, False, public_sizes=True)
     assert worst <= stated * (1 + REL) + ABS, (worst, where)
     assert worst > 0.1 * stated
+
+
+@pytest.mark.parametrize("relation", RELATIONS)
+def test_publication_table_of_ht_means_reading_cell_sizes_is_caught(relation: str) -> None:
+    """The sizes declared public, so each cell's mean may divide by its size ``N_c``; if the
+    release read ``N_c`` from the data (the neighbour's) instead of the published one, the
+    check finds the log ratio well above the table's ``eps_target`` (a record added,
+    removed or moved between cells changes ``N_c``; about twice the target here)."""
+    worst, stated, where, table = table_check(
+        ("mean",), relation, False, public_sizes=True, sizes_held=False, mechanisms=("ht_mean",)
+    )
+    assert set(table.table["mechanism"]) == {"ht_mean"}
+    assert worst > 1.5 * stated, (worst, where)
 
 
 def tightness() -> dict[tuple[str, str, str], tuple[float, float]]:
