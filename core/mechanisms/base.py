@@ -276,6 +276,17 @@ def symmetric_partial_moments(
     return np.asarray(-tail1(a), dtype=np.float64), np.asarray(m2, dtype=np.float64)
 
 
+def check_same_bounds(owner: str, built: tuple[float, float], lower: float, upper: float) -> None:
+    """Raise ``ValueError`` unless ``[lower, upper]`` are the bounds ``built`` a mechanism
+    that holds its own bounds (``owner``, its class name) was constructed with."""
+    lo, hi = check_bounds(lower, upper)
+    if (lo, hi) != built:
+        raise ValueError(
+            f"this {owner} was built for the bounds [{built[0]!r}, {built[1]!r}]; "
+            f"got lower={lo!r}, upper={hi!r}"
+        )
+
+
 def relations_from_factors(
     add_remove_factor: float | None, change_factor: float | None
 ) -> frozenset[str]:

@@ -26,7 +26,13 @@ from .._validation import (
     finite_scalar,
     require,
 )
-from ..mechanisms.base import FloatArray, Mechanism, Release, _check_release_args
+from ..mechanisms.base import (
+    FloatArray,
+    Mechanism,
+    Release,
+    _check_release_args,
+    check_same_bounds,
+)
 
 __all__ = [
     "GaussianMean",
@@ -347,12 +353,7 @@ class HorvitzThompsonMean(Mechanism):
         return released, 2.0 * b * b, b
 
     def _check_same_bounds(self, lower: float, upper: float) -> None:
-        lo, hi = check_bounds(lower, upper)
-        if (lo, hi) != (self.lower, self.upper):
-            raise ValueError(
-                f"this HorvitzThompsonMean was built for the bounds [{self.lower!r}, "
-                f"{self.upper!r}]; got lower={lo!r}, upper={hi!r}"
-            )
+        check_same_bounds(type(self).__name__, (self.lower, self.upper), lower, upper)
 
     def release(
         self,

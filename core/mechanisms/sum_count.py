@@ -31,7 +31,13 @@ from numpy.typing import ArrayLike
 from scipy import optimize
 
 from .._validation import check_bounds, check_eps, check_rng, finite_scalar
-from ..mechanisms.base import FloatArray, Mechanism, Release, _check_release_args
+from ..mechanisms.base import (
+    FloatArray,
+    Mechanism,
+    Release,
+    _check_release_args,
+    check_same_bounds,
+)
 
 __all__ = ["SumCountLaw", "SumCountMean", "clipped_laplace_coverage", "clipped_laplace_mse"]
 
@@ -421,12 +427,7 @@ class SumCountMean(Mechanism):
         )
 
     def _check_same_bounds(self, lower: float, upper: float) -> None:
-        lo, hi = check_bounds(lower, upper)
-        if (lo, hi) != (self.lower, self.upper):
-            raise ValueError(
-                f"this SumCountMean was built for the bounds [{self.lower!r}, {self.upper!r}]; "
-                f"got lower={lo!r}, upper={hi!r}"
-            )
+        check_same_bounds(type(self).__name__, (self.lower, self.upper), lower, upper)
 
     def release(
         self,
