@@ -37,7 +37,7 @@ from tests.e2e.helpers import (
     upload_file,
     use_population,
 )
-from tests.e2e.test_browser_upload_survey import _chips
+from tests.e2e.test_browser_upload_survey import _chips, use_zinc
 from ui.planner.text import (
     ACCURACY_TAB,
     COMPARE_TAB,
@@ -106,19 +106,7 @@ def _walk(page, app_url: str, path) -> None:
     expect(main).to_contain_text(PRESELECTED_REASON, timeout=60_000)
     assert _chips(page, "Stratum column") == [survey_file.STRATUM]
     assert _chips(page, "Cluster column") == list(survey_file.CLUSTER)
-    choose = page.get_by_role("combobox", name="Value column (y)")
-    choose.click()
-    choose.fill(survey_file.VALUE)
-    page.get_by_role("option", name=survey_file.VALUE, exact=True).click()
-    settle(page)
-    for label, value in (
-        ("Lower bound L", survey_file.LOWER),
-        ("Upper bound U", survey_file.UPPER),
-    ):
-        field = page.get_by_role("spinbutton", name=label)
-        field.fill(f"{value:g}")
-        field.press("Enter")
-        settle(page)
+    use_zinc(page)
     use_population(page)
     expect(main).to_contain_text(
         f"Every page now computes on {survey_file.FILENAME} ({survey_file.ROWS_WITH_ZINC:,} values",

@@ -54,6 +54,23 @@ def _open_list(page, box):
     raise AssertionError("the stratum list never opened")
 
 
+def use_zinc(page) -> None:
+    """Choose the value column zinc on the upload form and declare its bounds 0–250."""
+    choose = page.get_by_role("combobox", name="Value column (y)")
+    choose.click()
+    choose.fill(survey_file.VALUE)
+    page.get_by_role("option", name=survey_file.VALUE, exact=True).click()
+    settle(page)
+    for label, value in (
+        ("Lower bound L", survey_file.LOWER),
+        ("Upper bound U", survey_file.UPPER),
+    ):
+        field = page.get_by_role("spinbutton", name=label)
+        field.fill(f"{value:g}")
+        field.press("Enter")
+        settle(page)
+
+
 @pytest.mark.parametrize(("size", "width", "height"), VIEWPORTS)
 def test_survey_upload_form_preselects_the_design(page, app_url, tmp_path, size, width, height):
     path = survey_file.write_survey(tmp_path)
@@ -81,20 +98,8 @@ def test_survey_upload_form_preselects_the_design(page, app_url, tmp_path, size,
 
     # zinc with the public bounds 0–250: the survey becomes active with the design.
     page.keyboard.press("Escape")
-    choose = page.get_by_role("combobox", name="Value column (y)")
-    choose.click()
-    choose.fill(survey_file.VALUE)
-    page.get_by_role("option", name=survey_file.VALUE, exact=True).click()
-    settle(page)
+    use_zinc(page)
     assert _chips(page, "Cluster column") == list(survey_file.CLUSTER)
-    for label, value in (
-        ("Lower bound L", survey_file.LOWER),
-        ("Upper bound U", survey_file.UPPER),
-    ):
-        field = page.get_by_role("spinbutton", name=label)
-        field.fill(f"{value:g}")
-        field.press("Enter")
-        settle(page)
     use_population(page)
     expect(main).to_contain_text(
         f"Every page now computes on {survey_file.FILENAME} ({survey_file.ROWS_WITH_ZINC:,} values",
