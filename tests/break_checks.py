@@ -2057,6 +2057,28 @@ BREAKS: tuple[Break, ...] = (
             "tests/core/planner/test_exact.py::test_a_clamped_release_has_the_errors_of_its_draws",
         ),
     ),
+    Break(
+        name="sum-count-coverage-unsplit",
+        item="35 sizes",
+        path="core/mechanisms/sum_count.py",
+        old="u0 = np.where(np.isfinite(u0), np.maximum(u0, 1.0), 1.0)",
+        new="u0 = np.ones_like(u0)",
+        tests=(
+            "tests/core/mechanisms/test_sum_count.py::"
+            "test_the_law_is_the_adaptive_integral_of_its_definition",
+        ),
+    ),
+    Break(
+        name="sum-count-mse-unsplit",
+        item="35 sizes",
+        path="core/mechanisms/sum_count.py",
+        old="reach = np.abs(total)[:, None] / half",
+        new="reach = np.ones_like(total)[:, None]",
+        tests=(
+            "tests/core/mechanisms/test_sum_count.py::"
+            "test_the_law_is_the_adaptive_integral_of_its_definition",
+        ),
+    ),
 )
 
 
