@@ -970,8 +970,8 @@ BREAKS: tuple[Break, ...] = (
         name="value-column-id-inverted",
         item="issue 27 inputs: default value column",
         path="core/value_column.py",
-        old="distinct[-1] - distinct[0] == x.size - 1:",
-        new="distinct[-1] - distinct[0] != x.size - 1:",
+        old="and span == x.size - 1:",
+        new="and span != x.size - 1:",
         tests=(
             "tests/core/test_value_column.py::test_any_order_of_one_to_n_is_an_identifier",
             "tests/core/test_value_column.py::test_measurements_are_not_flagged",
@@ -1779,9 +1779,9 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="publication-cells-sort-as-text",
         item="35 charts",
-        path="ui/planner/publication.py",
-        old="    t = sorted_table(result)\n    shown = ",
-        new="    t = result.table\n    shown = ",
+        path="core/publication/table.py",
+        old="    table = in_reading_order(table, names, [s[2] for s in stats])\n",
+        new="",
         tests=(
             "tests/ui/planner/test_publication.py::"
             "test_table_and_csv_rows_sort_cells_as_numbers_not_as_text",

@@ -13,6 +13,7 @@ therefore gives the same numbers.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,8 +45,10 @@ __all__ = [
     "TablePlan",
     "cell_seed",
     "cells_of",
+    "in_reading_order",
     "parse_statistic",
     "plan_table",
+    "reading_order",
     "run_cell_job",
 ]
 
@@ -73,6 +76,37 @@ TABLE_COLUMNS = (
     "seed",
     "note",
 )
+
+
+def reading_order(name: str) -> tuple[tuple[int, float, str], ...]:
+    """A key that sorts cell names as a person reads them: numbers by value.
+
+    The name is split into runs of digits (with an optional decimal part) and the text
+    between them; runs compare by value, text as text.  So stratum "2" comes before "10",
+    and the size classes "5-9", "10-19", "100-249" follow each other in that order, not
+    as text ("10-19", "100-249", "5-9").
+    """
+    parts = re.split(r"(\d+(?:\.\d+)?)", name)
+    return tuple(
+        (0, float(part), "") if i % 2 else (1, 0.0, part) for i, part in enumerate(parts) if part
+    )
+
+
+def in_reading_order(
+    table: pd.DataFrame, label_columns: Sequence[str], statistics: Sequence[str]
+) -> pd.DataFrame:
+    """``table``'s rows with the cells in :func:`reading_order` of each label column, then
+    the statistics in the plan's order (rows move whole; the cells keep their indices and
+    so their seeds)."""
+    rank = {s: i for i, s in enumerate(statistics)}
+    keys = [
+        (tuple(reading_order(str(v)) for v in labels), rank.get(stat, len(rank)), position)
+        for position, (*labels, stat) in enumerate(
+            table[[*label_columns, "statistic"]].itertuples(index=False)
+        )
+    ]
+    order = [k[-1] for k in sorted(keys)]
+    return table.iloc[order].reset_index(drop=True)
 
 
 def parse_statistic(spec: Any) -> tuple[str, float, str]:
@@ -531,6 +565,7 @@ def plan_table(
     table = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
     for j, name in enumerate(names):
         table.insert(j, name, [cell_labels[c][j] for c in table["cell"]])
+    table = in_reading_order(table, names, [s[2] for s in stats])
     spent = table.groupby("cell")["eps_target"].sum().to_numpy()
     # Each cell's spent budget is its loss under the cell's relation (claims 1-4).
     change = spent if budget.relation == "replacement" else None

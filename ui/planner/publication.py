@@ -26,6 +26,7 @@ import streamlit as st
 from core.population import LABEL_NAME_JOIN
 from core.populations import BUILTIN_POPULATIONS, Population
 from core.publication import GROUPS, TablePlan, cells_of, plan_table, sizes_statement
+from core.publication.table import reading_order
 from ui.charts import chart_block
 from ui.downloads import frame_to_csv_bytes
 from ui.format import fmt
@@ -159,37 +160,14 @@ def number_or_text(label: Any) -> Any:
     return int(value) if value.is_integer() else value
 
 
-def natural_order(result: TablePlan) -> np.ndarray:
-    """Row positions of ``result.table`` in reading order: cells by :func:`reading_order` of
-    each label (numbers by value, so stratum 2 comes before stratum 10), then the statistics
-    in the plan's order."""
-    t = result.table
-    stat_rank = {s: i for i, s in enumerate(result.statistics)}
-    keys = [
-        (
-            tuple(reading_order(str(v)) for v in labels),
-            stat_rank.get(stat, len(stat_rank)),
-            position,
-        )
-        for position, (*labels, stat) in enumerate(
-            t[[*result.label_columns, "statistic"]].itertuples(index=False)
-        )
-    ]
-    return np.array([k[-1] for k in sorted(keys)], dtype=np.int64)
-
-
-def sorted_table(result: TablePlan) -> pd.DataFrame:
-    """``result.table`` with its rows in :func:`natural_order` (the CSV the tab offers)."""
-    return result.table.iloc[natural_order(result)].reset_index(drop=True)
-
-
 def shown_table(result: TablePlan) -> pd.DataFrame:
     """The on-screen table: the cells' labels, then :data:`SHOWN_COLUMNS` (and notes if any).
 
-    Rows are in :func:`natural_order`; a label column whose labels all read as numbers is
+    Rows are in core's reading order (:func:`core.publication.table.reading_order`); a
+    label column whose labels all read as numbers is
     shown as numbers, so that sorting it by its header also goes 1, 2, …, 10, not 1, 10, 11.
     """
-    t = sorted_table(result)
+    t = result.table
     shown = t[[*result.label_columns, *SHOWN_COLUMNS]].rename(columns=SHOWN_COLUMNS)
     for column in result.label_columns:
         numbers = [number_or_text(v) for v in t[column]]
@@ -199,15 +177,6 @@ def shown_table(result: TablePlan) -> pd.DataFrame:
     if (t["note"] != "").any():
         shown["note"] = t["note"].to_numpy()
     return shown
-
-
-def reading_order(name: str) -> tuple[tuple[int, float, str], ...]:
-    """A key that sorts cell names as a person reads them: numbers by value, so the size
-    classes "5-9", "10-19", "100-249" follow each other in that order, not as text."""
-    parts = re.split(r"(\d+(?:\.\d+)?)", name)
-    return tuple(
-        (0, float(part), "") if i % 2 else (1, 0.0, part) for i, part in enumerate(parts) if part
-    )
 
 
 #: The heat map's two sides, meeting at the publishable share: publishable squares in blues
@@ -274,7 +243,8 @@ def heatmap_figure(result: TablePlan) -> tuple[go.Figure, pd.DataFrame]:
     (widened to hold the threshold), so that errors of 2 % to 10 % do not all look alike on
     a scale to 100 %. Relative errors above twice the share (or 1, whichever is larger) are
     drawn at that cap so that a few hopeless cells do not wash out the rest; the hover gives
-    the uncapped numbers. Cells are in :func:`reading_order`. Returns the figure and its data
+    the uncapped numbers. Cells are in :func:`core.publication.table.reading_order`.
+    Returns the figure and its data
     (one row per cell × statistic).
     """
     t = result.table
@@ -761,7 +731,7 @@ def publication_results(
         )
         st.download_button(
             "Download the table (CSV)",
-            frame_to_csv_bytes(sorted_table(result)),
+            frame_to_csv_bytes(result.table),
             file_name="publication_table.csv",
             mime="text/csv",
             key="plan_pub_csv",

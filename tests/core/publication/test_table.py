@@ -164,3 +164,32 @@ def test_a_cell_mean_is_not_divided_by_a_private_cell_size(small: Population, ta
     assert "same for both neighbours" in fixed.summary()["sizes"]
     with pytest.raises(ValueError, match="sizes_public"):
         plan_table(small, ["strata"], ["mean"], 1.0, sizes_public="no", **FAST)  # type: ignore[arg-type]
+
+
+def test_cells_are_listed_in_reading_order_for_every_consumer() -> None:
+    """Issue 35 §4: strata coded 1 … 12 were listed 1, 10, 11, 12, 2, …; the page, its CSV,
+    the batch run and the exported script all read ``TablePlan.table``, so core orders it
+    (numbers by value), with rows moved whole and each cell keeping its seed."""
+    from core.publication.table import reading_order
+
+    rng = np.random.default_rng(3)
+    strata = np.array([str(1 + i % 12) for i in range(600)], dtype=object)
+    values = np.round(rng.uniform(0.0, 100.0, 600))
+    order = np.argsort(values, kind="stable")
+    pop = Population(
+        "numbered", values[order], 0.0, 100.0, strata=strata[order], stratum_label="stratum"
+    )
+    plan = plan_table(pop, ["strata"], ["median", "mean"], 1.0, designs=["poisson"], reps=4)
+    labels = list(plan.table["stratum"])
+    assert labels == [str(s) for s in range(1, 13) for _ in range(2)]
+    assert list(plan.table["statistic"][:2]) == ["median", "mean"]
+    assert sorted(["10", "9", "North / 10", "North / 9"], key=reading_order) == [
+        "9",
+        "10",
+        "North / 9",
+        "North / 10",
+    ]
+    # each cell keeps its own seed: the seed column is that of the cell's index
+    for row in plan.table.itertuples(index=False):
+        stat_index = plan.statistics.index(row.statistic)
+        assert row.seed == cell_seed(0, int(row.cell), stat_index)

@@ -152,7 +152,7 @@ def test_shown_table_keeps_the_rows_and_names_the_designs() -> None:
     shown = pub.shown_table(PLAN)
     assert len(shown) == len(PLAN.table)
     assert list(shown.columns[:2]) == [POP.stratum_label, "statistic"]
-    np.testing.assert_allclose(shown["b₉₅"], pub.sorted_table(PLAN)["error_95"], rtol=1e-12)
+    np.testing.assert_allclose(shown["b₉₅"], PLAN.table["error_95"], rtol=1e-12)
 
 
 def test_an_optimised_split_is_said_with_its_shares() -> None:
@@ -174,7 +174,7 @@ def test_an_optimised_split_is_said_with_its_shares() -> None:
 
 
 def test_heat_map_cells_read_in_the_order_of_their_numbers():
-    from ui.planner.publication import reading_order
+    from core.publication.table import reading_order
 
     names = ["20-49", "250-499", "5-9", "1-4", "10-19", "100-249", "North / 10-19", "North / 5-9"]
     assert sorted(names, key=reading_order) == [
@@ -211,12 +211,12 @@ def _numbered_strata_plan():
 def test_table_and_csv_rows_sort_cells_as_numbers_not_as_text() -> None:
     """Issue 35 §4: the survey's strata came as 1, 10, 11, …, 19, 2, 20, …"""
     plan = _numbered_strata_plan()
-    assert list(dict.fromkeys(plan.table["stratid"]))[:3] == ["1", "10", "11"]  # core: text
+    assert list(dict.fromkeys(plan.table["stratid"]))[:3] == ["1", "2", "3"]  # core sorts
     shown = pub.shown_table(plan)
     assert list(shown["stratid"]) == [s for s in range(1, 13) for _ in range(2)]
     assert list(shown["statistic"][:4]) == ["median", "mean", "median", "mean"]
     assert shown["stratid"].dtype.kind == "i"  # sorting by the header is numeric too
-    csv = pub.sorted_table(plan)
+    csv = plan.table  # what the CSV download, the batch and the script write
     assert list(csv["stratid"]) == [str(s) for s in range(1, 13) for _ in range(2)]
     same = plan.table.set_index(["stratid", "statistic"]).loc[
         list(zip(csv["stratid"], csv["statistic"], strict=True)), "error_95"
