@@ -24,6 +24,7 @@ Screenshots: ``walk_*`` in ``artifacts/screenshots/``.
 from __future__ import annotations
 
 import re
+from urllib.parse import parse_qs, urlparse
 
 import pytest
 from playwright.sync_api import expect
@@ -120,6 +121,14 @@ def _walk(page, app_url: str, path) -> None:
     settle(page, timeout=300)
     _wait_for_chart(page)
     _ok(page, "planner")
+    # Fewer repetitions keep the walk short: the slider moved from 200 to 50 by its keys.
+    reps = page.locator('[data-testid="stSlider"]').filter(has_text="Repetitions T")
+    reps.get_by_role("slider").focus()
+    for _ in range(2):
+        page.keyboard.press("ArrowLeft")
+    settle(page, timeout=300)
+    _wait_for_chart(page)
+    assert parse_qs(urlparse(page.url).query).get("plan_reps") == ["50"], page.url
     text = _main(page)
     assert survey_file.FILENAME in page.locator('[data-testid="stSidebar"]').inner_text()
     # §1: the sizes choice is on the page; the cluster sample states its frame.
