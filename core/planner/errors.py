@@ -80,20 +80,6 @@ def _quantile_interval(abs_err: FloatArray, level: float) -> tuple[float, float,
     return q, (hi - lo) / 4.0, min(lo, q), max(hi, q)
 
 
-def _abs_cdf(
-    x: float,
-    err: FloatArray,
-    scale: FloatArray,
-    cdf: Callable[[FloatArray], FloatArray],
-    below: float = -math.inf,
-    above: float = math.inf,
-) -> FloatArray:
-    """``P(|clip(e_i + b_i Z, below, above)| <= x)`` per repetition, ``Z`` with the standard
-    noise CDF ``cdf``: the release clamped to the public bounds, ``below = L − θ`` and
-    ``above = U − θ`` (:func:`core.mechanisms.base.clamped_abs_cdf`)."""
-    return mech.clamped_abs_cdf(x, err, scale, cdf, below, above)
-
-
 #: Errors below this (the smallest normal double times 1e14) are reported as their upper bound:
 #: a root search on them would need a tolerance that underflows.
 _TINY_ERROR = 1e14 * float(np.finfo(np.float64).tiny)
@@ -144,7 +130,7 @@ def conditional_quantile(
     f = mech.LaplaceMean().standard_noise_cdf if cdf is None else cdf
 
     def coverage(v: float) -> float:
-        return float(_abs_cdf(v, err, scale, f, below, above).mean())
+        return float(mech.clamped_abs_cdf(v, err, scale, f, below, above).mean())
 
     top = float(np.max(np.abs(err))) + float(np.max(scale))
     if top == 0.0:  # every release equals the population value (ties, no noise)
@@ -157,7 +143,7 @@ def conditional_quantile(
         top *= 2.0
     x = _root(lambda v: coverage(v) - level, top)
     T = err.size
-    probs = _abs_cdf(x, err, scale, f, below, above)
+    probs = mech.clamped_abs_cdf(x, err, scale, f, below, above)
     h = 1e-3 * x if x > 0 else 1e-9 * top
     density = (coverage(x + h) - coverage(max(x - h, 0.0))) / (x + h - max(x - h, 0.0))
     se = float(probs.std(ddof=1)) / math.sqrt(T) / density if T > 1 and density > 0 else 0.0
