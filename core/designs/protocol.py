@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 #: A source of sample windows (:class:`core.windowed.SampleWindows` or a design's own).
 WindowSource = Any
 
-__all__ = ["RELATIONS", "Accounting", "PlannerDesign", "Point", "WindowDraw"]
+__all__ = ["RELATIONS", "Accounting", "PlannerDesign", "Point", "WindowDraw", "budget_factors"]
 
 #: Neighbouring relations a promise can be made for: change one person's record, or add
 #: or remove one person.
@@ -134,6 +134,16 @@ def _factor(mechanism: type[Mechanism] | None, relation: str) -> float:
             raise ValueError(f"{mechanism.name!r} states no guarantee for added or removed records")
         return float(alpha)
     return effective_change_factor(alpha, gamma)
+
+
+def budget_factors(mechanism: type[Mechanism] | None) -> tuple[float | None, float]:
+    """``(α, min(γ, 2α))``: the mechanism's budgets for an added or removed record and for
+    a changed one, per unit of ``eps_sample`` (``α = None`` when it has no add/remove
+    guarantee; 1 and 1 when no mechanism is named)."""
+    if mechanism is None:
+        return 1.0, 1.0
+    alpha = mechanism.add_remove_factor
+    return (None if alpha is None else float(alpha)), _factor(mechanism, "replacement")
 
 
 class PlannerDesign(ABC):

@@ -406,16 +406,25 @@ def test_plan_table_columns_best_rows_and_refinement():
     assert census is not None
     assert best.loc[best["design"] == "census", "gain"].max() == pytest.approx(0.0)
     # A changed record on a Poisson sample: the exponential mechanism (both budgets ε) keeps
-    # ln(1 + r(e^ε − 1)) exactly; stratified and cluster samples use group privacy (ε/2).
+    # ln(1 + r(e^ε − 1)) exactly; a stratified sample uses the exact profile of its stratum
+    # sizes, well above group privacy over Bun et al.'s theorems (ε/2).
     row = t[(t["design"] == "poisson") & (t["mechanism"] == "exponential")].iloc[0]
     assert row["eps_sample"] == pytest.approx(amp.eps_sample(1.0, row["rate"]), rel=1e-12)
     assert "exact for a changed record" in row["accounting"]
     row = t[(t["design"] == "stratified_proportional")].iloc[0]
+    sizes = np.unique(np.asarray(pop.strata), return_counts=True)[1]
+    group = pl.eps_sample_for("stratified_proportional", 0.5, relation="deletion", rate=row["rate"])
     expected = pl.eps_sample_for(
-        "stratified_proportional", 0.5, relation="deletion", rate=row["rate"]
+        "stratified_proportional",
+        1.0,
+        relation="replacement",
+        rate=row["rate"],
+        sizes=sizes,
+        mechanism=row["mechanism"],
     )
     assert row["eps_sample"] == pytest.approx(expected, rel=1e-12)
-    assert "group privacy" in row["accounting"]
+    assert row["eps_sample"] > group
+    assert "exact privacy profile" in row["accounting"]
 
 
 def test_plan_is_reproducible_and_seeded():
