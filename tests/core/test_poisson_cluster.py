@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from core import mechanisms as mech
 from core import planner as pl
 from core.designs.frame import Frame
 from core.designs.poisson_cluster import (
@@ -167,11 +168,20 @@ def test_plan_rows_on_windows_agree_with_masks_and_name_the_bound():
         assert np.abs(z).max() < 4.0, (col, z.round(2).tolist())
     # Under "replacement" the add/remove bound is doubled (group privacy), and said so.
     row = a[a["design"] == "poisson_cluster"].iloc[0]
-    assert "group privacy" in row["accounting"]
+    # Under "replacement" the smaller of group privacy (twice the add/remove bound) and the
+    # coupling bound (the mechanism's own budget) is used, and named.
+    row = a[a["design"] == "poisson_cluster"].iloc[0]
     largest = int(np.bincount(np.asarray(pop.clusters)).max())
-    assert row["eps_sample"] == pytest.approx(
-        poisson_cluster_eps_sample(0.5, row["rate"], largest), rel=1e-12
-    )
+    group = poisson_cluster_eps_sample(0.5, row["rate"], largest)
+    coupling = 1.0 / row_factor(row["mechanism"])
+    assert row["eps_sample"] == pytest.approx(max(group, coupling), rel=1e-12)
+    assert ("group privacy" if group > coupling else "coupling") in row["accounting"]
+
+
+def row_factor(name: str) -> float:
+    """``max(α, min(γ, 2α))`` of the planner's mechanism ``name``."""
+    m = mech.MECHANISMS[name]
+    return max(m.add_remove_factor, min(m.change_factor, 2 * m.add_remove_factor))
 
 
 def test_design_is_registered_and_needs_clusters():

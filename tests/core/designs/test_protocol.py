@@ -18,11 +18,28 @@ def test_fit_follows_the_mechanisms_guarantee_and_the_designs_size():
 
 
 def test_group_privacy_is_the_default_for_a_changed_record_and_inverts():
+    # The base class's group privacy, on the Poisson cluster design's theorem: small
+    # clusters at a small rate, where twice the theorem's bound beats the coupling bound.
+    design = DESIGNS["poisson_cluster"]
+    point = design.theorem_point({"rate": 0.05, "sizes": [1, 2, 2]})
+    acc = design.accounting(1.0, "replacement", mech.ExponentialQuantile, point)
+    assert acc.eps_sample == pytest.approx(design.deamplified(0.5, point), rel=1e-12)
+    assert acc.eps_sample > 1.0  # above the coupling bound's ε_target / max(α, γ)
+    assert "group privacy" in acc.bound
+    back = design.eps_target_of(acc.eps_sample, "replacement", mech.ExponentialQuantile, point)
+    assert back == pytest.approx(1.0, rel=1e-9)
+
+
+def test_the_coupling_bound_prices_a_changed_record_in_large_clusters():
     cluster = DESIGNS["cluster"]
     point = cluster.theorem_point({"sizes": [3, 4, 9], "clusters_sampled": 1})
     acc = cluster.accounting(1.0, "replacement", mech.ExponentialQuantile, point)
-    assert acc.eps_sample == pytest.approx(cluster.deamplified(0.5, point), rel=1e-12)
-    assert "group privacy" in acc.bound
+    group = cluster.deamplified(0.5, point)  # twice Theorem 5.2 at the add/remove budget
+    alpha = mech.ExponentialQuantile.add_remove_factor
+    gamma = min(mech.ExponentialQuantile.change_factor, 2 * alpha)
+    assert acc.eps_sample == pytest.approx(1.0 / max(alpha, gamma), rel=1e-12)
+    assert acc.eps_sample > group
+    assert "coupling" in acc.bound
     back = cluster.eps_target_of(acc.eps_sample, "replacement", mech.ExponentialQuantile, point)
     assert back == pytest.approx(1.0, rel=1e-9)
 
