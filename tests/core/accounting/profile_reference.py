@@ -61,20 +61,30 @@ turns it into the linear program::
     f ≥ 0,
 
 (``f ≥ 0`` is enough: ``f(s) = 0`` anywhere forces ``f = 0`` everywhere, which violates the
-normalisation), solved by HiGHS through :func:`scipy.optimize.linprog`.  The answer is then
-checked from both sides, independently of the solver's own status:
+normalisation), solved by HiGHS through :func:`scipy.optimize.linprog`.  Only the *direct*
+pairs are given to the solver: a pair ``(s, t)`` with a sample ``k`` between them
+(``d(s,k) + d(k,t) = d(s,t)``, both shorter) has its constraint implied by the two shorter
+ones, so dropping it changes nothing but spares the solver coefficients ``e^{d}`` that
+would be huge.  The answer is then checked from both sides, independently of the solver:
 
-* **attained**: the solution is made exactly feasible by the McShane lower envelope
-  ``g'(s) = min_t (g(t) + d(s, t))`` in log space (``g' ≤ g``, equal where ``g`` is already
-  feasible), and the loss reported is the log-ratio of that feasible ``f`` -- a value some
-  mechanism attains;
-* **not exceeded**: the solver's dual values ``μ(s,t) ≥ 0`` give, for every feasible ``f``,
-  ``Σ P f ≤ λ`` with ``λ = max_s ρ(s)/Q(s)`` and
-  ``ρ(s) = P(s) − Σ_t μ(s,t) + Σ_t μ(t,s) e^{d(t,s)}`` (weak duality; residuals at samples
-  with ``Q(s) = 0`` are first moved along the constraint to the nearest sample with
-  ``Q > 0``).  ``log λ`` is an upper bound on the loss.
+* **attained**: the solver's ``f`` is made exactly feasible for *every* pair by a McShane
+  envelope in log space (``g'(s) = min_t (g(t) + d(s, t))``, which equals ``g`` where ``g``
+  is already feasible; :func:`_feasible`), and the loss reported is the log-ratio of that
+  ``f`` -- a value some mechanism attains;
+* **not exceeded**: for any multipliers ``μ(s,t) ≥ 0`` on true constraints and any ``λ``,
+  weak duality gives, for every feasible ``f`` with ``Σ Q f = 1``::
 
-:func:`worst_loss` raises unless the two agree to :data:`CERTIFIED_GAP` (1e-10 in the log).
+      Σ P f ≤ λ + Σ_s max(ρ(s) − λ Q(s), 0) F(s),
+      ρ(s) = P(s) − Σ_t μ(s,t) + Σ_t μ(t,s) e^{d(t,s)},   F(s) = 1 / Σ_t Q(t) e^{−d(s,t)}
+
+  (``Σ P f = Σ_s f(s) ρ(s) + Σ μ(s,t)(f(s) − e^{d(s,t)} f(t))``, the second sum is
+  ``≤ 0``, and ``f(s) ≤ F(s)`` because ``f(t) ≥ e^{−d(s,t)} f(s)``).  With ``λ`` the
+  attained ratio and ``μ`` the solver's multipliers, or, when they are not accurate
+  enough, multipliers recomputed by non-negative least squares on the active constraints
+  (:func:`_active_multipliers`), this upper bound meets the attained value to about 1e-12.
+
+:func:`worst_loss` raises unless the two agree to :data:`CERTIFIED_GAP` (1e-10 in the log),
+so every number the reference returns is proven to that accuracy, whatever the solver did.
 
 Designs and neighbours
 ----------------------
@@ -94,7 +104,7 @@ from typing import Any
 
 import numpy as np
 from scipy import sparse
-from scipy.optimize import linprog
+from scipy.optimize import linprog, nnls
 
 Record = Hashable
 Label = Hashable
@@ -308,15 +318,79 @@ class _Ratio:
     f: np.ndarray  # feasible, normalised to Σ den f = 1
 
 
-def _max_ratio(num: np.ndarray, den: np.ndarray, dist: np.ndarray) -> _Ratio:
-    """``sup log(num·f / den·f)`` over ``f > 0`` with ``f_i ≤ e^{dist_ij} f_j``."""
-    n = num.size
-    rows_i, rows_j = np.nonzero(~np.eye(n, dtype=bool))
-    m = rows_i.size
+def _dual_bound(
+    mu: np.ndarray, num: np.ndarray, den: np.ndarray, dist: np.ndarray, lam: float
+) -> float:
+    """Weak duality: ``num·f ≤ lam + Σ_s max(ρ(s) − lam den(s), 0) F(s)`` if ``Σ den f = 1``.
+
+    For any ``μ ≥ 0`` and ``ρ(s) = num(s) − Σ_t μ(s,t) + Σ_t μ(t,s) e^{d(t,s)}``, every
+    feasible ``f`` has ``num·f = Σ_s f(s) ρ(s) + Σ μ(s,t) (f(s) − e^{d(s,t)} f(t)) ≤
+    Σ_s f(s) ρ(s)``, and ``f(s) ≤ F(s) = 1 / Σ_t den(t) e^{−d(s,t)}`` (from
+    ``f(t) ≥ e^{−d(s,t)} f(s)`` and ``Σ den f = 1``).
+    """
     growth = np.exp(dist)
+    rho = num - mu.sum(axis=1) + (mu * growth).sum(axis=0)
+    excess = np.maximum(rho - lam * den, 0.0)
+    cap = 1.0 / (np.exp(-dist) @ den)
+    return lam + float(excess @ cap)
+
+
+def _feasible(f: np.ndarray, num: np.ndarray, den: np.ndarray, dist: np.ndarray) -> np.ndarray:
+    """The solver's ``f`` made exactly feasible, scaled to ``Σ den f = 1``.
+
+    In log space, ``g = log f``, two McShane envelopes are 1-Lipschitz for the metric ``d``
+    whatever ``g`` is: the upper ``max_t (g(t) − d(s, t))`` (over the ``t`` with
+    ``f(t) > 0``; it lifts the values the solver rounded to 0) and the lower
+    ``min_t (g(t) + d(s, t))`` (of ``g`` with those values lifted).  Both equal ``g``
+    where ``g`` already satisfies the constraints; the one with the larger ratio is kept.
+    (Lipschitz: ``g'(s) ≤ g(t*) + d(s, t*) ≤ g(t*) + d(s, u) + d(u, t*) = g'(u) + d(s, u)``
+    for the ``t*`` attaining ``g'(u)``, and symmetrically for the upper envelope.)
+    """
+    positive = f > 0.0
+    if not positive.any():
+        raise RuntimeError("the linear program returned f = 0")
+    g = np.log(np.where(positive, f, 1.0))
+    upper = np.max(np.where(positive[None, :], g[None, :] - dist, -np.inf), axis=1)
+    lower = np.min(np.where(positive, g, upper)[None, :] + dist, axis=1)
+    best = None
+    for h in (upper, lower):
+        h = np.exp(h - np.max(h))
+        h = h / float(den @ h)
+        if best is None or float(num @ h) > float(num @ best):
+            best = h
+    assert best is not None
+    return best
+
+
+def _direct_pairs(dist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs ``(s, t)``, ``s ≠ t``, whose constraint no sample ``k`` between them implies.
+
+    If ``d(s,k) + d(k,t) = d(s,t)`` with both terms below ``d(s,t)``, then
+    ``f(s) ≤ e^{d(s,k)} f(k) ≤ e^{d(s,k) + d(k,t)} f(t) = e^{d(s,t)} f(t)``: the constraint
+    of ``(s, t)`` follows from two of smaller distance, and by induction on the distance
+    from direct pairs alone.  (The sum is compared with a relative tolerance of 1e-12; the
+    answer is made exactly feasible for every pair afterwards, and the dual bound only uses
+    true constraints, so the tolerance cannot make the reference wrong.)
+    """
+    n = dist.shape[0]
+    keep = ~np.eye(n, dtype=bool)
+    for s in range(n):
+        via = dist[s, :, None] + dist  # via[k, t] = d(s,k) + d(k,t)
+        shorter = dist < dist[s][None, :]  # shorter[k, t]: d(k,t) < d(s,t)
+        usable = (dist[s, :, None] < dist[s][None, :]) & shorter
+        implied = (usable & (via <= dist[s][None, :] * (1.0 + 1e-12))).any(axis=0)
+        keep[s] &= ~implied
+    return np.nonzero(keep)
+
+
+def _solve(num: np.ndarray, den: np.ndarray, dist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The linear program over the direct pairs; returns the solver's ``f`` and ``μ``."""
+    n = num.size
+    rows_i, rows_j = _direct_pairs(dist)
+    m = rows_i.size
     a_ub = sparse.csr_matrix(
         (
-            np.concatenate([np.ones(m), -growth[rows_i, rows_j]]),
+            np.concatenate([np.ones(m), -np.exp(dist[rows_i, rows_j])]),
             (np.concatenate([np.arange(m), np.arange(m)]), np.concatenate([rows_i, rows_j])),
         ),
         shape=(m, n),
@@ -334,29 +408,56 @@ def _max_ratio(num: np.ndarray, den: np.ndarray, dist: np.ndarray) -> _Ratio:
     if res.status != 0:
         raise RuntimeError(f"the linear program failed: {res.message}")
     f = np.asarray(res.x, dtype=float)
-    if not np.all(f > 0.0):
-        raise RuntimeError("the linear program returned f ≤ 0 somewhere (infeasible for f > 0)")
-    # Attained: the McShane lower envelope in log space is exactly 1-Lipschitz for dist.
-    g = np.log(f)
-    g = np.min(g[None, :] + dist, axis=1)
-    f = np.exp(g - np.max(g))
-    f = f / float(den @ f)
-    attained = math.log(float(num @ f))
-    # Not exceeded: weak duality with the solver's multipliers (see the module docstring).
     mu = np.zeros((n, n))
     if m:
         mu[rows_i, rows_j] = np.maximum(-np.asarray(res.ineqlin.marginals, dtype=float), 0.0)
-    rho = num - mu.sum(axis=1) + (mu * growth).sum(axis=0)
-    positive = den > 0.0
-    for i in np.flatnonzero(~positive & (rho > 0.0)):
-        # f_i ≤ e^{d_ij} f_j: move the residual to the j with Q_j > 0 that costs least.
-        cost = np.where(positive, growth[i] / np.where(positive, den, 1.0), np.inf)
-        j = int(np.argmin(cost))
-        rho[j] += rho[i] * growth[i, j]
-        rho[i] = 0.0
-    lam = float(np.max(rho[positive] / den[positive]))
-    upper = math.log(lam) if lam > 0.0 else -math.inf
-    return _Ratio(attained, upper, f)
+    return f, mu
+
+
+def _active_multipliers(
+    f: np.ndarray, num: np.ndarray, den: np.ndarray, dist: np.ndarray
+) -> np.ndarray:
+    """Multipliers ``μ ≥ 0`` recomputed on the direct constraints active at ``f``.
+
+    Every ``f(s) > 0`` at the optimum, so complementary slackness asks
+    ``ρ(s) = λ den(s)`` at every sample with ``μ`` zero off the active constraints.  The
+    solver's multipliers meet it to its tolerance, which :func:`_dual_bound` magnifies by
+    ``F(s)``; non-negative least squares on the active direct pairs (within 1e-9), each
+    equation weighted by ``F(s)``, meets it to rounding.  Any ``μ ≥ 0`` gives a valid
+    bound, so a wrong active set can only weaken the bound.
+    """
+    n = num.size
+    lam = float(num @ f)
+    g = np.log(f)
+    rows_i, rows_j = _direct_pairs(dist)
+    active = g[rows_i] - g[rows_j] >= dist[rows_i, rows_j] - 1e-9
+    rows_i, rows_j = rows_i[active], rows_j[active]
+    cols = np.zeros((n, rows_i.size))
+    k = np.arange(rows_i.size)
+    cols[rows_i, k] += 1.0
+    cols[rows_j, k] -= np.exp(dist[rows_i, rows_j])
+    weight = 1.0 / (np.exp(-dist) @ den)
+    rhs = weight * (num - lam * den)
+    mu_flat = nnls(weight[:, None] * cols, rhs, maxiter=50 * (k.size + 1))[0]
+    mu = np.zeros((n, n))
+    mu[rows_i, rows_j] = mu_flat
+    return mu
+
+
+def _max_ratio(num: np.ndarray, den: np.ndarray, dist: np.ndarray) -> _Ratio:
+    """``sup log(num·f / den·f)`` over ``f > 0`` with ``f_i ≤ e^{dist_ij} f_j``, certified."""
+    f, mu = _solve(num, den, dist)
+    # Attained: the McShane lower envelope in log space is exactly 1-Lipschitz for dist
+    # (every pair, whatever the solver saw).
+    f = _feasible(f, num, den, dist)
+    lam = float(num @ f)
+    # Not exceeded: weak duality with the solver's multipliers (any μ ≥ 0 on true
+    # constraints gives a valid bound).
+    bound = _dual_bound(mu, num, den, dist, lam)
+    if bound > lam * (1.0 + 1e-12):
+        refined = _active_multipliers(f, num, den, dist)
+        bound = min(bound, _dual_bound(refined, num, den, dist, lam))
+    return _Ratio(math.log(lam), math.log(bound), f)
 
 
 def worst_loss(
@@ -418,6 +519,13 @@ def worst_loss(
             best = (ratio.attained, dict(zip(samples, ratio.f.tolist(), strict=True)), direction)
     assert best is not None
     return best
+
+
+def population_from_sizes(sizes: Sequence[int]) -> tuple[dict[Record, Label], list[Label]]:
+    """``sizes[h]`` records labelled ``"h{h}"`` (ids ``0, 1, ...``), and the frame of labels."""
+    frame: list[Label] = [f"h{h}" for h in range(len(sizes))]
+    labels = [lab for lab, size in zip(frame, sizes, strict=True) for _ in range(size)]
+    return dict(enumerate(labels)), frame
 
 
 # -- neighbours ------------------------------------------------------------------------------
