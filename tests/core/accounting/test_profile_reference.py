@@ -234,6 +234,21 @@ def test_directions_swap_with_the_laws():
     assert {dir_pq, dir_qp} == {"P/Q", "Q/P"}
 
 
+def test_a_budget_below_the_solvers_resolution_is_refused_or_right():
+    """At c = 1e-9 the loss (7.3e-10 here) is at the solver's tolerance: the reference may
+    fall short, but then the dual bound catches it and it raises; it never returns a wrong
+    number."""
+    pop, frame = ref.population_from_sizes([2])
+    try:
+        loss, _ = ref.design_worst_loss(
+            "poisson", pop, frame, "replacement", False, 1.0, 1e-9, rate=0.5
+        )
+    except RuntimeError as err:
+        assert "not solved" in str(err)
+    else:
+        assert loss == pytest.approx(float(poisson_eps_target(1.0, 1e-9, 0.5)), abs=1e-10)
+
+
 # -- laws and neighbours ---------------------------------------------------------------------
 
 
@@ -321,6 +336,9 @@ _COUPLED = {
 }
 
 
+_STEP = st.one_of(st.just(0.0), st.floats(0.01, 1.0))
+
+
 @st.composite
 def _cases(draw):
     design = draw(st.sampled_from(sorted(ref.DESIGNS)))
@@ -339,12 +357,14 @@ def _cases(draw):
     relation = draw(st.sampled_from(ref.RELATIONS))
     public = draw(st.booleans())
     a = draw(st.floats(0.05, 2.0))
-    c = draw(st.one_of(st.floats(0.0, 4.0), st.just(INF)))
+    # (A budget near the solver's tolerance, 1e-9, is beyond its resolution; the reference
+    # then refuses to answer, see test_a_budget_below_the_solvers_resolution_is_refused.)
+    c = draw(st.one_of(st.just(0.0), st.floats(0.01, 4.0), st.just(INF)))
     return design, sizes, params, relation, public, a, c
 
 
 @settings(max_examples=25)
-@given(_cases(), st.floats(0.0, 1.0), st.floats(0.0, 1.0))
+@given(_cases(), _STEP, _STEP)
 def test_loss_grows_with_both_budgets_and_coupled_designs_stay_below_them(case, da, dc):
     design, sizes, params, relation, public, a, c = case
     pop, frame = ref.population_from_sizes(sizes)
