@@ -450,6 +450,10 @@ def _max_ratio(num: np.ndarray, den: np.ndarray, dist: np.ndarray) -> _Ratio:
     # Attained: the McShane lower envelope in log space is exactly 1-Lipschitz for dist
     # (every pair, whatever the solver saw).
     f = _feasible(f, num, den, dist)
+    g = np.log(f)
+    violation = float(np.max(g[:, None] - g[None, :] - dist))
+    if violation > 1e-12:  # cannot happen for a metric; checked all the same
+        raise RuntimeError(f"the repaired f breaks a constraint by {violation:.3g} in the log")
     lam = float(num @ f)
     # Not exceeded: weak duality with the solver's multipliers (any μ ≥ 0 on true
     # constraints gives a valid bound).
