@@ -2079,6 +2079,38 @@ BREAKS: tuple[Break, ...] = (
             "test_the_law_is_the_adaptive_integral_of_its_definition",
         ),
     ),
+    Break(
+        name="strata-profile-rays-dropped",
+        item="36 strata profile",
+        path="core/accounting/stratified_profile.py",
+        old="    rays.setflags(write=False)\n",
+        new="    rays = rays[::2]\n    rays.setflags(write=False)\n",
+        tests=("tests/core/accounting/test_stratified_profile.py",),
+    ),
+    Break(
+        name="strata-profile-size-off-by-one",
+        item="36 strata profile",
+        path="core/accounting/stratified_profile.py",
+        old="u1, phi1 = _allocation(m + 1.0, rate)",
+        new="u1, phi1 = _allocation(m, rate)",
+        tests=("tests/core/accounting/test_stratified_profile.py",),
+    ),
+    Break(
+        name="strata-profile-move-orders-mixed",
+        item="36 strata profile",
+        path="core/accounting/stratified_profile.py",
+        old="_best_pair(leave_up, join_down), _best_pair(leave_down, join_up)",
+        new="_best_pair(leave_up, join_up), _best_pair(leave_down, join_down)",
+        tests=("tests/core/accounting/test_stratified_profile.py",),
+    ),
+    Break(
+        name="cluster-coupling-add-remove-only",
+        item="36 cluster coupling",
+        path="core/designs/coupling.py",
+        old="    return max(alpha, gamma_eff)",
+        new="    return alpha",
+        tests=("tests/core/designs/test_coupling.py", "tests/core/designs/test_protocol.py"),
+    ),
 )
 
 

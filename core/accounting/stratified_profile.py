@@ -216,15 +216,13 @@ def _change_laws(m: FloatArray, rate: float) -> tuple[FloatArray, FloatArray]:
 
 def _lse(x: FloatArray, weights: FloatArray) -> FloatArray:
     """``log Σ_n weights[s, n] e^{x[v, n]}`` for every row ``s`` and ray ``v``: shape (S, V)."""
-    masked = np.where(weights[:, None, :] > 0.0, x[None, :, :], -np.inf)
+    positive = weights[:, None, :] > 0.0
+    masked = np.where(positive, x[None, :, :], -np.inf)
     top = masked.max(axis=-1, keepdims=True)
     top = np.where(np.isfinite(top), top, 0.0)
+    terms = np.where(positive, weights[:, None, :] * np.exp(masked - top), 0.0)
     with np.errstate(divide="ignore"):
-        return np.asarray(
-            top[..., 0]
-            + np.log(np.sum(weights[:, None, :] * np.exp(x[None, :, :] - top), axis=-1)),
-            dtype=np.float64,
-        )
+        return np.asarray(top[..., 0] + np.log(terms.sum(axis=-1)), dtype=np.float64)
 
 
 def _pair_losses(
