@@ -93,3 +93,22 @@ def test_the_factor_is_the_larger_budget():
     assert coupling_factor(None) == 1.0
     with pytest.raises(ValueError, match="eps_ar"):
         attained_change_loss(1.0, 0.5, 0.5, 3)
+
+
+@pytest.mark.parametrize("mechanism", [mech.ExponentialQuantile, mech.HorvitzThompsonMean])
+def test_the_planners_claim_for_a_changed_record_holds_on_tiny_cluster_samples(mechanism):
+    from core.designs.registry import DESIGNS as PLANNER
+
+    e = 0.7
+    alpha = mechanism.add_remove_factor
+    gamma = min(mechanism.change_factor, 2 * alpha)
+    for design, sizes, params in DESIGNS:
+        d = PLANNER[design]
+        keywords = {"sizes": sizes, **params}
+        point = d.theorem_point(keywords)
+        claim = d.eps_target_of(e, "replacement", mechanism, point)
+        pop, frame = population_from_sizes(sizes)
+        loss, worst = design_worst_loss(
+            design, pop, frame, "replacement", False, alpha * e, gamma * e, **params
+        )
+        assert claim >= loss - 1e-9, (design, sizes, worst.neighbour.change)
