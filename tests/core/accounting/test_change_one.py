@@ -27,6 +27,7 @@ from core import mechanisms as mech
 from core import strata as st
 from core.accounting import change_designs as cd
 from core.accounting import change_one as co
+from core.accounting.stratified_profile import stratified_eps_target
 
 Law = Callable[[tuple[float, ...]], np.ndarray]
 Samples = list[tuple[float, tuple[int, ...]]]
@@ -252,7 +253,12 @@ def test_stratified_change_within_public_strata(x: float) -> None:
         labels_public=True,
     )
     assert acc.eps_target is not None
-    assert acc.eps_target == pytest.approx(float(amp.eps_target(2 * x, 2 / 3)), rel=1e-12)
+    # The smaller of the within-stratum simple random sample (largest share 2/3) and the
+    # exact profile of these stratum sizes.
+    exact = stratified_eps_target(x, 2 * x, rate, sizes, "replacement", labels_public=True)
+    assert acc.eps_target == pytest.approx(
+        min(float(amp.eps_target(2 * x, 2 / 3)), exact), rel=1e-12
+    )
     samples = stratified_samples(sizes, rate)
     worst = 0.0
     for rest in itertools.product((-1.0, 1.0), repeat=4):
@@ -276,7 +282,11 @@ def test_stratified_move_to_another_stratum_is_within_group_privacy(x: float) ->
         rate=rate,
         stratum_sizes=(3, 4),
     )
-    assert acc.eps_target == pytest.approx(2 * float(st.proportional_eps_bound(x, rate)))
+    # The exact profile of the sizes (3, 4) beats group privacy over Bun et al.'s theorems.
+    exact = stratified_eps_target(x, 2 * x, rate, (3, 4), "replacement")
+    assert exact < 2 * float(st.proportional_eps_bound(x, rate))
+    assert acc.eps_target == pytest.approx(exact, rel=1e-12)
+    assert "exact privacy profile" in acc.bound_name
     worst = 0.0
     for rest in itertools.product((-1.0, 1.0), repeat=6):
         before = mixture([*rest[:2], 1.0, *rest[2:]], stratified_samples((3, 4), rate), law)
