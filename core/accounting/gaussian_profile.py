@@ -80,8 +80,9 @@ Inverses
 The profile decreases in ``σ`` (``N(0, σ'²)`` is ``N(0, σ²)`` plus independent noise for
 ``σ' > σ``: post-processing) and in ``ε``, so :func:`sigma_for` (the least noise meeting
 ``(ε_target, δ_target)``) and :func:`eps_target_for` (the least ``ε_target`` a noise meets)
-are found by Brent's method on the closed forms, in well under a millisecond: no grid
-and no cache are needed.  :func:`exact_budget` turns the noise into the pair
+are found by Brent's method on the closed forms, in about a millisecond: no grid is
+needed (``python -m bench.bench_gaussian_profile``; :func:`exact_budget` caches its answers,
+a few microseconds when asked again).  :func:`exact_budget` turns the noise into the pair
 ``(ε_sample, δ_sample)`` the Gaussian mean calibrates with (it keeps the design's
 ``δ_sample`` and finds the largest ``ε_sample`` whose analytic ``σ`` is still at least the
 exact noise) and says which bound gave it.
@@ -95,6 +96,7 @@ pair of distributions is known for it, so no exact profile can be stated.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -183,12 +185,14 @@ def gaussian_delta(eps: ArrayLike, sigma: ArrayLike) -> FloatArray:
 
 
 def _base_eps(eps: FloatArray, r: float) -> FloatArray:
-    """``ln(1 + (e^ε − 1) / r)`` (0 at ``ε = 0``), overflow-free (:func:`amp.eps_sample`)."""
-    out = np.zeros_like(eps)
-    pos = eps > 0
-    if pos.any():
-        out[pos] = amp.eps_sample(eps[pos], r)
-    return out
+    """``ln(1 + (e^ε − 1) / r)`` for ``ε ≥ 0``, overflow-free (as :func:`amp.eps_sample`).
+
+    ``log1p(expm1(ε) / r)`` up to ``ε = 700``; beyond, ``ε − ln r + ln(1 − (1 − r) e^{−ε})``.
+    """
+    small = np.minimum(eps, 700.0)
+    direct = np.log1p(np.expm1(small) / r)
+    far = eps - math.log(r) + np.log1p(-(1.0 - r) * np.exp(-eps))
+    return np.asarray(np.where(eps > 700.0, far, direct), dtype=np.float64)
 
 
 def poisson_remove_delta(eps: ArrayLike, sigma: float, rate: float) -> FloatArray:
@@ -390,7 +394,15 @@ def exact_budget(
         raise ValueError(f"eps_target must be a finite number > 0; got {eps_target!r}")
     d = check_delta_open("delta_target", delta_target)
     r = _rate(rate)
+    check_choice("design", design, DESIGNS)
     ds = min(d / r, 0.5) if delta_sample is None else check_delta_open("delta_sample", delta_sample)
+    return _exact_budget(t, d, r, design, ds)
+
+
+@functools.lru_cache(maxsize=4096)
+def _exact_budget(t: float, d: float, r: float, design: str, ds: float) -> GaussianBudget:
+    """:func:`exact_budget` on checked arguments, cached (the planner asks each rate once
+    per mechanism and again when it refines its grid)."""
     generic = float(amp.eps_sample(t, r))
     sigma = sigma_for(t, d, r, design)
     if sigma == 0.0:

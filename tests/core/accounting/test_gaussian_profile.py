@@ -328,3 +328,11 @@ def test_inversions_are_fast() -> None:
 def test_bad_arguments_are_refused(call, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         call()
+
+
+@pytest.mark.parametrize("rate", (1e-4, 0.1, 0.9, 1.0))
+def test_base_eps_is_the_amplification_inverse(rate: float) -> None:
+    eps = np.array([1e-12, 0.5, 5.0, 699.0, 701.0, 1000.0])
+    got = gp._base_eps(eps, rate)
+    assert got == pytest.approx(np.asarray(amp.eps_sample(eps, rate)), rel=1e-12)
+    assert gp._base_eps(np.array([0.0]), rate)[0] == 0.0
