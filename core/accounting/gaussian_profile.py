@@ -19,19 +19,20 @@ evaluation takes microseconds, where a PLD of the same mechanism from Google's
 
 What they buy: nothing for one release of the analytically calibrated Gaussian mean
 -------------------------------------------------------------------------------------
-Both profiles equal ``r · δ_G(ε_s)`` at ``ε_s = ln(1 + (e^ε − 1) / r)``, where ``δ_G`` is the
-unsampled Gaussian's exact profile (Balle & Wang 2018, Theorem 8).  That is the generic
-amplification theorem (Balle, Barthe & Gaboardi 2018, Theorems 8 and 10; Hu, Drechsler &
-Kim Theorem 1: ``ε_target = ln(1 + r (e^ε_sample − 1))``, ``δ_target = r δ_sample``)
-applied at the single point ``(ε_sample, δ_G(ε_sample))`` -- and the analytic Gaussian
-mechanism calibrates ``σ`` so that ``δ_G(ε_sample) = δ_sample`` exactly.  So the planner's
-budget for the Gaussian mean on a simple random sample, ``ε_sample = ln(1 + (e^ε_target −
-1) / r)`` with ``δ_sample = δ_target / r``, is already the largest any accounting of one
-release can give: :func:`exact_budget` finds the same ``ε_sample`` (the tests check it to
-1e-8 over a grid), and is larger only where the planner caps ``δ_sample`` at 0.5
-(``δ_target > r / 2``).  Privacy loss distributions gain over the generic theorem under
-*composition* (many releases of one sample) and for mechanisms calibrated by a loose
-bound, neither of which the planner's Gaussian mean is.
+Both profiles equal ``r · δ_G(ε_s)`` at ``ε_s = ln(1 + (e^ε − 1) / r)``, where ``δ_G``
+is the unsampled Gaussian's exact profile (Balle & Wang 2018, Theorem 8). That is the
+generic amplification theorem (Balle, Barthe & Gaboardi 2018, for Poisson sampling and
+sampling without replacement; Hu, Drechsler & Kim Theorem 1: ``ε_target = ln(1 + r
+(e^ε_sample − 1))``, ``δ_target = r δ_sample``) applied at the single point ``(ε_sample,
+δ_G(ε_sample))`` -- and the analytic Gaussian mechanism calibrates ``σ`` so that
+``δ_G(ε_sample) = δ_sample`` exactly. So the planner's budget for the Gaussian mean on a
+simple random sample, ``ε_sample = ln(1 + (e^ε_target − 1) / r)`` with ``δ_sample =
+δ_target / r``, is already the largest any accounting of one release can give:
+:func:`exact_budget` finds the same ``ε_sample`` (the tests check it to 1e-8 over a
+grid), and is larger only where the planner caps ``δ_sample`` at 0.5 (``δ_target > r /
+2``). Privacy loss distributions gain over the generic theorem under *composition* (many
+releases of one sample) and for mechanisms calibrated by a loose bound, neither of which
+the planner's Gaussian mean is.
 
 Proofs
 ------
@@ -45,34 +46,43 @@ decreases in ``x``, so the optimal set of ``H_α(P ‖ Q)`` is ``{x < 1/2 − ε
 *The mixture identity*: for ``α' ≥ 1`` and ``α = 1 + (α' − 1) / r``,
 ``H_α'((1 − r) ν + r μ ‖ ν) = sup_E [r μ(E) − (α' − 1 + r) ν(E)] = r H_α(μ ‖ ν)``.
 
-*Poisson, added or removed record* (Zhu, Dong & Wang 2022, Theorem 10; the pair of
-``dp_accounting``'s ``GaussianPrivacyLoss``): with ``D' = D ∪ {z}``, the sample of ``D'`` is
-that of ``D`` plus ``z`` with probability ``r``, independently.  Conditioning on the sample
-``S`` of ``D`` (joint convexity of ``H_α'``) and translating by the statistic on ``S``,
-the outputs are ``(1 − r) N(0, σ²) + r N(v, σ²)`` against ``N(0, σ²)`` with ``|v| ≤ 1``.
-*Removal*: by the identity the divergence is ``r H_α(N(v) ‖ N(0)) ≤ r δ_G(ln α)``,
-attained at ``v = 1``.  *Addition*: ``H_α'(N(0) ‖ (1 − r) N(0) + r N(v)) = ∫ (c p − α' r
-q_v)_+`` with ``c = 1 − α'(1 − r)``: 0 when ``c ≤ 0``, else ``c δ_G(ln(α' r / c))`` at
-``|v| = 1`` (smaller ``|v|`` is a post-processing of ``|v| = 1``: it gives no more).
+*Poisson, added or removed record* (the dominating pairs of Poisson subsampling in Zhu,
+Dong & Wang 2022, "Optimal accounting of differential privacy via characteristic
+function"; the pairs of ``dp_accounting``'s ``GaussianPrivacyLoss``): with
+``D' = D ∪ {z}``, the sample of ``D'`` is that of ``D`` plus ``z`` with probability ``r``,
+independently.  Conditioning on the sample ``S`` of ``D`` (joint convexity of ``H_α'``)
+and translating by the statistic on ``S``, the outputs are ``(1 − r) N(0, σ²) +
+r N(v, σ²)`` against ``N(0, σ²)`` with ``|v| ≤ 1``.  *Removal*: by the identity the
+divergence is ``r H_α(N(v) ‖ N(0))``.  *Addition*: ``H_α'(N(0) ‖ (1 − r) N(0) + r N(v))
+= ∫ (c p − α' r q_v)_+`` with ``c = 1 − α'(1 − r)``: 0 when ``c ≤ 0``, else
+``c H_β(N(0) ‖ N(v))`` with ``β = α' r / c``.  Both are largest at ``|v| = 1``: the pair
+``(N(0, σ²), N(v, σ²))`` is the image of ``(N(0, σ²), N(1, σ²))`` under
+``x ↦ v x + N(0, σ²(1 − v²))``, and post-processing never increases ``H_β``; at
+``|v| = 1`` they are ``r δ_G(ln α)`` and ``c δ_G(ln β)``.
 The profile is the larger of the two (:func:`poisson_delta`).  The addition term never
 exceeds the removal term (checked on a grid by the tests), so ``poisson_delta`` is
 ``r δ_G(ε_s)`` as well.
 
 *Simple random sample, changed record* (the mean of a fixed-size sample, Gaussian noise;
-Balle, Barthe & Gaboardi 2018, Theorem 10 is the upper bound's skeleton): ``D`` and ``D'``
-differ in record ``i``; in units of the sensitivity ``R / n`` a record ``j`` moves the
-statistic by ``u_j`` and ``|u_j − u_k| ≤ 1`` for every two values.  Draw the sample as
-``T`` (``n − 1`` records other than ``i``, uniform) and then ``i`` with probability ``r``,
-else a uniform other record ``j ∉ T``: this is a uniform ``n``-subset.  So
-``M(D) = E_T [(1 − r) ν_T + r N(t + u_i)]`` and ``M(D')`` the same with ``u_i'``, where
-``ν_T = E_j N(t + u_j)`` is common to both.  Joint convexity over ``T`` and the advanced
-joint convexity of Balle et al. (Theorem 2; ``β = α' / α``) give
-``H_α'(M(D) ‖ M(D')) ≤ r H_α(N(u_i) ‖ (1 − β) ν + β N(u_i'))``
-``≤ r [(1 − β) max_j H_α(N(u_i) ‖ N(u_j)) + β H_α(N(u_i) ‖ N(u_i'))] ≤ r δ_G(ln α)``.
+the skeleton of Balle, Barthe & Gaboardi's 2018 bound for sampling without replacement):
+``D`` and ``D'`` differ in record ``i``; in units of the sensitivity ``R / n`` a record
+``j`` moves the statistic by ``u_j`` and ``|u_j − u_k| ≤ 1`` for every two values. Draw
+the sample as ``T`` (``n − 1`` records other than ``i``, uniform) and then ``i`` with
+probability ``r``, else a uniform other record ``j ∉ T``: this is a uniform
+``n``-subset. So ``M(D) = E_T [(1 − r) ν_T + r N(t + u_i)]`` and ``M(D')`` the same with
+``u_i'``, where ``ν_T = E_j N(t + u_j)`` is common to both. Joint convexity over ``T``
+and the advanced joint convexity of Balle et al. (``β = α' / α``) give ``H_α'(M(D) ‖
+M(D')) ≤ r H_α(N(u_i) ‖ (1 − β) ν + β N(u_i'))`` ``≤ r [(1 − β) max_j H_α(N(u_i) ‖
+N(u_j)) + β H_α(N(u_i) ‖ N(u_i'))] ≤ r δ_G(ln α)``.
 It is attained: record ``i`` at the lower bound in ``D`` and at the upper bound in
 ``D'``, every other record at the upper bound, so ``M(D') = N(1)`` (in units, up to a
 shift) and ``M(D) = (1 − r) N(1) + r N(0)``, whose divergence is ``r δ_G(ln α)`` by the
-identity.  Hence :func:`srs_delta` ``= r δ_G(ε_s)`` exactly (``1 ≤ n < N``).  The tests
+identity.  Hence :func:`srs_delta` ``= r δ_G(ε_s)`` exactly (``1 ≤ n < N``).  The pair
+is the removal pair of Poisson sampling, ``((1 − r) Q + r P, Q)``, as in the dominating
+pairs of sampling without replacement under substitution (Zhu, Dong & Wang 2022; Lebeda,
+Regehr, Kamath & Steinke 2024, who show that under *Poisson* sampling a substitution needs
+the mixture-against-mixture pair instead, ``dp_accounting``'s ``REPLACE`` adjacency: that
+pair is not used here).  The tests
 check both the bound and the equality on every sample of tiny populations.
 
 Inverses
@@ -229,7 +239,7 @@ def poisson_delta(eps: ArrayLike, sigma: float, rate: float) -> FloatArray:
     """Exact profile of the Poisson-subsampled Gaussian, added or removed record.
 
     The larger of :func:`poisson_remove_delta` and :func:`poisson_add_delta` (Zhu, Dong &
-    Wang 2022, Theorem 10; module docstring).  ``ε ≥ 0``, ``σ > 0``, ``rate`` in (0, 1].
+    Wang 2022; proved in the module docstring).  ``ε ≥ 0``, ``σ > 0``, ``rate`` in (0, 1].
     """
     return np.maximum(poisson_remove_delta(eps, sigma, rate), poisson_add_delta(eps, sigma, rate))
 
