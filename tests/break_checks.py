@@ -2111,6 +2111,61 @@ BREAKS: tuple[Break, ...] = (
         new="    return alpha",
         tests=("tests/core/designs/test_coupling.py", "tests/core/designs/test_protocol.py"),
     ),
+    Break(
+        name="gaussian-profile-remove-unscaled",
+        item="36 exact profiles",
+        path="core/accounting/gaussian_profile.py",
+        old="return np.asarray(r * gaussian_delta(_base_eps(e, r), sigma), dtype=np.float64)",
+        new="return np.asarray(gaussian_delta(_base_eps(e, r), sigma), dtype=np.float64)",
+        tests=(
+            "tests/core/accounting/test_gaussian_profile.py::test_directions_match_dp_accounting",
+            "tests/core/accounting/test_gaussian_profile.py::"
+            "test_srs_profile_is_attained_and_never_exceeded",
+        ),
+    ),
+    Break(
+        name="gaussian-profile-add-unshifted",
+        item="36 exact profiles",
+        path="core/accounting/gaussian_profile.py",
+        old="shifted = e[live] + math.log(r) - np.log(c[live])",
+        new="shifted = e[live] - np.log(c[live])",
+        tests=(
+            "tests/core/accounting/test_gaussian_profile.py::test_directions_match_dp_accounting",
+        ),
+    ),
+    Break(
+        name="gaussian-profile-balle-wang-sign",
+        item="36 exact profiles",
+        path="core/accounting/gaussian_profile.py",
+        old="b = -0.5 / s - e * s",
+        new="b = -0.5 / s + e * s",
+        tests=(
+            "tests/core/accounting/test_gaussian_profile.py::test_gaussian_delta_is_balle_wang",
+        ),
+    ),
+    Break(
+        name="gaussian-budget-uncapped-delta",
+        item="36 exact profiles",
+        path="core/accounting/gaussian_profile.py",
+        old="            return float(gaussian_delta(e, sigma)) - ds",
+        new="            return float(gaussian_delta(e, sigma)) - d / r",
+        tests=(
+            "tests/core/accounting/test_gaussian_profile.py::"
+            "test_exact_profile_gains_only_where_delta_sample_is_capped",
+            "tests/core/planner/test_profiles.py::"
+            "test_refined_release_keeps_and_attains_delta_target_exactly",
+        ),
+    ),
+    Break(
+        name="gaussian-refine-ignores-share",
+        item="36 exact profiles",
+        path="core/planner/profiles.py",
+        old="        or share != 1.0\n",
+        new="\n",
+        tests=(
+            "tests/core/planner/test_profiles.py::test_a_budget_share_keeps_the_generic_theorem",
+        ),
+    ),
 )
 
 

@@ -9,4 +9,9 @@ Modules
 :mod:`core.accounting.change_designs`
     What carries over (or does not) to simple random, proportional stratified and cluster
     samples: the bound each design gets for a changed record, named, with its reason.
+:mod:`core.accounting.gaussian_profile`
+    Exact privacy profiles of the Gaussian mechanism under Poisson sampling (added or
+    removed record) and simple random sampling (changed record), in closed form, their
+    inverses, and the proof that the generic theorem is already exact for one release of
+    the analytically calibrated Gaussian mean.
 """

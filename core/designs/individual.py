@@ -82,6 +82,7 @@ class SimpleRandom(_Individual):
     proven_for = "replacement"
     fixed_size = True
     mask_bytes = 4 + 1 + 32
+    exact_profile = "srs"
 
     def point(self, frame: Frame, rate: float) -> Point | None:
         n = amp.sample_size(frame.N, rate)

@@ -184,6 +184,9 @@ class PlannerDesign(ABC):
     #: :mod:`core.designs.mean_error` gives the design's exact mean and variance of the
     #: linear mean estimator (the design's name is one of its ``DESIGNS``).
     has_mean_moments: ClassVar[bool] = False
+    #: The sampling scheme of :mod:`core.accounting.gaussian_profile` whose exact privacy
+    #: profile the design has (``"srs"``), or None (:mod:`core.planner.profiles`).
+    exact_profile: ClassVar[str | None] = None
 
     # -- availability -------------------------------------------------------------------
 

@@ -406,6 +406,11 @@ class Mechanism(ABC):
     #: mean (the sample mean when the size is fixed at ``r N``) and the noise does not depend
     #: on the sample, so a design's closed-form mean and variance give its exact errors.
     linear_mean: ClassVar[bool] = False
+    #: The noise has an exact privacy profile under sampling in
+    #: :mod:`core.accounting.gaussian_profile` (``"gaussian"``: Gaussian noise calibrated
+    #: by the analytic Gaussian mechanism on a statistic of sensitivity ``R / n``); None
+    #: when only the generic amplification theorem applies.
+    exact_profile: ClassVar[str | None] = None
     #: The release divides by a size of the data it is given (the population's ``N``, a
     #: cell's ``N_c``), taken as a constant.  Its guarantee holds between neighbours of the
     #: same size only: under added or removed records the two neighbours' sizes differ by

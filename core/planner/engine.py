@@ -32,7 +32,7 @@ from .._validation import check_choice, check_delta_open, check_seed, check_whol
 from ..designs.frame import Frame
 from ..designs.protocol import RELATIONS, PlannerDesign
 from ..designs.registry import DESIGNS
-from ..planner import claims, exact, memory
+from ..planner import claims, exact, memory, profiles
 from ..planner.budgets import (
     DESIGN_LABELS,
     MEAN_MECHANISMS,
@@ -230,6 +230,16 @@ def _budgets(
         bound: dict[str, str] = {}
         for m in names:
             acc = design.accounting(setting.eps_target, setting.relation, mech.MECHANISMS[m], p)
+            acc = profiles.refine(
+                design,
+                mech.MECHANISMS[m],
+                acc,
+                eps_target=setting.eps_target,
+                delta_target=setting.delta_target,
+                relation=setting.relation,
+                point=p,
+                share=setting.share,
+            )
             eps[m] = acc.eps_sample * setting.share
             bound[m] = acc.bound
         delta = design.delta_sample(setting.delta_target, p) * setting.share
