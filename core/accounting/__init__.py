@@ -9,4 +9,7 @@ Modules
 :mod:`core.accounting.change_designs`
     What carries over (or does not) to simple random, proportional stratified and cluster
     samples: the bound each design gets for a changed record, named, with its reason.
+:mod:`core.accounting.zcdp`
+    A promise stated as ρ-zCDP: the sharp conversion from pure ε-DP (ρ = ε·tanh(ε/2)) and
+    its inverse, the largest ε_target that keeps ρ.
 """
