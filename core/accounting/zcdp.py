@@ -209,6 +209,31 @@ class Promise:
         name = "eps_target" if self.kind == "eps" else "rho_target"
         object.__setattr__(self, "value", _positive(name, self.value))
 
+    @classmethod
+    def of(cls, eps_target: float, rho_target: float | None) -> Promise:
+        """The promise of a plan that carries both: ρ-zCDP when ``rho_target`` is given
+        (``eps_target`` is then its conversion), pure ``eps_target`` otherwise."""
+        return cls("eps", eps_target) if rho_target is None else cls("zcdp", rho_target)
+
+    @classmethod
+    def stated(cls, *, eps_target: object = None, rho_target: object = None) -> Promise:
+        """The promise from the two arguments a plan takes, exactly one of them given.
+
+        Raises
+        ------
+        ValueError
+            When both or neither are given, or the one given is not a finite number > 0.
+        """
+        if (eps_target is None) == (rho_target is None):
+            raise ValueError(
+                "state the promise once: eps_target (pure ε-DP) or rho_target (ρ-zCDP), not "
+                f"both and not neither; got eps_target={eps_target!r}, "
+                f"rho_target={rho_target!r}"
+            )
+        if rho_target is None:
+            return cls("eps", eps_target)  # type: ignore[arg-type]
+        return cls("zcdp", rho_target)  # type: ignore[arg-type]
+
     @property
     def eps_target(self) -> float:
         """The pure ε_target the planner plans with (for ρ-zCDP, :func:`eps_target_for_rho`)."""

@@ -23,6 +23,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .._validation import check_choice
+from ..accounting.zcdp import PROMISE_KINDS, rho_for_eps
 from ..designs.frame import Frame
 from ..designs.protocol import PlannerDesign
 from ..planner import engine
@@ -61,6 +63,9 @@ class AccuracyFirst:
     eps_limit : float
         The largest ε_target the search may try (the top of its range): when the bound is
         out of reach, the ε_target of :attr:`plan`.
+    promise : str
+        ``"eps"`` (pure ε-DP) or ``"zcdp"``: under a ρ-zCDP promise the (ε, δ) mechanisms
+        were left out and :attr:`rho_target` is the smallest ρ found.
     """
 
     target_error_95: float
@@ -69,6 +74,16 @@ class AccuracyFirst:
     plan: PlanResult | None
     evaluations: int
     eps_limit: float
+    promise: str = "eps"
+
+    @property
+    def rho_target(self) -> float | None:
+        """Under a ρ-zCDP promise, the ρ that :attr:`eps_target` keeps by the sharp
+        conversion (:func:`core.accounting.zcdp.rho_for_eps`; NaN when none is found);
+        None under a pure ε promise."""
+        if self.promise == "eps":
+            return None
+        return rho_for_eps(self.eps_target) if self.feasible else math.nan
 
     @property
     def plan_eps_target(self) -> float:
@@ -215,6 +230,7 @@ def smallest_eps_target(
     frame: Frame | None = None,
     sizes_public: bool = False,
     progress: Callable[[SearchProgress], None] | None = None,
+    promise: str = "eps",
 ) -> AccuracyFirst:
     """The smallest ε_target whose best plan has a 95 % error bound at most ``target_error_95``.
 
@@ -234,6 +250,11 @@ def smallest_eps_target(
     progress : callable, optional
         Called with a :class:`SearchProgress` after each ε_target tried and after each
         design of the final plan.
+    promise : str
+        ``"eps"`` (default) or ``"zcdp"``: the promise is stated as ρ-zCDP, so the search
+        plans only the pure mechanisms (:func:`core.planner.budgets.promise_refusal`) and
+        the result also gives the smallest ρ (:attr:`AccuracyFirst.rho_target`; ρ is
+        increasing in ε_target, so the smallest ε_target gives the smallest ρ).
     Other parameters
         As for :func:`core.planner.engine.plan`.
 
@@ -248,10 +269,12 @@ def smallest_eps_target(
     if not lo < hi:
         raise ValueError(f"eps_range must be (low, high) with low < high; got {eps_range!r}")
     tol = _positive("tolerance", tolerance)
+    check_choice("promise", promise, PROMISE_KINDS)
     job = engine.prepare(
         population,
         statistic=statistic,
-        eps_target=hi,
+        eps_target=hi if promise == "eps" else None,
+        rho_target=rho_for_eps(hi) if promise == "zcdp" else None,
         delta_target=delta_target,
         designs=designs,
         rates=rates,
@@ -299,9 +322,9 @@ def smallest_eps_target(
     width = math.log1p(tol)
     bad, good = _bracket(gap, min(max(0.0, ua), ub), ua, ub)
     if good is None:
-        return AccuracyFirst(x, math.nan, False, finish(hi), search.evaluations + 1, hi)
+        return AccuracyFirst(x, math.nan, False, finish(hi), search.evaluations + 1, hi, promise)
     if bad is None:
-        return AccuracyFirst(x, lo, True, finish(lo), search.evaluations + 1, hi)
+        return AccuracyFirst(x, lo, True, finish(lo), search.evaluations + 1, hi, promise)
     stalls = 0
     while good - bad > width and search.evaluations < _MAX_SEARCH_PLANS:
         before = good - bad
@@ -329,7 +352,7 @@ def smallest_eps_target(
         # Bisect after two steps that did not halve the bracket (a bumpy or flat bound).
         stalls = stalls + 1 if good - bad > 0.5 * before else 0
     eps = at(good)
-    return AccuracyFirst(x, eps, True, finish(eps), search.evaluations + 1, hi)
+    return AccuracyFirst(x, eps, True, finish(eps), search.evaluations + 1, hi, promise)
 
 
 def _secant(gaps: dict[float, float], bad: float, good: float, spacing: float) -> float:
