@@ -4,15 +4,20 @@ reproduces the state, and a bad ρ in a link is explained."""
 
 from __future__ import annotations
 
+import io
 import json
+import zipfile
 from urllib.parse import parse_qs, urlsplit
 
+import numpy as np
 import pytest
 
 from core import planner
 from core.accounting import zcdp
 from core.mechanisms import MECHANISMS
 from core.populations import make_builtin
+from core.publication import plan_table
+from core.publication.config import build_population, load_config
 from tests.pages.harness import Downloads, app_test, open_page, printed_numbers, snippet
 from ui.page_defaults import delta_target_default
 from ui.planner import figures as figs
@@ -115,3 +120,32 @@ def test_the_accuracy_first_search_under_zcdp_gives_rho():
     at = open_page(PAGE, {**ZCDP, "plan_view": text.TABS[1]})
     answer = " ".join(m.value for m in [*at.success, *at.warning, *at.info])
     assert "As ρ-zCDP that is **ρ =" in answer
+
+
+def test_the_publication_config_round_trips_a_zcdp_promise(tmp_path, monkeypatch):
+    """The publication tab under ρ-zCDP: its batch config states ``rho_target`` (not a
+    converted ε), loads, and gives the page's table; the zip's files state the promise."""
+    files = Downloads(monkeypatch)
+    query = {
+        "population": "Establishments",
+        "plan_view": text.PUBLICATION_TAB,
+        "plan_designs": "Poisson sample",
+        "plan_reps": "50",
+        "plan_pub_stats": "median",
+        **{k: v for k, v in ZCDP.items() if k != "plan_reps"},
+    }
+    at = open_page(PAGE, query)
+    yaml_text = next(c.value for c in at.get("code") if "python -m batch" in c.value)
+    assert "rho_target: 0.5" in yaml_text and "eps_target" not in yaml_text
+    path = tmp_path / "publication.yaml"
+    path.write_text(yaml_text, encoding="utf-8")
+    config = load_config(path)
+    assert config.rho_target == 0.5
+    batch = plan_table(build_population(config), **config.plan_kwargs()).table
+    page = next(d.value for d in at.dataframe if "b₉₅ / value" in d.value.columns)
+    np.testing.assert_allclose(page["b₉₅"], batch["error_95"], rtol=1e-9)
+    assert not any(MECHANISMS[m].uses_delta for m in batch["mechanism"] if m)
+    package = zipfile.ZipFile(io.BytesIO(files.data(at, "Everything (zip)")))
+    readme = package.read("README.md").decode("utf-8")
+    assert "ρ = 0.5-zCDP" in readme and "Steinke 2024" in readme
+    assert json.loads(package.read("registry.json"))["rho"] == 0.5
