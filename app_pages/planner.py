@@ -135,7 +135,9 @@ else:
         objective=objective,
         statuses=statuses,
         quantile=quantile,
-        mechanisms=views.usable_mechanisms(mechanisms, statistic, relation, designs, sizes_public),
+        mechanisms=views.usable_mechanisms(
+            mechanisms, statistic, relation, designs, sizes_public, rho_target
+        ),
         usable_share=usable_share,
         sizes_public=sizes_public,
     )

@@ -149,3 +149,10 @@ def test_the_publication_config_round_trips_a_zcdp_promise(tmp_path, monkeypatch
     readme = package.read("README.md").decode("utf-8")
     assert "ρ = 0.5-zCDP" in readme and "Steinke 2024" in readme
     assert json.loads(package.read("registry.json"))["rho"] == 0.5
+
+
+def test_a_choice_of_delta_mechanisms_only_falls_back_to_the_pure_defaults():
+    at = open_page(PAGE, {**ZCDP, "plan_mechs": text.MECHANISM_SHORT["smooth_laplace"]})
+    infos = " ".join(i.value for i in at.info)
+    assert "imply no ρ-zCDP bound" in infos
+    assert _ranked(at) == _listed(_core(rho_target=0.5))

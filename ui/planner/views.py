@@ -154,10 +154,20 @@ def usable_mechanisms(
     relation: str,
     designs: tuple[str, ...],
     sizes_public: bool = False,
+    rho_target: float | None = None,
 ) -> tuple[str, ...] | None:
     """The chosen mechanisms if one of them fits a planned design (the census included),
-    else None (the default mechanisms) with a note on the page."""
+    else None (the default mechanisms) with a note on the page.  Under a ρ-zCDP promise
+    (``rho_target`` given) a choice of (ε, δ) mechanisms only is not planned either."""
     if mechanisms is None:
+        return None
+    promise = "eps" if rho_target is None else "zcdp"
+    if not any(not planner.promise_refusal(m, promise) for m in mechanisms):
+        st.info(
+            "The chosen mechanisms are (ε, δ) mechanisms, which imply no ρ-zCDP bound; "
+            "comparing the default pure mechanisms under the ρ-zCDP promise.",
+            icon=":material/info:",
+        )
         return None
     if any(
         fitting(d, statistic, relation, mechanisms, sizes_public=sizes_public)
