@@ -63,9 +63,6 @@ class AccuracyFirst:
     eps_limit : float
         The largest ε_target the search may try (the top of its range): when the bound is
         out of reach, the ε_target of :attr:`plan`.
-    promise : str
-        ``"eps"`` (pure ε-DP) or ``"zcdp"``: under a ρ-zCDP promise the (ε, δ) mechanisms
-        were left out and :attr:`rho_target` is the smallest ρ found.
     """
 
     target_error_95: float
@@ -74,7 +71,13 @@ class AccuracyFirst:
     plan: PlanResult | None
     evaluations: int
     eps_limit: float
-    promise: str = "eps"
+
+    @property
+    def promise(self) -> str:
+        """``"eps"`` (pure ε-DP) or ``"zcdp"``: the promise the search was stated in (its
+        plan's, :attr:`core.planner.engine.PlanResult.promise`); under ρ-zCDP the (ε, δ)
+        mechanisms were left out."""
+        return "eps" if self.plan is None or self.plan.rho_target is None else "zcdp"
 
     @property
     def rho_target(self) -> float | None:
@@ -322,9 +325,9 @@ def smallest_eps_target(
     width = math.log1p(tol)
     bad, good = _bracket(gap, min(max(0.0, ua), ub), ua, ub)
     if good is None:
-        return AccuracyFirst(x, math.nan, False, finish(hi), search.evaluations + 1, hi, promise)
+        return AccuracyFirst(x, math.nan, False, finish(hi), search.evaluations + 1, hi)
     if bad is None:
-        return AccuracyFirst(x, lo, True, finish(lo), search.evaluations + 1, hi, promise)
+        return AccuracyFirst(x, lo, True, finish(lo), search.evaluations + 1, hi)
     stalls = 0
     while good - bad > width and search.evaluations < _MAX_SEARCH_PLANS:
         before = good - bad
@@ -352,7 +355,7 @@ def smallest_eps_target(
         # Bisect after two steps that did not halve the bracket (a bumpy or flat bound).
         stalls = stalls + 1 if good - bad > 0.5 * before else 0
     eps = at(good)
-    return AccuracyFirst(x, eps, True, finish(eps), search.evaluations + 1, hi, promise)
+    return AccuracyFirst(x, eps, True, finish(eps), search.evaluations + 1, hi)
 
 
 def _secant(gaps: dict[float, float], bad: float, good: float, spacing: float) -> float:

@@ -553,8 +553,8 @@ def plan_table(
                 objective=objective,
                 publish_share=share_cap,
                 refused=tuple(refused),
-                sizes_public=sizes_public,
                 pure_only=promise.kind == "zcdp",
+                sizes_public=sizes_public,
             )
             for c in range(len(cells))
             for s in range(len(stats))

@@ -588,8 +588,8 @@ def publication_view(ctx: PlannerInputs) -> None:
     promise = (
         f"ε_target = {fmt(ctx.eps_target, 'guarantee')}"
         if ctx.rho_target is None
-        else f"ρ = {ctx.rho_target:g}-zCDP (planned at the pure ε_target = "
-        f"{ctx.eps_target:.6g} that keeps it; the conversion is named above)"
+        else f"ρ = {fmt(ctx.rho_target, 'guarantee', 6)}-zCDP (planned at the pure ε_target = "
+        f"{fmt(ctx.eps_target, 'guarantee', 6)} that keeps it; the conversion is named above)"
     )
     st.caption(
         f"{promise} (set above) is the promise for the "

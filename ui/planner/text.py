@@ -231,9 +231,9 @@ def promise_words(eps_target: float, rho_target: float | None) -> str:
     if rho_target is None:
         return f"ε_target = {fmt(eps_target, 'guarantee')} (pure ε-differential privacy)."
     return (
-        f"ρ = {rho_target:.6g}-zCDP, stated by you; the planner plans every design at the pure "
-        f"ε_target = {eps_target:.6g}, the largest that keeps it, by the {CONVERSION}: "
-        f"{CONVERSION_FORMULA}."
+        f"ρ = {fmt(rho_target, 'guarantee', 6)}-zCDP, stated by you; the planner plans "
+        f"every design at the pure ε_target = {fmt(eps_target, 'guarantee', 6)}, the largest "
+        f"that keeps it, by the {CONVERSION}: {CONVERSION_FORMULA}."
     )
 
 
@@ -248,8 +248,8 @@ def promise_refusal_lines(refusals: Mapping[str, str]) -> str:
 def accuracy_rho_words(rho_target: float) -> str:
     """The accuracy-first answer's ρ, under a ρ-zCDP promise."""
     return (
-        f"As ρ-zCDP that is **ρ = {rho_target:.4g}** (ρ = ε·tanh(ε/2), the {CONVERSION}); "
-        "only pure mechanisms were searched."
+        f"As ρ-zCDP that is **ρ = {fmt(rho_target, 'guarantee', 4)}** (ρ = ε·tanh(ε/2), "
+        f"the {CONVERSION}); only pure mechanisms were searched."
     )
 
 

@@ -310,8 +310,8 @@ def run_plan(
         objective=ctx.objective,
         quantile=ctx.quantile,
         mechanisms=ctx.mechanisms,
-        sizes_public=ctx.sizes_public,
         rho_target=ctx.rho_target,
+        sizes_public=ctx.sizes_public,
         _progress=progress,
     )
 

@@ -207,7 +207,10 @@ def _parameter_rows(
             [("ε_target (promised for the population)", _text(_exactly(result.eps_target)))]
             if result.rho_target is None
             else [
-                ("Promise (ρ-zCDP, stated)", _text(f"ρ = {result.rho_target:.6g}")),
+                (
+                    "Promise (ρ-zCDP, stated)",
+                    _text(f"ρ = {fmt(result.rho_target, 'guarantee', 6)}"),
+                ),
                 (
                     "ε_target (planned: the pure guarantee that keeps ρ)",
                     _text(promise_words(result.eps_target, result.rho_target)),
