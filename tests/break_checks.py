@@ -2166,6 +2166,46 @@ BREAKS: tuple[Break, ...] = (
             "tests/core/planner/test_profiles.py::test_a_budget_share_keeps_the_generic_theorem",
         ),
     ),
+    Break(
+        name="zcdp-bun-steinke-not-sharp",
+        item="zCDP promise",
+        path="core/accounting/zcdp.py",
+        old="    return e * math.tanh(0.5 * e)",
+        new="    return 0.5 * e * e",
+        tests=("tests/core/accounting/test_zcdp.py",),
+    ),
+    Break(
+        name="zcdp-converted-the-wrong-way",
+        item="zCDP promise",
+        path="core/accounting/zcdp.py",
+        old="else eps_target_for_rho(self.value)",
+        new="else rho_for_eps(self.value)",
+        tests=("tests/core/accounting/test_zcdp.py", "tests/core/planner/test_promise.py"),
+    ),
+    Break(
+        name="zcdp-delta-mechanisms-planned",
+        item="zCDP promise",
+        path="core/planner/engine.py",
+        old="return tuple(m for m in fit if m in asked and not promise_refusal(m, kind))",
+        new="return tuple(m for m in fit if m in asked)",
+        tests=("tests/core/planner/test_promise.py",),
+    ),
+    Break(
+        name="zcdp-table-delta-mechanisms",
+        item="zCDP promise",
+        path="core/publication/table.py",
+        old='pure_only=promise.kind == "zcdp",',
+        new="pure_only=False,",
+        tests=("tests/core/publication/test_promise.py",),
+    ),
+    Break(
+        name="zcdp-page-drops-rho",
+        item="zCDP promise",
+        path="app_pages/planner.py",
+        old="        rho_target=rho_target,",
+        new="        rho_target=None,",
+        tests=("tests/pages/test_planner_promise.py",),
+    ),
 )
 
 

@@ -14,4 +14,10 @@ Modules
     removed record) and simple random sampling (changed record), in closed form, their
     inverses, and the proof that the generic theorem is already exact for one release of
     the analytically calibrated Gaussian mean.
+:mod:`core.accounting.zcdp`
+    A promise stated as ρ-zCDP: the sharp conversion from pure ε-DP (ρ = ε·tanh(ε/2)) and
+    its inverse, the largest ε_target that keeps ρ.
+:mod:`core.accounting.stratified_profile`
+    The exact worst loss of a proportional stratified sample with randomised rounding, for
+    the stratum sizes the population has, and its inverse.
 """

@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import mechanisms as mech
 from .._validation import check_choice, finite_scalar
+from ..accounting.zcdp import PROMISE_KINDS
 from ..designs.frame import Frame
 from ..designs.protocol import RELATIONS, Accounting, PlannerDesign, Point
 from ..designs.registry import DESIGNS, design_named
@@ -41,6 +42,8 @@ __all__ = [
     "eps_target_for",
     "mechanisms_for",
     "offered_mechanisms",
+    "promise_refusal",
+    "promise_refusals",
     "size_refusal",
     "size_refusals",
     "sizes_change",
@@ -157,6 +160,38 @@ def size_refusal(mechanism: str, relation: str, sizes_public: bool = False) -> s
         "are declared public (an invariant published with the table) or when neighbours "
         "differ by a changed record; the noisy sum over a noisy count needs no size."
     )
+
+
+def promise_refusal(mechanism: str, promise: str = "eps") -> str:
+    """Why ``mechanism`` is not planned under a promise stated as ``promise``.
+
+    Empty under a pure ε promise (``"eps"``), and under a ρ-zCDP promise (``"zcdp"``) for a
+    pure ε-DP mechanism, which keeps ρ once ε_target is converted
+    (:mod:`core.accounting.zcdp`).  An (ε, δ) mechanism (``uses_delta``) with δ > 0 implies
+    no zCDP bound at all: its privacy loss may be unbounded with probability up to δ, and
+    zCDP bounds every Rényi divergence.  So it is not planned with a converted ε.
+    """
+    cls = mech.MECHANISMS[check_choice("mechanism", mechanism, mech.MECHANISMS)]
+    check_choice("promise", promise, PROMISE_KINDS)
+    if promise == "eps" or not cls.uses_delta:
+        return ""
+    return (
+        f"{cls.label}: it is (ε, δ)-DP with δ > 0, and an (ε, δ) guarantee implies no "
+        "ρ-zCDP bound (with probability up to δ its privacy loss is unbounded, while zCDP "
+        "bounds every Rényi divergence). Under a ρ-zCDP promise only pure ε-DP mechanisms "
+        "are planned, at the ε_target the sharp conversion gives."
+    )
+
+
+def promise_refusals(
+    statistic: str, promise: str = "eps", *, bounded: bool = True
+) -> dict[str, str]:
+    """Every mechanism offered for ``statistic`` that :func:`promise_refusal` refuses, with why."""
+    return {
+        m: r
+        for m in offered_mechanisms(statistic, bounded=bounded)
+        if (r := promise_refusal(m, promise))
+    }
 
 
 def size_refusals(

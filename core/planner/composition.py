@@ -148,7 +148,7 @@ def several_statistics(
     statistics: Sequence[tuple[str, float]],
     shares: Sequence[float],
     *,
-    eps_target: float,
+    eps_target: float | None = None,
     delta_target: float | None = None,
     designs: Sequence[str] | None = None,
     rates: Sequence[float] | None = None,
@@ -162,6 +162,7 @@ def several_statistics(
     frame: Frame | None = None,
     sizes_public: bool = False,
     progress: Callable[[SeveralProgress], None] | None = None,
+    rho_target: float | None = None,
 ) -> tuple[PlanResult, ...]:
     """One plan per statistic released from the same samples, each with its budget share.
 
@@ -185,6 +186,10 @@ def several_statistics(
         Positive weights, one per statistic (normalised to sum to 1).
     progress : callable, optional
         Called with a :class:`SeveralProgress` after the census and after each design.
+    rho_target : float, optional
+        The promise stated as ρ-zCDP instead of ``eps_target``: the releases compose as pure
+        ε-DP on the sample, the design amplifies them once to the converted ``eps_target``
+        (:func:`core.accounting.zcdp.eps_target_for_rho`), which keeps ρ.
     Other parameters
         As for :func:`core.planner.engine.plan`.
 
@@ -225,6 +230,7 @@ def several_statistics(
             memory_budget=memory_budget,
             frame=frame,
             sizes_public=sizes_public,
+            rho_target=rho_target,
         )
         for (stat, q), share in zip(statistics, w, strict=True)
     ]

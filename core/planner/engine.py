@@ -29,6 +29,7 @@ import pandas as pd
 from .. import mechanisms as mech
 from .. import sensitivity as sens
 from .._validation import check_choice, check_delta_open, check_seed, check_whole, finite_scalar
+from ..accounting.zcdp import Promise, rho_for_eps
 from ..designs.frame import Frame
 from ..designs.protocol import RELATIONS, PlannerDesign
 from ..designs.registry import DESIGNS
@@ -46,6 +47,7 @@ from ..planner.budgets import (
     mechanisms_for,
     offered_mechanisms,
     positive,
+    promise_refusal,
 )
 from ..planner.errors import LEVEL, Draws, exact_row, summary_row
 from ..planner.simulate import (
@@ -126,6 +128,14 @@ class PlanResult:
     quantile: float = 0.5
     #: The population size was declared public (:attr:`Setting.sizes_public`).
     sizes_public: bool = False
+    #: The promise was stated as ρ-zCDP with this ρ (``eps_target`` is then its sharp
+    #: conversion, :mod:`core.accounting.zcdp`); None for a pure ε promise.
+    rho_target: float | None = None
+
+    @property
+    def promise(self) -> Promise:
+        """The promise as stated: pure ε_target, or ρ-zCDP (with its conversion named)."""
+        return Promise.of(self.eps_target, self.rho_target)
 
     @property
     def recommended(self) -> pd.Series:
@@ -178,6 +188,9 @@ class Setting:
     #: mechanism that divides by it fits added/removed neighbours only then
     #: (:func:`core.planner.budgets.size_refusal`).
     sizes_public: bool = False
+    #: The promise is ρ-zCDP with this ρ, and ``eps_target`` its conversion; the (ε, δ)
+    #: mechanisms are then not planned (:func:`core.planner.budgets.promise_refusal`).
+    rho_target: float | None = None
 
     def names(self, design: str) -> tuple[str, ...]:
         """The mechanisms fitting ``design``, restricted to the ones asked for (by default
@@ -199,7 +212,13 @@ class Setting:
             if self.mechanisms is None
             else self.mechanisms
         )
-        return tuple(m for m in fit if m in asked)
+        kind = self.promise.kind
+        return tuple(m for m in fit if m in asked and not promise_refusal(m, kind))
+
+    @property
+    def promise(self) -> Promise:
+        """The promise as stated (:meth:`core.accounting.zcdp.Promise.of`)."""
+        return Promise.of(self.eps_target, self.rho_target)
 
 
 def _base_row(design: PlannerDesign, name: str, pb: PointBudget) -> dict[str, Any]:
@@ -228,6 +247,7 @@ def _budgets(
     for p in points:
         eps: dict[str, float] = {}
         bound: dict[str, str] = {}
+        conversion = setting.promise.conversion
         for m in names:
             acc = design.accounting(setting.eps_target, setting.relation, mech.MECHANISMS[m], p)
             acc = profiles.refine(
@@ -241,7 +261,12 @@ def _budgets(
                 share=setting.share,
             )
             eps[m] = acc.eps_sample * setting.share
-            bound[m] = acc.bound
+            bound[m] = (
+                acc.bound
+                if not conversion
+                else f"{acc.bound}; the promised ρ = {setting.rho_target:.6g}-zCDP is kept by "
+                f"ε_target = {setting.eps_target:.6g} ({conversion})"
+            )
         delta = design.delta_sample(setting.delta_target, p) * setting.share
         out.append(PointBudget(p, eps, delta, bound))
     return out
@@ -505,7 +530,7 @@ def plan(
     population: Population,
     *,
     statistic: str = "median",
-    eps_target: float,
+    eps_target: float | None = None,
     delta_target: float | None = None,
     designs: Sequence[str] | None = None,
     rates: Sequence[float] | None = None,
@@ -522,6 +547,7 @@ def plan(
     memory_budget: int | None = None,
     frame: Frame | None = None,
     sizes_public: bool = False,
+    rho_target: float | None = None,
 ) -> PlanResult:
     """Compare designs, rates and mechanisms for releasing ``statistic`` at ``eps_target``.
 
@@ -538,8 +564,8 @@ def plan(
     statistic : str
         ``"median"`` (lower median, Hu et al. §4.3), ``"quantile"`` (the order statistic
         of rank :func:`core.sensitivity.quantile_rank` for ``quantile``) or ``"mean"``.
-    eps_target : float
-        The promised guarantee, finite and > 0.
+    eps_target : float, optional
+        The promised pure guarantee, finite and > 0.  Give it or ``rho_target``.
     delta_target : float, optional
         The promised δ, in (0, 1); default ``1 / (2N)``. Used by (ε, δ) mechanisms only.
     designs : sequence of str, optional
@@ -583,6 +609,12 @@ def plan(
         that divides by ``N`` (the Horvitz–Thompson mean) is compared only then; otherwise
         the noisy sum over a noisy count (``"sum_count"``), which reads no size, takes its
         place (:func:`core.planner.budgets.size_refusal`).  Default False: sizes private.
+    rho_target : float, optional
+        The promise stated as ρ-zCDP instead of ``eps_target`` (finite and > 0): the plan
+        is made at the largest pure ``eps_target`` that keeps it, by the sharp conversion
+        ρ = ε·tanh(ε/2) (:func:`core.accounting.zcdp.eps_target_for_rho`), named in every
+        row's ``accounting``; the (ε, δ) mechanisms, which imply no zCDP bound, are not
+        planned (:func:`core.planner.budgets.promise_refusal`).
 
     Returns
     -------
@@ -613,6 +645,7 @@ def plan(
         memory_budget=memory_budget,
         frame=frame,
         sizes_public=sizes_public,
+        rho_target=rho_target,
     )
     setting, frame = job.setting, job.frame
     rows = census_rows(job.census, frame, setting)
@@ -644,16 +677,18 @@ class PlanJob:
     objective: str
 
     def at(self, eps_target: float) -> PlanJob:
-        """The same job at another ``eps_target`` (finite and > 0)."""
+        """The same job at another ``eps_target`` (finite and > 0); under a ρ-zCDP promise
+        the ρ that ``eps_target`` keeps (:func:`core.accounting.zcdp.rho_for_eps`)."""
         t = positive("eps_target", eps_target)
-        return replace(self, setting=replace(self.setting, eps_target=t))
+        rho = None if self.setting.rho_target is None else rho_for_eps(t)
+        return replace(self, setting=replace(self.setting, eps_target=t, rho_target=rho))
 
 
 def prepare(
     population: Population,
     *,
     statistic: str = "median",
-    eps_target: float,
+    eps_target: float | None = None,
     delta_target: float | None = None,
     designs: Sequence[str] | None = None,
     rates: Sequence[float] | None = None,
@@ -668,6 +703,7 @@ def prepare(
     memory_budget: int | None = None,
     frame: Frame | None = None,
     sizes_public: bool = False,
+    rho_target: float | None = None,
 ) -> PlanJob:
     """The arguments of :func:`plan` checked (same names, same errors), ready to evaluate.
 
@@ -680,7 +716,8 @@ def prepare(
     check_choice("relation", relation, RELATIONS)
     check_choice("objective", objective, OBJECTIVES)
     q = 0.5 if statistic == "median" else sens.check_quantile(quantile)
-    t = positive("eps_target", eps_target)
+    promise = Promise.stated(eps_target=eps_target, rho_target=rho_target)
+    t, rho = promise.eps_target, promise.rho
     N = population.size
     d = 1.0 / (2.0 * N) if delta_target is None else check_delta_open("delta_target", delta_target)
     share = positive("budget_share", budget_share)
@@ -713,6 +750,7 @@ def prepare(
         memory_budget=memory_budget,
         bounded=bounded,
         sizes_public=bool(sizes_public),
+        rho_target=rho,
     )
     census = next(x for x in DESIGNS.values() if x.reference)
     return PlanJob(frame, grid, tuple(statuses), tuple(chosen), census, setting, objective)
@@ -721,7 +759,12 @@ def prepare(
 def assemble(job: PlanJob, rows: Sequence[dict[str, Any]]) -> PlanResult:
     """The :class:`PlanResult` of ``job`` from its rows (census and designs, any order)."""
     if not rows:
-        raise ValueError("no mechanism fits the chosen designs, relation and statistic")
+        why = (
+            ""
+            if job.setting.rho_target is None
+            else " (under a ρ-zCDP promise the (ε, δ) mechanisms are not planned)"
+        )
+        raise ValueError(f"no mechanism fits the chosen designs, relation and statistic{why}")
     setting = job.setting
     table, best = _ranked(pd.DataFrame(list(rows)), job.objective)
     census_best = best[best["design"] == job.census.name]
@@ -743,4 +786,5 @@ def assemble(job: PlanJob, rows: Sequence[dict[str, Any]]) -> PlanResult:
         N=job.frame.N,
         quantile=setting.quantile,
         sizes_public=setting.sizes_public,
+        rho_target=setting.rho_target,
     )
