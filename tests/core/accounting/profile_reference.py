@@ -3,7 +3,9 @@
 A slow, obviously correct reference for tiny populations (up to about eight records), against
 which fast closed forms and symmetric reductions are tested.  Nothing here is clever: every
 sample is enumerated with its probability, every neighbouring population is generated, and
-the worst mechanism is found by solving a linear program over every pair of samples.
+the worst mechanism is found by solving a linear program with a constraint for every pair of
+samples; the answer is then proven from both sides (attained by a mechanism that is checked
+on every pair, and not exceeded by a weak-duality bound), whatever the solver did.
 
 The model
 ---------
@@ -38,9 +40,10 @@ every mechanism with budgets ``(a, c)`` is at most::
 maximised over both directions (``P/Q`` and ``Q/P``).  Conversely every feasible ``f`` *is* a
 mechanism: output 1 with probability ``κ f(s)``, else 0.  For output 1 the constraint is the
 budget; for output 0, ``log(1 − κ f(s))`` varies by at most ``O(κ)``, below every positive
-edge weight once ``κ`` is small.  The supremum is therefore attained (as ``κ → 0``, in the
-limit of rare outputs) and the reference is tight by construction; :func:`worst_loss`
-returns the optimal ``f``.
+edge weight once ``κ`` is small (and not at all across an edge of weight 0, where ``f`` is
+constant).  Output 1 has the ratio ``Σ P f / Σ Q f`` exactly (``κ`` cancels), so the supremum
+is the loss of the worst mechanism and the reference is tight by construction;
+:func:`worst_loss` returns the optimal ``f``.
 
 Restricting to the supports is exact
 ------------------------------------
@@ -125,7 +128,8 @@ RELATIONS = ("deletion", "replacement")
 #: Largest accepted gap between the certified upper bound and the attained loss (natural log).
 CERTIFIED_GAP = 1e-10
 
-#: HiGHS tolerances, tighter than its defaults (1e-7) so the certificate closes.
+#: HiGHS tolerances, tighter than its defaults (1e-7): the dual bound then meets the attained
+#: value to about 1e-12 (budgets near 1e-9 are beyond them, and are refused).
 _HIGHS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
 
 
@@ -432,6 +436,9 @@ def _active_multipliers(
     rows_i, rows_j = _direct_pairs(dist)
     active = g[rows_i] - g[rows_j] >= dist[rows_i, rows_j] - 1e-9
     rows_i, rows_j = rows_i[active], rows_j[active]
+    mu = np.zeros((n, n))
+    if rows_i.size == 0:  # (scipy's nnls aborts on a matrix without columns)
+        return mu
     cols = np.zeros((n, rows_i.size))
     k = np.arange(rows_i.size)
     cols[rows_i, k] += 1.0
@@ -439,7 +446,6 @@ def _active_multipliers(
     weight = 1.0 / (np.exp(-dist) @ den)
     rhs = weight * (num - lam * den)
     mu_flat = nnls(weight[:, None] * cols, rhs, maxiter=50 * (k.size + 1))[0]
-    mu = np.zeros((n, n))
     mu[rows_i, rows_j] = mu_flat
     return mu
 
@@ -514,6 +520,8 @@ def worst_loss(
     best: tuple[float, dict[frozenset, float], str] | None = None
     for direction, num, den in (("P/Q", p, q), ("Q/P", q, p)):
         ratio = _max_ratio(num, den, dist)
+        if ratio.upper < ratio.attained - 1e-12:  # weak duality cannot fail; checked anyway
+            raise RuntimeError(f"{direction}: the dual bound is below the attained value")
         if not ratio.upper - ratio.attained <= CERTIFIED_GAP:
             raise RuntimeError(
                 f"{direction}: attained {ratio.attained!r} but the dual bound is "

@@ -249,6 +249,19 @@ def test_a_budget_below_the_solvers_resolution_is_refused_or_right():
         assert loss == pytest.approx(float(poisson_eps_target(1.0, 1e-9, 0.5)), abs=1e-10)
 
 
+def test_a_solver_answer_that_is_not_optimal_is_refused(monkeypatch):
+    """The certificate, not the solver's status, decides: a feasible but poor answer (every
+    f equal, no multipliers) is caught by the dual bound."""
+    pop, frame = ref.population_from_sizes([3])
+    p = ref.sample_law("poisson", pop, frame, rate=0.5)
+    q = ref.sample_law("poisson", {**pop, ref.NEW_RECORD: "h0"}, frame, rate=0.5)
+    monkeypatch.setattr(
+        ref, "_solve", lambda num, den, dist: (np.ones(num.size), np.zeros((num.size,) * 2))
+    )
+    with pytest.raises(RuntimeError, match="not solved"):
+        ref.worst_loss(p, q, 1.0, 1.0)
+
+
 # -- laws and neighbours ---------------------------------------------------------------------
 
 
