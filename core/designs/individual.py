@@ -29,7 +29,7 @@ from ..designs.protocol import Accounting, PlannerDesign, Point, WindowDraw
 from ..windowed.runs import RunSource
 
 if TYPE_CHECKING:
-    from ..mechanisms import Mechanism
+    from ..mechanisms.base import BudgetFactors
 
 __all__ = ["Poisson", "SimpleRandom", "permutations"]
 
@@ -143,34 +143,33 @@ class Poisson(_Individual):
         return ""
 
     def change_accounting(
-        self, eps_target: float, mechanism: type[Mechanism] | None, point: Point
+        self, eps_target: float, factors: BudgetFactors | None, point: Point
     ) -> Accounting:
         """The exact bound for a changed record from the mechanism's two budgets.
 
         ``ε_target = ln((1 − r + r e^{ε_ar}) / (1 − r + r e^{ε_ar − ε_sub}))``
-        (:func:`core.accounting.change_one.poisson_eps_target`), inverted; group privacy
-        when no mechanism is named.
+        (:func:`core.accounting.change_one.poisson_eps_target`), inverted with
+        ``ε_ar = α ε_sample`` and ``ε_sub = min(γ, 2α) ε_sample`` kept apart (for the
+        exponential median α = 1/2 and γ = 1); group privacy when no mechanism is named.
         """
-        if mechanism is None or mechanism.add_remove_factor is None:
-            return super().change_accounting(eps_target, mechanism, point)
+        if factors is None or factors.add_remove is None:
+            return super().change_accounting(eps_target, factors, point)
         eps = float(
             change_one.poisson_eps_sample(
-                eps_target, point.rate, mechanism.add_remove_factor, mechanism.change_factor
+                eps_target, point.rate, factors.add_remove, factors.change
             )
         )
         return Accounting(eps, _POISSON_CHANGE)
 
     def change_eps_target(
-        self, eps_sample: float, mechanism: type[Mechanism] | None, point: Point
+        self, eps_sample: float, factors: BudgetFactors | None, point: Point
     ) -> float:
-        if mechanism is None or mechanism.add_remove_factor is None:
-            return super().change_eps_target(eps_sample, mechanism, point)
-        gamma = change_one.effective_change_factor(
-            mechanism.add_remove_factor, mechanism.change_factor
-        )
+        if factors is None or factors.add_remove is None:
+            return super().change_eps_target(eps_sample, factors, point)
+        gamma = change_one.effective_change_factor(factors.add_remove, factors.change)
         return float(
             change_one.poisson_eps_target(
-                mechanism.add_remove_factor * eps_sample, gamma * eps_sample, point.rate
+                factors.add_remove * eps_sample, gamma * eps_sample, point.rate
             )
         )
 

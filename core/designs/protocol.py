@@ -48,6 +48,7 @@ from ..accounting.change_one import effective_change_factor
 if TYPE_CHECKING:
     from ..designs.frame import Frame
     from ..mechanisms import Mechanism
+    from ..mechanisms.base import BudgetFactors
 
 #: A source of sample windows (:class:`core.windowed.SampleWindows` or a design's own).
 WindowSource = Any
@@ -120,18 +121,19 @@ class WindowDraw:
     source: Callable[[np.random.Generator, NDArray[np.int64]], WindowSource] | None = None
 
 
-def _factor(mechanism: type[Mechanism] | None, relation: str) -> float:
+def _factor(factors: BudgetFactors | None, relation: str) -> float:
     """The mechanism's budget for ``relation`` per unit of ``eps_sample`` (1 when unnamed).
 
     ``α`` for added or removed records; ``min(γ, 2α)`` for a changed one
-    (:func:`core.accounting.change_one.effective_change_factor`).
+    (:func:`core.accounting.change_one.effective_change_factor`).  ``factors`` are the
+    mechanism's at the level it releases (:meth:`core.mechanisms.Mechanism.budget_factors`).
     """
-    if mechanism is None:
+    if factors is None:
         return 1.0
-    alpha, gamma = mechanism.add_remove_factor, mechanism.change_factor
+    alpha, gamma = factors.add_remove, factors.change
     if relation == "deletion":
         if alpha is None:
-            raise ValueError(f"{mechanism.name!r} states no guarantee for added or removed records")
+            raise ValueError(f"{factors.name!r} states no guarantee for added or removed records")
         return float(alpha)
     return effective_change_factor(alpha, gamma)
 
@@ -250,7 +252,7 @@ class PlannerDesign(ABC):
         return need in mechanism.relations
 
     def accounting(
-        self, eps_target: float, relation: str, mechanism: type[Mechanism] | None, point: Point
+        self, eps_target: float, relation: str, factors: BudgetFactors | None, point: Point
     ) -> Accounting:
         """``eps_sample`` for ``eps_target`` under ``relation``, with the bound named.
 
@@ -258,19 +260,21 @@ class PlannerDesign(ABC):
         mechanism's budget for that relation (``ε_ar = α ε_sample`` for added or removed
         records, ``ε_sub = min(γ, 2α) ε_sample`` for a changed one; α = γ = 1 when no
         mechanism is named).  A design proven for added or removed records, asked for a
-        changed record, uses :meth:`change_accounting`.
+        changed record, uses :meth:`change_accounting`.  ``factors`` are the mechanism's
+        budgets at the level it releases (:meth:`core.mechanisms.Mechanism.budget_factors`:
+        α = max(q, 1 − q) for the exponential quantile, so 1/2 for the median).
         """
-        factor = _factor(mechanism, relation)
+        factor = _factor(factors, relation)
         if self.proven_for == "any":
             return Accounting(eps_target / factor, self.theorem)
         if self.proven_for == relation:
             return Accounting(self.deamplified(eps_target, point) / factor, self.theorem)
         if self.proven_for == "deletion" and relation == "replacement":
-            return self.change_accounting(eps_target, mechanism, point)
+            return self.change_accounting(eps_target, factors, point)
         raise ValueError(f"the {self.label.lower()} has no theorem for relation={relation!r}")
 
     def change_accounting(
-        self, eps_target: float, mechanism: type[Mechanism] | None, point: Point
+        self, eps_target: float, factors: BudgetFactors | None, point: Point
     ) -> Accounting:
         """A changed record under a theorem for added or removed ones: group privacy.
 
@@ -280,28 +284,28 @@ class PlannerDesign(ABC):
         budget of ``eps_target / 2``.  Designs with a tighter proven bound override this.
         """
         return Accounting(
-            self.deamplified(eps_target / 2.0, point) / _factor(mechanism, "deletion"),
+            self.deamplified(eps_target / 2.0, point) / _factor(factors, "deletion"),
             f"group privacy: a change is a removal and an addition, so twice the bound of "
             f"{self.theorem}",
         )
 
     def change_eps_target(
-        self, eps_sample: float, mechanism: type[Mechanism] | None, point: Point
+        self, eps_sample: float, factors: BudgetFactors | None, point: Point
     ) -> float:
         """The inverse of :meth:`change_accounting`: twice the theorem's bound."""
-        return 2.0 * self.amplified(eps_sample * _factor(mechanism, "deletion"), point)
+        return 2.0 * self.amplified(eps_sample * _factor(factors, "deletion"), point)
 
     def eps_target_of(
-        self, eps_sample: float, relation: str, mechanism: type[Mechanism] | None, point: Point
+        self, eps_sample: float, relation: str, factors: BudgetFactors | None, point: Point
     ) -> float:
         """The inverse of :meth:`accounting`: ``eps_target`` when ``eps_sample`` is spent."""
-        factor = _factor(mechanism, relation)
+        factor = _factor(factors, relation)
         if self.proven_for == "any":
             return eps_sample * factor
         if self.proven_for == relation:
             return self.amplified(eps_sample * factor, point)
         if self.proven_for == "deletion" and relation == "replacement":
-            return self.change_eps_target(eps_sample, mechanism, point)
+            return self.change_eps_target(eps_sample, factors, point)
         raise ValueError(f"the {self.label.lower()} has no theorem for relation={relation!r}")
 
     def delta_sample(self, delta_target: float, point: Point) -> float:

@@ -229,7 +229,8 @@ def _budgets(
         eps: dict[str, float] = {}
         bound: dict[str, str] = {}
         for m in names:
-            acc = design.accounting(setting.eps_target, setting.relation, mech.MECHANISMS[m], p)
+            factors = mech.MECHANISMS[m].budget_factors(setting.quantile)
+            acc = design.accounting(setting.eps_target, setting.relation, factors, p)
             eps[m] = acc.eps_sample * setting.share
             bound[m] = acc.bound
         delta = design.delta_sample(setting.delta_target, p) * setting.share

@@ -40,11 +40,20 @@ def test_poisson_change_accounting_is_exact_and_inverts():
     poi = Poisson()
     p = poi.point(FRAME, 0.05)
     assert p is not None
-    acc = poi.accounting(1.0, "replacement", mech.ExponentialQuantile, p)
+    factors = mech.GlobalLaplaceQuantile.budget_factors(0.5)  # alpha = gamma = 1
+    acc = poi.accounting(1.0, "replacement", factors, p)
     assert acc.eps_sample == pytest.approx(float(amp.eps_sample(1.0, 0.05)), rel=1e-12)
     assert "exact for a changed record" in acc.bound
-    back = poi.eps_target_of(acc.eps_sample, "replacement", mech.ExponentialQuantile, p)
+    back = poi.eps_target_of(acc.eps_sample, "replacement", factors, p)
     assert back == pytest.approx(1.0, rel=1e-12)
+    # The exponential median: ε_ar = ε_sample / 2 and ε_sub = ε_sample, the closed form
+    # ln((1 − r + r e^x) / (1 − r + r e^{−x})) = 1 at x = ε_sample / 2.
+    median = mech.ExponentialQuantile.budget_factors(0.5)
+    acc = poi.accounting(1.0, "replacement", median, p)
+    x = acc.eps_sample / 2.0
+    got = math.log((0.95 + 0.05 * math.exp(x)) / (0.95 + 0.05 * math.exp(-x)))
+    assert got == pytest.approx(1.0, rel=1e-12)
+    assert acc.eps_sample > float(amp.eps_sample(1.0, 0.05))
     # Without a mechanism: group privacy, the theorem at ε_target / 2.
     group = poi.accounting(1.0, "replacement", None, p)
     assert group.eps_sample == pytest.approx(float(amp.eps_sample(0.5, 0.05)), rel=1e-12)

@@ -20,10 +20,18 @@ def test_fit_follows_the_mechanisms_guarantee_and_the_designs_size():
 def test_group_privacy_is_the_default_for_a_changed_record_and_inverts():
     cluster = DESIGNS["cluster"]
     point = cluster.theorem_point({"sizes": [3, 4, 9], "clusters_sampled": 1})
-    acc = cluster.accounting(1.0, "replacement", mech.ExponentialQuantile, point)
+    factors = mech.GlobalLaplaceQuantile.budget_factors(0.5)  # alpha = gamma = 1
+    acc = cluster.accounting(1.0, "replacement", factors, point)
     assert acc.eps_sample == pytest.approx(cluster.deamplified(0.5, point), rel=1e-12)
     assert "group privacy" in acc.bound
-    back = cluster.eps_target_of(acc.eps_sample, "replacement", mech.ExponentialQuantile, point)
+    back = cluster.eps_target_of(acc.eps_sample, "replacement", factors, point)
+    assert back == pytest.approx(1.0, rel=1e-9)
+    # The exponential median's add/remove budget is 1/2: each half of the change costs
+    # amp(ε_sample / 2), so it may spend twice as much.
+    median = mech.ExponentialQuantile.budget_factors(0.5)
+    acc = cluster.accounting(1.0, "replacement", median, point)
+    assert acc.eps_sample == pytest.approx(2.0 * cluster.deamplified(0.5, point), rel=1e-12)
+    back = cluster.eps_target_of(acc.eps_sample, "replacement", median, point)
     assert back == pytest.approx(1.0, rel=1e-9)
 
 

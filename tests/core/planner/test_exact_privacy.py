@@ -123,7 +123,8 @@ def plan_of(case: Case) -> Plan:
     frame = toy.frame()
     point = d.point(frame, case.rate)
     assert point is not None
-    acc = d.accounting(EPS_TARGET, case.relation, mech.MECHANISMS[case.mechanism], point)
+    factors = mech.MECHANISMS[case.mechanism].budget_factors(STATISTICS[case.statistic])
+    acc = d.accounting(EPS_TARGET, case.relation, factors, point)
     delta_target = _delta_target(toy)
     return Plan(
         d,
