@@ -2123,6 +2123,19 @@ BREAKS: tuple[Break, ...] = (
             "test_density_ratio_of_neighbours_is_at_most_e_to_eps",
         ),
     ),
+    Break(
+        name="poisson-shared-sample-keeps-two-budgets",
+        item="exponential add/remove budget",
+        path="core/designs/individual.py",
+        old="change = 2.0 * factors.add_remove if shared else factors.change\n        eps = float(",
+        new="change = factors.change\n        eps = float(",
+        tests=(
+            "tests/core/designs/test_individual.py::"
+            "test_shared_sample_shares_compose_within_eps_target",
+            "tests/core/planner/test_composition.py::"
+            "test_shares_of_any_mechanisms_compose_within_eps_target_on_poisson_samples",
+        ),
+    ),
 )
 
 

@@ -252,7 +252,13 @@ class PlannerDesign(ABC):
         return need in mechanism.relations
 
     def accounting(
-        self, eps_target: float, relation: str, factors: BudgetFactors | None, point: Point
+        self,
+        eps_target: float,
+        relation: str,
+        factors: BudgetFactors | None,
+        point: Point,
+        *,
+        shared: bool = False,
     ) -> Accounting:
         """``eps_sample`` for ``eps_target`` under ``relation``, with the bound named.
 
@@ -263,6 +269,12 @@ class PlannerDesign(ABC):
         changed record, uses :meth:`change_accounting`.  ``factors`` are the mechanism's
         budgets at the level it releases (:meth:`core.mechanisms.Mechanism.budget_factors`:
         α = max(q, 1 − q) for the exponential quantile, so 1/2 for the median).
+
+        ``shared``: the release spends a share of ``eps_sample`` and the other shares go to
+        other releases from the same sample, which compose there (their ``ε_ar`` add, and
+        their ``ε_sub``).  Every bound here is a function of one of the two budgets, so the
+        shares of different mechanisms add up to what the bound allows; a bound of both
+        at once must make them add too (:meth:`change_accounting`).
         """
         factor = _factor(factors, relation)
         if self.proven_for == "any":
@@ -270,18 +282,24 @@ class PlannerDesign(ABC):
         if self.proven_for == relation:
             return Accounting(self.deamplified(eps_target, point) / factor, self.theorem)
         if self.proven_for == "deletion" and relation == "replacement":
-            return self.change_accounting(eps_target, factors, point)
+            return self.change_accounting(eps_target, factors, point, shared=shared)
         raise ValueError(f"the {self.label.lower()} has no theorem for relation={relation!r}")
 
     def change_accounting(
-        self, eps_target: float, factors: BudgetFactors | None, point: Point
+        self,
+        eps_target: float,
+        factors: BudgetFactors | None,
+        point: Point,
+        *,
+        shared: bool = False,
     ) -> Accounting:
         """A changed record under a theorem for added or removed ones: group privacy.
 
         A change is a removal followed by an addition (of a record that may belong to
         another stratum or cluster, which moves the design's sizes), so a design that keeps
         ``ε`` for each keeps ``2ε`` for a change: the mechanism may spend the add/remove
-        budget of ``eps_target / 2``.  Designs with a tighter proven bound override this.
+        budget of ``eps_target / 2``.  Designs with a tighter proven bound override this
+        (``shared`` as in :meth:`accounting`; group privacy reads ``ε_ar`` alone).
         """
         return Accounting(
             self.deamplified(eps_target / 2.0, point) / _factor(factors, "deletion"),
@@ -290,13 +308,24 @@ class PlannerDesign(ABC):
         )
 
     def change_eps_target(
-        self, eps_sample: float, factors: BudgetFactors | None, point: Point
+        self,
+        eps_sample: float,
+        factors: BudgetFactors | None,
+        point: Point,
+        *,
+        shared: bool = False,
     ) -> float:
         """The inverse of :meth:`change_accounting`: twice the theorem's bound."""
         return 2.0 * self.amplified(eps_sample * _factor(factors, "deletion"), point)
 
     def eps_target_of(
-        self, eps_sample: float, relation: str, factors: BudgetFactors | None, point: Point
+        self,
+        eps_sample: float,
+        relation: str,
+        factors: BudgetFactors | None,
+        point: Point,
+        *,
+        shared: bool = False,
     ) -> float:
         """The inverse of :meth:`accounting`: ``eps_target`` when ``eps_sample`` is spent."""
         factor = _factor(factors, relation)
@@ -305,7 +334,7 @@ class PlannerDesign(ABC):
         if self.proven_for == relation:
             return self.amplified(eps_sample * factor, point)
         if self.proven_for == "deletion" and relation == "replacement":
-            return self.change_eps_target(eps_sample, factors, point)
+            return self.change_eps_target(eps_sample, factors, point, shared=shared)
         raise ValueError(f"the {self.label.lower()} has no theorem for relation={relation!r}")
 
     def delta_sample(self, delta_target: float, point: Point) -> float:

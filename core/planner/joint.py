@@ -207,7 +207,7 @@ def joint_exp_errors(
     point = d.point(fr, r)
     if point is None or not 0 < point.rate <= 1:
         raise ValueError(f"the {d.label.lower()} cannot realise rate = {rate!r} here")
-    acc = d.accounting(t, relation, mech.budget_factors(), point)
+    acc = d.accounting(t, relation, mech.budget_factors(), point, shared=w < 1.0)
     eps_sample = acc.eps_sample * w
     m = len(q)
     n = float(fr.N) if d.reference else float(point.n)
