@@ -948,8 +948,8 @@ BREAKS: tuple[Break, ...] = (
         name="planner-joint-exp-group-privacy",
         item="issue 23 planner mechanisms",
         path="core/planner/joint.py",
-        old="acc = d.accounting(t, relation, mech.budget_factors(), point)",
-        new="acc = d.accounting(t, relation, None, point)",
+        old="acc = d.accounting(t, relation, mech.budget_factors(), point, shared=w < 1.0)",
+        new="acc = d.accounting(t, relation, None, point, shared=w < 1.0)",
         tests=(
             "tests/core/planner/test_joint.py::"
             "test_joint_exp_spends_the_exponential_mechanisms_budget",
@@ -1654,8 +1654,8 @@ BREAKS: tuple[Break, ...] = (
         name="enum-poisson-change-bound-loosened",
         item="35 enumeration",
         path="core/designs/individual.py",
-        old="                eps_target, point.rate, factors.add_remove, factors.change",
-        new="                2 * eps_target, point.rate, factors.add_remove, factors.change",
+        old="poisson_eps_sample(eps_target, point.rate, factors.add_remove, change)",
+        new="poisson_eps_sample(2 * eps_target, point.rate, factors.add_remove, change)",
         tests=(
             "tests/core/planner/test_exact_privacy.py::test_release_keeps_the_stated_eps_target",
         ),
