@@ -948,8 +948,8 @@ BREAKS: tuple[Break, ...] = (
         name="planner-joint-exp-group-privacy",
         item="issue 23 planner mechanisms",
         path="core/planner/joint.py",
-        old="acc = d.accounting(t, relation, cast(type[Mechanism], JointExpQuantiles), point)",
-        new="acc = d.accounting(t, relation, None, point)",
+        old="acc = d.accounting(t, relation, mech.budget_factors(), point, shared=w < 1.0)",
+        new="acc = d.accounting(t, relation, None, point, shared=w < 1.0)",
         tests=(
             "tests/core/planner/test_joint.py::"
             "test_joint_exp_spends_the_exponential_mechanisms_budget",
@@ -1654,10 +1654,8 @@ BREAKS: tuple[Break, ...] = (
         name="enum-poisson-change-bound-loosened",
         item="35 enumeration",
         path="core/designs/individual.py",
-        old="                eps_target, point.rate, mechanism.add_remove_factor, mechanism."
-        "change_factor",
-        new="                2 * eps_target, point.rate, mechanism.add_remove_factor, mechanism."
-        "change_factor",
+        old="poisson_eps_sample(eps_target, point.rate, factors.add_remove, change)",
+        new="poisson_eps_sample(2 * eps_target, point.rate, factors.add_remove, change)",
         tests=(
             "tests/core/planner/test_exact_privacy.py::test_release_keeps_the_stated_eps_target",
         ),
@@ -2205,6 +2203,65 @@ BREAKS: tuple[Break, ...] = (
         old="        rho_target=rho_target,",
         new="        rho_target=None,",
         tests=("tests/pages/test_planner_promise.py",),
+    ),
+    Break(
+        name="exponential-add-remove-factor-back-to-one",
+        item="exponential add/remove budget",
+        path="core/mechanisms/exponential.py",
+        old="return BudgetFactors(cls.name, max(q, 1.0 - q), cls.change_factor)",
+        new="return BudgetFactors(cls.name, 1.0, cls.change_factor)",
+        tests=(
+            "tests/core/mechanisms/test_exponential.py::"
+            "test_add_remove_loss_is_max_q_one_minus_q_and_attained",
+        ),
+    ),
+    Break(
+        name="exponential-add-remove-factor-min-q",
+        item="exponential add/remove budget",
+        path="core/mechanisms/exponential.py",
+        old="return BudgetFactors(cls.name, max(q, 1.0 - q), cls.change_factor)",
+        new="return BudgetFactors(cls.name, min(q, 1.0 - q), cls.change_factor)",
+        tests=(
+            "tests/core/mechanisms/test_exponential.py::"
+            "test_add_remove_loss_is_max_q_one_minus_q_and_attained",
+            "tests/core/planner/test_exact_privacy.py::test_release_keeps_the_stated_eps_target"
+            "[six-deletion-quantile-census-exponential-1]",
+        ),
+    ),
+    Break(
+        name="planner-accounts-every-level-as-the-median",
+        item="exponential add/remove budget",
+        path="core/planner/engine.py",
+        old="factors = mech.MECHANISMS[m].budget_factors(setting.quantile)",
+        new="factors = mech.MECHANISMS[m].budget_factors(0.5)",
+        tests=(
+            "tests/core/planner/test_budgets.py::"
+            "test_plan_under_deletion_gives_the_exponential_quantile_its_levels_budget",
+        ),
+    ),
+    Break(
+        name="joint-exp-add-remove-largest-gap",
+        item="exponential add/remove budget",
+        path="core/mechanisms/joint_exp.py",
+        old="return BudgetFactors(self.name, float(1.0 - gaps.min()), self.change_factor)",
+        new="return BudgetFactors(self.name, float(1.0 - gaps.max()), self.change_factor)",
+        tests=(
+            "tests/core/mechanisms/test_joint_exp.py::"
+            "test_density_ratio_of_neighbours_is_at_most_e_to_eps",
+        ),
+    ),
+    Break(
+        name="poisson-shared-sample-keeps-two-budgets",
+        item="exponential add/remove budget",
+        path="core/designs/individual.py",
+        old="change = 2.0 * factors.add_remove if shared else factors.change\n        eps = float(",
+        new="change = factors.change\n        eps = float(",
+        tests=(
+            "tests/core/designs/test_individual.py::"
+            "test_shared_sample_shares_compose_within_eps_target",
+            "tests/core/planner/test_composition.py::"
+            "test_shares_of_any_mechanisms_compose_within_eps_target_on_poisson_samples",
+        ),
     ),
 )
 

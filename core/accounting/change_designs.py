@@ -156,8 +156,8 @@ def change_accounting(
     design : str
         One of :data:`DESIGNS`.
     add_remove_factor, change_factor : float or None
-        The mechanism's ``alpha`` and ``gamma``
-        (:attr:`core.mechanisms.Mechanism.add_remove_factor`, ``change_factor``).
+        The mechanism's ``alpha`` and ``gamma`` at the level it releases
+        (:meth:`core.mechanisms.Mechanism.budget_factors`).
     eps_target, eps_sample : float, optional
         Exactly one, finite and > 0.
     rate : float, optional

@@ -43,10 +43,10 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from ..designs.protocol import Accounting, PlannerDesign, Point, budget_factors
+from ..designs.protocol import Accounting, PlannerDesign, Point, factor_pair
 
 if TYPE_CHECKING:
-    from ..mechanisms import Mechanism
+    from ..mechanisms import BudgetFactors
 
 __all__ = ["ClusterCoupling", "attained_change_loss", "coupling_factor"]
 
@@ -57,11 +57,17 @@ COUPLING_BOUND = (
 )
 
 
-def coupling_factor(mechanism: type[Mechanism] | None) -> float | None:
+def coupling_factor(factors: BudgetFactors | None, shared: bool = False) -> float | None:
     """``max(α, min(γ, 2α))``: the population's loss per unit of ``eps_sample`` under the
     coupling bound for a record that may change cluster (None without an add/remove
-    guarantee)."""
-    alpha, gamma_eff = budget_factors(mechanism)
+    guarantee).
+
+    ``shared`` (releases share the sample): ``2α``.  Each release then picks between group
+    privacy and this bound by ``α`` alone, so whichever it picks, the releases' add/remove
+    budgets add up to what that bound allows; with ``γ`` in the choice, a release priced by
+    one bound and another priced by the other could together exceed both.
+    """
+    alpha, gamma_eff = factor_pair(factors, shared)
     if alpha is None:
         return None
     return max(alpha, gamma_eff)
@@ -107,20 +113,30 @@ class ClusterCoupling(PlannerDesign):
         )
 
     def change_accounting(
-        self, eps_target: float, mechanism: type[Mechanism] | None, point: Point
+        self,
+        eps_target: float,
+        factors: BudgetFactors | None,
+        point: Point,
+        *,
+        shared: bool = False,
     ) -> Accounting:
         """Group privacy over the design's theorem, or the coupling bound where it lets the
-        mechanism spend more (module docstring)."""
-        group = super().change_accounting(eps_target, mechanism, point)
-        factor = coupling_factor(mechanism)
+        mechanism spend more (module docstring; ``shared`` as in :func:`coupling_factor`)."""
+        group = super().change_accounting(eps_target, factors, point, shared=shared)
+        factor = coupling_factor(factors, shared)
         if factor is None or eps_target / factor <= group.eps_sample:
             return group
         return Accounting(eps_target / factor, COUPLING_BOUND)
 
     def change_eps_target(
-        self, eps_sample: float, mechanism: type[Mechanism] | None, point: Point
+        self,
+        eps_sample: float,
+        factors: BudgetFactors | None,
+        point: Point,
+        *,
+        shared: bool = False,
     ) -> float:
         """The inverse of :meth:`change_accounting`: the smaller guarantee."""
-        group = super().change_eps_target(eps_sample, mechanism, point)
-        factor = coupling_factor(mechanism)
+        group = super().change_eps_target(eps_sample, factors, point, shared=shared)
+        factor = coupling_factor(factors, shared)
         return group if factor is None else min(group, factor * eps_sample)

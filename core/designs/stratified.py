@@ -22,10 +22,10 @@ from .. import strata as st
 from ..accounting.stratified_profile import stratified_eps_sample, stratified_eps_target
 from ..designs.frame import Frame
 from ..designs.individual import permutations
-from ..designs.protocol import Accounting, PlannerDesign, Point, WindowDraw, budget_factors
+from ..designs.protocol import Accounting, PlannerDesign, Point, WindowDraw, factor_pair
 
 if TYPE_CHECKING:
-    from ..mechanisms import Mechanism
+    from ..mechanisms import BudgetFactors
 from ..designs.stratified_windows import StrataIndex, proportional_source
 
 __all__ = ["STRATA_FRAME", "ProportionalStratifiedDesign", "rounded_allocation"]
@@ -123,14 +123,25 @@ class ProportionalStratifiedDesign(PlannerDesign):
         return float(st.proportional_eps_sample_for_target(eps_target, point.rate))
 
     def accounting(
-        self, eps_target: float, relation: str, mechanism: type[Mechanism] | None, point: Point
+        self,
+        eps_target: float,
+        relation: str,
+        factors: BudgetFactors | None,
+        point: Point,
+        *,
+        shared: bool = False,
     ) -> Accounting:
         """The papers' bound (:meth:`PlannerDesign.accounting`) or the exact profile for the
-        population's stratum sizes, whichever lets the mechanism spend more."""
+        population's stratum sizes, whichever lets the mechanism spend more.
+
+        ``shared``: the profile is read at the change budget ``2α`` (:func:`factor_pair`),
+        a function of the add/remove budget alone, so the shares of releases that share the
+        sample add up (their ``α`` budgets compose).
+        """
         sizes = point.theorem.get("sizes")
-        alpha, gamma = budget_factors(mechanism)
+        alpha, gamma = factor_pair(factors, shared)
         theorem = (
-            super().accounting(eps_target, relation, mechanism, point)
+            super().accounting(eps_target, relation, factors, point, shared=shared)
             if _theorem_holds(sizes, point.rate)
             else None
         )
@@ -144,13 +155,19 @@ class ProportionalStratifiedDesign(PlannerDesign):
         return Accounting(float(exact), _profile_name(relation, exact.exact))
 
     def eps_target_of(
-        self, eps_sample: float, relation: str, mechanism: type[Mechanism] | None, point: Point
+        self,
+        eps_sample: float,
+        relation: str,
+        factors: BudgetFactors | None,
+        point: Point,
+        *,
+        shared: bool = False,
     ) -> float:
         """The inverse of :meth:`accounting`: the smaller of the two guarantees."""
         sizes = point.theorem.get("sizes")
-        alpha, gamma = budget_factors(mechanism)
+        alpha, gamma = factor_pair(factors, shared)
         theorem = (
-            super().eps_target_of(eps_sample, relation, mechanism, point)
+            super().eps_target_of(eps_sample, relation, factors, point, shared=shared)
             if _theorem_holds(sizes, point.rate)
             else math.inf
         )

@@ -58,7 +58,7 @@ STATISTICS = ("median", "quantile", "mean")
 #: issue 23: the smooth-sensitivity quantile with polynomial-Laplace noise (Hladík & Tětek
 #: 2025; change one record only, like ``smooth_pure``) and the piecewise-Laplace quantile
 #: (Durfee 2025; both relations, like ``exponential``).  Their budgets are the mechanisms'
-#: own ``add_remove_factor`` and ``change_factor`` (:mod:`core.mechanisms`).
+#: own at the level released (:meth:`core.mechanisms.Mechanism.budget_factors`).
 QUANTILE_MECHANISMS = (
     "smooth_laplace",
     "smooth_pure",
@@ -269,10 +269,12 @@ def _point(d: PlannerDesign, rate: float | None, sizes: Any, clusters_sampled: i
     return d.theorem_point({k: v for k, v in given.items() if v is not None})
 
 
-def _mechanism(name: str | None) -> type[mech.Mechanism] | None:
+def _factors(name: str | None, quantile: float) -> mech.BudgetFactors | None:
+    """The budgets of mechanism ``name`` releasing level ``quantile`` (None when unnamed)."""
     if name is None:
         return None
-    return mech.MECHANISMS[check_choice("mechanism", name, mech.MECHANISMS)]
+    cls = mech.MECHANISMS[check_choice("mechanism", name, mech.MECHANISMS)]
+    return cls.budget_factors(quantile)
 
 
 def accounting_for(
@@ -284,6 +286,7 @@ def accounting_for(
     rate: float | None = None,
     sizes: Any = None,
     clusters_sampled: int | None = None,
+    quantile: float = 0.5,
 ) -> Accounting:
     """:func:`eps_sample_for` with the bound it used, in words."""
     d = design_named(design)
@@ -293,7 +296,7 @@ def accounting_for(
     if reason:
         raise ValueError(reason)
     return d.accounting(
-        t, relation, _mechanism(mechanism), _point(d, rate, sizes, clusters_sampled)
+        t, relation, _factors(mechanism, quantile), _point(d, rate, sizes, clusters_sampled)
     )
 
 
@@ -306,6 +309,7 @@ def eps_sample_for(
     rate: float | None = None,
     sizes: Any = None,
     clusters_sampled: int | None = None,
+    quantile: float = 0.5,
 ) -> float:
     """The largest ``eps_sample`` that ``design`` may spend and still promise ``eps_target``.
 
@@ -314,7 +318,9 @@ def eps_sample_for(
     design proven for added or removed records uses the mechanism's two budgets where a bound
     is proven (:mod:`core.accounting.change_one`, Poisson sampling), and otherwise group
     privacy (``eps_target / 2`` through the theorem); with no ``mechanism`` named, group
-    privacy.
+    privacy.  The mechanism's budgets are those at the level ``quantile`` it releases
+    (:meth:`core.mechanisms.Mechanism.budget_factors`): under ``"deletion"`` the census
+    gives the exponential median ``eps_target / (1/2)``.
 
     Parameters
     ----------
@@ -332,6 +338,9 @@ def eps_sample_for(
         Records per cluster (cluster design).
     clusters_sampled : int, optional
         ``ℓ`` (cluster design).
+    quantile : float, default 0.5
+        The level the mechanism releases, in (0, 1) (0.5 for the median; a mean mechanism
+        ignores it).
 
     Raises
     ------
@@ -347,6 +356,7 @@ def eps_sample_for(
         rate=rate,
         sizes=sizes,
         clusters_sampled=clusters_sampled,
+        quantile=quantile,
     ).eps_sample
 
 
@@ -359,6 +369,7 @@ def eps_target_for(
     rate: float | None = None,
     sizes: Any = None,
     clusters_sampled: int | None = None,
+    quantile: float = 0.5,
 ) -> float:
     """The guarantee ``eps_target`` that ``design`` gives when the mechanism spends ``eps_sample``.
 
@@ -371,7 +382,7 @@ def eps_target_for(
     if reason:
         raise ValueError(reason)
     return d.eps_target_of(
-        e, relation, _mechanism(mechanism), _point(d, rate, sizes, clusters_sampled)
+        e, relation, _factors(mechanism, quantile), _point(d, rate, sizes, clusters_sampled)
     )
 
 

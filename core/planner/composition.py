@@ -168,10 +168,14 @@ def several_statistics(
 
     Statistic ``i`` spends the share ``w_i`` (normalised) of the design's ε_sample, so the
     releases compose to ``ε_sample`` on the sample and the design amplifies the total once
-    to ``eps_target`` (:func:`budget_split`). Each plan equals
-    ``plan(statistic=s_i, quantile=q_i, budget_share=w_i, ...)`` in law; the samples of a
-    design at a rate are drawn once for all statistics where they are whole samples
-    (masks: every statistic's mechanisms run on them, see
+    to ``eps_target`` (:func:`budget_split`).  Each mechanism's ε_sample is from its own
+    budgets at its level (:meth:`core.mechanisms.Mechanism.budget_factors`), by a bound of
+    one budget whose shares add whatever mechanisms the other statistics use (the
+    ``shared`` accounting of :meth:`core.designs.protocol.PlannerDesign.accounting`; it
+    differs from a lone release's only on a Poisson sample under ``"replacement"``).
+    Each plan equals ``plan(statistic=s_i, quantile=q_i, budget_share=w_i, ...)`` in law;
+    the samples of a design at a rate are drawn once for all statistics where they are
+    whole samples (masks: every statistic's mechanisms run on them, see
     :func:`core.planner.engine.evaluate_many`), and a rate refined for several statistics
     is evaluated for them at once.  Windows reveal only the order statistics near one
     rank, so each quantile draws its own (the windows of different ranks hardly overlap;

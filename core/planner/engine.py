@@ -242,14 +242,23 @@ def _base_row(design: PlannerDesign, name: str, pb: PointBudget) -> dict[str, An
 def _budgets(
     design: PlannerDesign, names: Sequence[str], points: Iterable[Any], setting: Setting
 ) -> list[PointBudget]:
-    """Each point with the budget every mechanism may spend there (times the share)."""
+    """Each point with the budget every mechanism may spend there (times the share).
+
+    The mechanisms' budgets are those at the level planned
+    (:meth:`core.mechanisms.Mechanism.budget_factors`); a share below 1 leaves the rest of
+    the sample's budget to other releases from the same sample, so the accounting must let
+    the shares add (``shared``, :meth:`core.designs.protocol.PlannerDesign.accounting`).
+    """
     out = []
     for p in points:
         eps: dict[str, float] = {}
         bound: dict[str, str] = {}
         conversion = setting.promise.conversion
         for m in names:
-            acc = design.accounting(setting.eps_target, setting.relation, mech.MECHANISMS[m], p)
+            factors = mech.MECHANISMS[m].budget_factors(setting.quantile)
+            acc = design.accounting(
+                setting.eps_target, setting.relation, factors, p, shared=setting.share < 1.0
+            )
             acc = profiles.refine(
                 design,
                 mech.MECHANISMS[m],
@@ -585,7 +594,10 @@ def plan(
         ``"error_95"`` (default) or ``"rmse"``: what "best" means.
     budget_share : float
         Fraction in (0, 1] of the design's ε_sample (and δ_sample) this statistic spends;
-        the rest goes to other statistics released from the same sample.
+        the rest goes to other statistics released from the same sample.  Below 1 the
+        ε_sample is one whose shares add whatever mechanisms spend them: on a Poisson
+        sample under ``"replacement"`` the bound from the add/remove budget alone
+        (:meth:`core.designs.individual.Poisson.change_accounting`).
     refine : bool
         Refine around each design's best rate.
     quantile : float

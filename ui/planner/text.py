@@ -939,10 +939,12 @@ def composition_quantiles(labels: Sequence[str]) -> list[tuple[float, str]]:
 JOINT_EXPLANATION = (
     "JointExp (Gillenwater, Joseph & Kulesza, ICML 2021) releases all the chosen quantiles "
     "from the sample in one exponential mechanism over ordered lists of values, so it "
-    "spends the quantiles' whole budget once instead of splitting it. Its guarantee holds "
-    "for a changed, added or removed record with the same ε_sample as the exponential "
-    "mechanism, so each design amplifies it the same way. RMSE: root mean squared error "
-    "of the release about the population's quantile."
+    "spends the quantiles' whole budget once instead of splitting it. A changed record "
+    "costs it ε_sample, as it costs the exponential mechanism; an added or removed one "
+    "costs it (1 − d) ε_sample, d the smallest gap between its levels, 0 and 1, at least "
+    "the max(q, 1 − q) ε_sample of each separate release, and each design amplifies it "
+    "accordingly. RMSE: root mean squared error of the release about the population's "
+    "quantile."
 )
 
 

@@ -187,9 +187,11 @@ def test_exponential_quantile_on_poisson_samples_stays_within_the_bound(
     N, lower, upper = 4, 0.0, 10.0
     domain = (0.0, 3.0, 7.0, 10.0)  # both bounds, an inner value; ties in the rest
     law = exponential_law(eps, q, lower, upper, np.array(domain))
-    cls = mech.ExponentialQuantile
-    bound = co.poisson_eps_target(cls.add_remove_factor * eps, cls.change_factor * eps, rate)
-    tight = co.poisson_eps_target(max(q, 1 - q) * eps, eps, rate)  # the docstring's remark
+    f = mech.ExponentialQuantile.budget_factors(q)  # what the accounting reads
+    assert f.add_remove is not None and f.change is not None
+    bound = co.poisson_eps_target(f.add_remove * eps, f.change * eps, rate)
+    tight = co.poisson_eps_target(max(q, 1 - q) * eps, eps, rate)  # the docstring's proof
+    level_free = co.poisson_eps_target(eps, eps, rate)  # alpha = 1, the class's
     ar, sub = measured_budgets(law, domain, 3)
     assert ar <= max(q, 1 - q) * eps + 1e-12
     assert sub <= eps + 1e-12
@@ -200,7 +202,8 @@ def test_exponential_quantile_on_poisson_samples_stays_within_the_bound(
             value = loss(mixture((*rest, a), samples, law), mixture((*rest, b), samples, law))
             worst = max(worst, value)
     assert worst <= tight + 1e-9
-    assert tight <= bound
+    assert bound == pytest.approx(tight, rel=1e-12)
+    assert bound < level_free
 
 
 # ---------------------------------------------------------------------------------------
@@ -549,6 +552,23 @@ def test_mechanism_factor_table() -> None:
         "unbounded": (1.0, 1.0),
         "sum_count": (1.0, 2.0),
     }
+
+
+@pytest.mark.parametrize("q", [0.1, 0.25, 0.5, 0.9])
+def test_budget_factors_at_a_level_are_the_class_factors_or_smaller(q: float) -> None:
+    """What the accounting reads: the class's factors, except the exponential quantile's
+    add/remove budget, ``max(q, 1 − q)`` (its docstring's proof); never more than the
+    class states, so the relations derived from the class hold at every level."""
+    for name, cls in mech.MECHANISMS.items():
+        f = cls.budget_factors(q)
+        assert f.name == name and f.change == cls.change_factor
+        assert f.relations == cls.relations
+        if name == "exponential":
+            assert f.add_remove == pytest.approx(max(q, 1.0 - q), rel=1e-15)
+        else:
+            assert f.add_remove == cls.add_remove_factor
+        if f.add_remove is not None:
+            assert cls.add_remove_factor is not None and f.add_remove <= cls.add_remove_factor
 
 
 def test_a_subclass_cannot_state_relations_its_factors_contradict() -> None:

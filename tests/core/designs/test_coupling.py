@@ -87,9 +87,12 @@ def test_it_is_tight_for_large_clusters():
 
 
 def test_the_factor_is_the_larger_budget():
-    for m in (mech.ExponentialQuantile, mech.PiecewiseLaplaceQuantile):
-        alpha = m.add_remove_factor
-        assert coupling_factor(m) == max(alpha, min(m.change_factor, 2 * alpha))
+    for m in (mech.ExponentialQuantile, mech.PiecewiseLaplaceQuantile, mech.HorvitzThompsonMean):
+        f = m.budget_factors(0.5)
+        alpha = f.add_remove
+        assert coupling_factor(f) == max(alpha, min(f.change, 2 * alpha))
+        assert coupling_factor(f, shared=True) == 2 * alpha  # the choice reads α alone
+    assert coupling_factor(mech.HorvitzThompsonMean.budget_factors(0.5)) == 2.0
     assert coupling_factor(None) == 1.0
     with pytest.raises(ValueError, match="eps_ar"):
         attained_change_loss(1.0, 0.5, 0.5, 3)
@@ -100,13 +103,14 @@ def test_the_planners_claim_for_a_changed_record_holds_on_tiny_cluster_samples(m
     from core.designs.registry import DESIGNS as PLANNER
 
     e = 0.7
-    alpha = mechanism.add_remove_factor
-    gamma = min(mechanism.change_factor, 2 * alpha)
+    factors = mechanism.budget_factors(0.5)
+    alpha = factors.add_remove
+    gamma = min(factors.change, 2 * alpha)
     for design, sizes, params in DESIGNS:
         d = PLANNER[design]
         keywords = {"sizes": sizes, **params}
         point = d.theorem_point(keywords)
-        claim = d.eps_target_of(e, "replacement", mechanism, point)
+        claim = d.eps_target_of(e, "replacement", factors, point)
         pop, frame = population_from_sizes(sizes)
         loss, worst = design_worst_loss(
             design, pop, frame, "replacement", False, alpha * e, gamma * e, **params
