@@ -2263,6 +2263,18 @@ BREAKS: tuple[Break, ...] = (
             "test_shares_of_any_mechanisms_compose_within_eps_target_on_poisson_samples",
         ),
     ),
+    Break(
+        name="shared-sample-reads-the-change-budget",
+        item="36 strata profile",
+        path="core/designs/protocol.py",
+        old='return float(alpha), 2.0 * float(alpha) if shared else _factor(factors, "replacement")',
+        new='return float(alpha), _factor(factors, "replacement")',
+        tests=(
+            "tests/core/accounting/test_stratified_profile.py::"
+            "test_releases_that_share_a_stratified_sample_compose_within_eps_target",
+            "tests/core/designs/test_coupling.py::test_the_factor_is_the_larger_budget",
+        ),
+    ),
 )
 
 

@@ -120,3 +120,25 @@ def test_bad_input_is_refused_in_words():
         stratified_eps_target(1.0, 1.0, 0.5, [3, 4], "moved")
     with pytest.raises(ValueError, match="eps_target"):
         stratified_eps_sample(-1.0, 0.5, [3, 4], 1.0, 1.0, "deletion")
+
+
+@pytest.mark.parametrize("relation", ["deletion", "replacement"])
+def test_releases_that_share_a_stratified_sample_compose_within_eps_target(relation):
+    from core import mechanisms as mech
+    from core.designs.registry import DESIGNS
+
+    d = DESIGNS["stratified_proportional"]
+    sizes = np.array([5, 40, 300])
+    point = d.theorem_point({"rate": 0.3, "sizes": sizes})
+    # The exponential median (α = 1/2, γ = 1), the global-Laplace quantile (α = γ = 1) and
+    # the sum-and-count mean (α = 1, γ = 2), each at its share of its own budget.
+    mechanisms = [mech.ExponentialQuantile, mech.GlobalLaplaceQuantile, mech.SumCountMean]
+    shares = [0.2, 0.5, 0.3]
+    total_a = total_c = 0.0
+    for m, share in zip(mechanisms, shares, strict=True):
+        f = m.budget_factors(0.5)
+        e = d.accounting(1.0, relation, f, point, shared=True).eps_sample * share
+        total_a += f.add_remove * e
+        total_c += min(f.change, 2 * f.add_remove) * e
+    loss = stratified_eps_target(total_a, total_c, 0.3, sizes, relation)
+    assert loss <= 1.0 + 1e-9
