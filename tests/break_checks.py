@@ -2267,7 +2267,9 @@ BREAKS: tuple[Break, ...] = (
         name="shared-sample-reads-the-change-budget",
         item="36 strata profile",
         path="core/designs/protocol.py",
-        old='return float(alpha), 2.0 * float(alpha) if shared else _factor(factors, "replacement")',
+        old=(
+            'return float(alpha), 2.0 * float(alpha) if shared else _factor(factors, "replacement")'
+        ),
         new='return float(alpha), _factor(factors, "replacement")',
         tests=(
             "tests/core/accounting/test_stratified_profile.py::"

@@ -178,7 +178,9 @@ def test_plan_rows_on_windows_agree_with_masks_and_name_the_bound():
             coupling = 1.0 / row_factor(name)
             row = rows.loc[(name, rate)]
             assert row["eps_sample"] == pytest.approx(max(group, coupling), rel=1e-12)
-            assert ("group privacy" if group > coupling else "coupling") in row["accounting"]
+            if abs(group - coupling) > 1e-9 * coupling:  # a tie may name either bound
+                named = "group privacy" if group > coupling else "coupling"
+                assert named in row["accounting"]
 
 
 def row_factor(name: str) -> float:

@@ -77,7 +77,7 @@ def test_refine_leaves_other_mechanisms_designs_and_sampling_alone() -> None:
 
     srs, poisson = DESIGNS["srs"], DESIGNS["poisson"]
     point = srs.theorem_point({"rate": 0.015})
-    acc = srs.accounting(1.0, "replacement", mech.GaussianMean, point)
+    acc = srs.accounting(1.0, "replacement", mech.GaussianMean.budget_factors(0.5), point)
     kw = {"eps_target": 1.0, "relation": "replacement", "point": point}
     same = pr.refine(srs, mech.LaplaceMean, acc, delta_target=0.01, **kw)
     assert same is acc
@@ -102,7 +102,7 @@ def test_refined_release_keeps_and_attains_delta_target_exactly(delta_target: fl
     design = DESIGNS["srs"]
     point = design.point(toy.frame(), 0.5)
     assert point is not None and point.rate == 0.5
-    acc = design.accounting(1.0, "replacement", mech.GaussianMean, point)
+    acc = design.accounting(1.0, "replacement", mech.GaussianMean.budget_factors(0.5), point)
     got = pr.refine(
         design,
         mech.GaussianMean,
