@@ -29,14 +29,7 @@ c1, c2, c3 = st.columns([1, 2, 2], gap="medium")
 with c1:
     statistic, quantile = controls.statistic_control(pop.has_upper_bound)
 with c2:
-    eps_target = log_float_control(
-        "ε_target: the guarantee promised for the population",
-        "plan_eps",
-        default=1.0,
-        min_value=1e-3,
-        max_value=50.0,
-        help="Each design spends the largest ε_sample its theorem allows for this ε_target.",
-    )
+    eps_target, rho_target = controls.promise_control()
 with c3:
     delta_default = delta_target_default(max(N, 1))
     follow_population_default("plan_delta", delta_default)
@@ -133,6 +126,7 @@ else:
         seed=seed,
         statistic=statistic,
         eps_target=float(eps_target),
+        rho_target=rho_target,
         delta_target=float(delta_target),
         relation=relation,
         designs=designs,
@@ -141,7 +135,9 @@ else:
         objective=objective,
         statuses=statuses,
         quantile=quantile,
-        mechanisms=views.usable_mechanisms(mechanisms, statistic, relation, designs, sizes_public),
+        mechanisms=views.usable_mechanisms(
+            mechanisms, statistic, relation, designs, sizes_public, rho_target
+        ),
         usable_share=usable_share,
         sizes_public=sizes_public,
     )

@@ -11,6 +11,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from core.accounting.zcdp import Promise
 from core.publication.config import ConfigError, build_population, load_config
 from core.publication.records import input_warnings
 
@@ -20,7 +21,8 @@ __all__ = ["main"]
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m batch",
-        description="Plan a publication table (cells × statistics) under one ε_target.",
+        description="Plan a publication table (cells × statistics) under one ε_target "
+        "(or a ρ-zCDP promise, converted to ε_target).",
     )
     p.add_argument("config", help="the YAML config (see assets/publication_example.yaml)")
     p.add_argument("--out", required=True, help="folder for plan.csv, summary.json, ...")
@@ -52,6 +54,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{config.name}: {population.name}, grouped by {', '.join(config.groups)}; "
         f"{'scheduler ' + args.scheduler if args.scheduler else f'{args.workers} local workers'}"
     )
+    if config.rho_target is not None:
+        print(f"promise: {Promise('zcdp', config.rho_target).describe()}")
     try:
         tp = run_plan(
             config,

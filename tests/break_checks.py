@@ -948,8 +948,8 @@ BREAKS: tuple[Break, ...] = (
         name="planner-joint-exp-group-privacy",
         item="issue 23 planner mechanisms",
         path="core/planner/joint.py",
-        old="acc = d.accounting(t, relation, cast(type[Mechanism], JointExpQuantiles), point)",
-        new="acc = d.accounting(t, relation, None, point)",
+        old="acc = d.accounting(t, relation, mech.budget_factors(), point, shared=w < 1.0)",
+        new="acc = d.accounting(t, relation, None, point, shared=w < 1.0)",
         tests=(
             "tests/core/planner/test_joint.py::"
             "test_joint_exp_spends_the_exponential_mechanisms_budget",
@@ -1654,10 +1654,8 @@ BREAKS: tuple[Break, ...] = (
         name="enum-poisson-change-bound-loosened",
         item="35 enumeration",
         path="core/designs/individual.py",
-        old="                eps_target, point.rate, mechanism.add_remove_factor, mechanism."
-        "change_factor",
-        new="                2 * eps_target, point.rate, mechanism.add_remove_factor, mechanism."
-        "change_factor",
+        old="poisson_eps_sample(eps_target, point.rate, factors.add_remove, change)",
+        new="poisson_eps_sample(2 * eps_target, point.rate, factors.add_remove, change)",
         tests=(
             "tests/core/planner/test_exact_privacy.py::test_release_keeps_the_stated_eps_target",
         ),
@@ -2077,6 +2075,206 @@ BREAKS: tuple[Break, ...] = (
         tests=(
             "tests/core/mechanisms/test_sum_count.py::"
             "test_the_law_is_the_adaptive_integral_of_its_definition",
+        ),
+    ),
+    Break(
+        name="strata-profile-rays-dropped",
+        item="36 strata profile",
+        path="core/accounting/stratified_profile.py",
+        old="    rays.setflags(write=False)\n",
+        new="    rays = rays[::2]\n    rays.setflags(write=False)\n",
+        tests=("tests/core/accounting/test_stratified_profile.py",),
+    ),
+    Break(
+        name="strata-profile-size-off-by-one",
+        item="36 strata profile",
+        path="core/accounting/stratified_profile.py",
+        old="u1, phi1 = _allocation(m + 1.0, rate)",
+        new="u1, phi1 = _allocation(m, rate)",
+        tests=("tests/core/accounting/test_stratified_profile.py",),
+    ),
+    Break(
+        name="strata-profile-move-orders-mixed",
+        item="36 strata profile",
+        path="core/accounting/stratified_profile.py",
+        old="_best_pair(leave_up, join_down), _best_pair(leave_down, join_up)",
+        new="_best_pair(leave_up, join_up), _best_pair(leave_down, join_down)",
+        tests=("tests/core/accounting/test_stratified_profile.py",),
+    ),
+    Break(
+        name="cluster-coupling-add-remove-only",
+        item="36 cluster coupling",
+        path="core/designs/coupling.py",
+        old="    return max(alpha, gamma_eff)",
+        new="    return alpha",
+        tests=("tests/core/designs/test_coupling.py", "tests/core/designs/test_protocol.py"),
+    ),
+    Break(
+        name="gaussian-profile-remove-unscaled",
+        item="36 exact profiles",
+        path="core/accounting/gaussian_profile.py",
+        old="return np.asarray(r * gaussian_delta(_base_eps(e, r), sigma), dtype=np.float64)",
+        new="return np.asarray(gaussian_delta(_base_eps(e, r), sigma), dtype=np.float64)",
+        tests=(
+            "tests/core/accounting/test_gaussian_profile.py::test_directions_match_dp_accounting",
+            "tests/core/accounting/test_gaussian_profile.py::"
+            "test_srs_profile_is_attained_and_never_exceeded",
+        ),
+    ),
+    Break(
+        name="gaussian-profile-add-unshifted",
+        item="36 exact profiles",
+        path="core/accounting/gaussian_profile.py",
+        old="shifted = e[live] + math.log(r) - np.log(c[live])",
+        new="shifted = e[live] - np.log(c[live])",
+        tests=(
+            "tests/core/accounting/test_gaussian_profile.py::test_directions_match_dp_accounting",
+        ),
+    ),
+    Break(
+        name="gaussian-profile-balle-wang-sign",
+        item="36 exact profiles",
+        path="core/accounting/gaussian_profile.py",
+        old="b = -0.5 / s - e * s",
+        new="b = -0.5 / s + e * s",
+        tests=(
+            "tests/core/accounting/test_gaussian_profile.py::test_gaussian_delta_is_balle_wang",
+        ),
+    ),
+    Break(
+        name="gaussian-budget-uncapped-delta",
+        item="36 exact profiles",
+        path="core/accounting/gaussian_profile.py",
+        old="            return float(gaussian_delta(e, sigma)) - ds",
+        new="            return float(gaussian_delta(e, sigma)) - d / r",
+        tests=(
+            "tests/core/accounting/test_gaussian_profile.py::"
+            "test_exact_profile_gains_only_where_delta_sample_is_capped",
+            "tests/core/planner/test_profiles.py::"
+            "test_refined_release_keeps_and_attains_delta_target_exactly",
+        ),
+    ),
+    Break(
+        name="gaussian-refine-ignores-share",
+        item="36 exact profiles",
+        path="core/planner/profiles.py",
+        old="        or share != 1.0\n",
+        new="\n",
+        tests=(
+            "tests/core/planner/test_profiles.py::test_a_budget_share_keeps_the_generic_theorem",
+        ),
+    ),
+    Break(
+        name="zcdp-bun-steinke-not-sharp",
+        item="zCDP promise",
+        path="core/accounting/zcdp.py",
+        old="    return e * math.tanh(0.5 * e)",
+        new="    return 0.5 * e * e",
+        tests=("tests/core/accounting/test_zcdp.py",),
+    ),
+    Break(
+        name="zcdp-converted-the-wrong-way",
+        item="zCDP promise",
+        path="core/accounting/zcdp.py",
+        old="else eps_target_for_rho(self.value)",
+        new="else rho_for_eps(self.value)",
+        tests=("tests/core/accounting/test_zcdp.py", "tests/core/planner/test_promise.py"),
+    ),
+    Break(
+        name="zcdp-delta-mechanisms-planned",
+        item="zCDP promise",
+        path="core/planner/engine.py",
+        old="return tuple(m for m in fit if m in asked and not promise_refusal(m, kind))",
+        new="return tuple(m for m in fit if m in asked)",
+        tests=("tests/core/planner/test_promise.py",),
+    ),
+    Break(
+        name="zcdp-table-delta-mechanisms",
+        item="zCDP promise",
+        path="core/publication/table.py",
+        old='pure_only=promise.kind == "zcdp",',
+        new="pure_only=False,",
+        tests=("tests/core/publication/test_promise.py",),
+    ),
+    Break(
+        name="zcdp-page-drops-rho",
+        item="zCDP promise",
+        path="app_pages/planner.py",
+        old="        rho_target=rho_target,",
+        new="        rho_target=None,",
+        tests=("tests/pages/test_planner_promise.py",),
+    ),
+    Break(
+        name="exponential-add-remove-factor-back-to-one",
+        item="exponential add/remove budget",
+        path="core/mechanisms/exponential.py",
+        old="return BudgetFactors(cls.name, max(q, 1.0 - q), cls.change_factor)",
+        new="return BudgetFactors(cls.name, 1.0, cls.change_factor)",
+        tests=(
+            "tests/core/mechanisms/test_exponential.py::"
+            "test_add_remove_loss_is_max_q_one_minus_q_and_attained",
+        ),
+    ),
+    Break(
+        name="exponential-add-remove-factor-min-q",
+        item="exponential add/remove budget",
+        path="core/mechanisms/exponential.py",
+        old="return BudgetFactors(cls.name, max(q, 1.0 - q), cls.change_factor)",
+        new="return BudgetFactors(cls.name, min(q, 1.0 - q), cls.change_factor)",
+        tests=(
+            "tests/core/mechanisms/test_exponential.py::"
+            "test_add_remove_loss_is_max_q_one_minus_q_and_attained",
+            "tests/core/planner/test_exact_privacy.py::test_release_keeps_the_stated_eps_target"
+            "[six-deletion-quantile-census-exponential-1]",
+        ),
+    ),
+    Break(
+        name="planner-accounts-every-level-as-the-median",
+        item="exponential add/remove budget",
+        path="core/planner/engine.py",
+        old="factors = mech.MECHANISMS[m].budget_factors(setting.quantile)",
+        new="factors = mech.MECHANISMS[m].budget_factors(0.5)",
+        tests=(
+            "tests/core/planner/test_budgets.py::"
+            "test_plan_under_deletion_gives_the_exponential_quantile_its_levels_budget",
+        ),
+    ),
+    Break(
+        name="joint-exp-add-remove-largest-gap",
+        item="exponential add/remove budget",
+        path="core/mechanisms/joint_exp.py",
+        old="return BudgetFactors(self.name, float(1.0 - gaps.min()), self.change_factor)",
+        new="return BudgetFactors(self.name, float(1.0 - gaps.max()), self.change_factor)",
+        tests=(
+            "tests/core/mechanisms/test_joint_exp.py::"
+            "test_density_ratio_of_neighbours_is_at_most_e_to_eps",
+        ),
+    ),
+    Break(
+        name="poisson-shared-sample-keeps-two-budgets",
+        item="exponential add/remove budget",
+        path="core/designs/individual.py",
+        old="change = 2.0 * factors.add_remove if shared else factors.change\n        eps = float(",
+        new="change = factors.change\n        eps = float(",
+        tests=(
+            "tests/core/designs/test_individual.py::"
+            "test_shared_sample_shares_compose_within_eps_target",
+            "tests/core/planner/test_composition.py::"
+            "test_shares_of_any_mechanisms_compose_within_eps_target_on_poisson_samples",
+        ),
+    ),
+    Break(
+        name="shared-sample-reads-the-change-budget",
+        item="36 strata profile",
+        path="core/designs/protocol.py",
+        old=(
+            'return float(alpha), 2.0 * float(alpha) if shared else _factor(factors, "replacement")'
+        ),
+        new='return float(alpha), _factor(factors, "replacement")',
+        tests=(
+            "tests/core/accounting/test_stratified_profile.py::"
+            "test_releases_that_share_a_stratified_sample_compose_within_eps_target",
+            "tests/core/designs/test_coupling.py::test_the_factor_is_the_larger_budget",
         ),
     ),
 )

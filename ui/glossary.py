@@ -91,6 +91,13 @@ GLOSSARY: tuple[Term, ...] = (
         "δ_target = rate·δ_sample.",
     ),
     Term(
+        "ρ",
+        "zCDP promise",
+        "A promise stated as ρ-zero-concentrated DP: every Rényi divergence D_α between the "
+        "releases on two neighbouring populations is at most ρ·α. The planner keeps it with "
+        "the pure ε_target whose ε·tanh(ε/2) equals ρ (Steinke 2024).",
+    ),
+    Term(
         "prior, posterior",
         "an attacker's belief",
         "How likely an attacker thinks it that a person's record is in the data, before "

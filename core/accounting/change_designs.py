@@ -38,6 +38,7 @@ from ..accounting.change_one import (
     poisson_eps_sample,
     poisson_eps_target,
 )
+from ..accounting.stratified_profile import stratified_eps_sample, stratified_eps_target
 from ..designs import ClusterSampling
 
 __all__ = ["DESIGNS", "ChangeAccounting", "change_accounting"]
@@ -110,6 +111,11 @@ def _solve(
     return e, eps_target, name
 
 
+def linear_(factor: float) -> _Bound:
+    """``eps_target = factor · eps_sample`` and its inverse."""
+    return (lambda x: factor * x, lambda y: y / factor)
+
+
 def _stratum_sizes(stratum_sizes: ArrayLike) -> FloatArray:
     arr = as_float_array("stratum_sizes", stratum_sizes)
     if arr.ndim != 1 or arr.size == 0:
@@ -150,8 +156,8 @@ def change_accounting(
     design : str
         One of :data:`DESIGNS`.
     add_remove_factor, change_factor : float or None
-        The mechanism's ``alpha`` and ``gamma``
-        (:attr:`core.mechanisms.Mechanism.add_remove_factor`, ``change_factor``).
+        The mechanism's ``alpha`` and ``gamma`` at the level it releases
+        (:meth:`core.mechanisms.Mechanism.budget_factors`).
     eps_target, eps_sample : float, optional
         Exactly one, finite and > 0.
     rate : float, optional
@@ -293,6 +299,21 @@ def _stratified(
                 ),
             )
         )
+    if alpha is not None and sizes is not None:
+        a_, sizes_ = alpha, sizes
+        bounds.append(
+            (
+                "exact privacy profile for these stratum sizes",
+                (
+                    lambda x: stratified_eps_target(
+                        a_ * x, g_eff * x, r, sizes_, "replacement", labels_public
+                    ),
+                    lambda y: float(
+                        stratified_eps_sample(y, r, sizes_, a_, g_eff, "replacement", labels_public)
+                    ),
+                ),
+            )
+        )
     if not labels_public:
         if not bounds:
             why = (
@@ -371,6 +392,14 @@ def _cluster(
                     lambda x: 2.0 * float(cl.cluster_eps(a_ * x, k, ell, c)),
                     lambda y: float(cl.eps_sample_for_target(y / 2.0, k, ell, c)) / a_,
                 ),
+            )
+        )
+    if alpha is not None:
+        coupling = g_eff if labels_public else max(alpha, g_eff)
+        bounds.append(
+            (
+                "coupling: the cluster draw does not depend on the records",
+                linear_(coupling),
             )
         )
     if not labels_public:

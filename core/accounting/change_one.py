@@ -5,8 +5,9 @@ relation) can be derived from the theorems proven for an added or removed record
 al., "Controlling privacy loss in sampling schemes") by group privacy: a change is a
 removal followed by an addition, so the bound doubles.  That is safe but loose.  This
 module does better where the design allows it, using that every mechanism states two
-budgets (:attr:`core.mechanisms.Mechanism.add_remove_factor` and
-:attr:`core.mechanisms.Mechanism.change_factor`):
+budgets at the level it releases (:meth:`core.mechanisms.Mechanism.budget_factors`; the
+exponential quantile's add/remove budget is ``max(q, 1 - q)``, 1/2 for the median, its
+change budget 1):
 
 * ``eps_ar``: the mechanism is ``eps_ar``-DP when one record is added to or removed from
   its input;
@@ -53,9 +54,11 @@ by a two-output mechanism whose output-1 probability is proportional to
 ``prod_i w(x_i)`` with ``w(a) = e^{eps_ar}`` and ``w(b) = e^{eps_ar - s}``, which is
 ``eps_ar``-DP for add/remove and ``s``-DP for a change (the tests build it).  Special cases:
 
-* ``eps_ar = eps_sub = eps`` (the exponential mechanism): ``ln(1 + r(e^eps - 1))``, the
-  add/remove theorem itself (Bun et al. eq. 3, Theorem 2.2) -- the change is free;
-* ``eps_sub = 2 eps_ar = 2x`` (a centred sum, :class:`core.mechanisms.HorvitzThompsonMean`):
+* ``eps_ar = eps_sub = eps`` (a mechanism with ``alpha = gamma``, the piecewise-Laplace
+  quantile): ``ln(1 + r(e^eps - 1))``, the add/remove theorem itself (Bun et al. eq. 3,
+  Theorem 2.2) -- the change is free;
+* ``eps_sub = 2 eps_ar = 2x`` (a centred sum, :class:`core.mechanisms.HorvitzThompsonMean`;
+  the exponential median, ``alpha = 1/2`` and ``gamma = 1``):
   ``ln((1 - r + r e^x) / (1 - r + r e^{-x}))``, which is never above the group-privacy
   value ``2 ln(1 + r(e^x - 1))`` (their ratio of arguments is
   ``(1 - r + r e^x)(1 - r + r e^{-x}) >= 1``);
@@ -375,8 +378,8 @@ def poisson_eps_sample(
     rate : float or array_like
         Inclusion probability ``r`` in (0, 1].
     add_remove_factor, change_factor : float or None
-        ``alpha`` and ``gamma`` (:attr:`core.mechanisms.Mechanism.add_remove_factor`,
-        :attr:`core.mechanisms.Mechanism.change_factor`); not both None.
+        ``alpha`` and ``gamma`` (:class:`core.mechanisms.BudgetFactors`, kept apart: for
+        the exponential median 1/2 and 1); not both None.
 
     Returns
     -------

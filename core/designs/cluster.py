@@ -23,9 +23,10 @@ from ..designs.cluster_windows import (
     ClusterWindows,
     draw_cluster_sets,
 )
+from ..designs.coupling import ClusterCoupling
 from ..designs.frame import Frame
 from ..designs.individual import permutations
-from ..designs.protocol import PlannerDesign, Point, WindowDraw
+from ..designs.protocol import Point, WindowDraw
 from ..windowed.run_counts import RunCounts, cluster_run_counts
 from ..windowed.runs import fits_group_table
 
@@ -48,7 +49,7 @@ def missing_clusters(frame: Frame) -> str:
     return ""
 
 
-class ClusterDesign(PlannerDesign):
+class ClusterDesign(ClusterCoupling):
     """``ℓ = round(r k)`` of the population's ``k`` clusters, drawn without replacement."""
 
     has_mean_moments = True

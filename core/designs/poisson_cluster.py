@@ -50,8 +50,9 @@ from scipy.optimize import brentq
 from .. import amplification as amp
 from ..designs.cluster import _cluster_index, cluster_source, missing_clusters
 from ..designs.cluster_windows import ClusterIndex
+from ..designs.coupling import ClusterCoupling
 from ..designs.frame import Frame
-from ..designs.protocol import PlannerDesign, Point, WindowDraw
+from ..designs.protocol import Point, WindowDraw
 
 __all__ = ["PoissonCluster", "poisson_cluster_eps", "poisson_cluster_eps_sample"]
 
@@ -110,7 +111,7 @@ def poisson_cluster_eps_sample(eps_target: float, rate: float, largest: int) -> 
     )
 
 
-class PoissonCluster(PlannerDesign):
+class PoissonCluster(ClusterCoupling):
     """Each of the ``k`` clusters kept independently with probability ``r``."""
 
     name = "poisson_cluster"

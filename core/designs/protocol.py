@@ -48,11 +48,12 @@ from ..accounting.change_one import effective_change_factor
 if TYPE_CHECKING:
     from ..designs.frame import Frame
     from ..mechanisms import Mechanism
+    from ..mechanisms.base import BudgetFactors
 
 #: A source of sample windows (:class:`core.windowed.SampleWindows` or a design's own).
 WindowSource = Any
 
-__all__ = ["RELATIONS", "Accounting", "PlannerDesign", "Point", "WindowDraw"]
+__all__ = ["RELATIONS", "Accounting", "PlannerDesign", "Point", "WindowDraw", "factor_pair"]
 
 #: Neighbouring relations a promise can be made for: change one person's record, or add
 #: or remove one person.
@@ -120,20 +121,35 @@ class WindowDraw:
     source: Callable[[np.random.Generator, NDArray[np.int64]], WindowSource] | None = None
 
 
-def _factor(mechanism: type[Mechanism] | None, relation: str) -> float:
+def _factor(factors: BudgetFactors | None, relation: str) -> float:
     """The mechanism's budget for ``relation`` per unit of ``eps_sample`` (1 when unnamed).
 
     ``α`` for added or removed records; ``min(γ, 2α)`` for a changed one
-    (:func:`core.accounting.change_one.effective_change_factor`).
+    (:func:`core.accounting.change_one.effective_change_factor`).  ``factors`` are the
+    mechanism's at the level it releases (:meth:`core.mechanisms.Mechanism.budget_factors`).
     """
-    if mechanism is None:
+    if factors is None:
         return 1.0
-    alpha, gamma = mechanism.add_remove_factor, mechanism.change_factor
+    alpha, gamma = factors.add_remove, factors.change
     if relation == "deletion":
         if alpha is None:
-            raise ValueError(f"{mechanism.name!r} states no guarantee for added or removed records")
+            raise ValueError(f"{factors.name!r} states no guarantee for added or removed records")
         return float(alpha)
     return effective_change_factor(alpha, gamma)
+
+
+def factor_pair(factors: BudgetFactors | None, shared: bool = False) -> tuple[float | None, float]:
+    """``(α, min(γ, 2α))``: the mechanism's budgets for an added or removed record and for
+    a changed one, per unit of ``eps_sample`` (``α = None`` without an add/remove
+    guarantee; 1 and 1 when no mechanism is named).  ``shared`` (other releases share the
+    sample, :meth:`PlannerDesign.accounting`): the change budget is read as ``2α``, so that
+    a bound of both budgets depends on ``α`` alone and the releases' shares add."""
+    if factors is None:
+        return 1.0, 1.0
+    alpha = factors.add_remove
+    if alpha is None:
+        return None, _factor(factors, "replacement")
+    return float(alpha), 2.0 * float(alpha) if shared else _factor(factors, "replacement")
 
 
 class PlannerDesign(ABC):
@@ -174,6 +190,9 @@ class PlannerDesign(ABC):
     #: :mod:`core.designs.mean_error` gives the design's exact mean and variance of the
     #: linear mean estimator (the design's name is one of its ``DESIGNS``).
     has_mean_moments: ClassVar[bool] = False
+    #: The sampling scheme of :mod:`core.accounting.gaussian_profile` whose exact privacy
+    #: profile the design has (``"srs"``), or None (:mod:`core.planner.profiles`).
+    exact_profile: ClassVar[str | None] = None
 
     # -- availability -------------------------------------------------------------------
 
@@ -250,7 +269,13 @@ class PlannerDesign(ABC):
         return need in mechanism.relations
 
     def accounting(
-        self, eps_target: float, relation: str, mechanism: type[Mechanism] | None, point: Point
+        self,
+        eps_target: float,
+        relation: str,
+        factors: BudgetFactors | None,
+        point: Point,
+        *,
+        shared: bool = False,
     ) -> Accounting:
         """``eps_sample`` for ``eps_target`` under ``relation``, with the bound named.
 
@@ -258,50 +283,75 @@ class PlannerDesign(ABC):
         mechanism's budget for that relation (``ε_ar = α ε_sample`` for added or removed
         records, ``ε_sub = min(γ, 2α) ε_sample`` for a changed one; α = γ = 1 when no
         mechanism is named).  A design proven for added or removed records, asked for a
-        changed record, uses :meth:`change_accounting`.
+        changed record, uses :meth:`change_accounting`.  ``factors`` are the mechanism's
+        budgets at the level it releases (:meth:`core.mechanisms.Mechanism.budget_factors`:
+        α = max(q, 1 − q) for the exponential quantile, so 1/2 for the median).
+
+        ``shared``: the release spends a share of ``eps_sample`` and the other shares go to
+        other releases from the same sample, which compose there (their ``ε_ar`` add, and
+        their ``ε_sub``).  Every bound here is a function of one of the two budgets, so the
+        shares of different mechanisms add up to what the bound allows; a bound of both
+        at once must make them add too (:meth:`change_accounting`).
         """
-        factor = _factor(mechanism, relation)
+        factor = _factor(factors, relation)
         if self.proven_for == "any":
             return Accounting(eps_target / factor, self.theorem)
         if self.proven_for == relation:
             return Accounting(self.deamplified(eps_target, point) / factor, self.theorem)
         if self.proven_for == "deletion" and relation == "replacement":
-            return self.change_accounting(eps_target, mechanism, point)
+            return self.change_accounting(eps_target, factors, point, shared=shared)
         raise ValueError(f"the {self.label.lower()} has no theorem for relation={relation!r}")
 
     def change_accounting(
-        self, eps_target: float, mechanism: type[Mechanism] | None, point: Point
+        self,
+        eps_target: float,
+        factors: BudgetFactors | None,
+        point: Point,
+        *,
+        shared: bool = False,
     ) -> Accounting:
         """A changed record under a theorem for added or removed ones: group privacy.
 
         A change is a removal followed by an addition (of a record that may belong to
         another stratum or cluster, which moves the design's sizes), so a design that keeps
         ``ε`` for each keeps ``2ε`` for a change: the mechanism may spend the add/remove
-        budget of ``eps_target / 2``.  Designs with a tighter proven bound override this.
+        budget of ``eps_target / 2``.  Designs with a tighter proven bound override this
+        (``shared`` as in :meth:`accounting`; group privacy reads ``ε_ar`` alone).
         """
         return Accounting(
-            self.deamplified(eps_target / 2.0, point) / _factor(mechanism, "deletion"),
+            self.deamplified(eps_target / 2.0, point) / _factor(factors, "deletion"),
             f"group privacy: a change is a removal and an addition, so twice the bound of "
             f"{self.theorem}",
         )
 
     def change_eps_target(
-        self, eps_sample: float, mechanism: type[Mechanism] | None, point: Point
+        self,
+        eps_sample: float,
+        factors: BudgetFactors | None,
+        point: Point,
+        *,
+        shared: bool = False,
     ) -> float:
         """The inverse of :meth:`change_accounting`: twice the theorem's bound."""
-        return 2.0 * self.amplified(eps_sample * _factor(mechanism, "deletion"), point)
+        return 2.0 * self.amplified(eps_sample * _factor(factors, "deletion"), point)
 
     def eps_target_of(
-        self, eps_sample: float, relation: str, mechanism: type[Mechanism] | None, point: Point
+        self,
+        eps_sample: float,
+        relation: str,
+        factors: BudgetFactors | None,
+        point: Point,
+        *,
+        shared: bool = False,
     ) -> float:
         """The inverse of :meth:`accounting`: ``eps_target`` when ``eps_sample`` is spent."""
-        factor = _factor(mechanism, relation)
+        factor = _factor(factors, relation)
         if self.proven_for == "any":
             return eps_sample * factor
         if self.proven_for == relation:
             return self.amplified(eps_sample * factor, point)
         if self.proven_for == "deletion" and relation == "replacement":
-            return self.change_eps_target(eps_sample, mechanism, point)
+            return self.change_eps_target(eps_sample, factors, point, shared=shared)
         raise ValueError(f"the {self.label.lower()} has no theorem for relation={relation!r}")
 
     def delta_sample(self, delta_target: float, point: Point) -> float:

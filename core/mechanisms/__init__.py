@@ -27,7 +27,11 @@ Invariants every subclass keeps
   :attr:`Mechanism.add_remove_factor` (``alpha``: it is ``alpha eps_sample``-DP when one
   record is added or removed) and :attr:`Mechanism.change_factor` (``gamma``: it is
   ``gamma eps_sample``-DP when one record is changed, the sample size fixed); ``None``
-  means no guarantee for that relation.  :attr:`Mechanism.relations` is derived from them:
+  means no guarantee for that relation.  These hold at every level; the accounting reads
+  :meth:`Mechanism.budget_factors` (a :class:`BudgetFactors`), the budgets at the level
+  ``q`` the mechanism releases, which a subclass may make smaller (the exponential
+  quantile's ``alpha`` is ``max(q, 1 - q)``).  :attr:`Mechanism.relations` is derived from
+  the class's factors:
   ``"replacement"`` when ``gamma <= 1`` and ``"deletion"`` when ``alpha <= 1``, i.e. the
   relations under which the stated ``eps_sample`` holds.  The amplification theorems for
   designs with a random sample size (Poisson, stratified with randomised rounding, cluster;
@@ -54,7 +58,7 @@ class (name)                    sensitivity ``S``      release                  
                                 ``eps/(2 ln(2/delta))``
 :class:`SmoothPureQuantile`     smooth, beta =         ``y_(k) + (16 S/eps) Z``,   yes   -- / 1
 ``"smooth_pure"``               ``eps / 4``            ``h(z) ∝ 1/(1+z^4)``
-:class:`ExponentialQuantile`    score: ``1``           interval ``i`` drawn with   yes   1 / 1
+:class:`ExponentialQuantile`    score: ``1``           interval ``i`` drawn with   yes   α_q / 1
 ``"exponential"``                                      ``w_i e^(-eps|i-qn|/2)``
 :class:`GlobalLaplaceQuantile`  ``R = upper - lower``  ``y_(k)`` + Lap(``S/eps``)  yes   1 / 1
 ``"global_laplace"``
@@ -91,16 +95,18 @@ data, and each class docstring states why its claim holds when ``n`` differs by 
 added/removed neighbours (or claims nothing for them: ``add_remove_factor = None``).
 
 Several quantiles of one sample at once (issue 23): :class:`JointExpQuantiles`
-(``"joint_exp"``, α / γ = 1 / 1) releases ``m`` levels jointly with one exponential
-mechanism over non-decreasing output vectors (Gillenwater, Joseph & Kulesza 2021).  It
-returns ``m`` values per sample, so it is not a :class:`Mechanism` and not in
-:data:`MECHANISMS`; it states the same budget attributes.
+(``"joint_exp"``, α / γ = ``1 - d`` / 1, ``d`` the smallest gap between its levels, 0 and 1)
+releases ``m`` levels jointly with one exponential mechanism over non-decreasing output
+vectors (Gillenwater, Joseph & Kulesza 2021).  It returns ``m`` values per sample, so it is
+not a :class:`Mechanism` and not in :data:`MECHANISMS`; it states the same budget
+attributes, and its :meth:`JointExpQuantiles.budget_factors` those at its levels.
 
 :func:`release` is the one-call public entry point (a mechanism by name, one released
 value per row).
 
 ``α / γ``: :attr:`Mechanism.add_remove_factor` and :attr:`Mechanism.change_factor`, the
-add/remove and change budgets as multiples of ``eps_sample`` (``--``: no guarantee); the
+add/remove and change budgets as multiples of ``eps_sample`` (``--``: no guarantee;
+``α_q = max(q, 1 - q)``, 1/2 for the median, at the level ``q`` released); the
 relations under which ``eps_sample`` itself holds follow from them (replacement: ``γ <= 1``;
 deletion: ``α <= 1``).  ``R = upper - lower``.  Laplace(0, b) noise has variance ``2 b^2``.
 
@@ -132,6 +138,7 @@ Hladík & Tětek 2025), :mod:`core.mechanisms.piecewise_laplace` (Durfee 2025),
 from __future__ import annotations
 
 from ..mechanisms.base import (
+    BudgetFactors,
     ConditionalLaw,
     Mechanism,
     Release,
@@ -177,6 +184,7 @@ from ..mechanisms.unbounded import UnboundedQuantile
 __all__ = [
     "MECHANISMS",
     "PURE_NOISE_GAMMA",
+    "BudgetFactors",
     "ConditionalLaw",
     "ExponentialQuantile",
     "GaussianMean",

@@ -35,6 +35,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import integrate, optimize
 
+from .. import sensitivity as sens
 from .._validation import (
     check_bounds,
     check_delta_open,
@@ -42,6 +43,7 @@ from .._validation import (
 )
 
 __all__ = [
+    "BudgetFactors",
     "ConditionalLaw",
     "Mechanism",
     "Release",
@@ -299,6 +301,38 @@ def relations_from_factors(
     return frozenset(name for name, f in pairs if f is not None and f <= 1.0)
 
 
+@dataclass(frozen=True)
+class BudgetFactors:
+    """A mechanism's two budgets per unit of ``eps_sample`` at its parameters.
+
+    What the accounting reads of a mechanism (:mod:`core.designs.protocol`,
+    :mod:`core.accounting.change_one`): :meth:`Mechanism.budget_factors` gives it for the
+    level the mechanism releases, so a budget may depend on that level (the exponential
+    quantile's add/remove budget is ``max(q, 1 − q)``).
+
+    Attributes
+    ----------
+    name : str
+        The mechanism's :attr:`Mechanism.name` (for messages).
+    add_remove : float or None
+        ``alpha``: the mechanism is ``alpha * eps_sample``-DP when one record is added to or
+        removed from its input; None when it has no such guarantee.
+    change : float or None
+        ``gamma``: the same for one record changed, the sample size fixed; None when it has
+        no such guarantee.
+    """
+
+    name: str
+    add_remove: float | None
+    change: float | None
+
+    @property
+    def relations(self) -> frozenset[str]:
+        """The relations under which ``eps_sample`` itself holds
+        (:func:`relations_from_factors`)."""
+        return relations_from_factors(self.add_remove, self.change)
+
+
 def _clip_square_by_quadrature(
     cdf: Callable[[FloatArray], FloatArray], alpha: float, beta: float
 ) -> float:
@@ -372,8 +406,10 @@ class Mechanism(ABC):
         The guarantee is pure ``eps_sample``-DP (``delta_sample`` is not spent).
     add_remove_factor : float or None
         ``alpha``: the mechanism is ``alpha * eps_sample``-DP (pure, or with the same
-        ``delta_sample``) when one record is added to or removed from its input; ``None``
-        when it has no such guarantee.  Each subclass justifies its value in its docstring.
+        ``delta_sample``) when one record is added to or removed from its input, whatever
+        its parameters; ``None`` when it has no such guarantee.  Each subclass justifies its
+        value in its docstring.  The accounting reads :meth:`budget_factors`, which may be
+        smaller at a given level.
     change_factor : float or None
         ``gamma``: the same for one record changed, the sample size fixed; ``None`` when it
         has no such guarantee.  Group privacy gives ``gamma <= 2 alpha`` whatever is stated.
@@ -406,6 +442,11 @@ class Mechanism(ABC):
     #: mean (the sample mean when the size is fixed at ``r N``) and the noise does not depend
     #: on the sample, so a design's closed-form mean and variance give its exact errors.
     linear_mean: ClassVar[bool] = False
+    #: The noise has an exact privacy profile under sampling in
+    #: :mod:`core.accounting.gaussian_profile` (``"gaussian"``: Gaussian noise calibrated
+    #: by the analytic Gaussian mechanism on a statistic of sensitivity ``R / n``); None
+    #: when only the generic amplification theorem applies.
+    exact_profile: ClassVar[str | None] = None
     #: The release divides by a size of the data it is given (the population's ``N``, a
     #: cell's ``N_c``), taken as a constant.  Its guarantee holds between neighbours of the
     #: same size only: under added or removed records the two neighbours' sizes differ by
@@ -428,6 +469,24 @@ class Mechanism(ABC):
                 f"{cls.change_factor}); set the factors instead"
             )
         cls.relations = derived
+
+    @classmethod
+    def budget_factors(cls, quantile: float) -> BudgetFactors:
+        """The two budgets the accounting uses when the mechanism releases level ``quantile``.
+
+        By default the class's :attr:`add_remove_factor` and :attr:`change_factor`, which
+        hold at every level (a mean mechanism ignores ``quantile``).  A subclass whose
+        budget is smaller at some levels overrides this with the level's own, proved in its
+        docstring (:class:`core.mechanisms.ExponentialQuantile`); it never exceeds the
+        class's, so :attr:`relations` holds at every level.
+
+        Parameters
+        ----------
+        quantile : float
+            The level ``q`` in (0, 1) the mechanism releases (0.5 for the median).
+        """
+        sens.check_quantile(quantile)
+        return BudgetFactors(cls.name, cls.add_remove_factor, cls.change_factor)
 
     def window_beta(self, eps_sample: float, delta_sample: float) -> float | None:
         """``beta`` of the smooth sensitivity the noise is scaled to, for a windowed mechanism.

@@ -1,9 +1,10 @@
 """The exponential mechanism for a quantile (McSherry & Talwar 2007; Smith 2011).
 
-:class:`ExponentialQuantile` (pure ``eps``, both neighbour relations), its interval draw
-(a compiled inverse-CDF pass with a log-domain fallback), and the exact piecewise-uniform
-law of its release on one sample (:func:`exponential_quantile_distribution`) with the exact
-errors that law gives (:func:`exponential_quantile_error`).
+:class:`ExponentialQuantile` (pure ``eps`` for a changed record, ``max(q, 1 - q) eps`` for
+an added or removed one), its interval draw (a compiled inverse-CDF pass with a log-domain
+fallback), and the exact piecewise-uniform law of its release on one sample
+(:func:`exponential_quantile_distribution`) with the exact errors that law gives
+(:func:`exponential_quantile_error`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from .._validation import (
     finite_scalar,
     values_in_bounds,
 )
-from ..mechanisms.base import FloatArray, Release, _check_release_args
+from ..mechanisms.base import BudgetFactors, FloatArray, Release, _check_release_args
 from ..mechanisms.quantiles import _RankScoreQuantile
 
 __all__ = [
@@ -400,30 +401,46 @@ class ExponentialQuantile(_RankScoreQuantile):
     ``c_x(y)`` counts the sample values ``<= y`` -- the exponential mechanism on
     ``[lower, upper]`` with the uniform base measure.
 
-    Privacy: pure ``eps_sample``-DP under both relations.  The exponential mechanism with
-    weights ``exp(eps u / 2)`` is ``eps``-DP when, for every output ``y``, the score moves by
-    at most 1 between neighbours (the numerator moves by a factor ``e^(eps/2)`` at most, the
-    normalising integral too).  Fix ``y``:
+    Privacy: pure ``eps_sample``-DP for a changed record and ``max(q, 1 - q) eps_sample``-DP
+    for an added or removed one.  For neighbours ``x, x'`` whose scores differ by at most
+    ``Delta`` at every output, ``|u(x, y) - u(x', y)| <= Delta``, the density ratio is
+
+        ``p_x(y) / p_x'(y) = exp(eps (u(x, y) - u(x', y)) / 2) * Z(x') / Z(x)``,
+
+    with ``Z(x)`` the integral of ``exp(eps u(x, .) / 2)`` over ``[lower, upper]`` (the
+    base measure does not depend on the data).  The first factor is at most
+    ``e^(eps Delta / 2)`` and so is the second, since ``u(x', .) <= u(x, .) + Delta``
+    everywhere: the ratio is at most ``e^(eps Delta)`` (McSherry & Talwar 2007).
+    Fix ``y``:
 
     * one record changed (``n`` fixed): removing the old value lowers ``c(y)`` by 0 or 1 and
       inserting the new one raises it by 0 or 1, so ``c(y)`` moves by at most 1 and ``q n``
-      not at all: ``|u|`` moves by at most 1;
-    * one record added (removal is the same pair read backwards): ``c(y)`` rises by 1 if the
-      new value is ``<= y`` and by 0 otherwise, while ``q n`` rises by exactly ``q``; so
-      ``c(y) - q n`` moves by ``1 - q`` or ``-q`` and ``|u|`` by at most
-      ``max(q, 1 - q) < 1``.  (Adding the two moves separately would give ``1 + q``; they
-      are not independent.)
+      not at all: ``|u|`` moves by at most 1, so ``Delta = 1`` and the release is
+      ``eps``-DP;
+    * one record with value ``z`` added (removal is the same pair read backwards):
+      ``c(y)`` rises by 1 if ``z <= y`` and by 0 otherwise, while ``q n`` rises by exactly
+      ``q``; so ``c(y) - q n`` moves by ``1 - q`` (for ``y >= z``) or ``-q`` (for
+      ``y < z``) and ``|u|`` by at most ``max(q, 1 - q)``.  (Adding the two moves
+      separately would give ``1 + q``; they are not independent.)  So ``Delta =
+      max(q, 1 - q)`` and the release is ``max(q, 1 - q) eps``-DP: ``eps / 2`` for the
+      median, ``3 eps / 4`` for a quartile.
 
-    So the score sensitivity is 1 in both cases (``max(q, 1 - q)`` for deletion alone --
-    1/2 for the median -- where the mechanism is in fact ``max(q, 1 - q) eps``-DP).
-    ``delta_sample`` is ignored.  An empty sample (``n = 0``, possible when the sample size
-    is random) has the score 0 everywhere, i.e. the uniform law on ``[lower, upper]``; adding
-    one record moves the score by ``q`` or ``1 - q``, so it is covered too.
+    The normaliser keeps its factor ``e^(eps Delta / 2)``: the score does not move the same
+    way at every output (where ``c(y) - q n >= 0`` an added record at or below ``y`` pushes
+    ``|u|`` up by ``1 - q``, where ``c(y) - q n <= -(1 - q)`` it pulls it down by as much),
+    so the normaliser can shrink by ``e^(-eps Delta / 2)`` while the density at one output
+    grows by ``e^(eps Delta / 2)``.  Both happen together when nearly all the mass sits in
+    one wide interval whose ``|u|`` grows and a narrow interval next to it has its ``|u|``
+    shrink: the bound ``max(q, 1 - q) eps`` is then approached (the tests enumerate such
+    pairs).  ``delta_sample`` is ignored.  An empty sample (``n = 0``, possible when the
+    sample size is random) has the score 0 everywhere, i.e. the uniform law on
+    ``[lower, upper]``; adding one record moves the score by ``q`` or ``1 - q``, so it is
+    covered too.
 
-    Budgets: ``change_factor = 1`` and ``add_remove_factor = 1``.  The add/remove factor
-    could be ``max(q, 1 - q)`` (so 1/2 for the median), but a class attribute cannot depend
-    on ``q``; 1 is a valid upper bound, and every bound of
-    :mod:`core.accounting.change_one` grows with the add/remove budget, so it stays safe.
+    Budgets: ``change_factor = 1``; the class attribute ``add_remove_factor = 1`` holds at
+    every level (``max(q, 1 - q) < 1``), and :meth:`budget_factors` gives the level's own,
+    ``max(q, 1 - q)``, which the accounting uses.  The change budget is unaffected: group
+    privacy gives ``min(1, 2 max(q, 1 - q)) = 1``.
 
     The centre :meth:`statistic` is the order statistic ``y_(k)``,
     ``k = quantile_rank(n, q)`` (the lower median for ``q = 1/2``); the release is not
@@ -444,6 +461,12 @@ class ExponentialQuantile(_RankScoreQuantile):
     add_remove_factor = 1.0
     change_factor = 1.0
     windowed = True  # drawn ring by ring (core.windowed.window_exponential_draws)
+
+    @classmethod
+    def budget_factors(cls, quantile: float) -> BudgetFactors:
+        """``add_remove = max(q, 1 - q)``, ``change = 1`` at level ``q`` (class docstring)."""
+        q = sens.check_quantile(quantile)
+        return BudgetFactors(cls.name, max(q, 1.0 - q), cls.change_factor)
 
     def exact_error(
         self,

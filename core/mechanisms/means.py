@@ -182,6 +182,7 @@ class GaussianMean(_FixedSizeMean):
 
     name = "gaussian"
     label = "mean, Gaussian noise (analytic calibration)"
+    exact_profile = "gaussian"
     unit_noise_variance = 1.0
     uses_delta = True
     pure = False

@@ -39,6 +39,9 @@ Invariants
 * A mechanism that divides by the population size (``needs_public_size``) is compared under
   added or removed records only when ``sizes_public`` declares N public
   (:func:`size_refusal`); otherwise the size-free mean takes its place.
+* A promise stated as ρ-zCDP (``rho_target``) is planned at the largest pure ``eps_target``
+  that keeps it (:mod:`core.accounting.zcdp`, named in every row's ``accounting``); the
+  (ε, δ) mechanisms, which imply no zCDP bound, are left out (:func:`promise_refusal`).
 * A sample is recommended over the census only when its gain exceeds twice the Monte Carlo
   standard error of the difference (:func:`beats_reference`); otherwise the census is
   (:attr:`PlanResult.recommended`).
@@ -65,6 +68,8 @@ from ..planner.budgets import (
     eps_target_for,
     mechanisms_for,
     offered_mechanisms,
+    promise_refusal,
+    promise_refusals,
     size_refusal,
     size_refusals,
     sizes_change,
@@ -127,6 +132,8 @@ __all__ = [
     "mechanisms_for",
     "offered_mechanisms",
     "plan",
+    "promise_refusal",
+    "promise_refusals",
     "recommended_row",
     "separate_rmse",
     "several_statistics",

@@ -23,6 +23,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .._validation import check_choice
+from ..accounting.zcdp import PROMISE_KINDS, rho_for_eps
 from ..designs.frame import Frame
 from ..designs.protocol import PlannerDesign
 from ..planner import engine
@@ -69,6 +71,22 @@ class AccuracyFirst:
     plan: PlanResult | None
     evaluations: int
     eps_limit: float
+
+    @property
+    def promise(self) -> str:
+        """``"eps"`` (pure ε-DP) or ``"zcdp"``: the promise the search was stated in (its
+        plan's, :attr:`core.planner.engine.PlanResult.promise`); under ρ-zCDP the (ε, δ)
+        mechanisms were left out."""
+        return "eps" if self.plan is None or self.plan.rho_target is None else "zcdp"
+
+    @property
+    def rho_target(self) -> float | None:
+        """Under a ρ-zCDP promise, the ρ that :attr:`eps_target` keeps by the sharp
+        conversion (:func:`core.accounting.zcdp.rho_for_eps`; NaN when none is found);
+        None under a pure ε promise."""
+        if self.promise == "eps":
+            return None
+        return rho_for_eps(self.eps_target) if self.feasible else math.nan
 
     @property
     def plan_eps_target(self) -> float:
@@ -215,6 +233,7 @@ def smallest_eps_target(
     frame: Frame | None = None,
     sizes_public: bool = False,
     progress: Callable[[SearchProgress], None] | None = None,
+    promise: str = "eps",
 ) -> AccuracyFirst:
     """The smallest ε_target whose best plan has a 95 % error bound at most ``target_error_95``.
 
@@ -234,6 +253,11 @@ def smallest_eps_target(
     progress : callable, optional
         Called with a :class:`SearchProgress` after each ε_target tried and after each
         design of the final plan.
+    promise : str
+        ``"eps"`` (default) or ``"zcdp"``: the promise is stated as ρ-zCDP, so the search
+        plans only the pure mechanisms (:func:`core.planner.budgets.promise_refusal`) and
+        the result also gives the smallest ρ (:attr:`AccuracyFirst.rho_target`; ρ is
+        increasing in ε_target, so the smallest ε_target gives the smallest ρ).
     Other parameters
         As for :func:`core.planner.engine.plan`.
 
@@ -248,10 +272,12 @@ def smallest_eps_target(
     if not lo < hi:
         raise ValueError(f"eps_range must be (low, high) with low < high; got {eps_range!r}")
     tol = _positive("tolerance", tolerance)
+    check_choice("promise", promise, PROMISE_KINDS)
     job = engine.prepare(
         population,
         statistic=statistic,
-        eps_target=hi,
+        eps_target=hi if promise == "eps" else None,
+        rho_target=rho_for_eps(hi) if promise == "zcdp" else None,
         delta_target=delta_target,
         designs=designs,
         rates=rates,

@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import mechanisms as mech
 from .._validation import check_choice, finite_scalar
+from ..accounting.zcdp import PROMISE_KINDS
 from ..designs.frame import Frame
 from ..designs.protocol import RELATIONS, Accounting, PlannerDesign, Point
 from ..designs.registry import DESIGNS, design_named
@@ -41,6 +42,8 @@ __all__ = [
     "eps_target_for",
     "mechanisms_for",
     "offered_mechanisms",
+    "promise_refusal",
+    "promise_refusals",
     "size_refusal",
     "size_refusals",
     "sizes_change",
@@ -55,7 +58,7 @@ STATISTICS = ("median", "quantile", "mean")
 #: issue 23: the smooth-sensitivity quantile with polynomial-Laplace noise (Hladík & Tětek
 #: 2025; change one record only, like ``smooth_pure``) and the piecewise-Laplace quantile
 #: (Durfee 2025; both relations, like ``exponential``).  Their budgets are the mechanisms'
-#: own ``add_remove_factor`` and ``change_factor`` (:mod:`core.mechanisms`).
+#: own at the level released (:meth:`core.mechanisms.Mechanism.budget_factors`).
 QUANTILE_MECHANISMS = (
     "smooth_laplace",
     "smooth_pure",
@@ -159,6 +162,38 @@ def size_refusal(mechanism: str, relation: str, sizes_public: bool = False) -> s
     )
 
 
+def promise_refusal(mechanism: str, promise: str = "eps") -> str:
+    """Why ``mechanism`` is not planned under a promise stated as ``promise``.
+
+    Empty under a pure ε promise (``"eps"``), and under a ρ-zCDP promise (``"zcdp"``) for a
+    pure ε-DP mechanism, which keeps ρ once ε_target is converted
+    (:mod:`core.accounting.zcdp`).  An (ε, δ) mechanism (``uses_delta``) with δ > 0 implies
+    no zCDP bound at all: its privacy loss may be unbounded with probability up to δ, and
+    zCDP bounds every Rényi divergence.  So it is not planned with a converted ε.
+    """
+    cls = mech.MECHANISMS[check_choice("mechanism", mechanism, mech.MECHANISMS)]
+    check_choice("promise", promise, PROMISE_KINDS)
+    if promise == "eps" or not cls.uses_delta:
+        return ""
+    return (
+        f"{cls.label}: it is (ε, δ)-DP with δ > 0, and an (ε, δ) guarantee implies no "
+        "ρ-zCDP bound (with probability up to δ its privacy loss is unbounded, while zCDP "
+        "bounds every Rényi divergence). Under a ρ-zCDP promise only pure ε-DP mechanisms "
+        "are planned, at the ε_target the sharp conversion gives."
+    )
+
+
+def promise_refusals(
+    statistic: str, promise: str = "eps", *, bounded: bool = True
+) -> dict[str, str]:
+    """Every mechanism offered for ``statistic`` that :func:`promise_refusal` refuses, with why."""
+    return {
+        m: r
+        for m in offered_mechanisms(statistic, bounded=bounded)
+        if (r := promise_refusal(m, promise))
+    }
+
+
 def size_refusals(
     statistic: str, relation: str, sizes_public: bool = False, *, bounded: bool = True
 ) -> dict[str, str]:
@@ -234,10 +269,12 @@ def _point(d: PlannerDesign, rate: float | None, sizes: Any, clusters_sampled: i
     return d.theorem_point({k: v for k, v in given.items() if v is not None})
 
 
-def _mechanism(name: str | None) -> type[mech.Mechanism] | None:
+def _factors(name: str | None, quantile: float) -> mech.BudgetFactors | None:
+    """The budgets of mechanism ``name`` releasing level ``quantile`` (None when unnamed)."""
     if name is None:
         return None
-    return mech.MECHANISMS[check_choice("mechanism", name, mech.MECHANISMS)]
+    cls = mech.MECHANISMS[check_choice("mechanism", name, mech.MECHANISMS)]
+    return cls.budget_factors(quantile)
 
 
 def accounting_for(
@@ -249,6 +286,7 @@ def accounting_for(
     rate: float | None = None,
     sizes: Any = None,
     clusters_sampled: int | None = None,
+    quantile: float = 0.5,
 ) -> Accounting:
     """:func:`eps_sample_for` with the bound it used, in words."""
     d = design_named(design)
@@ -258,7 +296,7 @@ def accounting_for(
     if reason:
         raise ValueError(reason)
     return d.accounting(
-        t, relation, _mechanism(mechanism), _point(d, rate, sizes, clusters_sampled)
+        t, relation, _factors(mechanism, quantile), _point(d, rate, sizes, clusters_sampled)
     )
 
 
@@ -271,6 +309,7 @@ def eps_sample_for(
     rate: float | None = None,
     sizes: Any = None,
     clusters_sampled: int | None = None,
+    quantile: float = 0.5,
 ) -> float:
     """The largest ``eps_sample`` that ``design`` may spend and still promise ``eps_target``.
 
@@ -279,7 +318,9 @@ def eps_sample_for(
     design proven for added or removed records uses the mechanism's two budgets where a bound
     is proven (:mod:`core.accounting.change_one`, Poisson sampling), and otherwise group
     privacy (``eps_target / 2`` through the theorem); with no ``mechanism`` named, group
-    privacy.
+    privacy.  The mechanism's budgets are those at the level ``quantile`` it releases
+    (:meth:`core.mechanisms.Mechanism.budget_factors`): under ``"deletion"`` the census
+    gives the exponential median ``eps_target / (1/2)``.
 
     Parameters
     ----------
@@ -297,6 +338,9 @@ def eps_sample_for(
         Records per cluster (cluster design).
     clusters_sampled : int, optional
         ``ℓ`` (cluster design).
+    quantile : float, default 0.5
+        The level the mechanism releases, in (0, 1) (0.5 for the median; a mean mechanism
+        ignores it).
 
     Raises
     ------
@@ -312,6 +356,7 @@ def eps_sample_for(
         rate=rate,
         sizes=sizes,
         clusters_sampled=clusters_sampled,
+        quantile=quantile,
     ).eps_sample
 
 
@@ -324,6 +369,7 @@ def eps_target_for(
     rate: float | None = None,
     sizes: Any = None,
     clusters_sampled: int | None = None,
+    quantile: float = 0.5,
 ) -> float:
     """The guarantee ``eps_target`` that ``design`` gives when the mechanism spends ``eps_sample``.
 
@@ -336,7 +382,7 @@ def eps_target_for(
     if reason:
         raise ValueError(reason)
     return d.eps_target_of(
-        e, relation, _mechanism(mechanism), _point(d, rate, sizes, clusters_sampled)
+        e, relation, _factors(mechanism, quantile), _point(d, rate, sizes, clusters_sampled)
     )
 
 

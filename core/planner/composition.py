@@ -148,7 +148,7 @@ def several_statistics(
     statistics: Sequence[tuple[str, float]],
     shares: Sequence[float],
     *,
-    eps_target: float,
+    eps_target: float | None = None,
     delta_target: float | None = None,
     designs: Sequence[str] | None = None,
     rates: Sequence[float] | None = None,
@@ -162,15 +162,20 @@ def several_statistics(
     frame: Frame | None = None,
     sizes_public: bool = False,
     progress: Callable[[SeveralProgress], None] | None = None,
+    rho_target: float | None = None,
 ) -> tuple[PlanResult, ...]:
     """One plan per statistic released from the same samples, each with its budget share.
 
     Statistic ``i`` spends the share ``w_i`` (normalised) of the design's ε_sample, so the
     releases compose to ``ε_sample`` on the sample and the design amplifies the total once
-    to ``eps_target`` (:func:`budget_split`). Each plan equals
-    ``plan(statistic=s_i, quantile=q_i, budget_share=w_i, ...)`` in law; the samples of a
-    design at a rate are drawn once for all statistics where they are whole samples
-    (masks: every statistic's mechanisms run on them, see
+    to ``eps_target`` (:func:`budget_split`).  Each mechanism's ε_sample is from its own
+    budgets at its level (:meth:`core.mechanisms.Mechanism.budget_factors`), by a bound of
+    one budget whose shares add whatever mechanisms the other statistics use (the
+    ``shared`` accounting of :meth:`core.designs.protocol.PlannerDesign.accounting`; it
+    differs from a lone release's only on a Poisson sample under ``"replacement"``).
+    Each plan equals ``plan(statistic=s_i, quantile=q_i, budget_share=w_i, ...)`` in law;
+    the samples of a design at a rate are drawn once for all statistics where they are
+    whole samples (masks: every statistic's mechanisms run on them, see
     :func:`core.planner.engine.evaluate_many`), and a rate refined for several statistics
     is evaluated for them at once.  Windows reveal only the order statistics near one
     rank, so each quantile draws its own (the windows of different ranks hardly overlap;
@@ -185,6 +190,10 @@ def several_statistics(
         Positive weights, one per statistic (normalised to sum to 1).
     progress : callable, optional
         Called with a :class:`SeveralProgress` after the census and after each design.
+    rho_target : float, optional
+        The promise stated as ρ-zCDP instead of ``eps_target``: the releases compose as pure
+        ε-DP on the sample, the design amplifies them once to the converted ``eps_target``
+        (:func:`core.accounting.zcdp.eps_target_for_rho`), which keeps ρ.
     Other parameters
         As for :func:`core.planner.engine.plan`.
 
@@ -225,6 +234,7 @@ def several_statistics(
             memory_budget=memory_budget,
             frame=frame,
             sizes_public=sizes_public,
+            rho_target=rho_target,
         )
         for (stat, q), share in zip(statistics, w, strict=True)
     ]

@@ -29,10 +29,11 @@ import pandas as pd
 from .. import mechanisms as mech
 from .. import sensitivity as sens
 from .._validation import check_choice, check_delta_open, check_seed, check_whole, finite_scalar
+from ..accounting.zcdp import Promise, rho_for_eps
 from ..designs.frame import Frame
 from ..designs.protocol import RELATIONS, PlannerDesign
 from ..designs.registry import DESIGNS
-from ..planner import claims, exact, memory
+from ..planner import claims, exact, memory, profiles
 from ..planner.budgets import (
     DESIGN_LABELS,
     MEAN_MECHANISMS,
@@ -46,6 +47,7 @@ from ..planner.budgets import (
     mechanisms_for,
     offered_mechanisms,
     positive,
+    promise_refusal,
 )
 from ..planner.errors import LEVEL, Draws, exact_row, summary_row
 from ..planner.simulate import (
@@ -126,6 +128,14 @@ class PlanResult:
     quantile: float = 0.5
     #: The population size was declared public (:attr:`Setting.sizes_public`).
     sizes_public: bool = False
+    #: The promise was stated as ρ-zCDP with this ρ (``eps_target`` is then its sharp
+    #: conversion, :mod:`core.accounting.zcdp`); None for a pure ε promise.
+    rho_target: float | None = None
+
+    @property
+    def promise(self) -> Promise:
+        """The promise as stated: pure ε_target, or ρ-zCDP (with its conversion named)."""
+        return Promise.of(self.eps_target, self.rho_target)
 
     @property
     def recommended(self) -> pd.Series:
@@ -178,6 +188,9 @@ class Setting:
     #: mechanism that divides by it fits added/removed neighbours only then
     #: (:func:`core.planner.budgets.size_refusal`).
     sizes_public: bool = False
+    #: The promise is ρ-zCDP with this ρ, and ``eps_target`` its conversion; the (ε, δ)
+    #: mechanisms are then not planned (:func:`core.planner.budgets.promise_refusal`).
+    rho_target: float | None = None
 
     def names(self, design: str) -> tuple[str, ...]:
         """The mechanisms fitting ``design``, restricted to the ones asked for (by default
@@ -199,7 +212,13 @@ class Setting:
             if self.mechanisms is None
             else self.mechanisms
         )
-        return tuple(m for m in fit if m in asked)
+        kind = self.promise.kind
+        return tuple(m for m in fit if m in asked and not promise_refusal(m, kind))
+
+    @property
+    def promise(self) -> Promise:
+        """The promise as stated (:meth:`core.accounting.zcdp.Promise.of`)."""
+        return Promise.of(self.eps_target, self.rho_target)
 
 
 def _base_row(design: PlannerDesign, name: str, pb: PointBudget) -> dict[str, Any]:
@@ -223,15 +242,40 @@ def _base_row(design: PlannerDesign, name: str, pb: PointBudget) -> dict[str, An
 def _budgets(
     design: PlannerDesign, names: Sequence[str], points: Iterable[Any], setting: Setting
 ) -> list[PointBudget]:
-    """Each point with the budget every mechanism may spend there (times the share)."""
+    """Each point with the budget every mechanism may spend there (times the share).
+
+    The mechanisms' budgets are those at the level planned
+    (:meth:`core.mechanisms.Mechanism.budget_factors`); a share below 1 leaves the rest of
+    the sample's budget to other releases from the same sample, so the accounting must let
+    the shares add (``shared``, :meth:`core.designs.protocol.PlannerDesign.accounting`).
+    """
     out = []
     for p in points:
         eps: dict[str, float] = {}
         bound: dict[str, str] = {}
+        conversion = setting.promise.conversion
         for m in names:
-            acc = design.accounting(setting.eps_target, setting.relation, mech.MECHANISMS[m], p)
+            factors = mech.MECHANISMS[m].budget_factors(setting.quantile)
+            acc = design.accounting(
+                setting.eps_target, setting.relation, factors, p, shared=setting.share < 1.0
+            )
+            acc = profiles.refine(
+                design,
+                mech.MECHANISMS[m],
+                acc,
+                eps_target=setting.eps_target,
+                delta_target=setting.delta_target,
+                relation=setting.relation,
+                point=p,
+                share=setting.share,
+            )
             eps[m] = acc.eps_sample * setting.share
-            bound[m] = acc.bound
+            bound[m] = (
+                acc.bound
+                if not conversion
+                else f"{acc.bound}; the promised ρ = {setting.rho_target:.6g}-zCDP is kept by "
+                f"ε_target = {setting.eps_target:.6g} ({conversion})"
+            )
         delta = design.delta_sample(setting.delta_target, p) * setting.share
         out.append(PointBudget(p, eps, delta, bound))
     return out
@@ -495,7 +539,7 @@ def plan(
     population: Population,
     *,
     statistic: str = "median",
-    eps_target: float,
+    eps_target: float | None = None,
     delta_target: float | None = None,
     designs: Sequence[str] | None = None,
     rates: Sequence[float] | None = None,
@@ -512,6 +556,7 @@ def plan(
     memory_budget: int | None = None,
     frame: Frame | None = None,
     sizes_public: bool = False,
+    rho_target: float | None = None,
 ) -> PlanResult:
     """Compare designs, rates and mechanisms for releasing ``statistic`` at ``eps_target``.
 
@@ -528,8 +573,8 @@ def plan(
     statistic : str
         ``"median"`` (lower median, Hu et al. §4.3), ``"quantile"`` (the order statistic
         of rank :func:`core.sensitivity.quantile_rank` for ``quantile``) or ``"mean"``.
-    eps_target : float
-        The promised guarantee, finite and > 0.
+    eps_target : float, optional
+        The promised pure guarantee, finite and > 0.  Give it or ``rho_target``.
     delta_target : float, optional
         The promised δ, in (0, 1); default ``1 / (2N)``. Used by (ε, δ) mechanisms only.
     designs : sequence of str, optional
@@ -549,7 +594,10 @@ def plan(
         ``"error_95"`` (default) or ``"rmse"``: what "best" means.
     budget_share : float
         Fraction in (0, 1] of the design's ε_sample (and δ_sample) this statistic spends;
-        the rest goes to other statistics released from the same sample.
+        the rest goes to other statistics released from the same sample.  Below 1 the
+        ε_sample is one whose shares add whatever mechanisms spend them: on a Poisson
+        sample under ``"replacement"`` the bound from the add/remove budget alone
+        (:meth:`core.designs.individual.Poisson.change_accounting`).
     refine : bool
         Refine around each design's best rate.
     quantile : float
@@ -573,6 +621,12 @@ def plan(
         that divides by ``N`` (the Horvitz–Thompson mean) is compared only then; otherwise
         the noisy sum over a noisy count (``"sum_count"``), which reads no size, takes its
         place (:func:`core.planner.budgets.size_refusal`).  Default False: sizes private.
+    rho_target : float, optional
+        The promise stated as ρ-zCDP instead of ``eps_target`` (finite and > 0): the plan
+        is made at the largest pure ``eps_target`` that keeps it, by the sharp conversion
+        ρ = ε·tanh(ε/2) (:func:`core.accounting.zcdp.eps_target_for_rho`), named in every
+        row's ``accounting``; the (ε, δ) mechanisms, which imply no zCDP bound, are not
+        planned (:func:`core.planner.budgets.promise_refusal`).
 
     Returns
     -------
@@ -603,6 +657,7 @@ def plan(
         memory_budget=memory_budget,
         frame=frame,
         sizes_public=sizes_public,
+        rho_target=rho_target,
     )
     setting, frame = job.setting, job.frame
     rows = census_rows(job.census, frame, setting)
@@ -634,16 +689,18 @@ class PlanJob:
     objective: str
 
     def at(self, eps_target: float) -> PlanJob:
-        """The same job at another ``eps_target`` (finite and > 0)."""
+        """The same job at another ``eps_target`` (finite and > 0); under a ρ-zCDP promise
+        the ρ that ``eps_target`` keeps (:func:`core.accounting.zcdp.rho_for_eps`)."""
         t = positive("eps_target", eps_target)
-        return replace(self, setting=replace(self.setting, eps_target=t))
+        rho = None if self.setting.rho_target is None else rho_for_eps(t)
+        return replace(self, setting=replace(self.setting, eps_target=t, rho_target=rho))
 
 
 def prepare(
     population: Population,
     *,
     statistic: str = "median",
-    eps_target: float,
+    eps_target: float | None = None,
     delta_target: float | None = None,
     designs: Sequence[str] | None = None,
     rates: Sequence[float] | None = None,
@@ -658,6 +715,7 @@ def prepare(
     memory_budget: int | None = None,
     frame: Frame | None = None,
     sizes_public: bool = False,
+    rho_target: float | None = None,
 ) -> PlanJob:
     """The arguments of :func:`plan` checked (same names, same errors), ready to evaluate.
 
@@ -670,7 +728,8 @@ def prepare(
     check_choice("relation", relation, RELATIONS)
     check_choice("objective", objective, OBJECTIVES)
     q = 0.5 if statistic == "median" else sens.check_quantile(quantile)
-    t = positive("eps_target", eps_target)
+    promise = Promise.stated(eps_target=eps_target, rho_target=rho_target)
+    t, rho = promise.eps_target, promise.rho
     N = population.size
     d = 1.0 / (2.0 * N) if delta_target is None else check_delta_open("delta_target", delta_target)
     share = positive("budget_share", budget_share)
@@ -703,6 +762,7 @@ def prepare(
         memory_budget=memory_budget,
         bounded=bounded,
         sizes_public=bool(sizes_public),
+        rho_target=rho,
     )
     census = next(x for x in DESIGNS.values() if x.reference)
     return PlanJob(frame, grid, tuple(statuses), tuple(chosen), census, setting, objective)
@@ -711,7 +771,12 @@ def prepare(
 def assemble(job: PlanJob, rows: Sequence[dict[str, Any]]) -> PlanResult:
     """The :class:`PlanResult` of ``job`` from its rows (census and designs, any order)."""
     if not rows:
-        raise ValueError("no mechanism fits the chosen designs, relation and statistic")
+        why = (
+            ""
+            if job.setting.rho_target is None
+            else " (under a ρ-zCDP promise the (ε, δ) mechanisms are not planned)"
+        )
+        raise ValueError(f"no mechanism fits the chosen designs, relation and statistic{why}")
     setting = job.setting
     table, best = _ranked(pd.DataFrame(list(rows)), job.objective)
     census_best = best[best["design"] == job.census.name]
@@ -733,4 +798,5 @@ def assemble(job: PlanJob, rows: Sequence[dict[str, Any]]) -> PlanResult:
         N=job.frame.N,
         quantile=setting.quantile,
         sizes_public=setting.sizes_public,
+        rho_target=setting.rho_target,
     )

@@ -8,13 +8,16 @@ Section 3).  :func:`joint_exp_errors` gives JointExp's per-quantile RMSE about t
 population's quantiles on a design's samples, and :func:`joint_against_separate` compares
 it with the separate releases by the largest and by the mean per-quantile RMSE.
 
-Accounting.  JointExp states the same two budgets as the exponential quantile
-(``add_remove_factor = change_factor = 1``, proved in its class docstring), so a design's
-accounting gives it the same ``eps_sample``
-(:meth:`core.designs.protocol.PlannerDesign.accounting`, read from the class itself).  The
-``m`` separate releases spend shares ``w_1 + ... + w_m`` of that budget and compose on the
-sample; JointExp spends the same total ``(w_1 + ... + w_m) eps_sample`` once.  Both
-promise the same ``eps_target``.
+Accounting.  JointExp's change budget is 1 and its add/remove budget ``1 - d``, with ``d``
+the smallest gap ``q_j - q_{j-1}`` between its levels, 0 and 1 (proved in its class
+docstring; :meth:`core.mechanisms.JointExpQuantiles.budget_factors`), and a design's
+accounting reads them (:meth:`core.designs.protocol.PlannerDesign.accounting`).  The
+separate release of level ``q_j`` spends its share of its own ``eps_sample``, with
+add/remove budget ``max(q_j, 1 - q_j) <= 1 - d`` (``q_j`` and ``1 - q_j`` are both at least
+``d``); JointExp spends the quantiles' shares ``w_1 + ... + w_m`` of its own once.  Where
+only a changed record counts on a design of fixed size (the census and SRS under
+``"replacement"``) both budgets are the same; where the add/remove budget counts JointExp's
+``eps_sample`` can be the smaller.  Both promise the same ``eps_target``.
 
 Cost.  JointExp's exact sampler builds its tables in ``O(m^2 n)`` per sample and then draws
 in ``O(m n)`` each, so the Monte Carlo uses few samples and several draws per sample: at
@@ -37,7 +40,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -46,7 +49,7 @@ from .._validation import check_choice, check_seed, check_whole
 from ..designs.frame import Frame
 from ..designs.protocol import RELATIONS
 from ..designs.registry import DESIGNS, design_named
-from ..mechanisms import JointExpQuantiles, Mechanism
+from ..mechanisms import JointExpQuantiles
 from ..planner import memory
 from ..planner.budgets import positive
 from ..planner.composition import at_rate
@@ -204,9 +207,7 @@ def joint_exp_errors(
     point = d.point(fr, r)
     if point is None or not 0 < point.rate <= 1:
         raise ValueError(f"the {d.label.lower()} cannot realise rate = {rate!r} here")
-    # JointExp is not a Mechanism, but it states the same budget attributes the
-    # accounting reads (add_remove_factor, change_factor, relations, name).
-    acc = d.accounting(t, relation, cast(type[Mechanism], JointExpQuantiles), point)
+    acc = d.accounting(t, relation, mech.budget_factors(), point, shared=w < 1.0)
     eps_sample = acc.eps_sample * w
     m = len(q)
     n = float(fr.N) if d.reference else float(point.n)

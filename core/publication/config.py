@@ -12,7 +12,7 @@ Example (``assets/publication_example.yaml``)::
       size: 20000               #     list of names making one label: [stratid, psuid])
     groups: [strata]            # one or two of strata, clusters
     statistics: [median, mean]  # median, mean, {quantile: 0.9}
-    eps_target: 1.0
+    eps_target: 1.0             # or, for a promise stated as ρ-zCDP: rho_target: 0.5
     delta_target: 1.0e-6        # optional: 1 / (2N)
     relation: replacement       # or deletion
     sizes_public: false         # N and the cell sizes N_c are not public (the default)
@@ -32,6 +32,7 @@ from typing import Any
 
 import yaml  # type: ignore[import-untyped]
 
+from ..accounting.zcdp import eps_target_for_rho
 from ..designs.registry import DESIGNS
 from ..mechanisms.registry import MECHANISMS
 from ..population import Population
@@ -45,7 +46,9 @@ from ..publication.table import GROUPS, cells_of, parse_statistic
 
 __all__ = ["Config", "ConfigError", "build_population", "label_columns", "load_config"]
 
-REQUIRED = ("population", "groups", "statistics", "eps_target")
+REQUIRED = ("population", "groups", "statistics")
+#: The promise: exactly one of them (pure ε-DP, or ρ-zCDP converted to a pure ε_target).
+PROMISE_KEYS = ("eps_target", "rho_target")
 OPTIONAL = (
     "delta_target",
     "relation",
@@ -110,13 +113,20 @@ class Config:
     error_weights: tuple[float, ...] | None = None
     #: ``N`` and the cell sizes ``N_c`` are declared public (``sizes_public: true``).
     sizes_public: bool = False
+    #: The promise as stated in ρ-zCDP (``rho_target``); ``eps_target`` is then the pure
+    #: ε_target that keeps it (:func:`core.accounting.zcdp.eps_target_for_rho`).
+    rho_target: float | None = None
 
     def plan_kwargs(self) -> dict[str, Any]:
         """Keyword arguments of :func:`core.publication.plan_table` (after the population)."""
         return {
             "groups": list(self.groups),
             "statistics": list(self.statistics),
-            "eps_target": self.eps_target,
+            **(
+                {"eps_target": self.eps_target}
+                if self.rho_target is None
+                else {"rho_target": self.rho_target}
+            ),
             "delta_target": self.delta_target,
             "relation": self.relation,
             "labels_fixed": self.labels_fixed,
@@ -199,10 +209,18 @@ def load_config(path: str | Path) -> Config:
         if key not in raw:
             raise ConfigError(key, "missing (required)")
     for key in raw:
-        if key not in REQUIRED + OPTIONAL:
+        if key not in REQUIRED + PROMISE_KEYS + OPTIONAL:
             raise ConfigError(
-                str(key), f"unknown key; the keys are {', '.join(REQUIRED + OPTIONAL)}"
+                str(key),
+                f"unknown key; the keys are {', '.join(REQUIRED + PROMISE_KEYS + OPTIONAL)}",
             )
+    stated = [key for key in PROMISE_KEYS if raw.get(key) is not None]
+    if len(stated) != 1:
+        raise ConfigError(
+            "eps_target",
+            "state the promise once: eps_target (pure ε-DP) or rho_target (ρ-zCDP); got "
+            + (" and ".join(stated) if stated else "neither"),
+        )
     pop = _check_population(raw["population"])
     groups = raw["groups"]
     if isinstance(groups, str):
@@ -218,7 +236,12 @@ def load_config(path: str | Path) -> Config:
             parse_statistic(s)
         except ValueError as exc:
             raise ConfigError(f"statistics[{i}]", str(exc)) from None
-    eps = _yaml_number("eps_target", raw["eps_target"], low=0.0)
+    rho = None
+    if raw.get("rho_target") is not None:
+        rho = _yaml_number("rho_target", raw["rho_target"], low=0.0)
+        eps = eps_target_for_rho(rho)
+    else:
+        eps = _yaml_number("eps_target", raw["eps_target"], low=0.0)
     delta = raw.get("delta_target")
     if delta is not None:
         delta = _yaml_number("delta_target", delta, low=0.0, high=1.0)
@@ -284,6 +307,7 @@ def load_config(path: str | Path) -> Config:
         max_cells=_yaml_whole("max_cells", raw.get("max_cells", 10_000), 1, 10**7),
         error_weights=weights_t,
         sizes_public=sizes_public,
+        rho_target=rho,
     )
 
 

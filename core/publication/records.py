@@ -25,6 +25,7 @@ __all__ = [
     "input_record",
     "input_warnings",
     "plan_csv",
+    "promise_words",
     "record_files",
     "registry_entry",
     "relation_words",
@@ -152,6 +153,30 @@ def relation_words(relation: str, labels_fixed: bool) -> str:
     return words
 
 
+def _zcdp_entry(tp: TablePlan) -> dict[str, Any]:
+    """The registry's fields for a promise stated as ρ-zCDP (none for a pure ε promise):
+    ``epsilon`` is then the converted pure ε_target, and the conversion is named."""
+    rho = tp.settings.get("rho_target")
+    if rho is None:
+        return {}
+    return {
+        "privacy_definition": "zero-concentrated DP (ρ-zCDP), kept by a pure ε-DP table",
+        "rho": rho,
+        "conversion": tp.settings.get("conversion", ""),
+    }
+
+
+def promise_words(tp: TablePlan, eps_target: float) -> str:
+    """The table's promise in one sentence: ε_target, or ρ-zCDP with its conversion."""
+    rho = tp.settings.get("rho_target")
+    if rho is None:
+        return f"ε_target = {eps_target:g}"
+    return (
+        f"ρ = {rho:g}-zCDP, kept by the pure ε_target = {eps_target:.6g} "
+        f"({tp.settings.get('conversion', '')})"
+    )
+
+
 def registry_entry(
     tp: TablePlan,
     population: Population,
@@ -207,6 +232,7 @@ def registry_entry(
         "privacy_unit": "one record of the population",
         "epsilon": eps_target,
         "delta": tp.settings["delta_target"],
+        **_zcdp_entry(tp),
         "neighboring_relation": relation_words(relation, labels_fixed),
         "sizes_public": bool(tp.settings.get("sizes_public", False)),
         "sizes": sizes_statement(bool(tp.settings.get("sizes_public", False)), tp.budget.relation),
@@ -298,7 +324,7 @@ table{{border-collapse:collapse;font-size:90%}}td,th{{padding:2px 8px;border-bot
 Cells: {s["cells"]} by {esc(" × ".join(tp.label_columns))}; statistics:
 {esc(", ".join(tp.statistics))}.</p>
 {reading}
-<p>Promise for the whole table: ε_target = {eps_target:g},
+<p>Promise for the whole table: {esc(promise_words(tp, eps_target))},
 δ_target = {tp.settings["delta_target"]:.3g},
 neighbours: {esc(RELATION_WORDS[relation])}.</p>
 <p>Sizes: {esc(s["sizes"])}</p>

@@ -22,10 +22,17 @@ import numpy as np
 import pandas as pd
 
 from .._validation import check_choice, check_seed, check_whole
+from ..accounting.zcdp import Promise
 from ..designs.frame import Frame
 from ..designs.registry import DESIGNS
 from ..planner import design_statuses, plan
-from ..planner.budgets import MEAN_MECHANISMS, QUANTILE_MECHANISMS, positive
+from ..planner.budgets import (
+    MEAN_MECHANISMS,
+    QUANTILE_MECHANISMS,
+    default_mechanisms,
+    positive,
+    promise_refusal,
+)
 from ..population import Population
 from ..publication.composition import (
     CellBudget,
@@ -238,6 +245,9 @@ class CellJob:
     #: The cell sizes ``N_c`` are declared public (:func:`core.planner.plan`'s
     #: ``sizes_public``).
     sizes_public: bool = False
+    #: The table's promise is ρ-zCDP: only pure ε-DP mechanisms are planned
+    #: (:func:`core.planner.budgets.promise_refusal`).
+    pure_only: bool = False
 
     def plan_kwargs(self) -> dict[str, Any]:
         """The keyword arguments of the :func:`core.planner.plan` call this job makes."""
@@ -245,6 +255,15 @@ class CellJob:
         statuses = design_statuses(frame, self.statistic, self.relation)
         ok = [s.name for s in statuses if s.available and s.name not in self.refused]
         designs = ok if self.designs is None else [d for d in self.designs if d in ok]
+        mechanisms = self.mechanisms
+        if self.pure_only:
+            asked = mechanisms or default_mechanisms(
+                self.statistic,
+                bounded=math.isfinite(frame.upper),
+                relation=self.relation,
+                sizes_public=self.sizes_public,
+            )
+            mechanisms = tuple(m for m in asked if not promise_refusal(m, "zcdp"))
         return {
             "statistic": self.statistic,
             "quantile": self.quantile,
@@ -252,7 +271,7 @@ class CellJob:
             "delta_target": self.delta_target,
             "relation": self.relation,
             "designs": designs,
-            "mechanisms": self.mechanisms,
+            "mechanisms": mechanisms,
             "rates": self.rates,
             "reps": self.reps,
             "seed": self.seed,
@@ -358,6 +377,8 @@ class TablePlan:
         t = self.table
         return {
             "eps_target": self.settings["eps_target"],
+            "rho_target": self.settings.get("rho_target"),
+            "conversion": self.settings.get("conversion", ""),
             "delta_target": self.settings["delta_target"],
             "relation": self.settings["relation"],
             "labels_fixed": self.settings["labels_fixed"],
@@ -402,8 +423,9 @@ def plan_table(
     population: Population,
     groups: Sequence[str],
     statistics: Sequence[Any],
-    eps_target: float,
+    eps_target: float | None = None,
     *,
+    rho_target: float | None = None,
     delta_target: float | None = None,
     relation: str = "replacement",
     labels_fixed: bool = False,
@@ -438,8 +460,13 @@ def plan_table(
         One or two of ``"strata"``, ``"clusters"``.
     statistics : sequence
         ``"median"``, ``"mean"``, ``("quantile", q)`` (:func:`parse_statistic`).
-    eps_target : float
-        The promise for the whole table.
+    eps_target : float, optional
+        The promise for the whole table, pure ε-DP.  Give it or ``rho_target``.
+    rho_target : float, optional
+        The promise for the whole table stated as ρ-zCDP: the table is planned at the
+        largest pure ``eps_target`` that keeps it (:func:`core.accounting.zcdp.
+        eps_target_for_rho`; the pure table composes as before and ε-DP implies
+        ρ(ε)-zCDP), with the pure mechanisms only (an (ε, δ) one implies no zCDP bound).
     delta_target : float, optional
         Default ``1 / (2N)``.
     relation : {"replacement", "deletion"}
@@ -477,7 +504,8 @@ def plan_table(
     -------
     TablePlan
     """
-    positive("eps_target", eps_target)
+    promise = Promise.stated(eps_target=eps_target, rho_target=rho_target)
+    eps_target = promise.eps_target
     N = population.size
     delta = 1.0 / (2.0 * N) if delta_target is None else delta_target
     budget = cell_budget(eps_target, delta, relation, labels_fixed=labels_fixed)
@@ -525,6 +553,7 @@ def plan_table(
                 objective=objective,
                 publish_share=share_cap,
                 refused=tuple(refused),
+                pure_only=promise.kind == "zcdp",
                 sizes_public=sizes_public,
             )
             for c in range(len(cells))
@@ -574,6 +603,8 @@ def plan_table(
         "groups": list(groups) if not isinstance(groups, str) else [groups],
         "statistics": [s[2] for s in stats],
         "eps_target": float(eps_target),
+        "rho_target": promise.rho,
+        "conversion": promise.conversion,
         "delta_target": float(delta),
         "relation": relation,
         "labels_fixed": bool(labels_fixed),

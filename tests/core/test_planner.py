@@ -405,17 +405,40 @@ def test_plan_table_columns_best_rows_and_refinement():
     census = result.census
     assert census is not None
     assert best.loc[best["design"] == "census", "gain"].max() == pytest.approx(0.0)
-    # A changed record on a Poisson sample: the exponential mechanism (both budgets ε) keeps
-    # ln(1 + r(e^ε − 1)) exactly; stratified and cluster samples use group privacy (ε/2).
-    row = t[(t["design"] == "poisson") & (t["mechanism"] == "exponential")].iloc[0]
+    # A changed record on a Poisson sample: the global-Laplace quantile (both budgets ε)
+    # keeps ln(1 + r(e^ε − 1)) exactly; the exponential median (ε/2 for an added or removed
+    # record, ε for a changed one) keeps ln((1 − r + r e^{ε/2}) / (1 − r + r e^{−ε/2})).
+    row = t[(t["design"] == "poisson") & (t["mechanism"] == "global_laplace")].iloc[0]
     assert row["eps_sample"] == pytest.approx(amp.eps_sample(1.0, row["rate"]), rel=1e-12)
     assert "exact for a changed record" in row["accounting"]
-    row = t[(t["design"] == "stratified_proportional")].iloc[0]
-    expected = pl.eps_sample_for(
-        "stratified_proportional", 0.5, relation="deletion", rate=row["rate"]
+    row = t[(t["design"] == "poisson") & (t["mechanism"] == "exponential")].iloc[0]
+    r, x = row["rate"], row["eps_sample"] / 2.0
+    assert math.log((1 - r + r * math.exp(x)) / (1 - r + r * math.exp(-x))) == pytest.approx(
+        1.0, rel=1e-12
     )
-    assert row["eps_sample"] == pytest.approx(expected, rel=1e-12)
-    assert "group privacy" in row["accounting"]
+    assert "exact for a changed record" in row["accounting"]
+    # A stratified sample uses the exact profile of its stratum sizes, well above group
+    # privacy over Bun et al.'s theorems; the exponential median (α = 1/2, γ = 1 = 2α) and
+    # the global-Laplace quantile (α = γ = 1) each get their own.
+    strat = t[t["design"] == "stratified_proportional"]
+    sizes = np.unique(np.asarray(pop.strata), return_counts=True)[1]
+    for name in ("global_laplace", "exponential"):
+        row = strat[strat["mechanism"] == name].iloc[0]
+        group = pl.eps_sample_for(
+            "stratified_proportional", 1.0, relation="replacement", rate=row["rate"],
+            mechanism=name,
+        )  # fmt: skip
+        expected = pl.eps_sample_for(
+            "stratified_proportional",
+            1.0,
+            relation="replacement",
+            rate=row["rate"],
+            sizes=sizes,
+            mechanism=row["mechanism"],
+        )
+        assert row["eps_sample"] == pytest.approx(expected, rel=1e-12)
+        assert row["eps_sample"] > group
+        assert "exact privacy profile" in row["accounting"]
 
 
 def test_plan_is_reproducible_and_seeded():

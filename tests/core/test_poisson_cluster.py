@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from core import mechanisms as mech
 from core import planner as pl
 from core.designs.frame import Frame
 from core.designs.poisson_cluster import (
@@ -165,13 +166,27 @@ def test_plan_rows_on_windows_agree_with_masks_and_name_the_bound():
         spread = np.maximum(spread, 1e-9 * m[f"{col}_a"].abs())
         z = (m[f"{col}_a"] - m[f"{col}_b"]) / spread
         assert np.abs(z).max() < 4.0, (col, z.round(2).tolist())
-    # Under "replacement" the add/remove bound is doubled (group privacy), and said so.
-    row = a[a["design"] == "poisson_cluster"].iloc[0]
-    assert "group privacy" in row["accounting"]
+    # Under "replacement" the larger budget of group privacy (twice the add/remove bound;
+    # the exponential median's add/remove budget is ε_sample / 2, so it may spend twice as
+    # much) and the coupling bound (ε_target / max(α, γ)) is used, and named.
+    mine = a[a["design"] == "poisson_cluster"]
+    rows = mine.set_index(["mechanism", "rate"])
     largest = int(np.bincount(np.asarray(pop.clusters)).max())
-    assert row["eps_sample"] == pytest.approx(
-        poisson_cluster_eps_sample(0.5, row["rate"], largest), rel=1e-12
-    )
+    for rate in sorted(set(mine["rate"])):
+        want = poisson_cluster_eps_sample(0.5, rate, largest)
+        for name, group in (("global_laplace", want), ("exponential", 2 * want)):
+            coupling = 1.0 / row_factor(name)
+            row = rows.loc[(name, rate)]
+            assert row["eps_sample"] == pytest.approx(max(group, coupling), rel=1e-12)
+            if abs(group - coupling) > 1e-9 * coupling:  # a tie may name either bound
+                named = "group privacy" if group > coupling else "coupling"
+                assert named in row["accounting"]
+
+
+def row_factor(name: str) -> float:
+    """``max(α, min(γ, 2α))`` of the planner's mechanism ``name`` at the median."""
+    f = mech.MECHANISMS[name].budget_factors(0.5)
+    return max(f.add_remove, min(f.change, 2 * f.add_remove))
 
 
 def test_design_is_registered_and_needs_clusters():
@@ -187,7 +202,8 @@ def test_design_is_registered_and_needs_clusters():
 
 
 def test_the_worst_record_is_in_the_largest_cluster():
-    """The plan's budget comes from the largest cluster (here 5 records, the next has 3)."""
+    """The plan's budget comes from the largest cluster (here 5 records, the next has 3),
+    divided by the exponential median's add/remove budget, 1/2."""
     clusters = np.array([0] * 5 + [1] * 3 + [2] * 2 + [3] * 2)
     pop = Population("tiny", np.arange(12.0), 0.0, 20.0, clusters=clusters)
     point = PoissonCluster().point(Frame.of(pop), 0.4)
@@ -197,4 +213,5 @@ def test_the_worst_record_is_in_the_largest_cluster():
         mechanisms=["exponential"], reps=4, refine=False,
     )  # fmt: skip
     row = result.table[result.table["design"] == "poisson_cluster"].iloc[0]
-    assert row["eps_sample"] == pytest.approx(poisson_cluster_eps_sample(1.0, 0.4, 5), rel=1e-12)
+    want = poisson_cluster_eps_sample(1.0, 0.4, 5) / 0.5
+    assert row["eps_sample"] == pytest.approx(want, rel=1e-12)

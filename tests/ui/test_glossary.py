@@ -20,6 +20,7 @@ REQUIRED = {
     "ε_sample",
     "δ_target",
     "δ_sample",
+    "ρ",
     "M",
     "k",
     "ℓ",

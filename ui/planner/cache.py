@@ -61,6 +61,7 @@ def plan(
     quantile: float = 0.5,
     mechanisms: tuple[str, ...] | None = None,
     sizes_public: bool = False,
+    rho_target: float | None = None,
     _progress: ProgressCallback | None = None,
 ) -> planner.PlanResult:
     """:func:`core.planner.plan` on the population, cached per scalar arguments.
@@ -69,14 +70,16 @@ def plan(
     mechanism) are part of the cache key like every other argument. ``_progress`` is not
     (its leading underscore keeps it out of the key): a cache miss calls it with None as the
     computation starts and then with each of core's progress reports; a hit returns the
-    stored result without calling it.
+    stored result without calling it. With ``rho_target`` (a ρ-zCDP promise) the plan is
+    core's for that ρ, and ``eps_target`` (its conversion) is not passed on.
     """
     if _progress is not None:
         _progress(None)
     return planner.plan(
         _pop,
         statistic=statistic,
-        eps_target=eps_target,
+        eps_target=eps_target if rho_target is None else None,
+        rho_target=rho_target,
         delta_target=delta_target,
         designs=designs,
         rates=rates,
@@ -116,6 +119,7 @@ def smallest_eps_target(
     quantile: float = 0.5,
     mechanisms: tuple[str, ...] | None = None,
     sizes_public: bool = False,
+    promise: str = "eps",
     _progress: SearchCallback | None = None,
 ) -> planner.AccuracyFirst:
     """:func:`core.planner.smallest_eps_target` on the population, cached (``quantile`` and
@@ -135,6 +139,7 @@ def smallest_eps_target(
         quantile=quantile,
         mechanisms=mechanisms,
         sizes_public=sizes_public,
+        promise=promise,
         progress=_progress,
     )
 
@@ -155,6 +160,7 @@ def several_statistics(
     relation: str,
     objective: str,
     sizes_public: bool = False,
+    rho_target: float | None = None,
     _progress: SeveralCallback | None = None,
 ) -> tuple[planner.PlanResult, ...]:
     """:func:`core.planner.several_statistics` for ``design`` at ``rate`` only (the census:
@@ -167,7 +173,8 @@ def several_statistics(
         _pop,
         [(stat, 0.5) if isinstance(stat, str) else (stat[0], stat[1]) for stat in statistics],
         shares,
-        eps_target=eps_target,
+        eps_target=eps_target if rho_target is None else None,
+        rho_target=rho_target,
         delta_target=delta_target,
         designs=(design,),
         rates=None if design == "census" else (rate,),

@@ -10,10 +10,11 @@ from __future__ import annotations
 import streamlit as st
 
 from core import planner
+from core.accounting.zcdp import eps_target_for_rho
 from ui.amplification import views as amp_views
 from ui.planner import figures as figs
 from ui.planner import text
-from ui.widgets import bound_toggle
+from ui.widgets import bound_toggle, log_float_control
 
 
 def statistic_control(bounded: bool = True) -> tuple[str, float]:
@@ -52,6 +53,52 @@ def statistic_control(bounded: bool = True) -> tuple[str, float]:
         help=text.QUANTILE_HELP,
     )
     return statistic, float(q)
+
+
+def promise_control() -> tuple[float, float | None]:
+    """How the promise is stated (``plan_promise``) and its value (``plan_eps`` for pure
+    ε-DP, ``plan_rho`` for ρ-zCDP), all URL-bound.
+
+    Returns
+    -------
+    tuple of (float, float or None)
+        ε_target the planner plans with and the promised ρ (None for a pure ε promise);
+        under ρ-zCDP, ε_target is the sharp conversion of ρ
+        (:func:`core.accounting.zcdp.eps_target_for_rho`), shown under the control.
+    """
+    shown = st.radio(
+        "Promise stated as",
+        list(text.PROMISE_LABELS.values()),
+        key="plan_promise",
+        bind="query-params",
+        horizontal=True,
+        help=text.PROMISE_HELP,
+    )
+    if text.name_of(text.PROMISE_LABELS, shown) == "eps":
+        eps = log_float_control(
+            "ε_target: the guarantee promised for the population",
+            "plan_eps",
+            default=1.0,
+            min_value=1e-3,
+            max_value=50.0,
+            help="Each design spends the largest ε_sample its theorem allows for this ε_target.",
+        )
+        return float(eps), None
+    linked = st.query_params.get("plan_rho")  # as the link wrote it, before the box reads it
+    rho = log_float_control(
+        text.RHO_LABEL,
+        "plan_rho",
+        default=text.RHO_DEFAULT,
+        min_value=text.RHO_MIN,
+        max_value=text.RHO_MAX,
+        help=text.RHO_HELP,
+    )
+    problem = text.rho_link_problem(linked, rho)
+    if problem is not None:
+        st.warning(problem, icon=":material/warning:")
+    eps = eps_target_for_rho(rho)
+    st.caption(text.promise_words(eps, float(rho)))
+    return eps, float(rho)
 
 
 def mechanisms_control(

@@ -340,7 +340,11 @@ def config_dict(
         "population": dict(population),
         "groups": list(settings["groups"]),
         "statistics": list(statistics),
-        "eps_target": float(settings["eps_target"]),
+        **(
+            {"eps_target": float(settings["eps_target"])}
+            if settings.get("rho_target") is None
+            else {"rho_target": float(settings["rho_target"])}
+        ),
         "delta_target": float(settings["delta_target"]),
         "relation": settings["relation"],
         "labels_fixed": bool(settings["labels_fixed"]),
@@ -423,6 +427,7 @@ def table_plan(
     split: str = "equal",
     error_weights: tuple[float, ...] | None = None,
     sizes_public: bool = False,
+    rho_target: float | None = None,
     _progress: TableProgress | None = None,
 ) -> TablePlan:
     """:func:`core.publication.plan_table` on the population, cached per scalar arguments.
@@ -447,7 +452,8 @@ def table_plan(
         _pop,
         list(groups),
         list(statistics),
-        eps_target,
+        eps_target if rho_target is None else None,
+        rho_target=rho_target,
         delta_target=delta_target,
         relation=relation,
         labels_fixed=labels_fixed,
@@ -579,8 +585,14 @@ def publication_view(ctx: PlannerInputs) -> None:
     specs = [STATISTICS[n] for n in names]
     reps = min(ctx.reps, MAX_REPS)
     designs = tuple(chosen_designs) or tuple(offered_designs[:1])
+    promise = (
+        f"ε_target = {fmt(ctx.eps_target, 'guarantee')}"
+        if ctx.rho_target is None
+        else f"ρ = {fmt(ctx.rho_target, 'guarantee', 6)}-zCDP (planned at the pure ε_target = "
+        f"{fmt(ctx.eps_target, 'guarantee', 6)} that keeps it; the conversion is named above)"
+    )
     st.caption(
-        f"ε_target = {fmt(ctx.eps_target, 'guarantee')} (set above) is the promise for the "
+        f"{promise} (set above) is the promise for the "
         f"whole table. Each cell × statistic is planned with T = {reps} repetitions, the "
         "best rate minimising the 95 % error bound."
     )
@@ -653,6 +665,7 @@ def publication_results(
     settings = {
         "groups": list(groups),
         "eps_target": ctx.eps_target,
+        "rho_target": ctx.rho_target,
         "delta_target": ctx.delta_target,
         "relation": ctx.relation,
         "labels_fixed": labels_fixed,
@@ -705,6 +718,7 @@ def publication_results(
         split=split,
         error_weights=error_weights,
         sizes_public=ctx.sizes_public,
+        rho_target=ctx.rho_target,
         _progress=bar.report,
     )
     t = result.table

@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from core.accounting.zcdp import CONVERSION, CONVERSION_FORMULA
 from core.designs.registry import DESIGNS
 from core.mechanisms import MECHANISMS
 from core.planner import (
@@ -181,6 +182,75 @@ RELATION_HELP = (
     "plus one addition), so they may spend only the ε_sample that their theorem allows for "
     "ε_target/2."
 )
+
+
+#: How the promise is stated (the page's ``plan_promise`` radio carries the label).
+PROMISE_LABELS = {"eps": "ε-DP (pure)", "zcdp": "ρ-zCDP"}
+PROMISE_HELP = (
+    "Many agencies state their promise as ρ-zero-concentrated DP (the 2020 US Census did). "
+    "The planner's mechanisms are pure ε-DP: under a ρ-zCDP promise it plans at the largest "
+    "ε_target whose pure guarantee implies ρ-zCDP, by the sharp conversion "
+    "ρ = ε·tanh(ε/2) (Steinke 2024, Theorem 5; Bun & Steinke's ε²/2 is looser). The (ε, δ) "
+    "mechanisms imply no zCDP bound and are left out."
+)
+RHO_LABEL = "ρ: the zCDP guarantee promised for the population"
+RHO_HELP = (
+    "ρ-zCDP: every Rényi divergence D_α between the releases on two neighbouring "
+    "populations is at most ρ·α. The plan uses the pure ε_target that keeps it."
+)
+
+RHO_DEFAULT = 0.5
+#: The range the ρ box accepts: ρ(ε) = ε·tanh(ε/2) of the ε_target box's range is about
+#: [5e-7, 50].
+RHO_MIN, RHO_MAX = 1e-6, 50.0
+
+
+def rho_link_problem(linked: str | None, used: float) -> str | None:
+    """Why a link's ρ (``plan_rho`` as the URL wrote it) was not used, or None when it was
+    (or the link gave none). ``used`` is the ρ the page plans with instead."""
+    if linked is None:
+        return None
+    try:
+        value = float(linked)
+    except ValueError:
+        value = math.nan
+    if math.isfinite(value) and RHO_MIN <= value <= RHO_MAX:
+        return None
+    if not math.isfinite(value):
+        why = f"“{linked[:20]}” is not a number"
+    elif value <= 0:
+        why = f"ρ = {linked[:20]} is not > 0 (ρ-zCDP needs a positive ρ)"
+    else:
+        why = f"ρ = {linked[:20]} is outside [{RHO_MIN:g}, {RHO_MAX:g}]"
+    return f"The link's ρ was not used: {why}. The plan uses ρ = {used:g}."
+
+
+def promise_words(eps_target: float, rho_target: float | None) -> str:
+    """The promise in plain words: ε_target, or ρ-zCDP with the ε_target that keeps it and
+    the conversion, named with its formula."""
+    if rho_target is None:
+        return f"ε_target = {fmt(eps_target, 'guarantee')} (pure ε-differential privacy)."
+    return (
+        f"ρ = {fmt(rho_target, 'guarantee', 6)}-zCDP, stated by you; the planner plans "
+        f"every design at the pure ε_target = {fmt(eps_target, 'guarantee', 6)}, the largest "
+        f"that keeps it, by the {CONVERSION}: {CONVERSION_FORMULA}."
+    )
+
+
+def promise_refusal_lines(refusals: Mapping[str, str]) -> str:
+    """Markdown lines for the mechanisms left out under a ρ-zCDP promise, with why."""
+    return "\n".join(
+        f"- **{MECHANISM_SHORT.get(name, name)}** is not planned: {reason}"
+        for name, reason in refusals.items()
+    )
+
+
+def accuracy_rho_words(rho_target: float) -> str:
+    """The accuracy-first answer's ρ, under a ρ-zCDP promise."""
+    return (
+        f"As ρ-zCDP that is **ρ = {fmt(rho_target, 'guarantee', 4)}** (ρ = ε·tanh(ε/2), "
+        f"the {CONVERSION}); only pure mechanisms were searched."
+    )
 
 
 SIZES_LABEL = "Population size N and cell sizes N_c are public"
@@ -869,10 +939,12 @@ def composition_quantiles(labels: Sequence[str]) -> list[tuple[float, str]]:
 JOINT_EXPLANATION = (
     "JointExp (Gillenwater, Joseph & Kulesza, ICML 2021) releases all the chosen quantiles "
     "from the sample in one exponential mechanism over ordered lists of values, so it "
-    "spends the quantiles' whole budget once instead of splitting it. Its guarantee holds "
-    "for a changed, added or removed record with the same ε_sample as the exponential "
-    "mechanism, so each design amplifies it the same way. RMSE: root mean squared error "
-    "of the release about the population's quantile."
+    "spends the quantiles' whole budget once instead of splitting it. A changed record "
+    "costs it ε_sample, as it costs the exponential mechanism; an added or removed one "
+    "costs it (1 − d) ε_sample, d the smallest gap between its levels, 0 and 1, at least "
+    "the max(q, 1 − q) ε_sample of each separate release, and each design amplifies it "
+    "accordingly. RMSE: root mean squared error of the release about the population's "
+    "quantile."
 )
 
 
@@ -1051,11 +1123,13 @@ def python_snippet(
     quantile: float = 0.5,
     mechanisms: Sequence[str] | None = None,
     sizes_public: bool = False,
+    rho_target: float | None = None,
 ) -> str:
     """Code that recomputes the comparison with :func:`core.planner.plan`; prints the best row.
 
     ``quantile`` is written only for ``statistic="quantile"``, ``mechanisms`` only when the
-    comparison is restricted (not None), so a default plan keeps the short call.
+    comparison is restricted (not None), so a default plan keeps the short call; a ρ-zCDP
+    promise is written as ``rho_target`` in place of ``eps_target``.
     """
     rates_arg = "None" if rates is None else repr(tuple(float(r) for r in rates))
     extra = f"    quantile={float(quantile)!r},\n" if statistic == "quantile" else ""
@@ -1063,12 +1137,17 @@ def python_snippet(
         extra += f"    mechanisms={tuple(str(m) for m in mechanisms)!r},\n"
     if sizes_public:
         extra += "    sizes_public=True,\n"
+    promise_arg = (
+        f"eps_target={float(eps_target)!r}"
+        if rho_target is None
+        else f"rho_target={float(rho_target)!r}"
+    )
     return f"""{population_snippet(pop)}from core import planner
 
 result = planner.plan(
     pop,
     statistic={statistic!r},
-    eps_target={float(eps_target)!r},
+    {promise_arg},
     delta_target={float(delta_target)!r},
     designs={tuple(designs)!r},
     rates={rates_arg},

@@ -73,6 +73,9 @@ class PlannerInputs:
     sizes_public
         The population size N (and the publication cells' sizes N_c) is declared public
         (:func:`core.planner.plan`'s ``sizes_public``).
+    rho_target
+        The promise stated as ρ-zCDP (None for a pure ε promise); ``eps_target`` is then
+        its sharp conversion (:func:`core.accounting.zcdp.eps_target_for_rho`).
     """
 
     pop: Population
@@ -90,6 +93,12 @@ class PlannerInputs:
     mechanisms: tuple[str, ...] | None = None
     usable_share: float = DEFAULT_USABLE_SHARE
     sizes_public: bool = False
+    rho_target: float | None = None
+
+    @property
+    def promise(self) -> str:
+        """``"zcdp"`` for a promise stated as ρ-zCDP, ``"eps"`` for a pure ε promise."""
+        return "eps" if self.rho_target is None else "zcdp"
 
 
 def chosen_designs(
@@ -145,10 +154,20 @@ def usable_mechanisms(
     relation: str,
     designs: tuple[str, ...],
     sizes_public: bool = False,
+    rho_target: float | None = None,
 ) -> tuple[str, ...] | None:
     """The chosen mechanisms if one of them fits a planned design (the census included),
-    else None (the default mechanisms) with a note on the page."""
+    else None (the default mechanisms) with a note on the page.  Under a ρ-zCDP promise
+    (``rho_target`` given) a choice of (ε, δ) mechanisms only is not planned either."""
     if mechanisms is None:
+        return None
+    promise = "eps" if rho_target is None else "zcdp"
+    if not any(not planner.promise_refusal(m, promise) for m in mechanisms):
+        st.info(
+            "The chosen mechanisms are (ε, δ) mechanisms, which imply no ρ-zCDP bound; "
+            "comparing the default pure mechanisms under the ρ-zCDP promise.",
+            icon=":material/info:",
+        )
         return None
     if any(
         fitting(d, statistic, relation, mechanisms, sizes_public=sizes_public)
@@ -184,6 +203,7 @@ def inputs_key(ctx: PlannerInputs) -> str:
         ctx.quantile,
         ctx.mechanisms,
         ctx.sizes_public,
+        ctx.rho_target,
     )
     return digest(*parts)
 
@@ -290,6 +310,7 @@ def run_plan(
         objective=ctx.objective,
         quantile=ctx.quantile,
         mechanisms=ctx.mechanisms,
+        rho_target=ctx.rho_target,
         sizes_public=ctx.sizes_public,
         _progress=progress,
     )
@@ -307,6 +328,12 @@ def design_list(ctx: PlannerInputs) -> None:
         )
         if refused:
             st.markdown(text.size_refusal_lines(refused))
+        st.markdown(f"**Promise.** {text.promise_words(ctx.eps_target, ctx.rho_target)}")
+        left_out = planner.promise_refusals(
+            ctx.statistic, ctx.promise, bounded=ctx.pop.has_upper_bound
+        )
+        if left_out:
+            st.markdown(text.promise_refusal_lines(left_out))
 
 
 def compare_view(ctx: PlannerInputs) -> None:
@@ -414,6 +441,7 @@ def compare_body(ctx: PlannerInputs, result: planner.PlanResult, step: float | N
             quantile=ctx.quantile,
             mechanisms=ctx.mechanisms,
             sizes_public=ctx.sizes_public,
+            rho_target=ctx.rho_target,
         )
     )
 
@@ -461,6 +489,7 @@ def notebook_bytes(ctx: PlannerInputs) -> bytes:
         mechanisms=ctx.mechanisms,
         sizes_public=ctx.sizes_public,
         usable_share=ctx.usable_share,
+        rho_target=ctx.rho_target,
     ).encode("utf-8")
 
 
@@ -605,6 +634,7 @@ def accuracy_view(ctx: PlannerInputs) -> None:
         quantile=ctx.quantile,
         mechanisms=ctx.mechanisms,
         sizes_public=ctx.sizes_public,
+        promise=ctx.promise,
         _progress=bar.report,
     )
     with slot.container(key=f"plan_acc_view_{key}"), result_container("plan_accuracy"):
@@ -621,6 +651,8 @@ def accuracy_body(ctx: PlannerInputs, found: planner.AccuracyFirst, target: floa
         )
     best = found.plan.best if found.plan is not None else None
     answer = text.accuracy_answer(target, found.eps_target, found.feasible, best, found.eps_limit)
+    if found.feasible and found.rho_target is not None:
+        answer += " " + text.accuracy_rho_words(found.rho_target)
     if found.feasible and found.plan is not None:
         # A bound the user asks for can itself be useless: the same rule as the verdict of
         # the comparison tab decides between a green answer and a warning.
@@ -762,6 +794,7 @@ def several_results(
         relation=ctx.relation,
         objective=ctx.objective,
         sizes_public=ctx.sizes_public,
+        rho_target=ctx.rho_target,
         _progress=bar.report,
     )
     with slot.container(key=f"plan_ms_view_{key}"):

@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 
 from core import amplification as amp
 from core import strata
+from core.accounting.stratified_profile import stratified_eps_target
 from ui.format import fmt
 from ui.strata.cache import DESIGNS, NEYMAN, PROP_DET, PROP_RAND, SRS
 from ui.theme import (
@@ -191,10 +192,13 @@ def simulation_figure(
 # --------------------------------------------------------------------------------------------
 
 
-def privacy_rate_frame(eps: float, rate: float) -> pd.DataFrame:
-    """ε_target against the rate: Theorem 7.2, its 6rε form and simple random sampling."""
+def privacy_rate_frame(eps: float, rate: float, sizes: Any = None) -> pd.DataFrame:
+    """ε_target against the rate: Theorem 7.2, its 6rε form, simple random sampling and,
+    given the population's stratum sizes, the exact worst loss for them
+    (:func:`core.accounting.stratified_profile.stratified_eps_target`, an ε_sample-DP
+    mechanism for added or removed records, so 2ε_sample for a changed one)."""
     rates = np.union1d(np.geomspace(1e-4, 1.0, 240), [rate])
-    return pd.DataFrame(
+    data = pd.DataFrame(
         {
             "rate": rates,
             "Theorem 7.2 bound": strata.proportional_eps_bound(eps, rates),
@@ -203,17 +207,23 @@ def privacy_rate_frame(eps: float, rate: float) -> pd.DataFrame:
             "ε (no sampling)": eps,
         }
     )
+    if sizes is not None:
+        data["exact for these strata"] = [
+            stratified_eps_target(eps, 2.0 * eps, float(r), sizes, "deletion") if r < 1 else eps
+            for r in rates
+        ]
+    return data
 
 
 def privacy_rate_figure(
-    eps: float, rate: float, markers: list[tuple[str, float, str]]
+    eps: float, rate: float, markers: list[tuple[str, float, str]], sizes: Any = None
 ) -> tuple[go.Figure, pd.DataFrame]:
     """ε_target against the sampling rate, with this population's designs marked at its rate.
 
     ``markers`` holds (label, privacy loss at ``rate``, design) for the noisy-count attack;
     losses of 0 cannot be drawn on the log axis and are left out.
     """
-    data = privacy_rate_frame(eps, rate)
+    data = privacy_rate_frame(eps, rate, sizes)
     r = data["rate"].to_numpy()
     traces = [
         line_trace(
@@ -238,6 +248,16 @@ def privacy_rate_figure(
             "r %{x:,.3~r}<br>ε_target = %{y:,.3~r}<extra>simple random sample</extra>",
         ),
     ]
+    if "exact for these strata" in data:
+        traces.append(
+            line_trace(
+                r,
+                data["exact for these strata"],
+                "proportional, randomised rounding: exact for these stratum sizes",
+                5,
+                "r %{x:,.3~r}<br>ε_target = %{y:,.3~r}<extra>exact for these strata</extra>",
+            )
+        )
     symbols = {NEYMAN: "x", PROP_DET: "diamond", PROP_RAND: "circle"}
     for label, value, design in markers:
         if not value > 0:

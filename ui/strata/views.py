@@ -15,6 +15,7 @@ import streamlit as st
 
 from core import amplification as amp
 from core import strata
+from core.accounting.stratified_profile import stratified_eps_target
 from core.populations import ESTABLISHMENT_SIZE_CLASSES, Population
 from ui.charts import chart_block
 from ui.format import fmt, number
@@ -470,7 +471,12 @@ def privacy_view(ctx: StrataInputs) -> None:
     bound = float(strata.proportional_eps_bound(eps, rate))
     srs = float(amp.eps_target(eps, rate))
     approx = float(strata.proportional_eps_approx(eps, rate))
-    k1, k2, k3, k4 = st.columns(4)
+    exact = (
+        stratified_eps_target(eps, 2.0 * eps, rate, summ.sizes, "deletion")
+        if summ is not None and 0.0 < rate < 1.0
+        else None
+    )
+    k1, k2, k3, k4, k5 = st.columns(5)
     k1.metric("ε_sample (budget on the sample)", fmt(eps, "guarantee"))
     k2.metric(
         "ε_target bound, randomised proportional (Thm 7.2)",
@@ -481,7 +487,17 @@ def privacy_view(ctx: StrataInputs) -> None:
     )
     k3.metric("6·r·ε_sample (small-ε form)", fmt(approx, "guarantee"))
     k4.metric("ε_target, Poisson sampling (eq. 3)", fmt(srs, "guarantee"))
-    fig, data = figs.privacy_rate_figure(eps, rate, markers)
+    k5.metric(
+        "ε_target, exact for these strata",
+        "—" if exact is None else fmt(exact, "guarantee"),
+        help=(
+            "The largest loss any ε_sample-DP mechanism can have on a randomised proportional "
+            "sample of this population's stratum sizes, computed exactly (a small linear "
+            "program per stratum; the release planner uses it). It assumes the list of "
+            "strata is public and fixed."
+        ),
+    )
+    fig, data = figs.privacy_rate_figure(eps, rate, markers, None if summ is None else summ.sizes)
     chart_block(
         fig,
         data,
@@ -491,7 +507,9 @@ def privacy_view(ctx: StrataInputs) -> None:
             f"the sample spends ε_sample = {fmt(eps, 'guarantee')}. Randomised proportional "
             "allocation "
             "(green) is guaranteed roughly 6·r·ε_sample — six times the Poisson-sampling value "
-            "(eq. 3) for small budgets, and below ε_sample only for small rates. The markers "
+            "(eq. 3) for small budgets, and below ε_sample only for small rates: a bound for "
+            "every stratum size at once. For this population's stratum sizes the exact worst "
+            "loss is the curve named for them: close to simple random sampling. The markers "
             "at this page's rate are the loss of one concrete ε_sample-DP mechanism (noisy "
             "stratum sample sizes) between the population and "
             "the paper's neighbour (smallest record raised to U): a lower bound for Neyman, "

@@ -27,6 +27,7 @@ from core import mechanisms as mech
 from core import strata as st
 from core.accounting import change_designs as cd
 from core.accounting import change_one as co
+from core.accounting.stratified_profile import stratified_eps_target
 
 Law = Callable[[tuple[float, ...]], np.ndarray]
 Samples = list[tuple[float, tuple[int, ...]]]
@@ -186,9 +187,11 @@ def test_exponential_quantile_on_poisson_samples_stays_within_the_bound(
     N, lower, upper = 4, 0.0, 10.0
     domain = (0.0, 3.0, 7.0, 10.0)  # both bounds, an inner value; ties in the rest
     law = exponential_law(eps, q, lower, upper, np.array(domain))
-    cls = mech.ExponentialQuantile
-    bound = co.poisson_eps_target(cls.add_remove_factor * eps, cls.change_factor * eps, rate)
-    tight = co.poisson_eps_target(max(q, 1 - q) * eps, eps, rate)  # the docstring's remark
+    f = mech.ExponentialQuantile.budget_factors(q)  # what the accounting reads
+    assert f.add_remove is not None and f.change is not None
+    bound = co.poisson_eps_target(f.add_remove * eps, f.change * eps, rate)
+    tight = co.poisson_eps_target(max(q, 1 - q) * eps, eps, rate)  # the docstring's proof
+    level_free = co.poisson_eps_target(eps, eps, rate)  # alpha = 1, the class's
     ar, sub = measured_budgets(law, domain, 3)
     assert ar <= max(q, 1 - q) * eps + 1e-12
     assert sub <= eps + 1e-12
@@ -199,7 +202,8 @@ def test_exponential_quantile_on_poisson_samples_stays_within_the_bound(
             value = loss(mixture((*rest, a), samples, law), mixture((*rest, b), samples, law))
             worst = max(worst, value)
     assert worst <= tight + 1e-9
-    assert tight <= bound
+    assert bound == pytest.approx(tight, rel=1e-12)
+    assert bound < level_free
 
 
 # ---------------------------------------------------------------------------------------
@@ -252,7 +256,12 @@ def test_stratified_change_within_public_strata(x: float) -> None:
         labels_public=True,
     )
     assert acc.eps_target is not None
-    assert acc.eps_target == pytest.approx(float(amp.eps_target(2 * x, 2 / 3)), rel=1e-12)
+    # The smaller of the within-stratum simple random sample (largest share 2/3) and the
+    # exact profile of these stratum sizes.
+    exact = stratified_eps_target(x, 2 * x, rate, sizes, "replacement", labels_public=True)
+    assert acc.eps_target == pytest.approx(
+        min(float(amp.eps_target(2 * x, 2 / 3)), exact), rel=1e-12
+    )
     samples = stratified_samples(sizes, rate)
     worst = 0.0
     for rest in itertools.product((-1.0, 1.0), repeat=4):
@@ -276,7 +285,11 @@ def test_stratified_move_to_another_stratum_is_within_group_privacy(x: float) ->
         rate=rate,
         stratum_sizes=(3, 4),
     )
-    assert acc.eps_target == pytest.approx(2 * float(st.proportional_eps_bound(x, rate)))
+    # The exact profile of the sizes (3, 4) beats group privacy over Bun et al.'s theorems.
+    exact = stratified_eps_target(x, 2 * x, rate, (3, 4), "replacement")
+    assert exact < 2 * float(st.proportional_eps_bound(x, rate))
+    assert acc.eps_target == pytest.approx(exact, rel=1e-12)
+    assert "exact privacy profile" in acc.bound_name
     worst = 0.0
     for rest in itertools.product((-1.0, 1.0), repeat=6):
         before = mixture([*rest[:2], 1.0, *rest[2:]], stratified_samples((3, 4), rate), law)
@@ -539,6 +552,23 @@ def test_mechanism_factor_table() -> None:
         "unbounded": (1.0, 1.0),
         "sum_count": (1.0, 2.0),
     }
+
+
+@pytest.mark.parametrize("q", [0.1, 0.25, 0.5, 0.9])
+def test_budget_factors_at_a_level_are_the_class_factors_or_smaller(q: float) -> None:
+    """What the accounting reads: the class's factors, except the exponential quantile's
+    add/remove budget, ``max(q, 1 − q)`` (its docstring's proof); never more than the
+    class states, so the relations derived from the class hold at every level."""
+    for name, cls in mech.MECHANISMS.items():
+        f = cls.budget_factors(q)
+        assert f.name == name and f.change == cls.change_factor
+        assert f.relations == cls.relations
+        if name == "exponential":
+            assert f.add_remove == pytest.approx(max(q, 1.0 - q), rel=1e-15)
+        else:
+            assert f.add_remove == cls.add_remove_factor
+        if f.add_remove is not None:
+            assert cls.add_remove_factor is not None and f.add_remove <= cls.add_remove_factor
 
 
 def test_a_subclass_cannot_state_relations_its_factors_contradict() -> None:

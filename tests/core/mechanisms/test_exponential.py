@@ -8,6 +8,7 @@ references written from the definition (dense numerical integration) kept in thi
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -18,6 +19,7 @@ from scipy import stats
 
 from core import mechanisms as mech
 from tests.core.mechanisms.neighbours import SAMPLES, _additions_removals, _replacements
+from tests.core.planner import exact_release as ref
 
 LOWER, UPPER = 0.0, 10.0
 RATIO_TOL = math.log1p(1e-9)
@@ -112,6 +114,15 @@ def test_pure_and_relations_are_declared(cls: type[mech.Mechanism], pure: bool, 
 def test_exponential_quantile_class_attributes() -> None:
     m = mech.ExponentialQuantile()
     assert (m.name, m.label) == ("exponential", "quantile, exponential mechanism")
+    # The class's factors hold at every level; the accounting's are the level's own.
+    assert (m.add_remove_factor, m.change_factor) == (1.0, 1.0)
+    for q, alpha in ((0.5, 0.5), (0.25, 0.75), (0.75, 0.75), (0.9, 0.9), (0.1, 0.9)):
+        f = mech.ExponentialQuantile.budget_factors(q)
+        assert f.name == "exponential" and f.change == 1.0
+        assert f.add_remove == pytest.approx(alpha, rel=1e-15)
+        assert f.relations == m.relations == frozenset({"replacement", "deletion"})
+    with pytest.raises(ValueError, match="quantile"):
+        mech.ExponentialQuantile.budget_factors(1.0)
     assert m.quantile == 0.5 and m == mech.ExponentialQuantile(0.5) != mech.ExponentialQuantile(0.9)
     assert m.additive is False and m.unit_noise_variance is None
     assert m.noise_variance(np.ones(2), 1.0) is None
@@ -388,6 +399,47 @@ def test_exponential_quantile_density_ratio(q: float, eps: float) -> None:
     assert worst["replacement"] <= eps * (1 + RATIO_TOL)
     assert worst["deletion"] <= max(q, 1 - q) * eps * (1 + RATIO_TOL)
     assert worst["replacement"] >= 0.3 * eps
+
+
+#: Tiny samples for the exact add/remove check, bounds [0, 4]: every multiset of up to five
+#: values of the first grid (ties, both bounds), and of up to ten of the second, whose
+#: narrow interval [0, 0.01] next to wide ones makes the bound attainable for q = 0.9 (a
+#: score drop of q needs c(y) >= q (n + 1), so n >= 9).
+_ADD_REMOVE_GRIDS = (((0.0, 1.0, 2.0, 3.0, 4.0), 5), ((0.0, 0.01, 4.0), 10))
+
+
+def _exp_law(sample: tuple[float, ...], eps: float, q: float) -> ref.Law:
+    """The product's exact law on ``sample`` (uniform on the bounds when it is empty)."""
+    if not sample:
+        return [(1.0, ref.uniform_law(0.0, 4.0))]
+    edges, p = mech.exponential_quantile_distribution(sample, eps, 0.0, 4.0, q)
+    return [(1.0, ref.PiecewiseUniform(edges, p))]
+
+
+@pytest.mark.parametrize("q", [0.25, 0.5, 0.9])
+def test_add_remove_loss_is_max_q_one_minus_q_and_attained(q: float) -> None:
+    """Every tiny sample against the same sample with one record added (read backwards: one
+    removed), the empty sample included: the largest log ratio of the exact densities
+    (:func:`tests.core.planner.exact_release.compare` on the common refinement of their
+    pieces, where both are uniform, so it is the supremum) is at most
+    ``budget_factors(q).add_remove · eps = max(q, 1 − q) eps``, and some pair comes within
+    5 % of it at each budget: the factor is neither too small nor loose."""
+    alpha = mech.ExponentialQuantile.budget_factors(q).add_remove
+    assert alpha is not None and alpha == pytest.approx(max(q, 1.0 - q), rel=1e-15)
+    for eps in (0.5, 2.0, 8.0):
+        worst, where = 0.0, ""
+        for grid, most in _ADD_REMOVE_GRIDS:
+            for n in range(most + 1):
+                for sample in itertools.combinations_with_replacement(grid, n):
+                    for z in grid:
+                        bigger = tuple(sorted((*sample, z)))
+                        got = ref.compare(
+                            _exp_law(sample, eps, q), _exp_law(bigger, eps, q), eps, 0.0, 4.0
+                        )
+                        if got.max_log_ratio > worst:
+                            worst, where = got.max_log_ratio, f"{sample} + {z}"
+        assert worst <= alpha * eps * (1 + 1e-9) + 1e-12, (eps, worst, where)
+        assert worst >= 0.95 * alpha * eps, (eps, worst, where)
 
 
 @pytest.mark.parametrize("q", [0.1, 0.75])

@@ -202,8 +202,9 @@ def _worst_log_ratio(x: list[float], y: list[float], eps: float, levels: list[fl
 @pytest.mark.parametrize("levels", LEVELS, ids=str)
 @pytest.mark.parametrize("eps", [0.5, 2.0])
 def test_density_ratio_of_neighbours_is_at_most_e_to_eps(levels, eps) -> None:
-    gaps = np.diff([0.0, *levels, 1.0])
-    add_remove_eps = 2.0 * (1.0 - gaps.min()) * eps / 2.0  # (1 - min gap) eps
+    alpha = mech.JointExpQuantiles(levels).budget_factors().add_remove
+    assert alpha is not None
+    add_remove_eps = alpha * eps  # (1 - min gap) eps: what the accounting uses
     worst = 0.0
     for x in SAMPLES:
         for y in _replacements(x):
@@ -221,6 +222,18 @@ def test_budgets_are_stated() -> None:
     assert m.pure and not m.uses_delta
     assert m.add_remove_factor == 1.0 and m.change_factor == 1.0
     assert m.relations == frozenset({"replacement", "deletion"})
+    # The accounting's budgets at these levels: 1 − min gap (0.9 here), change 1.
+    f = m.budget_factors()
+    assert f.name == "joint_exp" and f.change == 1.0
+    assert f.add_remove == pytest.approx(0.9, rel=1e-12)
+    assert f.relations == m.relations
+    for levels, alpha in (([0.5], 0.5), ([0.3], 0.7), ([0.25, 0.5, 0.75], 0.75)):
+        got = mech.JointExpQuantiles(levels).budget_factors().add_remove
+        assert got == pytest.approx(alpha, rel=1e-12)
+        if len(levels) == 1:  # one level: the exponential quantile's
+            assert got == pytest.approx(
+                mech.ExponentialQuantile.budget_factors(levels[0]).add_remove, rel=1e-12
+            )
     assert joint_exp.UTILITY_SENSITIVITY == 2.0
 
 

@@ -76,3 +76,64 @@ def test_a_cluster_sample_states_that_its_list_of_clusters_is_public():
         assert statuses["cluster"].available
         assert CLUSTER_FRAME in statuses["cluster"].reason
         assert CLUSTER_FRAME not in statuses["poisson_cluster"].reason
+
+
+DELETION_CASES = {
+    "census": {},
+    "poisson": {"rate": 0.1},
+    "stratified_proportional": {"rate": 0.1},
+    "cluster": {"sizes": [4, 6, 9, 2], "clusters_sampled": 2},
+    "poisson_cluster": {"rate": 0.3, "sizes": [4, 6, 9, 2]},
+}
+
+
+@pytest.mark.parametrize("q", [0.25, 0.5, 0.9])
+@pytest.mark.parametrize("design", sorted(DELETION_CASES))
+def test_exponential_quantile_spends_over_max_q_one_minus_q_under_deletion(
+    design: str, q: float
+) -> None:
+    """Under "deletion" every design's theorem takes the mechanism's add/remove budget
+    ``α ε_sample``, and the exponential quantile's ``α`` is ``max(q, 1 − q)``: it may spend
+    ``1 / max(q, 1 − q)`` times what a mechanism with ``α = 1`` spends (the global-Laplace
+    quantile, or none named): twice for the median, 4/3 for a quartile."""
+    kw = DELETION_CASES[design]
+    t = 0.7
+    plain = budgets.eps_sample_for(design, t, relation="deletion", **kw)
+    laplace = budgets.eps_sample_for(
+        design, t, relation="deletion", mechanism="global_laplace", quantile=q, **kw
+    )
+    assert laplace == pytest.approx(plain, rel=1e-12)
+    got = budgets.eps_sample_for(
+        design, t, relation="deletion", mechanism="exponential", quantile=q, **kw
+    )
+    assert got == pytest.approx(plain / max(q, 1.0 - q), rel=1e-12)
+    back = budgets.eps_target_for(
+        design, got, relation="deletion", mechanism="exponential", quantile=q, **kw
+    )
+    assert back == pytest.approx(t, rel=1e-9)
+
+
+@pytest.mark.parametrize(("statistic", "q"), [("median", 0.5), ("quantile", 0.9)])
+def test_plan_under_deletion_gives_the_exponential_quantile_its_levels_budget(
+    statistic: str, q: float
+) -> None:
+    """The planner passes the level it plans to the accounting: on the built-in
+    establishments (strata and clusters, so every design proven for added or removed
+    records is offered) each row of the exponential quantile spends ``1 / max(q, 1 − q)``
+    times the global-Laplace quantile's ``ε_sample`` at the same design and rate."""
+    from core import planner
+    from core.populations import make_builtin
+
+    pop = make_builtin("establishments", seed=0, size=3000)
+    result = planner.plan(
+        pop, statistic=statistic, quantile=q, eps_target=1.0, relation="deletion", reps=20,
+        refine=False, rates=(0.1, 0.3), mechanisms=("exponential", "global_laplace"),
+    )  # fmt: skip
+    table = result.table.pivot_table(
+        index=["design", "rate"], columns="mechanism", values="eps_sample"
+    )
+    assert {"census", "poisson", "cluster"} <= set(table.index.get_level_values("design"))
+    np.testing.assert_allclose(
+        table["exponential"], table["global_laplace"] / max(q, 1.0 - q), rtol=1e-12
+    )
+    assert table.loc[("census", 1.0), "exponential"] == pytest.approx(1.0 / max(q, 1.0 - q))

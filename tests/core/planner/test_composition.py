@@ -146,3 +146,29 @@ def test_each_row_at_the_chosen_rate_has_the_numbers_of_the_rate_it_names():
         composition.at_rate(results, "poisson", 0.05)
     with pytest.raises(ValueError, match="objective"):
         composition.at_rate(results, "srs", 0.05, objective="bias")
+
+
+def test_shares_of_any_mechanisms_compose_within_eps_target_on_poisson_samples():
+    """The median and the lower quartile from one Poisson sample under "change one record":
+    whichever mechanism each plan picks (the exponential quantile at its own level, α = 1/2
+    and 3/4, or the global-Laplace quantile, α = γ = 1), the two releases' budgets add on
+    the sample and the exact two-budget bound of the composed release (issue 22's (P)) is
+    at most ``eps_target``."""
+    from core import mechanisms as mech
+    from core.accounting import change_one as co
+
+    pop = _labelled()
+    t = 2.0
+    kw = dict(eps_target=t, reps=8, seed=1, designs=["poisson"], rates=[0.5], refine=False)
+    stats = [("median", 0.5), ("quantile", 0.25)]
+    plans = composition.several_statistics(pop, stats, [0.45, 0.55], **kw)
+    rows = []
+    for (_, q), plan in zip(stats, plans, strict=True):
+        mine = plan.table[plan.table["design"] == "poisson"]
+        rows.append([(m, q, e, r) for m, e, r in mine[["mechanism", "eps_sample", "rate"]].values])
+    assert {m for m, *_ in rows[0]} == {"exponential", "global_laplace"}
+    for (m1, q1, e1, r), (m2, q2, e2, _) in [(a, b) for a in rows[0] for b in rows[1]]:
+        f1, f2 = (mech.MECHANISMS[m].budget_factors(q) for m, q in ((m1, q1), (m2, q2)))
+        a = f1.add_remove * e1 + f2.add_remove * e2
+        s = min(f1.change, 2 * f1.add_remove) * e1 + min(f2.change, 2 * f2.add_remove) * e2
+        assert co.poisson_eps_target(a, s, r) <= t * (1 + 1e-9), (m1, m2)

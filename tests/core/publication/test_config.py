@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from core.accounting.zcdp import eps_target_for_rho
 from core.publication.config import ConfigError, build_population, load_config
 from tests.batch.helpers import config_dict, write_config
 from tests.conftest import ROOT
@@ -39,6 +40,10 @@ BAD = [
     ("population.file", {"population": _population(file="missing.csv")}),
     ("eps_target", {"eps_target": 0}),
     ("eps_target", {"eps_target": -1.5}),
+    ("rho_target", {"eps_target": None, "rho_target": 0}),
+    ("rho_target", {"eps_target": None, "rho_target": -0.5}),
+    ("rho_target", {"eps_target": None, "rho_target": "half"}),
+    ("eps_target", {"rho_target": 0.5}),  # both stated
     ("delta_target", {"delta_target": 1.0}),
     ("relation", {"relation": "swap"}),
     ("sizes_public", {"sizes_public": "yes"}),
@@ -68,12 +73,31 @@ def test_a_bad_config_names_its_field(tmp_path, field, change) -> None:
     assert isinstance(error, ValueError)
 
 
-@pytest.mark.parametrize("key", ["population", "groups", "statistics", "eps_target"])
+@pytest.mark.parametrize("key", ["population", "groups", "statistics"])
 def test_a_missing_key_is_named(tmp_path, key) -> None:
     cfg = config_dict()
     del cfg[key]
     error = _error(write_config(tmp_path, cfg))
     assert (error.field, error.message) == (key, "missing (required)")
+
+
+def test_the_promise_is_stated_once(tmp_path) -> None:
+    cfg = config_dict()
+    del cfg["eps_target"]
+    error = _error(write_config(tmp_path, cfg))
+    assert error.field == "eps_target" and "got neither" in error.message
+    error = _error(write_config(tmp_path, config_dict(rho_target=0.5)))
+    assert "got eps_target and rho_target" in error.message
+
+
+def test_a_zcdp_promise_loads_converted(tmp_path) -> None:
+    cfg = load_config(write_config(tmp_path, config_dict(eps_target=None, rho_target=0.5)))
+    assert cfg.rho_target == 0.5
+    assert cfg.eps_target == pytest.approx(eps_target_for_rho(0.5), rel=1e-15)
+    kw = cfg.plan_kwargs()
+    assert kw["rho_target"] == 0.5 and "eps_target" not in kw
+    pure = load_config(write_config(tmp_path, config_dict()))
+    assert pure.rho_target is None and "rho_target" not in pure.plan_kwargs()
 
 
 def test_unreadable_yaml_and_a_missing_file_name_the_config(tmp_path) -> None:

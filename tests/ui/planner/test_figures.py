@@ -319,3 +319,28 @@ def test_the_csvs_recommended_row_is_the_recommended_plan_with_its_usable_flag()
     assert row["design"].iloc[0] == chosen["design"]
     assert row["mechanism"].iloc[0] == chosen["mechanism"]
     assert not row["usable"].iloc[0]  # too noisy to use, as the page says
+
+
+def test_hover_names_the_exact_profile_where_it_gains():
+    # δ_target / rate = 0.67 at rate 0.015: the Gaussian mean's δ_sample is capped at 0.5
+    # and its exact privacy profile allows a larger ε_sample; the hover says so, with the
+    # generic theorem's ε_sample beside it.  At rate 0.2 the two agree: no such words.
+    res = planner.plan(
+        POP,
+        statistic="mean",
+        eps_target=1.0,
+        delta_target=0.01,
+        designs=("census", "srs"),
+        rates=(0.015, 0.2),
+        mechanisms=("gaussian",),
+        reps=20,
+        refine=False,
+    )
+    fig, _ = figs.objective_figure(res, lines=figs.ALL_LINES)
+    line = next(t for t in _lines(fig) if t.name.startswith("SRS"))
+    low, high = sorted(zip(array(line.x), line.text, strict=True))
+    row = res.table[(res.table["design"] == "srs")].sort_values("rate").iloc[0]
+    assert "(exact privacy loss distribution) instead of" in low[1]
+    assert "(generic theorem)" in low[1]
+    assert f"ε_sample {fmt(row['eps_sample'], 'guarantee')}" in low[1]
+    assert "instead of" not in high[1]

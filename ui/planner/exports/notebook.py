@@ -16,6 +16,7 @@ from pathlib import Path
 import nbformat
 from nbformat import v4
 
+from core.accounting.zcdp import CONVERSION, CONVERSION_FORMULA
 from core.planner import DESIGN_LABELS, OBJECTIVES, RELATIONS, STATISTICS
 from core.planner.usability import DEFAULT_USABLE_SHARE
 from ui.format import fmt
@@ -149,6 +150,7 @@ def plan_notebook(
     mechanisms: tuple[str, ...] | None = None,
     sizes_public: bool = False,
     usable_share: float = DEFAULT_USABLE_SHARE,
+    rho_target: float | None = None,
 ) -> str:
     """A Jupyter notebook (``.ipynb`` JSON text) that reproduces a release plan.
 
@@ -200,6 +202,10 @@ def plan_notebook(
         The page's usable error, a share of the population value (> 0): the notebook flags
         the recommended plan usable or too noisy to use by
         :func:`core.planner.usability.is_usable`, as the page does.
+    rho_target : float or None
+        The promise stated as ρ-zCDP (> 0), or None for a pure ε promise: the call then
+        passes ``rho_target`` in place of ``eps_target`` (the planner converts it), and
+        the parameters name the conversion.
 
     Returns
     -------
@@ -219,6 +225,13 @@ def plan_notebook(
     objective = check_choice("objective", objective, OBJECTIVES)
     eps = check_float(
         "eps_target", eps_target, low=0.0, high=math.inf, low_open=True, high_open=True
+    )
+    rho = (
+        None
+        if rho_target is None
+        else check_float(
+            "rho_target", rho_target, low=0.0, high=math.inf, low_open=True, high_open=True
+        )
     )
     delta = (
         None
@@ -251,7 +264,11 @@ def plan_notebook(
             if chosen_mechanisms is None
             else ", ".join(mechanism_words(name) for name in chosen_mechanisms)
         ),
-        f"- ε_target = {eps!r}",
+        f"- ε_target = {eps!r}"
+        if rho is None
+        else f"- promise: ρ = {rho!r}-zCDP, planned at the pure ε_target = {eps!r} that keeps "
+        f"it by the {CONVERSION}: {CONVERSION_FORMULA}; the (ε, δ) mechanisms, which imply "
+        "no zCDP bound, are not planned",
         "- δ_target = " + ("1/(2N), the planner's default" if delta is None else repr(delta)),
         "- designs: "
         + (
@@ -292,7 +309,7 @@ def plan_notebook(
     )
     call_arguments = [
         f"statistic={statistic!r}",
-        f"eps_target={eps!r}",
+        f"eps_target={eps!r}" if rho is None else f"rho_target={rho!r}",
         f"delta_target={delta!r}",
         f"designs={chosen_designs!r}",
         f"rates={chosen_rates!r}",

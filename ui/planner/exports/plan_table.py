@@ -25,7 +25,9 @@ PLAN_TABLE_COLUMNS: dict[str, str] = {
     "n": "Expected sample size: records in the sample on average over the draws.",
     "clusters_sampled": "Clusters drawn (ℓ) by a cluster design; empty for other designs.",
     "eps_sample": "ε_sample: the budget the mechanism spends on the sample, the largest the "
-    "design's theorem allows while the population keeps ε_target.",
+    "design's theorem allows while the population keeps ε_target (for the Gaussian mean on a "
+    "simple random sample, the larger of that and its exact privacy profile's, named in "
+    "accounting).",
     "delta_sample": "δ_sample: the δ the mechanism may spend on the sample (0 for a pure-ε "
     "mechanism).",
     "rmse": "Root mean squared error of the release around the population's value of the "

@@ -28,6 +28,7 @@ import nbformat
 import yaml  # type: ignore[import-untyped]
 from nbformat import v4
 
+from core.accounting.zcdp import Promise, eps_target_for_rho
 from core.population import Population
 from core.publication import TablePlan, cell_budget, records, sizes_statement
 from ui.format import fmt
@@ -240,7 +241,7 @@ def _describe(config: Mapping[str, Any]) -> list[str]:
         ),
         f"privacy unit: one record of the population; neighbours: {relation}",
         "sizes: " + _sizes(config),
-        f"promise for the whole table: ε_target = {float(config['eps_target']):g}, "
+        f"promise for the whole table: {_promise(config)}, "
         f"δ_target = {fmt(float(config['delta_target']), 'delta')}",
         f"T = {config['T']} Monte Carlo repetitions per cell × statistic, seed {config['seed']}",
     ]
@@ -341,10 +342,25 @@ def publication_notebook(config: Mapping[str, Any]) -> str:
     return str(nbformat.writes(notebook))
 
 
+def _eps(config: Mapping[str, Any]) -> float:
+    """The config's pure ε_target: as written, or converted from its ``rho_target``
+    (:func:`core.accounting.zcdp.eps_target_for_rho`), as the config loader does."""
+    if config.get("rho_target") is not None:
+        return eps_target_for_rho(float(config["rho_target"]))
+    return float(config["eps_target"])
+
+
+def _promise(config: Mapping[str, Any]) -> str:
+    """The config's promise in words: ε_target, or ρ-zCDP with its conversion named."""
+    if config.get("rho_target") is None:
+        return f"ε_target = {_eps(config):g}"
+    return Promise("zcdp", float(config["rho_target"])).describe()
+
+
 def _sizes(config: Mapping[str, Any]) -> str:
     """Whether the config declares the cell sizes public, in words (the table's statement)."""
     budget = cell_budget(
-        float(config["eps_target"]),
+        _eps(config),
         float(config["delta_target"]),
         str(config["relation"]),
         labels_fixed=bool(config["labels_fixed"]),
@@ -374,9 +390,14 @@ def package_readme(config: Mapping[str, Any], population: Population) -> str:
             "## The promise",
             "",
             "The privacy unit is one record of the population. The whole table, every cell "
-            f"and statistic together, is (ε_target = {float(config['eps_target']):g}, "
+            f"and statistic together, is (ε_target = {_eps(config):g}, "
             f"δ_target = {fmt(float(config['delta_target']), 'delta')})-differentially private, "
-            "neighbouring populations being one step apart: "
+            + (
+                ""
+                if config.get("rho_target") is None
+                else f"which keeps the promise stated as {_promise(config)}, "
+            )
+            + "neighbouring populations being one step apart: "
             + records.relation_words(config["relation"], bool(config["labels_fixed"]))
             + ". "
             + _sizes(config)
@@ -457,7 +478,7 @@ def publication_zip(
             name=name,
             T=int(config["T"]),
             seed=int(config["seed"]),
-            eps_target=float(config["eps_target"]),
+            eps_target=_eps(config),
             relation=str(config["relation"]),
             labels_fixed=bool(config["labels_fixed"]),
             publish_share=float(config["publish_share"]),

@@ -35,7 +35,13 @@ from ui.planner.exports.checks import (
     RELATION_LABELS,
     statistic_words,
 )
-from ui.planner.text import CLAIM_RULE, reference_plan, relative_change, sizes_words
+from ui.planner.text import (
+    CLAIM_RULE,
+    promise_words,
+    reference_plan,
+    relative_change,
+    sizes_words,
+)
 
 __all__ = ["method_report"]
 
@@ -197,7 +203,20 @@ def _parameter_rows(
         ("N (population size)", _text(fmt(result.N, "count"))),
         ("Statistic", _text(statistic_words(result.statistic, result.quantile))),
         ("Population value of the statistic", _text(fmt(result.population_value, "value"))),
-        ("ε_target (promised for the population)", _text(_exactly(result.eps_target))),
+        *(
+            [("ε_target (promised for the population)", _text(_exactly(result.eps_target)))]
+            if result.rho_target is None
+            else [
+                (
+                    "Promise (ρ-zCDP, stated)",
+                    _text(f"ρ = {fmt(result.rho_target, 'guarantee', 6)}"),
+                ),
+                (
+                    "ε_target (planned: the pure guarantee that keeps ρ)",
+                    _text(promise_words(result.eps_target, result.rho_target)),
+                ),
+            ]
+        ),
         (
             "δ_target",
             _text(
