@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -53,3 +56,21 @@ def write_config(folder: Path, cfg: dict[str, Any], name: str = "table.yaml") ->
     path = folder / name
     path.write_text(yaml.safe_dump(cfg, sort_keys=False), encoding="utf-8")
     return path
+
+
+def run_batch(config: Path, out: Path, workers: int) -> subprocess.CompletedProcess[str]:
+    """``python -m batch CONFIG --out OUT`` in a process of its own, as a user runs it.
+
+    The local cluster's spawned workers re-run their parent's ``__main__``, which in a test
+    process may be an AppTest page, so the batch never runs inside the test process.
+    """
+    root = Path(__file__).resolve().parents[2]
+    command = [sys.executable, "-m", "batch", str(config), "--out", str(out)]
+    return subprocess.run(
+        [*command, "--workers", str(workers), "--no-progress"],
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root), "OPENBLAS_NUM_THREADS": "1"},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )

@@ -8,15 +8,12 @@ exit code, never a traceback, and writes nothing.
 from __future__ import annotations
 
 import ast
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from batch.cli import main
-from tests.batch.helpers import config_dict, write_config
+from tests.batch.helpers import config_dict, run_batch, write_config
 from tests.conftest import ROOT
 
 
@@ -93,13 +90,7 @@ def test_a_list_of_label_columns_runs_and_clipping_is_reported(tmp_path) -> None
     path = write_config(tmp_path, cfg)
     # A process of its own, as a user runs it: the local cluster's spawned worker re-runs its
     # parent's __main__, which in a test process may be an AppTest page (see test_dask_runs).
-    run = subprocess.run(
-        [sys.executable, "-m", "batch", str(path), "--out", str(tmp_path / "out"),
-         "--workers", "1", "--no-progress"],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "OPENBLAS_NUM_THREADS": "1"},
-        capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+    run = run_batch(path, tmp_path / "out", workers=1)
     assert run.returncode == 0, run.stderr[-2000:]
     assert "Traceback" not in run.stderr
     assert "warning: population: the bounds [0, 50] clipped" in run.stderr

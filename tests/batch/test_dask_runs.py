@@ -19,7 +19,7 @@ import pytest
 from batch.cli import main
 from core.publication import plan_table
 from core.publication.config import build_population, load_config
-from tests.batch.helpers import config_dict, write_config
+from tests.batch.helpers import config_dict, run_batch, write_config
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.xdist_group("dask")
@@ -38,15 +38,7 @@ def local_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     folder = tmp_path_factory.mktemp("local")
     config = write_config(folder, config_dict())
     out = folder / "out"
-    command = [sys.executable, "-m", "batch", str(config), "--out", str(out)]
-    run = subprocess.run(
-        [*command, "--workers", "2", "--no-progress"],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "OPENBLAS_NUM_THREADS": "1"},
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    run = run_batch(config, out, workers=2)
     assert run.returncode == 0, run.stderr[-2000:]
     return config, out
 

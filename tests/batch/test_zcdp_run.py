@@ -4,17 +4,13 @@ run plans at the converted ε_target and every file it writes states ρ and the 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import pandas as pd
 import pytest
 
 from core import mechanisms as mech
 from core.accounting.zcdp import eps_target_for_rho
-from tests.batch.helpers import config_dict, write_config
-from tests.conftest import ROOT
+from tests.batch.helpers import config_dict, run_batch, write_config
 
 pytestmark = pytest.mark.xdist_group("dask")
 
@@ -24,15 +20,7 @@ def test_a_zcdp_config_runs_and_its_files_state_the_promise(tmp_path) -> None:
     del cfg["eps_target"]
     config = write_config(tmp_path, cfg)
     out = tmp_path / "out"
-    command = [sys.executable, "-m", "batch", str(config), "--out", str(out)]
-    run = subprocess.run(
-        [*command, "--workers", "1", "--no-progress"],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "OPENBLAS_NUM_THREADS": "1"},
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    run = run_batch(config, out, workers=1)
     assert run.returncode == 0, run.stderr[-2000:]
     assert "promise: ρ = 0.5-zCDP, kept by pure ε_target = 1.04363-DP" in run.stdout
     eps = eps_target_for_rho(0.5)

@@ -237,10 +237,11 @@ def promise_words(eps_target: float, rho_target: float | None) -> str:
     )
 
 
-def promise_refusal_lines(refusals: Mapping[str, str]) -> str:
-    """Markdown lines for the mechanisms left out under a ρ-zCDP promise, with why."""
+def refusal_lines(refusals: Mapping[str, str], verb: str = "offered") -> str:
+    """Markdown lines for the mechanisms left out, with why: ``"offered"`` when they divide
+    by a private size, ``"planned"`` under a ρ-zCDP promise."""
     return "\n".join(
-        f"- **{MECHANISM_SHORT.get(name, name)}** is not planned: {reason}"
+        f"- **{MECHANISM_SHORT.get(name, name)}** is not {verb}: {reason}"
         for name, reason in refusals.items()
     )
 
@@ -681,14 +682,6 @@ def no_mechanism_note(design: str, relation: str) -> str:
         f"**{design_label(design)}** is left out: none of the chosen mechanisms holds its "
         f"guarantee for this design when neighbouring populations differ by "
         f"{RELATION_LABELS.get(relation, relation)}. Add a mechanism under *Mechanisms*."
-    )
-
-
-def size_refusal_lines(refusals: Mapping[str, str]) -> str:
-    """Markdown lines for the mechanisms left out because they divide by a private size."""
-    return "\n".join(
-        f"- **{MECHANISM_SHORT.get(name, name)}** is not offered: {reason}"
-        for name, reason in refusals.items()
     )
 
 

@@ -327,13 +327,13 @@ def design_list(ctx: PlannerInputs) -> None:
             ctx.statistic, ctx.relation, ctx.sizes_public, bounded=ctx.pop.has_upper_bound
         )
         if refused:
-            st.markdown(text.size_refusal_lines(refused))
+            st.markdown(text.refusal_lines(refused))
         st.markdown(f"**Promise.** {text.promise_words(ctx.eps_target, ctx.rho_target)}")
         left_out = planner.promise_refusals(
             ctx.statistic, ctx.promise, bounded=ctx.pop.has_upper_bound
         )
         if left_out:
-            st.markdown(text.promise_refusal_lines(left_out))
+            st.markdown(text.refusal_lines(left_out, "planned"))
 
 
 def compare_view(ctx: PlannerInputs) -> None:
