@@ -2183,7 +2183,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="zcdp-delta-mechanisms-planned",
         item="zCDP promise",
-        path="core/planner/engine.py",
+        path="core/planner/setting.py",
         old="return tuple(m for m in fit if m in asked and not promise_refusal(m, kind))",
         new="return tuple(m for m in fit if m in asked)",
         tests=("tests/core/planner/test_promise.py",),
@@ -2231,7 +2231,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="planner-accounts-every-level-as-the-median",
         item="exponential add/remove budget",
-        path="core/planner/engine.py",
+        path="core/planner/setting.py",
         old="factors = mech.MECHANISMS[m].budget_factors(setting.quantile)",
         new="factors = mech.MECHANISMS[m].budget_factors(0.5)",
         tests=(

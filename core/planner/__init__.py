@@ -13,6 +13,8 @@ Modules
 =================================  =====================================================
 :mod:`core.planner.budgets`         which designs and mechanisms fit, and ``eps_sample``
 :mod:`core.planner.engine`          :func:`plan`: the loop over design × mechanism × rate
+:mod:`core.planner.setting`         a plan's checked setting; each point's budgets, named
+:mod:`core.planner.profiles`        the Gaussian mean's budget from its exact profile
 :mod:`core.planner.simulate`        Monte Carlo on whole samples (masks) or windows
 :mod:`core.planner.exact`           the census and the means without Monte Carlo
 :mod:`core.planner.errors`          RMSE, the 95 % bound, their split and standard errors

@@ -30,6 +30,7 @@ from ..designs.protocol import PlannerDesign
 from ..planner import engine
 from ..planner.budgets import positive as _positive
 from ..planner.engine import PlanJob, PlanResult
+from ..planner.setting import Setting, census_rows
 
 if TYPE_CHECKING:
     from ..populations import Population
@@ -157,7 +158,7 @@ class _Search:
         key = (self.job.census.name, 1.0, eps)
         if key not in self.memo:
             j = self.job.at(eps)
-            self.memo[key] = engine.census_rows(j.census, j.frame, j.setting)
+            self.memo[key] = census_rows(j.census, j.frame, j.setting)
         return self.memo[key]
 
     def evaluate(
@@ -165,7 +166,7 @@ class _Search:
         design: PlannerDesign,
         frame: Frame,
         rates: Sequence[float],
-        settings: Sequence[engine.Setting],
+        settings: Sequence[Setting],
     ) -> list[list[Row]]:
         """:func:`core.planner.engine.evaluate_many` for one setting, from the memo.
 

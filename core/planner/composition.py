@@ -23,6 +23,7 @@ from ..planner import engine
 from ..planner.budgets import eps_sample_for, eps_target_for
 from ..planner.budgets import positive as _positive
 from ..planner.engine import PlanResult
+from ..planner.setting import census_rows
 
 if TYPE_CHECKING:
     from ..populations import Population
@@ -239,7 +240,7 @@ def several_statistics(
         for (stat, q), share in zip(statistics, w, strict=True)
     ]
     census = jobs[0].census
-    rows = [engine.census_rows(census, frame, j.setting) for j in jobs]
+    rows = [census_rows(census, frame, j.setting) for j in jobs]
     order = [d for d in DESIGNS.values() if any(d in j.chosen for j in jobs)]
     total = 1 + len(order)
     if progress is not None:

@@ -33,7 +33,7 @@ from ..accounting.zcdp import Promise, rho_for_eps
 from ..designs.frame import Frame
 from ..designs.protocol import RELATIONS, PlannerDesign
 from ..designs.registry import DESIGNS
-from ..planner import claims, exact, memory, profiles
+from ..planner import claims, exact, memory
 from ..planner.budgets import (
     DESIGN_LABELS,
     MEAN_MECHANISMS,
@@ -41,20 +41,16 @@ from ..planner.budgets import (
     QUANTILE_MECHANISMS,
     STATISTICS,
     DesignStatus,
-    default_mechanisms,
     default_rates,
     design_statuses,
-    mechanisms_for,
     offered_mechanisms,
     positive,
-    promise_refusal,
 )
-from ..planner.errors import LEVEL, Draws, exact_row, summary_row
+from ..planner.errors import Draws, summary_row
+from ..planner.setting import Setting, base_row, census_rows, point_budgets
 from ..planner.simulate import (
     SAMPLERS,
     MaskJob,
-    PointBudget,
-    simulate_census,
     simulate_masks_many,
     simulate_windows,
     use_windows,
@@ -68,9 +64,7 @@ __all__ = [
     "PlanJob",
     "PlanProgress",
     "PlanResult",
-    "Setting",
     "assemble",
-    "census_rows",
     "evaluate_many",
     "plan",
     "prepare",
@@ -165,150 +159,6 @@ class PlanProgress:
     table: pd.DataFrame
 
 
-@dataclass(frozen=True)
-class Setting:
-    """The checked arguments of one :func:`plan` call that every design shares."""
-
-    statistic: str
-    quantile: float
-    eps_target: float
-    delta_target: float
-    relation: str
-    reps: int
-    seed: int
-    share: float
-    theta: float
-    mechanisms: tuple[str, ...] | None
-    sampler: str = "auto"
-    memory_budget: int | None = None
-    #: The population has a public upper bound (otherwise only the mechanisms that need
-    #: none, :data:`core.planner.budgets.NO_UPPER_MECHANISMS`, run).
-    bounded: bool = True
-    #: The population size ``N`` is public (an invariant published with the release); a
-    #: mechanism that divides by it fits added/removed neighbours only then
-    #: (:func:`core.planner.budgets.size_refusal`).
-    sizes_public: bool = False
-    #: The promise is ρ-zCDP with this ρ, and ``eps_target`` its conversion; the (ε, δ)
-    #: mechanisms are then not planned (:func:`core.planner.budgets.promise_refusal`).
-    rho_target: float | None = None
-
-    def names(self, design: str) -> tuple[str, ...]:
-        """The mechanisms fitting ``design``, restricted to the ones asked for (by default
-        :func:`core.planner.budgets.default_mechanisms`)."""
-        fit = mechanisms_for(
-            self.statistic,
-            design,
-            self.relation,
-            bounded=self.bounded,
-            sizes_public=self.sizes_public,
-        )
-        asked = (
-            default_mechanisms(
-                self.statistic,
-                bounded=self.bounded,
-                relation=self.relation,
-                sizes_public=self.sizes_public,
-            )
-            if self.mechanisms is None
-            else self.mechanisms
-        )
-        kind = self.promise.kind
-        return tuple(m for m in fit if m in asked and not promise_refusal(m, kind))
-
-    @property
-    def promise(self) -> Promise:
-        """The promise as stated (:meth:`core.accounting.zcdp.Promise.of`)."""
-        return Promise.of(self.eps_target, self.rho_target)
-
-
-def _base_row(design: PlannerDesign, name: str, pb: PointBudget) -> dict[str, Any]:
-    uses_delta = mech.MECHANISMS[name].uses_delta
-    return {
-        "design": design.name,
-        "design_label": design.label,
-        "mechanism": name,
-        "mechanism_label": mech.MECHANISMS[name].label,
-        "rate": pb.point.rate,
-        "n": pb.point.n,
-        "clusters_sampled": pb.point.clusters_sampled,
-        "eps_sample": pb.eps_sample[name],
-        "delta_sample": pb.delta_sample if uses_delta else 0.0,
-        "accounting": pb.bound[name],
-        "exact": False,
-        "error_95_method": "Monte Carlo",
-    }
-
-
-def _budgets(
-    design: PlannerDesign, names: Sequence[str], points: Iterable[Any], setting: Setting
-) -> list[PointBudget]:
-    """Each point with the budget every mechanism may spend there (times the share).
-
-    The mechanisms' budgets are those at the level planned
-    (:meth:`core.mechanisms.Mechanism.budget_factors`); a share below 1 leaves the rest of
-    the sample's budget to other releases from the same sample, so the accounting must let
-    the shares add (``shared``, :meth:`core.designs.protocol.PlannerDesign.accounting`).
-    """
-    out = []
-    for p in points:
-        eps: dict[str, float] = {}
-        bound: dict[str, str] = {}
-        conversion = setting.promise.conversion
-        for m in names:
-            factors = mech.MECHANISMS[m].budget_factors(setting.quantile)
-            acc = design.accounting(
-                setting.eps_target, setting.relation, factors, p, shared=setting.share < 1.0
-            )
-            acc = profiles.refine(
-                design,
-                mech.MECHANISMS[m],
-                acc,
-                eps_target=setting.eps_target,
-                delta_target=setting.delta_target,
-                relation=setting.relation,
-                point=p,
-                share=setting.share,
-            )
-            eps[m] = acc.eps_sample * setting.share
-            bound[m] = (
-                acc.bound
-                if not conversion
-                else f"{acc.bound}; the promised ρ = {setting.rho_target:.6g}-zCDP is kept by "
-                f"ε_target = {setting.eps_target:.6g} ({conversion})"
-            )
-        delta = design.delta_sample(setting.delta_target, p) * setting.share
-        out.append(PointBudget(p, eps, delta, bound))
-    return out
-
-
-def census_rows(design: PlannerDesign, frame: Frame, setting: Setting) -> list[dict[str, Any]]:
-    """Exact rows of privatising the whole population with each fitting mechanism."""
-    rows = []
-    point = design.point(frame, 1.0)
-    assert point is not None
-    (pb,) = _budgets(design, setting.names(design.name), [point], setting)
-    for j, name in enumerate(setting.names(design.name)):
-        m = exact.mechanism_on_population(name, frame, setting.quantile)
-        err = m.exact_error(
-            frame.values, pb.eps_sample[name], pb.delta_sample, frame.lower, frame.upper, LEVEL
-        )
-        row = _base_row(design, name, pb)
-        if err is None:  # no closed form (the unbounded quantile): releases of the population
-            draws = simulate_census(
-                m, frame, pb.eps_sample[name], pb.delta_sample, setting.reps, [setting.seed, j]
-            )
-            summary = summary_row(draws, setting.theta)
-            summary.pop("mean_sample_size")
-            row.update(summary)
-        else:
-            mse, e95 = err
-            row.update(
-                exact_row(math.sqrt(mse), e95, 0.0, mse), exact=True, error_95_method="exact"
-            )
-        rows.append(row)
-    return rows
-
-
 def _evaluate(
     design: PlannerDesign, frame: Frame, rates: Sequence[float], setting: Setting
 ) -> list[dict[str, Any]]:
@@ -335,7 +185,7 @@ def evaluate_many(
     plans = []
     for setting in settings:
         names = setting.names(design.name)
-        budgets = _budgets(design, names, points, setting) if names else []
+        budgets = point_budgets(design, names, points, setting) if names else []
         closed = [m for m in names if exact.has_closed_form(design, m)]
         rest = [m for m in names if m not in closed]
         windowed = [m for m in rest if mech.MECHANISMS[m].windowed] if windows else []
@@ -368,7 +218,7 @@ def evaluate_many(
             )
         for name in names:
             for pb in budgets:
-                row = _base_row(design, name, pb)
+                row = base_row(design, name, pb)
                 if name in closed:
                     row.update(exact.mean_row(design, frame, pb, name), exact=True)
                 else:
