@@ -36,22 +36,41 @@ Rows (``--rows NAME ...``; the default is ``open eps plan``, ``--rows all`` runs
 
 Columns of a browser measurement
 --------------------------------
-The main figure is the time to settled, measured in the page (``performance.now()``, up to
-the last change of the page before it settled); the detail line splits it:
+The main figure is the time to settled, on the page's clock (``performance.now()``, from the
+navigation or the key press to the page's last change before it settled: settled means
+``tests.e2e.helpers.settle`` has returned, the server has no script run in progress, and the
+page has not changed for 0.3 s). The detail lines split it:
 
+``1st send``
+    until the page first sends on the websocket (a new tab: loading and starting the
+    frontend; a change: the key press reaching the socket);
 ``last msg``
-    until the last websocket message from the server (script time plus transfer);
+    until the last websocket message from the server arrived (as the page's main thread
+    saw it: a busy main thread delays it);
 ``draw``
-    from that message to settled (the browser's drawing after the last message);
+    from that message to settled;
 ``long``
     total and count of the browser's long tasks (``PerformanceObserver('longtask')``: main-
     thread tasks over 50 ms) in the interval, in seconds;
-``plotly``
-    from the first to the last change inside a plotly chart, with the number of charts;
+``plotly JS``
+    seconds the JavaScript sampling profiler (CDP ``Profiler``, 1 ms) found in plotly.js (the
+    frontend's ``PlotlyChart`` file), and the number of charts on the page;
 ``MB``
     megabytes received over the websocket, in how many messages;
 ``rows``
-    (planner only) when the rows known so far were first drawn.
+    (planner only) when the rows known so far were first drawn;
+``1st visit``
+    (new tabs) the first repeat: this server's first visit of the page (caches empty);
+``server script``
+    wall and CPU seconds of the server's script runs started by the interaction, logged by a
+    ``sitecustomize`` hook on the server's ``PYTHONPATH`` (:data:`SCRIPT_HOOK`; the CPU time
+    is the script thread's, unaffected by other load), and the time from their end to
+    settled (``after it``: transfer and the browser's work);
+``AppTest script``
+    (ε changes) the same change's script time under AppTest, in a fresh process;
+``JS``
+    the five script files (or V8's ``(program)``, ``(garbage collector)``, ``(native)``) the
+    sampling profiler found most often, in seconds (``--no-js-profile`` turns it off).
 
 ``--against REV`` also measures the revision REV of this repository, checked out into a
 temporary ``git worktree`` (removed afterwards) and served by its own server with the same
@@ -96,7 +115,7 @@ FACTORS = (2.0, 0.7, 3.0, 0.3, 1.5, 5.0, 0.5, 0.2)
 INSTRUMENT = r"""
 (() => {
   if (window.__bench) { return; }
-  const B = {recv: [], sent: [], long: [], busy: [], lastMut: 0, plot: [], live: null};
+  const B = {recv: [], sent: [], long: [], busy: [], lastMut: 0, live: null};
   window.__bench = B;
   try {
     new PerformanceObserver((list) => {
@@ -128,13 +147,6 @@ INSTRUMENT = r"""
     B.lastMut = now;
     const b = document.querySelector(busySelector) !== null;
     if (b !== busy) { busy = b; B.busy.push([now, b]); }
-    for (const r of records) {
-      const t = r.target;
-      if (t && t.closest && t.closest('[data-testid="stPlotlyChart"]')) {
-        B.plot.push(now);
-        break;
-      }
-    }
     if (document.querySelector(liveSelector)) { B.live = B.live === null ? now : B.live; }
   };
   const start = () => new MutationObserver(observe).observe(document.documentElement, {
@@ -157,7 +169,7 @@ READ = r"""
   const B = window.__bench;
   const recv = B.recv.filter((r) => r[0] >= t0);
   const longs = B.long.filter((l) => l[0] + l[1] >= t0);
-  const plot = B.plot.filter((p) => p >= t0);
+  const sent = B.sent.filter((t) => t >= t0);
   return {
     now: performance.now(),
     settled: B.lastMut,
@@ -166,8 +178,7 @@ READ = r"""
     last_recv: recv.length ? recv[recv.length - 1][0] : null,
     long_ms: longs.reduce((s, l) => s + l[1] - Math.max(0, t0 - l[0]), 0),
     long_n: longs.length,
-    plot_first: plot.length ? plot[0] : null,
-    plot_last: plot.length ? plot[plot.length - 1] : null,
+    first_sent: sent.length ? sent[0] : null,
     charts: document.querySelectorAll('[data-testid="stPlotlyChart"]').length,
     live: B.live !== null && B.live >= t0 ? B.live : null,
     origin: performance.timeOrigin,
@@ -270,9 +281,6 @@ def _metrics(
     ms = 1000.0
     last = read["last_recv"]
     settled = max(read["settled"], last or 0.0, t0)
-    plot = None
-    if read["plot_first"] is not None:
-        plot = (read["plot_last"] - read["plot_first"]) / ms
     origin = read["origin"]  # the page's clock: ms since this epoch time (ms)
     script = cpu = script_end = None
     if runs:
@@ -286,7 +294,7 @@ def _metrics(
         "draw": None if last is None else (settled - last) / ms,
         "long": read["long_ms"] / ms,
         "long_n": float(read["long_n"]),
-        "plotly": plot,
+        "sent": None if read["first_sent"] is None else (read["first_sent"] - t0) / ms,
         "charts": float(read["charts"]),
         "mb": read["recv_bytes"] / 1e6,
         "msgs": float(read["recv_n"]),
@@ -340,15 +348,18 @@ def _s(value: float | None, unit: str = " s") -> str:
 def detail(m: dict[str, float | None]) -> str:
     """The detail line of one browser measurement (see the module docstring)."""
     parts = [
+        f"1st send {_s(m['sent'])}",
         f"last msg {_s(m['last_msg'])}",
         f"draw {_s(m['draw'])}",
         f"long {_s(m['long'])} ({m['long_n']:.0f})",
-        f"plotly {_s(m['plotly'])} ({m['charts']:.0f} charts)",
+        f"plotly JS {_s(m.get('js:PlotlyChart'))} ({m['charts']:.0f} charts)",
         f"{m['mb']:.2f} MB ({m['msgs']:.0f} msgs)",
         f"wall {_s(m['wall'])}",
     ]
     if m.get("rows") is not None:
         parts.append(f"rows {_s(m['rows'])}")
+    if m.get("first") is not None:
+        parts.append(f"1st visit {_s(m['first'])}")
     line = ", ".join(parts)
     server = [f"server script {_s(m.get('server'))} (CPU {_s(m.get('server_cpu'))})"]
     server.append(f"after it {_s(m.get('after_script'))}")
@@ -358,6 +369,20 @@ def detail(m: dict[str, float | None]) -> str:
     if js:
         server.append("JS " + ", ".join(f"{name} {v:.2f}" for v, name in js[:5]))
     return line + "\n" + " " * 12 + ", ".join(server)
+
+
+def reveal(page: Any, key: str) -> Any:
+    """The input of the widget ``key``, visible: a box inside a closed expander (the game's
+    settings) is shown by opening the expander (in the browser only, no rerun)."""
+    box = page.locator(f".st-key-{key} input").first
+    box.wait_for(state="attached", timeout=30_000)
+    if not box.is_visible():
+        holder = page.locator('[data-testid="stExpander"]').filter(
+            has=page.locator(f".st-key-{key}")
+        )
+        holder.locator("summary").first.click()
+    box.wait_for(state="visible", timeout=30_000)
+    return box
 
 
 def first_page() -> str:
@@ -566,8 +591,7 @@ class Bench:
 
     def change(self, page: Any, server: Served, key: str, value: str) -> dict[str, Any]:
         """Type ``value`` into the box of ``key`` (fill, Enter); time it until settled."""
-        box = page.locator(f".st-key-{key} input").first
-        box.wait_for(state="visible")
+        box = reveal(page, key)
         cdp = self._profiler(page)
         if cdp is not None:
             cdp.send("Profiler.start")
@@ -627,10 +651,12 @@ def run_open(bench: Bench) -> None:
                         samples[target.label].append(bench.open(page, server, server.url + path))
                     except Exception as exc:  # a failed measurement is reported, not fatal
                         print(f"    {target.label}: {stem} failed: {exc}"[:300])
-        bench.columns(
-            f"open {stem}",
-            {k: summarise(v) if v else None for k, v in samples.items()},
-        )
+        figures = {}
+        for label, sample in samples.items():
+            figures[label] = summarise(sample) if sample else None
+            if sample:
+                figures[label]["first"] = sample[0]["settled"]  # type: ignore[index]
+        bench.columns(f"open {stem}", figures)
 
 
 def _script_times(target: Target, case: EpsCase, values: list[str]) -> float | None:

@@ -78,8 +78,7 @@ def test_metrics_split_an_interaction_into_server_transfer_and_drawing():
         "recv_bytes": 2_000_000,
         "long_ms": 1200.0,
         "long_n": 3,
-        "plot_first": 3100.0,
-        "plot_last": 3400.0,
+        "first_sent": 1010.0,
         "charts": 2,
         "live": None,
         "origin": 1_000_000.0,
@@ -92,7 +91,7 @@ def test_metrics_split_an_interaction_into_server_transfer_and_drawing():
     assert m["server"] == pytest.approx(1.9)
     assert m["server_cpu"] == pytest.approx(0.4)
     assert m["after_script"] == pytest.approx(0.5)
-    assert m["plotly"] == pytest.approx(0.3)
+    assert m["sent"] == pytest.approx(0.01)
     assert m["mb"] == pytest.approx(2.0)
     assert m["js:PlotlyChart"] == pytest.approx(0.2)
     summary = bench_browser.summarise([m, {**m, "settled": 4.5, "js:PlotlyChart": 0.0}])
