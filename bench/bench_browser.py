@@ -90,6 +90,7 @@ import contextlib
 import dataclasses
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -880,11 +881,18 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     return args
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Run the chosen rows against this tree (and ``--against`` REV)."""
     from tests.e2e.conftest import CHROMIUM
 
     args = parse_args(argv)
+    # A termination request unwinds like Ctrl-C, so every server, browser and worktree this
+    # run started is stopped and removed on the way out.
+    signal.signal(signal.SIGTERM, _interrupt)
     if not Path(CHROMIUM).exists():
         sys.exit(
             f"bench_browser: {CHROMIUM} is missing; install Debian's Chromium "
