@@ -738,7 +738,9 @@ def run_plan(bench: Bench) -> None:
             runs = result["runs"]
             plan = _median([r["wall"] for r in runs])
             cpu = _median([r["cpu"] for r in runs])
-            if all(not r.get("progressive") for r in runs):
+            if all("progressive" not in r for r in runs):
+                rows = "first rows not measured (no ui.planner.cache.plan)"
+            elif all(not r.get("progressive") for r in runs):
                 rows = "not shown progressively"
             else:
                 rows = f"first rows {_s(_median([r.get('first_rows') for r in runs]))}"

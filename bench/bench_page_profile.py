@@ -182,11 +182,15 @@ def _first_rows_hook(record: dict[str, Any]) -> Callable[[], None]:
     Wraps ``ui.planner.cache.plan``: the page passes it a ``_progress`` callback that draws
     the rows known so far. The first report whose rows hold both designs, once drawn, is
     the time the first rows are shown. ``record["progressive"]`` says whether the page
-    passed a callback at all. Returns the function that undoes the wrap.
+    passed a callback at all; it stays unset if the tree has no ``ui.planner.cache.plan``.
+    Returns the function that undoes the wrap.
     """
-    import ui.planner.cache as cache
+    try:
+        import ui.planner.cache as cache
 
-    original = cache.plan
+        original = cache.plan
+    except (ImportError, AttributeError):
+        return lambda: None
 
     def plan(*args: Any, _progress: Any = None, **kwargs: Any) -> Any:
         if _progress is None:

@@ -42,17 +42,12 @@ def test_the_row_registry_holds_every_row_of_the_issue():
         assert row.description and callable(row.run)
 
 
-def test_every_eps_case_names_a_registered_page_and_a_key_its_code_uses():
+def test_every_eps_case_names_a_registered_page_and_a_key_the_app_uses():
     stems = {Path(spec.script).stem for spec in PAGES}
-    sources = {
-        stem: (ROOT / "app_pages" / f"{stem}.py").read_text()
-        + "".join(p.read_text() for p in (ROOT / "ui").rglob("*.py") if stem in str(p))
-        + (ROOT / "ui" / "planner" / "controls.py").read_text()
-        for stem in stems
-    }
+    code = "".join(p.read_text() for d in ("app_pages", "ui") for p in (ROOT / d).rglob("*.py"))
     for case in bench_browser.EPS_CASES:
         assert case.page in stems, case
-        assert f'"{case.key}"' in sources[case.page], case
+        assert f'"{case.key}"' in code, case
 
 
 def test_each_repeat_types_another_value():
