@@ -720,6 +720,7 @@ def run_plan(bench: Bench) -> None:
         f"{bench.args.repeats}, caches cleared; cold = first run of a fresh process)"
     )
     for query, name in (({}, "default population"), ({"population": "Establishments"}, "Est.")):
+        plans: dict[str, float | None] = {}
         cells = []
         for target in bench.targets:
             try:
@@ -733,10 +734,10 @@ def run_plan(bench: Bench) -> None:
                     json.dumps(query),
                 )
             except Exception as exc:
-                cells.append(f"{target.label}: failed: {exc}"[:300])
+                cells.append(f"{target.label + ':':8s}failed: {exc}"[:300])
                 continue
             runs = result["runs"]
-            plan = _median([r["wall"] for r in runs])
+            plans[target.label] = _median([r["wall"] for r in runs])
             cpu = _median([r["cpu"] for r in runs])
             if all("progressive" not in r for r in runs):
                 rows = "first rows not measured (no ui.planner.cache.plan)"
@@ -745,10 +746,16 @@ def run_plan(bench: Bench) -> None:
             else:
                 rows = f"first rows {_s(_median([r.get('first_rows') for r in runs]))}"
             cells.append(
-                f"{target.label}: plan {_s(plan)} (CPU {_s(cpu)}), {rows},"
-                f" cold {_s(result['cold']['wall'])}"
+                f"{target.label + ':':8s}plan {_s(plans[target.label])} (CPU {_s(cpu)}), {rows},"
+                f" cold {_s(result['cold']['wall'])} (CPU {_s(result['cold']['cpu'])})"
             )
-        print(f"planner, {name}")
+        line = f"{'plan, ' + name:44s}"
+        line += "".join(f"{_s(plans.get(t.label)):>10s}" for t in bench.targets)
+        if len(bench.targets) == 2:
+            before, after = (plans.get(t.label) for t in bench.targets)
+            if before and after is not None:
+                line += f"   ×{after / before:.2f}"
+        print(line)
         for cell in cells:
             print(f"    {cell}")
         sys.stdout.flush()
