@@ -899,14 +899,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     from tests.e2e.conftest import CHROMIUM
 
     args = parse_args(argv)
-    # A termination request unwinds like Ctrl-C, so every server, browser and worktree this
-    # run started is stopped and removed on the way out.
-    signal.signal(signal.SIGTERM, _interrupt)
     if not Path(CHROMIUM).exists():
         sys.exit(
             f"bench_browser: {CHROMIUM} is missing; install Debian's Chromium "
             "(make chromium, or apt-get install -y chromium). No browser is downloaded."
         )
+    # A termination request unwinds like Ctrl-C, so every server, browser and worktree this
+    # run started is stopped and removed on the way out.
+    signal.signal(signal.SIGTERM, _interrupt)
     print(load_line() + "; wall times on a shared machine are noisy")
     print(f"Chromium {VIEWPORT['width']}×{VIEWPORT['height']}, rows {' '.join(args.rows)}")
     with contextlib.ExitStack() as stack:

@@ -113,3 +113,11 @@ def test_js_profile_time_is_counted_per_script_file_without_idle():
 
 def test_the_profile_bench_lists_every_registered_page():
     assert bench_page_profile.page_names() == [Path(spec.script).stem for spec in PAGES]
+
+
+def test_without_chromium_the_bench_stops_at_once_and_says_so(monkeypatch, tmp_path):
+    from tests.e2e import conftest
+
+    monkeypatch.setattr(conftest, "CHROMIUM", str(tmp_path / "no-chromium"))
+    with pytest.raises(SystemExit, match="is missing; install Debian's Chromium"):
+        bench_browser.main(["--rows", "open"])
