@@ -57,6 +57,9 @@ page has not changed for 0.3 s). The detail lines split it:
     frontend's ``PlotlyChart`` file), and the number of charts on the page;
 ``MB``
     megabytes received over the websocket, in how many messages;
+``title``, ``1st chart``
+    (new tabs) when the page's title (its first heading), and its first plotly chart, were
+    drawn;
 ``rows``
     (planner only) when the rows known so far were first drawn;
 ``1st visit``
@@ -116,7 +119,8 @@ FACTORS = (2.0, 0.7, 3.0, 0.3, 1.5, 5.0, 0.5, 0.2)
 INSTRUMENT = r"""
 (() => {
   if (window.__bench) { return; }
-  const B = {recv: [], sent: [], long: [], busy: [], lastMut: 0, live: null};
+  const B = {recv: [], sent: [], long: [], busy: [], lastMut: 0, live: null, content: null,
+             chart: null};
   window.__bench = B;
   try {
     new PerformanceObserver((list) => {
@@ -142,13 +146,17 @@ INSTRUMENT = r"""
   const busySelector = '[data-testid="stStatusWidgetRunningIcon"], '
       + '[data-testid="stSkeleton"], [data-stale="true"]';
   const liveSelector = '[class*="st-key-plan_live_"] [data-testid="stMarkdown"]';
+  const contentSelector = '[data-testid="stMainBlockContainer"] [data-testid="stHeading"]';
+  const chartSelector = '[data-testid="stPlotlyChart"] .main-svg';
   let busy = false;
   const observe = (records) => {
     const now = performance.now();
     B.lastMut = now;
     const b = document.querySelector(busySelector) !== null;
     if (b !== busy) { busy = b; B.busy.push([now, b]); }
-    if (document.querySelector(liveSelector)) { B.live = B.live === null ? now : B.live; }
+    if (B.live === null && document.querySelector(liveSelector)) { B.live = now; }
+    if (B.content === null && document.querySelector(contentSelector)) { B.content = now; }
+    if (B.chart === null && document.querySelector(chartSelector)) { B.chart = now; }
   };
   const start = () => new MutationObserver(observe).observe(document.documentElement, {
     subtree: true, childList: true, characterData: true, attributes: true,
@@ -183,6 +191,8 @@ READ = r"""
     charts: document.querySelectorAll('[data-testid="stPlotlyChart"]').length,
     live: B.live !== null && B.live >= t0 ? B.live : null,
     origin: performance.timeOrigin,
+    content: B.content !== null && B.content >= t0 ? B.content : null,
+    chart: B.chart !== null && B.chart >= t0 ? B.chart : null,
     no_long_tasks: B.noLongTasks || null,
   };
 }
@@ -300,6 +310,8 @@ def _metrics(
         "mb": read["recv_bytes"] / 1e6,
         "msgs": float(read["recv_n"]),
         "rows": None if read["live"] is None else (read["live"] - t0) / ms,
+        "content": None if read.get("content") is None else (read["content"] - t0) / ms,
+        "chart": None if read.get("chart") is None else (read["chart"] - t0) / ms,
         "server": script,
         "server_cpu": cpu,
         "after_script": None if script_end is None else (settled - t0) / ms - script_end,
@@ -357,8 +369,9 @@ def detail(m: dict[str, float | None]) -> str:
         f"{m['mb']:.2f} MB ({m['msgs']:.0f} msgs)",
         f"wall {_s(m['wall'])}",
     ]
-    if m.get("rows") is not None:
-        parts.append(f"rows {_s(m['rows'])}")
+    for key, words in (("content", "title"), ("chart", "1st chart"), ("rows", "rows")):
+        if m.get(key) is not None:
+            parts.append(f"{words} {_s(m[key])}")
     if m.get("first") is not None:
         parts.append(f"1st visit {_s(m['first'])}")
     line = ", ".join(parts)
