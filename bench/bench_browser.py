@@ -114,8 +114,9 @@ DEFAULT_ROWS = ("open", "eps", "plan")
 FACTORS = (2.0, 0.7, 3.0, 0.3, 1.5, 5.0, 0.5, 0.2)
 
 #: Installed into every document before the app's own scripts: records the websocket's
-#: messages (time, bytes) and sends, the long tasks, every change of the page, changes inside
-#: plotly charts, Streamlit's busy markers, and when the planner's live rows appear.
+#: messages (time, bytes) and sends, the long tasks, the time of the page's last change,
+#: Streamlit's busy markers, and when the title, the first chart and the planner's live rows
+#: first appear.
 INSTRUMENT = r"""
 (() => {
   if (window.__bench) { return; }
@@ -204,8 +205,10 @@ class EpsCase:
     """A page's ε control: where it is and which values a change types.
 
     ``key`` is the widget's key (its element carries the class ``st-key-KEY``); ``query``
-    opens the page where the box is shown (its tab, its direction); ``default`` is the box's
-    default; with ``listed`` the box holds a list of ε_target and a change replaces the last.
+    opens the page where the box is shown (its tab, its direction): a value ``@module:NAME``
+    is the label the measured tree's ``module`` holds under ``NAME`` (read in that tree, so a
+    reworded tab still opens on an older revision); ``default`` is the box's default; with
+    ``listed`` the box holds a list of ε_target and a change replaces the last.
     """
 
     name: str
@@ -223,29 +226,31 @@ class EpsCase:
 
 
 def _eps_cases() -> tuple[EpsCase, ...]:
-    from ui.clusters.text import FROM_TARGET as CLUSTER_FROM_TARGET
-    from ui.gains.text import CMP_TAB
-    from ui.strata.text import FROM_TARGET as STRATA_FROM_TARGET
-
     est = ("population", "Establishments")
     return (
         EpsCase("planner", "planner", "plan_eps", 1.0),
         EpsCase("planner, Establishments", "planner", "plan_eps", 1.0, (est,)),
         EpsCase("amplification", "amplification", "amp_eps_targets", 1.0, listed="0.1, 0.5"),
-        EpsCase("gains, comparison tab", "gains", "gain_cmp_eps", 0.5, (("gain_view", CMP_TAB),)),
+        EpsCase(
+            "gains, comparison tab",
+            "gains",
+            "gain_cmp_eps",
+            0.5,
+            (("gain_view", "@ui.gains.text:CMP_TAB"),),
+        ),
         EpsCase(
             "clusters",
             "clusters",
             "cl_eps_target",
             0.1,
-            (("cl_dir", CLUSTER_FROM_TARGET), ("cl_exact", "true")),
+            (("cl_dir", "@ui.clusters.text:FROM_TARGET"), ("cl_exact", "true")),
         ),
         EpsCase(
             "strata, Establishments",
             "strata",
             "strat_eps_target",
             0.1,
-            (est, ("strat_dir", STRATA_FROM_TARGET)),
+            (est, ("strat_dir", "@ui.strata.text:FROM_TARGET")),
         ),
         EpsCase("statistical", "statistical", "sp_eps", 0.01),
         EpsCase("game", "game", "game_eps", 1.0),
@@ -515,6 +520,7 @@ class Bench:
         self.tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-")))
         self._servers: dict[str, Any] = {}
         self._browser: Any = None
+        self._labels: dict[tuple[str, str], str] = {}
 
     @property
     def browser(self) -> Any:
@@ -530,6 +536,19 @@ class Bench:
             )
             self.stack.callback(self._browser.close)
         return self._browser
+
+    def query(self, target: Target, case: EpsCase) -> list[tuple[str, str]]:
+        """``case.query`` with every ``@module:NAME`` read in ``target``'s tree."""
+        refs = [v for _, v in case.query if v.startswith("@")]
+        missing = [r for r in refs if (target.label, r) not in self._labels]
+        if missing:
+            from bench.bench_page_profile import run_worker
+
+            found = run_worker(target.root, "--worker", "labels", "--values", *missing)
+            self._labels.update({(target.label, r): str(v) for r, v in found.items()})
+        return [
+            (k, self._labels[(target.label, v)] if v.startswith("@") else v) for k, v in case.query
+        ]
 
     def server(self, target: Target) -> Any:
         """The shared server of ``target`` (started on first use)."""
@@ -673,7 +692,9 @@ def run_open(bench: Bench) -> None:
         bench.columns(f"open {stem}", figures)
 
 
-def _script_times(target: Target, case: EpsCase, values: list[str]) -> float | None:
+def _script_times(
+    target: Target, case: EpsCase, query: list[tuple[str, str]], values: list[str]
+) -> float | None:
     """Median AppTest script time of the changes of ``case`` on ``target``'s tree."""
     from bench.bench_page_profile import run_worker
 
@@ -685,7 +706,7 @@ def _script_times(target: Target, case: EpsCase, values: list[str]) -> float | N
             "--page",
             case.page,
             "--query",
-            json.dumps(dict(case.query)),
+            json.dumps(dict(query)),
             "--key",
             case.key,
             "--values",
@@ -709,16 +730,22 @@ def run_eps(bench: Bench) -> None:
         figures: dict[str, dict[str, float | None] | None] = {}
         for target in bench.targets:
             samples = []
+            try:
+                query = bench.query(target, case)
+            except Exception as exc:
+                print(f"    {target.label}: {case.name}: its labels could not be read: {exc}"[:400])
+                figures[target.label] = None
+                continue
             with bench.tab() as page:
                 try:
                     server = bench.server(target)
-                    bench.open(page, server, page_url(server.url, case.page, case.query))
+                    bench.open(page, server, page_url(server.url, case.page, query))
                     for value in values:
                         samples.append(bench.change(page, server, case.key, value))
                 except Exception as exc:
                     print(f"    {target.label}: {case.name} failed: {exc}"[:300])
             figures[target.label] = summarise(samples) if samples else None
-            script = _script_times(target, case, values)
+            script = _script_times(target, case, query, values)
             if figures[target.label] is not None:
                 figures[target.label]["script"] = script  # type: ignore[index]
         bench.columns(f"ε change: {case.name}", figures)

@@ -242,10 +242,22 @@ def worker_plan(root: Path, repeats: int, query: dict[str, str]) -> dict[str, An
     return {"cold": cold, "runs": runs}
 
 
+def worker_labels(refs: Sequence[str]) -> dict[str, Any]:
+    """The values of ``@module:NAME`` references in this tree (labels the bench puts into a
+    URL, such as a tab's title)."""
+    import importlib
+
+    out = {}
+    for ref in refs:
+        module, _, name = ref.lstrip("@").partition(":")
+        out[ref] = getattr(importlib.import_module(module), name)
+    return out
+
+
 def worker_main(argv: Sequence[str]) -> None:
     """Entry of the worker process (see the module docstring); prints one JSON object."""
     parser = argparse.ArgumentParser()
-    parser.add_argument("--worker", choices=("profile", "eps", "plan"), required=True)
+    parser.add_argument("--worker", choices=("profile", "eps", "plan", "labels"), required=True)
     parser.add_argument("--root", type=Path, required=True)
     parser.add_argument("--page", default="planner")
     parser.add_argument("--profiled", action="store_true")
@@ -260,6 +272,8 @@ def worker_main(argv: Sequence[str]) -> None:
     query = json.loads(args.query)
     if args.worker == "profile":
         result = worker_profile(root, args.page, args.profiled, args.top)
+    elif args.worker == "labels":
+        result = worker_labels(args.values)
     elif args.worker == "eps":
         result = worker_eps(root, args.page, query, args.key, args.values)
     else:

@@ -50,6 +50,13 @@ def test_every_eps_case_names_a_registered_page_and_a_key_the_app_uses():
         assert f'"{case.key}"' in code, case
 
 
+def test_every_label_an_eps_case_puts_into_a_url_is_found_in_this_tree():
+    refs = [v for case in bench_browser.EPS_CASES for _, v in case.query if v.startswith("@")]
+    assert refs
+    found = bench_page_profile.worker_labels(refs)
+    assert all(isinstance(found[ref], str) and found[ref] for ref in refs)
+
+
 def test_each_repeat_types_another_value():
     for case in bench_browser.EPS_CASES:
         values = case.values(10)
