@@ -2,23 +2,25 @@
 
 Starts ``streamlit run app.py`` (as ``tests.e2e.conftest.serve`` does: loopback, one BLAS
 thread), drives Debian's Chromium (``/usr/bin/chromium``, never a downloaded browser) through
-Playwright at 1280 × 900, and prints the median of ``--repeats`` (3) for each row. "Settled"
-is the settle of ``tests.e2e.helpers.settle``: the app's run has ended and stayed idle, and
-on a new tab content is drawn.
+Playwright at 1280 × 900, and prints the median of ``--repeats`` (3) for each row. "Settled":
+the app's run has ended and stayed idle (``tests.e2e.helpers.settle``, and the server's own
+record of its script runs), content is drawn, and the page has not changed for 0.3 s.
 
 Rows (``--rows NAME ...``; the default is ``open eps plan``, ``--rows all`` runs every row)
 -------------------------------------------------------------------------------------------
 ``open``
     Each page of ``ui.router.PAGES`` opened in a new tab (a new browser context, so a new
-    Streamlit session): from navigation to settled. The first repeat of the first page is
-    the server's first page (imports).
+    Streamlit session, an empty HTTP cache): from navigation to settled. Later repeats find
+    the server's caches filled; the first (``1st visit``) does not, and the first repeat of
+    the first page is also the server's first page (imports).
 ``eps``
     A new ε_target typed into the page's box (fill, then Enter) until settled, on every page
     with an ε control (:data:`EPS_CASES`: the planner on the default population and on the
     Establishments, Amplification's list of ε_target, the Gains comparison tab, Clusters and
     Strata given ε_target, Statistical privacy's ε, the game's ε_target). Each repeat types
     another value (no cached result). The line also gives the script time of the same
-    change under AppTest (``script``, a fresh process per page; no browser, no transfer).
+    change under AppTest (``AppTest script``, a fresh process per page; no browser, no
+    transfer).
 ``plan``
     The planner's full plan at the page's defaults under AppTest: the first run of a fresh
     process (``cold``: imports and plan), then the script time with every cache cleared, and
