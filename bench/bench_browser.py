@@ -592,7 +592,10 @@ class Bench:
         from tests.e2e.helpers import settle
 
         deadline = time.monotonic() + self.args.timeout
-        settle(page, timeout=self.args.timeout)
+        start_deadline = time.monotonic() + 5.0
+        while not server.running(since)[0] and time.monotonic() < start_deadline:
+            time.sleep(0.02)  # the server has seen the action once a run starts
+        settle(page, timeout=self.args.timeout, start_timeout=0.5)
         while True:
             started, running = server.running(since)
             if started and not running:
