@@ -66,8 +66,10 @@ format: $(VENV)/.dev-installed
 	$(PY) -m ruff format .
 	$(PY) -m ruff check --fix .
 
-## Print the benchmark figures quoted in the issues (each bench runs as a module: bench.bench_x)
-bench: $(VENV)/.dev-installed
+## Print the benchmark figures quoted in the issues (each bench runs as a module: bench.bench_x);
+## bench_browser drives Debian's Chromium (before/after a revision: python -m bench.bench_browser
+## --rows all --against REV)
+bench: $(VENV)/.dev-installed chromium
 	for f in bench/bench_*.py; do m=$$(basename $$f .py); echo "== $$f"; $(PY) -m bench.$$m || exit 1; done
 
 clean:
