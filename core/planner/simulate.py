@@ -27,6 +27,7 @@ from numpy.typing import NDArray
 from .. import mechanisms as mech
 from ..designs.frame import Frame
 from ..designs.protocol import PlannerDesign, Point
+from ..mechanisms.rows import SortedRows, empty_release
 from ..planner.errors import Draws
 from ..threads import each
 from ..windowed import window_exponential_draws, window_quantile_draws
@@ -37,6 +38,7 @@ __all__ = [
     "PointBudget",
     "exponential_first_half",
     "make_mechanism",
+    "mask_samples",
     "simulate_census",
     "simulate_masks",
     "simulate_masks_many",
@@ -160,59 +162,42 @@ def use_windows(design: PlannerDesign, frame: Frame, points: Sequence[Point], sa
 def release_empty(
     mechanism: mech.Mechanism, eps_sample: float, frame: Frame, rng: np.random.Generator, out: Draws
 ) -> None:
-    """The release of an empty sample (possible when the sample size is random), as the
-    mechanism states it (:meth:`core.mechanisms.Mechanism.release_empty`); the sample's
-    "statistic" is taken as the middle of the range (the lower bound when there is no
-    upper one)."""
-    c = 0.5 * (frame.lower + frame.upper) if math.isfinite(frame.upper) else frame.lower
-    released, variance, scale = mechanism.release_empty(eps_sample, frame.lower, frame.upper, rng)
-    moments = (
-        mechanism.clamped_noise_moments(np.full(1, c), np.full(1, scale), frame.lower, frame.upper)
-        if math.isfinite(variance) and math.isfinite(scale)
-        else None
-    )
-    mean, square = (None, None) if moments is None else moments
-    append_release(
-        out,
-        mech.Release(
-            np.full(1, float(np.clip(released, frame.lower, frame.upper))),
-            np.full(1, c),
-            np.full(1, math.nan),
-            np.full(1, scale),
-            np.full(1, variance),
-            law=mechanism.law_of_empty(eps_sample),
-            noise_mean=mean,
-            noise_square=square,
-        ),
-    )
+    """Append the release of an empty sample (possible when the sample size is random) to
+    ``out`` (:func:`core.mechanisms.rows.empty_release`)."""
+    append_release(out, empty_release(mechanism, eps_sample, frame.lower, frame.upper, rng))
+
+
+def mask_samples(frame: Frame, mask: NDArray[np.bool_]) -> SortedRows:
+    """The samples of ``mask`` (one row per repetition, one column per record), end to end:
+    the population's sorted values where the row is true, in one pass over the mask."""
+    values = np.broadcast_to(frame.values, mask.shape)[mask]
+    return SortedRows.from_values(values, mask.sum(axis=1))
 
 
 def _release_rows(
     mechanism: mech.Mechanism,
-    rows: list[FloatArray],
+    rows: SortedRows,
     eps_sample: float,
     delta_sample: float,
     frame: Frame,
     rng: np.random.Generator,
     out: Draws,
 ) -> None:
-    """Run ``mechanism`` on each sample (rows of equal length go as one batch; a mechanism
-    that releases samples of any sizes at once, :attr:`core.mechanisms.Mechanism.ragged`,
-    gets them all in one call)."""
+    """Run ``mechanism`` on each sample: samples of one size as one batch
+    (:meth:`core.mechanisms.Mechanism.release`), samples of different sizes by
+    :meth:`core.mechanisms.Mechanism.release_rows` (the draws of one release per sample,
+    in one call), or all at once by a mechanism that releases samples of any sizes
+    together (:attr:`core.mechanisms.Mechanism.ragged`)."""
+    size = rows.equal_size()
     if mechanism.ragged:
-        rel = mechanism.release_ragged(rows, eps_sample, frame.lower, frame.upper, rng)
-        append_release(out, rel)
-        out.sizes.append(np.array([r.size for r in rows], dtype=np.float64))
-        return
-    lengths = {r.size for r in rows}
-    batches = [np.vstack(rows)] if len(lengths) == 1 else [r[None, :] for r in rows]
-    for batch in batches:
-        if batch.shape[1] == 0:
-            release_empty(mechanism, eps_sample, frame, rng, out)
-            continue
+        rel = mechanism.release_ragged(rows.as_list(), eps_sample, frame.lower, frame.upper, rng)
+    elif size:
+        batch = rows.values.reshape(len(rows), size)
         rel = mechanism.release(batch, eps_sample, delta_sample, frame.lower, frame.upper, rng)
-        append_release(out, rel)
-    out.sizes.append(np.array([r.size for r in rows], dtype=np.float64))
+    else:
+        rel = mechanism.release_rows(rows, eps_sample, delta_sample, frame.lower, frame.upper, rng)
+    append_release(out, rel)
+    out.sizes.append(rows.sizes.astype(np.float64))
 
 
 #: Records per chunk of :func:`simulate_census` (rows × N): the release of a fixed sample
@@ -305,9 +290,7 @@ def simulate_masks_many(
     for c, rows in enumerate(chunks):
         keys = design.draw_keys(frame, rows, key_rng)
         for at, p in enumerate(jobs[0].points):
-            mask = design.mask(frame, keys, p.point)
-            samples = [frame.values[mask[i]] for i in range(rows)]
-            del mask
+            samples = mask_samples(frame, design.mask(frame, keys, p.point))
             for i, job in enumerate(jobs):
                 pb = job.points[at]
                 tail = [17] if i == 0 else [17, i]
