@@ -28,6 +28,7 @@ from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
     "clamped_abs_cdf",
+    "clamped_abs_coverage",
     "clip_moments",
     "laplace_partial_moments",
     "symmetric_partial_moments",
@@ -54,18 +55,40 @@ def clamped_abs_cdf(
     ``P(c < −x) = 0`` for ``−x ≤ below``.  A row with ``b_i = 0`` releases
     ``clip(e_i, below, above)`` exactly.  Infinite bounds give the unclamped law.
     """
+    return clamped_abs_coverage(err, scale, cdf, below, above)(x)
+
+
+def clamped_abs_coverage(
+    err: FloatArray,
+    scale: FloatArray,
+    cdf: Callable[[FloatArray], FloatArray],
+    below: float = -math.inf,
+    above: float = math.inf,
+) -> Callable[[float], FloatArray]:
+    """:func:`clamped_abs_cdf` as a function of ``x`` alone: what does not depend on ``x``
+    (the rows without noise, their clamped errors) is found once, for a root search that
+    evaluates the coverage at many ``x``."""
     e = np.asarray(err, dtype=np.float64)
     b = np.asarray(scale, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        safe = np.where(b > 0, b, 1.0)
-        fixed = np.clip(e, below, above)
-        hi = np.where(b > 0, cdf((x - e) / safe), (fixed <= x).astype(float))
-        lo = np.where(b > 0, cdf((-x - e) / safe), (fixed < -x).astype(float))
-    if x >= above:
-        hi = np.ones_like(hi)
-    if -x <= below:
-        lo = np.zeros_like(lo)
-    return np.asarray(hi - lo, dtype=np.float64)
+    positive = b > 0
+    every = bool(positive.all())
+    safe = b if every else np.where(positive, b, 1.0)
+    fixed = np.clip(e, below, above)
+
+    def coverage(x: float) -> FloatArray:
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            hi = cdf((x - e) / safe)
+            lo = cdf((-x - e) / safe)
+            if not every:
+                hi = np.where(positive, hi, (fixed <= x).astype(float))
+                lo = np.where(positive, lo, (fixed < -x).astype(float))
+        if x >= above:
+            hi = np.ones_like(hi)
+        if -x <= below:
+            lo = np.zeros_like(lo)
+        return np.asarray(hi - lo, dtype=np.float64)
+
+    return coverage
 
 
 def clip_moments(

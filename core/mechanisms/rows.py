@@ -36,6 +36,7 @@ from .._validation import (
     check_eps,
     check_rng,
 )
+from ..sensitivity.checks import HAVE_NUMBA, _njit
 
 if TYPE_CHECKING:
     from ..mechanisms.base import FloatArray, Mechanism, Release
@@ -107,6 +108,43 @@ class SortedRows:
         low, high = (float(v.min()), float(v.max())) if v.size else (math.inf, -math.inf)
         return cls(v, n, starts, low, high)
 
+    @classmethod
+    def from_mask(cls, values: ArrayLike, mask: NDArray[np.bool_]) -> SortedRows:
+        """The subsets of ``values`` (sorted ascending, finite) that the rows of ``mask``
+        select, one sample per row, each in the order of ``values`` (so sorted).
+
+        ``values`` is checked (one pass over its ``N`` values, not over the ``rows × N``
+        mask); the subsets are read in one compiled pass over the mask when numba is
+        present.
+
+        Raises
+        ------
+        ValueError
+            For ``values`` not finite or not sorted, or a mask whose rows are not as long.
+        """
+        v = np.ascontiguousarray(values, dtype=np.float64).reshape(-1)
+        m = np.ascontiguousarray(mask, dtype=np.bool_)
+        if m.ndim != 2 or m.shape[1] != v.size:
+            raise ValueError(f"mask must have shape (rows, {v.size}); got {m.shape}")
+        if not np.isfinite(v).all() or (v.size > 1 and (v[1:] < v[:-1]).any()):
+            raise ValueError("values must be finite and sorted ascending")
+        sizes = m.sum(axis=1, dtype=np.int64)
+        starts = np.zeros(sizes.size, dtype=np.int64)
+        np.cumsum(sizes[:-1], out=starts[1:])
+        if _gather_compiled is not None:
+            total = int(sizes.sum())
+            out = np.empty(total + v.size)  # room for the writes past the last value
+            _gather_compiled(m, v, out)
+            out = out[:total]
+        else:  # pragma: no cover - numba is a pinned dependency
+            out = np.broadcast_to(v, m.shape)[m]
+        filled = np.flatnonzero(sizes)
+        if not filled.size:
+            return cls(out, sizes, starts, math.inf, -math.inf)
+        low = float(out[starts[filled]].min())
+        high = float(out[starts[filled] + sizes[filled] - 1].max())
+        return cls(out, sizes, starts, low, high)
+
     def __len__(self) -> int:
         return int(self.sizes.size)
 
@@ -147,6 +185,21 @@ class SortedRows:
             n = int(self.sizes[idx[0]]) if idx.size else 0
             if n:
                 yield idx, self.values[self.starts[idx, np.newaxis] + np.arange(n)]
+
+
+def _gather(mask: NDArray[np.bool_], values: FloatArray, out: FloatArray) -> None:
+    """Write ``values[mask[r]]`` for every row ``r`` in turn to ``out`` (branch-free: each
+    value is written, and the position moves on only where the mask is true; ``out`` has
+    room for ``len(values)`` writes past the selected values)."""
+    k = 0
+    rows, n = mask.shape
+    for r in range(rows):
+        for j in range(n):
+            out[k] = values[j]
+            k += mask[r, j]
+
+
+_gather_compiled = _njit(_gather) if HAVE_NUMBA else None
 
 
 def release_rows(

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import inspect
 import math
-from collections.abc import Callable, Sequence
+import weakref
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -36,6 +37,7 @@ __all__ = [
     "SAMPLERS",
     "MaskJob",
     "PointBudget",
+    "chunk_keys",
     "exponential_first_half",
     "make_mechanism",
     "mask_samples",
@@ -169,9 +171,8 @@ def release_empty(
 
 def mask_samples(frame: Frame, mask: NDArray[np.bool_]) -> SortedRows:
     """The samples of ``mask`` (one row per repetition, one column per record), end to end:
-    the population's sorted values where the row is true, in one pass over the mask."""
-    values = np.broadcast_to(frame.values, mask.shape)[mask]
-    return SortedRows.from_values(values, mask.sum(axis=1))
+    the population's sorted values where the row is true (:meth:`SortedRows.from_mask`)."""
+    return SortedRows.from_mask(frame.values, mask)
 
 
 def _release_rows(
@@ -286,9 +287,7 @@ def simulate_masks_many(
     ]
     if not jobs or not jobs[0].points:
         return results
-    key_rng = np.random.default_rng(list(seed))
-    for c, rows in enumerate(chunks):
-        keys = design.draw_keys(frame, rows, key_rng)
+    for c, keys in enumerate(chunk_keys(design, frame, chunks, seed)):
         for at, p in enumerate(jobs[0].points):
             samples = mask_samples(frame, design.mask(frame, keys, p.point))
             for i, job in enumerate(jobs):
@@ -307,6 +306,47 @@ def simulate_masks_many(
                     )
         del keys
     return results
+
+
+#: Bytes of a design's keys that :func:`chunk_keys` keeps for the next call with the same
+#: design, population, seed and chunks (the refinement's rates evaluated after the grid's,
+#: a search over ε_target): at most this per design, so little is held between plans.
+KEYS_MEMO_BYTES = 16 << 20
+#: Per design name: the population (weakly), seed, chunks and keys of the last call kept.
+_KEYS_MEMO: dict[str, tuple[weakref.ref[Frame], tuple[int, ...], tuple[int, ...], list[Any]]] = {}
+
+
+def chunk_keys(
+    design: PlannerDesign, frame: Frame, chunks: Sequence[int], seed: Sequence[int]
+) -> Iterator[Any]:
+    """Each chunk's keys (:meth:`PlannerDesign.draw_keys`), drawn in turn from the stream
+    ``seed``.
+
+    Keys are a function of the design, the population, the seed and the chunks alone, so
+    the keys of the last call are kept (when they are arrays of at most
+    :data:`KEYS_MEMO_BYTES` in all, made read-only) and given again to a call that asks for
+    the same: the same numbers, without drawing them twice.
+    """
+    tag = (tuple(int(x) for x in seed), tuple(int(x) for x in chunks))
+    kept = _KEYS_MEMO.get(design.name)
+    if kept is not None and kept[0]() is frame and kept[1:3] == tag:
+        yield from kept[3]
+        return
+    key_rng = np.random.default_rng(list(seed))
+    drawn: list[Any] = []
+    size = 0
+    for rows in chunks:
+        keys = design.draw_keys(frame, rows, key_rng)
+        if isinstance(keys, np.ndarray) and size + keys.nbytes <= KEYS_MEMO_BYTES:
+            keys.flags.writeable = False
+            size += keys.nbytes
+            drawn.append(keys)
+        else:
+            size = KEYS_MEMO_BYTES + 1
+            drawn = []
+        yield keys
+    if drawn and len(drawn) == len(chunks):
+        _KEYS_MEMO[design.name] = (weakref.ref(frame), *tag, drawn)
 
 
 def _on_rows(source: Any, rows: NDArray[np.int64]) -> Any:
