@@ -132,7 +132,11 @@ class Release:
 
 
 def _check_batch(samples: ArrayLike, lower: float, upper: float) -> FloatArray:
-    """A 2-d float array of sorted, finite rows inside ``[lower, upper]``."""
+    """A 2-d float array of sorted, finite rows inside ``[lower, upper]`` (samples of one
+    size already checked as :class:`SortedRows`: only their bounds)."""
+    if isinstance(samples, SortedRows) and samples.equal_size() and samples.low >= lower:
+        if samples.high <= upper:
+            return np.asarray(samples)
     try:
         arr = np.asarray(samples, dtype=np.float64)
     except (TypeError, ValueError) as exc:

@@ -58,10 +58,12 @@ IntArray = NDArray[np.int64]
 class SortedRows:
     """Sorted samples of any sizes (empty ones included), stored end to end.
 
-    Sample ``i`` is ``values[starts[i] : starts[i] + sizes[i]]``.  Made by :meth:`of` or
-    :meth:`from_values`, which check every value finite and every sample sorted; ``low``
-    and ``high`` are the smallest and largest value (``inf`` and ``-inf`` when there is
-    none), which :func:`release_rows` compares with the public bounds.
+    Sample ``i`` is ``values[starts[i] : starts[i] + sizes[i]]``.  Made by :meth:`of`,
+    :meth:`from_values` or :meth:`from_mask`, which check every value finite and every
+    sample sorted; ``low`` and ``high`` are the smallest and largest value (``inf`` and
+    ``-inf`` when there is none), which :func:`release_rows` compares with the public
+    bounds.  Samples of one size are also a batch (``numpy.asarray`` gives one sample per
+    row), which :meth:`Mechanism.release` takes without checking each value again.
     """
 
     values: FloatArray
@@ -144,6 +146,14 @@ class SortedRows:
         low = float(out[starts[filled]].min())
         high = float(out[starts[filled] + sizes[filled] - 1].max())
         return cls(out, sizes, starts, low, high)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> FloatArray:
+        """The samples as a batch, one per row (a view), when they all have one size."""
+        size = self.equal_size()
+        if size is None:
+            raise ValueError("samples of different sizes are not one batch (one per row)")
+        batch = self.values.reshape(len(self), size)
+        return batch if dtype is None else batch.astype(dtype, copy=False)
 
     def __len__(self) -> int:
         return int(self.sizes.size)

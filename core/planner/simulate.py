@@ -192,9 +192,8 @@ def _release_rows(
     size = rows.equal_size()
     if mechanism.ragged:
         rel = mechanism.release_ragged(rows.as_list(), eps_sample, frame.lower, frame.upper, rng)
-    elif size:
-        batch = rows.values.reshape(len(rows), size)
-        rel = mechanism.release(batch, eps_sample, delta_sample, frame.lower, frame.upper, rng)
+    elif size:  # one batch, already checked
+        rel = mechanism.release(rows, eps_sample, delta_sample, frame.lower, frame.upper, rng)
     else:
         rel = mechanism.release_rows(rows, eps_sample, delta_sample, frame.lower, frame.upper, rng)
     append_release(out, rel)
