@@ -159,9 +159,11 @@ def _choose_rows_kernel(
     The decay of interval ``i`` of a sample of size ``n`` is ``exp(-(eps / 2) (|i - q n| -
     d_min))``, as in :func:`_exponential_choose`; only the intervals whose exponent stays
     below :data:`_UNDERFLOW` are visited (the others weigh exactly 0, so the sums and the
-    interval drawn are those of the pass over every interval).
+    interval drawn are those of the pass over every interval), and each weight is computed
+    once, for the total, and read again for the draw.
     """
     half = eps / 2.0
+    weights = np.empty(sizes.max() + 1 if sizes.size else 1)
     for r in range(sizes.size):
         n = sizes[r]
         first = starts[r]
@@ -176,18 +178,17 @@ def _choose_rows_kernel(
         previous = lower if a == 0 else values[first + a - 1]
         for i in range(a, b + 1):
             edge = values[first + i] if i < n else upper
-            s += (edge - previous) * np.exp(-half * (abs(i - c) - d_min))
+            w = (edge - previous) * np.exp(-half * (abs(i - c) - d_min))
+            weights[i - a] = w
+            s += w
             previous = edge
         total[r] = s
         target = u[r] * s
         acc = 0.0
-        previous = lower if a == 0 else values[first + a - 1]
         pick = n
         for i in range(a, b + 1):
-            edge = values[first + i] if i < n else upper
-            w = (edge - previous) * np.exp(-half * (abs(i - c) - d_min))
+            w = weights[i - a]
             acc += w
-            previous = edge
             if w > 0.0 and acc >= target:
                 pick = i
                 break
