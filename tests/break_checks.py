@@ -2277,6 +2277,124 @@ BREAKS: tuple[Break, ...] = (
             "tests/core/designs/test_coupling.py::test_the_factor_is_the_larger_budget",
         ),
     ),
+    Break(
+        name="rows-exponential-wrong-row-length",
+        item="37 planner at page defaults",
+        path="core/mechanisms/exponential.py",
+        old="        c = quantile * n\n",
+        new="        c = quantile * (n + 1)\n",
+        tests=(
+            "tests/core/mechanisms/test_rows.py::test_release_rows_equals_one_release_per_sample",
+        ),
+    ),
+    Break(
+        name="rows-exponential-window-too-narrow",
+        item="37 planner at page defaults",
+        path="core/mechanisms/exponential.py",
+        old="_UNDERFLOW = 800.0",
+        new="_UNDERFLOW = 8.0",
+        tests=(
+            "tests/core/mechanisms/test_rows.py::test_many_rows_of_near_sizes_agree_with_one_release_each",
+        ),
+    ),
+    Break(
+        name="rows-exponential-draws-dealt-out-of-order",
+        item="37 planner at page defaults",
+        path="core/mechanisms/exponential.py",
+        old="u = np.asarray(1.0 - uniforms[0::2], dtype=np.float64)",
+        new="u = np.asarray(1.0 - uniforms[:count], dtype=np.float64)",
+        tests=(
+            "tests/core/mechanisms/test_rows.py::test_release_rows_equals_one_release_per_sample",
+        ),
+    ),
+    Break(
+        name="rows-statistic-at-the-wrong-rank",
+        item="37 planner at page defaults",
+        path="core/mechanisms/quantiles.py",
+        old="rows.values[rows.starts + ranks - 1]",
+        new="rows.values[rows.starts + ranks // 2]",
+        tests=(
+            "tests/core/mechanisms/test_rows.py::test_release_rows_equals_one_release_per_sample",
+        ),
+    ),
+    Break(
+        name="rows-gather-padding-leaks-into-the-samples",
+        item="37 planner at page defaults",
+        path="core/mechanisms/rows.py",
+        old="            out = out[:total]\n",
+        new="            out = out[: total + 1]\n",
+        tests=(
+            "tests/core/mechanisms/test_rows.py::test_rows_from_a_mask_are_the_masked_values_row_by_row",
+        ),
+    ),
+    Break(
+        name="rows-a-sample-boundary-read-as-unsorted",
+        item="37 planner at page defaults",
+        path="core/mechanisms/rows.py",
+        old="drops[first - 1] = False",
+        new="drops[first - 1] = drops[first - 1]",
+        tests=(
+            "tests/core/mechanisms/test_rows.py::test_sorted_rows_check_each_sample_but_not_across_samples",
+        ),
+    ),
+    Break(
+        name="rows-any-noise-drawn-as-one-batch",
+        item="37 planner at page defaults",
+        path="core/mechanisms/rows.py",
+        old="if type(mechanism).standard_noise is Mechanism.standard_noise:",
+        new="if True:",
+        tests=(
+            "tests/core/mechanisms/test_rows.py::test_release_rows_equals_one_release_per_sample",
+        ),
+    ),
+    Break(
+        name="rows-empty-samples-released-first",
+        item="37 planner at page defaults",
+        path="core/mechanisms/rows.py",
+        old="            pieces.append(empty_release(mechanism, eps, lo, hi, rng))",
+        new="            pieces.insert(0, empty_release(mechanism, eps, lo, hi, rng))",
+        tests=(
+            "tests/core/mechanisms/test_rows.py::test_release_rows_equals_one_release_per_sample",
+        ),
+    ),
+    Break(
+        name="keys-kept-for-another-population",
+        item="37 planner at page defaults",
+        path="core/planner/simulate.py",
+        old="kept[0]() is frame and ",
+        new="",
+        tests=(
+            "tests/core/planner/test_simulate.py::test_keys_kept_for_the_same_design_population_and_seed_only",
+        ),
+    ),
+    Break(
+        name="coverage-prepared-once-forgets-noiseless-rows",
+        item="37 planner at page defaults",
+        path="core/mechanisms/clamping.py",
+        old="            if not every:\n",
+        new="            if False:\n",
+        tests=(
+            "tests/core/mechanisms/test_rows.py::test_coverage_prepared_once_equals_the_coverage_at_each_point",
+        ),
+    ),
+    Break(
+        name="batch-check-lets-infinity-through",
+        item="37 planner at page defaults",
+        path="core/mechanisms/base.py",
+        old="        and np.isfinite(arr[:, -1]).all()",
+        new="        and True",
+        tests=(
+            "tests/core/mechanisms/test_rows.py::test_a_batch_check_rejects_what_the_numpy_checks_reject",
+        ),
+    ),
+    Break(
+        name="warm-up-plans-nothing",
+        item="37 planner at page defaults",
+        path="core/planner/warm.py",
+        old="    for pop in (small, tied):\n",
+        new="    for pop in ():\n",
+        tests=("tests/core/planner/test_warm.py::test_warm_up_loads_what_the_default_plan_uses",),
+    ),
 )
 
 

@@ -124,6 +124,9 @@ google's ``dp_accounting`` package (``pld/privacy_loss_mechanism.py``, ``dp_even
 
 The package holds one module per kind: :mod:`core.mechanisms.base` (the :class:`Release`
 record, the :class:`Mechanism` base class and the checks every mechanism shares),
+:mod:`core.mechanisms.clamping` (the closed-form law of a release clamped to the bounds),
+:mod:`core.mechanisms.rows` (samples of unequal sizes released in one call, with the draws
+of one release per sample),
 :mod:`core.mechanisms.quantiles` (the smooth-sensitivity and global-Laplace quantiles),
 :mod:`core.mechanisms.exponential` (the exponential mechanism and its exact law),
 :mod:`core.mechanisms.means` (the fixed-size means and the Horvitz-Thompson mean),

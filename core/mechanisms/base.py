@@ -7,20 +7,10 @@ per-row budget, and the relations that follow from a mechanism's two budget fact
 Every release is clamped to the public bounds ``[lower, upper]``: ``clip(θ̂ + b Z, L, U)``.
 Clamping is post-processing, so it keeps the guarantee, and it never moves a release
 further from a value inside the bounds (every statistic the planner measures errors
-against is one).  The law of the clamped error ``e = clip(t + b Z, L, U) − t`` given the
-sample's statistic ``t`` is closed form for Laplace and Gaussian noise
-(:meth:`Mechanism.clamped_noise_moments`, :func:`clamped_abs_cdf`): with
-``α = (L − t)/b``, ``β = (U − t)/b``, ``F`` the noise CDF and
-``M_k(z) = E[Z^k; Z ≤ z]`` its partial moments,
-
-.. math::
-
-    E[clip(Z, α, β)^k] = α^k F(α) + β^k (1 − F(β)) + M_k(β) − M_k(α),
-
-and ``E[e^k] = b^k E[clip(Z, α, β)^k]``.  For Laplace(0, 1), ``M_1(z) = e^z (z − 1)/2``
-and ``M_2(z) = e^z (z^2 − 2z + 2)/2`` for ``z ≤ 0``; ``M_1(z) = −e^{−z}(z + 1)/2`` and
-``M_2(z) = 2 − e^{−z}(z^2 + 2z + 2)/2`` for ``z > 0``.  (Integration by parts; the
-Gaussian's, ``M_1 = −φ``, ``M_2 = Φ − zφ``, are in :class:`core.mechanisms.GaussianMean`.)
+against is one).  The law of the clamped error is closed form for Laplace and Gaussian
+noise (:mod:`core.mechanisms.clamping`, :meth:`Mechanism.clamped_noise_moments`).
+Samples of unequal sizes are released in one call by :meth:`Mechanism.release_rows`
+(:mod:`core.mechanisms.rows`).
 """
 
 from __future__ import annotations
@@ -41,6 +31,15 @@ from .._validation import (
     check_delta_open,
     check_rng,
 )
+from ..mechanisms import rows as _rows
+from ..mechanisms.clamping import (
+    clamped_abs_cdf,
+    clip_moments,
+    laplace_partial_moments,
+    symmetric_partial_moments,
+)
+from ..mechanisms.rows import SortedRows
+from ..sensitivity.checks import _all_valid
 
 __all__ = [
     "BudgetFactors",
@@ -133,7 +132,11 @@ class Release:
 
 
 def _check_batch(samples: ArrayLike, lower: float, upper: float) -> FloatArray:
-    """A 2-d float array of sorted, finite rows inside ``[lower, upper]``."""
+    """A 2-d float array of sorted, finite rows inside ``[lower, upper]`` (samples of one
+    size already checked as :class:`SortedRows`: only their bounds)."""
+    if isinstance(samples, SortedRows) and samples.equal_size() and samples.low >= lower:
+        if samples.high <= upper:
+            return np.asarray(samples)
     try:
         arr = np.asarray(samples, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -142,6 +145,13 @@ def _check_batch(samples: ArrayLike, lower: float, upper: float) -> FloatArray:
         raise ValueError(
             f"samples must be 2-d with at least one value per row; got shape {arr.shape}"
         )
+    if (
+        sens.HAVE_NUMBA
+        and arr.flags.c_contiguous
+        and _all_valid(arr, lower, upper, True)
+        and np.isfinite(arr[:, -1]).all()  # a sorted row's +inf is last (no upper bound)
+    ):
+        return arr  # one compiled pass; the checks below say what is wrong
     if not np.isfinite(arr).all():
         raise ValueError("samples must all be finite (no NaN or infinity)")
     if arr.shape[1] > 1 and (np.diff(arr, axis=1) < 0).any():
@@ -185,97 +195,6 @@ def _check_release_args(
     delta = check_delta_open("delta_sample", delta_sample)
     check_rng(rng)
     return lo, hi, batch, eps, delta
-
-
-def clamped_abs_cdf(
-    x: float,
-    err: FloatArray,
-    scale: FloatArray,
-    cdf: Callable[[FloatArray], FloatArray],
-    below: float = -math.inf,
-    above: float = math.inf,
-) -> FloatArray:
-    """``P(|clip(θ + e_i + b_i Z, θ + below, θ + above) − θ| ≤ x)`` per row.
-
-    The error of a release clamped to the public bounds, about a value ``θ`` inside them
-    (``below = L − θ ≤ 0 ≤ above = U − θ``): the release before clamping is ``θ + e_i +
-    b_i Z``, with ``Z`` of CDF ``cdf``.  The clamped error ``c`` has CDF 0 below ``below``,
-    ``F((y − e_i)/b_i)`` between the bounds and 1 from ``above`` on, so
-    ``P(|c| ≤ x) = P(c ≤ x) − P(c < −x)`` with ``P(c ≤ x) = 1`` for ``x ≥ above`` and
-    ``P(c < −x) = 0`` for ``−x ≤ below``.  A row with ``b_i = 0`` releases
-    ``clip(e_i, below, above)`` exactly.  Infinite bounds give the unclamped law.
-    """
-    e = np.asarray(err, dtype=np.float64)
-    b = np.asarray(scale, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        safe = np.where(b > 0, b, 1.0)
-        fixed = np.clip(e, below, above)
-        hi = np.where(b > 0, cdf((x - e) / safe), (fixed <= x).astype(float))
-        lo = np.where(b > 0, cdf((-x - e) / safe), (fixed < -x).astype(float))
-    if x >= above:
-        hi = np.ones_like(hi)
-    if -x <= below:
-        lo = np.zeros_like(lo)
-    return np.asarray(hi - lo, dtype=np.float64)
-
-
-def clip_moments(
-    alpha: FloatArray,
-    beta: FloatArray,
-    cdf: Callable[[FloatArray], FloatArray],
-    partial: Callable[[FloatArray], tuple[FloatArray, FloatArray]],
-    second: float,
-) -> tuple[FloatArray, FloatArray]:
-    """``E[clip(Z, α, β)]`` and ``E[clip(Z, α, β)^2]`` for ``α ≤ β`` (module docstring).
-
-    ``partial(z)`` gives ``(M_1(z), M_2(z))``; ``second = E[Z^2]``.  Infinite ``α`` or
-    ``β`` are allowed (no clamping on that side).
-    """
-    a = np.asarray(alpha, dtype=np.float64)
-    c = np.asarray(beta, dtype=np.float64)
-    with np.errstate(invalid="ignore", over="ignore"):
-        a_fin = np.where(np.isfinite(a), a, 0.0)
-        c_fin = np.where(np.isfinite(c), c, 0.0)
-        Fa = np.where(np.isfinite(a), cdf(a_fin), np.where(a > 0, 1.0, 0.0))
-        Sc = np.where(np.isfinite(c), 1.0 - cdf(c_fin), np.where(c > 0, 0.0, 1.0))
-        m1a, m2a = partial(a_fin)
-        m1c, m2c = partial(c_fin)
-        m1a = np.where(np.isfinite(a), m1a, 0.0)
-        m2a = np.where(np.isfinite(a), m2a, np.where(a > 0, second, 0.0))
-        m1c = np.where(np.isfinite(c), m1c, 0.0)
-        m2c = np.where(np.isfinite(c), m2c, np.where(c > 0, second, 0.0))
-        first = a_fin * Fa + c_fin * Sc + m1c - m1a
-        # (α √F)² rather than α² F: α² overflows for a noise scale far below the range.
-        square = (a_fin * np.sqrt(Fa)) ** 2 + (c_fin * np.sqrt(Sc)) ** 2 + m2c - m2a
-    return np.asarray(first, dtype=np.float64), np.asarray(square, dtype=np.float64)
-
-
-def laplace_partial_moments(z: ArrayLike) -> tuple[FloatArray, FloatArray]:
-    """``(E[Z; Z ≤ z], E[Z^2; Z ≤ z])`` for ``Z ~ Laplace(0, 1)`` (module docstring)."""
-    # Past |z| = 1000 every e^{-|z|} term is 0: clip so that z² cannot overflow into NaN.
-    zz = np.clip(np.asarray(z, dtype=np.float64), -1e3, 1e3)
-    w = np.exp(-np.abs(zz))
-    m1 = np.where(zz <= 0, 0.5 * w * (zz - 1.0), -0.5 * w * (zz + 1.0))
-    left = 0.5 * w * (zz * zz - 2.0 * zz + 2.0)
-    right = 2.0 - 0.5 * w * (zz * zz + 2.0 * zz + 2.0)
-    m2 = np.where(zz <= 0, left, right)
-    return np.asarray(m1, dtype=np.float64), np.asarray(m2, dtype=np.float64)
-
-
-def symmetric_partial_moments(
-    z: ArrayLike,
-    tail1: Callable[[FloatArray], FloatArray],
-    tail2: Callable[[FloatArray], FloatArray],
-    second: float,
-) -> tuple[FloatArray, FloatArray]:
-    """``(M_1(z), M_2(z))`` of a symmetric noise from its upper tail moments
-    ``T_k(a) = E[Z^k; Z > a]`` (``a >= 0``): ``M_1(z) = −T_1(|z|)``, and ``M_2(z) =
-    T_2(|z|)`` for ``z <= 0``, ``E[Z^2] − T_2(z)`` for ``z > 0``."""
-    zz = np.asarray(z, dtype=np.float64)
-    a = np.abs(zz)
-    t2 = tail2(a)
-    m2 = np.where(zz <= 0, t2, second - t2)
-    return np.asarray(-tail1(a), dtype=np.float64), np.asarray(m2, dtype=np.float64)
 
 
 def check_same_bounds(owner: str, built: tuple[float, float], lower: float, upper: float) -> None:
@@ -755,6 +674,59 @@ class Mechanism(ABC):
         """One release per sample of ``samples`` (sorted 1-d arrays of any lengths, empty
         included), for a mechanism with :attr:`ragged` set; others raise."""
         raise NotImplementedError(f"{type(self).__name__} releases equal-length batches only")
+
+    def release_rows(
+        self,
+        rows: SortedRows | Sequence[ArrayLike],
+        eps_sample: float,
+        delta_sample: float,
+        lower: float,
+        upper: float,
+        rng: np.random.Generator,
+    ) -> Release:
+        """One release per sample of ``rows`` (sorted, any sizes, empty ones included):
+        exactly :meth:`release` of each sample alone, in order (:meth:`release_empty` for
+        an empty one), the same draws from ``rng``, checked once
+        (:func:`core.mechanisms.rows.release_rows`)."""
+        return _rows.release_rows(self, rows, eps_sample, delta_sample, lower, upper, rng)
+
+    def release_in_order(
+        self,
+        rows: SortedRows,
+        eps_sample: float,
+        delta_sample: float,
+        lower: float,
+        upper: float,
+        rng: np.random.Generator,
+    ) -> Release:
+        """:meth:`release` of each non-empty sample of ``rows`` alone, in order, in one call
+        (the arguments already checked by :meth:`release_rows`).
+
+        By default vectorised when the subclass keeps this class's additive :meth:`release`
+        (:func:`core.mechanisms.rows.additive_in_order`), else one call per sample; a
+        subclass with its own release may override it with the same draws.
+        """
+        if type(self).release is Mechanism.release:
+            return _rows.additive_in_order(self, rows, eps_sample, delta_sample, lower, upper, rng)
+        return _rows.one_by_one(self, rows, eps_sample, delta_sample, lower, upper, rng)
+
+    def statistic_rows(self, rows: SortedRows) -> FloatArray:
+        """:meth:`statistic` of each non-empty sample of ``rows`` (by default computed for
+        the samples of each size together)."""
+        out = np.empty(len(rows))
+        for idx, batch in rows.by_size():
+            out[idx] = self.statistic(batch)
+        return out
+
+    def sensitivity_rows(
+        self, rows: SortedRows, eps_sample: float, delta_sample: float, lower: float, upper: float
+    ) -> FloatArray:
+        """:meth:`sensitivity` of each non-empty sample of ``rows`` (by default computed for
+        the samples of each size together)."""
+        out = np.empty(len(rows))
+        for idx, batch in rows.by_size():
+            out[idx] = self.sensitivity(batch, eps_sample, delta_sample, lower, upper)
+        return out
 
     def law_of_empty(self, eps_sample: float) -> ConditionalLaw | None:
         """The exact law of the release of an empty sample, when the mechanism states

@@ -24,6 +24,7 @@ from .._validation import (
 )
 from ..mechanisms.base import BudgetFactors, FloatArray, Release, _check_release_args
 from ..mechanisms.quantiles import _RankScoreQuantile
+from ..mechanisms.rows import SortedRows
 
 __all__ = [
     "ExponentialQuantile",
@@ -134,6 +135,67 @@ def _exponential_choose(
         found = (cumulative < target[:, np.newaxis]).sum(axis=1)
         chosen[redo] = np.minimum(found, n)
     return chosen
+
+
+#: ``e^(-x)`` is exactly 0 in double precision for every ``x`` beyond this (the smallest
+#: subnormal is ``e^(-744.4)``): intervals whose decay exponent passes it weigh nothing.
+_UNDERFLOW = 800.0
+
+
+def _choose_rows_kernel(
+    values: FloatArray,
+    starts: NDArray[np.int64],
+    sizes: NDArray[np.int64],
+    lower: float,
+    upper: float,
+    eps: float,
+    quantile: float,
+    u: FloatArray,
+    chosen: NDArray[np.int64],
+    total: FloatArray,
+) -> None:  # pragma: no cover - compiled by numba
+    """:func:`_choose_kernel` for samples of any sizes stored end to end (one ``eps``).
+
+    The decay of interval ``i`` of a sample of size ``n`` is ``exp(-(eps / 2) (|i - q n| -
+    d_min))``, as in :func:`_exponential_choose`; only the intervals whose exponent stays
+    below :data:`_UNDERFLOW` are visited (the others weigh exactly 0, so the sums and the
+    interval drawn are those of the pass over every interval), and each weight is computed
+    once, for the total, and read again for the draw.
+    """
+    half = eps / 2.0
+    weights = np.empty(sizes.max() + 1 if sizes.size else 1)
+    for r in range(sizes.size):
+        n = sizes[r]
+        first = starts[r]
+        c = quantile * n
+        below = min(max(np.floor(c), 0.0), float(n))
+        above = min(max(np.ceil(c), 0.0), float(n))
+        d_min = min(abs(below - c), abs(above - c))
+        reach = d_min + _UNDERFLOW / half if half > 0.0 else np.inf
+        a = int(max(0.0, np.floor(c - reach) - 1.0)) if np.isfinite(reach) else 0
+        b = int(min(float(n), np.ceil(c + reach) + 1.0)) if np.isfinite(reach) else n
+        s = 0.0
+        previous = lower if a == 0 else values[first + a - 1]
+        for i in range(a, b + 1):
+            edge = values[first + i] if i < n else upper
+            w = (edge - previous) * np.exp(-half * (abs(i - c) - d_min))
+            weights[i - a] = w
+            s += w
+            previous = edge
+        total[r] = s
+        target = u[r] * s
+        acc = 0.0
+        pick = n
+        for i in range(a, b + 1):
+            w = weights[i - a]
+            acc += w
+            if w > 0.0 and acc >= target:
+                pick = i
+                break
+        chosen[r] = pick
+
+
+_choose_rows_compiled = sens._njit(_choose_rows_kernel) if sens.HAVE_NUMBA else None
 
 
 def _edges(batch: FloatArray, lower: float, upper: float) -> FloatArray:
@@ -513,3 +575,46 @@ class ExponentialQuantile(_RankScoreQuantile):
         left, right = _chosen_interval(batch, lo, hi, chosen)
         released = np.clip(left + rng.random(batch.shape[0]) * (right - left), left, right)
         return self._score_release(released, batch, eps, lo, hi)
+
+    def release_in_order(
+        self,
+        rows: SortedRows,
+        eps_sample: float,
+        delta_sample: float,
+        lower: float,
+        upper: float,
+        rng: np.random.Generator,
+    ) -> Release:
+        """:meth:`release` of each non-empty sample of ``rows`` alone, in order, at once.
+
+        The draws of releasing sample after sample (two uniforms each, the interval's then
+        the point's) are taken in one call and dealt out in that order; the interval of
+        every sample is drawn by one compiled pass over the samples end to end
+        (:func:`_choose_rows_kernel`), a sample whose weights underflow by the log-domain
+        weights of :func:`_exponential_choose`, as :meth:`release` draws it.
+        """
+        if _choose_rows_compiled is None:  # pragma: no cover - numba is a pinned dependency
+            return super().release_in_order(rows, eps_sample, delta_sample, lower, upper, rng)
+        count = len(rows)
+        uniforms = rng.random(2 * count)
+        u = np.asarray(1.0 - uniforms[0::2], dtype=np.float64)
+        eps = float(eps_sample)
+        chosen = np.empty(count, dtype=np.int64)
+        total = np.zeros(count)
+        _choose_rows_compiled(
+            rows.values, rows.starts, rows.sizes, lower, upper, eps, self.quantile, u, chosen, total
+        )
+        for r in np.flatnonzero(~(total > 1e-250 * (upper - lower))):
+            one = rows.row(int(r))[np.newaxis, :]
+            chosen[r] = _exponential_choose(
+                one, lower, upper, np.array([eps]), self.quantile, u[r : r + 1]
+            )[0]
+        at = rows.starts + chosen
+        left = np.where(chosen == 0, lower, rows.values[np.maximum(at - 1, 0)])
+        right = np.where(
+            chosen == rows.sizes, upper, rows.values[np.minimum(at, rows.values.size - 1)]
+        )
+        released = np.clip(left + uniforms[1::2] * (right - left), left, right)
+        s = np.ones(count, dtype=np.float64)
+        eps_rows = np.full(count, eps)
+        return Release(released, self.statistic_rows(rows), s, self.noise_scale(s, eps_rows), None)

@@ -17,6 +17,7 @@ from numpy.typing import ArrayLike
 
 from .. import sensitivity as sens
 from ..mechanisms.base import FloatArray, Mechanism, Release, symmetric_partial_moments
+from ..mechanisms.rows import SortedRows
 
 __all__ = [
     "PURE_NOISE_GAMMA",
@@ -55,6 +56,11 @@ class _Quantile(Mechanism):
         """Order statistic ``y_(k)`` of each sorted row, ``k = quantile_rank(n, quantile)``."""
         return np.asarray(samples[:, self.rank(samples.shape[1]) - 1], dtype=np.float64)
 
+    def statistic_rows(self, rows: SortedRows) -> FloatArray:
+        """:meth:`statistic` of each non-empty sample of ``rows``, vectorised."""
+        ranks = sens.quantile_ranks(rows.sizes, self.quantile)
+        return np.asarray(rows.values[rows.starts + ranks - 1], dtype=np.float64)
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(quantile={self.quantile!r})"
 
@@ -89,6 +95,12 @@ class _RankScoreQuantile(_Quantile):
     ) -> FloatArray:
         """Sensitivity 1 of the score (a count of records), every row."""
         return np.ones(samples.shape[0], dtype=np.float64)
+
+    def sensitivity_rows(
+        self, rows: SortedRows, eps_sample: float, delta_sample: float, lower: float, upper: float
+    ) -> FloatArray:
+        """Sensitivity 1 for every sample of ``rows``."""
+        return np.ones(len(rows), dtype=np.float64)
 
     def noise_scale(self, sensitivity: FloatArray, eps_sample: float | FloatArray) -> FloatArray:
         """The score scale ``2 S / eps``: the score distance, in records, over which the
@@ -344,6 +356,12 @@ class GlobalLaplaceQuantile(_Quantile):
     ) -> FloatArray:
         """``R = upper - lower`` for every row (``sensitivity.global_sensitivity_median``)."""
         return np.full(samples.shape[0], sens.global_sensitivity_median(lower, upper))
+
+    def sensitivity_rows(
+        self, rows: SortedRows, eps_sample: float, delta_sample: float, lower: float, upper: float
+    ) -> FloatArray:
+        """``R = upper - lower`` for every sample of ``rows``."""
+        return np.full(len(rows), sens.global_sensitivity_median(lower, upper))
 
     def noise_scale(self, sensitivity: FloatArray, eps_sample: float | FloatArray) -> FloatArray:
         """``b = S / eps`` (Laplace mechanism, Hu et al. Definition 6)."""

@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 from scipy.optimize import brentq
 
 from .. import mechanisms as mech
+from ..mechanisms.clamping import clamped_abs_coverage
 
 __all__ = ["LEVEL", "Draws", "conditional_quantile", "exact_row", "summary_row"]
 
@@ -128,9 +129,10 @@ def conditional_quantile(
     ``sd_i(P_i(x)) / sqrt(T) / mean_i(p_i(x))``.
     """
     f = mech.LaplaceMean().standard_noise_cdf if cdf is None else cdf
+    per_row = clamped_abs_coverage(err, scale, f, below, above)
 
     def coverage(v: float) -> float:
-        return float(mech.clamped_abs_cdf(v, err, scale, f, below, above).mean())
+        return float(per_row(v).mean())
 
     top = float(np.max(np.abs(err))) + float(np.max(scale))
     if top == 0.0:  # every release equals the population value (ties, no noise)
@@ -143,7 +145,7 @@ def conditional_quantile(
         top *= 2.0
     x = _root(lambda v: coverage(v) - level, top)
     T = err.size
-    probs = mech.clamped_abs_cdf(x, err, scale, f, below, above)
+    probs = per_row(x)
     h = 1e-3 * x if x > 0 else 1e-9 * top
     density = (coverage(x + h) - coverage(max(x - h, 0.0))) / (x + h - max(x - h, 0.0))
     se = float(probs.std(ddof=1)) / math.sqrt(T) / density if T > 1 and density > 0 else 0.0

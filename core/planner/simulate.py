@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import inspect
 import math
-from collections.abc import Callable, Sequence
+import weakref
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -27,6 +28,7 @@ from numpy.typing import NDArray
 from .. import mechanisms as mech
 from ..designs.frame import Frame
 from ..designs.protocol import PlannerDesign, Point
+from ..mechanisms.rows import SortedRows, empty_release
 from ..planner.errors import Draws
 from ..threads import each
 from ..windowed import window_exponential_draws, window_quantile_draws
@@ -35,8 +37,10 @@ __all__ = [
     "SAMPLERS",
     "MaskJob",
     "PointBudget",
+    "chunk_keys",
     "exponential_first_half",
     "make_mechanism",
+    "mask_samples",
     "simulate_census",
     "simulate_masks",
     "simulate_masks_many",
@@ -160,59 +164,40 @@ def use_windows(design: PlannerDesign, frame: Frame, points: Sequence[Point], sa
 def release_empty(
     mechanism: mech.Mechanism, eps_sample: float, frame: Frame, rng: np.random.Generator, out: Draws
 ) -> None:
-    """The release of an empty sample (possible when the sample size is random), as the
-    mechanism states it (:meth:`core.mechanisms.Mechanism.release_empty`); the sample's
-    "statistic" is taken as the middle of the range (the lower bound when there is no
-    upper one)."""
-    c = 0.5 * (frame.lower + frame.upper) if math.isfinite(frame.upper) else frame.lower
-    released, variance, scale = mechanism.release_empty(eps_sample, frame.lower, frame.upper, rng)
-    moments = (
-        mechanism.clamped_noise_moments(np.full(1, c), np.full(1, scale), frame.lower, frame.upper)
-        if math.isfinite(variance) and math.isfinite(scale)
-        else None
-    )
-    mean, square = (None, None) if moments is None else moments
-    append_release(
-        out,
-        mech.Release(
-            np.full(1, float(np.clip(released, frame.lower, frame.upper))),
-            np.full(1, c),
-            np.full(1, math.nan),
-            np.full(1, scale),
-            np.full(1, variance),
-            law=mechanism.law_of_empty(eps_sample),
-            noise_mean=mean,
-            noise_square=square,
-        ),
-    )
+    """Append the release of an empty sample (possible when the sample size is random) to
+    ``out`` (:func:`core.mechanisms.rows.empty_release`)."""
+    append_release(out, empty_release(mechanism, eps_sample, frame.lower, frame.upper, rng))
+
+
+def mask_samples(frame: Frame, mask: NDArray[np.bool_]) -> SortedRows:
+    """The samples of ``mask`` (one row per repetition, one column per record), end to end:
+    the population's sorted values where the row is true (:meth:`SortedRows.from_mask`)."""
+    return SortedRows.from_mask(frame.values, mask)
 
 
 def _release_rows(
     mechanism: mech.Mechanism,
-    rows: list[FloatArray],
+    rows: SortedRows,
     eps_sample: float,
     delta_sample: float,
     frame: Frame,
     rng: np.random.Generator,
     out: Draws,
 ) -> None:
-    """Run ``mechanism`` on each sample (rows of equal length go as one batch; a mechanism
-    that releases samples of any sizes at once, :attr:`core.mechanisms.Mechanism.ragged`,
-    gets them all in one call)."""
+    """Run ``mechanism`` on each sample: samples of one size as one batch
+    (:meth:`core.mechanisms.Mechanism.release`), samples of different sizes by
+    :meth:`core.mechanisms.Mechanism.release_rows` (the draws of one release per sample,
+    in one call), or all at once by a mechanism that releases samples of any sizes
+    together (:attr:`core.mechanisms.Mechanism.ragged`)."""
+    size = rows.equal_size()
     if mechanism.ragged:
-        rel = mechanism.release_ragged(rows, eps_sample, frame.lower, frame.upper, rng)
-        append_release(out, rel)
-        out.sizes.append(np.array([r.size for r in rows], dtype=np.float64))
-        return
-    lengths = {r.size for r in rows}
-    batches = [np.vstack(rows)] if len(lengths) == 1 else [r[None, :] for r in rows]
-    for batch in batches:
-        if batch.shape[1] == 0:
-            release_empty(mechanism, eps_sample, frame, rng, out)
-            continue
-        rel = mechanism.release(batch, eps_sample, delta_sample, frame.lower, frame.upper, rng)
-        append_release(out, rel)
-    out.sizes.append(np.array([r.size for r in rows], dtype=np.float64))
+        rel = mechanism.release_ragged(rows.as_list(), eps_sample, frame.lower, frame.upper, rng)
+    elif size:  # one batch, already checked
+        rel = mechanism.release(rows, eps_sample, delta_sample, frame.lower, frame.upper, rng)
+    else:
+        rel = mechanism.release_rows(rows, eps_sample, delta_sample, frame.lower, frame.upper, rng)
+    append_release(out, rel)
+    out.sizes.append(rows.sizes.astype(np.float64))
 
 
 #: Records per chunk of :func:`simulate_census` (rows × N): the release of a fixed sample
@@ -301,13 +286,9 @@ def simulate_masks_many(
     ]
     if not jobs or not jobs[0].points:
         return results
-    key_rng = np.random.default_rng(list(seed))
-    for c, rows in enumerate(chunks):
-        keys = design.draw_keys(frame, rows, key_rng)
+    for c, keys in enumerate(chunk_keys(design, frame, chunks, seed)):
         for at, p in enumerate(jobs[0].points):
-            mask = design.mask(frame, keys, p.point)
-            samples = [frame.values[mask[i]] for i in range(rows)]
-            del mask
+            samples = mask_samples(frame, design.mask(frame, keys, p.point))
             for i, job in enumerate(jobs):
                 pb = job.points[at]
                 tail = [17] if i == 0 else [17, i]
@@ -324,6 +305,47 @@ def simulate_masks_many(
                     )
         del keys
     return results
+
+
+#: Bytes of a design's keys that :func:`chunk_keys` keeps for the next call with the same
+#: design, population, seed and chunks (the refinement's rates evaluated after the grid's,
+#: a search over ε_target): at most this per design, so little is held between plans.
+KEYS_MEMO_BYTES = 16 << 20
+#: Per design name: the population (weakly), seed, chunks and keys of the last call kept.
+_KEYS_MEMO: dict[str, tuple[weakref.ref[Frame], tuple[int, ...], tuple[int, ...], list[Any]]] = {}
+
+
+def chunk_keys(
+    design: PlannerDesign, frame: Frame, chunks: Sequence[int], seed: Sequence[int]
+) -> Iterator[Any]:
+    """Each chunk's keys (:meth:`PlannerDesign.draw_keys`), drawn in turn from the stream
+    ``seed``.
+
+    Keys are a function of the design, the population, the seed and the chunks alone, so
+    the keys of the last call are kept (when they are arrays of at most
+    :data:`KEYS_MEMO_BYTES` in all, made read-only) and given again to a call that asks for
+    the same: the same numbers, without drawing them twice.
+    """
+    tag = (tuple(int(x) for x in seed), tuple(int(x) for x in chunks))
+    kept = _KEYS_MEMO.get(design.name)
+    if kept is not None and kept[0]() is frame and kept[1:3] == tag:
+        yield from kept[3]
+        return
+    key_rng = np.random.default_rng(list(seed))
+    drawn: list[Any] = []
+    size = 0
+    for rows in chunks:
+        keys = design.draw_keys(frame, rows, key_rng)
+        if isinstance(keys, np.ndarray) and size + keys.nbytes <= KEYS_MEMO_BYTES:
+            keys.flags.writeable = False
+            size += keys.nbytes
+            drawn.append(keys)
+        else:
+            size = KEYS_MEMO_BYTES + 1
+            drawn = []
+        yield keys
+    if drawn and len(drawn) == len(chunks):
+        _KEYS_MEMO[design.name] = (weakref.ref(frame), *tag, drawn)
 
 
 def _on_rows(source: Any, rows: NDArray[np.int64]) -> Any:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 from core import mechanisms as mech
 from core.designs.frame import Frame
@@ -159,3 +160,47 @@ def test_ring_drawn_chunks_hold_a_bounded_number_of_order_statistics() -> None:
             width = 2 * half + 1 + 2 * math.ceil(0.5 * block)
             assert point.chunk[j] == max(1, simulate.EXPONENTIAL_CELLS // width)
             assert point.chunk[j] * width <= simulate.EXPONENTIAL_CELLS or point.chunk[j] == 1
+
+
+def test_keys_kept_for_the_same_design_population_and_seed_only() -> None:
+    """The refinement's rates read the grid's keys again (no second draw), and a new
+    population, seed or chunking draws its own."""
+    srs = DESIGNS["srs"]
+    frame, other = _frame(300), _frame(300)
+    first = list(simulate.chunk_keys(srs, frame, [20, 5], [3, 1]))
+    again = list(simulate.chunk_keys(srs, frame, [20, 5], [3, 1]))
+    assert all(a is b for a, b in zip(first, again, strict=True))
+    assert not any(k.flags.writeable for k in first)
+    fresh = list(simulate.chunk_keys(srs, other, [20, 5], [3, 1]))
+    assert not any(a is b for a, b in zip(first, fresh, strict=True))
+    np.testing.assert_array_equal(first[0], fresh[0])  # the same stream, drawn again
+    other_seed = list(simulate.chunk_keys(srs, frame, [20, 5], [4, 1]))
+    assert not np.array_equal(other_seed[0], first[0])
+    assert [k.shape[0] for k in simulate.chunk_keys(srs, frame, [25], [3, 1])] == [25]
+
+
+def test_poisson_masks_release_each_sample_as_alone() -> None:
+    """Poisson samples (sizes differ) give the rows of one release per sample: the same
+    errors whether the rows go together (release_rows) or one by one."""
+    from core.mechanisms import rows as rows_mod
+
+    frame = Frame.of(
+        Population("t", np.sort(np.random.default_rng(0).lognormal(1, 0.5, 400)), 0.0, 30.0)
+    )
+    design = DESIGNS["poisson"]
+    keys = design.draw_keys(frame, 60, np.random.default_rng(1))
+    samples = simulate.mask_samples(
+        frame, design.mask(frame, keys, design.points(frame, [0.05])[0])
+    )
+    assert len(set(samples.sizes.tolist())) > 1
+    for name in ("exponential", "global_laplace"):
+        m = simulate.make_mechanism(name, frame, 0.05, 0.5)
+        together, alone = errors.Draws(), errors.Draws()
+        simulate._release_rows(m, samples, 2.0, 1e-4, frame, np.random.default_rng(9), together)
+        rng = np.random.default_rng(9)
+        for row in samples.as_list():
+            simulate._release_rows(m, rows_mod.SortedRows.of([row]), 2.0, 1e-4, frame, rng, alone)
+        theta = float(np.median(frame.values))
+        a, b = errors.summary_row(together, theta), errors.summary_row(alone, theta)
+        for key in ("rmse", "error_95", "sampling_part", "noise_part", "mean_sample_size"):
+            assert a[key] == pytest.approx(b[key], rel=1e-12), (name, key)
