@@ -95,6 +95,7 @@ from ..planner.joint import (
     separate_rmse,
 )
 from ..planner.memory import MemoryBudgetError
+from ..planner.preparation import prepare_population
 from ..planner.simulate import SAMPLERS
 
 __all__ = [
@@ -134,6 +135,7 @@ __all__ = [
     "mechanisms_for",
     "offered_mechanisms",
     "plan",
+    "prepare_population",
     "promise_refusal",
     "promise_refusals",
     "recommended_row",
