@@ -14,6 +14,11 @@ root in a few trials.  Two things keep each trial cheap without changing a singl
   it there is dropped: the search only looks below that ε_target, where its error, which
   falls with ε_target, stays above the bound.  Only the rows that can still win are
   evaluated again.
+
+The search starts where the census's exact bound (a closed form, no Monte Carlo) meets the
+target (:func:`_census_start`): the best plan's bound is near the census's, so the first
+trial is close to the root and, reaching the bound there, drops at once every (design, rate)
+that cannot win; no Monte Carlo is spent walking to the root from ε_target = 1.
 """
 
 from __future__ import annotations
