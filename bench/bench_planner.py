@@ -65,7 +65,7 @@ _CHILD = textwrap.dedent(
         pop = make_builtin(key, seed=0, size=N)
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     out = {{}}
-    if case in ("sweep", "prepared"):
+    if case in ("sweep", "prepared", "target"):
         t0, c0 = time.perf_counter(), time.process_time()
         frame = planner.prepare_population(pop)
         out["prepare_s"] = time.perf_counter() - t0
