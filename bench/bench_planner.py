@@ -1,6 +1,7 @@
 """Timings and memory of the release planner (issue 22's table; printed, never asserted).
 
 Run from the repository root:  .venv/bin/python -m bench.bench_planner [--quick | --large]
+[--huge]
 [--case plan|accuracy|several ...] [--population establishments|lognormal ...]
 
 Rows, at N = 10^5 and 10^7 (the establishments builder scaled: strata = size classes,
@@ -15,7 +16,14 @@ clusters = regions), for the median and the mean, T = 200:
 * the default plan with all six quantile mechanisms (the PolyPlace and piecewise-Laplace
   quantiles added), and JointExp's errors for the nine deciles of a 10 % simple random
   sample (:func:`core.planner.joint_exp_errors`);
-* peak memory beyond the population's own columns.
+* peak memory beyond the population's own columns;
+* at N = 10^7 (issue 37): plan() on the establishments for every ε_target from 0.1 to 5 after
+  the population's preparation (:func:`core.planner.prepare_population`; the slowest plan is
+  printed), accuracy first at ±0.5 employees, and on the survey of ``tests/survey_file.py``
+  (10,337 whole numbers, many ties): accuracy first at ±1 and the publication table of its
+  31 strata × median and mean;
+* with ``--huge``: N = 10^8, the preparation once, then plans of the median and the mean
+  (minutes and about 10 GB, in a child capped at 14 GB).
 
 Every case runs in a child process with an address-space cap (``resource.RLIMIT_AS``), so a
 runaway fails alone; the child reports its wall time and its peak resident memory.  With
@@ -32,6 +40,7 @@ import sys
 import textwrap
 
 from bench._timing import ROOT
+from core.population import Population
 
 #: Address-space cap of each child process (bytes).
 CAP_BYTES = 12 << 30
@@ -45,14 +54,47 @@ _CHILD = textwrap.dedent(
     from core import planner
     from core.designs.frame import Frame
     from core.populations import make_builtin
+    EPS_SWEEP = {sweep!r}
+    TARGETS = {targets!r}
 
     case, key, N, statistic = {case!r}, {key!r}, {N}, {statistic!r}
-    pop = make_builtin(key, seed=0, size=N)
+    if key == "survey":
+        from bench.bench_planner import survey_population
+        pop = survey_population()
+    else:
+        pop = make_builtin(key, seed=0, size=N)
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    frame = Frame.of(pop)
     out = {{}}
-    t0 = time.perf_counter()
-    if case == "plan":
+    if case in ("sweep", "prepared", "target"):
+        t0, c0 = time.perf_counter(), time.process_time()
+        frame = planner.prepare_population(pop)
+        out["prepare_s"] = time.perf_counter() - t0
+        out["prepare_cpu"] = time.process_time() - c0
+    else:
+        frame = Frame.of(pop)
+    t0, c0 = time.perf_counter(), time.process_time()
+    if case == "sweep":
+        worst = worst_cpu = 0.0
+        for eps in EPS_SWEEP:
+            t1, c1 = time.perf_counter(), time.process_time()
+            planner.plan(pop, statistic=statistic, eps_target=eps, reps=200)
+            worst = max(worst, time.perf_counter() - t1)
+            worst_cpu = max(worst_cpu, time.process_time() - c1)
+        out["worst"], out["worst_cpu"] = worst, worst_cpu
+    elif case == "prepared":
+        times = []
+        for eps in (1.0, 0.5):
+            t1 = time.perf_counter()
+            planner.plan(pop, statistic=statistic, eps_target=eps, reps=200)
+            times.append(time.perf_counter() - t1)
+        out["worst"] = max(times)
+    elif case == "target":
+        planner.smallest_eps_target(pop, statistic=statistic, target_error_95=TARGETS[key],
+                                    reps=200)
+    elif case == "publication":
+        from core.publication import plan_table
+        plan_table(pop, ["strata"], ["median", "mean"], eps_target=1.0)
+    elif case == "plan":
         first = []
         def seen(p):
             if p.done >= 2 and not first:
@@ -76,6 +118,7 @@ _CHILD = textwrap.dedent(
                                        rate=0.1, eps_target=1.0, reps=200, frame=frame)
         out["samples"] = got.samples
     out["seconds"] = time.perf_counter() - t0
+    out["cpu"] = time.process_time() - c0
     out["peak_mb"] = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) / 1024
     print(json.dumps(out))
     """
@@ -83,8 +126,15 @@ _CHILD = textwrap.dedent(
 
 
 #: The cases a row may run, and the built-in populations it may run on.
-CASES = ("plan", "accuracy", "several", "mechanisms", "joint")
+CASES = ("plan", "accuracy", "several", "mechanisms", "joint", "sweep", "target", "publication")
 POPULATIONS = ("establishments", "lognormal")
+#: The ε_target of the row "plan() for every ε_target from 0.1 to 5".
+EPS_SWEEP = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
+#: The 95 % bounds of the accuracy-first rows: ±0.5 employees on the establishments, ±1 µg/dl
+#: (the page's automatic bound) on the survey.
+TARGETS = {"establishments": 0.5, "survey": 1.0}
+#: Address-space cap of the N = 10^8 row (bytes): the population's build peaks near 9.4 GB.
+HUGE_CAP_BYTES = 14 << 30
 
 #: Every row of the table at one N: (case, population, statistic, label).
 ROWS = (
@@ -106,9 +156,56 @@ ROWS = (
 )
 
 
-def run(case: str, key: str, N: int, statistic: str) -> dict[str, float] | str:
+#: Rows about the issue-37 targets, at N = 10^7 and on the survey (N is ignored there).
+ROWS_37 = (
+    *(
+        (
+            "sweep",
+            "establishments",
+            statistic,
+            "plan() every ε_target 0.1-5, {key} N = {N:>10,}, {statistic}",
+        )
+        for statistic in ("median", "mean")
+    ),
+    *(
+        (
+            "target",
+            "establishments",
+            statistic,
+            "accuracy first ±0.5, {key} N = {N:>10,}, {statistic}",
+        )
+        for statistic in ("median", "mean")
+    ),
+    ("target", "survey", "median", "accuracy first ±1, survey N = 10,337, median"),
+    ("publication", "survey", "median", "publication 31 strata × median, mean, survey"),
+)
+
+
+def survey_population() -> Population:
+    """The survey of ``tests/survey_file.py`` as the upload makes it: zinc (whole numbers,
+    many ties) in [0, 250], 31 strata, 62 clusters (stratum × unit), 10,337 records."""
+    from tests.survey_file import CLUSTER, LOWER, STRATUM, UPPER, VALUE, survey_frame
+
+    df, _ = survey_frame()
+    df = df.dropna(subset=[VALUE]).sort_values(VALUE, kind="stable")
+    clusters = df[CLUSTER[0]].astype(str) + "-" + df[CLUSTER[1]].astype(str)
+    return Population(
+        name="survey",
+        values=df[VALUE].to_numpy(float),
+        lower=LOWER,
+        upper=UPPER,
+        strata=df[STRATUM].astype(str).to_numpy(object),
+        clusters=clusters.to_numpy(object),
+    )
+
+
+def run(
+    case: str, key: str, N: int, statistic: str, cap: int = CAP_BYTES
+) -> dict[str, float] | str:
     """One case in a capped child process: its figures, or why it failed."""
-    code = _CHILD.format(cap=CAP_BYTES, case=case, key=key, N=N, statistic=statistic)
+    code = _CHILD.format(
+        cap=cap, case=case, key=key, N=N, statistic=statistic, sweep=EPS_SWEEP, targets=TARGETS
+    )
     try:
         proc = subprocess.run(
             [sys.executable, "-c", code],
@@ -135,7 +232,14 @@ def show(label: str, got: dict[str, float] | str) -> None:
     extra = f"  first rows {first:6.2f} s" if first is not None else ""
     if got.get("samples") is not None:
         extra += f"  ({got['samples']:.0f} samples)"
-    print(f"{label:58s} {got['seconds']:7.2f} s  peak +{got['peak_mb']:7.0f} MB{extra}")
+    if got.get("worst") is not None:
+        extra += f"  slowest plan {got['worst']:6.2f} s"
+        if got.get("worst_cpu") is not None:
+            extra += f" (CPU {got['worst_cpu']:.2f} s)"
+    if got.get("prepare_s") is not None:
+        extra += f"  preparation {got['prepare_s']:.1f} s (CPU {got['prepare_cpu']:.1f} s)"
+    cpu = f" (CPU {got['cpu']:6.2f} s)" if got.get("cpu") is not None else ""
+    print(f"{label:58s} {got['seconds']:7.2f} s{cpu}  peak +{got['peak_mb']:7.0f} MB{extra}")
 
 
 def main() -> None:
@@ -146,6 +250,11 @@ def main() -> None:
     parser.add_argument(
         "--population", action="append", choices=POPULATIONS, help="only these populations"
     )
+    parser.add_argument(
+        "--huge",
+        action="store_true",
+        help="also N = 10^8 (minutes, ~10 GB): preparation once, then median and mean plans",
+    )
     args = parser.parse_args()
     sizes = (10**5,) if args.quick else (10**7,) if args.large else (10**5, 10**7)
     cases = args.case or CASES
@@ -154,6 +263,15 @@ def main() -> None:
         for case, key, statistic, label in ROWS:
             if case in cases and key in keys:
                 show(label.format(key=key, N=N, statistic=statistic), run(case, key, N, statistic))
+    if not args.quick:
+        for case, key, statistic, label in ROWS_37:
+            if case in cases and (key in keys or key == "survey"):
+                N = 10**7
+                show(label.format(key=key, N=N, statistic=statistic), run(case, key, N, statistic))
+    if args.huge:
+        for statistic in ("median", "mean"):
+            label = f"plan() after preparation, establishments N = 10^8, {statistic}"
+            show(label, run("prepared", "establishments", 10**8, statistic, cap=HUGE_CAP_BYTES))
 
 
 if __name__ == "__main__":

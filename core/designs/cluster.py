@@ -27,7 +27,7 @@ from ..designs.coupling import ClusterCoupling
 from ..designs.frame import Frame
 from ..designs.individual import permutations
 from ..designs.protocol import Point, WindowDraw
-from ..windowed.run_counts import RunCounts, cluster_run_counts
+from ..windowed.run_counts import RunCounts, counts_of_drawn
 from ..windowed.runs import fits_group_table
 
 __all__ = ["CLUSTER_FRAME", "ClusterDesign", "missing_clusters"]
@@ -167,9 +167,13 @@ def cluster_source(
     runs = frame.tied_runs()
     table = frame.prepared(table_key, lambda f: index.run_table(runs)) if runs is not None else None
 
+    def per_run() -> NDArray[np.int64]:
+        assert table is not None
+        return frame.prepared(table_key + "_per_run", lambda f: np.diff(table, axis=1))
+
     def source(gen: np.random.Generator, rows: NDArray[np.int64]) -> ClusterWindows | RunCounts:
         if runs is not None and table is not None and fits_group_table(rows.size, runs):
-            return RunCounts(runs, cluster_run_counts(table, drawn[rows]))
+            return RunCounts(runs, counts_of_drawn(per_run(), drawn[rows]))
         if runs is not None:
             return ClusterRunWindows(index, drawn[rows], runs, table)
         return ClusterWindows(index, drawn[rows])

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
 
 from .. import sensitivity as sens
+from .._checked import mark_checked
 from ..windowed.runs import ValueRuns
 
 if TYPE_CHECKING:
@@ -36,16 +36,21 @@ _T = TypeVar("_T")
 _PREPARING = threading.RLock()
 
 
-def _codes(labels: Any) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """Integer codes ``0 .. k − 1`` of ``labels`` (in the sorted order of the distinct labels,
-    as ``numpy.unique`` numbers them) and the number of records with each.
-
-    ``pandas.factorize`` hashes the labels (O(N)); ``numpy.unique`` would sort all N of them,
-    which takes tens of seconds for 10^7 text labels.
-    """
-    codes, _ = pd.factorize(np.asarray(labels).reshape(-1), sort=True)
-    inv = codes.astype(np.int64)
-    return inv, np.bincount(inv).astype(np.int64)
+def _sorted_codes(
+    population: Population, which: str
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """:func:`_codes` of the population's ``which`` labels, renumbered from the codes the
+    population already holds (:meth:`core.population.Population.label_codes`, numbered in
+    order of first appearance): one pass over the codes instead of hashing N labels."""
+    got = population.label_codes(which)
+    if got is None:  # pragma: no cover - the caller checked that the labels exist
+        raise ValueError(f"the population has no {which}")
+    codes, uniques = got
+    order = np.argsort(np.asarray(uniques), kind="stable")
+    rank = np.empty(order.size, dtype=np.int64)
+    rank[order] = np.arange(order.size, dtype=np.int64)
+    inv = rank[codes]
+    return inv, np.bincount(inv, minlength=order.size).astype(np.int64)
 
 
 @dataclass(frozen=True, eq=False)
@@ -81,13 +86,27 @@ class Frame:
 
     @classmethod
     def of(cls, population: Population) -> Frame:
-        """The frame of ``population`` (values sorted ascending, labels as codes)."""
+        """The frame of ``population`` (values sorted ascending, labels as codes).
+
+        Kept by the population's ``content_hash`` (which covers everything a frame reads:
+        values, bounds, stratum and cluster labels), so every plan of the same population,
+        in any session, reuses one frame and what its designs prepared
+        (:func:`core.designs.frame_cache.cached_frame`).
+        """
+        from .frame_cache import cached_frame
+
+        return cached_frame(population, cls._build)
+
+    @classmethod
+    def _build(cls, population: Population) -> Frame:
+        """A new frame of ``population`` (:meth:`of` without the cache)."""
         values = np.asarray(population.values, dtype=np.float64)
         s_codes = s_sizes = c_codes = c_sizes = None
         if population.strata is not None:
-            s_codes, s_sizes = _codes(population.strata)
+            s_codes, s_sizes = _sorted_codes(population, "strata")
         if population.clusters is not None:
-            c_codes, c_sizes = _codes(population.clusters)
+            c_codes, c_sizes = _sorted_codes(population, "clusters")
+        mark_checked(values)
         return cls(
             values,
             float(population.lower),
@@ -119,5 +138,5 @@ class Frame:
     def value(self, statistic: str, quantile: float = 0.5) -> float:
         """The population's mean, or its order statistic of rank ``quantile_rank(N, q)``."""
         if statistic == "mean":
-            return float(self.values.mean())
+            return self.prepared("mean", lambda f: float(f.values.mean()))
         return float(self.values[sens.quantile_rank(self.N, quantile) - 1])

@@ -26,6 +26,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import integrate, optimize
 
 from .. import sensitivity as sens
+from .._checked import is_checked
 from .._validation import (
     check_bounds,
     check_delta_open,
@@ -141,6 +142,8 @@ def _check_batch(samples: ArrayLike, lower: float, upper: float) -> FloatArray:
         arr = np.asarray(samples, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise ValueError("samples must be a 2-d array of numbers (one sample per row)") from exc
+    if arr.ndim == 2 and is_checked(arr, lower, upper):  # the population, checked once
+        return arr
     if arr.ndim != 2 or arr.shape[1] == 0:
         raise ValueError(
             f"samples must be 2-d with at least one value per row; got shape {arr.shape}"

@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import sensitivity as sens
+from .._checked import is_checked
 from .._validation import (
     check_bounds,
     check_eps,
@@ -221,7 +222,10 @@ def _check_one_sample(
     """The checked ``(lo, hi, sorted values, eps, q)`` of the one-sample laws: a non-empty,
     finite sample inside ``[lower, upper]`` (sorted here), a budget > 0, a level in (0, 1)."""
     lo, hi = check_bounds(lower, upper)
-    values = np.sort(values_in_bounds(sorted_values, lo, hi))
+    if is_checked(sorted_values, lo, hi):  # the population, checked once
+        values = np.asarray(sorted_values).reshape(-1)
+    else:
+        values = np.sort(values_in_bounds(sorted_values, lo, hi))
     eps = float(check_eps("eps_sample", finite_scalar("eps_sample", eps_sample)))
     return lo, hi, values, eps, sens.check_quantile(quantile)
 

@@ -96,6 +96,7 @@ from ..planner.joint import (
     separate_rmse,
 )
 from ..planner.memory import MemoryBudgetError
+from ..planner.preparation import prepare_population
 from ..planner.simulate import SAMPLERS
 
 __all__ = [
@@ -135,6 +136,7 @@ __all__ = [
     "mechanisms_for",
     "offered_mechanisms",
     "plan",
+    "prepare_population",
     "promise_refusal",
     "promise_refusals",
     "recommended_row",

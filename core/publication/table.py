@@ -443,6 +443,7 @@ def plan_table(
     max_cells: int = 10_000,
     map_fn: Callable[[Callable[[CellJob], dict[str, Any]], Iterable[CellJob]], Iterable[Any]]
     | None = None,
+    on_row: Callable[[dict[str, Any]], None] | None = None,
 ) -> TablePlan:
     """Plan a table of statistics by cells under one ``(eps_target, delta_target)``.
 
@@ -499,6 +500,11 @@ def plan_table(
     map_fn : callable, optional
         ``map_fn(run_cell_job, jobs)`` returns the rows in the order of ``jobs``; default the
         built-in ``map``.
+    on_row : callable, optional
+        Called with each row of the final table (a dict of :data:`TABLE_COLUMNS`, without
+        the label columns; ``row["cell"]`` indexes :func:`cells_of`'s cells) as soon as it
+        is planned, in the order of the jobs, so that a page can show the rows as they
+        finish (with the built-in ``map``, one cell × statistic at a time).
 
     Returns
     -------
@@ -590,7 +596,11 @@ def plan_table(
                 shares = optimal_shares(pairs, budget.eps_target, weights_t)
     else:
         shares = split_shares(k, list(split))
-    rows = list(runner(run_cell_job, jobs_at(shares)))
+    rows = []
+    for row in runner(run_cell_job, jobs_at(shares)):
+        rows.append(row)
+        if on_row is not None:
+            on_row(row)
     table = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
     for j, name in enumerate(names):
         table.insert(j, name, [cell_labels[c][j] for c in table["cell"]])

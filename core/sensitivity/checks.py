@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._checked import is_checked
 from .._validation import (
     FloatArray,
     check_delta_open,
@@ -57,6 +58,8 @@ def _check_data(
     With numba a compiled single pass answers "all valid?"; the numpy checks below, which
     write the error message (about ``report`` if given), run only when it says no.
     """
+    if is_checked(arr, lower, upper):  # the population, checked once
+        return
     if (
         _numba is not None
         and arr.ndim in (1, 2)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._checked import checked_extra, is_checked
 from .._validation import (
     FloatArray,
     check_bounds,
@@ -127,6 +128,8 @@ def _check_batch_samples(samples_sorted: ArrayLike, lo: float, hi: float) -> Flo
         )
     if samples.shape[1] == 0:
         raise ValueError("samples_sorted has rows of length 0: each sample needs a value")
+    if is_checked(samples, lo, hi):  # the population, checked once: no writeable copy
+        return samples
     return np.require(samples, np.float64, ["C", "W"])
 
 
@@ -147,10 +150,14 @@ def _batch_at_betas(
     if samples.shape[1] >= RUNS_FROM:
         # Long rows (a census of a register) with heavy ties: one pair per pair of runs.
         rest = [r for r in range(reps) if not _by_runs(samples[r], lo, hi, float(b[r]), k, out, r)]
+        if not rest:
+            return out
+        samples = np.require(samples, np.float64, ["C", "W"])  # the kernels' array type
         if len(rest) < reps:
             for r in rest:
                 _batch_core(samples[r : r + 1], lo, hi, b[r : r + 1], k, out[r : r + 1])
             return out
+    samples = np.require(samples, np.float64, ["C", "W"])
 
     def rows(a: int, z: int) -> None:
         _batch_core(samples[a:z], lo, hi, b[a:z], k, out[a:z])
@@ -173,15 +180,25 @@ def _by_runs(
     as :func:`_batch_core`'s, one pair per pair of runs); False, and nothing written, when
     the row has too few ties for that to pay."""
     n = row.size
+    runs = checked_extra(row, "smooth_runs", lambda: _runs_of(row))
+    if runs is None:
+        return False
+    value, first, last = runs
+    out[r] = _runs_whole(value, first, last, n, k, beta, lo, hi)
+    return True
+
+
+def _runs_of(row: FloatArray) -> tuple[FloatArray, NDArray[np.int64], NDArray[np.int64]] | None:
+    """``(value, first rank, last rank)`` of each run of equal values of the sorted ``row``
+    (ranks from 1), or None when the row has too few ties for runs to pay."""
+    n = row.size
     change = row[1:] != row[:-1]
     if np.count_nonzero(change) + 1 > n // RUNS_RATIO:
-        return False
+        return None
     ends = np.flatnonzero(change)
     last = np.append(ends + 1, n).astype(np.int64)
     first = np.concatenate(([1], ends + 2)).astype(np.int64)
-    value = np.ascontiguousarray(row[last - 1])
-    out[r] = _runs_whole(value, first, last, n, k, beta, lo, hi)
-    return True
+    return np.ascontiguousarray(row[last - 1]), first, last
 
 
 def smooth_sensitivity_quantile_batch(

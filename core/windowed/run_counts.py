@@ -43,7 +43,7 @@ from numpy.typing import ArrayLike, NDArray
 from .._validation import FloatArray
 from ..windowed.runs import Blocks, RunView, ValueRuns
 
-__all__ = ["RunCounts", "cluster_run_counts"]
+__all__ = ["RunCounts", "cluster_run_counts", "counts_of_drawn"]
 
 IntArray = NDArray[np.int64]
 
@@ -59,8 +59,25 @@ def cluster_run_counts(table: ArrayLike, drawn: ArrayLike) -> IntArray:
     drawn : array_like of int, shape (reps, ℓ)
         The clusters of each sample.
     """
-    per_run = np.diff(np.asarray(table, dtype=np.int64), axis=1)
+    return counts_of_drawn(np.diff(np.asarray(table, dtype=np.int64), axis=1), drawn)
+
+
+#: Drawn clusters per sample up to which :func:`counts_of_drawn` adds their rows directly
+#: (beyond, one matrix product over all clusters is cheaper).
+_ADD_UP_TO = 8
+
+
+def counts_of_drawn(per_run: ArrayLike, drawn: ArrayLike) -> IntArray:
+    """:func:`cluster_run_counts` from the records of each cluster in each run,
+    ``per_run`` of shape ``(k, D)`` (the differences of the run table, kept by a caller
+    that counts many draws of the same clusters)."""
+    per_run = np.asarray(per_run)
     d = np.asarray(drawn, dtype=np.int64)
+    if d.ndim == 2 and d.shape[1] <= _ADD_UP_TO:
+        out = np.zeros((d.shape[0], per_run.shape[1]), dtype=np.int64)
+        for j in range(d.shape[1]):
+            out += per_run[d[:, j]]
+        return out
     chosen = np.zeros((d.shape[0], per_run.shape[0]))
     np.put_along_axis(chosen, d, 1.0, axis=1)
     # Whole numbers below 2^53: the float product is exact.
