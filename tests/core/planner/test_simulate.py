@@ -166,7 +166,9 @@ def test_keys_kept_for_the_same_design_population_and_seed_only() -> None:
     """The refinement's rates read the grid's keys again (no second draw), and a new
     population, seed or chunking draws its own."""
     srs = DESIGNS["srs"]
-    frame, other = _frame(300), _frame(300)
+    frame = _frame(300)
+    # Another population of the same size (equal contents would share one kept frame).
+    other = Frame.of(Population("t", np.linspace(0, 1, 300) ** 2, 0.0, 1.0))
     first = list(simulate.chunk_keys(srs, frame, [20, 5], [3, 1]))
     again = list(simulate.chunk_keys(srs, frame, [20, 5], [3, 1]))
     assert all(a is b for a, b in zip(first, again, strict=True))
