@@ -246,40 +246,64 @@ def release_rows(
     check_rng(rng)
     pieces: list[Release] = []
     start = 0
+    known: dict[tuple[float, float], EmptyParts] = {}
     for stop in [*np.flatnonzero(batch.sizes == 0).tolist(), len(batch)]:
         if stop > start:
             pieces.append(
                 mechanism.release_in_order(batch.take(start, stop), eps, delta, lo, hi, rng)
             )
         if stop < len(batch):
-            pieces.append(empty_release(mechanism, eps, lo, hi, rng))
+            pieces.append(empty_release(mechanism, eps, lo, hi, rng, known))
         start = stop + 1
     return concatenate(pieces)
 
 
+#: What an empty sample's release states besides its draw: the clamped noise's mean and
+#: square and the release's law, a function of the mechanism, the budget, the bounds and the
+#: (variance, scale) the mechanism gives for no data.
+EmptyParts = tuple[Any, Any, Any]
+
+
 def empty_release(
-    mechanism: Mechanism, eps_sample: float, lower: float, upper: float, rng: np.random.Generator
+    mechanism: Mechanism,
+    eps_sample: float,
+    lower: float,
+    upper: float,
+    rng: np.random.Generator,
+    known: dict[tuple[float, float], EmptyParts] | None = None,
 ) -> Release:
     """The release of an empty sample (possible when the sample size is random), as the
     mechanism states it (:meth:`Mechanism.release_empty`); the sample's "statistic" is
-    taken as the middle of the range (the lower bound when there is no upper one)."""
+    taken as the middle of the range (the lower bound when there is no upper one).
+
+    ``known`` keeps, for the empty samples of one call (same mechanism, budget and bounds),
+    the parts that do not depend on the draw, keyed by the stated (variance, scale): the
+    clamped noise's moments and the law are computed for the first empty sample only.
+    """
     from ..mechanisms.base import Release
 
     c = 0.5 * (lower + upper) if math.isfinite(upper) else lower
     released, variance, scale = mechanism.release_empty(eps_sample, lower, upper, rng)
-    moments = (
-        mechanism.clamped_noise_moments(np.full(1, c), np.full(1, scale), lower, upper)
-        if math.isfinite(variance) and math.isfinite(scale)
-        else None
-    )
-    mean, square = (None, None) if moments is None else moments
+    key = (float(variance), float(scale))
+    parts = None if known is None else known.get(key)
+    if parts is None:
+        moments = (
+            mechanism.clamped_noise_moments(np.full(1, c), np.full(1, scale), lower, upper)
+            if math.isfinite(variance) and math.isfinite(scale)
+            else None
+        )
+        mean, square = (None, None) if moments is None else moments
+        parts = (mean, square, mechanism.law_of_empty(eps_sample))
+        if known is not None:
+            known[key] = parts
+    mean, square, law = parts
     return Release(
         np.full(1, float(np.clip(released, lower, upper))),
         np.full(1, c),
         np.full(1, math.nan),
         np.full(1, scale),
         np.full(1, variance),
-        law=mechanism.law_of_empty(eps_sample),
+        law=law,
         noise_mean=mean,
         noise_square=square,
     )
@@ -360,10 +384,12 @@ def concatenate(pieces: Sequence[Release]) -> Release:
             [
                 np.full(p.released.shape[0], np.nan)
                 if x is None
+                else x
+                if isinstance(x, np.ndarray) and x.shape == p.released.shape
                 else np.broadcast_to(np.asarray(x, dtype=np.float64), p.released.shape)
                 for p, x in zip(pieces, parts, strict=True)
             ]
-        )
+        ).astype(np.float64, copy=False)
 
     laws = [p.law for p in pieces if p.law is not None]
     law = type(laws[0]).merge(laws) if laws and len(laws) == len(pieces) else None
