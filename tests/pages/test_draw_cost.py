@@ -6,15 +6,21 @@ page of several charts that was the largest part of the time spent drawing them.
 and colour bar of every chart the pages open with therefore lets its labels be
 (``"allow"``), the figure's margins keeping them inside the chart.
 
-Break caught (tests/break_checks.py ``draw-cost-tick-labels-measured``): the app's axis
-style no longer sets ``ticklabeloverflow``.
+A page's "Reproduce in Python" snippets are sent only once the reader opens one: the code
+highlighter is the browser's second-largest download after the charts, and a closed
+expander's code was loaded, highlighted and resent on every change of a control.
+
+Breaks caught (tests/break_checks.py): ``draw-cost-tick-labels-measured`` (the app's axis
+style no longer sets ``ticklabeloverflow``); ``draw-cost-snippet-sent-closed`` (a snippet's
+code is drawn while its expander is closed).
 """
 
 from __future__ import annotations
 
 import pytest
 
-from tests.pages.harness import charts, open_page
+from tests.pages.harness import charts, open_page, open_snippets
+from ui.charts import SNIPPET_PREFIX
 
 #: The pages with charts (the Release planner has tests of its own), as they open.
 CHART_PAGES = (
@@ -50,3 +56,28 @@ def test_no_chart_measures_its_tick_labels(page: str) -> None:
         assert settings, "a chart without axes"
         measured = {name: value for name, value in settings.items() if value != "allow"}
         assert not measured, f"{page}: tick labels measured after each draw: {measured}"
+
+
+#: The pages whose first view holds a "Reproduce in Python" snippet.
+SNIPPET_PAGES = (
+    "app_pages/overview.py",
+    "app_pages/amplification.py",
+    "app_pages/gains.py",
+    "app_pages/clusters.py",
+    "app_pages/strata.py",
+    "app_pages/statistical.py",
+)
+
+
+@pytest.mark.parametrize("page", SNIPPET_PAGES)
+def test_snippets_are_sent_only_when_opened(page: str) -> None:
+    at = open_page(page, snippets=False)
+    boxes = [box.key for box in at.get("expander") if (box.key or "").startswith(SNIPPET_PREFIX)]
+    assert boxes, f"{page} opens without a lazy snippet"
+    assert not at.code, f"{page} sends code inside closed expanders"
+    open_snippets(at)
+    assert not at.exception
+    assert len(at.code) >= len(boxes), "an opened snippet shows no code"
+    assert all("import" in c.value for c in at.code)
+    at.run()  # a later run keeps it open
+    assert len(at.code) >= len(boxes)
