@@ -2293,6 +2293,22 @@ BREAKS: tuple[Break, ...] = (
         new="        if True:\n",
         tests=("tests/pages/test_draw_cost.py",),
     ),
+    Break(
+        name="population-copied-per-call",
+        item="37 page first load",
+        path="ui/state.py",
+        old='@st.cache_resource(max_entries=24, show_spinner="Drawing the population…")',
+        new='@st.cache_data(max_entries=24, show_spinner="Drawing the population…")',
+        tests=("tests/ui/test_state.py",),
+    ),
+    Break(
+        name="router-no-module-warm-up",
+        item="37 page first load",
+        path="ui/router.py",
+        old="    warm_page_modules()  # once per server",
+        new="    pass  # once per server",
+        tests=("tests/ui/test_router.py",),
+    ),
 )
 
 
