@@ -155,5 +155,6 @@ with result_container("cl_view"):
             size_min,
             size_max,
             eps_target=eps_target if from_target else None,
-        )
+        ),
+        key="cl",
     )

@@ -98,4 +98,4 @@ with result_container("strat_view"):
             if tab.open:
                 view(inputs)
 
-    reproduce(text.python_snippet(pop, m, eps, seed))
+    reproduce(text.python_snippet(pop, m, eps, seed), key="strat")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -71,7 +71,30 @@ def chart_block(
             st.latex(formula)
 
 
-def reproduce(code: str) -> None:
-    """A "Reproduce in Python" expander holding ``code`` (a snippet calling core)."""
-    with st.expander("Reproduce in Python", icon=":material/code:"):
-        st.code(code, language="python")
+#: Key prefix of the "Reproduce in Python" expanders that draw their code only when open.
+SNIPPET_PREFIX = "snippet_"
+
+
+def reproduce(code: str | Callable[[], str], key: str | None = None) -> None:
+    """A "Reproduce in Python" expander holding ``code`` (a snippet calling core).
+
+    With ``key`` the expander is drawn closed and empty, and its code (built then, when
+    ``code`` is a function) is sent only once the reader opens it: a page then opens
+    without the browser loading and running the code highlighter, and a change of a control
+    does not resend a snippet nobody reads. Opening it reruns the page, which keeps it
+    open. The key (prefixed with :data:`SNIPPET_PREFIX`) must be unique on the page.
+    Without ``key`` the code is always sent.
+    """
+    if key is None:
+        with st.expander("Reproduce in Python", icon=":material/code:"):
+            st.code(code() if callable(code) else code, language="python")
+        return
+    box = st.expander(
+        "Reproduce in Python",
+        icon=":material/code:",
+        key=f"{SNIPPET_PREFIX}{key}",
+        on_change="rerun",
+    )
+    with box:
+        if box.open:
+            st.code(code() if callable(code) else code, language="python")

@@ -12,6 +12,9 @@ turns into a silently vanished menu entry (the tests also check that every
 
 from __future__ import annotations
 
+import ast
+import importlib
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -143,6 +146,68 @@ def navigation_pages(
     ]
 
 
+def page_modules(pages: Sequence[PageSpec] = PAGES, root: Path = ROOT) -> tuple[str, ...]:
+    """The project modules (``core``, ``ui``) the page scripts import, in menu order.
+
+    ``from ui.gains import text, views`` names ``ui.gains``, ``ui.gains.text`` and
+    ``ui.gains.views`` (each name that is a module of its own); read from the scripts'
+    source, so a new page needs no list kept by hand.
+    """
+    names: list[str] = []
+    for spec in pages:
+        tree = ast.parse((root / spec.script).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                found = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                folder = root.joinpath(*node.module.split("."))
+                found = [node.module] + [
+                    f"{node.module}.{alias.name}"
+                    for alias in node.names
+                    if (folder / f"{alias.name}.py").is_file()
+                    or (folder / alias.name / "__init__.py").is_file()
+                ]
+            else:
+                continue
+            names.extend(name for name in found if name.split(".")[0] in ("core", "ui"))
+    return tuple(dict.fromkeys(names))
+
+
+_WARM_LOCK = threading.Lock()
+_warm_thread: threading.Thread | None = None
+
+
+def _import_all(modules: Sequence[str]) -> None:
+    for name in modules:
+        importlib.import_module(name)
+
+
+def warm_page_modules(modules: Sequence[str] | None = None) -> threading.Thread | None:
+    """Import every page's modules in a background thread, once per server process.
+
+    The first visit of a page used to import its modules (numpy, scipy, numba kernels,
+    plotly's figure classes) while the visitor waited, seconds on a busy machine. The
+    router calls this after the first page of the server has been sent, so the pages a
+    visitor opens next find their modules imported. Later calls do nothing and return
+    ``None``; the first returns the started (daemon) thread.
+
+    Parameters
+    ----------
+    modules : sequence of str, optional
+        Modules to import (default: :func:`page_modules`).
+    """
+    global _warm_thread
+    with _WARM_LOCK:
+        if _warm_thread is not None:
+            return None
+        names = tuple(modules) if modules is not None else page_modules()
+        _warm_thread = threading.Thread(
+            target=_import_all, args=(names,), name="warm-page-modules", daemon=True
+        )
+        _warm_thread.start()
+        return _warm_thread
+
+
 def run_app(default_page: str = DEFAULT_PAGE, argv: Sequence[str] = ()) -> None:
     """Configure the page, draw the shared sidebar, run the selected page, add the glossary.
 
@@ -152,6 +217,8 @@ def run_app(default_page: str = DEFAULT_PAGE, argv: Sequence[str] = ()) -> None:
     :mod:`ui.command_line`) becomes a population choice of every session. Nothing a browser
     sends reaches ``argv``.
     A registry that does not match the page scripts raises (see :func:`check_pages`).
+    After the first page the server sends, every page's modules are imported in the
+    background (:func:`warm_page_modules`).
     The sidebar starts collapsed on narrow (phone) screens and open on wider ones.
     """
     st.set_page_config(
@@ -183,3 +250,4 @@ def run_app(default_page: str = DEFAULT_PAGE, argv: Sequence[str] = ()) -> None:
         navigation.run()
     glossary_expander(expanded=navigation.title == ABOUT_TITLE)
     write_presets_to_url()
+    warm_page_modules()  # once per server: the next pages' modules load in the background

@@ -39,9 +39,15 @@ _LABELS = {
 }
 
 
-@st.cache_data(max_entries=24, show_spinner="Drawing the population…")
+@st.cache_resource(max_entries=24, show_spinner="Drawing the population…")
 def builtin_population(key: str, seed: int) -> Population:
-    """A built-in population, cached per (key, seed)."""
+    """A built-in population, drawn once per server for each (key, seed) and shared.
+
+    Every session and every call gets the same object: a :class:`Population` cannot be
+    changed (a frozen dataclass over read-only arrays), so nothing needs a copy of its own.
+    A data cache would hand each call a fresh copy instead (20 ms and 2 MB for the 100,000
+    establishments, on every run of every page that shows them).
+    """
     return make_builtin(key, seed=seed)
 
 

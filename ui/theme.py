@@ -64,6 +64,11 @@ def _axis(title: str, log: bool) -> dict[str, object]:
         "zeroline": False,
         "ticks": "outside",
         "tickcolor": "#888",
+        # Plotly's default ("hide past div") measures every tick label in the page after each
+        # draw, and each measurement makes the browser lay out the whole page again: on a page
+        # of several charts that is most of the time spent drawing them. The figure's margins
+        # (automargin) already keep the labels inside the chart.
+        "ticklabeloverflow": "allow",
     }
 
 

@@ -110,6 +110,24 @@ def test_amplification_page_controls_change_charts(page, app_url):
     screenshot(page, "amplification_steinke")
 
 
+def test_a_snippet_is_sent_when_opened_and_stays_open(page, app_url):
+    """The "Reproduce in Python" code is not on the page until the reader opens it; opening
+    reruns the page and shows it, and it stays shown after the next change."""
+    page.goto(f"{app_url}/amplification")
+    settle(page)
+    code = page.locator('[data-testid="stCode"]')
+    assert code.count() == 0
+    page.get_by_text("Reproduce in Python").click()
+    settle(page)
+    expect(code.first).to_contain_text("from core import", timeout=60_000)
+    box = page.get_by_role("textbox", name="Target ε values (ε_target)")
+    box.fill("0.2, 2")
+    box.press("Enter")
+    settle(page)
+    expect(code.first).to_contain_text("0.2", timeout=60_000)
+    assert errors_on_page(page) == []
+
+
 def test_amplification_url_reproduces_state_and_bad_entries_are_explained(page, app_url):
     page.goto(f"{app_url}/amplification?amp_eps_targets=0.3%2C%20abc%2C%20-1&amp_log_x=true")
     settle(page)

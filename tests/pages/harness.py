@@ -19,6 +19,7 @@ import numpy as np
 from streamlit.testing.v1 import AppTest
 
 from core.populations import Population
+from ui.charts import SNIPPET_PREFIX
 from ui.state import POPULATION_KEY, UPLOADED
 
 #: The session-state key under which the upload form keeps the session's uploaded population.
@@ -50,12 +51,14 @@ def open_page(
     *,
     uploaded: Population | None = None,
     check: bool = True,
+    snippets: bool = True,
 ) -> AppTest:
     """Run :func:`ui.router.run_app` with ``page`` as the landing page and URL ``query``.
 
     ``uploaded`` is put into the session as its uploaded, active population before the first
     run, as the upload form leaves it (a URL cannot carry an upload). With ``check`` the page
-    must show no exception.
+    must show no exception. With ``snippets`` every "Reproduce in Python" expander is then
+    opened, as a reader would (:func:`open_snippets`), so that the page's code is on it.
     """
     at = app_test(page, argv)
     query = dict(query or {})
@@ -66,8 +69,28 @@ def open_page(
     if query:
         at.query_params.update(query)
     at.run()
+    if snippets:
+        open_snippets(at)
     if check:
         assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def open_snippets(at: AppTest) -> AppTest:
+    """Open every closed "Reproduce in Python" expander of ``at`` and run the page again.
+
+    Such an expander sends its code only once opened (:func:`ui.charts.reproduce`); it stays
+    open for the session's later runs. Nothing is run when every one is open already.
+    """
+    closed = [
+        box.key
+        for box in at.get("expander")
+        if box.key and box.key.startswith(SNIPPET_PREFIX) and not at.session_state[box.key]
+    ]
+    if closed:
+        for key in closed:
+            at.session_state[key] = True
+        at.run()
     return at
 
 

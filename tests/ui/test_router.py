@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -73,3 +75,54 @@ def test_a_page_registered_twice_is_an_error(field: str):
 def test_an_empty_registry_is_an_error(tmp_path: Path):
     with pytest.raises(ValueError, match="empty"):
         check_pages((), tmp_path)
+
+
+def test_page_modules_name_what_each_page_imports():
+    modules = router.page_modules()
+    for name in ("ui.gains.views", "ui.amplification.views", "ui.strata.views", "ui.state"):
+        assert name in modules
+    assert "core.games" in modules  # `from core import games` (a module of a package)
+    assert all(name.split(".")[0] in ("core", "ui") for name in modules)
+    assert len(set(modules)) == len(modules)
+
+
+def test_page_modules_are_imported_in_the_background_once_per_process():
+    """In a fresh interpreter: the first call imports every page's modules in a thread, a
+    second call starts nothing."""
+    code = (
+        "import sys\n"
+        "import ui.router as r\n"
+        "assert 'ui.gains.views' not in sys.modules\n"
+        "thread = r.warm_page_modules()\n"
+        "thread.join(120)\n"
+        "missing = [m for m in r.page_modules() if m not in sys.modules]\n"
+        "assert not missing, missing\n"
+        "assert r.warm_page_modules() is None\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=180
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_the_router_starts_the_warm_up_after_a_page():
+    """Break caught (tests/break_checks.py ``router-no-module-warm-up``): the router no
+    longer imports the other pages' modules after the first page, so the first visit of
+    each page waits for its imports."""
+    code = (
+        "import sys\n"
+        f"sys.path.insert(0, {str(ROOT)!r})\n"
+        "from streamlit.testing.v1 import AppTest\n"
+        "import ui.router as r\n"
+        "at = AppTest.from_string('from ui.router import run_app\\n"
+        'run_app(default_page="app_pages/about.py")\\n\', default_timeout=120)\n'
+        "at.run()\n"
+        "assert not at.exception\n"
+        "assert r._warm_thread is not None, 'no warm-up started'\n"
+        "r._warm_thread.join(120)\n"
+        "assert 'ui.gains.views' in sys.modules\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=240
+    )
+    assert done.returncode == 0, done.stderr[-2000:]

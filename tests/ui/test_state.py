@@ -21,3 +21,11 @@ def test_builtin_population_is_cores_draw_for_the_key_and_seed():
     pop = state.builtin_population("beta", 3)
     assert pop.content_hash == make_builtin("beta", seed=3).content_hash
     assert pop.content_hash != state.builtin_population("beta", 4).content_hash
+
+
+def test_builtin_population_is_drawn_once_and_shared_not_copied():
+    """Break caught (tests/break_checks.py ``population-copied-per-call``): a data cache
+    hands every call (every run of every session) a fresh copy of the population."""
+    first = state.builtin_population("establishments", 0)
+    assert state.builtin_population("establishments", 0) is first
+    assert not first.values.flags.writeable  # shared safely: nobody can change it

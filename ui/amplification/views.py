@@ -72,7 +72,7 @@ def forward_view(ctx: AmplificationInputs) -> None:
         ),
         formulas=[r"\delta_{\mathrm{sample}} = \frac{\delta_{\mathrm{target}}}{n/N}"],
     )
-    reproduce(text.forward_snippet(eps_targets, rate_min, delta_target))
+    reproduce(text.forward_snippet(eps_targets, rate_min, delta_target), key="amp_forward")
 
 
 def reverse_view(ctx: AmplificationInputs) -> None:
@@ -169,7 +169,10 @@ def reverse_view(ctx: AmplificationInputs) -> None:
             "sample for a mean (Hu et al. eq. 8). It is below 1 for every n < N: the sample mean "
             "always carries more noise. Values that print as 1.000000 are rounding."
         )
-        reproduce(text.reverse_snippet(eps_targets, delta_target, int(n_pop), int(n_sample)))
+        reproduce(
+            text.reverse_snippet(eps_targets, delta_target, int(n_pop), int(n_sample)),
+            key="amp_reverse",
+        )
 
 
 def steinke_view(ctx: AmplificationInputs) -> None:
@@ -263,7 +266,7 @@ def steinke_view(ctx: AmplificationInputs) -> None:
         ),
         formulas=[r"\text{noise factor} \le \frac{c}{\log(1+c)}"],
     )
-    reproduce(text.steinke_snippet(st_eps, st_p, st_c))
+    reproduce(text.steinke_snippet(st_eps, st_p, st_c), key="amp_steinke")
 
 
 def prior_control(key: str) -> float:
@@ -327,7 +330,7 @@ def odds_view(ctx: AmplificationInputs) -> None:
         explanation=text.ODDS_EXPLANATION + "\n\n" + text.ODDS_FORMULA_WORDS,
         formulas=list(text.ODDS_FORMULAS),
     )
-    reproduce(text.odds_snippet(ctx.eps_targets, rate, prior, ctx.delta_target))
+    reproduce(text.odds_snippet(ctx.eps_targets, rate, prior, ctx.delta_target), key="amp_odds")
 
 
 #: The view of each tab, in the order of :data:`ui.amplification.text.TABS`.

@@ -99,7 +99,7 @@ def r_heatmap_figure(
         "colorscale": HEAT_SCALE,
         "zmin": 0,
         "zmax": 1,
-        "colorbar": {"title": {"text": "r"}, "len": 0.8},
+        "colorbar": {"title": {"text": "r"}, "len": 0.8, "ticklabeloverflow": "allow"},
         "hovertemplate": "n/N %{x:.3~%}<br>ε %{y:,.3~r}<br>r %{z:.6f}<extra></extra>",
         "name": "r",
         "showlegend": False,
@@ -203,7 +203,7 @@ def q_heatmap_figure(eps_grid: np.ndarray, rates: np.ndarray) -> tuple[go.Figure
         "colorscale": HEAT_SCALE,
         "zmin": 0,
         "zmax": 1,
-        "colorbar": {"title": {"text": "q"}, "len": 0.8},
+        "colorbar": {"title": {"text": "q"}, "len": 0.8, "ticklabeloverflow": "allow"},
         "hovertemplate": "n/N %{x:.3~%}<br>ε %{y:,.3~r}<br>q %{z:.4f}<extra></extra>",
         "showlegend": False,
     }

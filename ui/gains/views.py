@@ -170,7 +170,7 @@ def mean_theory_view(ctx: GainsInputs) -> None:
         ),
         formulas=[r"q = 1 - \frac{\varepsilon^2}{\log^2\!\big(1 + (e^{\varepsilon}-1)\,N/n\big)}"],
     )
-    reproduce(text.theory_snippet(eps_values))
+    reproduce(text.theory_snippet(eps_values), key="gain_theory")
 
 
 def mean_population_view(ctx: GainsInputs) -> None:
@@ -237,7 +237,7 @@ def mean_population_view(ctx: GainsInputs) -> None:
                 "should match eq. (7) up to Monte Carlo error of about "
                 f"±{fmt(2 / np.sqrt(reps), 'share', 1)}."
             )
-    reproduce(text.mean_population_snippet(pop, eps_values))
+    reproduce(text.mean_population_snippet(pop, eps_values), key="gain_population")
 
 
 def release_violins(
@@ -374,7 +374,9 @@ def sensitivity_view(ctx: GainsInputs) -> None:
     release_violins(ctx, tuple(eps_values), int(reps), delta)
     if simulation_switch(N, int(reps), "gain_ill_samples_run", "sample-median simulation"):
         sample_medians_chart(ctx, int(reps), median)
-    reproduce(text.sensitivity_snippet(pop, eps_values, int(reps), delta, seed))
+    reproduce(
+        text.sensitivity_snippet(pop, eps_values, int(reps), delta, seed), key="gain_sensitivity"
+    )
 
 
 @dataclass(frozen=True)
@@ -692,7 +694,8 @@ def experiment_view(ctx: GainsInputs) -> None:
             mechanism=settings.mechanism,
             quantile=settings.quantile,
             measure=settings.measure,
-        )
+        ),
+        key="gain_experiment",
     )
 
 
@@ -867,7 +870,8 @@ def comparison_view(ctx: GainsInputs) -> None:
             quantile=settings.quantile,
             measure=measure,
             mechanisms=mechanisms,
-        )
+        ),
+        key="gain_comparison",
     )
 
 

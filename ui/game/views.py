@@ -182,4 +182,4 @@ def results_view(inputs: GameInputs, secrets: list[bool], guesses: list[bool]) -
             ),
             hide_index=True,
         )
-    reproduce(text.snippet(setup, inputs.seed))
+    reproduce(text.snippet(setup, inputs.seed), key="game")

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from core.populations import Population, population_to_csv_bytes
+from ui.charts import SNIPPET_PREFIX
 from ui.downloads import frame_to_csv_bytes
 from ui.population import text
 from ui.population.cache import (
@@ -128,7 +129,14 @@ def groups_view(ctx: PopulationInputs) -> None:
 
 def snippet_view(ctx: PopulationInputs) -> None:
     """The "Reproduce in Python" expander (with a note on the file name for an upload)."""
-    with st.expander("Reproduce in Python", icon=":material/code:"):
+    box = st.expander(
+        "Reproduce in Python",
+        icon=":material/code:",
+        key=f"{SNIPPET_PREFIX}pop",
+        on_change="rerun",
+    )
+    with box:
         if ctx.choice == UPLOADED:
             st.caption(text.UPLOADED_SNIPPET_CAPTION)
-        st.code(text.python_snippet(ctx.pop), language="python")
+        if box.open:  # the code is sent only to a reader who opens it (ui.charts.reproduce)
+            st.code(text.python_snippet(ctx.pop), language="python")

@@ -120,7 +120,7 @@ def curve_view(ctx: StatisticalInputs) -> None:
             r"b_k(j) = \tbinom{k}{j}\pi^j(1-\pi)^{k-j},\quad \lambda = n/N",
         ],
     )
-    reproduce(text.curve_snippet(size=n, pi=pi, eps=eps, nu=nu, lam=lam))
+    reproduce(text.curve_snippet(size=n, pi=pi, eps=eps, nu=nu, lam=lam), key="sp_curve")
 
 
 def pi_view(ctx: StatisticalInputs) -> None:
@@ -190,7 +190,7 @@ def pi_view(ctx: StatisticalInputs) -> None:
             r"\text{ratio} = \delta_{\mathrm{DP}}(\varepsilon) / \delta_{\mathrm{SP}}(\varepsilon)"
         ],
     )
-    reproduce(text.pi_snippet(size=n, eps=eps, noise=noise, nus=nus))
+    reproduce(text.pi_snippet(size=n, eps=eps, noise=noise, nus=nus), key="sp_pi")
 
 
 def equal_utility_view(ctx: StatisticalInputs) -> None:
@@ -240,7 +240,7 @@ def equal_utility_view(ctx: StatisticalInputs) -> None:
                 r"\Big(\frac{\nu_G}{N}\Big)^2 = \mathrm{UL} = 2\Big(\frac{\nu_L}{N}\Big)^2",
             ],
         )
-    reproduce(text.equal_utility_snippet(size=n, pi=pi, eps=eps, lam=lam))
+    reproduce(text.equal_utility_snippet(size=n, pi=pi, eps=eps, lam=lam), key="sp_eu")
     data = cache.equal_utility_vs_lambda(n, eps, tuple(eu_pis))
     if data.empty:
         st.info(

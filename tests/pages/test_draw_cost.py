@@ -1,0 +1,83 @@
+"""What the browser must draw when a page opens: every chart is cheap to lay out.
+
+Plotly's default for tick labels (``ticklabeloverflow="hide past div"``) measures each label
+after every draw, and each measurement makes the browser lay out the whole page again; on a
+page of several charts that was the largest part of the time spent drawing them. Every axis
+and colour bar of every chart the pages open with therefore lets its labels be
+(``"allow"``), the figure's margins keeping them inside the chart.
+
+A page's "Reproduce in Python" snippets are sent only once the reader opens one: the code
+highlighter is the browser's second-largest download after the charts, and a closed
+expander's code was loaded, highlighted and resent on every change of a control.
+
+Breaks caught (tests/break_checks.py): ``draw-cost-tick-labels-measured`` (the app's axis
+style no longer sets ``ticklabeloverflow``); ``draw-cost-snippet-sent-closed`` (a snippet's
+code is drawn while its expander is closed).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.pages.harness import charts, open_page, open_snippets
+from ui.charts import SNIPPET_PREFIX
+
+#: The pages with charts (the Release planner has tests of its own), as they open.
+CHART_PAGES = (
+    "app_pages/overview.py",
+    "app_pages/amplification.py",
+    "app_pages/gains.py",
+    "app_pages/clusters.py",
+    "app_pages/strata.py",
+    "app_pages/statistical.py",
+)
+
+
+def _label_settings(figure: dict) -> dict[str, object]:
+    """``ticklabeloverflow`` of every axis and colour bar of ``figure``, by name."""
+    layout = figure["layout"]
+    found: dict[str, object] = {
+        name: axis.get("ticklabeloverflow")
+        for name, axis in layout.items()
+        if name.startswith(("xaxis", "yaxis")) and isinstance(axis, dict)
+    }
+    for i, trace in enumerate(figure["data"]):
+        if "colorbar" in trace or trace.get("type") in ("heatmap", "contour"):
+            found[f"colorbar{i}"] = trace.get("colorbar", {}).get("ticklabeloverflow")
+    return found
+
+
+@pytest.mark.parametrize("page", CHART_PAGES)
+def test_no_chart_measures_its_tick_labels(page: str) -> None:
+    figures = charts(open_page(page))
+    assert figures, f"{page} opens without a chart"
+    for figure in figures:
+        settings = _label_settings(figure)
+        assert settings, "a chart without axes"
+        measured = {name: value for name, value in settings.items() if value != "allow"}
+        assert not measured, f"{page}: tick labels measured after each draw: {measured}"
+
+
+#: The pages whose first view holds a "Reproduce in Python" snippet.
+SNIPPET_PAGES = (
+    "app_pages/overview.py",
+    "app_pages/amplification.py",
+    "app_pages/gains.py",
+    "app_pages/clusters.py",
+    "app_pages/strata.py",
+    "app_pages/statistical.py",
+)
+
+
+@pytest.mark.parametrize("page", SNIPPET_PAGES)
+def test_snippets_are_sent_only_when_opened(page: str) -> None:
+    at = open_page(page, snippets=False)
+    boxes = [box.key for box in at.get("expander") if (box.key or "").startswith(SNIPPET_PREFIX)]
+    assert boxes, f"{page} opens without a lazy snippet"
+    assert not at.code, f"{page} sends code inside closed expanders"
+    open_snippets(at)
+    assert not at.exception
+    assert len(at.code) >= len(boxes), "an opened snippet shows no code"
+    assert all("import" in c.value for c in at.code)
+    at.run()  # a later run keeps it open
+    assert len(at.code) >= len(boxes)
