@@ -180,13 +180,19 @@ _warm_thread: threading.Thread | None = None
 def _import_all(modules: Sequence[str]) -> None:
     for name in modules:
         importlib.import_module(name)
+    # The planner's compiled kernels: numba's start (about a second) is paid here, once per
+    # server, instead of by the first plan a visitor asks for.
+    from core.planner.warm import warm_up
+
+    warm_up()
 
 
 def warm_page_modules(modules: Sequence[str] | None = None) -> threading.Thread | None:
     """Import every page's modules in a background thread, once per server process.
 
     The first visit of a page used to import its modules (numpy, scipy, numba kernels,
-    plotly's figure classes) while the visitor waited, seconds on a busy machine. The
+    plotly's figure classes) while the visitor waited, seconds on a busy machine; then the
+    planner's compiled kernels are loaded (:func:`core.planner.warm.warm_up`). The
     router calls this after the first page of the server has been sent, so the pages a
     visitor opens next find their modules imported. Later calls do nothing and return
     ``None``; the first returns the started (daemon) thread.

@@ -121,6 +121,8 @@ def test_the_router_starts_the_warm_up_after_a_page():
         "assert r._warm_thread is not None, 'no warm-up started'\n"
         "r._warm_thread.join(120)\n"
         "assert 'ui.gains.views' in sys.modules\n"
+        # The planner's kernels are loaded too (core.planner.warm.warm_up ran).
+        "assert 'core.planner.warm' in sys.modules, 'the planner was not warmed up'\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=240
