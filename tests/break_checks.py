@@ -2353,8 +2353,8 @@ BREAKS: tuple[Break, ...] = (
         name="rows-empty-samples-released-first",
         item="37 planner at page defaults",
         path="core/mechanisms/rows.py",
-        old="            pieces.append(empty_release(mechanism, eps, lo, hi, rng))",
-        new="            pieces.insert(0, empty_release(mechanism, eps, lo, hi, rng))",
+        old="            pieces.append(empty_release(mechanism, eps, lo, hi, rng, known))",
+        new="            pieces.insert(0, empty_release(mechanism, eps, lo, hi, rng, known))",
         tests=(
             "tests/core/mechanisms/test_rows.py::test_release_rows_equals_one_release_per_sample",
         ),
@@ -2519,6 +2519,16 @@ BREAKS: tuple[Break, ...] = (
         old="    from core.planner.warm import warm_up\n\n    warm_up()\n",
         new="    pass\n",
         tests=("tests/ui/test_router.py::test_the_router_starts_the_warm_up_after_a_page",),
+    ),
+    Break(
+        name="rows-empty-parts-kept-across-calls",
+        item="37 planner at page defaults",
+        path="core/mechanisms/rows.py",
+        old="    known: dict[tuple[float, float], EmptyParts] = {}\n",
+        new="    known = empty_release.__dict__.setdefault('known', {})\n",
+        tests=(
+            "tests/core/mechanisms/test_rows.py::test_release_rows_equals_one_release_per_sample",
+        ),
     ),
 )
 
