@@ -665,7 +665,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="planner-verdict-resolution-dropped",
         item="issue 22 planner verdict",
-        path="ui/planner/text.py",
+        path="ui/planner/compare_text.py",
         old="    exact = exact_words(result, value, resolution)\n",
         new="    exact = exact_words(result, value, None)\n",
         tests=(
@@ -676,7 +676,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="planner-verdict-ratio-to-exact-census",
         item="issue 22 planner verdict",
-        path="ui/planner/text.py",
+        path="ui/planner/compare_text.py",
         old="    census_exact = is_exact(float(result.census[key]), resolution)\n",
         new="    census_exact = False\n",
         tests=(
@@ -1060,7 +1060,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="accuracy-first-always-green",
         item="issue 27 §2: a useless plan is a warning on the accuracy-first tab too",
-        path="ui/planner/views.py",
+        path="ui/planner/accuracy.py",
         old="        if too_noisy is None:\n",
         new="        if True:\n",
         tests=(
@@ -1290,7 +1290,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="format-ratio-scientific",
         item="issue 27 §2: one formatter, ratios written out",
-        path="ui/planner/text.py",
+        path="ui/planner/compare_text.py",
         old="    return f\"{fmt(1.0 - gain, 'ratio')} times the error of\"",
         new='    return f"{1.0 - gain:.3g} times the error of"',
         tests=(
@@ -1448,7 +1448,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="accuracy-unreachable-says-no-best-bound",
         item="35 upload",
-        path="ui/planner/text.py",
+        path="ui/planner/accuracy_text.py",
         old='        if best is None or not math.isfinite(float(best["error_95"])):',
         new="        if True:",
         tests=(
@@ -1484,7 +1484,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="default-target-finer-than-the-step",
         item="35 upload",
-        path="ui/planner/views.py",
+        path="ui/planner/accuracy.py",
         old="    target = shown_bound(heuristic, step)",
         new="    target = shown_bound(heuristic, None)",
         tests=(
@@ -1936,7 +1936,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="sizes-page-toggle-not-passed",
         item="35 sizes",
-        path="ui/planner/views.py",
+        path="ui/planner/compare.py",
         old="        sizes_public=ctx.sizes_public,\n        _progress=progress,",
         new="        _progress=progress,",
         tests=(

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -41,12 +41,10 @@ from ui.planner.exports.publication_package import (
     publication_script,
     publication_zip,
 )
+from ui.planner.inputs import PlannerInputs, StepBar, digest
 from ui.state import active_choice
 from ui.theme import chart_layout, make_figure
 from ui.widgets import bound_toggle, preset_buttons, result_container
-
-if TYPE_CHECKING:
-    from ui.planner.views import PlannerInputs
 
 #: Most cells the tab plans; larger tables go to the batch command.
 MAX_CELLS = 60
@@ -658,8 +656,6 @@ def publication_results(
 
     With ``run`` off only the cells are counted and the batch config offered.
     """
-    from ui.planner.views import StepBar, digest  # the views module imports this one
-
     pop = ctx.pop
     reps = min(ctx.reps, MAX_REPS)
     settings = {
