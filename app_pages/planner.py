@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import streamlit as st
 
 from core import planner
@@ -10,7 +12,13 @@ from ui.page_defaults import delta_target_default, follow_population_default
 from ui.planner import cache, controls, inputs, text
 from ui.planner.tabs import TAB_VIEWS
 from ui.state import active_population, active_seed
-from ui.widgets import log_float_control, parse_float_list, preset_buttons, result_container
+from ui.widgets import (
+    log_float_control,
+    parse_float_list,
+    preset_buttons,
+    reproducing_query,
+    result_container,
+)
 
 st.title("Release planner: which design and rate for my ε_target?")
 st.markdown(
@@ -142,9 +150,12 @@ else:
         usable_share=usable_share,
         sizes_public=sizes_public,
     )
-    # Only the open tab computes (bind= makes the tabs lazy and puts the open tab in the URL).
+    # Only the open tab computes (bind= makes the tabs lazy and puts the open tab in the URL);
+    # each tab's view is a fragment, so a control inside a tab reruns that tab only.
     with result_container("plan_view"):
         tabs = st.tabs(list(text.TABS), key="plan_view", bind="query-params")
+        page_query = tuple((key, tuple(values)) for key, values in reproducing_query().items())
+        ctx = dataclasses.replace(ctx, page_query=page_query)
         for tab, view in zip(tabs, TAB_VIEWS, strict=True):
             with tab:
                 if tab.open:

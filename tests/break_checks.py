@@ -2277,6 +2277,29 @@ BREAKS: tuple[Break, ...] = (
             "tests/core/designs/test_coupling.py::test_the_factor_is_the_larger_budget",
         ),
     ),
+    Break(
+        name="planner-tab-not-a-fragment",
+        item="37 planner fragments",
+        path="ui/planner/tabs.py",
+        old="    st.fragment(view) for view in (compare_view, accuracy_view, several_view, "
+        "publication_view)",
+        new="    view for view in (compare_view, accuracy_view, several_view, publication_view)",
+        tests=(
+            "tests/pages/test_planner_fragments.py::test_every_tab_runs_in_a_fragment_of_its_own",
+            "tests/pages/test_planner_fragments.py::test_a_control_inside_a_tab_reruns_that_tab_only",
+        ),
+    ),
+    Break(
+        name="planner-link-forgets-page-controls",
+        item="37 planner fragments",
+        path="ui/planner/downloads.py",
+        old="        query.setdefault(key, list(values))",
+        new="        pass",
+        tests=(
+            "tests/pages/test_planner_fragments.py::"
+            "test_the_link_after_a_rerun_of_the_tab_keeps_the_pages_controls",
+        ),
+    ),
 )
 
 

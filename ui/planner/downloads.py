@@ -5,6 +5,8 @@ button is clicked.
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -15,13 +17,22 @@ from ui.planner.inputs import (
     PlannerInputs,
 )
 from ui.state import UPLOADED, active_choice
-from ui.widgets import reproducing_link
+from ui.widgets import reproducing_query
 
 
-def page_link() -> str | None:
-    """A link that reproduces this plan: the page's address with every control drawn so far,
-    defaults included (:func:`ui.widgets.reproducing_link`); None without a browser address."""
-    return reproducing_link(st.context.url)
+def page_link(ctx: PlannerInputs) -> str | None:
+    """A link that reproduces this plan: the page's address with every control, defaults
+    included: those of the sidebar and the page as the page's run drew them
+    (``ctx.page_query``) and those of the tab as this run (perhaps the tab's fragment alone)
+    drew them (:func:`ui.widgets.reproducing_query`); None without a browser address."""
+    url = st.context.url
+    if not url:
+        return None
+    query = reproducing_query()
+    for key, values in ctx.page_query:
+        query.setdefault(key, list(values))
+    base = url.split("?", 1)[0].split("#", 1)[0]
+    return f"{base}?{urlencode(query, doseq=True)}" if query else base
 
 
 def notebook_bytes(ctx: PlannerInputs) -> bytes:
@@ -104,7 +115,7 @@ def export_buttons(
             "No notebook for this population: it was built in code, so a notebook could "
             "not rebuild it."
         )
-    link = page_link()
+    link = page_link(ctx)
     uploaded = active_choice() == UPLOADED
     c2.download_button(
         "Download method report (HTML)",

@@ -64,6 +64,11 @@ class PlannerInputs:
     rho_target
         The promise stated as ρ-zCDP (None for a pure ε promise); ``eps_target`` is then
         its sharp conversion (:func:`core.accounting.zcdp.eps_target_for_rho`).
+    page_query
+        The URL parameters of the sidebar's and the page's controls and of the open tab,
+        defaults included (:func:`ui.widgets.reproducing_query`), taken after they are
+        drawn. A tab runs in a fragment of its own, and a rerun of that fragment draws only
+        the tab's controls: the link to the plan adds them to these.
     """
 
     pop: Population
@@ -82,6 +87,7 @@ class PlannerInputs:
     usable_share: float = DEFAULT_USABLE_SHARE
     sizes_public: bool = False
     rho_target: float | None = None
+    page_query: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def promise(self) -> str:

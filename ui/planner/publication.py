@@ -741,7 +741,7 @@ def publication_results(
         )
         st.download_button(
             "Download the table (CSV)",
-            frame_to_csv_bytes(result.table),
+            data=lambda: frame_to_csv_bytes(result.table),
             file_name="publication_table.csv",
             mime="text/csv",
             key="plan_pub_csv",
@@ -768,14 +768,15 @@ def yaml_block(config: Mapping[str, Any], pop: Population, result: TablePlan | N
     """The plan as the batch config and as a script, the zip package, and the config's text.
 
     The zip (config, script, notebook, table, records and a README) needs the planned
-    ``result``; without it only the config and the script are offered.
+    ``result``; without it only the config and the script are offered. Every file is built
+    only when its button is clicked.
     """
     body = config_yaml(config, pop)
     st.caption("Download this plan to run it again outside the page:")
     c1, c2, c3 = st.columns(3, gap="small")
     c1.download_button(
         "Batch config (YAML)",
-        body.encode("utf-8"),
+        data=lambda: body.encode("utf-8"),
         file_name="publication.yaml",
         mime="application/x-yaml",
         key="plan_pub_yaml",
@@ -784,7 +785,7 @@ def yaml_block(config: Mapping[str, Any], pop: Population, result: TablePlan | N
     )
     c2.download_button(
         "Python script (.py)",
-        publication_script(config).encode("utf-8"),
+        data=lambda: publication_script(config).encode("utf-8"),
         file_name=SCRIPT_NAME,
         mime="text/x-python",
         key="plan_pub_py",
@@ -797,7 +798,7 @@ def yaml_block(config: Mapping[str, Any], pop: Population, result: TablePlan | N
     if result is not None:
         c3.download_button(
             "Everything (zip)",
-            publication_zip(config, pop, result),
+            data=lambda: publication_zip(config, pop, result),
             file_name="publication_plan.zip",
             mime="application/zip",
             key="plan_pub_zip",
