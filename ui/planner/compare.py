@@ -14,10 +14,9 @@ import streamlit as st
 
 from core import planner, risk
 from ui.charts import chart_block, reproduce
-from ui.downloads import frame_to_csv_bytes
-from ui.planner import cache, compare_text, controls, exports, text
+from ui.planner import cache, compare_text, controls, text
 from ui.planner import figures as figs
-from ui.planner.downloads import export_buttons
+from ui.planner.downloads import export_buttons, table_buttons
 from ui.planner.inputs import (
     PlannerInputs,
     fitting,
@@ -170,30 +169,7 @@ def compare_body(ctx: PlannerInputs, result: planner.PlanResult, step: float | N
         ranked, result.population_value, pop.lower, pop.upper, ctx.usable_share
     )
     st.markdown(compare_text.ranked_list(ranked, step, usable))
-    table = figs.full_table(result, usable_share=ctx.usable_share, lower=pop.lower, upper=pop.upper)
-    left, right = st.columns(2)
-    left.download_button(
-        "Download the full table (CSV)",
-        data=lambda: frame_to_csv_bytes(table),
-        file_name="release_plan.csv",
-        mime="text/csv",
-        key="plan_table_csv",
-        on_click="ignore",
-        icon=":material/table:",
-        help="Every evaluated design, mechanism and rate, with Monte Carlo standard errors; "
-        "`recommended` marks the plan recommended above, `usable` the plans whose 95 % bound "
-        "is within the usable error you set.",
-    )
-    right.download_button(
-        "What its columns mean (CSV)",
-        data=lambda: frame_to_csv_bytes(exports.columns_frame()),
-        file_name="release_plan_columns.csv",
-        mime="text/csv",
-        key="plan_table_columns",
-        on_click="ignore",
-        icon=":material/help:",
-        help="One row per column of release_plan.csv: its name and what it holds.",
-    )
+    table_buttons(ctx, result)
     lines = controls.chart_lines_control(ctx.statistic, ctx.mechanisms, pop.has_upper_bound)
     fig, data = figs.objective_figure(result, lines=lines, resolution=step)
     chart_block(

@@ -12,7 +12,9 @@ import streamlit as st
 
 from core import planner
 from core.populations import Population
+from ui.downloads import frame_to_csv_bytes
 from ui.planner import compare_text, exports
+from ui.planner import figures as figs
 from ui.planner.inputs import (
     PlannerInputs,
 )
@@ -142,3 +144,35 @@ def export_buttons(
         with st.expander("Link to this plan", icon=":material/link:"):
             st.code(link, language=None, wrap_lines=True)
             st.caption(compare_text.PLAN_LINK_NOTE)
+
+
+def table_buttons(ctx: PlannerInputs, result: planner.PlanResult) -> None:
+    """Downloads of the full table of the plan (:func:`ui.planner.figures.full_table`, every
+    evaluated design, mechanism and rate) and of what its columns mean, both built only when
+    clicked."""
+    pop = ctx.pop
+    left, right = st.columns(2)
+    left.download_button(
+        "Download the full table (CSV)",
+        data=lambda: frame_to_csv_bytes(
+            figs.full_table(result, usable_share=ctx.usable_share, lower=pop.lower, upper=pop.upper)
+        ),
+        file_name="release_plan.csv",
+        mime="text/csv",
+        key="plan_table_csv",
+        on_click="ignore",
+        icon=":material/table:",
+        help="Every evaluated design, mechanism and rate, with Monte Carlo standard errors; "
+        "`recommended` marks the plan recommended above, `usable` the plans whose 95 % bound "
+        "is within the usable error you set.",
+    )
+    right.download_button(
+        "What its columns mean (CSV)",
+        data=lambda: frame_to_csv_bytes(exports.columns_frame()),
+        file_name="release_plan_columns.csv",
+        mime="text/csv",
+        key="plan_table_columns",
+        on_click="ignore",
+        icon=":material/help:",
+        help="One row per column of release_plan.csv: its name and what it holds.",
+    )
