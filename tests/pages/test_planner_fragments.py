@@ -87,8 +87,9 @@ def test_a_control_inside_a_tab_reruns_that_tab_only(monkeypatch):
         counted(monkeypatch, planner, "smallest_eps_target") as searches,
         counted(monkeypatch, planner, "plan") as plans,
     ):
-        # An ε_target no other test uses: the Compare designs tab's plan is not cached.
-        at = open_page(PAGE, {**FAST, "plan_eps": "0.917", "plan_view": text.ACCURACY_TAB})
+        # A target no other test asks for: the search is not cached.
+        query = {**FAST, "plan_target_err": "1111.1", "plan_view": text.ACCURACY_TAB}
+        at = open_page(PAGE, query)
         assert page_runs[0] == 1 and searches[0] == 1
         at.number_input(key="plan_target_err").set_value(1234.5)
         fragment_rerun(at, "plan_target_err")
@@ -139,3 +140,14 @@ def test_the_link_after_a_rerun_of_the_tab_keeps_the_pages_controls():
     assert {k: v for k, v in after.items() if k != "plan_prior"} == {
         k: v for k, v in before.items() if k != "plan_prior"
     }
+
+
+def test_the_publication_tabs_way_out_of_a_population_without_labels_reruns_the_page():
+    """The button on the Publication table tab switches the sidebar's population: from inside
+    the tab's fragment it must run the whole page again, which then plans the cells."""
+    at = open_page(PAGE, {**FAST, "plan_view": text.PUBLICATION_TAB})
+    assert not [m for m in at.multiselect if m.key == "plan_pub_groups"]  # no cells to group
+    at.button(key="plan_pub_nolabels_preset_0").click()
+    fragment_rerun(at, "plan_pub_nolabels_preset_0")
+    groups = [m for m in at.multiselect if m.key == "plan_pub_groups"]
+    assert groups and groups[0].value  # the tab now groups the establishments' cells

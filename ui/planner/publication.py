@@ -44,7 +44,7 @@ from ui.planner.exports.publication_package import (
 from ui.planner.inputs import PlannerInputs, StepBar, digest
 from ui.state import active_choice
 from ui.theme import chart_layout, make_figure
-from ui.widgets import bound_toggle, preset_buttons, result_container
+from ui.widgets import bound_toggle, result_container, set_controls
 
 #: Most cells the tab plans; larger tables go to the batch command.
 MAX_CELLS = 60
@@ -488,10 +488,16 @@ def no_labels_notice(pop: Population) -> None:
         "stratum or cluster column.",
         icon=":material/info:",
     )
-    preset_buttons(
-        {"Use the establishments population": {"population": "establishments"}},
-        key="plan_pub_nolabels",
-    )
+    if st.button(
+        "Use the establishments population",
+        key="plan_pub_nolabels_preset_0",
+        on_click=set_controls,
+        args=({"population": "establishments"},),
+        icon=":material/tune:",
+    ):
+        # The tab runs in a fragment of its own, and the population is the sidebar's: the
+        # whole page runs again with it.
+        st.rerun()
 
 
 def publication_view(ctx: PlannerInputs) -> None:
