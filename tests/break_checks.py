@@ -1015,7 +1015,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="publication-config-seed-shifted",
         item="issue 24 §1: the planner's publication table as a batch config",
-        path="ui/planner/publication.py",
+        path="ui/planner/publication_text.py",
         old='seed=int(settings["seed"]),',
         new='seed=int(settings["seed"]) + 1,',
         tests=(
@@ -1542,7 +1542,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="exports-config-upload-placeholder",
         item="35 exports",
-        path="ui/planner/publication.py",
+        path="ui/planner/publication_text.py",
         old="    read = pop.file_settings\n",
         new=(
             '    return {"file": "register.csv", "value_column": "value", "lower": 0, "upper": 1}\n'
@@ -1599,7 +1599,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="exports-upload-config-names-a-placeholder-file",
         item="35 exports",
-        path="ui/planner/publication.py",
+        path="ui/planner/publication_text.py",
         old='        "file": file,\n',
         new='        "file": "register.csv",\n',
         tests=(
@@ -1788,7 +1788,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="publication-colour-scale-from-zero",
         item="35 charts",
-        path="ui/planner/publication.py",
+        path="ui/planner/publication_text.py",
         old="    low = min(float(v.min()), threshold) if v.size else threshold",
         new="    low = 0.0",
         tests=(
@@ -1799,7 +1799,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="publication-colour-scale-off-the-threshold",
         item="35 charts",
-        path="ui/planner/publication.py",
+        path="ui/planner/publication_text.py",
         old="    at = (threshold - low) / (high - low)",
         new="    at = 0.5",
         tests=(
