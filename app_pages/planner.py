@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import streamlit as st
 
 from core import planner
 from ui.format import fmt
 from ui.page_defaults import delta_target_default, follow_population_default
-from ui.planner import cache, controls, text, views
+from ui.planner import cache, controls, inputs, text
+from ui.planner.tabs import TAB_VIEWS
 from ui.state import active_population, active_seed
-from ui.widgets import log_float_control, parse_float_list, preset_buttons, result_container
+from ui.widgets import (
+    log_float_control,
+    parse_float_list,
+    preset_buttons,
+    reproducing_query,
+    result_container,
+)
 
 st.title("Release planner: which design and rate for my ε_target?")
 st.markdown(
@@ -87,7 +96,7 @@ with c8:
     if not pop.has_upper_bound:
         st.caption(text.NO_UPPER_NOTE)
 
-problem = views.population_problem(pop)
+problem = inputs.population_problem(pop)
 if problem is not None:
     st.warning(problem, icon=":material/warning:")
 else:
@@ -120,8 +129,8 @@ else:
     objective = text.name_of(text.OBJECTIVE_LABELS, objective)
     chosen = [text.name_of(planner.DESIGN_LABELS, label) for label in chosen]
     statuses = cache.statuses(pop.content_hash, pop, statistic, relation)
-    designs = views.chosen_designs(chosen, statuses)
-    inputs = views.PlannerInputs(
+    designs = inputs.chosen_designs(chosen, statuses)
+    ctx = inputs.PlannerInputs(
         pop=pop,
         seed=seed,
         statistic=statistic,
@@ -135,16 +144,19 @@ else:
         objective=objective,
         statuses=statuses,
         quantile=quantile,
-        mechanisms=views.usable_mechanisms(
+        mechanisms=inputs.usable_mechanisms(
             mechanisms, statistic, relation, designs, sizes_public, rho_target
         ),
         usable_share=usable_share,
         sizes_public=sizes_public,
     )
-    # Only the open tab computes (bind= makes the tabs lazy and puts the open tab in the URL).
+    # Only the open tab computes (bind= makes the tabs lazy and puts the open tab in the URL);
+    # each tab's view is a fragment, so a control inside a tab reruns that tab only.
     with result_container("plan_view"):
         tabs = st.tabs(list(text.TABS), key="plan_view", bind="query-params")
-        for tab, view in zip(tabs, views.TAB_VIEWS, strict=True):
+        page_query = tuple((key, tuple(values)) for key, values in reproducing_query().items())
+        ctx = dataclasses.replace(ctx, page_query=page_query)
+        for tab, view in zip(tabs, TAB_VIEWS, strict=True):
             with tab:
                 if tab.open:
-                    view(inputs)
+                    view(ctx)

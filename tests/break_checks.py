@@ -665,7 +665,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="planner-verdict-resolution-dropped",
         item="issue 22 planner verdict",
-        path="ui/planner/text.py",
+        path="ui/planner/compare_text.py",
         old="    exact = exact_words(result, value, resolution)\n",
         new="    exact = exact_words(result, value, None)\n",
         tests=(
@@ -676,7 +676,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="planner-verdict-ratio-to-exact-census",
         item="issue 22 planner verdict",
-        path="ui/planner/text.py",
+        path="ui/planner/compare_text.py",
         old="    census_exact = is_exact(float(result.census[key]), resolution)\n",
         new="    census_exact = False\n",
         tests=(
@@ -1015,7 +1015,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="publication-config-seed-shifted",
         item="issue 24 §1: the planner's publication table as a batch config",
-        path="ui/planner/publication.py",
+        path="ui/planner/publication_text.py",
         old='seed=int(settings["seed"]),',
         new='seed=int(settings["seed"]) + 1,',
         tests=(
@@ -1060,7 +1060,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="accuracy-first-always-green",
         item="issue 27 §2: a useless plan is a warning on the accuracy-first tab too",
-        path="ui/planner/views.py",
+        path="ui/planner/accuracy.py",
         old="        if too_noisy is None:\n",
         new="        if True:\n",
         tests=(
@@ -1292,7 +1292,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="format-ratio-scientific",
         item="issue 27 §2: one formatter, ratios written out",
-        path="ui/planner/text.py",
+        path="ui/planner/compare_text.py",
         old="    return f\"{fmt(1.0 - gain, 'ratio')} times the error of\"",
         new='    return f"{1.0 - gain:.3g} times the error of"',
         tests=(
@@ -1450,7 +1450,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="accuracy-unreachable-says-no-best-bound",
         item="35 upload",
-        path="ui/planner/text.py",
+        path="ui/planner/accuracy_text.py",
         old='        if best is None or not math.isfinite(float(best["error_95"])):',
         new="        if True:",
         tests=(
@@ -1486,7 +1486,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="default-target-finer-than-the-step",
         item="35 upload",
-        path="ui/planner/views.py",
+        path="ui/planner/accuracy.py",
         old="    target = shown_bound(heuristic, step)",
         new="    target = shown_bound(heuristic, None)",
         tests=(
@@ -1544,7 +1544,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="exports-config-upload-placeholder",
         item="35 exports",
-        path="ui/planner/publication.py",
+        path="ui/planner/publication_text.py",
         old="    read = pop.file_settings\n",
         new=(
             '    return {"file": "register.csv", "value_column": "value", "lower": 0, "upper": 1}\n'
@@ -1601,7 +1601,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="exports-upload-config-names-a-placeholder-file",
         item="35 exports",
-        path="ui/planner/publication.py",
+        path="ui/planner/publication_text.py",
         old='        "file": file,\n',
         new='        "file": "register.csv",\n',
         tests=(
@@ -1790,7 +1790,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="publication-colour-scale-from-zero",
         item="35 charts",
-        path="ui/planner/publication.py",
+        path="ui/planner/publication_text.py",
         old="    low = min(float(v.min()), threshold) if v.size else threshold",
         new="    low = 0.0",
         tests=(
@@ -1801,7 +1801,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="publication-colour-scale-off-the-threshold",
         item="35 charts",
-        path="ui/planner/publication.py",
+        path="ui/planner/publication_text.py",
         old="    at = (threshold - low) / (high - low)",
         new="    at = 0.5",
         tests=(
@@ -1938,7 +1938,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="sizes-page-toggle-not-passed",
         item="35 sizes",
-        path="ui/planner/views.py",
+        path="ui/planner/compare.py",
         old="        sizes_public=ctx.sizes_public,\n        _progress=progress,",
         new="        _progress=progress,",
         tests=(
@@ -2528,6 +2528,75 @@ BREAKS: tuple[Break, ...] = (
         new="    known = empty_release.__dict__.setdefault('known', {})\n",
         tests=(
             "tests/core/mechanisms/test_rows.py::test_release_rows_equals_one_release_per_sample",
+        ),
+    ),
+    Break(
+        name="planner-tab-not-a-fragment",
+        item="37 planner fragments",
+        path="ui/planner/tabs.py",
+        old="    st.fragment(view) for view in (compare_view, accuracy_view, several_view, "
+        "publication_view)",
+        new="    view for view in (compare_view, accuracy_view, several_view, publication_view)",
+        tests=(
+            "tests/pages/test_planner_fragments.py::test_every_tab_runs_in_a_fragment_of_its_own",
+            "tests/pages/test_planner_fragments.py::test_a_control_inside_a_tab_reruns_that_tab_only",
+        ),
+    ),
+    Break(
+        name="planner-link-forgets-page-controls",
+        item="37 planner fragments",
+        path="ui/planner/downloads.py",
+        old="        query.setdefault(key, list(values))",
+        new="        pass",
+        tests=(
+            "tests/pages/test_planner_fragments.py::"
+            "test_the_link_after_a_rerun_of_the_tab_keeps_the_pages_controls",
+        ),
+    ),
+    Break(
+        name="planner-live-key-misses-an-input",
+        item="37 planner cache keys",
+        path="ui/planner/inputs.py",
+        old="        ctx.sizes_public,\n        ctx.rho_target,\n",
+        new="        ctx.rho_target,\n",
+        tests=(
+            "tests/ui/planner/test_cache.py::"
+            "test_the_comparisons_key_follows_every_input_that_enters_the_plan",
+        ),
+    ),
+    Break(
+        name="planner-plan-not-cached",
+        item="37 planner cache keys",
+        path="ui/planner/cache.py",
+        old="@st.cache_data(max_entries=24, show_spinner=False)\ndef plan(",
+        new="def plan(",
+        tests=(
+            "tests/pages/test_planner_first_rows.py::"
+            "test_the_page_reports_the_census_then_each_design_and_a_rerun_reuses_the_plan",
+            "tests/pages/test_planner_fragments.py::"
+            "test_controls_that_do_not_enter_the_plan_do_not_recompute_it",
+        ),
+    ),
+    Break(
+        name="planner-live-rows-not-drawn",
+        item="37 planner first rows",
+        path="ui/planner/compare.py",
+        old="        self.outside.run(self._draw, progress)",
+        new="        pass",
+        tests=(
+            "tests/pages/test_planner_first_rows.py::"
+            "test_the_census_row_shows_first_then_the_simple_random_sample",
+        ),
+    ),
+    Break(
+        name="planner-publication-button-reruns-only-its-tab",
+        item="37 planner fragments",
+        path="ui/planner/publication.py",
+        old="        st.rerun()",
+        new="        pass",
+        tests=(
+            "tests/pages/test_planner_fragments.py::"
+            "test_the_publication_tabs_way_out_of_a_population_without_labels_reruns_the_page",
         ),
     ),
 )

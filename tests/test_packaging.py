@@ -40,6 +40,7 @@ from core.populations import make_builtin
 from tests.conftest import ROOT
 from tests.notebooks import best_values, printed_text
 from ui.planner import publication as pub
+from ui.planner import publication_text as ptext
 from ui.planner.exports import plan_notebook
 from ui.planner.exports import publication_package as pkg
 
@@ -201,8 +202,8 @@ def _publication_script_runs_in(python, folder, env) -> None:
     by ``python`` (the fresh environment's), writes the page's table to plan/plan.csv."""
     population = make_builtin("establishments", seed=TABLE_SEED, size=TABLE_SIZE)
     page = pub.table_plan(population.content_hash, population, **TABLE)
-    entry = pub.population_entry(population, "establishments", TABLE_SEED)
-    config = pub.config_dict(entry, page.settings, list(TABLE_STATISTICS))
+    entry = ptext.population_entry(population, "establishments", TABLE_SEED)
+    config = ptext.config_dict(entry, page.settings, list(TABLE_STATISTICS))
     folder.mkdir()
     with zipfile.ZipFile(io.BytesIO(pkg.publication_zip(config, population, page))) as archive:
         archive.extractall(folder)

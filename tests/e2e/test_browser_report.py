@@ -22,8 +22,8 @@ from core import planner
 from core.populations import make_builtin
 from tests.e2e.helpers import CHART_BOXES, chart_clipped, chart_overlaps, screenshot
 from tests.e2e.test_layout import MEASURE, SLACK
+from ui.planner import compare_text, downloads
 from ui.planner import figures as figs
-from ui.planner import text, views
 
 #: A link to a plan as the page writes it: every control, so hundreds of characters without a
 #: space (the report must wrap it, not scroll sideways).
@@ -86,7 +86,9 @@ def _report_html(planned: tuple[planner.PlanResult, str], *, cramped: bool) -> s
     fig, _ = figs.objective_figure(result)
     link = LINK
     chart = _cramped(fig) if cramped else fig
-    return views.report_bytes(result, chart, text.recommendation(result), name, link).decode()
+    return downloads.report_bytes(
+        result, chart, compare_text.recommendation(result), name, link
+    ).decode()
 
 
 def _problems(page, path: Path) -> list[str]:

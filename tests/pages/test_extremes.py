@@ -123,12 +123,12 @@ EXPECTED_MESSAGES: tuple[re.Pattern[str], ...] = tuple(
         r"^[\d,]+ of the [\d,]+ cluster labels? in .+ occurs? in more than one stratum of ",
         # app_pages/amplification.py calculator: δ_sample = δ_target·N/n ≥ 1
         r"^δ_sample = δ_target·N/n = \S+ is at least 1: the δ bound is vacuous",
-        # ui/planner/views.py population_problem: fewer records than the planner needs
+        # ui/planner/inputs.py population_problem: fewer records than the planner needs
         r"^.+ has only N = [\d,]+ records; the planner needs at least \d+ ",
-        # ui/planner/views.py chosen_designs: no design chosen, or none available here
+        # ui/planner/inputs.py chosen_designs: no design chosen, or none available here
         r"^(No design is chosen|None of the chosen designs is available for this population);"
         r" comparing every design (this population|it) supports\.$",
-        # ui/planner/views.py several_view: a composition rate leaving fewer than two records
+        # ui/planner/several.py several_view: a composition rate leaving fewer than two records
         r"^A rate of \S+ leaves fewer than two records of N = [\d,]+; using rate = \S+ "
         r"instead\.$",
         # ui/planner/text.py too_noisy_reason: even the best plan's 95 % bound is above the

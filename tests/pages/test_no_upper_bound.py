@@ -145,8 +145,10 @@ def test_gains_runs_only_the_unbounded_quantile(uploaded: Population) -> None:
 def test_planner_runs_only_the_unbounded_quantile(uploaded: Population) -> None:
     from core import planner
     from core.mechanisms import MECHANISMS
+    from ui.planner import compare_text
     from ui.planner import figures as figs
     from ui.planner import text as plan_text
+    from ui.planner.several_text import NO_UPPER_JOINT, NO_UPPER_SEVERAL
 
     page = "app_pages/planner.py"
     at = open_page(page, {"plan_reps": "50", "plan_lines": "every mechanism"}, uploaded=uploaded)
@@ -160,7 +162,7 @@ def test_planner_runs_only_the_unbounded_quantile(uploaded: Population) -> None:
     )  # fmt: skip
     assert set(result.table["mechanism"]) == {"unbounded"}
     clusters = len(set(uploaded.clusters.tolist()))
-    assert at.success[0].value == plan_text.recommendation(result, clusters=clusters)
+    assert at.success[0].value == compare_text.recommendation(result, clusters=clusters)
     mean = open_page(page, {"plan_stat": "mean", "plan_reps": "50"}, uploaded=uploaded)
     assert plan_text.NO_UPPER_MEAN in _texts(mean, "warning")
     several = open_page(
@@ -170,5 +172,5 @@ def test_planner_runs_only_the_unbounded_quantile(uploaded: Population) -> None:
         uploaded=uploaded,
     )  # fmt: skip
     infos = _texts(several, "info")
-    assert plan_text.NO_UPPER_SEVERAL in infos and plan_text.NO_UPPER_JOINT in infos
+    assert NO_UPPER_SEVERAL in infos and NO_UPPER_JOINT in infos
     assert list(several.dataframe[0].value["statistic"]) == ["lower quartile", "median"]

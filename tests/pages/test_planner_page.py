@@ -26,8 +26,8 @@ from tests.pages.harness import (
 from tests.populations import lognormal_register
 from ui.format import fmt
 from ui.page_defaults import delta_target_default
+from ui.planner import accuracy_text, compare_text, several_text, text
 from ui.planner import figures as figs
-from ui.planner import text
 
 PAGE = "app_pages/planner.py"
 LOGNORMAL = make_builtin("lognormal", seed=0)
@@ -58,10 +58,10 @@ def _listed(result: planner.PlanResult, share: float = 0.5) -> str:
     """The ranked list the page shows for ``result`` (lognormal bounds), each plan flagged
     usable or too noisy at ``share``."""
     ranked = figs.ranked_table(result)
-    flags = text.usable_rows(
+    flags = compare_text.usable_rows(
         ranked, result.population_value, LOGNORMAL.lower, LOGNORMAL.upper, share
     )
-    return text.ranked_list(ranked, None, flags)
+    return compare_text.ranked_list(ranked, None, flags)
 
 
 def _chart(at: AppTest, title_part: str) -> dict:
@@ -104,7 +104,7 @@ def test_recommendation_and_table_are_cores_best_rows():
     result = _page_plan()
     best = result.best
     words = at.success[0].value
-    assert words == text.recommendation(result)
+    assert words == compare_text.recommendation(result)
     assert f"±{fmt(best['error_95'], 'error')}" in words
     assert _ranked(at) == _listed(result)
     assert {
@@ -258,7 +258,7 @@ def test_accuracy_first_warns_when_the_bound_asked_for_is_useless():
     at = open_page(PAGE, query)
     assert not at.success and not at.exception
     warning = next(w.value for w in at.warning if "Too noisy to use" in w.value)
-    assert text.ASK_SMALLER_BOUND in warning and "The smallest ε_target" in warning
+    assert accuracy_text.ASK_SMALLER_BOUND in warning and "The smallest ε_target" in warning
 
 
 def test_delta_target_follows_the_population_until_typed():
@@ -318,14 +318,14 @@ def test_another_quantile_is_cores_quantile_plan():
     assert at.number_input(key="plan_q").value == pytest.approx(0.9)
     result = _page_plan(statistic="quantile", quantile=0.9, reps=50)
     words = at.success[0].value
-    assert words == text.recommendation(result)
+    assert words == compare_text.recommendation(result)
     assert f"±{fmt(result.best['error_95'], 'error')} of the population 0.9-quantile" in words
     assert _ranked(at) == _listed(result)
     # The population value is the order statistic of rank ⌈0.9 N⌉ of the sorted records.
     rank = math.ceil(0.9 * LOGNORMAL.size)
     assert result.population_value == np.sort(LOGNORMAL.values)[rank - 1]
     caption = next(c.value for c in at.caption if "every error is measured" in c.value)
-    assert caption == text.population_value_line(result)
+    assert caption == compare_text.population_value_line(result)
     assert f"{fmt(result.population_value, 'value')}, the value of rank {rank:,}" in caption
     chart = _chart(at, "0.9-quantile")
     names = {t.get("name") for t in chart["data"]}
@@ -336,7 +336,7 @@ def test_another_quantile_is_cores_quantile_plan():
     # Another level: another population value and other numbers.
     other = open_page(PAGE, {"plan_stat": "another quantile", "plan_q": "0.25", "plan_reps": "50"})
     assert "of the population 0.25-quantile" in other.success[0].value
-    assert other.success[0].value == text.recommendation(
+    assert other.success[0].value == compare_text.recommendation(
         _page_plan(statistic="quantile", quantile=0.25, reps=50)
     )
 
@@ -367,7 +367,7 @@ def test_mechanisms_filter_changes_the_charts_series():
     # out with that reason, not with a note about its rates.
     at.multiselect(key="plan_mechs").set_value(["smooth_laplace"]).run()
     infos = " ".join(i.value for i in at.info)
-    assert text.no_mechanism_note("poisson", "replacement") in infos
+    assert compare_text.no_mechanism_note("poisson", "replacement") in infos
     # Nothing chosen: every mechanism, with a note.
     at.multiselect(key="plan_mechs").set_value([]).run()
     assert any("No mechanism is chosen" in i.value for i in at.info)
@@ -621,7 +621,7 @@ def test_several_quantiles_compare_joint_exp_with_separate_releases():
     verdict = planner.joint_against_separate(errors.rmse, separate["rmse"])
     gap = np.abs(np.asarray(errors.rmse) - separate["rmse"].to_numpy())
     noise = 2 * np.hypot(errors.rmse_se, separate["rmse_se"].to_numpy())
-    words = text.joint_verdict(
+    words = several_text.joint_verdict(
         verdict, chosen, errors.eps_sample, within_error=bool((gap <= noise).all())
     )
     assert any("Several quantiles at once" in m.value for m in fresh.markdown)
@@ -646,16 +646,16 @@ def test_a_tiny_eps_target_gives_a_too_noisy_warning_not_a_success_box():
     assert not at.success
     reason = text.too_noisy_reason(result, LOGNORMAL.lower, LOGNORMAL.upper, 0.5)
     assert reason is not None
-    assert [w.value for w in at.warning] == [f"{reason}\n\n{text.recommendation(result)}"]
+    assert [w.value for w in at.warning] == [f"{reason}\n\n{compare_text.recommendation(result)}"]
     assert _ranked(at) == _listed(result)
-    assert text.TOO_NOISY_FLAG in _ranked(at)
+    assert compare_text.TOO_NOISY_FLAG in _ranked(at)
     # The default ε_target gives a usable plan: the green box and a usable first row (the
     # global-sensitivity Laplace rows stay too noisy even there).
     default = open_page(PAGE, {"plan_reps": "50"})
     assert default.success and not default.warning
     lines = _ranked(default).splitlines()
-    assert text.USABLE_FLAG in lines[0]
-    assert any(text.TOO_NOISY_FLAG in line for line in lines[1:])
+    assert compare_text.USABLE_FLAG in lines[0]
+    assert any(compare_text.TOO_NOISY_FLAG in line for line in lines[1:])
 
 
 def test_the_usable_share_changes_the_verdict_and_the_url_keeps_it():
@@ -666,7 +666,7 @@ def test_the_usable_share_changes_the_verdict_and_the_url_keeps_it():
     wide = math.ceil(100 * share) + 1  # in %, just above the best plan's bound
     at.number_input(key="plan_usable").set_value(wide).run()
     assert not at.exception
-    assert [s.value for s in at.success] == [text.recommendation(result)]
+    assert [s.value for s in at.success] == [compare_text.recommendation(result)]
     assert not at.warning
     assert _ranked(at) == _listed(result, wide / 100)
     # The link to this plan carries the share, and opening it gives the same verdict.
@@ -680,10 +680,10 @@ def test_the_usable_share_changes_the_verdict_and_the_url_keeps_it():
 def test_heavy_tailed_noise_is_explained_next_to_the_recommended_row(monkeypatch):
     """Wiring only (core.planner.usability tests the rule): with every row read as
     heavy-tailed, the verdict is followed by the note and each ranked line says why."""
-    monkeypatch.setattr(text, "is_heavy_tailed", lambda rmse, bound: True)
+    monkeypatch.setattr(compare_text, "is_heavy_tailed", lambda rmse, bound: True)
     at = open_page(PAGE, {"plan_reps": "50"})
     result = _page_plan(reps=50)
-    note = text.heavy_tail_note(float(result.best["rmse"]), float(result.best["error_95"]))
+    note = compare_text.heavy_tail_note(float(result.best["rmse"]), float(result.best["error_95"]))
     assert note is not None and note.startswith("Heavy-tailed noise: the RMSE")
     assert note in [i.value for i in at.info]
     lines = _ranked(at).splitlines()

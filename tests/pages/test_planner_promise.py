@@ -20,8 +20,8 @@ from core.publication import plan_table
 from core.publication.config import build_population, load_config
 from tests.pages.harness import Downloads, app_test, open_page, printed_numbers, snippet
 from ui.page_defaults import delta_target_default
+from ui.planner import compare_text, text
 from ui.planner import figures as figs
-from ui.planner import text
 
 PAGE = "app_pages/planner.py"
 PAGE_URL = "http://localhost:8501/planner"
@@ -47,8 +47,10 @@ def _core(**promise: float) -> planner.PlanResult:
 
 def _listed(result: planner.PlanResult) -> str:
     ranked = figs.ranked_table(result)
-    flags = text.usable_rows(ranked, result.population_value, LOGNORMAL.lower, LOGNORMAL.upper, 0.5)
-    return text.ranked_list(ranked, None, flags)
+    flags = compare_text.usable_rows(
+        ranked, result.population_value, LOGNORMAL.lower, LOGNORMAL.upper, 0.5
+    )
+    return compare_text.ranked_list(ranked, None, flags)
 
 
 def test_the_promise_control_changes_the_plan_to_cores_zcdp_plan():

@@ -17,7 +17,7 @@ from core.populations import make_builtin
 from core.publication import plan_table
 from core.publication.config import build_population, load_config
 from tests.pages.harness import array, charts, open_page
-from ui.planner import publication as pub
+from ui.planner import publication_text as ptext
 from ui.planner.text import PUBLICATION_TAB
 
 PAGE = "app_pages/planner.py"
@@ -111,7 +111,7 @@ def test_a_control_changes_the_table_and_the_url_reproduces_it() -> None:
     query = {
         **BASE,
         "plan_pub_stats": "median",
-        "plan_pub_groups": pub.group_label(LABELS, "strata"),
+        "plan_pub_groups": ptext.group_label(LABELS, "strata"),
         "plan_pub_share": "0.5",
         "plan_pub_fixed": "true",
     }
@@ -122,7 +122,7 @@ def test_a_control_changes_the_table_and_the_url_reproduces_it() -> None:
 
 
 def test_too_many_cells_point_to_the_batch() -> None:
-    at = open_page(PAGE, {**BASE, "plan_pub_groups": pub.group_label(LABELS, "clusters")})
+    at = open_page(PAGE, {**BASE, "plan_pub_groups": ptext.group_label(LABELS, "clusters")})
     assert any("python -m batch" in w.value for w in at.warning)
     assert not [d for d in at.dataframe if "b₉₅ / value" in d.value.columns]
     assert "Batch config (YAML)" in [b.proto.label for b in at.get("download_button")]
@@ -143,7 +143,7 @@ def test_planning_off_offers_the_config_without_planning() -> None:
 
 def test_weighted_optimised_split_travels_in_the_link_and_the_config(tmp_path) -> None:
     """Issue 24 §1: the optimised split minimises the largest *weighted* relative error."""
-    query = {**BASE, "plan_pub_split": pub.SPLIT_LABELS["optimal"], "plan_pub_weights": "1, 3"}
+    query = {**BASE, "plan_pub_split": ptext.SPLIT_LABELS["optimal"], "plan_pub_weights": "1, 3"}
     at = open_page(PAGE, query)
     assert not at.exception
     assert "weighted by median 1, mean 3" in " ".join(m.value for m in at.markdown)

@@ -21,7 +21,7 @@ from tests import survey_file
 from tests.pages.harness import UPLOAD_STATE, open_page
 from ui.format import fmt
 from ui.page_defaults import delta_target_default
-from ui.planner import text
+from ui.planner import accuracy_text, text
 from ui.population.text import PRESELECTED_REASON
 
 OVERVIEW = "app_pages/overview.py"
@@ -114,7 +114,7 @@ def test_accuracy_first_defaults_to_a_bound_the_data_can_show(survey_population)
     pop = survey_population
     assert resolution(pop.values) == 1.0
     q1, q3 = np.quantile(pop.values, [0.25, 0.75])
-    assert text.TARGET_IQR_SHARE * (q3 - q1) < 1.0  # the old automatic bound, ±0.95
+    assert accuracy_text.TARGET_IQR_SHARE * (q3 - q1) < 1.0  # the old automatic bound, ±0.95
     at = open_page(PLANNER, {"plan_view": text.ACCURACY_TAB}, uploaded=pop)
     box = at.number_input(key="plan_target_err")
     assert box.value is None and box.proto.placeholder == "automatic: 1"

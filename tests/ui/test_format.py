@@ -124,8 +124,8 @@ def test_the_same_value_reads_the_same_every_time(x, role):
 
 def test_the_page_and_the_report_print_a_ratio_the_same_way():
     """The planner's words and the method report take the census ratio from one function."""
+    from ui.planner.compare_text import relative_change
     from ui.planner.exports.report import _gain_words
-    from ui.planner.text import relative_change
 
     gain = 1 - 6357.2
     assert relative_change(gain) == "6,360 times the error of"

@@ -5,13 +5,16 @@ Called outside a Streamlit session (st.cache_data then only warns).
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from core import planner
 from core.populations import make_builtin
-from ui.planner import cache
+from ui.planner import cache, inputs, publication
 
 A = make_builtin("lognormal", seed=0, size=1001)
 B = make_builtin("lognormal", seed=1, size=1001)
@@ -184,3 +187,69 @@ def test_the_search_and_several_statistics_report_progress_on_a_miss_only():
     again = []
     cache.several_statistics(A.content_hash, A, **several, _progress=again.append)
     assert again == []
+
+
+@pytest.mark.parametrize(
+    ("cached", "hidden"),
+    [
+        (cache.plan, {"_pop", "_progress"}),
+        (cache.smallest_eps_target, {"_pop", "_progress"}),
+        (cache.several_statistics, {"_pop", "_progress"}),
+        (cache.joint_exp, {"_pop"}),
+        (publication.table_plan, {"_pop", "_progress"}),
+    ],
+)
+def test_every_input_of_a_cached_computation_is_in_its_key(cached, hidden):
+    """Streamlit leaves a parameter whose name starts with "_" out of the cache key: only the
+    population (keyed by its content hash) and the progress callback may be left out, so a
+    change of any other input computes anew."""
+    names = list(inspect.signature(cached).parameters)
+    assert names[0] == "content_hash"
+    assert {n for n in names if n.startswith("_")} == hidden
+
+
+#: Every field of the page's inputs that enters the comparison, with another value.
+CHANGED = {
+    "pop": B,
+    "seed": 1,
+    "statistic": "mean",
+    "eps_target": 2.0,
+    "delta_target": 1e-5,
+    "relation": "deletion",
+    "designs": ("census",),
+    "rates": (0.1,),
+    "reps": 100,
+    "objective": "rmse",
+    "quantile": 0.9,
+    "mechanisms": ("exponential",),
+    "sizes_public": True,
+    "rho_target": 0.5,
+}
+#: The fields that change only what is shown from a plan, never the plan.
+SHOWN_ONLY = {"statuses", "usable_share", "page_query"}
+
+
+def test_the_comparisons_key_follows_every_input_that_enters_the_plan():
+    """The live rows and the finished comparison are drawn into containers keyed by
+    :func:`ui.planner.inputs.inputs_key`: it changes with every input of the plan (a new
+    field must be listed here, in CHANGED or SHOWN_ONLY) and not with what is only shown."""
+    fields = {f.name for f in dataclasses.fields(inputs.PlannerInputs)}
+    assert fields == set(CHANGED) | SHOWN_ONLY
+    base = inputs.PlannerInputs(
+        pop=A,
+        seed=0,
+        statistic="median",
+        eps_target=1.0,
+        delta_target=1e-4,
+        relation="replacement",
+        designs=("census", "srs"),
+        rates=None,
+        reps=50,
+        objective="error_95",
+        statuses=(),
+    )
+    key = inputs.inputs_key(base)
+    for name, value in CHANGED.items():
+        assert inputs.inputs_key(dataclasses.replace(base, **{name: value})) != key, name
+    shown = dataclasses.replace(base, usable_share=0.1, page_query=(("plan_usable", ("10",)),))
+    assert inputs.inputs_key(shown) == key

@@ -33,6 +33,7 @@ from tests.conftest import ROOT, skip_unless
 from tests.notebooks import best_values, from_the_clone, printed_text
 from ui.downloads import TITLE_STANDOFF
 from ui.format import fmt
+from ui.planner import compare_text
 from ui.planner import text as planner_text
 from ui.planner.exports import (
     DESIGN_EXPLANATIONS,
@@ -437,7 +438,7 @@ def test_report_holds_parameters_ranked_rows_and_recommendation(result, populati
     assert any("±" in cell for cell in rmse_cells)  # simulated rows carry their s.e.
     # Every gain names its reference: the best census, by its mechanism (issue 35).
     reference = result.census
-    named = f"the census with {planner_text.mechanism_words(str(reference['mechanism_label']))}"
+    named = f"the census with {compare_text.mechanism_words(str(reference['mechanism_label']))}"
     gains = [cells[column["Against the census"]] for cells in rows]
     assert any(named in cell for cell in gains)
     assert not any(cell.endswith("the census") for cell in gains)
@@ -654,12 +655,12 @@ def test_a_plan_too_noisy_to_use_gets_a_warning_not_the_green_box():
     noisy = plan(pop, eps_target=0.001, designs=("census", "srs"), reps=30)
     reason = planner_text.too_noisy_reason(noisy, pop.lower, pop.upper, 0.5)
     assert reason is not None
-    words = planner_text.recommendation(noisy)
+    words = compare_text.recommendation(noisy)
     page = method_report(noisy, _figure(noisy), words, pop.name, too_noisy=reason)
     assert 'class="recommendation"' not in page  # no green box
     assert '<p class="too-noisy">Too noisy to use' in page
     assert "<h2>Recommendation: too noisy to use</h2>" in page
-    assert html.escape(planner_text.CLAIM_RULE) in page
+    assert html.escape(compare_text.CLAIM_RULE) in page
     with pytest.raises(ValueError, match="too_noisy"):
         method_report(noisy, _figure(noisy), words, pop.name, too_noisy="  ")
 

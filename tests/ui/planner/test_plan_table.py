@@ -19,8 +19,8 @@ from core.planner.usability import is_usable
 from core.populations import make_builtin
 from tests.conftest import ROOT
 from ui.downloads import frame_to_csv_bytes
+from ui.planner import compare_text, text
 from ui.planner import figures as figs
-from ui.planner import text
 from ui.planner.exports import PLAN_TABLE_COLUMNS, columns_frame
 from ui.planner.exports.plan_table import markdown_table
 
@@ -83,7 +83,7 @@ def test_exactly_one_row_is_recommended_and_it_is_the_pages_verdict(result):
     # The CSV keeps 12 significant digits.
     assert row["rate"] == pytest.approx(float(best["rate"]), rel=1e-11)
     assert row["error_95"] == pytest.approx(float(best["error_95"]), rel=1e-11)
-    assert text.plan_phrase(row) in text.recommendation(result)
+    assert text.plan_phrase(row) in compare_text.recommendation(result)
 
 
 def test_a_recommendation_matching_no_row_is_refused(result):

@@ -16,7 +16,9 @@ import pytest
 from core.populations import make_builtin
 from core.publication import plan_table
 from core.publication.config import load_config
-from ui.planner import publication as pub
+from ui.format import fmt
+from ui.planner import publication_text as ptext
+from ui.planner.exports.publication_package import config_yaml
 
 POP = make_builtin("establishments", seed=3, size=400)
 PLAN = plan_table(
@@ -25,21 +27,21 @@ PLAN = plan_table(
 
 
 def test_groups_and_statistics_offered() -> None:
-    assert pub.groups_of(POP) == ["strata", "clusters"]
-    assert pub.group_label(POP, "strata") == f"{POP.stratum_label} (strata)"
+    assert ptext.groups_of(POP) == ["strata", "clusters"]
+    assert ptext.group_label(POP, "strata") == f"{POP.stratum_label} (strata)"
     lognormal = make_builtin("lognormal", seed=0, size=50)
-    assert pub.groups_of(lognormal) == []
-    assert "mean" in pub.statistics_offered(True)
-    assert "mean" not in pub.statistics_offered(False)
+    assert ptext.groups_of(lognormal) == []
+    assert "mean" in ptext.statistics_offered(True)
+    assert "mean" not in ptext.statistics_offered(False)
 
 
 @pytest.mark.parametrize("labels_fixed", [False, True])
 def test_config_loads_in_batch_and_asks_for_the_same_plan(tmp_path, labels_fixed: bool) -> None:
     settings = {**PLAN.settings, "labels_fixed": labels_fixed, "rates": [0.1, 0.5]}
-    entry = pub.population_entry(POP, "establishments", 3)
-    config = pub.config_dict(entry, settings, ["median", {"quantile": 0.9}])
+    entry = ptext.population_entry(POP, "establishments", 3)
+    config = ptext.config_dict(entry, settings, ["median", {"quantile": 0.9}])
     path = tmp_path / "publication.yaml"
-    path.write_text(pub.config_yaml(config), encoding="utf-8")
+    path.write_text(config_yaml(config), encoding="utf-8")
     loaded = load_config(path)
     kwargs = loaded.plan_kwargs()
     assert loaded.population == {"builtin": "establishments", "seed": 3, "size": 400}
@@ -79,7 +81,7 @@ def test_an_uploaded_files_config_says_what_the_page_used(survey) -> None:
     from core.publication.config import build_population
 
     folder, pop = survey
-    entry = pub.population_entry(pop, "uploaded", 0)
+    entry = ptext.population_entry(pop, "uploaded", 0)
     assert entry == {
         "file": "health_survey.dta",
         "value_column": "zinc",
@@ -88,8 +90,8 @@ def test_an_uploaded_files_config_says_what_the_page_used(survey) -> None:
         "strata_column": "stratid",
         "cluster_column": ["stratid", "psuid"],
     }
-    config = pub.config_dict(entry, {**PLAN.settings, "groups": ["strata"]}, ["median"])
-    text = pub.config_yaml(config, pop)
+    config = ptext.config_dict(entry, {**PLAN.settings, "groups": ["strata"]}, ["median"])
+    text = config_yaml(config, pop)
     comments = " ".join(line for line in text.splitlines() if line.startswith("#"))
     assert "health_survey.dta" in comments and "put its path" in comments
     assert "10,351 rows in the file" in comments
@@ -104,7 +106,7 @@ def test_an_uploaded_files_config_says_what_the_page_used(survey) -> None:
 
 
 def test_a_population_built_in_code_gets_its_own_columns_and_bounds(tmp_path) -> None:
-    entry = pub.population_entry(POP, "uploaded", 0)
+    entry = ptext.population_entry(POP, "uploaded", 0)
     assert entry == {
         "file": "population.csv",
         "value_column": POP.value_label,
@@ -113,15 +115,15 @@ def test_a_population_built_in_code_gets_its_own_columns_and_bounds(tmp_path) ->
         "strata_column": POP.stratum_label,
         "cluster_column": POP.cluster_label,
     }
-    config = pub.config_dict(entry, PLAN.settings, ["median"])
+    config = ptext.config_dict(entry, PLAN.settings, ["median"])
     path = tmp_path / "publication.yaml"
-    path.write_text(pub.config_yaml(config, POP), encoding="utf-8")
+    path.write_text(config_yaml(config, POP), encoding="utf-8")
     assert "not read from a file" in path.read_text(encoding="utf-8")
     assert load_config(path).population == entry
 
 
 def test_heat_map_colours_are_the_capped_relative_errors() -> None:
-    fig, data = pub.heatmap_figure(PLAN)
+    fig, data = ptext.heatmap_figure(PLAN)
     trace = fig.data[0]
     z = np.asarray(trace.z, dtype=float)
     t = PLAN.table
@@ -141,7 +143,7 @@ def test_heat_map_colours_are_the_capped_relative_errors() -> None:
 
 
 def test_composition_words_state_the_budget_shares_and_the_check() -> None:
-    words = pub.composition_words(PLAN)
+    words = ptext.composition_words(PLAN)
     assert PLAN.budget.reason in words
     assert "median 50 %" in words and "quantile 0.9 50 %" in words
     assert "ε = 1 for the promised ε_target = 1" in words
@@ -149,7 +151,7 @@ def test_composition_words_state_the_budget_shares_and_the_check() -> None:
 
 
 def test_shown_table_keeps_the_rows_and_names_the_designs() -> None:
-    shown = pub.shown_table(PLAN)
+    shown = ptext.shown_table(PLAN)
     assert len(shown) == len(PLAN.table)
     assert list(shown.columns[:2]) == [POP.stratum_label, "statistic"]
     np.testing.assert_allclose(shown["b₉₅"], PLAN.table["error_95"], rtol=1e-12)
@@ -166,10 +168,10 @@ def test_an_optimised_split_is_said_with_its_shares() -> None:
         reps=5,
         split="optimal",
     )
-    words = pub.composition_words(plan)
+    words = ptext.composition_words(plan)
     assert "optimised to minimise the largest relative 95 % error" in words
     for stat, share in zip(plan.statistics, plan.shares, strict=True):
-        assert f"{stat} {pub.fmt(share, 'share')}" in words
+        assert f"{stat} {fmt(share, 'share')}" in words
     assert sum(plan.shares) == pytest.approx(1.0, rel=1e-12)
 
 
@@ -212,7 +214,7 @@ def test_table_and_csv_rows_sort_cells_as_numbers_not_as_text() -> None:
     """Issue 35 §4: the survey's strata came as 1, 10, 11, …, 19, 2, 20, …"""
     plan = _numbered_strata_plan()
     assert list(dict.fromkeys(plan.table["stratid"]))[:3] == ["1", "2", "3"]  # core sorts
-    shown = pub.shown_table(plan)
+    shown = ptext.shown_table(plan)
     assert list(shown["stratid"]) == [s for s in range(1, 13) for _ in range(2)]
     assert list(shown["statistic"][:4]) == ["median", "mean", "median", "mean"]
     assert shown["stratid"].dtype.kind == "i"  # sorting by the header is numeric too
@@ -222,16 +224,16 @@ def test_table_and_csv_rows_sort_cells_as_numbers_not_as_text() -> None:
         list(zip(csv["stratid"], csv["statistic"], strict=True)), "error_95"
     ]
     np.testing.assert_array_equal(csv["error_95"], same)  # rows moved whole
-    fig, _ = pub.heatmap_figure(plan)
+    fig, _ = ptext.heatmap_figure(plan)
     assert list(fig.data[0].y) == [str(s) for s in range(1, 13)]
-    assert pub.number_or_text("North") == "North" and pub.number_or_text("2.5") == 2.5
+    assert ptext.number_or_text("North") == "North" and ptext.number_or_text("2.5") == 2.5
 
 
 def test_heat_map_colour_scale_is_centred_on_the_threshold_and_spans_the_data() -> None:
     """Issue 35 §4: every cell between 2 and 10 % on a 0–100 % scale looked alike and the
     publishable share was nowhere on the colour bar."""
     plan = _numbered_strata_plan()
-    fig, data = pub.heatmap_figure(plan)
+    fig, data = ptext.heatmap_figure(plan)
     trace = fig.data[0]
     share = float(plan.settings["publish_share"])
     rel = data["relative_error"].to_numpy(dtype=float)
@@ -243,25 +245,25 @@ def test_heat_map_colour_scale_is_centred_on_the_threshold_and_spans_the_data() 
     # The two sides meet at the threshold: blues up to it, oranges beyond it.
     at = (share - trace.zmin) / (trace.zmax - trace.zmin)
     stops = [(float(p), c) for p, c in trace.colorscale]
-    below = [c for p, c in stops if p < at or (p == at and c in pub.PUBLISHABLE_COLOURS)]
-    assert set(below) <= set(pub.PUBLISHABLE_COLOURS)
+    below = [c for p, c in stops if p < at or (p == at and c in ptext.PUBLISHABLE_COLOURS)]
+    assert set(below) <= set(ptext.PUBLISHABLE_COLOURS)
     if 0 < at < 1:
-        assert (at, pub.PUBLISHABLE_COLOURS[1]) in stops
-        assert (at, pub.UNPUBLISHABLE_COLOURS[0]) in stops
+        assert (at, ptext.PUBLISHABLE_COLOURS[1]) in stops
+        assert (at, ptext.UNPUBLISHABLE_COLOURS[0]) in stops
     # The threshold is named on the colour bar.
     ticks = dict(zip(trace.colorbar.tickvals, trace.colorbar.ticktext, strict=True))
-    assert ticks[share] == f"{pub.fmt(share, 'share')} limit"
+    assert ticks[share] == f"{fmt(share, 'share')} limit"
     # Both sides present when cells lie on both sides of the threshold.
-    low, high = pub.colour_span(np.array([0.02, 0.3]), 0.1)
-    scale = pub.threshold_colour_scale(low, high, 0.1)
+    low, high = ptext.colour_span(np.array([0.02, 0.3]), 0.1)
+    scale = ptext.threshold_colour_scale(low, high, 0.1)
     assert (low, high) == (0.02, 0.3)
     assert scale == [
-        [0.0, pub.PUBLISHABLE_COLOURS[0]],
-        [pytest.approx(0.08 / 0.28), pub.PUBLISHABLE_COLOURS[1]],
-        [pytest.approx(0.08 / 0.28), pub.UNPUBLISHABLE_COLOURS[0]],
-        [1.0, pub.UNPUBLISHABLE_COLOURS[1]],
+        [0.0, ptext.PUBLISHABLE_COLOURS[0]],
+        [pytest.approx(0.08 / 0.28), ptext.PUBLISHABLE_COLOURS[1]],
+        [pytest.approx(0.08 / 0.28), ptext.UNPUBLISHABLE_COLOURS[0]],
+        [1.0, ptext.UNPUBLISHABLE_COLOURS[1]],
     ]
     # Every cell below it: the scale ends at the threshold, all blue.
-    low, high = pub.colour_span(np.array([0.02, 0.09]), 0.1)
+    low, high = ptext.colour_span(np.array([0.02, 0.09]), 0.1)
     assert (low, high) == (0.02, 0.1)
-    assert pub.threshold_colour_scale(low, high, 0.1)[-1][1] == pub.PUBLISHABLE_COLOURS[1]
+    assert ptext.threshold_colour_scale(low, high, 0.1)[-1][1] == ptext.PUBLISHABLE_COLOURS[1]

@@ -28,7 +28,9 @@ from core.publication import plan_table
 from tests.conftest import ROOT
 from tests.notebooks import from_the_clone
 from ui.planner import publication as pub
+from ui.planner import publication_text as ptext
 from ui.planner.exports import publication_package as pkg
+from ui.planner.exports.publication_package import config_yaml
 
 POP = make_builtin("establishments", seed=1, size=3000)
 STATS = ["median", "mean"]
@@ -59,8 +61,8 @@ def page_plan():
         publish_share=0.1,
         **{k: ARGS[k] for k in ("eps_target", "delta_target", "reps", "seed")},
     )
-    entry = pub.population_entry(POP, "establishments", 1)
-    return result, pub.config_dict(entry, result.settings, STATS)
+    entry = ptext.population_entry(POP, "establishments", 1)
+    return result, ptext.config_dict(entry, result.settings, STATS)
 
 
 def _read(text: str) -> pd.DataFrame:
@@ -98,7 +100,7 @@ def test_the_zip_holds_exactly_its_files_and_the_pages_table(page_plan) -> None:
         "report.html",
     }
     _same_table(_read(files["plan.csv"]), result.table)
-    assert files["publication.yaml"] == pub.config_yaml(config)
+    assert files["publication.yaml"] == config_yaml(config)
     readme = files["README.md"]
     assert "one record of the population" in readme and "ε_target = 1," in readme
     assert all(f"`{name}`" in readme for name in pkg.PACKAGE_FILES)
@@ -135,8 +137,8 @@ def test_the_script_of_a_file_population_says_when_the_file_is_missing(page_plan
     """Issue 35 §5: a file population's package cannot carry the file; run without it, the
     script stops with the config field to fix, not a traceback."""
     result, _config = page_plan
-    entry = pub.population_entry(POP, "uploaded", 0)
-    with_file = pub.config_dict(entry, result.settings, STATS)
+    entry = ptext.population_entry(POP, "uploaded", 0)
+    with_file = ptext.config_dict(entry, result.settings, STATS)
     files = _files(pkg.publication_zip(with_file, POP, result))
     assert "First put the file population.csv in this folder" in files["README.md"]
     (tmp_path / "publication.yaml").write_text(files["publication.yaml"], encoding="utf-8")

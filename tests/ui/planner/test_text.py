@@ -21,8 +21,8 @@ from core.mechanisms import MECHANISMS
 from core.population import Population
 from core.populations import make_builtin
 from ui.format import fmt
+from ui.planner import accuracy_text, compare_text, several_text, text
 from ui.planner import figures as figs
-from ui.planner import text
 from ui.planner.exports.report import _gain_words
 
 LOGNORMAL = make_builtin("lognormal", seed=0)
@@ -63,7 +63,7 @@ def loss() -> planner.PlanResult:
 def test_recommendation_for_a_gain_names_rate_bound_and_gain(gain):
     best = gain.best
     assert best["design"] == "srs"
-    words = text.recommendation(gain)
+    words = compare_text.recommendation(gain)
     share = 1 - best["error_95"] / gain.census["error_95"]
     article = "an" if fmt(best["rate"], "rate").startswith(("8", "11 ", "18")) else "a"
     assert words.startswith(
@@ -88,7 +88,7 @@ def test_a_gain_within_the_monte_carlo_error_recommends_the_census(noise_gain):
     assert best["error_95"] + 2 * best["error_95_se"] >= census["error_95"]  # ... by noise
     assert not best["beats_census"]
     assert noise_gain.recommended["design"] == "census"
-    words = text.recommendation(noise_gain)
+    words = compare_text.recommendation(noise_gain)
     assert words.startswith("Privatise the whole register (exponential mechanism)")
     assert "tighter than" not in words
     assert "indistinguishable" in words and "the simpler release, the census" in words
@@ -101,7 +101,7 @@ def test_a_verdict_never_claims_a_gain_and_denies_it(eps_target):
     """Whatever wins, a verdict that says a sample is tighter never says sampling gains
     nothing, and a sample it recommends beats the census by the rule."""
     result = planner.plan(BIMODAL, eps_target=eps_target, reps=50, rates=(0.05, 0.3, 0.8))
-    words = text.recommendation(result)
+    words = compare_text.recommendation(result)
     assert not ("tighter than" in words and "Sampling gains nothing" in words)
     chosen = result.recommended
     if chosen["design"] != "census":
@@ -112,7 +112,7 @@ def test_a_verdict_never_claims_a_gain_and_denies_it(eps_target):
 
 def test_recommendation_for_a_loss_keeps_the_census_and_says_why(loss):
     assert loss.best["design"] == "census"  # Hu et al.: no gain at ε = 3
-    words = text.recommendation(loss)
+    words = compare_text.recommendation(loss)
     srs = loss.best_by_design[loss.best_by_design["design"] == "srs"].iloc[0]
     census = loss.census
     assert words.startswith(
@@ -131,17 +131,17 @@ def test_recommendation_for_a_loss_keeps_the_census_and_says_why(loss):
 
 
 def test_relative_change_words():
-    assert text.relative_change(0.38) == "38 % tighter than"
-    assert text.relative_change(0.0) == "as accurate as"
-    assert text.relative_change(-0.12) == "12 % less accurate than"
-    assert text.relative_change(-3.6) == "4.6 times the error of"
-    assert text.relative_change(-6356.2) == "6,360 times the error of"  # not 6.36e+03
+    assert compare_text.relative_change(0.38) == "38 % tighter than"
+    assert compare_text.relative_change(0.0) == "as accurate as"
+    assert compare_text.relative_change(-0.12) == "12 % less accurate than"
+    assert compare_text.relative_change(-3.6) == "4.6 times the error of"
+    assert compare_text.relative_change(-6356.2) == "6,360 times the error of"  # not 6.36e+03
 
 
 def test_the_report_and_the_page_say_the_same_about_the_census():
     """Issue 27: the page said "6.36e+03 times" where the report said "6,357 ×"."""
     for gain in (0.38, -0.12, -3.8, -6356.2):
-        assert _gain_words(gain) == f"{text.relative_change(gain)} the census"
+        assert _gain_words(gain) == f"{compare_text.relative_change(gain)} the census"
     assert _gain_words(-6356.2) == "6,360 times the error of the census"
     assert _gain_words(0.0) == "same as census"
 
@@ -150,7 +150,7 @@ def test_rmse_objective_words():
     result = planner.plan(
         LOGNORMAL, eps_target=0.1, designs=("census", "srs"), reps=50, objective="rmse"
     )
-    words = text.recommendation(result)
+    words = compare_text.recommendation(result)
     assert f"root mean squared error {fmt(result.best['rmse'], 'error')}" in words
 
 
@@ -159,16 +159,16 @@ def test_cluster_design_that_gains_nothing_names_the_cluster_size():
     result = planner.plan(pop, eps_target=1.0, designs=("census", "cluster"), reps=50)
     row = result.best_by_design[result.best_by_design["design"] == "cluster"].iloc[0]
     assert row["gain"] <= 0  # the issue: never beats the census
-    words = text.recommendation(result, clusters=11)
+    words = compare_text.recommendation(result, clusters=11)
     assert "A cluster sample gains nothing: clusters of about 182 records erase the " in words
-    assert text.mean_cluster_size(2000, 11) == pytest.approx(181.818, rel=1e-4)
+    assert compare_text.mean_cluster_size(2000, 11) == pytest.approx(181.818, rel=1e-4)
     with pytest.raises(ValueError, match="k"):
-        text.mean_cluster_size(2000, 0)
+        compare_text.mean_cluster_size(2000, 0)
 
 
 def test_status_lines_give_cores_reasons():
     pop = make_builtin("lognormal", seed=0, size=500)
-    lines = {s.name: text.status_line(s) for s in planner.design_statuses(pop)}
+    lines = {s.name: compare_text.status_line(s) for s in planner.design_statuses(pop)}
     assert "not planned" in lines["neyman"] and "Bun et al. §7" in lines["neyman"]
     assert "earlier census" in lines["neyman"]
     assert (
@@ -181,37 +181,38 @@ def test_status_lines_give_cores_reasons():
     assert "ε_target / 2" not in lines["poisson"]
     assert lines["srs"].endswith("(Balle, Barthe & Gaboardi 2018).")
     deletion = {
-        s.name: text.status_line(s) for s in planner.design_statuses(pop, "median", "deletion")
+        s.name: compare_text.status_line(s)
+        for s in planner.design_statuses(pop, "median", "deletion")
     }
     assert "ε_target / 2" not in deletion["poisson"]
     assert "not available here" in deletion["srs"]
 
 
 def test_accuracy_answer_and_composition_verdict(gain):
-    found = text.accuracy_answer(1.5, 0.25, True, gain.best, 50.0)
+    found = accuracy_text.accuracy_answer(1.5, 0.25, True, gain.best, 50.0)
     assert "**0.25**" in found and "±1.5 or below" in found
-    assert "No plan reaches" in text.accuracy_answer(1.5, float("nan"), False, None, 50.0)
+    assert "No plan reaches" in accuracy_text.accuracy_answer(1.5, float("nan"), False, None, 50.0)
     # Issue 35 §6: out of reach, the answer names the best bound within reach and where.
-    missed = text.accuracy_answer(1e-6, float("nan"), False, gain.best, 20.0)
+    missed = accuracy_text.accuracy_answer(1e-6, float("nan"), False, gain.best, 20.0)
     reached = fmt(float(gain.best["error_95"]), "error")
     assert "up to 20:" in missed and f"within reach is **±{reached}**, at ε_target = 20" in missed
     assert text.plan_phrase(gain.best) in missed
 
 
 def test_default_target_reason_says_when_the_step_binds():
-    rounded = text.default_target_reason(1.0, 0.95, 1.0)
+    rounded = accuracy_text.default_target_reason(1.0, 0.95, 1.0)
     assert "±1, from 5 % of" in rounded and "±0.95" in rounded
     assert "values are recorded in steps of 1" in rounded and "can show" in rounded
-    fine = text.default_target_reason(0.2, 0.1926, 0.01)
+    fine = accuracy_text.default_target_reason(0.2, 0.1926, 0.01)
     assert "can show" not in fine and "rounded up to a short number" in fine
-    assert text.default_target_reason(0.9, 0.9, 0.01).endswith("±0.9.")
-    assert "both ways give ε_target = 2" in text.composition_verdict(2.0, 2.0, 2.0)
-    verdict = text.composition_verdict(2.0, 2.0, 1.4)
+    assert accuracy_text.default_target_reason(0.9, 0.9, 0.01).endswith("±0.9.")
+    assert "both ways give ε_target = 2" in several_text.composition_verdict(2.0, 2.0, 2.0)
+    verdict = several_text.composition_verdict(2.0, 2.0, 1.4)
     assert "ε_target = 2" in verdict and "gives 1.4" in verdict and "by 0.6" in verdict
 
 
 def test_snippet_names_the_parameters():
-    code = text.python_snippet(
+    code = compare_text.python_snippet(
         LOGNORMAL,
         statistic="mean",
         eps_target=0.5,
@@ -236,7 +237,7 @@ def test_name_of_maps_shown_labels_back_to_core_names():
 
 def test_ranked_list_states_every_number_of_the_ranked_table(gain):
     ranked = figs.ranked_table(gain)
-    lines = text.ranked_list(ranked).splitlines()
+    lines = compare_text.ranked_list(ranked).splitlines()
     assert len(lines) == len(ranked)
     for i, (line, row) in enumerate(zip(lines, ranked.to_dict("records"), strict=True), 1):
         assert line.startswith(f"{i}. **{row['design']}, {row['mechanism']}**")
@@ -248,7 +249,7 @@ def test_ranked_list_states_every_number_of_the_ranked_table(gain):
             assert "(exact)" in line
         else:
             assert f"± {fmt(row['± se'], 'error')}" in line
-            assert text.relative_change(row["gain vs census"]) in line
+            assert compare_text.relative_change(row["gain vs census"]) in line
     # SRS wins here, against the census named by its mechanism (issue 35: "which census?")
     assert lines[0].endswith(
         "tighter than the census with Laplace noise scaled to the smooth sensitivity."
@@ -269,20 +270,22 @@ def quantile() -> planner.PlanResult:
 
 
 def test_quantile_wording_names_the_level(quantile):
-    words = text.recommendation(quantile)
+    words = compare_text.recommendation(quantile)
     assert f"±{fmt(quantile.best['error_95'], 'error')} of the population 0.9-quantile" in words
     assert "median" not in words
     rmse = dataclasses.replace(quantile, objective="rmse")
-    assert text.measure_phrase(rmse, quantile.best).endswith("around the population 0.9-quantile")
+    assert compare_text.measure_phrase(rmse, quantile.best).endswith(
+        "around the population 0.9-quantile"
+    )
     rank = math.ceil(0.9 * LOGNORMAL.size)
     assert quantile.population_value == LOGNORMAL.values[rank - 1]
-    line = text.population_value_line(quantile)
+    line = compare_text.population_value_line(quantile)
     assert line.startswith("The population 0.9-quantile, which every error is measured against: ")
     assert f"{fmt(quantile.population_value, 'value')}, the value of rank {rank:,} (⌈qN⌉)" in line
     fig, _ = figs.objective_figure(quantile)
     assert "of the released 0.9-quantile" in fig.layout.title.text
-    assert text.statistic_words("quantile", 0.25) == "0.25-quantile"
-    assert text.statistic_words("median", 0.9) == "median"
+    assert figs.statistic_words("quantile", 0.25) == "0.25-quantile"
+    assert figs.statistic_words("median", 0.9) == "median"
 
 
 def test_every_mechanism_has_a_short_plain_name():
@@ -308,9 +311,9 @@ def test_snippet_passes_quantile_and_mechanisms_only_when_used():
         relation="replacement",
         objective="error_95",
     )
-    median = text.python_snippet(LOGNORMAL, statistic="median", quantile=0.9, **args)
+    median = compare_text.python_snippet(LOGNORMAL, statistic="median", quantile=0.9, **args)
     assert "quantile=" not in median and "mechanisms=" not in median
-    code = text.python_snippet(
+    code = compare_text.python_snippet(
         LOGNORMAL, statistic="quantile", quantile=0.9, mechanisms=("exponential",), **args
     )
     assert "statistic='quantile'" in code and "quantile=0.9," in code
@@ -319,7 +322,7 @@ def test_snippet_passes_quantile_and_mechanisms_only_when_used():
 
 
 def test_no_mechanism_note_names_the_design_and_relation():
-    note = text.no_mechanism_note("poisson", "replacement")
+    note = compare_text.no_mechanism_note("poisson", "replacement")
     assert note.startswith("**Poisson sample** is left out: none of the chosen mechanisms")
     assert "differ by change one record" in note and "*Mechanisms*" in note
 
@@ -328,12 +331,14 @@ def test_odds_text_reads_eps_target_and_the_designs_eps_sample():
     import pandas as pd
 
     sample = pd.Series({"design": "srs", "eps_sample": 5.152})
-    words = text.odds_text(0.01, 1.0, 0.0267, sample, 0.636, 5e-5)
+    words = compare_text.odds_text(0.01, 1.0, 0.0267, sample, 0.636, 5e-5)
     assert "With ε_target = 1, someone who thought it 1 in 100" in words
     assert "at most **2.67 in 100** sure" in words
     assert "ε_sample = 5.15" in words and "at most **63.6 in 100**" in words
     assert "With δ_target = 5e-5, " in words and "chance of at most 1e-4 (2·δ_target)" in words
-    census = text.odds_text(0.01, 1.0, 0.0267, pd.Series({"design": "census"}), 0.0267, 5e-5)
+    census = compare_text.odds_text(
+        0.01, 1.0, 0.0267, pd.Series({"design": "census"}), 0.0267, 5e-5
+    )
     assert "ε_sample" not in census  # nothing is sampled: one budget only
     assert "at most **2.67 in 100** sure" in census and "worst-case attacker" in census
 
@@ -357,7 +362,7 @@ def test_census_exact_to_the_resolution_is_said_so_without_ratios(whole_employee
     assert step == 1.0
     assert whole_employees.best["design"] == "census"
     assert whole_employees.best_by_design["gain"].min() < -1e6  # the old text's "e+" ratios
-    words = text.recommendation(whole_employees, clusters=20, resolution=step)
+    words = compare_text.recommendation(whole_employees, clusters=20, resolution=step)
     assert words.startswith("Privatise the whole register (")
     assert "exact to the data's resolution" in words
     assert "the values are recorded in steps of 1" in words
@@ -365,18 +370,18 @@ def test_census_exact_to_the_resolution_is_said_so_without_ratios(whole_employee
     # The other designs are read by their own errors, in the data's units.
     poisson = whole_employees.best_by_design.query("design == 'poisson'").iloc[0]
     assert f"has a 95 % error bound ±{fmt(poisson['error_95'], 'error')}" in words
-    ranked = text.ranked_list(figs.ranked_table(whole_employees), step)
+    ranked = compare_text.ranked_list(figs.ranked_table(whole_employees), step)
     assert "times the error" not in ranked and "tighter than" not in ranked
     first = ranked.splitlines()[0]
     assert first.startswith("1. **Census,") and "exact to the data's resolution" in first
     # Without the resolution, nothing but a zero error is exact: the ratios come back.
-    assert "times the error" in text.recommendation(whole_employees, clusters=20)
+    assert "times the error" in compare_text.recommendation(whole_employees, clusters=20)
 
 
 def test_no_e_plus_ratio_in_the_verdict_or_the_ranked_list(whole_employees):
     step = resolution.resolution(ESTABLISHMENTS.values)
-    words = text.recommendation(whole_employees, clusters=20, resolution=step)
-    ranked = text.ranked_list(figs.ranked_table(whole_employees), step)
+    words = compare_text.recommendation(whole_employees, clusters=20, resolution=step)
+    ranked = compare_text.ranked_list(figs.ranked_table(whole_employees), step)
     for line in [words, *ranked.splitlines()]:
         # Only errors (in the data's units) may be large numbers; no "… times" ratio at all.
         assert " times " not in line, line
@@ -389,7 +394,7 @@ def test_no_e_plus_ratio_in_the_verdict_or_the_ranked_list(whole_employees):
 
 def test_partial_list_shows_the_rows_known_so_far(whole_employees):
     table = whole_employees.table[whole_employees.table["design"].isin(["census", "srs"])]
-    shown = text.partial_list(table, "error_95", 1.0, 2, 5)
+    shown = compare_text.partial_list(table, "error_95", 1.0, 2, 5)
     lines = shown.splitlines()
     assert lines[0].startswith("**Rows known so far** (2 of 5 designs")
     assert lines[1].startswith("- Census, ") and "(exact to the data's resolution)" in lines[1]
@@ -405,15 +410,18 @@ def test_chart_lines_labels():
 
 def test_progress_words_of_the_search_and_of_several_statistics():
     tried = planner.SearchProgress(3, 20, "search", 0.0123456, 1.5, 12)
-    fraction, words = text.search_progress(tried, 2.0)
+    fraction, words = accuracy_text.search_progress(tried, 2.0)
     assert fraction == pytest.approx(3 / 20)
     assert "ε_target = 0.0123" in words and "12 plans" in words
     assert "±1.5, which reaches ±2" in words
     missed = planner.SearchProgress(4, 20, "search", 0.01, 2.5, 1)
-    assert "best of 1 plan gives ±2.5, which misses ±2" in text.search_progress(missed, 2.0)[1]
+    assert (
+        "best of 1 plan gives ±2.5, which misses ±2"
+        in accuracy_text.search_progress(missed, 2.0)[1]
+    )
     final = planner.SearchProgress(19, 20, "plan", 0.0123456, float("nan"), 0)
-    assert "Found ε_target = 0.0123" in text.search_progress(final, 2.0)[1]
-    fraction, words = text.several_progress(planner.SeveralProgress(2, 3, "srs"))
+    assert "Found ε_target = 0.0123" in accuracy_text.search_progress(final, 2.0)[1]
+    fraction, words = several_text.several_progress(planner.SeveralProgress(2, 3, "srs"))
     assert fraction == pytest.approx(2 / 3)
     assert words.startswith("Planned 2 of 3 designs for every statistic (last: SRS")
 
@@ -421,33 +429,33 @@ def test_progress_words_of_the_search_and_of_several_statistics():
 def test_joint_verdict_names_both_summaries_and_a_split_decision():
     names = ["lower quartile", "upper quartile"]
     both = planner.joint_against_separate([1.0, 2.0], [1.5, 2.5])
-    words = text.joint_verdict(both, names, 2.0)
+    words = several_text.joint_verdict(both, names, 2.0)
     assert "**more accurate**" in words and "largest per-quantile RMSE 2" in words
     assert "mean per-quantile RMSE 1.5 against 2" in words and "ε_sample = 2" in words
     worse = planner.joint_against_separate([2.0, 3.0], [1.0, 2.0])
-    assert "**less accurate**" in text.joint_verdict(worse, names, 2.0)
+    assert "**less accurate**" in several_text.joint_verdict(worse, names, 2.0)
     split = planner.joint_against_separate([0.1, 3.0], [2.0, 2.5])  # max: separate; mean: joint
-    words = text.joint_verdict(split, names, 2.0)
+    words = several_text.joint_verdict(split, names, 2.0)
     assert "split decision" in words
     assert "separate releases wins on the largest" in words and "JointExp on the mean" in words
     tie = planner.joint_against_separate([1.0, 2.0], [1.0, 2.0])
-    assert "as accurate as" in text.joint_verdict(tie, names, 2.0)
-    close = text.joint_verdict(both, names, 2.0, within_error=True)
+    assert "as accurate as" in several_text.joint_verdict(tie, names, 2.0)
+    close = several_text.joint_verdict(both, names, 2.0, within_error=True)
     assert close.endswith("more repetitions T would tell them apart.")
 
 
 def test_composition_quantiles_are_the_chosen_quantiles_by_level():
     chosen = ["mean", "upper quartile", "median", "10th percentile"]
-    assert text.composition_quantiles(chosen) == [
+    assert several_text.composition_quantiles(chosen) == [
         (0.1, "10th percentile"),
         (0.5, "median"),
         (0.75, "upper quartile"),
     ]
-    assert text.composition_quantiles(["median", "mean"]) == [(0.5, "median")]
-    assert set(text.COMPOSITION_DEFAULT) <= set(text.COMPOSITION_STATISTICS)
+    assert several_text.composition_quantiles(["median", "mean"]) == [(0.5, "median")]
+    assert set(several_text.COMPOSITION_DEFAULT) <= set(several_text.COMPOSITION_STATISTICS)
 
 
 def test_no_rate_row_says_why_the_several_statistics_table_is_empty():
-    words = text.no_rate_row("srs", 1.0)
+    words = several_text.no_rate_row("srs", 1.0)
     assert words.startswith("The simple random sample (without replacement) gives no sample at")
     assert "rate 1 " in words and "choose a lower rate" in words

@@ -11,8 +11,9 @@ import pytest
 from core import planner
 from core.planner import usability
 from core.populations import make_builtin
+from ui.format import fmt
+from ui.planner import compare_text, text
 from ui.planner import figures as figs
-from ui.planner import text
 
 LOGNORMAL = make_builtin("lognormal", seed=0, size=2000)
 
@@ -39,7 +40,7 @@ def test_too_noisy_reason_names_bound_share_and_value(noisy):
     assert not usability.is_usable(bound, value, L, U, 0.5)
     words = text.too_noisy_reason(noisy, L, U, 0.5)
     assert words is not None and words.startswith("Too noisy to use")
-    assert f"{text.fmt(bound / value, 'share')} of the population median" in words
+    assert f"{fmt(bound / value, 'share')} of the population median" in words
     assert "above the 50 % you accept as usable" in words
     assert "e+" not in words  # no scientific notation for a person to decode
     # A share wide enough makes the same plan usable.
@@ -65,38 +66,41 @@ def test_too_noisy_reason_for_an_infinite_or_missing_bound(noisy):
 
 def test_ranked_list_flags_each_row_and_checks_the_count(noisy):
     ranked = figs.ranked_table(noisy)
-    flags = text.usable_rows(ranked, noisy.population_value, LOGNORMAL.lower, LOGNORMAL.upper, 0.5)
-    lines = text.ranked_list(ranked, None, flags).splitlines()
+    flags = compare_text.usable_rows(
+        ranked, noisy.population_value, LOGNORMAL.lower, LOGNORMAL.upper, 0.5
+    )
+    lines = compare_text.ranked_list(ranked, None, flags).splitlines()
     assert len(lines) == len(ranked)
     for line, ok, row in zip(lines, flags, ranked.to_dict("records"), strict=True):
         assert ok == usability.is_usable(
             row["95 % bound"], noisy.population_value, LOGNORMAL.lower, LOGNORMAL.upper, 0.5
         )
-        assert (text.USABLE_FLAG if ok else text.TOO_NOISY_FLAG) in line
+        assert (compare_text.USABLE_FLAG if ok else compare_text.TOO_NOISY_FLAG) in line
     assert not any(flags)
-    wide = text.usable_rows(ranked, noisy.population_value, 0.0, 1.0, 1e6)
+    wide = compare_text.usable_rows(ranked, noisy.population_value, 0.0, 1.0, 1e6)
     assert all(
-        text.USABLE_FLAG in line for line in text.ranked_list(ranked, None, wide).split("\n")
+        compare_text.USABLE_FLAG in line
+        for line in compare_text.ranked_list(ranked, None, wide).split("\n")
     )
     # Without flags the list is unchanged in form; a wrong count is refused.
-    assert text.TOO_NOISY_FLAG not in text.ranked_list(ranked)
+    assert compare_text.TOO_NOISY_FLAG not in compare_text.ranked_list(ranked)
     with pytest.raises(ValueError, match="one flag per row"):
-        text.ranked_list(ranked, None, flags[:-1])
+        compare_text.ranked_list(ranked, None, flags[:-1])
 
 
 def test_heavy_tail_note_in_words_and_in_the_ranked_line(noisy):
     # The zinc row: RMSE 0.036, 95 % bound ±0.0021.
-    note = text.heavy_tail_note(0.036, 0.0021)
+    note = compare_text.heavy_tail_note(0.036, 0.0021)
     assert note is not None
     assert "17.1 times its 95 % bound ±0.0021" in note
     assert "Rare large errors dominate the RMSE" in note and "95 % of releases" in note
-    assert "bound of 0" in (text.heavy_tail_note(0.5, 0.0) or "")
-    assert text.heavy_tail_note(math.sqrt(2.0), math.log(20.0)) is None  # Laplace noise
+    assert "bound of 0" in (compare_text.heavy_tail_note(0.5, 0.0) or "")
+    assert compare_text.heavy_tail_note(math.sqrt(2.0), math.log(20.0)) is None  # Laplace noise
     ranked = figs.ranked_table(noisy)
     marker = "heavy-tailed noise: rare large errors dominate the RMSE"
-    assert marker not in text.ranked_list(ranked)
+    assert marker not in compare_text.ranked_list(ranked)
     heavy = ranked.copy()
     heavy.loc[heavy.index[0], ["RMSE", "95 % bound"]] = [0.036, 0.0021]
-    lines = text.ranked_list(pd.DataFrame(heavy)).splitlines()
+    lines = compare_text.ranked_list(pd.DataFrame(heavy)).splitlines()
     assert marker in lines[0]
     assert all(marker not in line for line in lines[1:])

@@ -20,6 +20,7 @@ from core.accounting.zcdp import CONVERSION, CONVERSION_FORMULA
 from core.planner import DESIGN_LABELS, OBJECTIVES, RELATIONS, STATISTICS
 from core.planner.usability import DEFAULT_USABLE_SHARE
 from ui.format import fmt
+from ui.planner.compare_text import CLAIM_RULE
 from ui.planner.exports.checks import (
     DESIGN_EXPLANATIONS,
     GROUP_PRIVACY_NOTE,
@@ -37,7 +38,7 @@ from ui.planner.exports.checks import (
     recipe_function,
     statistic_words,
 )
-from ui.planner.text import CLAIM_RULE, sizes_words
+from ui.planner.text import sizes_words
 
 __all__ = ["plan_notebook"]
 

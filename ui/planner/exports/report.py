@@ -28,6 +28,7 @@ from core.resolution import is_exact
 from core.sensitivity import quantile_rank
 from ui.downloads import exported_figure
 from ui.format import fmt
+from ui.planner.compare_text import CLAIM_RULE, reference_plan, relative_change
 from ui.planner.exports.checks import (
     DESIGN_EXPLANATIONS,
     GROUP_PRIVACY_NOTE,
@@ -35,13 +36,7 @@ from ui.planner.exports.checks import (
     RELATION_LABELS,
     statistic_words,
 )
-from ui.planner.text import (
-    CLAIM_RULE,
-    promise_words,
-    reference_plan,
-    relative_change,
-    sizes_words,
-)
+from ui.planner.text import promise_words, sizes_words
 
 __all__ = ["method_report"]
 
