@@ -1938,9 +1938,9 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="sizes-page-toggle-not-passed",
         item="35 sizes",
-        path="ui/planner/compare.py",
-        old="        sizes_public=ctx.sizes_public,\n        _progress=progress,",
-        new="        _progress=progress,",
+        path="ui/planner/inputs.py",
+        old='            "sizes_public": self.sizes_public,\n',
+        new="",
         tests=(
             "tests/pages/test_planner_page.py::"
             "test_sizes_public_toggle_decides_whether_a_mean_may_divide_by_n",

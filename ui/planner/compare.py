@@ -76,24 +76,7 @@ def run_plan(
 ) -> planner.PlanResult:
     """The cached comparison for the page's inputs (``progress`` hears a cache miss only)."""
     pop = ctx.pop
-    return cache.plan(
-        pop.content_hash,
-        pop,
-        statistic=ctx.statistic,
-        eps_target=ctx.eps_target,
-        delta_target=ctx.delta_target,
-        designs=ctx.designs,
-        rates=ctx.rates,
-        reps=ctx.reps,
-        seed=ctx.seed,
-        relation=ctx.relation,
-        objective=ctx.objective,
-        quantile=ctx.quantile,
-        mechanisms=ctx.mechanisms,
-        rho_target=ctx.rho_target,
-        sizes_public=ctx.sizes_public,
-        _progress=progress,
-    )
+    return cache.plan(pop.content_hash, pop, **ctx.plan_arguments(), _progress=progress)
 
 
 def design_list(ctx: PlannerInputs) -> None:
@@ -185,24 +168,7 @@ def compare_body(ctx: PlannerInputs, result: planner.PlanResult, step: float | N
         st.markdown(compare_text.FORMULAS_EXPLANATION)
         for formula in compare_text.AMPLIFICATION_FORMULAS:
             st.latex(formula)
-    reproduce(
-        compare_text.python_snippet(
-            pop,
-            statistic=ctx.statistic,
-            eps_target=ctx.eps_target,
-            delta_target=ctx.delta_target,
-            designs=ctx.designs,
-            rates=ctx.rates,
-            reps=ctx.reps,
-            seed=ctx.seed,
-            relation=ctx.relation,
-            objective=ctx.objective,
-            quantile=ctx.quantile,
-            mechanisms=ctx.mechanisms,
-            sizes_public=ctx.sizes_public,
-            rho_target=ctx.rho_target,
-        )
-    )
+    reproduce(compare_text.python_snippet(pop, **ctx.plan_arguments()))
 
 
 def odds_block(ctx: PlannerInputs, result: planner.PlanResult) -> None:

@@ -40,21 +40,7 @@ def page_link(ctx: PlannerInputs) -> str | None:
 def notebook_bytes(ctx: PlannerInputs) -> bytes:
     """The reproducing notebook (:func:`ui.planner.exports.plan_notebook`) of the page's plan."""
     return exports.plan_notebook(
-        recipe=ctx.pop.recipe,
-        statistic=ctx.statistic,
-        eps_target=ctx.eps_target,
-        delta_target=ctx.delta_target,
-        designs=ctx.designs,
-        rates=ctx.rates,
-        reps=ctx.reps,
-        seed=ctx.seed,
-        relation=ctx.relation,
-        objective=ctx.objective,
-        quantile=ctx.quantile,
-        mechanisms=ctx.mechanisms,
-        sizes_public=ctx.sizes_public,
-        usable_share=ctx.usable_share,
-        rho_target=ctx.rho_target,
+        recipe=ctx.pop.recipe, **ctx.plan_arguments(), usable_share=ctx.usable_share
     ).encode("utf-8")
 
 

@@ -94,6 +94,25 @@ class PlannerInputs:
         """``"zcdp"`` for a promise stated as ρ-zCDP, ``"eps"`` for a pure ε promise."""
         return "eps" if self.rho_target is None else "zcdp"
 
+    def plan_arguments(self) -> dict[str, Any]:
+        """The keyword arguments of :func:`core.planner.plan` these inputs give (the
+        population apart), as the comparison, its notebook and its snippet pass them."""
+        return {
+            "statistic": self.statistic,
+            "eps_target": self.eps_target,
+            "delta_target": self.delta_target,
+            "designs": self.designs,
+            "rates": self.rates,
+            "reps": self.reps,
+            "seed": self.seed,
+            "relation": self.relation,
+            "objective": self.objective,
+            "quantile": self.quantile,
+            "mechanisms": self.mechanisms,
+            "sizes_public": self.sizes_public,
+            "rho_target": self.rho_target,
+        }
+
 
 def chosen_designs(
     chosen: list[str] | tuple[str, ...], statuses: tuple[planner.DesignStatus, ...]
