@@ -200,7 +200,7 @@ def _load(page, url: str) -> None:
     page.goto(url)
     settle(page)
     _drawn(page)  # every chart drawn and every formula typeset before measuring
-    settle(page)
+    settle(page, start_timeout=1.0)  # drawing seldom starts a run: a short wait for one
 
 
 def _chart_problems(page) -> list[str]:
