@@ -2599,6 +2599,25 @@ BREAKS: tuple[Break, ...] = (
             "test_the_publication_tabs_way_out_of_a_population_without_labels_reruns_the_page",
         ),
     ),
+    Break(
+        name="planner-snippet-sent-closed",
+        item="37 page first load",
+        path="ui/planner/compare.py",
+        old='compare_text.python_snippet(pop, **ctx.plan_arguments()), key="planner")',
+        new="compare_text.python_snippet(pop, **ctx.plan_arguments()))",
+        tests=("tests/pages/test_planner_promise.py::test_a_bad_rho_in_a_link_is_explained",),
+    ),
+    Break(
+        name="gains-worked-examples-data-grid",
+        item="37 page first load",
+        path="ui/gains/views.py",
+        old="    st.table(\n        text.worked_examples(eps_values, 0.6)",
+        new="    st.dataframe(\n        text.worked_examples(eps_values, 0.6)",
+        tests=(
+            "tests/pages/test_gains_page.py::"
+            "test_gains_worked_examples_are_sorted_by_eps_with_one_format_per_column",
+        ),
+    ),
 )
 
 

@@ -112,9 +112,11 @@ def test_the_snippet_notebook_and_report_state_the_zcdp_promise(monkeypatch):
     [("-1", "is not > 0"), ("0", "is not > 0"), ("abc", "is not a number"), ("1e9", "outside")],
 )
 def test_a_bad_rho_in_a_link_is_explained(linked, why):
-    at = open_page(PAGE, {**ZCDP, "plan_rho": linked})
+    at = open_page(PAGE, {**ZCDP, "plan_rho": linked}, snippets=False)
     warnings = " ".join(w.value for w in at.warning)
     assert "The link's ρ was not used" in warnings and why in warnings
+    # The page opens without its "Reproduce in Python" code: it is sent once opened.
+    assert not [c for c in at.code if "planner.plan" in c.value]
     assert _ranked(at) == _listed(_core(rho_target=0.5))
 
 

@@ -514,6 +514,10 @@ def theory_population_caption(name: str, size: int, rate_min: float) -> str:
     )
 
 
+#: Display format of each column of :func:`worked_examples` (one precision a column).
+WORKED_FORMATS = {"ε_target": "{:g}", "q": "{:.2f}", "largest rate n/N (%)": "{:.2f} %"}
+
+
 def worked_examples(eps_values: Sequence[float], q: float) -> pd.DataFrame:
     """The largest rate n/N at which a gain is still possible with sampling variance q·V_N.
 

@@ -150,14 +150,10 @@ def mean_theory_view(ctx: GainsInputs) -> None:
             r"q = 1 - \frac{\varepsilon^2}{\varepsilon_{\mathrm{sample}}^2}",
         ],
     )
-    st.dataframe(
-        text.worked_examples(eps_values, 0.6),
+    # A static table: a handful of rows need no data grid, whose code would load with the tab.
+    st.table(
+        text.worked_examples(eps_values, 0.6).style.format(text.WORKED_FORMATS),
         hide_index=True,
-        column_config={
-            "ε_target": st.column_config.NumberColumn(format="%g"),
-            "q": st.column_config.NumberColumn(format="%.2f"),
-            "largest rate n/N (%)": st.column_config.NumberColumn(format="%.2f %%"),
-        },
     )
     fig, data = figs.q_heatmap_figure(np.geomspace(1e-3, 10.0, 100), np.linspace(0.005, 1, 100))
     chart_block(
