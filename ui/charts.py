@@ -71,7 +71,7 @@ def chart_block(
             st.latex(formula)
 
 
-#: Key prefix of the "Reproduce in Python" expanders that draw their code only when open.
+#: Key prefix of the expanders (e.g. "Reproduce in Python") that draw their code only when open.
 SNIPPET_PREFIX = "snippet_"
 
 
