@@ -2492,8 +2492,8 @@ BREAKS: tuple[Break, ...] = (
         name="draw-cost-snippet-sent-closed",
         item="37 page drawing cost",
         path="ui/charts.py",
-        old="        if box.open:\n",
-        new="        if True:\n",
+        old="        if box.open:\n            st.code(",
+        new="        if True:\n            st.code(",
         tests=("tests/pages/test_draw_cost.py",),
     ),
     Break(
@@ -2598,6 +2598,44 @@ BREAKS: tuple[Break, ...] = (
             "tests/pages/test_planner_fragments.py::"
             "test_the_publication_tabs_way_out_of_a_population_without_labels_reruns_the_page",
         ),
+    ),
+    Break(
+        name="planner-snippet-sent-closed",
+        item="37 page first load",
+        path="ui/planner/compare.py",
+        old='compare_text.python_snippet(pop, **ctx.plan_arguments()), key="planner")',
+        new="compare_text.python_snippet(pop, **ctx.plan_arguments()))",
+        tests=("tests/pages/test_planner_promise.py::test_a_bad_rho_in_a_link_is_explained",),
+    ),
+    Break(
+        name="gains-worked-examples-data-grid",
+        item="37 page first load",
+        path="ui/gains/views.py",
+        old="    st.table(\n        text.worked_examples(eps_values, 0.6)",
+        new="    st.dataframe(\n        text.worked_examples(eps_values, 0.6)",
+        tests=(
+            "tests/pages/test_gains_page.py::"
+            "test_gains_worked_examples_are_sorted_by_eps_with_one_format_per_column",
+        ),
+    ),
+    Break(
+        name="planner-link-sent-closed",
+        item="37 page first load",
+        path="ui/planner/downloads.py",
+        old="            if box.open:\n                st.code(link,",
+        new="            if True:\n                st.code(link,",
+        tests=(
+            "tests/pages/test_planner_page.py::"
+            "test_the_reports_link_reproduces_the_plan_with_every_control",
+        ),
+    ),
+    Break(
+        name="gains-q-heatmap-drawn-closed",
+        item="37 page first load",
+        path="ui/charts.py",
+        old="        if box.open:\n            draw()",
+        new="        if True:\n            draw()",
+        tests=("tests/pages/test_draw_cost.py::test_gains_draws_its_q_heat_map_only_when_opened",),
     ),
 )
 

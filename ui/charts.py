@@ -71,7 +71,7 @@ def chart_block(
             st.latex(formula)
 
 
-#: Key prefix of the "Reproduce in Python" expanders that draw their code only when open.
+#: Key prefix of the expanders (e.g. "Reproduce in Python") that draw their code only when open.
 SNIPPET_PREFIX = "snippet_"
 
 
@@ -98,3 +98,21 @@ def reproduce(code: str | Callable[[], str], key: str | None = None) -> None:
     with box:
         if box.open:
             st.code(code() if callable(code) else code, language="python")
+
+
+#: Key prefix of the expanders whose content (e.g. a secondary chart) is drawn only when open.
+LAZY_PREFIX = "lazy_"
+
+
+def drawn_when_opened(label: str, key: str, draw: Callable[[], None], icon: str) -> None:
+    """A closed expander ``label`` whose content ``draw()`` is built and sent only once opened.
+
+    For what a page offers beyond its first screen (a second view of the same numbers): the
+    page then opens without the browser drawing it. Opening the expander reruns the page (or
+    the fragment it sits in), which keeps it open. ``key`` (prefixed with
+    :data:`LAZY_PREFIX`) must be unique on the page.
+    """
+    box = st.expander(label, icon=icon, key=f"{LAZY_PREFIX}{key}", on_change="rerun")
+    with box:
+        if box.open:
+            draw()

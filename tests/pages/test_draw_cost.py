@@ -8,11 +8,14 @@ and colour bar of every chart the pages open with therefore lets its labels be
 
 A page's "Reproduce in Python" snippets are sent only once the reader opens one: the code
 highlighter is the browser's second-largest download after the charts, and a closed
-expander's code was loaded, highlighted and resent on every change of a control.
+expander's code was loaded, highlighted and resent on every change of a control. Likewise
+a second view of numbers already on the screen (the Gains page's heat map of q) is drawn only
+once its expander is opened.
 
 Breaks caught (tests/break_checks.py): ``draw-cost-tick-labels-measured`` (the app's axis
 style no longer sets ``ticklabeloverflow``); ``draw-cost-snippet-sent-closed`` (a snippet's
-code is drawn while its expander is closed).
+code is drawn while its expander is closed); ``gains-q-heatmap-drawn-closed`` (a chart behind
+a closed expander is drawn).
 """
 
 from __future__ import annotations
@@ -81,3 +84,14 @@ def test_snippets_are_sent_only_when_opened(page: str) -> None:
     assert all("import" in c.value for c in at.code)
     at.run()  # a later run keeps it open
     assert len(at.code) >= len(boxes)
+
+
+def test_gains_draws_its_q_heat_map_only_when_opened() -> None:
+    """The Gains page's first tab opens with three charts; the fourth (q over every rate and
+    ε) is built and sent once its expander is opened, and then stays."""
+    at = open_page("app_pages/gains.py", snippets=False)
+    titles = [figure["layout"]["title"]["text"] for figure in charts(at)]
+    assert len(titles) == 3, titles
+    open_snippets(at)
+    assert not at.exception
+    assert len(charts(at)) == 4

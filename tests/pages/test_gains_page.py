@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
+import pyarrow as pa
 import pytest
 
 from tests.pages.harness import array, charts, open_page, trace_names
@@ -160,7 +159,7 @@ def test_gains_every_tab_runs(tab):
 
 def test_gains_q_table_reproduces_worked_examples():
     at = open_page(PAGE, {"gain_view": MEAN_TAB})
-    table = next(df.value for df in at.dataframe if "largest rate n/N (%)" in df.value.columns)
+    table = next(t.value for t in at.table if "largest rate n/N (%)" in t.value.columns)
     rates = dict(zip(table["ε_target"], table["largest rate n/N (%)"], strict=True))
     assert rates[3.0] == pytest.approx(16.77, abs=5e-3)
     assert rates[0.1] == pytest.approx(61.40, abs=5e-3)
@@ -169,11 +168,12 @@ def test_gains_q_table_reproduces_worked_examples():
 def test_gains_worked_examples_are_sorted_by_eps_with_one_format_per_column():
     """Issue 27: the table lists ε_target in order (not 3, 0.1, 0.01, …), one precision a column."""
     at = open_page(PAGE, {"gain_view": MEAN_TAB, "gain_eps": "1, 0.01, 0.5"})
-    element = next(df for df in at.dataframe if "largest rate n/N (%)" in df.value.columns)
+    element = next(t for t in at.table if "largest rate n/N (%)" in t.value.columns)
     assert element.value["ε_target"].tolist() == [0.01, 0.1, 0.5, 1.0, 3.0]
-    config = json.loads(element.proto.columns)
-    assert config["largest rate n/N (%)"]["type_config"]["format"] == "%.2f %%"
-    assert config["q"]["type_config"]["format"] == "%.2f"
+    shown = pa.ipc.open_stream(element.proto.arrow_data.styler.display_values).read_pandas()
+    assert shown["ε_target"].tolist() == ["0.01", "0.1", "0.5", "1", "3"]
+    assert shown["q"].tolist() == ["0.60"] * 5
+    assert shown["largest rate n/N (%)"].tolist()[-1] == "16.77 %"
 
 
 def test_gains_teaching_controls_come_first_and_tau_is_advanced():

@@ -18,7 +18,7 @@ import pytest
 from streamlit.testing.v1 import AppTest, local_script_runner
 
 from core import planner
-from tests.pages.harness import open_page
+from tests.pages.harness import open_page, open_snippets
 from ui.planner import inputs, text
 
 PAGE = "app_pages/planner.py"
@@ -126,6 +126,7 @@ def test_the_link_after_a_rerun_of_the_tab_keeps_the_pages_controls():
     at.context = {"url": url}
     at.query_params.update({**FAST, "plan_eps": "0.3"})
     at.run()
+    open_snippets(at)  # the link is sent once its expander is open
     assert not at.exception, [e.value for e in at.exception]
 
     def link() -> dict[str, list[str]]:

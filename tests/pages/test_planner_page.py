@@ -20,6 +20,7 @@ from tests.pages.harness import (
     array,
     charts,
     open_page,
+    open_snippets,
     printed_numbers,
     snippet,
 )
@@ -528,6 +529,10 @@ def _plan_link(query: dict[str, str | list[str]]) -> tuple[AppTest, str]:
     at.context = {"url": PAGE_URL}
     at.query_params.update(query)
     at.run()
+    # The link's code block is sent only once its expander is open (no code highlighter
+    # to load when the page opens).
+    assert not [c for c in at.code if c.value.startswith(PAGE_URL)]
+    open_snippets(at)
     assert not at.exception, [e.value for e in at.exception]
     links = [c.value for c in at.code if c.value.startswith(PAGE_URL)]
     assert len(links) == 1, links

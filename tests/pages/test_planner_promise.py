@@ -18,7 +18,14 @@ from core.mechanisms import MECHANISMS
 from core.populations import make_builtin
 from core.publication import plan_table
 from core.publication.config import build_population, load_config
-from tests.pages.harness import Downloads, app_test, open_page, printed_numbers, snippet
+from tests.pages.harness import (
+    Downloads,
+    app_test,
+    open_page,
+    open_snippets,
+    printed_numbers,
+    snippet,
+)
 from ui.page_defaults import delta_target_default
 from ui.planner import compare_text, text
 from ui.planner import figures as figs
@@ -82,6 +89,7 @@ def test_the_link_reproduces_a_zcdp_plan():
     at.context = {"url": PAGE_URL}
     at.query_params.update(ZCDP)
     at.run()
+    open_snippets(at)  # the link is sent once its expander is open
     assert not at.exception
     (link,) = [c.value for c in at.code if c.value.startswith(PAGE_URL)]
     query = parse_qs(urlsplit(link).query, keep_blank_values=True)
@@ -112,9 +120,12 @@ def test_the_snippet_notebook_and_report_state_the_zcdp_promise(monkeypatch):
     [("-1", "is not > 0"), ("0", "is not > 0"), ("abc", "is not a number"), ("1e9", "outside")],
 )
 def test_a_bad_rho_in_a_link_is_explained(linked, why):
-    at = open_page(PAGE, {**ZCDP, "plan_rho": linked})
+    at = open_page(PAGE, {**ZCDP, "plan_rho": linked}, snippets=False)
     warnings = " ".join(w.value for w in at.warning)
     assert "The link's ρ was not used" in warnings and why in warnings
+    # The page opens without code blocks (its Python snippet, its link): each is sent once
+    # its expander is opened, so the browser need not load the code highlighter.
+    assert not at.code, [c.value[:60] for c in at.code]
     assert _ranked(at) == _listed(_core(rho_target=0.5))
 
 

@@ -514,6 +514,13 @@ def theory_population_caption(name: str, size: int, rate_min: float) -> str:
     )
 
 
+#: Label of the expander holding the heat map of q over every rate and ε.
+Q_HEATMAP_LABEL = "q over every rate and ε at once (heat map)"
+
+#: Display format of each column of :func:`worked_examples` (one precision a column).
+WORKED_FORMATS = {"ε_target": "{:g}", "q": "{:.2f}", "largest rate n/N (%)": "{:.2f} %"}
+
+
 def worked_examples(eps_values: Sequence[float], q: float) -> pd.DataFrame:
     """The largest rate n/N at which a gain is still possible with sampling variance q·V_N.
 

@@ -15,7 +15,7 @@ import streamlit as st
 from core import gains
 from core.populations import Population
 from core.sensitivity import median_of_sorted
-from ui.charts import chart_block, reproduce
+from ui.charts import chart_block, drawn_when_opened, reproduce
 from ui.downloads import frame_to_csv_bytes
 from ui.format import fmt
 from ui.gains import cache, text
@@ -150,15 +150,17 @@ def mean_theory_view(ctx: GainsInputs) -> None:
             r"q = 1 - \frac{\varepsilon^2}{\varepsilon_{\mathrm{sample}}^2}",
         ],
     )
-    st.dataframe(
-        text.worked_examples(eps_values, 0.6),
+    # A static table: a handful of rows need no data grid, whose code would load with the tab.
+    st.table(
+        text.worked_examples(eps_values, 0.6).style.format(text.WORKED_FORMATS),
         hide_index=True,
-        column_config={
-            "ε_target": st.column_config.NumberColumn(format="%g"),
-            "q": st.column_config.NumberColumn(format="%.2f"),
-            "largest rate n/N (%)": st.column_config.NumberColumn(format="%.2f %%"),
-        },
     )
+    drawn_when_opened(text.Q_HEATMAP_LABEL, "q_heatmap", q_heatmap_block, icon=":material/grid_on:")
+    reproduce(text.theory_snippet(eps_values), key="gain_theory")
+
+
+def q_heatmap_block() -> None:
+    """q over every rate and ε at once (a heat map; drawn when its expander is opened)."""
     fig, data = figs.q_heatmap_figure(np.geomspace(1e-3, 10.0, 100), np.linspace(0.005, 1, 100))
     chart_block(
         fig,
@@ -170,7 +172,6 @@ def mean_theory_view(ctx: GainsInputs) -> None:
         ),
         formulas=[r"q = 1 - \frac{\varepsilon^2}{\log^2\!\big(1 + (e^{\varepsilon}-1)\,N/n\big)}"],
     )
-    reproduce(text.theory_snippet(eps_values), key="gain_theory")
 
 
 def mean_population_view(ctx: GainsInputs) -> None:

@@ -168,7 +168,7 @@ def compare_body(ctx: PlannerInputs, result: planner.PlanResult, step: float | N
         st.markdown(compare_text.FORMULAS_EXPLANATION)
         for formula in compare_text.AMPLIFICATION_FORMULAS:
             st.latex(formula)
-    reproduce(compare_text.python_snippet(pop, **ctx.plan_arguments()))
+    reproduce(lambda: compare_text.python_snippet(pop, **ctx.plan_arguments()), key="planner")
 
 
 def odds_block(ctx: PlannerInputs, result: planner.PlanResult) -> None:

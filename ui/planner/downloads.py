@@ -12,6 +12,7 @@ import streamlit as st
 
 from core import planner
 from core.populations import Population
+from ui.charts import SNIPPET_PREFIX
 from ui.downloads import frame_to_csv_bytes
 from ui.planner import compare_text, exports
 from ui.planner import figures as figs
@@ -127,9 +128,18 @@ def export_buttons(
         "theorems, the chart, the table, the recommendation and the seed.",
     )
     if link:
-        with st.expander("Link to this plan", icon=":material/link:"):
-            st.code(link, language=None, wrap_lines=True)
-            st.caption(compare_text.PLAN_LINK_NOTE)
+        # Like a "Reproduce in Python" snippet, the link's code block is sent only once the
+        # reader opens it: the page then opens without loading the code highlighter.
+        box = st.expander(
+            "Link to this plan",
+            icon=":material/link:",
+            key=f"{SNIPPET_PREFIX}plan_link",
+            on_change="rerun",
+        )
+        with box:
+            if box.open:
+                st.code(link, language=None, wrap_lines=True)
+                st.caption(compare_text.PLAN_LINK_NOTE)
 
 
 def table_buttons(ctx: PlannerInputs, result: planner.PlanResult) -> None:
