@@ -2631,6 +2631,17 @@ BREAKS: tuple[Break, ...] = (
             "test_loaded_labels_equal_the_cells_joined_in_value_order",
         ),
     ),
+    Break(
+        name="37 frame codes int64 again",
+        item="37 large register",
+        path="core/designs/frame.py",
+        old="    rank = np.empty(order.size, dtype=_narrowest(order.size))",
+        new="    rank = np.empty(order.size, dtype=np.int64)",
+        tests=(
+            "tests/core/designs/test_frame_compact.py::"
+            "test_frame_codes_are_narrow_and_number_the_sorted_labels",
+        ),
+    ),
 )
 
 
