@@ -140,6 +140,8 @@ _CHILD = textwrap.dedent(
     out["seconds"] = time.perf_counter() - t0
     out["cpu"] = time.process_time() - c0
     out["peak_mb"] = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) / 1024
+    if case in ("sweep", "prepared", "target") and rss is not None:
+        out["peak_mb"] = status("VmHWM") - rss  # the high-water mark was reset after the build
     print(json.dumps(out))
     """
 )
