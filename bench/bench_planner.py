@@ -22,8 +22,10 @@ clusters = regions), for the median and the mean, T = 200:
   printed), accuracy first at ±0.5 employees, and on the survey of ``tests/survey_file.py``
   (10,337 whole numbers, many ties): accuracy first at ±1 and the publication table of its
   31 strata × median and mean;
-* with ``--huge``: N = 10^8, the preparation once, then plans of the median and the mean
-  (minutes and about 10 GB, in a child capped at 14 GB).
+* with ``--huge``: N = 10^8, the preparation once (its time, its own peak and what it keeps
+  beyond the population, next to the population's columns), then plans of the median and the
+  mean (minutes and about 10 GB, in a child capped at 20 GB); ``--huge --quick --case
+  prepared`` runs these rows alone.
 
 Every case runs in a child process with an address-space cap (``resource.RLIMIT_AS``), so a
 runaway fails alone; the child reports its wall time and its peak resident memory.  With
@@ -66,10 +68,26 @@ _CHILD = textwrap.dedent(
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     out = {{}}
     if case in ("sweep", "prepared", "target"):
+        # The preparation's own peak: the population's build peaks higher, so the high-water
+        # mark is reset first (Linux; elsewhere the row prints no preparation peak).
+        def status(field):
+            with open("/proc/self/status") as lines:
+                return next(int(l.split()[1]) for l in lines if l.startswith(field)) / 1024
+        try:
+            with open("/proc/self/clear_refs", "w") as refs:
+                refs.write("5")
+            rss = status("VmRSS")
+        except OSError:
+            rss = None
         t0, c0 = time.perf_counter(), time.process_time()
         frame = planner.prepare_population(pop)
         out["prepare_s"] = time.perf_counter() - t0
         out["prepare_cpu"] = time.process_time() - c0
+        if rss is not None:
+            out["prepare_peak_mb"] = status("VmHWM") - rss
+            out["prepare_keeps_mb"] = status("VmRSS") - rss
+            columns = [pop.values, pop.strata, pop.clusters]
+            out["columns_mb"] = sum(a.nbytes for a in columns if a is not None) / 2**20
     else:
         frame = Frame.of(pop)
     t0, c0 = time.perf_counter(), time.process_time()
@@ -83,11 +101,13 @@ _CHILD = textwrap.dedent(
         out["worst"], out["worst_cpu"] = worst, worst_cpu
     elif case == "prepared":
         times = []
+        cpus = []
         for eps in (1.0, 0.5):
-            t1 = time.perf_counter()
+            t1, c1 = time.perf_counter(), time.process_time()
             planner.plan(pop, statistic=statistic, eps_target=eps, reps=200)
             times.append(time.perf_counter() - t1)
-        out["worst"] = max(times)
+            cpus.append(time.process_time() - c1)
+        out["worst"], out["worst_cpu"] = max(times), max(cpus)
     elif case == "target":
         planner.smallest_eps_target(pop, statistic=statistic, target_error_95=TARGETS[key],
                                     reps=200)
@@ -120,21 +140,35 @@ _CHILD = textwrap.dedent(
     out["seconds"] = time.perf_counter() - t0
     out["cpu"] = time.process_time() - c0
     out["peak_mb"] = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) / 1024
+    if case in ("sweep", "prepared", "target") and rss is not None:
+        out["peak_mb"] = status("VmHWM") - rss  # the high-water mark was reset after the build
     print(json.dumps(out))
     """
 )
 
 
 #: The cases a row may run, and the built-in populations it may run on.
-CASES = ("plan", "accuracy", "several", "mechanisms", "joint", "sweep", "target", "publication")
+#: ("prepared" is the ``--huge`` row's case: ``--huge --quick --case prepared`` runs it alone.)
+CASES = (
+    "plan",
+    "accuracy",
+    "several",
+    "mechanisms",
+    "joint",
+    "sweep",
+    "target",
+    "publication",
+    "prepared",
+)
 POPULATIONS = ("establishments", "lognormal")
 #: The ε_target of the row "plan() for every ε_target from 0.1 to 5".
 EPS_SWEEP = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
 #: The 95 % bounds of the accuracy-first rows: ±0.5 employees on the establishments, ±1 µg/dl
 #: (the page's automatic bound) on the survey.
 TARGETS = {"establishments": 0.5, "survey": 1.0}
-#: Address-space cap of the N = 10^8 row (bytes): the population's build peaks near 9.4 GB.
-HUGE_CAP_BYTES = 14 << 30
+#: Address-space cap of the N = 10^8 row (bytes): the population's build peaks near 9.4 GB and
+#: its preparation adds its label codes and cluster indexes.
+HUGE_CAP_BYTES = 20 << 30
 
 #: Every row of the table at one N: (case, population, statistic, label).
 ROWS = (
@@ -238,6 +272,11 @@ def show(label: str, got: dict[str, float] | str) -> None:
             extra += f" (CPU {got['worst_cpu']:.2f} s)"
     if got.get("prepare_s") is not None:
         extra += f"  preparation {got['prepare_s']:.1f} s (CPU {got['prepare_cpu']:.1f} s)"
+    if got.get("prepare_peak_mb") is not None:
+        extra += (
+            f", its peak +{got['prepare_peak_mb']:.0f} MB, keeps +{got['prepare_keeps_mb']:.0f}"
+            f" MB (columns {got['columns_mb']:.0f} MB)"
+        )
     cpu = f" (CPU {got['cpu']:6.2f} s)" if got.get("cpu") is not None else ""
     print(f"{label:58s} {got['seconds']:7.2f} s{cpu}  peak +{got['peak_mb']:7.0f} MB{extra}")
 

@@ -274,6 +274,18 @@ class FileTable:
         ValueError
             If the column does not exist or was left out.
         """
+        codes, text = self.label_codes(column)
+        return text[codes]
+
+    def label_codes(self, column: str) -> tuple[np.ndarray, np.ndarray]:
+        """The column's cells as codes into their text: ``text[codes]`` is
+        :meth:`label_cells`, and each distinct cell is converted once.
+
+        Raises
+        ------
+        ValueError
+            If the column does not exist or was left out.
+        """
         series = self._check(column)
         return _series_labels(series, self.value_labels.get(column))
 
@@ -331,8 +343,11 @@ def _number_text(values: np.ndarray) -> np.ndarray:
     return out
 
 
-def _series_labels(series: pd.Series, labels: dict[float, str] | None) -> np.ndarray:
-    """Cells as text, converted once per distinct value (a register has few distinct labels)."""
+def _series_labels(
+    series: pd.Series, labels: dict[float, str] | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Cells as codes into their text, converted once per distinct value (a register has
+    few distinct labels); code -1 (a missing cell) reads the last entry, ""."""
     codes, uniques = pd.factorize(series, use_na_sentinel=True)
     if _is_number(series):
         values = np.asarray(uniques, dtype=np.float64)
@@ -343,8 +358,7 @@ def _series_labels(series: pd.Series, labels: dict[float, str] | None) -> np.nda
             text[has] = named[has]
     else:
         text = np.array([str(u).strip() for u in np.asarray(uniques, dtype=object)], dtype=object)
-    out = np.append(text, "").astype(object)  # code -1 (missing) takes the last entry, ""
-    return out[codes]
+    return codes, np.append(text, "").astype(object)  # code -1 (missing): the last, ""
 
 
 # --------------------------------------------------------------------------------------------

@@ -108,10 +108,11 @@ class Population:
         finite; ``upper`` is finite, or ``inf`` when no upper bound is public (then only a
         mechanism that needs none, the unbounded quantile, can use the population; see
         :attr:`has_upper_bound`).
-    strata, clusters : numpy.ndarray or None
+    strata, clusters : numpy.ndarray, pandas.Categorical or None
         Optional labels aligned with the sorted ``values`` (stratified sampling, Bun et al.
         (2022), §7; cluster sampling, §5). Integer labels are stored as int64, all
-        others as Python ``str`` in an object array.
+        others as Python ``str`` in an object array. A categorical of text labels (what the
+        file loaders pass) is read through its codes, without hashing each record's text.
     value_label : str
         Name of the value column, used on axes and in downloads.
     notes : tuple of str
@@ -225,6 +226,34 @@ class Population:
                 arr.setflags(write=False)
         self.__dict__.update(state)
 
+    def with_details(self, **changes: Any) -> Population:
+        """A copy with other descriptive fields, sharing the arrays (no copy, check or hash).
+
+        Only the fields the content hash leaves out may change: ``name``, ``value_label``,
+        ``notes``, ``stratum_label``, ``cluster_label``, ``recipe`` and ``file_settings``.
+        ``dataclasses.replace`` would copy, check and hash every record again.
+
+        Raises
+        ------
+        ValueError
+            If a field of the content (values, bounds, labels) is named.
+        """
+        content = sorted(set(changes) - set(_DETAIL_FIELDS))
+        if content:
+            raise ValueError(
+                f"with_details changes descriptive fields only, not {', '.join(content)}; "
+                "use dataclasses.replace to change the content."
+            )
+        copy = object.__new__(Population)
+        copy.__dict__.update(self.__dict__)
+        for key, value in changes.items():
+            if key == "notes":
+                value = tuple(str(n) for n in value)
+            elif key != "file_settings":
+                value = str(value)
+            object.__setattr__(copy, key, value)
+        return copy
+
     def label_codes(self, which: str) -> tuple[np.ndarray, np.ndarray] | None:
         """The stratum or cluster labels as integer codes, for vectorised group-bys.
 
@@ -287,12 +316,29 @@ class Population:
     def _compute_hash(self) -> str:
         h = hashlib.sha256(b"dp-sampling-explorer/population/v1\0")
         h.update(struct.pack("<q", self.values.size))
-        h.update(self.values.astype("<f8", copy=False).tobytes())
+        h.update(_contiguous(self.values.astype("<f8", copy=False)))
         h.update(struct.pack("<dd", self.lower, self.upper))
         for tag, which in ((b"strata", "strata"), (b"clusters", "clusters")):
             h.update(tag)
             _hash_labels(h, getattr(self, which), self.label_codes(which))
         return h.hexdigest()
+
+
+#: The fields :meth:`Population.with_details` may change (the content hash leaves them out).
+_DETAIL_FIELDS = (
+    "name",
+    "value_label",
+    "notes",
+    "stratum_label",
+    "cluster_label",
+    "recipe",
+    "file_settings",
+)
+
+
+def _contiguous(arr: np.ndarray) -> memoryview:
+    """The bytes of ``arr`` for a hash, without the copy ``tobytes`` makes."""
+    return np.ascontiguousarray(arr).data.cast("B")
 
 
 def _unique_key(existing: Mapping[str, Any], key: str) -> str:
@@ -314,6 +360,10 @@ def _normalise_labels(
     """
     if labels is None:
         return None, None
+    if isinstance(labels, pd.Categorical):
+        fast = _text_categorical(labels, n, what)
+        if fast is not None:
+            return fast
     arr = np.asarray(labels)
     if arr.ndim != 1:
         raise ValueError(f"The {what} labels must be one-dimensional.")
@@ -334,6 +384,33 @@ def _normalise_labels(
         out = np.array([str(x) for x in arr.tolist()], dtype=object)
     out.setflags(write=False)
     return out, codes if codes is not None else _factorize(out)
+
+
+def _text_categorical(
+    labels: pd.Categorical, n: int, what: str
+) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]] | None:
+    """:func:`_normalise_labels` of a categorical of ``str`` labels, read through its codes.
+
+    The result is the one the object array ``numpy.asarray(labels)`` gives: the same labels,
+    numbered in order of first appearance. Only the codes (small integers) are factorised;
+    the text of each distinct label is looked at once. None when the categorical holds
+    missing entries or labels other than ``str`` (then the general path decides).
+    """
+    categories = np.asarray(labels.categories, dtype=object)
+    if not all(type(c) is str for c in categories.tolist()):
+        return None
+    raw = np.asarray(labels.codes)
+    if raw.size != n:
+        raise ValueError(f"There are {raw.size:,} {what} labels for {n:,} values; need one each.")
+    if raw.size and raw.min() < 0:
+        return None
+    codes, first = pd.factorize(raw, sort=False)
+    uniques = categories[first]
+    out = uniques[codes]
+    codes = codes.astype(np.int32 if len(uniques) < 2**31 else np.int64, copy=False)
+    for arr in (out, codes, uniques):
+        arr.setflags(write=False)
+    return out, (codes, uniques)
 
 
 def _factorize(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -358,7 +435,7 @@ def _hash_labels(
     for u in uniques.tolist():
         b = str(u).encode("utf-8", "surrogatepass")
         h.update(struct.pack("<q", len(b)) + b)
-    h.update(index.astype("<i8").tobytes())
+    h.update(_contiguous(index.astype("<i8", copy=False)))
 
 
 def cluster_strata_note(pop: Population) -> str | None:
@@ -393,11 +470,16 @@ def cluster_strata_note(pop: Population) -> str | None:
 def cluster_strata_message(
     strata: np.ndarray, clusters: np.ndarray, stratum_label: str, cluster_label: str
 ) -> str | None:
-    """The text of :func:`cluster_strata_note` for aligned label arrays."""
-    s_codes, s_uniques = pd.factorize(np.asarray(strata), sort=False)
-    c_codes, c_uniques = pd.factorize(np.asarray(clusters), sort=False)
+    """The text of :func:`cluster_strata_note` for aligned label arrays (or categoricals)."""
+    s_codes, s_uniques = pd.factorize(_factorizable(strata), sort=False)
+    c_codes, c_uniques = pd.factorize(_factorizable(clusters), sort=False)
     shared, n_clusters = _shared_clusters(s_codes, len(s_uniques), c_codes, len(c_uniques))
     return _cluster_strata_text(shared, n_clusters, stratum_label, cluster_label)
+
+
+def _factorizable(labels: Any) -> Any:
+    """A categorical as it is (factorised through its codes), anything else as an array."""
+    return labels if isinstance(labels, pd.Categorical) else np.asarray(labels)
 
 
 def _shared_clusters(

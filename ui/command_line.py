@@ -252,8 +252,7 @@ def read_command_line_population(settings: CommandLineSettings) -> CommandLineLo
     except ValueError as err:
         return CommandLineLoad(settings=settings, error=str(err))
     read = pop.file_settings
-    pop = dataclasses.replace(
-        pop,
+    pop = pop.with_details(
         recipe=_recipe(settings, pop),
         # The exports (the batch config, the method report) name the file by its path as
         # typed: the server's own file, which a config run on this machine reads as it is.

@@ -118,6 +118,8 @@ class PopulationTable(Protocol):
 
     def label_cells(self, column: str) -> np.ndarray: ...
 
+    def label_codes(self, column: str) -> tuple[np.ndarray, np.ndarray]: ...
+
 
 def population_from_table(
     table: PopulationTable,
@@ -190,7 +192,12 @@ def population_from_table(
             f"The lower bound ({number_text(declared_lo)}) must be smaller than the upper bound "
             f"({number_text(declared_hi)})."
         )
-    data_lo, data_hi = suggest_bounds(values)
+    # Read from the data only when a bound is missing (a pass over every value otherwise).
+    data_lo, data_hi = (
+        suggest_bounds(values)
+        if declared_lo is None or declared_hi is None
+        else (declared_lo, declared_hi)
+    )
     lo = declared_lo if declared_lo is not None else data_lo
     hi = declared_hi if declared_hi is not None else data_hi
     if declared_lo is None and declared_hi is not None and lo >= hi:
@@ -226,8 +233,7 @@ def population_from_table(
             "instead."
         )
     if stratum_columns or cluster_columns:
-        order = np.argsort(values, kind="stable")
-        values = values[order]
+        order, values = _stable_order(values)
     else:
         order = np.arange(0)  # no labels to reorder: sort the values alone (faster)
         values = np.sort(values, kind="stable")
@@ -320,6 +326,38 @@ def _column_list(column: Any, what: str) -> list[str]:
     return names
 
 
+def _stable_order(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``order = numpy.argsort(values, kind="stable")`` and ``values[order]``, faster.
+
+    An unstable sort (about three times faster than the stable one on 10⁶ floats), then the
+    records of each run of equal values put back in their file order: only the tied
+    records are sorted again, by (run, position).
+    """
+    order = np.argsort(values)
+    ordered = values[order]
+    tied = ordered[1:] == ordered[:-1]
+    if tied.any():
+        n = order.size
+        in_run = np.zeros(n, dtype=bool)
+        in_run[1:] |= tied
+        in_run[:-1] |= tied
+        run = np.cumsum(np.concatenate(([False], ~tied)), dtype=np.int64)
+        where = np.flatnonzero(in_run)
+        keys = run[where] * n + order[where]
+        keys.sort()
+        order[where] = keys % n
+        ordered = values[order]
+    return order, ordered
+
+
+def _distinct_text(codes: np.ndarray, text: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Codes into ``text`` renumbered so that no text occurs twice (-1 reads the last)."""
+    renumber, distinct = pd.factorize(text, sort=False)
+    if len(distinct) == len(text):
+        return codes, text
+    return renumber[codes], np.asarray(distinct, dtype=object)
+
+
 def _labels(
     table: PopulationTable,
     columns: list[str],
@@ -327,30 +365,40 @@ def _labels(
     order: np.ndarray,
     notes: list[str],
     what: str,
-) -> np.ndarray | None:
-    """Label cells of the usable rows in value order; several columns joined as "a / b"."""
+) -> pd.Categorical | None:
+    """Label cells of the usable rows in value order; several columns joined as "a / b".
+
+    The labels stay codes into their distinct text until the end: a register of 10⁶ rows
+    has a few distinct labels, and its rows are reordered as integers, not as strings.
+    """
     if not columns:
         return None
-    parts = []
-    blank_rows = np.zeros(int(np.count_nonzero(usable)), dtype=bool)
-    for column in columns:
-        cells = table.label_cells(column)[usable][order]
+    codes = np.zeros(0, dtype=np.int64)
+    text = np.zeros(0, dtype=object)
+    blank_text = np.zeros(0, dtype=bool)  # the labels with a blank part
+    for number, column in enumerate(columns):
+        cell_codes, cells = table.label_codes(column)
+        cell_codes = np.where(cell_codes < 0, len(cells) - 1, cell_codes)  # blank: last, ""
         blank = cells == ""
         if blank.any():
             cells = cells.copy()
             cells[blank] = _MISSING_LABEL
-            blank_rows |= blank
-        parts.append(cells)
-    if blank_rows.any():
+        if number == 0:
+            codes, text, blank_text = cell_codes, cells, blank
+            continue
+        pairs, first = pd.factorize(codes.astype(np.int64) * len(cells) + cell_codes, sort=False)
+        left, right = first // len(cells), first % len(cells)
+        parts = [text[left].astype(str), cells[right].astype(str)]
+        text = np.char.add(np.char.add(parts[0], _LABEL_JOIN), parts[1]).astype(object)
+        codes, blank_text = pairs, blank_text[left] | blank[right]
+    codes = codes[order] if usable.all() else codes[usable][order]
+    blanks = int(np.bincount(codes, minlength=len(text))[blank_text].sum())
+    if blanks:
         where = " or ".join(quoted(c) for c in columns)
         part = "label part" if len(columns) > 1 else "label"
         notes.append(
             f"Gave the {what} {part} {_MISSING_LABEL!r} to "
-            f"{plural(int(blank_rows.sum()), 'row')} whose cell in {where} is blank."
+            f"{plural(blanks, 'row')} whose cell in {where} is blank."
         )
-    if len(parts) == 1:
-        return parts[0]
-    joined = parts[0].astype(str)
-    for cells in parts[1:]:
-        joined = np.char.add(np.char.add(joined, _LABEL_JOIN), cells.astype(str))
-    return joined.astype(object)
+    codes, text = _distinct_text(codes, text)
+    return pd.Categorical.from_codes(codes, categories=pd.Index(text, dtype=object))

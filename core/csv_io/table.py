@@ -113,12 +113,23 @@ class CsvTable:
         ValueError
             If the column does not exist.
         """
+        codes, text = self.label_codes(column)
+        return text[codes]
+
+    def label_codes(self, column: str) -> tuple[np.ndarray, np.ndarray]:
+        """The column's cells as codes into their text: ``text[codes]`` is
+        :meth:`label_cells`. ``text`` holds each distinct cell once (the last entry, "", for
+        blank cells), so a label column of a million rows is read without a string per row.
+
+        Raises
+        ------
+        ValueError
+            If the column does not exist.
+        """
         if column not in self.frame.columns:
             raise ValueError(_unknown_column(column, self.frame.columns))
-        # One Python string per distinct cell, shared by its rows (a label column of a
-        # million rows has a few distinct entries).
         codes, uniques = pd.factorize(self.frame[column], use_na_sentinel=True)
-        return np.append(np.asarray(uniques, dtype=object), "").astype(object)[codes]
+        return codes, np.append(np.asarray(uniques, dtype=object), "").astype(object)
 
 
 def _unknown_column(column: Any, columns: Any) -> str:

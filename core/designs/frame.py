@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 from .. import sensitivity as sens
 from .._checked import mark_checked
 from ..windowed.runs import ValueRuns
+from .cluster_windows import _narrowest
 
 if TYPE_CHECKING:
     from ..populations import Population
@@ -38,17 +39,22 @@ _PREPARING = threading.RLock()
 
 def _sorted_codes(
     population: Population, which: str
-) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """:func:`_codes` of the population's ``which`` labels, renumbered from the codes the
-    population already holds (:meth:`core.population.Population.label_codes`, numbered in
-    order of first appearance): one pass over the codes instead of hashing N labels."""
+) -> tuple[NDArray[np.signedinteger[Any]], NDArray[np.int64]]:
+    """The population's ``which`` labels as codes ``0 .. K - 1`` in the sorted order of the
+    labels, and the records per code, renumbered from the codes the population already holds
+    (:meth:`core.population.Population.label_codes`, numbered in order of first appearance):
+    one pass over the codes instead of hashing N labels.
+
+    The codes take the narrowest integer type that holds them (int16 up to 32,768 labels):
+    at ``N = 10^8`` an int64 code per record would keep 800 MB per label column.
+    """
     got = population.label_codes(which)
     if got is None:  # pragma: no cover - the caller checked that the labels exist
         raise ValueError(f"the population has no {which}")
     codes, uniques = got
     order = np.argsort(np.asarray(uniques), kind="stable")
-    rank = np.empty(order.size, dtype=np.int64)
-    rank[order] = np.arange(order.size, dtype=np.int64)
+    rank = np.empty(order.size, dtype=_narrowest(order.size))
+    rank[order] = np.arange(order.size)
     inv = rank[codes]
     return inv, np.bincount(inv, minlength=order.size).astype(np.int64)
 
@@ -65,17 +71,18 @@ class Frame:
     lower, upper : float
         Public bounds.
     strata_codes, strata_sizes : ndarray of int or None
-        Stratum code of each record (aligned with ``values``) and records per stratum.
+        Stratum code of each record (aligned with ``values``; the narrowest signed integer
+        type holding the codes) and records per stratum.
     cluster_codes, cluster_sizes : ndarray of int or None
-        Cluster code of each record and records per cluster.
+        Cluster code of each record (the narrowest type, likewise) and records per cluster.
     """
 
     values: NDArray[np.float64]
     lower: float
     upper: float
-    strata_codes: NDArray[np.int64] | None
+    strata_codes: NDArray[np.signedinteger[Any]] | None
     strata_sizes: NDArray[np.int64] | None
-    cluster_codes: NDArray[np.int64] | None
+    cluster_codes: NDArray[np.signedinteger[Any]] | None
     cluster_sizes: NDArray[np.int64] | None
     _prepared: dict[str, Any] = field(default_factory=dict, repr=False)
 

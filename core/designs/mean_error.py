@@ -221,7 +221,8 @@ def _codes(name: str, labels: ArrayLike, N: int) -> tuple[IntArray, IntArray]:
             f"{name} must be one label per value ({N:,}); got an array of shape {arr.shape}"
         )
     if arr.dtype.kind in "iu" and int(arr.min()) >= 0:
-        codes = arr.astype(np.int64, copy=False)
+        # Any integer type but uint64 (bincount reads signed codes) is read as it is.
+        codes = arr.astype(np.int64) if arr.dtype == np.uint64 else arr
         counts = np.bincount(codes)
         if (counts == 0).any():
             keep = counts > 0
@@ -242,7 +243,8 @@ def _group_sums(deviations: FloatArray, codes: IntArray, counts: IntArray) -> Gr
     H = counts.size
     sizes = counts.astype(np.float64)
     first = np.bincount(codes, weights=deviations, minlength=H) / sizes
-    e = deviations - np.take(first, codes)
+    e = np.take(first, codes)
+    np.subtract(deviations, e, out=e)
     t1 = np.bincount(codes, weights=e, minlength=H)
     e *= e
     t2 = np.bincount(codes, weights=e, minlength=H)

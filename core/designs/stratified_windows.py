@@ -136,11 +136,12 @@ class StrataIndex:
         if not lab.size:
             raise ValueError("the population has no records")
         if lab.dtype.kind in "iu" and lab.min() >= 0 and np.bincount(lab).min() > 0:
-            codes = lab.astype(np.int64)  # already 0 .. H - 1, every one used: unique's codes
+            codes = lab  # already 0 .. H - 1, every one used: unique's codes
         else:
-            codes = np.unique(lab, return_inverse=True)[1].reshape(-1).astype(np.int64)
-        order = np.argsort(codes.astype(_narrowest(int(codes.max()) + 1)), kind="stable")
-        return cls._build(codes[order], order.astype(np.int64))
+            codes = np.unique(lab, return_inverse=True)[1].reshape(-1)
+        codes = codes.astype(_narrowest(int(codes.max()) + 1), copy=False)
+        order = np.argsort(codes, kind="stable").astype(np.int64, copy=False)
+        return cls._build(codes[order], order)
 
     @classmethod
     def from_positions(cls, positions: Sequence[ArrayLike], N: int) -> StrataIndex:
@@ -164,7 +165,10 @@ class StrataIndex:
         sizes = np.bincount(codes).astype(np.int64)
         offsets = np.zeros(sizes.size + 1, dtype=np.int64)
         np.cumsum(sizes, out=offsets[1:])
-        return cls(N, sizes, codes * N + positions, offsets)
+        keys = codes.astype(np.int64)  # codes * N + positions, without a temporary
+        keys *= N
+        keys += positions
+        return cls(N, sizes, keys, offsets)
 
     def run_table(self, runs: ValueRuns) -> IntArray | None:
         """Records of each stratum before each run start of ``runs``, shape ``(H, D + 1)``
