@@ -59,6 +59,10 @@ _BLOCK_ROWS = 8192
 #: The count noise is integrated over ``m ± _TAIL · b₂`` (the mass left out is below
 #: ``e^{−_TAIL}``).
 _TAIL = 40.0
+#: Shares chosen so far, by the mechanism's parameters and the budget (the choice is a
+#: pure function of them; the planner makes a new mechanism per cell and per rerun).
+_SHARES: dict[tuple[object, ...], float] = {}
+_SHARES_KEPT = 4096
 
 
 def _laplace_cdf(z: FloatArray) -> FloatArray:
@@ -320,14 +324,16 @@ class SumCountLaw:
         atom = _laplace_cdf((1.0 - m) / b2)
         at_one = clipped_laplace_coverage(c + t, b1, self.lower, self.upper, tt, xx)
         hi_y, lo_y = tt + xx, tt - xx
-        below_hi = np.where(
-            hi_y >= self.upper,
-            1.0 - atom,
-            _count_expectation_of_cdf(m, b2, (hi_y - c) / b1, -t / b1),
+        # both ends in one pass (the rows are few, so the passes' overhead dominates)
+        n = t.size
+        both = _count_expectation_of_cdf(
+            np.concatenate([m, m]),
+            np.concatenate([b2, b2]),
+            np.concatenate([(hi_y - c) / b1, (lo_y - c) / b1]),
+            np.concatenate([-t / b1, -t / b1]),
         )
-        below_lo = np.where(
-            lo_y <= self.lower, 0.0, _count_expectation_of_cdf(m, b2, (lo_y - c) / b1, -t / b1)
-        )
+        below_hi = np.where(hi_y >= self.upper, 1.0 - atom, both[:n])
+        below_lo = np.where(lo_y <= self.lower, 0.0, both[n:])
         out = atom * at_one + below_hi - below_lo
         return np.asarray(np.clip(out, 0.0, 1.0), dtype=np.float64)
 
@@ -452,6 +458,10 @@ class SumCountMean(Mechanism):
         known = self._shares.get(eps_sample)
         if known is not None:
             return known
+        shared = _SHARES.get((self._key(), eps_sample))
+        if shared is not None:  # an equal mechanism (e.g. another cell's) already chose it
+            self._shares[eps_sample] = shared
+            return shared
         eps = float(check_eps("eps_sample", eps_sample))
         if self.sum_share is not None or self.size_hint is None:
             self._shares[eps] = 0.5 if self.sum_share is None else self.sum_share
@@ -476,6 +486,9 @@ class SumCountMean(Mechanism):
             )
             s = round(float(res.x) / SHARE_STEP) * SHARE_STEP
             self._shares[eps] = float(min(max(s, SHARE_RANGE[0]), SHARE_RANGE[1]))
+        if len(_SHARES) >= _SHARES_KEPT:
+            _SHARES.clear()
+        _SHARES[(self._key(), eps)] = self._shares[eps]
         return self._shares[eps]
 
     def scales(self, eps_sample: ArrayLike) -> tuple[FloatArray, FloatArray]:
