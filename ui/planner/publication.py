@@ -26,6 +26,7 @@ from core.publication import TablePlan, cells_of, plan_table
 from ui.charts import chart_block
 from ui.downloads import frame_to_csv_bytes
 from ui.format import fmt
+from ui.planner import figures as figs
 from ui.planner import text
 from ui.planner.exports.checks import INSTALL_COMMAND
 from ui.planner.exports.publication_package import (
@@ -172,6 +173,7 @@ class LiveTable(StepBar):
                 columns[name].append(label)
         for column, shown in SHOWN_COLUMNS.items():
             columns[shown] = [row.get(column) for row in self.rows]
+        columns["design"] = [figs.short_design(d) if d else "—" for d in columns["design"]]
         return pd.DataFrame(columns)
 
 
