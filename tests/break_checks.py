@@ -2599,6 +2599,25 @@ BREAKS: tuple[Break, ...] = (
             "test_the_publication_tabs_way_out_of_a_population_without_labels_reruns_the_page",
         ),
     ),
+    Break(
+        name="publication-rows-not-streamed",
+        item="37 publication live rows",
+        path="ui/planner/publication.py",
+        old="        on_row=_on_row,\n",
+        new="",
+        tests=("tests/ui/planner/test_publication.py::test_table_plan_hands_each_row_to_the_page",),
+    ),
+    Break(
+        name="publication-live-rows-dropped",
+        item="37 publication live rows",
+        path="ui/planner/publication.py",
+        old="        self.rows.append(row)\n",
+        new="",
+        tests=(
+            "tests/ui/planner/test_publication.py::"
+            "test_live_rows_show_each_planned_row_as_the_finished_table_does",
+        ),
+    ),
 )
 
 
