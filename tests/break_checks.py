@@ -2618,6 +2618,22 @@ BREAKS: tuple[Break, ...] = (
             "test_live_rows_show_each_planned_row_as_the_finished_table_does",
         ),
     ),
+    Break(
+        name="sum-count-compiled-mse-sign",
+        item="37 publication sum-count kernels",
+        path="core/mechanisms/sum_count_kernels.py",
+        old="(d0 * d0 + 2.0 * b * d0 + 2.0 * b * b)",
+        new="(d0 * d0 - 2.0 * b * d0 + 2.0 * b * b)",
+        tests=("tests/core/mechanisms/test_sum_count_kernels.py",),
+    ),
+    Break(
+        name="sum-count-compiled-coverage-piece",
+        item="37 publication sum-count kernels",
+        path="core/mechanisms/sum_count_kernels.py",
+        old="        expo = _piece(e_start, slope, end - start) / (4.0 * b2)\n",
+        new="        expo = _piece(e_start, slope, end - start) / (2.0 * b2)\n",
+        tests=("tests/core/mechanisms/test_sum_count_kernels.py",),
+    ),
 )
 
 
