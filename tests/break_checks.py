@@ -2680,6 +2680,41 @@ BREAKS: tuple[Break, ...] = (
             "test_frame_codes_are_narrow_and_number_the_sorted_labels",
         ),
     ),
+    Break(
+        name="publication-rows-not-streamed",
+        item="37 publication live rows",
+        path="ui/planner/publication.py",
+        old="        on_row=_on_row,\n",
+        new="",
+        tests=("tests/ui/planner/test_publication.py::test_table_plan_hands_each_row_to_the_page",),
+    ),
+    Break(
+        name="publication-live-rows-dropped",
+        item="37 publication live rows",
+        path="ui/planner/publication.py",
+        old="        self.rows.append(row)\n",
+        new="",
+        tests=(
+            "tests/ui/planner/test_publication.py::"
+            "test_live_rows_show_each_planned_row_as_the_finished_table_does",
+        ),
+    ),
+    Break(
+        name="sum-count-compiled-mse-sign",
+        item="37 publication sum-count kernels",
+        path="core/mechanisms/sum_count_kernels.py",
+        old="(d0 * d0 + 2.0 * b * d0 + 2.0 * b * b)",
+        new="(d0 * d0 - 2.0 * b * d0 + 2.0 * b * b)",
+        tests=("tests/core/mechanisms/test_sum_count_kernels.py",),
+    ),
+    Break(
+        name="sum-count-compiled-coverage-piece",
+        item="37 publication sum-count kernels",
+        path="core/mechanisms/sum_count_kernels.py",
+        old="        expo = _piece(e_start, slope, end - start) / (4.0 * b2)\n",
+        new="        expo = _piece(e_start, slope, end - start) / (2.0 * b2)\n",
+        tests=("tests/core/mechanisms/test_sum_count_kernels.py",),
+    ),
 )
 
 

@@ -38,6 +38,7 @@ from ..mechanisms.base import (
     _check_release_args,
     check_same_bounds,
 )
+from . import sum_count_kernels as _kernels
 
 __all__ = ["SumCountLaw", "SumCountMean", "clipped_laplace_coverage", "clipped_laplace_mse"]
 
@@ -59,6 +60,10 @@ _BLOCK_ROWS = 8192
 #: The count noise is integrated over ``m ± _TAIL · b₂`` (the mass left out is below
 #: ``e^{−_TAIL}``).
 _TAIL = 40.0
+#: Shares chosen so far, by the mechanism's parameters and the budget (the choice is a
+#: pure function of them; the planner makes a new mechanism per cell and per rerun).
+_SHARES: dict[tuple[object, ...], float] = {}
+_SHARES_KEPT = 4096
 
 
 def _laplace_cdf(z: FloatArray) -> FloatArray:
@@ -301,6 +306,16 @@ class SumCountLaw:
         out = np.empty(self.total.shape)
         for rows in self._blocks():
             mu, beta, w = self._conditional(rows)
+            if _kernels.COMPILED:  # the same closed form, one compiled loop over the nodes
+                out[rows] = _kernels.mse_rows(
+                    np.ascontiguousarray(mu),
+                    np.ascontiguousarray(beta),
+                    np.ascontiguousarray(w),
+                    float(self.lower),
+                    float(self.upper),
+                    np.ascontiguousarray(a[rows], dtype=np.float64),
+                )
+                continue
             g = clipped_laplace_mse(mu, beta, self.lower, self.upper, a[rows, None])
             out[rows] = (w * g).sum(axis=1)
         return out
@@ -316,18 +331,34 @@ class SumCountLaw:
         xx = np.broadcast_to(np.asarray(x, dtype=np.float64), shape)
         tt = np.broadcast_to(np.asarray(theta, dtype=np.float64), shape)
         t, m, b1, b2 = self.total, self.size, self.b_sum, self.b_count
+        if _kernels.COMPILED:  # the same closed form, one compiled loop over the rows
+            return np.asarray(
+                _kernels.coverage_rows(
+                    np.ascontiguousarray(t, dtype=np.float64),
+                    np.ascontiguousarray(m, dtype=np.float64),
+                    np.ascontiguousarray(b1, dtype=np.float64),
+                    np.ascontiguousarray(b2, dtype=np.float64),
+                    np.ascontiguousarray(xx),
+                    np.ascontiguousarray(tt),
+                    float(self.lower),
+                    float(self.upper),
+                ),
+                dtype=np.float64,
+            )
         c = self.centre
         atom = _laplace_cdf((1.0 - m) / b2)
         at_one = clipped_laplace_coverage(c + t, b1, self.lower, self.upper, tt, xx)
         hi_y, lo_y = tt + xx, tt - xx
-        below_hi = np.where(
-            hi_y >= self.upper,
-            1.0 - atom,
-            _count_expectation_of_cdf(m, b2, (hi_y - c) / b1, -t / b1),
+        # both ends in one pass (the rows are few, so the passes' overhead dominates)
+        n = t.size
+        both = _count_expectation_of_cdf(
+            np.concatenate([m, m]),
+            np.concatenate([b2, b2]),
+            np.concatenate([(hi_y - c) / b1, (lo_y - c) / b1]),
+            np.concatenate([-t / b1, -t / b1]),
         )
-        below_lo = np.where(
-            lo_y <= self.lower, 0.0, _count_expectation_of_cdf(m, b2, (lo_y - c) / b1, -t / b1)
-        )
+        below_hi = np.where(hi_y >= self.upper, 1.0 - atom, both[:n])
+        below_lo = np.where(lo_y <= self.lower, 0.0, both[n:])
         out = atom * at_one + below_hi - below_lo
         return np.asarray(np.clip(out, 0.0, 1.0), dtype=np.float64)
 
@@ -452,6 +483,10 @@ class SumCountMean(Mechanism):
         known = self._shares.get(eps_sample)
         if known is not None:
             return known
+        shared = _SHARES.get((self._key(), eps_sample))
+        if shared is not None:  # an equal mechanism (e.g. another cell's) already chose it
+            self._shares[eps_sample] = shared
+            return shared
         eps = float(check_eps("eps_sample", eps_sample))
         if self.sum_share is not None or self.size_hint is None:
             self._shares[eps] = 0.5 if self.sum_share is None else self.sum_share
@@ -476,6 +511,9 @@ class SumCountMean(Mechanism):
             )
             s = round(float(res.x) / SHARE_STEP) * SHARE_STEP
             self._shares[eps] = float(min(max(s, SHARE_RANGE[0]), SHARE_RANGE[1]))
+        if len(_SHARES) >= _SHARES_KEPT:
+            _SHARES.clear()
+        _SHARES[(self._key(), eps)] = self._shares[eps]
         return self._shares[eps]
 
     def scales(self, eps_sample: ArrayLike) -> tuple[FloatArray, FloatArray]:

@@ -107,6 +107,33 @@ def _root(g: Callable[[float], float], top: float) -> float:
         return hi
 
 
+def _bracketed_root(
+    coverage: Callable[[float], float], level: float, top: float, jumps: tuple[float, ...]
+) -> float:
+    """The root of ``coverage(x) = level`` in ``[0, top]``, bracketed first at ``jumps``.
+
+    A release clipped to public bounds has atoms there, so its coverage jumps where ``x``
+    reaches a bound; when ``level`` falls inside a jump, the root is the jump itself (found
+    with two evaluations, where a root search would bisect down to it). Otherwise the
+    search runs between the jumps that bracket the root, to the same tolerance as on
+    ``[0, top]``.
+    """
+    tol = 1e-14 * top
+    lo, hi = 0.0, top
+    for j in sorted({float(v) for v in jumps if 0.0 < v < top}):
+        if coverage(j) < level:
+            lo = j
+            continue
+        below = max(j - tol, lo)
+        if coverage(below) < level:  # the root is within the tolerance below the jump
+            return j
+        hi = below
+        break
+    if lo == 0.0:
+        return _root(lambda v: coverage(v) - level, hi)
+    return lo + _root(lambda v: coverage(lo + v) - level, hi - lo)
+
+
 def conditional_quantile(
     err: FloatArray,
     scale: FloatArray,
@@ -165,7 +192,7 @@ def law_quantile(law: Any, theta: float, level: float) -> tuple[float, float]:
     top = float(law.upper - law.lower)
     if top <= 0.0 or coverage(0.0) >= level:
         return 0.0, 0.0
-    x = _root(lambda v: coverage(v) - level, top)
+    x = _bracketed_root(coverage, level, top, (law.upper - theta, theta - law.lower))
     probs = np.asarray(law.coverage(x, theta), dtype=np.float64)
     T = probs.size
     h = 1e-3 * x if x > 0 else 1e-9 * top

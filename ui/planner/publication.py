@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from core.populations import Population
@@ -25,6 +26,7 @@ from core.publication import TablePlan, cells_of, plan_table
 from ui.charts import chart_block
 from ui.downloads import frame_to_csv_bytes
 from ui.format import fmt
+from ui.planner import figures as figs
 from ui.planner import text
 from ui.planner.exports.checks import INSTALL_COMMAND
 from ui.planner.exports.publication_package import (
@@ -40,6 +42,7 @@ from ui.planner.publication_text import (
     DEFAULT_DESIGNS,
     DEFAULT_SHARE,
     DEFAULT_STATISTICS,
+    SHOWN_COLUMNS,
     SPLIT_LABELS,
     STATISTICS,
     composition_words,
@@ -86,12 +89,14 @@ def table_plan(
     sizes_public: bool = False,
     rho_target: float | None = None,
     _progress: TableProgress | None = None,
+    _on_row: Callable[[dict[str, Any]], None] | None = None,
 ) -> TablePlan:
     """:func:`core.publication.plan_table` on the population, cached per scalar arguments.
 
     ``statistics`` holds core's specs as hashable values (``"median"``, ``("quantile", q)``).
     ``_progress`` (not part of the key) hears ``None`` as the plans start, then
-    ``(done, total)`` after each cell × statistic.
+    ``(done, total)`` after each cell × statistic; ``_on_row`` (not part of the key either)
+    hears each row of the final table as soon as it is planned (``plan_table``'s ``on_row``).
     """
     if _progress is not None:
         _progress(None)
@@ -124,7 +129,52 @@ def table_plan(
         error_weights=error_weights,
         max_cells=MAX_CELLS,
         map_fn=runner,
+        on_row=_on_row,
     )
+
+
+class LiveTable(StepBar):
+    """The progress bar and, below it, the table's rows planned so far (while the cached
+    :func:`table_plan` runs).
+
+    Each row (``plan_table``'s ``on_row``) and each progress report redraws the slot with
+    the bar and the rows so far, the cell's labels first; the finished table replaces both.
+    """
+
+    def __init__(
+        self, slot: Any, key: str, names: Sequence[str], labels: Sequence[Sequence[Any]]
+    ) -> None:
+        super().__init__(slot, key, "Planning the cells…", progress_words)
+        self.names = list(names)
+        self.labels = list(labels)
+        self.rows: list[dict[str, Any]] = []
+        self.progress: Any = None
+
+    def row(self, row: dict[str, Any]) -> None:
+        """Show one more planned row."""
+        self.rows.append(row)
+        self.outside.run(self._draw, self.progress)
+
+    def _draw(self, progress: Any) -> None:
+        self.progress = progress
+        self.count += 1
+        fraction, words = (0.0, self.start) if progress is None else self.words(progress)
+        with self.slot.container(key=f"{self.key}_{self.count}"):
+            st.progress(fraction, text=words)
+            if self.rows:
+                st.dataframe(self.partial(), hide_index=True)
+
+    def partial(self) -> pd.DataFrame:
+        """The rows planned so far as the finished table shows them (labels, then
+        :data:`~ui.planner.publication_text.SHOWN_COLUMNS`)."""
+        columns: dict[str, list[Any]] = {name: [] for name in self.names}
+        for row in self.rows:
+            for name, label in zip(self.names, self.labels[int(row["cell"])], strict=True):
+                columns[name].append(label)
+        for column, shown in SHOWN_COLUMNS.items():
+            columns[shown] = [row.get(column) for row in self.rows]
+        columns["design"] = [figs.short_design(d) if d else "—" for d in columns["design"]]
+        return pd.DataFrame(columns)
 
 
 def _core_spec(spec: Any) -> Any:
@@ -355,7 +405,7 @@ def publication_results(
         return
     key = digest(pop.content_hash, settings, specs)
     slot = st.empty()
-    bar = StepBar(slot, f"plan_pub_live_{key}", "Planning the cells…", progress_words)
+    bar = LiveTable(slot, f"plan_pub_live_{key}", names, labels)
     result = table_plan(
         pop.content_hash,
         pop,
@@ -375,6 +425,7 @@ def publication_results(
         sizes_public=ctx.sizes_public,
         rho_target=ctx.rho_target,
         _progress=bar.report,
+        _on_row=bar.row,
     )
     t = result.table
     with slot.container(key=f"plan_pub_view_{key}"):

@@ -267,3 +267,62 @@ def test_heat_map_colour_scale_is_centred_on_the_threshold_and_spans_the_data() 
     low, high = ptext.colour_span(np.array([0.02, 0.09]), 0.1)
     assert (low, high) == (0.02, 0.1)
     assert ptext.threshold_colour_scale(low, high, 0.1)[-1][1] == ptext.PUBLISHABLE_COLOURS[1]
+
+
+def test_live_rows_show_each_planned_row_as_the_finished_table_does() -> None:
+    """The rows handed over while the table plans (``on_row``) are drawn under the bar
+    with their cells' labels and the finished table's columns and values."""
+    import streamlit as st
+
+    from core.publication import cells_of
+    from core.publication.table import TABLE_COLUMNS
+    from ui.planner.publication import LiveTable
+
+    names, labels, _ = cells_of(POP, ["strata"])
+    live = LiveTable(st.empty(), "k", names, labels)
+    live.report(None)
+    columns = [c for c in TABLE_COLUMNS if c in PLAN.table.columns]
+    rows = PLAN.table[columns].to_dict("records")
+    for i, row in enumerate(rows):
+        live.report((i, len(rows)))
+        live.row(row)
+    assert live.count == 2 * len(rows) + 1  # one drawing per report and per row
+    partial = live.partial()
+    shown = ptext.shown_table(PLAN)
+    assert list(partial.columns) == list(shown.columns)
+    assert [str(v) for v in partial[POP.stratum_label]] == [
+        str(v) for v in shown[POP.stratum_label]
+    ]
+    np.testing.assert_allclose(partial["b₉₅"], shown["b₉₅"], rtol=1e-12)
+    assert list(partial["design"]) == list(shown["design"])
+
+
+def test_table_plan_hands_each_row_to_the_page(monkeypatch) -> None:
+    """The cached plan forwards ``_on_row`` to ``plan_table(on_row=)`` (rows stream)."""
+    from ui.planner import publication as pub
+
+    seen: list[dict] = []
+
+    def fake_plan_table(*args, on_row=None, **kwargs):
+        on_row({"cell": 0})
+        return "plan"
+
+    monkeypatch.setattr(pub, "plan_table", fake_plan_table)
+    got = pub.table_plan(
+        "on-row-test",
+        POP,
+        groups=("strata",),
+        statistics=("median",),
+        eps_target=1.0,
+        delta_target=1e-6,
+        relation="replacement",
+        labels_fixed=False,
+        designs=("poisson",),
+        rates=None,
+        reps=3,
+        seed=12345,
+        publish_share=0.1,
+        _on_row=seen.append,
+    )
+    assert got == "plan"
+    assert seen == [{"cell": 0}]

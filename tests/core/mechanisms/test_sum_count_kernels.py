@@ -1,0 +1,44 @@
+"""The compiled coverage of :class:`SumCountLaw` equals its numpy closed form."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core.mechanisms import sum_count as sc
+from core.mechanisms import sum_count_kernels as kernels
+
+
+@pytest.mark.skipif(not kernels.COMPILED, reason="numba is not installed")
+def test_compiled_coverage_equals_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(7)
+    for _ in range(40):
+        n = int(rng.integers(1, 30))
+        lo, hi = -3.0, float(rng.uniform(1.0, 100.0))
+        m = rng.integers(0, 40, n).astype(float)  # empty samples included
+        t = (rng.uniform(lo, hi, n) - (lo + hi) / 2.0) * m
+        law = sc.SumCountLaw(t, m, rng.uniform(0.01, 50, n), rng.uniform(0.01, 20, n), lo, hi)
+        for x in (0.0, float(rng.uniform(0.0, hi - lo)), hi - lo, 2.0 * (hi - lo)):
+            theta = float(rng.uniform(lo, hi))
+            monkeypatch.setattr(kernels, "COMPILED", True)
+            compiled = law.coverage(x, theta)
+            monkeypatch.setattr(kernels, "COMPILED", False)
+            plain = law.coverage(x, theta)
+            np.testing.assert_allclose(compiled, plain, rtol=0.0, atol=1e-12)
+
+
+@pytest.mark.skipif(not kernels.COMPILED, reason="numba is not installed")
+def test_compiled_mse_equals_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(8)
+    for _ in range(30):
+        n = int(rng.integers(1, 20))
+        lo, hi = -3.0, float(rng.uniform(1.0, 100.0))
+        m = rng.integers(0, 40, n).astype(float)
+        t = (rng.uniform(lo, hi, n) - (lo + hi) / 2.0) * m
+        args = (t, m, rng.uniform(0.01, 50, n), rng.uniform(0.01, 20, n), lo, hi)
+        for about in (lo, float(rng.uniform(lo, hi)), hi):
+            monkeypatch.setattr(kernels, "COMPILED", True)
+            compiled = sc.SumCountLaw(*args).mse(about)
+            monkeypatch.setattr(kernels, "COMPILED", False)
+            plain = sc.SumCountLaw(*args).mse(about)
+            np.testing.assert_allclose(compiled, plain, rtol=1e-12, atol=1e-12 * (hi - lo) ** 2)
