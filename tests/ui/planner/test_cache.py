@@ -196,13 +196,13 @@ def test_the_search_and_several_statistics_report_progress_on_a_miss_only():
         (cache.smallest_eps_target, {"_pop", "_progress"}),
         (cache.several_statistics, {"_pop", "_progress"}),
         (cache.joint_exp, {"_pop"}),
-        (publication.table_plan, {"_pop", "_progress"}),
+        (publication.table_plan, {"_pop", "_progress", "_on_row"}),
     ],
 )
 def test_every_input_of_a_cached_computation_is_in_its_key(cached, hidden):
     """Streamlit leaves a parameter whose name starts with "_" out of the cache key: only the
-    population (keyed by its content hash) and the progress callback may be left out, so a
-    change of any other input computes anew."""
+    population (keyed by its content hash), the progress callback and the publication table's
+    row callback may be left out, so a change of any other input computes anew."""
     names = list(inspect.signature(cached).parameters)
     assert names[0] == "content_hash"
     assert {n for n in names if n.startswith("_")} == hidden
