@@ -1157,8 +1157,8 @@ BREAKS: tuple[Break, ...] = (
         name="run-counts-last-cluster-dropped",
         item="issue 22: cluster samples of a tied population as counts per run",
         path="core/windowed/run_counts.py",
-        old="np.put_along_axis(chosen, d, 1.0, axis=1)",
-        new="np.put_along_axis(chosen, d[:, :-1], 1.0, axis=1)",
+        old="for j in range(drawn.shape[1]):\n            c = drawn[r, j]",
+        new="for j in range(drawn.shape[1] - 1):\n            c = drawn[r, j]",
         tests=(
             "tests/core/windowed/test_run_counts.py::"
             "test_cluster_counts_are_the_drawn_clusters_records",
@@ -2452,8 +2452,8 @@ BREAKS: tuple[Break, ...] = (
         name="run-counts-last-cluster-only",
         item="37 planner at scale",
         path="core/windowed/run_counts.py",
-        old="out += per_run[d[:, j]]",
-        new="out = per_run[d[:, j]].astype(np.int64)",
+        old="out[r, col] += per_run[c, col]",
+        new="out[r, col] = per_run[c, col]",
         tests=(
             "tests/core/windowed/test_run_counts_paths.py::"
             "test_counts_of_drawn_are_the_drawn_clusters_records",
