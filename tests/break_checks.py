@@ -2599,6 +2599,17 @@ BREAKS: tuple[Break, ...] = (
             "test_the_publication_tabs_way_out_of_a_population_without_labels_reruns_the_page",
         ),
     ),
+    Break(
+        name="planner-empty-samples-parts-recomputed",
+        item="37 planner plan cost",
+        path="core/planner/simulate.py",
+        old="out, empty_release(mechanism, eps_sample, frame.lower, frame.upper, rng, known))",
+        new="out, empty_release(mechanism, eps_sample, frame.lower, frame.upper, rng))",
+        tests=(
+            "tests/core/planner/test_simulate.py::"
+            "test_empty_samples_sharing_their_parts_release_what_each_alone_releases",
+        ),
+    ),
 )
 
 
