@@ -602,9 +602,13 @@ BREAKS: tuple[Break, ...] = (
         name="cluster-windows-selection-rank-off-by-one",
         item="issue 22 cluster windows",
         path="core/designs/cluster_windows.py",
-        old="if at_most >= j:",
-        new="if at_most >= j + 1:",
-        tests=("tests/core/test_cluster_windows.py::test_every_method_matches_the_whole_sample",),
+        old="if counted >= j:",
+        new="if counted >= j + 1:",
+        tests=(
+            "tests/core/test_cluster_windows.py::test_every_method_matches_the_whole_sample",
+            "tests/core/designs/test_cluster_grid.py::"
+            "test_grid_scan_and_select_equal_the_plain_kernels",
+        ),
     ),
     Break(
         name="cluster-windows-block-value-range-too-narrow",
@@ -2608,6 +2612,28 @@ BREAKS: tuple[Break, ...] = (
         tests=(
             "tests/core/planner/test_simulate.py::"
             "test_empty_samples_sharing_their_parts_release_what_each_alone_releases",
+        ),
+    ),
+    Break(
+        name="cluster-grid-cell-upper-end",
+        item="37 planner plan cost",
+        path="core/designs/cluster_windows.py",
+        old="g1 = min(g + 1, last)",
+        new="g1 = g",
+        tests=(
+            "tests/core/designs/test_cluster_grid.py::"
+            "test_grid_scan_and_select_equal_the_plain_kernels",
+        ),
+    ),
+    Break(
+        name="cluster-grid-select-cell-start",
+        item="37 planner plan cost",
+        path="core/designs/cluster_windows.py",
+        old="lo = (g_lo - 1) * step",
+        new="lo = g_lo * step",
+        tests=(
+            "tests/core/designs/test_cluster_grid.py::"
+            "test_grid_scan_and_select_equal_the_plain_kernels",
         ),
     ),
 )

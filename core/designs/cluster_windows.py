@@ -69,12 +69,14 @@ integers and is built once (one stable sort of the cluster codes).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._validation import FloatArray, check_whole
+from ..windowed.run_counts import counts_of_drawn
 from ..windowed.runs import Blocks, RunView, ValueRuns, fits_group_table
 
 __all__ = ["ClusterIndex", "ClusterRunWindows", "ClusterWindows", "draw_cluster_sets"]
@@ -206,16 +208,133 @@ def _gather(
         out[starts[i] : o].sort()
 
 
+def _grid_counts(pos: IntArray, off: IntArray, step: int, out: NDArray[np.int32]) -> None:
+    """``out[c, g]``: records of cluster ``c`` at positions ``< min(g step, N)`` (one merge of
+    each cluster's ascending positions with the grid)."""
+    columns = out.shape[1]
+    for c in range(off.size - 1):
+        u = off[c]
+        e = off[c + 1]
+        for g in range(columns):
+            cut = g * step
+            while u < e and pos[u] < cut:
+                u += 1
+            out[c, g] = u - off[c]
+
+
+def _scan_grid(
+    pos: IntArray,
+    off: IntArray,
+    grid: NDArray[np.int32],
+    step: int,
+    drawn: IntArray,
+    rows: IntArray,
+    cuts: IntArray,
+    count: IntArray,
+    after: IntArray,
+    before: IntArray,
+) -> None:
+    """:func:`_scan`, each cluster's binary search confined to its records in the grid cell
+    of the cut (``grid`` from :func:`_grid_counts`): the same answers."""
+    last = grid.shape[1] - 1
+    for i in range(rows.size):
+        r = rows[i]
+        p = cuts[i]
+        g = min(p // step, last)
+        g1 = min(g + 1, last)
+        c_sum = 0
+        nxt = -1
+        prv = -1
+        for t in range(drawn.shape[1]):
+            c = drawn[r, t]
+            s = off[c]
+            e = off[c + 1]
+            idx = _first_above(pos, s + grid[c, g], s + grid[c, g1], p - 1)
+            c_sum += idx - s
+            if idx < e and (nxt < 0 or pos[idx] < nxt):
+                nxt = pos[idx]
+            if idx > s and pos[idx - 1] > prv:
+                prv = pos[idx - 1]
+        count[i] = c_sum
+        after[i] = nxt
+        before[i] = prv
+
+
+def _select_grid(
+    pos: IntArray,
+    off: IntArray,
+    grid: NDArray[np.int32],
+    step: int,
+    drawn: IntArray,
+    rows: IntArray,
+    ranks: IntArray,
+    out: IntArray,
+) -> None:
+    """:func:`_select` started from the grid: the first grid cut with at least ``rank``
+    sampled records before it (a bisection over sums of ``grid`` entries), then the
+    bisection of :func:`_select` inside that cell.  The same answers (the smallest ``p``
+    with ``C(p + 1) >= rank`` is unique)."""
+    width = drawn.shape[1]
+    last = grid.shape[1] - 1
+    n_pos = pos.size
+    lo_i = np.empty(width, dtype=np.int64)
+    hi_i = np.empty(width, dtype=np.int64)
+    mid_i = np.empty(width, dtype=np.int64)
+    for i in range(rows.size):
+        r = rows[i]
+        j = ranks[i]
+        g_lo = 1
+        g_hi = last
+        while g_lo < g_hi:
+            g_mid = (g_lo + g_hi) // 2
+            at = 0
+            for t in range(width):
+                at += grid[drawn[r, t], g_mid]
+            if at >= j:
+                g_hi = g_mid
+            else:
+                g_lo = g_mid + 1
+        for t in range(width):
+            c = drawn[r, t]
+            lo_i[t] = off[c] + grid[c, g_lo - 1]
+            hi_i[t] = off[c] + grid[c, g_lo]
+        lo = (g_lo - 1) * step
+        hi = min(g_lo * step, n_pos) - 1
+        while lo < hi:
+            mid = (lo + hi) // 2
+            counted = 0
+            for t in range(width):
+                c = drawn[r, t]
+                mid_i[t] = _first_above(pos, lo_i[t], hi_i[t], mid)
+                counted += mid_i[t] - off[c]
+            if counted >= j:
+                hi = mid
+                for t in range(width):
+                    hi_i[t] = mid_i[t]
+            else:
+                lo = mid + 1
+                for t in range(width):
+                    lo_i[t] = mid_i[t]
+        out[i] = lo
+
+
 if _numba is not None:
     _first_above = _numba.njit(cache=True, nogil=True)(_first_above)
     _scan = _numba.njit(cache=True, nogil=True)(_scan)
     _select = _numba.njit(cache=True, nogil=True)(_select)
     _gather = _numba.njit(cache=True, nogil=True)(_gather)
+    _grid_counts = _numba.njit(cache=True, nogil=True)(_grid_counts)
+    _scan_grid = _numba.njit(cache=True, nogil=True)(_scan_grid)
+    _select_grid = _numba.njit(cache=True, nogil=True)(_select_grid)
 
 
 # ---------------------------------------------------------------------------------------
 # The population's clusters, prepared once
 # ---------------------------------------------------------------------------------------
+
+
+#: Cells of :attr:`ClusterIndex.grid` (int32: 16 MiB at most).
+GRID_CELLS = 1 << 22
 
 
 @dataclass(frozen=True, eq=False)
@@ -281,6 +400,23 @@ class ClusterIndex:
     def sizes(self) -> IntArray:
         """Records in each cluster, shape (k,)."""
         return np.diff(self.offsets)
+
+    @cached_property
+    def grid(self) -> tuple[int, NDArray[np.int32]]:
+        """Each cluster's records before every ``step``-th position: ``(step, table)`` with
+        ``table[c, g]`` the records of cluster ``c`` at positions ``< min(g step, N)``,
+        shape ``(k, G + 1)``, ``G = ceil(N / step)``, at most :data:`GRID_CELLS` cells.
+
+        Built once per index (one merge per cluster, ``O(N + k G)``) on first use.  A count
+        ``C(p)`` then needs, per drawn cluster, a binary search among its records in one
+        grid cell only, and a rank's position starts from a bisection over the grid.
+        """
+        columns = max(2, min(self.N + 1, GRID_CELLS // max(self.k, 1)))
+        step = max(1, -(-self.N // (columns - 1)))
+        columns = -(-self.N // step) + 1
+        table = np.empty((self.k, columns), dtype=np.int32)
+        _grid_counts(self.positions, self.offsets, step, table)
+        return step, table
 
     def members(self, cluster: int) -> IntArray:
         """Positions of one cluster's records, ascending."""
@@ -397,6 +533,10 @@ class ClusterWindows:
     def _select(self, rows: IntArray, ranks: IntArray, p_lo: IntArray, p_hi: IntArray) -> IntArray:
         out = np.empty(rows.size, dtype=np.int64)
         ix = self._index
+        if _numba is not None and ix.N < 2**31:
+            step, grid = ix.grid
+            _select_grid(ix.positions, ix.offsets, grid, step, self.drawn, rows, ranks, out)
+            return out
         _select(ix.positions, ix.offsets, self.drawn, rows, ranks, p_lo, p_hi, out)
         return out
 
@@ -432,6 +572,12 @@ class ClusterWindows:
     def _scan(self, rows: IntArray, cuts: IntArray) -> tuple[IntArray, IntArray, IntArray]:
         count, after, before = (np.empty(rows.size, dtype=np.int64) for _ in range(3))
         ix = self._index
+        if _numba is not None and ix.N < 2**31:
+            step, grid = ix.grid
+            _scan_grid(
+                ix.positions, ix.offsets, grid, step, self.drawn, rows, cuts, count, after, before
+            )
+            return count, after, before
         _scan(ix.positions, ix.offsets, self.drawn, rows, cuts, count, after, before)
         return count, after, before
 
@@ -603,10 +749,7 @@ class ClusterRunWindows(ClusterWindows):
         if self._table is None or not fits_group_table(self.reps, self._runs):
             return None
         if self._before_runs is None:
-            chosen = np.zeros((self.reps, self._index.k))
-            np.put_along_axis(chosen, self.drawn, 1.0, axis=1)
-            # Whole numbers below 2^53: the float product is exact.
-            self._before_runs = np.rint(chosen @ self._table).astype(np.int64)
+            self._before_runs = counts_of_drawn(self._table, self.drawn)
         return self._before_runs
 
     def ensure(self, first: IntArray, last: IntArray) -> None:
