@@ -601,7 +601,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="cluster-windows-selection-rank-off-by-one",
         item="issue 22 cluster windows",
-        path="core/designs/cluster_windows.py",
+        path="core/designs/cluster_grid.py",
         old="if counted >= j:",
         new="if counted >= j + 1:",
         tests=(
@@ -2617,7 +2617,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="cluster-grid-cell-upper-end",
         item="37 planner plan cost",
-        path="core/designs/cluster_windows.py",
+        path="core/designs/cluster_grid.py",
         old="g1 = min(g + 1, last)",
         new="g1 = g",
         tests=(
@@ -2628,7 +2628,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="cluster-grid-select-cell-start",
         item="37 planner plan cost",
-        path="core/designs/cluster_windows.py",
+        path="core/designs/cluster_grid.py",
         old="lo = (g_lo - 1) * step",
         new="lo = g_lo * step",
         tests=(

@@ -76,6 +76,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._validation import FloatArray, check_whole
+from ..designs.cluster_grid import _first_above, _grid_counts, _scan_grid, _select_grid
 from ..windowed.run_counts import counts_of_drawn
 from ..windowed.runs import Blocks, RunView, ValueRuns, fits_group_table
 
@@ -92,17 +93,6 @@ except ImportError:  # pragma: no cover - exercised only where numba is missing
 # ---------------------------------------------------------------------------------------
 # Kernels (plain loops; compiled by numba when it is installed)
 # ---------------------------------------------------------------------------------------
-
-
-def _first_above(a: IntArray, lo: int, hi: int, x: int) -> int:
-    """First index ``i`` in ``[lo, hi)`` with ``a[i] > x`` (``hi`` if none); ``a`` ascending."""
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if a[mid] > x:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
 
 
 def _scan(
@@ -208,124 +198,10 @@ def _gather(
         out[starts[i] : o].sort()
 
 
-def _grid_counts(pos: IntArray, off: IntArray, step: int, out: NDArray[np.int32]) -> None:
-    """``out[c, g]``: records of cluster ``c`` at positions ``< min(g step, N)`` (one merge of
-    each cluster's ascending positions with the grid)."""
-    columns = out.shape[1]
-    for c in range(off.size - 1):
-        u = off[c]
-        e = off[c + 1]
-        for g in range(columns):
-            cut = g * step
-            while u < e and pos[u] < cut:
-                u += 1
-            out[c, g] = u - off[c]
-
-
-def _scan_grid(
-    pos: IntArray,
-    off: IntArray,
-    grid: NDArray[np.int32],
-    step: int,
-    drawn: IntArray,
-    rows: IntArray,
-    cuts: IntArray,
-    count: IntArray,
-    after: IntArray,
-    before: IntArray,
-) -> None:
-    """:func:`_scan`, each cluster's binary search confined to its records in the grid cell
-    of the cut (``grid`` from :func:`_grid_counts`): the same answers."""
-    last = grid.shape[1] - 1
-    for i in range(rows.size):
-        r = rows[i]
-        p = cuts[i]
-        g = min(p // step, last)
-        g1 = min(g + 1, last)
-        c_sum = 0
-        nxt = -1
-        prv = -1
-        for t in range(drawn.shape[1]):
-            c = drawn[r, t]
-            s = off[c]
-            e = off[c + 1]
-            idx = _first_above(pos, s + grid[c, g], s + grid[c, g1], p - 1)
-            c_sum += idx - s
-            if idx < e and (nxt < 0 or pos[idx] < nxt):
-                nxt = pos[idx]
-            if idx > s and pos[idx - 1] > prv:
-                prv = pos[idx - 1]
-        count[i] = c_sum
-        after[i] = nxt
-        before[i] = prv
-
-
-def _select_grid(
-    pos: IntArray,
-    off: IntArray,
-    grid: NDArray[np.int32],
-    step: int,
-    drawn: IntArray,
-    rows: IntArray,
-    ranks: IntArray,
-    out: IntArray,
-) -> None:
-    """:func:`_select` started from the grid: the first grid cut with at least ``rank``
-    sampled records before it (a bisection over sums of ``grid`` entries), then the
-    bisection of :func:`_select` inside that cell.  The same answers (the smallest ``p``
-    with ``C(p + 1) >= rank`` is unique)."""
-    width = drawn.shape[1]
-    last = grid.shape[1] - 1
-    n_pos = pos.size
-    lo_i = np.empty(width, dtype=np.int64)
-    hi_i = np.empty(width, dtype=np.int64)
-    mid_i = np.empty(width, dtype=np.int64)
-    for i in range(rows.size):
-        r = rows[i]
-        j = ranks[i]
-        g_lo = 1
-        g_hi = last
-        while g_lo < g_hi:
-            g_mid = (g_lo + g_hi) // 2
-            at = 0
-            for t in range(width):
-                at += grid[drawn[r, t], g_mid]
-            if at >= j:
-                g_hi = g_mid
-            else:
-                g_lo = g_mid + 1
-        for t in range(width):
-            c = drawn[r, t]
-            lo_i[t] = off[c] + grid[c, g_lo - 1]
-            hi_i[t] = off[c] + grid[c, g_lo]
-        lo = (g_lo - 1) * step
-        hi = min(g_lo * step, n_pos) - 1
-        while lo < hi:
-            mid = (lo + hi) // 2
-            counted = 0
-            for t in range(width):
-                c = drawn[r, t]
-                mid_i[t] = _first_above(pos, lo_i[t], hi_i[t], mid)
-                counted += mid_i[t] - off[c]
-            if counted >= j:
-                hi = mid
-                for t in range(width):
-                    hi_i[t] = mid_i[t]
-            else:
-                lo = mid + 1
-                for t in range(width):
-                    lo_i[t] = mid_i[t]
-        out[i] = lo
-
-
 if _numba is not None:
-    _first_above = _numba.njit(cache=True, nogil=True)(_first_above)
     _scan = _numba.njit(cache=True, nogil=True)(_scan)
     _select = _numba.njit(cache=True, nogil=True)(_select)
     _gather = _numba.njit(cache=True, nogil=True)(_gather)
-    _grid_counts = _numba.njit(cache=True, nogil=True)(_grid_counts)
-    _scan_grid = _numba.njit(cache=True, nogil=True)(_scan_grid)
-    _select_grid = _numba.njit(cache=True, nogil=True)(_select_grid)
 
 
 # ---------------------------------------------------------------------------------------

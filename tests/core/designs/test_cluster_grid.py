@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from core.designs import cluster_grid as cg
 from core.designs import cluster_windows as cw
 
 
@@ -32,7 +33,7 @@ def test_grid_scan_and_select_equal_the_plain_kernels(
     plain = [np.empty(rows.size, dtype=np.int64) for _ in range(3)]
     fast = [np.empty(rows.size, dtype=np.int64) for _ in range(3)]
     cw._scan(ix.positions, ix.offsets, drawn, rows, cuts, *plain)
-    cw._scan_grid(ix.positions, ix.offsets, grid, step, drawn, rows, cuts, *fast)
+    cg._scan_grid(ix.positions, ix.offsets, grid, step, drawn, rows, cuts, *fast)
     for a, b in zip(plain, fast, strict=True):
         np.testing.assert_array_equal(a, b)
     inner = np.array([rng.integers(1, sizes[r] + 1) for r in rows])
@@ -41,5 +42,5 @@ def test_grid_scan_and_select_equal_the_plain_kernels(
         got = np.empty(rows.size, dtype=np.int64)
         lo, hi = np.zeros(rows.size, dtype=np.int64), np.full(rows.size, N - 1, dtype=np.int64)
         cw._select(ix.positions, ix.offsets, drawn, rows, ranks, lo, hi, want)
-        cw._select_grid(ix.positions, ix.offsets, grid, step, drawn, rows, ranks, got)
+        cg._select_grid(ix.positions, ix.offsets, grid, step, drawn, rows, ranks, got)
         np.testing.assert_array_equal(got, want)
