@@ -107,25 +107,6 @@ def _root(g: Callable[[float], float], top: float) -> float:
         return hi
 
 
-def _at_a_bound(
-    coverage: Callable[[float], float], level: float, top: float, below: float, above: float
-) -> float | None:
-    """The root of ``coverage(v) = level`` when it is where the clamped errors reach a bound.
-
-    The coverage jumps up at ``v = above`` and at ``v = −below`` (right-continuous: the
-    releases clamped to a bound are within ``v`` from there on).  When the level is crossed
-    at such a jump, the root is the jump itself, which a root search would only close in on
-    by bisection (about 47 evaluations for its tolerance of ``1e-14 · top``); here it takes
-    two.  ``None`` when the level is not crossed at a jump.
-    """
-    for jump in sorted({a for a in (above, -below) if math.isfinite(a) and 0.0 < a <= top}):
-        if coverage(jump) < level:
-            continue
-        step = max(1e-14 * top, 4.0 * math.ulp(jump))
-        return jump if coverage(jump - step) < level else None
-    return None
-
-
 def conditional_quantile(
     err: FloatArray,
     scale: FloatArray,
@@ -162,9 +143,7 @@ def conditional_quantile(
         return 0.0, 0.0
     while coverage(top) < level:
         top *= 2.0
-    x = _at_a_bound(coverage, level, top, below, above)
-    if x is None:
-        x = _root(lambda v: coverage(v) - level, top)
+    x = _root(lambda v: coverage(v) - level, top)
     T = err.size
     probs = per_row(x)
     h = 1e-3 * x if x > 0 else 1e-9 * top
