@@ -601,10 +601,14 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="cluster-windows-selection-rank-off-by-one",
         item="issue 22 cluster windows",
-        path="core/designs/cluster_windows.py",
-        old="if at_most >= j:",
-        new="if at_most >= j + 1:",
-        tests=("tests/core/test_cluster_windows.py::test_every_method_matches_the_whole_sample",),
+        path="core/designs/cluster_grid.py",
+        old="if counted >= j:",
+        new="if counted >= j + 1:",
+        tests=(
+            "tests/core/test_cluster_windows.py::test_every_method_matches_the_whole_sample",
+            "tests/core/designs/test_cluster_grid.py::"
+            "test_grid_scan_and_select_equal_the_plain_kernels",
+        ),
     ),
     Break(
         name="cluster-windows-block-value-range-too-narrow",
@@ -1157,8 +1161,8 @@ BREAKS: tuple[Break, ...] = (
         name="run-counts-last-cluster-dropped",
         item="issue 22: cluster samples of a tied population as counts per run",
         path="core/windowed/run_counts.py",
-        old="np.put_along_axis(chosen, d, 1.0, axis=1)",
-        new="np.put_along_axis(chosen, d[:, :-1], 1.0, axis=1)",
+        old="for j in range(drawn.shape[1]):\n            c = drawn[r, j]",
+        new="for j in range(drawn.shape[1] - 1):\n            c = drawn[r, j]",
         tests=(
             "tests/core/windowed/test_run_counts.py::"
             "test_cluster_counts_are_the_drawn_clusters_records",
@@ -2452,8 +2456,8 @@ BREAKS: tuple[Break, ...] = (
         name="run-counts-last-cluster-only",
         item="37 planner at scale",
         path="core/windowed/run_counts.py",
-        old="out += per_run[d[:, j]]",
-        new="out = per_run[d[:, j]].astype(np.int64)",
+        old="out[r, col] += per_run[c, col]",
+        new="out[r, col] = per_run[c, col]",
         tests=(
             "tests/core/windowed/test_run_counts_paths.py::"
             "test_counts_of_drawn_are_the_drawn_clusters_records",
@@ -2714,6 +2718,39 @@ BREAKS: tuple[Break, ...] = (
         old="        expo = _piece(e_start, slope, end - start) / (4.0 * b2)\n",
         new="        expo = _piece(e_start, slope, end - start) / (2.0 * b2)\n",
         tests=("tests/core/mechanisms/test_sum_count_kernels.py",),
+    ),
+    Break(
+        name="planner-empty-samples-parts-recomputed",
+        item="37 planner plan cost",
+        path="core/planner/simulate.py",
+        old="out, empty_release(mechanism, eps_sample, frame.lower, frame.upper, rng, known))",
+        new="out, empty_release(mechanism, eps_sample, frame.lower, frame.upper, rng))",
+        tests=(
+            "tests/core/planner/test_simulate.py::"
+            "test_empty_samples_sharing_their_parts_release_what_each_alone_releases",
+        ),
+    ),
+    Break(
+        name="cluster-grid-cell-upper-end",
+        item="37 planner plan cost",
+        path="core/designs/cluster_grid.py",
+        old="g1 = min(g + 1, last)",
+        new="g1 = g",
+        tests=(
+            "tests/core/designs/test_cluster_grid.py::"
+            "test_grid_scan_and_select_equal_the_plain_kernels",
+        ),
+    ),
+    Break(
+        name="cluster-grid-select-cell-start",
+        item="37 planner plan cost",
+        path="core/designs/cluster_grid.py",
+        old="lo = (g_lo - 1) * step",
+        new="lo = g_lo * step",
+        tests=(
+            "tests/core/designs/test_cluster_grid.py::"
+            "test_grid_scan_and_select_equal_the_plain_kernels",
+        ),
     ),
 )
 

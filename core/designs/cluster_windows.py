@@ -69,12 +69,15 @@ integers and is built once (one stable sort of the cluster codes).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._validation import FloatArray, check_whole
+from ..designs.cluster_grid import _first_above, _grid_counts, _scan_grid, _select_grid
+from ..windowed.run_counts import counts_of_drawn
 from ..windowed.runs import Blocks, RunView, ValueRuns, fits_group_table
 
 __all__ = ["ClusterIndex", "ClusterRunWindows", "ClusterWindows", "draw_cluster_sets"]
@@ -90,17 +93,6 @@ except ImportError:  # pragma: no cover - exercised only where numba is missing
 # ---------------------------------------------------------------------------------------
 # Kernels (plain loops; compiled by numba when it is installed)
 # ---------------------------------------------------------------------------------------
-
-
-def _first_above(a: IntArray, lo: int, hi: int, x: int) -> int:
-    """First index ``i`` in ``[lo, hi)`` with ``a[i] > x`` (``hi`` if none); ``a`` ascending."""
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if a[mid] > x:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
 
 
 def _scan(
@@ -207,7 +199,6 @@ def _gather(
 
 
 if _numba is not None:
-    _first_above = _numba.njit(cache=True, nogil=True)(_first_above)
     _scan = _numba.njit(cache=True, nogil=True)(_scan)
     _select = _numba.njit(cache=True, nogil=True)(_select)
     _gather = _numba.njit(cache=True, nogil=True)(_gather)
@@ -216,6 +207,10 @@ if _numba is not None:
 # ---------------------------------------------------------------------------------------
 # The population's clusters, prepared once
 # ---------------------------------------------------------------------------------------
+
+
+#: Cells of :attr:`ClusterIndex.grid` (int32: 16 MiB at most).
+GRID_CELLS = 1 << 22
 
 
 @dataclass(frozen=True, eq=False)
@@ -284,6 +279,23 @@ class ClusterIndex:
     def sizes(self) -> IntArray:
         """Records in each cluster, shape (k,)."""
         return np.diff(self.offsets)
+
+    @cached_property
+    def grid(self) -> tuple[int, NDArray[np.int32]]:
+        """Each cluster's records before every ``step``-th position: ``(step, table)`` with
+        ``table[c, g]`` the records of cluster ``c`` at positions ``< min(g step, N)``,
+        shape ``(k, G + 1)``, ``G = ceil(N / step)``, at most :data:`GRID_CELLS` cells.
+
+        Built once per index (one merge per cluster, ``O(N + k G)``) on first use.  A count
+        ``C(p)`` then needs, per drawn cluster, a binary search among its records in one
+        grid cell only, and a rank's position starts from a bisection over the grid.
+        """
+        columns = max(2, min(self.N + 1, GRID_CELLS // max(self.k, 1)))
+        step = max(1, -(-self.N // (columns - 1)))
+        columns = -(-self.N // step) + 1
+        table = np.empty((self.k, columns), dtype=np.int32)
+        _grid_counts(self.positions, self.offsets, step, table)
+        return step, table
 
     def members(self, cluster: int) -> IntArray:
         """Positions of one cluster's records, ascending."""
@@ -400,6 +412,10 @@ class ClusterWindows:
     def _select(self, rows: IntArray, ranks: IntArray, p_lo: IntArray, p_hi: IntArray) -> IntArray:
         out = np.empty(rows.size, dtype=np.int64)
         ix = self._index
+        if _numba is not None and ix.N < 2**31:
+            step, grid = ix.grid
+            _select_grid(ix.positions, ix.offsets, grid, step, self.drawn, rows, ranks, out)
+            return out
         _select(ix.positions, ix.offsets, self.drawn, rows, ranks, p_lo, p_hi, out)
         return out
 
@@ -435,6 +451,12 @@ class ClusterWindows:
     def _scan(self, rows: IntArray, cuts: IntArray) -> tuple[IntArray, IntArray, IntArray]:
         count, after, before = (np.empty(rows.size, dtype=np.int64) for _ in range(3))
         ix = self._index
+        if _numba is not None and ix.N < 2**31:
+            step, grid = ix.grid
+            _scan_grid(
+                ix.positions, ix.offsets, grid, step, self.drawn, rows, cuts, count, after, before
+            )
+            return count, after, before
         _scan(ix.positions, ix.offsets, self.drawn, rows, cuts, count, after, before)
         return count, after, before
 
@@ -606,10 +628,7 @@ class ClusterRunWindows(ClusterWindows):
         if self._table is None or not fits_group_table(self.reps, self._runs):
             return None
         if self._before_runs is None:
-            chosen = np.zeros((self.reps, self._index.k))
-            np.put_along_axis(chosen, self.drawn, 1.0, axis=1)
-            # Whole numbers below 2^53: the float product is exact.
-            self._before_runs = np.rint(chosen @ self._table).astype(np.int64)
+            self._before_runs = counts_of_drawn(self._table, self.drawn)
         return self._before_runs
 
     def ensure(self, first: IntArray, last: IntArray) -> None:

@@ -28,7 +28,7 @@ from numpy.typing import NDArray
 from .. import mechanisms as mech
 from ..designs.frame import Frame
 from ..designs.protocol import PlannerDesign, Point
-from ..mechanisms.rows import SortedRows, empty_release
+from ..mechanisms.rows import EmptyParts, SortedRows, empty_release
 from ..planner.errors import Draws
 from ..threads import each
 from ..windowed import window_exponential_draws, window_quantile_draws
@@ -162,11 +162,21 @@ def use_windows(design: PlannerDesign, frame: Frame, points: Sequence[Point], sa
 
 
 def release_empty(
-    mechanism: mech.Mechanism, eps_sample: float, frame: Frame, rng: np.random.Generator, out: Draws
+    mechanism: mech.Mechanism,
+    eps_sample: float,
+    frame: Frame,
+    rng: np.random.Generator,
+    out: Draws,
+    known: dict[tuple[float, float], EmptyParts] | None = None,
 ) -> None:
     """Append the release of an empty sample (possible when the sample size is random) to
-    ``out`` (:func:`core.mechanisms.rows.empty_release`)."""
-    append_release(out, empty_release(mechanism, eps_sample, frame.lower, frame.upper, rng))
+    ``out`` (:func:`core.mechanisms.rows.empty_release`).
+
+    ``known``, shared by the empty samples of one mechanism and budget, keeps the parts of
+    the release that do not depend on the draw (the clamped noise's moments and the law),
+    so they are computed once rather than once per empty sample; the draws are the same.
+    """
+    append_release(out, empty_release(mechanism, eps_sample, frame.lower, frame.upper, rng, known))
 
 
 def mask_samples(frame: Frame, mask: NDArray[np.bool_]) -> SortedRows:
@@ -546,8 +556,9 @@ class _WindowPoint:
                         draws, frame.lower, frame.upper,
                     ),
                 )  # fmt: skip
+            known: dict[tuple[float, float], EmptyParts] = {}
             for _ in range(int((self.sizes == 0).sum())):
-                release_empty(o, eps, frame, noise_rng, out)
+                release_empty(o, eps, frame, noise_rng, out, known)
             out.sizes.append(self.sizes.astype(np.float64))
             results[(name, p.rate)] = out
         return results

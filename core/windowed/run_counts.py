@@ -62,26 +62,44 @@ def cluster_run_counts(table: ArrayLike, drawn: ArrayLike) -> IntArray:
     return counts_of_drawn(np.diff(np.asarray(table, dtype=np.int64), axis=1), drawn)
 
 
-#: Drawn clusters per sample up to which :func:`counts_of_drawn` adds their rows directly
-#: (beyond, one matrix product over all clusters is cheaper).
-_ADD_UP_TO = 8
+def _add_rows(per_run: IntArray, drawn: IntArray, out: IntArray) -> None:
+    """``out[r] = sum of per_run[drawn[r, j]] over j``: each sample's drawn clusters' rows."""
+    for r in range(drawn.shape[0]):
+        for j in range(drawn.shape[1]):
+            c = drawn[r, j]
+            for col in range(per_run.shape[1]):
+                out[r, col] += per_run[c, col]
+
+
+try:  # numba is optional: without it the same loop runs as numpy row additions.
+    import numba as _numba
+except ImportError:  # pragma: no cover - exercised only where numba is missing
+    _numba = None  # type: ignore[assignment]
+if _numba is not None:
+    _add_rows = _numba.njit(cache=True, nogil=True)(_add_rows)
 
 
 def counts_of_drawn(per_run: ArrayLike, drawn: ArrayLike) -> IntArray:
     """:func:`cluster_run_counts` from the records of each cluster in each run,
     ``per_run`` of shape ``(k, D)`` (the differences of the run table, kept by a caller
-    that counts many draws of the same clusters)."""
-    per_run = np.asarray(per_run)
-    d = np.asarray(drawn, dtype=np.int64)
-    if d.ndim == 2 and d.shape[1] <= _ADD_UP_TO:
-        out = np.zeros((d.shape[0], per_run.shape[1]), dtype=np.int64)
+    that counts many draws of the same clusters).
+
+    One pass of integer additions over the drawn clusters' rows (compiled by numba when
+    installed; ``O(reps ℓ D)``, on one thread -- a matrix product of the 0/1 matrix of
+    drawn clusters would start the BLAS's threads, which on a busy server cost more than
+    they save).
+    """
+    table = np.ascontiguousarray(per_run, dtype=np.int64)
+    d = np.ascontiguousarray(drawn, dtype=np.int64)
+    if d.ndim != 2:
+        raise ValueError(f"drawn must have shape (reps, ℓ); got {d.shape}")
+    out = np.zeros((d.shape[0], table.shape[1]), dtype=np.int64)
+    if _numba is None:  # pragma: no cover - exercised only where numba is missing
         for j in range(d.shape[1]):
-            out += per_run[d[:, j]]
+            out += table[d[:, j]]
         return out
-    chosen = np.zeros((d.shape[0], per_run.shape[0]))
-    np.put_along_axis(chosen, d, 1.0, axis=1)
-    # Whole numbers below 2^53: the float product is exact.
-    return np.rint(chosen @ per_run.astype(np.float64)).astype(np.int64)
+    _add_rows(table, d, out)
+    return out
 
 
 class RunCounts:

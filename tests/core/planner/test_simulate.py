@@ -41,6 +41,32 @@ def test_an_empty_sample_is_released_as_its_mechanism_states():
     assert out.statistic[0][0] == 0.5 and out.noise_variance[0][0] == 2.0
 
 
+def test_empty_samples_sharing_their_parts_release_what_each_alone_releases(monkeypatch):
+    """The parts kept for the empty samples of one mechanism are computed once, and the
+    releases (draws, moments, laws) equal those of each empty sample released alone."""
+    frame = _frame(10)
+    calls = []
+    laplace = mech.GlobalLaplaceQuantile()
+    moments = type(laplace).clamped_noise_moments
+    monkeypatch.setattr(
+        type(laplace),
+        "clamped_noise_moments",
+        lambda self, *a, **k: calls.append(1) or moments(self, *a, **k),
+    )
+    alone, shared, known = errors.Draws(), errors.Draws(), {}
+    rng_a, rng_b = np.random.default_rng(3), np.random.default_rng(3)
+    for _ in range(4):
+        simulate.release_empty(laplace, 1.0, frame, rng_a, alone)
+    assert len(calls) == 4
+    for _ in range(4):
+        simulate.release_empty(laplace, 1.0, frame, rng_b, shared, known)
+    assert len(calls) == 5
+    for field in ("released", "noise_mean", "noise_square", "noise_variance"):
+        np.testing.assert_allclose(
+            np.concatenate(getattr(alone, field)), np.concatenate(getattr(shared, field))
+        )
+
+
 def test_windows_over_runs_agree_with_masks_on_a_heavily_tied_population() -> None:
     """The establishments shape (median 3, a tie block of ~6 % of the records at it): every
     windowed design reads runs, and its rows equal the mask rows within Monte Carlo error."""
