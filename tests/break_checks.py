@@ -2752,6 +2752,28 @@ BREAKS: tuple[Break, ...] = (
             "test_grid_scan_and_select_equal_the_plain_kernels",
         ),
     ),
+    Break(
+        name="bound-search-jump-returns-its-start",
+        item="37 publication bound search",
+        path="core/planner/errors.py",
+        old="            return j\n        hi = below",
+        new="            return lo\n        hi = below",
+        tests=(
+            "tests/core/planner/test_errors.py::"
+            "test_the_bound_search_bracketed_at_jumps_finds_the_smallest_covering_error",
+        ),
+    ),
+    Break(
+        name="bound-search-between-jumps-offset-lost",
+        item="37 publication bound search",
+        path="core/planner/errors.py",
+        old="    return lo + _root(lambda v: coverage(lo + v) - level, hi - lo)",
+        new="    return _root(lambda v: coverage(lo + v) - level, hi - lo)",
+        tests=(
+            "tests/core/planner/test_errors.py::"
+            "test_the_bound_search_bracketed_at_jumps_finds_the_smallest_covering_error",
+        ),
+    ),
 )
 
 

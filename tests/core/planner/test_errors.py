@@ -137,3 +137,33 @@ def mech_at_rate(pop, rate):
     from core.planner.simulate import make_mechanism
 
     return make_mechanism("sum_count", Frame.of(pop), rate, 0.5)
+
+
+def _smallest_covering(coverage, level: float, top: float) -> float:
+    """Slow reference: bisection for the smallest x in [0, top] with coverage(x) >= level."""
+    lo, hi = 0.0, top
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid <= lo or mid >= hi:
+            break
+        if coverage(mid) < level:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+@pytest.mark.parametrize("level", [0.2, 0.5, 0.6, 0.75, 0.9, 0.95, 0.99])
+def test_the_bound_search_bracketed_at_jumps_finds_the_smallest_covering_error(level):
+    """A smooth coverage with atoms at two clip points (2.5 and 7): the bracketed search
+    returns the jump itself when the level falls inside it, and otherwise the root between
+    the jumps, both as a plain bisection over [0, top] finds them."""
+    top = 10.0
+
+    def coverage(x: float) -> float:
+        smooth = 0.6 * (1.0 - math.exp(-x / 1.5))
+        return smooth + (0.25 if x >= 2.5 else 0.0) + (0.15 if x >= 7.0 else 0.0)
+
+    got = errors._bracketed_root(coverage, level, top, (2.5, 7.0, 12.0))
+    assert got == pytest.approx(_smallest_covering(coverage, level, top), abs=1e-9)
+    assert coverage(got) >= level - 1e-12
