@@ -89,7 +89,7 @@ def test_gains_sensitivity_snippet_prints_the_median_releases(population):
 def test_gains_theory_snippet_prints_the_q_table():
     at = open_page(GAINS, {"gain_view": "Mean: noise ratio r and bound q", "gain_eps": "0.1, 3"})
     out = run_snippet(snippet(at, "rate_for_q"))
-    table = next(df.value for df in at.dataframe if "largest rate n/N (%)" in df.value.columns)
+    table = next(t.value for t in at.table if "largest rate n/N (%)" in t.value.columns)
     printed = {float(a): float(b) for a, b in (line.split() for line in out.splitlines())}
     for eps, percent in zip(table["ε_target"], table["largest rate n/N (%)"], strict=True):
         assert 100 * printed[float(eps)] == pytest.approx(percent, rel=1e-9)
