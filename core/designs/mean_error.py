@@ -113,6 +113,7 @@ from .._validation import (
     require,
 )
 from ..designs.normal_laplace import check_level, error_bound
+from . import group_sums
 
 __all__ = [
     "DESIGNS",
@@ -212,15 +213,15 @@ class MeanPopulation:
 def _codes(name: str, labels: ArrayLike, N: int) -> tuple[IntArray, IntArray]:
     """Codes ``0 … H − 1`` of ``labels`` (groups without records dropped) and group sizes.
 
-    Non-negative integer labels are used as codes directly (one ``bincount``, no sort);
-    any other labels go through ``numpy.unique``.
+    Non-negative integer labels below ``2N + 1024`` are used as codes directly (one
+    ``bincount``, no sort); any other labels go through ``numpy.unique``.
     """
     arr = np.asarray(labels)
     if arr.ndim != 1 or arr.size != N:
         raise ValueError(
             f"{name} must be one label per value ({N:,}); got an array of shape {arr.shape}"
         )
-    if arr.dtype.kind in "iu" and int(arr.min()) >= 0:
+    if arr.dtype.kind in "iu" and int(arr.min()) >= 0 and int(arr.max()) < 2 * N + 1024:
         # Any integer type but uint64 (bincount reads signed codes) is read as it is.
         codes = arr.astype(np.int64) if arr.dtype == np.uint64 else arr
         counts = np.bincount(codes)
@@ -250,6 +251,36 @@ def _group_sums(deviations: FloatArray, codes: IntArray, counts: IntArray) -> Gr
     t2 = np.bincount(codes, weights=e, minlength=H)
     within = np.maximum(t2 - t1 * t1 / sizes, 0.0)
     return GroupSums(sizes, first + t1 / sizes, within)
+
+
+def _labelled_sums(name: str, labels: ArrayLike, deviations: FloatArray, N: int) -> GroupSums:
+    """:func:`_group_sums` of ``deviations`` by ``labels``, groups without records dropped.
+
+    Compact non-negative integer codes (the frame's, in their narrowest type) go through the
+    compiled :func:`core.designs.group_sums.two_pass_sums`, which keeps no array of N
+    entries; it adds in the same order as ``numpy.bincount``, so the sums are those of
+    :func:`_group_sums`.  Other labels, or codes far sparser than the records, are coded by
+    :func:`_codes` first.
+    """
+    arr = np.asarray(labels)
+    if (
+        group_sums.COMPILED
+        and arr.ndim == 1
+        and arr.size == N
+        and arr.dtype.kind in "iu"
+        and arr.dtype != np.uint64
+        and int(arr.min()) >= 0
+        and int(arr.max()) < 2 * N + 1024
+    ):
+        counts, sums, t1, t2 = group_sums.two_pass_sums(deviations, arr, int(arr.max()) + 1)
+        keep = counts > 0
+        sizes = counts[keep].astype(np.float64)
+        first = sums[keep] / sizes
+        t1, t2 = t1[keep], t2[keep]
+        within = np.maximum(t2 - t1 * t1 / sizes, 0.0)
+        return GroupSums(sizes, first + t1 / sizes, within)
+    codes, counts = _codes(name, labels, N)
+    return _group_sums(deviations, codes, counts)
 
 
 def prepare_mean_population(
@@ -302,8 +333,7 @@ def prepare_mean_population(
         if labels is None:
             groups.append(None)
             continue
-        codes, counts = _codes(name, labels, N)
-        groups.append(_group_sums(d, codes, counts))
+        groups.append(_labelled_sums(name, labels, d, N))
     return MeanPopulation(N, lo, hi, theta, sum_squares, groups[0], groups[1])
 
 

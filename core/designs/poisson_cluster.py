@@ -52,6 +52,7 @@ from ..designs.cluster import _cluster_index, cluster_source, missing_clusters
 from ..designs.cluster_windows import ClusterIndex
 from ..designs.coupling import ClusterCoupling
 from ..designs.frame import Frame
+from ..designs.group_sums import shifted_sums
 from ..designs.protocol import Point, WindowDraw
 
 __all__ = ["PoissonCluster", "poisson_cluster_eps", "poisson_cluster_eps_sample"]
@@ -220,7 +221,4 @@ def _centred_totals(frame: Frame) -> NDArray[np.float64]:
     """Cluster totals of ``x − c``, ``c`` the middle of the bounds."""
     assert frame.cluster_codes is not None and frame.cluster_sizes is not None
     centre = frame.lower + (frame.upper - frame.lower) / 2.0
-    totals = np.bincount(
-        frame.cluster_codes, weights=frame.values - centre, minlength=frame.cluster_sizes.size
-    )
-    return np.asarray(totals, dtype=np.float64)
+    return shifted_sums(frame.values, centre, frame.cluster_codes, frame.cluster_sizes.size)
