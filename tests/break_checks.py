@@ -2774,6 +2774,28 @@ BREAKS: tuple[Break, ...] = (
             "test_the_bound_search_bracketed_at_jumps_finds_the_smallest_covering_error",
         ),
     ),
+    Break(
+        name="command-line-read-twice",
+        item="37 register preparation",
+        path="ui/command_line.py",
+        old="    if started is not None:\n        return started.result()\n    return _load(argv)",
+        new="    return _load(argv)",
+        tests=(
+            "tests/ui/test_command_line.py::"
+            "test_the_background_read_is_the_one_the_run_takes_and_a_large_file_is_prepared",
+        ),
+    ),
+    Break(
+        name="command-line-not-prepared",
+        item="37 register preparation",
+        path="ui/command_line.py",
+        old="    cache.resolution(pop.content_hash, pop)\n    prepare_population(pop)\n",
+        new="",
+        tests=(
+            "tests/ui/test_command_line.py::"
+            "test_the_background_read_is_the_one_the_run_takes_and_a_large_file_is_prepared",
+        ),
+    ),
 )
 
 
