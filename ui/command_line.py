@@ -30,9 +30,11 @@ The first run of the server reads the file in a background thread
 (:func:`start_preparation`), and the run takes the population from it. The same thread then
 makes the per-record preparation every plan of a large register reads
 (:func:`core.planner.prepare_population`: the sort into runs, the strata and cluster indexes
-and grids, the mean sums; kept by the population's content hash) and the planner's step of
-the recorded values, while the first page is drawn and read. The planner's first plan then
-finds them done instead of building them while its visitor waits.
+and grids, the mean sums; kept by the population's content hash), the planner's step of
+the recorded values, and the planner page's comparison at its default controls
+(:func:`ui.planner.first_plan.plan_page_defaults`, in the page's own cache), while the first
+page is drawn and read. The planner's first visit then finds them done instead of computing
+them while its visitor waits.
 """
 
 from __future__ import annotations
@@ -312,10 +314,11 @@ def _command_line_population(argv: tuple[str, ...]) -> CommandLineLoad | None:
 
 
 def _prepare_for_planner(pop: Population) -> None:
-    """The per-record preparation of ``pop`` that the planner's plans read, kept where the
-    planner finds it: the frame by content hash, the recorded step in the page's cache."""
+    """The per-record preparation of ``pop`` that the planner's plans read, then the
+    planner page's first comparison, kept where the page finds them: the frame by content
+    hash, the recorded step and the plan at the page's defaults in the page's caches."""
     from core.planner import prepare_population
-    from ui.planner import cache, inputs
+    from ui.planner import cache, first_plan, inputs
 
     if pop.size < PREPARE_MIN_RECORDS or inputs.population_problem(pop) is not None:
         return
@@ -323,7 +326,13 @@ def _prepare_for_planner(pop: Population) -> None:
     # The step first: the planner's page asks for it before its plan asks for the frame.
     cache.resolution(pop.content_hash, pop)
     prepare_population(pop)
-    _LOG.info("Population prepared for the planner in %.1f s", time.perf_counter() - start)
+    prepared = time.perf_counter()
+    first_plan.plan_page_defaults(pop)
+    _LOG.info(
+        "Population prepared for the planner in %.1f s, its default plan in %.1f s",
+        prepared - start,
+        time.perf_counter() - prepared,
+    )
 
 
 def _read_and_prepare(argv: tuple[str, ...], read: Future[CommandLineLoad | None]) -> None:
@@ -346,9 +355,10 @@ def start_preparation(argv: Sequence[str]) -> threading.Thread | None:
     background thread: once per server process and arguments.
 
     :func:`command_line_population` calls it, then waits for the read alone: the
-    preparation (:func:`core.planner.prepare_population` and the planner's step of the
-    recorded values, for a population of at least :data:`PREPARE_MIN_RECORDS` records)
-    goes on while the first page is drawn, so the planner's first plan finds it done.
+    preparation (:func:`core.planner.prepare_population`, the planner's step of the
+    recorded values and its comparison at the page's defaults, for a population of at
+    least :data:`PREPARE_MIN_RECORDS` records) goes on while the first page is drawn, so
+    the planner's first visit finds it done.
 
     Parameters
     ----------

@@ -178,3 +178,21 @@ def test_defaults_fit_the_file_and_a_link_reproduces_the_page_on_the_same_server
     assert fresh.selectbox(key="population").value == "command_line"
     assert shown_state(fresh) == shown_state(at)
     assert charts(fresh) == charts(at)
+
+
+def test_the_plan_computed_ahead_is_the_one_the_planner_page_shows_first(register, monkeypatch):
+    """Break caught (tests/break_checks.py ``first-plan-other-inputs``): the comparison a
+    server computes ahead for a large register (``ui.planner.first_plan``) is no longer
+    the page's first one, so its first visitor waits for a plan of their own."""
+    import core.planner
+    from ui import command_line
+    from ui.planner import cache
+    from ui.planner.first_plan import plan_page_defaults
+
+    argv = argv_for(register)
+    cache.plan.clear()
+    plan_page_defaults(command_line.command_line_population(argv).population)
+    calls = []
+    monkeypatch.setattr(core.planner, "plan", lambda *a, **k: calls.append(k))
+    open_page("app_pages/planner.py", argv=argv, snippets=False, check=False)
+    assert calls == []
