@@ -30,7 +30,8 @@ Rows (``--rows NAME ...``; the default is ``open eps plan``, ``--rows all`` runs
     The planner on a 5-million-record register named on the server's command line
     (``streamlit run app.py -- --population FILE --value income ...``; the file is written
     once into a temporary folder): the first page of a new server, then the planner's first
-    plan in a new tab, then ε_target changes.
+    plan in a new tab (at once, or after ``--register-pause`` seconds on the first page, as a
+    visitor who reads it), then ε_target changes.
 ``classroom``
     12 concurrent sessions (``--sessions``), browsers on the same machine, each over every
     page, on a fresh server (``tests.e2e.classroom.run_classroom``, run in a child process):
@@ -822,7 +823,9 @@ def _register_file(bench: Bench) -> tuple[Path, list[str]]:
 def run_register(bench: Bench) -> None:
     """Row ``register``: a server started with a large register on its command line."""
     size = bench.args.register_size
-    bench.header(f"planner on a {size:,}-record register named on the command line")
+    pause = bench.args.register_pause
+    after = f", the planner opened {pause:g} s after the first page" if pause else ""
+    bench.header(f"planner on a {size:,}-record register named on the command line{after}")
     _, argv = _register_file(bench)
     first: dict[str, dict[str, float | None] | None] = {}
     plan: dict[str, dict[str, float | None] | None] = {}
@@ -835,6 +838,7 @@ def run_register(bench: Bench) -> None:
                     first[target.label] = bench.open(
                         page, server, page_url(server.url, first_page())
                     )
+                    time.sleep(bench.args.register_pause)
                 with bench.tab() as page:
                     plan[target.label] = bench.open(page, server, page_url(server.url, "planner"))
                     values = EPS_CASES[0].values(bench.args.repeats)
@@ -924,6 +928,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--sessions", type=int, default=12, help="sessions of the classroom")
     parser.add_argument(
         "--register-size", type=int, default=5_000_000, help="records of the register row"
+    )
+    parser.add_argument(
+        "--register-pause",
+        type=float,
+        default=0.0,
+        help="seconds the register row waits on the first page before it opens the planner "
+        "(a visitor reading the first page; default 0: at once)",
     )
     args = parser.parse_args(argv)
     if args.repeats < 1:

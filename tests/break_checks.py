@@ -2808,6 +2808,39 @@ BREAKS: tuple[Break, ...] = (
         new="int(arr.min()) >= 0:",
         tests=("tests/core/designs/test_group_sums.py::test_sparse_integer_labels_are_coded_not_counted",),
     ),
+    Break(
+        name="command-line-read-twice",
+        item="37 register preparation",
+        path="ui/command_line.py",
+        old="    if started is not None:\n        return started.result()\n    return _load(argv)",
+        new="    return _load(argv)",
+        tests=(
+            "tests/ui/test_command_line.py::"
+            "test_the_background_read_is_the_one_the_run_takes_and_a_large_file_is_prepared",
+        ),
+    ),
+    Break(
+        name="command-line-not-prepared",
+        item="37 register preparation",
+        path="ui/command_line.py",
+        old="    cache.resolution(pop.content_hash, pop)\n    prepare_population(pop)\n",
+        new="",
+        tests=(
+            "tests/ui/test_command_line.py::"
+            "test_the_background_read_is_the_one_the_run_takes_and_a_large_file_is_prepared",
+        ),
+    ),
+    Break(
+        name="first-plan-other-inputs",
+        item="37 register preparation",
+        path="ui/planner/first_plan.py",
+        old="        designs=tuple(d for d in text.PICKABLE_DESIGNS if d in available),",
+        new="        designs=tuple(d for d in sorted(text.PICKABLE_DESIGNS) if d in available),",
+        tests=(
+            "tests/pages/test_command_line_population.py::"
+            "test_the_plan_computed_ahead_is_the_one_the_planner_page_shows_first",
+        ),
+    ),
 )
 
 

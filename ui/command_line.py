@@ -23,6 +23,18 @@ The file is read once per server process: :func:`command_line_population` is an
 read-only :class:`core.populations.Population` it returns (no copy per session). A file that
 cannot be read is remembered the same way, as a message, so a bad argument costs one read,
 not one per rerun; the built-in populations keep working and the sidebar says what went wrong.
+
+Preparing
+---------
+The first run of the server reads the file in a background thread
+(:func:`start_preparation`), and the run takes the population from it. The same thread then
+makes the per-record preparation every plan of a large register reads
+(:func:`core.planner.prepare_population`: the sort into runs, the strata and cluster indexes
+and grids, the mean sums; kept by the population's content hash), the planner's step of
+the recorded values, and the planner page's comparison at its default controls
+(:func:`ui.planner.first_plan.plan_page_defaults`, in the page's own cache), while the first
+page is drawn and read. The planner's first visit then finds them done instead of computing
+them while its visitor waits.
 """
 
 from __future__ import annotations
@@ -31,7 +43,10 @@ import argparse
 import dataclasses
 import logging
 import math
+import threading
+import time
 from collections.abc import Sequence
+from concurrent.futures import Future
 from pathlib import Path
 from typing import NoReturn
 
@@ -48,6 +63,7 @@ __all__ = [
     "command_line_population",
     "parse_command_line",
     "read_command_line_population",
+    "start_preparation",
 ]
 
 #: One-line summary of the arguments, shown with every argument error.
@@ -261,8 +277,18 @@ def read_command_line_population(settings: CommandLineSettings) -> CommandLineLo
     return CommandLineLoad(settings=settings, population=pop)
 
 
-@st.cache_resource(max_entries=4, show_spinner="Reading the population file of the command line…")
-def _command_line_population(argv: tuple[str, ...]) -> CommandLineLoad | None:
+#: Records from which :func:`start_preparation` prepares the population for the planner in
+#: the background; a smaller population is prepared by its first plan in a moment.
+PREPARE_MIN_RECORDS = 100_000
+
+#: The reads started by :func:`start_preparation`, by argument tuple: the cached read of a
+#: run takes its result from here instead of reading the file a second time.
+_STARTED: dict[tuple[str, ...], Future[CommandLineLoad | None]] = {}
+_STARTED_LOCK = threading.Lock()
+
+
+def _load(argv: tuple[str, ...]) -> CommandLineLoad | None:
+    """Parse ``argv`` and read the file it names (uncached), logging a problem."""
     try:
         settings = parse_command_line(argv)
     except ValueError as err:
@@ -278,12 +304,95 @@ def _command_line_population(argv: tuple[str, ...]) -> CommandLineLoad | None:
     return load
 
 
+@st.cache_resource(max_entries=4, show_spinner="Reading the population file of the command line…")
+def _command_line_population(argv: tuple[str, ...]) -> CommandLineLoad | None:
+    with _STARTED_LOCK:
+        started = _STARTED.get(argv)
+    if started is not None:
+        return started.result()
+    return _load(argv)
+
+
+def _prepare_for_planner(pop: Population) -> None:
+    """The per-record preparation of ``pop`` that the planner's plans read, then the
+    planner page's first comparison, kept where the page finds them: the frame by content
+    hash, the recorded step and the plan at the page's defaults in the page's caches."""
+    from core.planner import prepare_population
+    from ui.planner import cache, first_plan, inputs
+
+    if pop.size < PREPARE_MIN_RECORDS or inputs.population_problem(pop) is not None:
+        return
+    start = time.perf_counter()
+    # The step first: the planner's page asks for it before its plan asks for the frame.
+    cache.resolution(pop.content_hash, pop)
+    prepare_population(pop)
+    prepared = time.perf_counter()
+    first_plan.plan_page_defaults(pop)
+    _LOG.info(
+        "Population prepared for the planner in %.1f s, its default plan in %.1f s",
+        prepared - start,
+        time.perf_counter() - prepared,
+    )
+
+
+def _read_and_prepare(argv: tuple[str, ...], read: Future[CommandLineLoad | None]) -> None:
+    try:
+        load = _load(argv)
+    except BaseException as err:  # the run that waits for the read raises it
+        read.set_exception(err)
+        return
+    read.set_result(load)
+    if load is None or load.population is None:
+        return
+    try:
+        _prepare_for_planner(load.population)
+    except Exception:  # the first plan prepares (and reports) it again
+        _LOG.exception("Preparing the population file for the planner failed")
+
+
+def start_preparation(argv: Sequence[str]) -> threading.Thread | None:
+    """Read the population file ``argv`` names, then prepare it for the planner, in a
+    background thread: once per server process and arguments.
+
+    :func:`command_line_population` calls it, then waits for the read alone: the
+    preparation (:func:`core.planner.prepare_population`, the planner's step of the
+    recorded values and its comparison at the page's defaults, for a population of at
+    least :data:`PREPARE_MIN_RECORDS` records) goes on while the first page is drawn, so
+    the planner's first visit finds it done.
+
+    Parameters
+    ----------
+    argv : sequence of str
+        ``sys.argv[1:]`` of the server process.
+
+    Returns
+    -------
+    threading.Thread or None
+        The started (daemon) thread; None without arguments, or when the same arguments
+        were started before in this process.
+    """
+    key = tuple(str(arg) for arg in argv)
+    if not any(arg.strip() for arg in key):
+        return None
+    with _STARTED_LOCK:
+        if key in _STARTED:
+            return None
+        read: Future[CommandLineLoad | None] = Future()
+        _STARTED[key] = read
+    thread = threading.Thread(
+        target=_read_and_prepare, args=(key, read), name="command-line-population", daemon=True
+    )
+    thread.start()
+    return thread
+
+
 def command_line_population(argv: Sequence[str]) -> CommandLineLoad | None:
     """The population the server was started with, from its script arguments.
 
     The arguments are parsed and the file is read once per server process
-    (``st.cache_resource`` keyed by the arguments); every session gets the same read-only
-    population, and a problem is reported once on the server's console too.
+    (``st.cache_resource`` keyed by the arguments, read by :func:`start_preparation`'s
+    thread, which then prepares the population for the planner); every session gets the
+    same read-only population, and a problem is reported once on the server's console too.
 
     Parameters
     ----------
@@ -296,4 +405,6 @@ def command_line_population(argv: Sequence[str]) -> CommandLineLoad | None:
         ``None`` without arguments; otherwise the loaded population or the message that
         explains why the arguments or the file could not be used.
     """
-    return _command_line_population(tuple(str(arg) for arg in argv))
+    key = tuple(str(arg) for arg in argv)
+    start_preparation(key)
+    return _command_line_population(key)

@@ -70,9 +70,18 @@ def _main_warnings(at) -> list[str]:
     return [w.value for w in at.main.warning]
 
 
-@pytest.mark.parametrize("page", [spec.script for spec in PAGES])
+#: The planner page runs in the test of the plan computed ahead (below).
+PLANNER = "app_pages/planner.py"
+
+
+@pytest.mark.parametrize("page", [spec.script for spec in PAGES if spec.script != PLANNER])
 def test_every_page_runs_on_the_command_line_population(register, page):
-    at = open_page(page, argv=argv_for(register))
+    check_runs_on_the_file(open_page(page, argv=argv_for(register)))
+
+
+def check_runs_on_the_file(at) -> None:
+    """The page ran on the command-line register, chosen by default, without an error."""
+    assert not at.exception, [e.value for e in at.exception]
     selector = at.selectbox(key="population")
     assert selector.value == "command_line"  # the server's file is the default choice
     assert selector.options[0] == LABEL  # listed first, with its file name and N
@@ -178,3 +187,23 @@ def test_defaults_fit_the_file_and_a_link_reproduces_the_page_on_the_same_server
     assert fresh.selectbox(key="population").value == "command_line"
     assert shown_state(fresh) == shown_state(at)
     assert charts(fresh) == charts(at)
+
+
+def test_the_plan_computed_ahead_is_the_one_the_planner_page_shows_first(register, monkeypatch):
+    """Break caught (tests/break_checks.py ``first-plan-other-inputs``): the comparison a
+    server computes ahead for a large register (``ui.planner.first_plan``) is no longer
+    the page's first one, so its first visitor waits for a plan of their own. The page
+    then runs on the register as every other page does."""
+    import core.planner
+    from ui import command_line
+    from ui.planner import cache
+    from ui.planner.first_plan import plan_page_defaults
+
+    argv = argv_for(register)
+    cache.plan.clear()
+    plan_page_defaults(command_line.command_line_population(argv).population)
+    calls = []
+    monkeypatch.setattr(core.planner, "plan", lambda *a, **k: calls.append(k))
+    at = open_page(PLANNER, argv=argv, check=False)
+    assert calls == []
+    check_runs_on_the_file(at)

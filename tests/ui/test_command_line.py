@@ -206,3 +206,47 @@ def test_no_arguments_and_bad_arguments(tmp_path):
     bad = cl.command_line_population(["--population", str(tmp_path / "r.csv"), "--upper", "x"])
     assert bad is not None and bad.settings is None and bad.population is None
     assert "--upper must be a number" in bad.error
+
+
+def test_the_background_read_is_the_one_the_run_takes_and_a_large_file_is_prepared(
+    tmp_path, monkeypatch
+):
+    """Breaks caught (tests/break_checks.py ``command-line-read-twice``,
+    ``command-line-not-prepared``): the run reads the file a second time instead of taking
+    the background read, or the background thread no longer prepares the population for
+    the planner (its frame, the page's recorded step and its first plan), so the first
+    plan builds them."""
+    import core.planner
+    from ui.planner import cache, first_plan
+
+    path = write_register(tmp_path / "register.csv", size=300)
+    argv = ["--population", str(path), "--value", "income", "--cluster", "district"]
+    reads, prepared = [], []
+    real_read = cl.read_command_line_population
+    monkeypatch.setattr(cl, "PREPARE_MIN_RECORDS", 200)
+    monkeypatch.setattr(
+        cl, "read_command_line_population", lambda s: reads.append(s) or real_read(s)
+    )
+    monkeypatch.setattr(core.planner, "prepare_population", prepared.append)
+    monkeypatch.setattr(first_plan, "plan_page_defaults", prepared.append)
+    thread = cl.start_preparation(argv)
+    assert thread is not None and cl.start_preparation(list(argv)) is None
+    load = cl.command_line_population(argv)
+    thread.join(60)
+    assert len(reads) == 1 and load.population is not None
+    assert prepared == [load.population] * 2
+    # The page's cached step was filled by the thread: asking again computes nothing.
+    monkeypatch.setattr(cache.core_resolution, "resolution", lambda values: 1 / 0)
+    assert cache.resolution(load.population.content_hash, load.population) == 0.01
+
+
+def test_a_small_file_is_left_for_its_first_plan(tmp_path, monkeypatch):
+    import core.planner
+
+    path = write_register(tmp_path / "register.csv", size=300)
+    prepared = []
+    monkeypatch.setattr(core.planner, "prepare_population", prepared.append)
+    thread = cl.start_preparation(["--population", str(path), "--value", "income"])
+    assert thread is not None
+    thread.join(60)
+    assert prepared == []
