@@ -146,7 +146,9 @@ def conditional_quantile(
 
     The release is clamped to the public bounds, ``θ + below`` and ``θ + above`` (infinite:
     not clamped); the coverage then jumps where the clamped error reaches a bound, and the
-    root search brackets the jump.
+    root search brackets the jump (:func:`_bracketed_root`): a level inside a jump gives the
+    jump itself, the same number a root search on ``[0, top]`` closes in on to its
+    tolerance (rows tied at a bound are then picked by :mod:`core.planner.ties`).
 
     Given the samples, ``release − θ = e_i + b_i Z`` with ``e_i`` the sample's error and
     ``Z`` the mechanism's standard noise (CDF ``cdf``; Laplace(0, 1) by default); the bound
@@ -170,7 +172,7 @@ def conditional_quantile(
         return 0.0, 0.0
     while coverage(top) < level:
         top *= 2.0
-    x = _root(lambda v: coverage(v) - level, top)
+    x = _bracketed_root(coverage, level, top, (above, -below))
     T = err.size
     probs = per_row(x)
     h = 1e-3 * x if x > 0 else 1e-9 * top
