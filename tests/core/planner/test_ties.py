@@ -110,3 +110,27 @@ def test_a_bound_the_same_as_the_census_s_is_no_gain_over_it():
 
     assert not beats_reference(164.0 * (1 - 1e-13), 0.0, 164.0, 0.0)
     assert beats_reference(163.0, 0.0, 164.0, 0.0)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_compiled_laplace_coverage_equals_the_numpy_one(seed):
+    """:func:`errors._laplace_coverage` against
+    :func:`core.mechanisms.clamping.clamped_abs_coverage` with the Laplace CDF: rows with
+    and without noise, errors clipped at either bound, and levels at and between the
+    jumps; the 95 % bound is the same number either way."""
+    from core import mechanisms as mech
+    from core.mechanisms.clamping import clamped_abs_coverage
+
+    rng = np.random.default_rng(seed)
+    err = rng.normal(0.0, 30.0, 300)
+    scale = rng.exponential(20.0, 300)
+    scale[::7] = 0.0
+    cdf = mech.GlobalLaplaceQuantile().standard_noise_cdf
+    assert errors._is_laplace(cdf)
+    numpy_rows = clamped_abs_coverage(err, scale, cdf, -40.0, 60.0)
+    for x in (0.0, 5.0, 39.999, 40.0, 59.0, 60.0, 1e3):
+        got = errors._laplace_coverage(err, scale, x, -40.0, 60.0)
+        assert got == pytest.approx(float(numpy_rows(x).mean()), abs=1e-14)
+    fast = errors.conditional_quantile(err, scale, 0.95, cdf, -40.0, 60.0)
+    slow = errors.conditional_quantile(err, scale, 0.95, lambda z: cdf(z), -40.0, 60.0)
+    assert ties.same(fast[0], slow[0]) and fast[1] == pytest.approx(slow[1], rel=1e-6)
