@@ -251,7 +251,8 @@ def smallest_eps_target(
     steps that assume the bound falls like ``1/ε``, then narrowed by secant steps in
     ``log ε`` (each followed by a trial just across the predicted root; bisection after two
     steps that do not halve the bracket) until it is narrower than ``tolerance``
-    (relative); the upper end is returned. The search
+    (relative); the upper end is returned. A bound the same number as the target, to the
+    root search's tolerance (:func:`core.planner.ties.reaches`), reaches it. The search
     runs without the rate refinement and, below an ε_target that reaches the bound, only
     on the (design, rate) pairs that reached it there (module docstring); the returned
     plan is refined and equals ``plan(eps_target=found, refine=True)``.

@@ -11,7 +11,9 @@ grid of rates.  For each it takes the budget from the design's accounting, then 
   (:func:`core.planner.simulate.use_windows`), else on whole samples in chunks that keep
   the memory budget (:mod:`core.planner.memory`).
 
-It then refines the grid around each design's best rate and ranks the designs.  The loop
+It then refines the grid around each design's best rate and ranks the designs; errors
+that are the same number to the root search's tolerance are ties, won by the smallest
+rate, whichever search found them (:mod:`core.planner.ties`).  The loop
 never branches on a design's or a mechanism's name: what differs lives in the design and
 mechanism classes.
 """
