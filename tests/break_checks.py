@@ -601,6 +601,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="cluster-windows-selection-rank-off-by-one",
         item="issue 22 cluster windows",
+        # the bisection shared by the plain and the grid selection (cluster_grid._narrow)
         path="core/designs/cluster_grid.py",
         old="if counted >= j:",
         new="if counted >= j + 1:",
@@ -878,8 +879,8 @@ BREAKS: tuple[Break, ...] = (
         name="accuracy-first-drops-the-winners",
         item="issue 22 planner engine",
         path="core/planner/accuracy_first.py",
-        old='if r["error_95"] <= self.target}',
-        new='if r["error_95"] > self.target}',
+        old='if ties.reaches(r["error_95"], self.target)',
+        new='if not ties.reaches(r["error_95"], self.target)',
         tests=(
             "tests/core/planner/test_accuracy_first.py::"
             "test_search_finds_the_references_eps_and_returns_the_plain_plan_there",
@@ -1976,8 +1977,8 @@ BREAKS: tuple[Break, ...] = (
         name="claim-ignores-monte-carlo-error",
         item="35 claims",
         path="core/planner/claims.py",
-        old="    return v + noise < ref\n",
-        new="    return v < ref\n",
+        old="    return v + noise < ref and not ties.same(v + noise, ref)",
+        new="    return v < ref and not ties.same(v, ref)",
         tests=(
             "tests/ui/planner/test_text.py::"
             "test_a_gain_within_the_monte_carlo_error_recommends_the_census",
@@ -2839,6 +2840,82 @@ BREAKS: tuple[Break, ...] = (
         tests=(
             "tests/pages/test_command_line_population.py::"
             "test_the_plan_computed_ahead_is_the_one_the_planner_page_shows_first",
+        ),
+    ),
+    Break(
+        name="planner-ties-refined-by-last-digits",
+        item="37 planner ties",
+        path="core/planner/engine.py",
+        old="    i = ties.first_least(objective_values)",
+        new="    i = int(np.nanargmin(np.asarray(objective_values, dtype=np.float64)))",
+        tests=(
+            "tests/core/planner/test_ties.py::"
+            "test_the_refinement_picks_the_same_rates_whichever_search_found_the_tied_bounds",
+        ),
+    ),
+    Break(
+        name="planner-ties-best-row-by-last-digits",
+        item="37 planner ties",
+        path="core/planner/engine.py",
+        old="best_idx = [int(ix[ties.first_least(values[ix])]) for ix in groups.values()]",
+        new="best_idx = [int(ix[np.nanargmin(values[ix])]) for ix in groups.values()]",
+        tests=(
+            "tests/core/planner/test_ties.py::"
+            "test_the_refinement_picks_the_same_rates_whichever_search_found_the_tied_bounds",
+        ),
+    ),
+    Break(
+        name="planner-bound-search-not-bracketed",
+        item="37 planner ties",
+        path="core/planner/errors.py",
+        old="    x = _bracketed_root(coverage, level, top, (above, -below))",
+        new="    x = _root(lambda v: coverage(v) - level, top)",
+        tests=(
+            "tests/core/planner/test_ties.py::"
+            "test_a_bound_at_a_clip_jump_is_the_jump_and_the_old_search_finds_it_to_its_tolerance",
+        ),
+    ),
+    Break(
+        name="planner-ties-census-gain-by-last-digits",
+        item="37 planner ties",
+        path="core/planner/claims.py",
+        old=" and not ties.same(v + noise, ref)",
+        new="",
+        tests=(
+            "tests/core/planner/test_ties.py::"
+            "test_a_bound_the_same_as_the_census_s_is_no_gain_over_it",
+        ),
+    ),
+    Break(
+        name="cluster-windows-plain-select-cluster-start",
+        item="37 cluster selection shared",
+        path="core/designs/cluster_windows.py",
+        old="            lo_i[t] = off[c]\n",
+        new="            lo_i[t] = off[c] + 1\n",
+        tests=(
+            "tests/core/designs/test_cluster_grid.py::"
+            "test_grid_scan_and_select_equal_the_plain_kernels",
+        ),
+    ),
+    Break(
+        name="planner-empty-samples-batch-drops-some",
+        item="37 planner plan cost",
+        path="core/planner/simulate.py",
+        old="known) for _ in range(count)]",
+        new="known) for _ in range(min(count, 1))]",
+        tests=(
+            "tests/core/planner/test_simulate.py::"
+            "test_empty_samples_released_as_one_batch_equal_each_released_alone",
+        ),
+    ),
+    Break(
+        name="planner-laplace-coverage-mean-off",
+        item="37 planner plan cost",
+        path="core/planner/errors.py",
+        old="    return total / n\n",
+        new="    return total / (n + 1)\n",
+        tests=(
+            "tests/core/planner/test_ties.py::test_the_compiled_laplace_coverage_equals_the_numpy_one",
         ),
     ),
 )

@@ -34,6 +34,47 @@ def _first_above(a: IntArray, lo: int, hi: int, x: int) -> int:
     return lo
 
 
+def _narrow(
+    pos: IntArray,
+    off: IntArray,
+    drawn: IntArray,
+    r: int,
+    j: int,
+    lo: int,
+    hi: int,
+    lo_i: IntArray,
+    hi_i: IntArray,
+    mid_i: IntArray,
+) -> int:
+    """The smallest position ``p`` in ``[lo, hi]`` with ``C(p + 1) >= j``: the sampled
+    records of sample ``r`` (clusters ``drawn[r]``) at positions ``<= p`` number at least
+    ``j``; bisection over positions.
+
+    ``lo_i[t]`` and ``hi_i[t]`` bound the search among drawn cluster ``t``'s records (indices
+    into ``pos``): its count at every position in ``[lo, hi]`` lies between its counts at
+    the interval's ends, so the searches narrow with the interval.  ``mid_i`` is scratch of
+    the same width.  Shared by the plain selection (``lo_i``, ``hi_i`` the whole clusters)
+    and the grid's (one grid cell).
+    """
+    width = drawn.shape[1]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        counted = 0
+        for t in range(width):
+            c = drawn[r, t]
+            mid_i[t] = _first_above(pos, lo_i[t], hi_i[t], mid)
+            counted += mid_i[t] - off[c]
+        if counted >= j:
+            hi = mid
+            for t in range(width):
+                hi_i[t] = mid_i[t]
+        else:
+            lo = mid + 1
+            for t in range(width):
+                lo_i[t] = mid_i[t]
+    return lo
+
+
 def _grid_counts(pos: IntArray, off: IntArray, step: int, out: NDArray[np.int32]) -> None:
     """``out[c, g]``: records of cluster ``c`` at positions ``< min(g step, N)`` (one merge of
     each cluster's ascending positions with the grid)."""
@@ -98,8 +139,8 @@ def _select_grid(
 ) -> None:
     """:func:`_select` started from the grid: the first grid cut with at least ``rank``
     sampled records before it (a bisection over sums of ``grid`` entries), then the
-    bisection of :func:`_select` inside that cell.  The same answers (the smallest ``p``
-    with ``C(p + 1) >= rank`` is unique)."""
+    bisection of :func:`_select` (:func:`_narrow`) inside that cell.  The same answers (the
+    smallest ``p`` with ``C(p + 1) >= rank`` is unique)."""
     width = drawn.shape[1]
     last = grid.shape[1] - 1
     n_pos = pos.size
@@ -125,27 +166,12 @@ def _select_grid(
             lo_i[t] = off[c] + grid[c, g_lo - 1]
             hi_i[t] = off[c] + grid[c, g_lo]
         lo = (g_lo - 1) * step
-        hi = min(g_lo * step, n_pos) - 1
-        while lo < hi:
-            mid = (lo + hi) // 2
-            counted = 0
-            for t in range(width):
-                c = drawn[r, t]
-                mid_i[t] = _first_above(pos, lo_i[t], hi_i[t], mid)
-                counted += mid_i[t] - off[c]
-            if counted >= j:
-                hi = mid
-                for t in range(width):
-                    hi_i[t] = mid_i[t]
-            else:
-                lo = mid + 1
-                for t in range(width):
-                    lo_i[t] = mid_i[t]
-        out[i] = lo
+        out[i] = _narrow(pos, off, drawn, r, j, lo, min(g_lo * step, n_pos) - 1, lo_i, hi_i, mid_i)
 
 
 if _numba is not None:
     _first_above = _numba.njit(cache=True, nogil=True)(_first_above)
+    _narrow = _numba.njit(cache=True, nogil=True)(_narrow)
     _grid_counts = _numba.njit(cache=True, nogil=True)(_grid_counts)
     _scan_grid = _numba.njit(cache=True, nogil=True)(_scan_grid)
     _select_grid = _numba.njit(cache=True, nogil=True)(_select_grid)

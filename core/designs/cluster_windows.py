@@ -76,7 +76,13 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._validation import FloatArray, check_whole
-from ..designs.cluster_grid import _first_above, _grid_counts, _scan_grid, _select_grid
+from ..designs.cluster_grid import (
+    _first_above,
+    _grid_counts,
+    _narrow,
+    _scan_grid,
+    _select_grid,
+)
 from ..windowed.run_counts import counts_of_drawn
 from ..windowed.runs import Blocks, RunView, ValueRuns, fits_group_table
 
@@ -139,7 +145,8 @@ def _select(
     out: IntArray,
 ) -> None:
     """Position of sample rank ``ranks[i]`` of sample ``rows[i]``, known to lie in
-    ``[p_lo[i], p_hi[i]]``: the smallest ``p`` with ``C(p + 1) >= rank`` (bisection)."""
+    ``[p_lo[i], p_hi[i]]``: the smallest ``p`` with ``C(p + 1) >= rank`` (the bisection of
+    :func:`core.designs.cluster_grid._narrow`, each cluster searched whole)."""
     width = drawn.shape[1]
     lo_i = np.empty(width, dtype=np.int64)
     hi_i = np.empty(width, dtype=np.int64)
@@ -151,26 +158,7 @@ def _select(
             c = drawn[r, t]
             lo_i[t] = off[c]
             hi_i[t] = off[c + 1]
-        lo = p_lo[i]
-        hi = p_hi[i]
-        while lo < hi:
-            mid = (lo + hi) // 2
-            at_most = 0
-            for t in range(width):
-                c = drawn[r, t]
-                mid_i[t] = _first_above(pos, lo_i[t], hi_i[t], mid)
-                at_most += mid_i[t] - off[c]
-            # Every cluster's count at a position in the remaining interval lies between
-            # its counts at the interval's ends, so the searches narrow with it.
-            if at_most >= j:
-                hi = mid
-                for t in range(width):
-                    hi_i[t] = mid_i[t]
-            else:
-                lo = mid + 1
-                for t in range(width):
-                    lo_i[t] = mid_i[t]
-        out[i] = lo
+        out[i] = _narrow(pos, off, drawn, r, j, p_lo[i], p_hi[i], lo_i, hi_i, mid_i)
 
 
 def _gather(

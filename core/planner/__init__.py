@@ -24,6 +24,7 @@ Modules
 :mod:`core.planner.joint`           several quantiles in one JointExp release, compared
 :mod:`core.planner.usability`       a row usable or too noisy; heavy-tailed noise
 :mod:`core.planner.claims`          a sample recommended only when it beats the census
+:mod:`core.planner.ties`            errors the same to the search's tolerance; tied picks
 :mod:`core.planner.warm`            the compiled kernels loaded once per process
 =================================  =====================================================
 

@@ -32,7 +32,7 @@ from .._validation import check_choice
 from ..accounting.zcdp import PROMISE_KINDS, rho_for_eps
 from ..designs.frame import Frame
 from ..designs.protocol import PlannerDesign
-from ..planner import engine
+from ..planner import engine, ties
 from ..planner.budgets import positive as _positive
 from ..planner.engine import PlanJob, PlanResult
 from ..planner.setting import Setting, census_rows
@@ -204,7 +204,9 @@ class _Search:
 
     def prune(self, rows: list[Row]) -> None:
         """Keep the pairs with a row within the bound (called at an ε_target that reaches it)."""
-        self.live = {(r["design"], r["rate"]) for r in rows if r["error_95"] <= self.target}
+        self.live = {
+            (r["design"], r["rate"]) for r in rows if ties.reaches(r["error_95"], self.target)
+        }
 
     def plan(self, eps: float, on_design: Callable[[int], None]) -> PlanResult:
         """The refined plan at ``eps``, equal to :func:`engine.plan`'s, rows reused;
@@ -249,7 +251,8 @@ def smallest_eps_target(
     steps that assume the bound falls like ``1/ε``, then narrowed by secant steps in
     ``log ε`` (each followed by a trial just across the predicted root; bisection after two
     steps that do not halve the bracket) until it is narrower than ``tolerance``
-    (relative); the upper end is returned. The search
+    (relative); the upper end is returned. A bound the same number as the target, to the
+    root search's tolerance (:func:`core.planner.ties.reaches`), reaches it. The search
     runs without the rate refinement and, below an ε_target that reaches the bound, only
     on the (design, rate) pairs that reached it there (module docstring); the returned
     plan is refined and equals ``plan(eps_target=found, refine=True)``.
@@ -319,10 +322,15 @@ def smallest_eps_target(
             eps = at(u)
             rows = search.live_rows(eps)
             errors[u] = min(float(r["error_95"]) for r in rows) if rows else math.inf
-            if errors[u] <= x:
+            if ties.reaches(errors[u], x):
                 search.prune(rows)
             report("search", search.evaluations, eps, errors[u], len(rows))
-        return math.log(errors[u]) - math.log(x) if errors[u] > 0 else -math.inf
+        e = errors[u]
+        if e <= 0:
+            return -math.inf
+        # Reached when the bound is at most the target or the same number (core.planner.ties).
+        g = math.log(e) - math.log(x)
+        return min(g, 0.0) if ties.reaches(e, x) else g
 
     def finish(eps: float) -> PlanResult:
         return search.plan(eps, lambda done: report("plan", done, eps, math.nan, 0))

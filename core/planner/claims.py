@@ -33,6 +33,7 @@ import pandas as pd
 
 from .._validation import check_choice, finite_scalar
 from ..designs.registry import DESIGNS
+from ..planner import ties
 
 __all__ = [
     "CLAIM_SES",
@@ -118,7 +119,9 @@ def beats_reference(
     if math.isinf(v) or math.isnan(v) or math.isnan(ref):
         return False  # an error not computed, or unbounded, supports no claim
     noise = z * math.hypot(v_se, ref_se) if z > 0 else 0.0
-    return v + noise < ref
+    # A bound the same as the reference's to the root search's tolerance is no gain
+    # (core.planner.ties): e.g. both at the clip jump U − θ, found by different searches.
+    return v + noise < ref and not ties.same(v + noise, ref)
 
 
 def recommended_row(best_by_design: pd.DataFrame, objective: str) -> pd.Series:

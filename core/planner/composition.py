@@ -19,7 +19,7 @@ import pandas as pd
 from .._validation import check_choice
 from ..designs.frame import Frame
 from ..designs.registry import DESIGNS
-from ..planner import engine
+from ..planner import engine, ties
 from ..planner.budgets import eps_sample_for, eps_target_for
 from ..planner.budgets import positive as _positive
 from ..planner.engine import PlanResult
@@ -330,7 +330,7 @@ def at_rate(
         realised = mine["rate"].to_numpy(dtype=np.float64)
         nearest = realised[int(np.argmin(np.abs(np.log(realised / r))))]
         at = mine[mine["rate"] == nearest]
-        best = at.loc[at[goal].idxmin()]
+        best = at.iloc[ties.first_least(at[goal].to_numpy(dtype=np.float64))]
         row = {c: best[c] for c in AT_RATE_COLUMNS[2:]}
         rows.append({"statistic": result.statistic, "quantile": float(result.quantile), **row})
     return pd.DataFrame(rows, columns=list(AT_RATE_COLUMNS))

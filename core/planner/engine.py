@@ -11,7 +11,9 @@ grid of rates.  For each it takes the budget from the design's accounting, then 
   (:func:`core.planner.simulate.use_windows`), else on whole samples in chunks that keep
   the memory budget (:mod:`core.planner.memory`).
 
-It then refines the grid around each design's best rate and ranks the designs.  The loop
+It then refines the grid around each design's best rate and ranks the designs; errors
+that are the same number to the root search's tolerance are ties, won by the smallest
+rate, whichever search found them (:mod:`core.planner.ties`).  The loop
 never branches on a design's or a mechanism's name: what differs lives in the design and
 mechanism classes.
 """
@@ -33,7 +35,7 @@ from ..accounting.zcdp import Promise, rho_for_eps
 from ..designs.frame import Frame
 from ..designs.protocol import RELATIONS, PlannerDesign
 from ..designs.registry import DESIGNS
-from ..planner import claims, exact, memory
+from ..planner import claims, exact, memory, ties
 from ..planner.budgets import (
     DESIGN_LABELS,
     MEAN_MECHANISMS,
@@ -238,10 +240,11 @@ Evaluator = Callable[
 
 
 def _refine(points_rates: Sequence[float], objective_values: Sequence[float]) -> list[float]:
-    """Two rates halfway (geometrically) to the neighbours of the best rate."""
+    """Two rates halfway (geometrically) to the neighbours of the best rate (the smallest
+    of tied rates, :func:`core.planner.ties.first_least`)."""
     if not points_rates:
         return []
-    i = int(np.nanargmin(np.asarray(objective_values, dtype=np.float64)))
+    i = ties.first_least(objective_values)
     out = []
     if i > 0:
         out.append(math.sqrt(points_rates[i - 1] * points_rates[i]))
@@ -359,10 +362,17 @@ def _ranked(table: pd.DataFrame, objective: str) -> tuple[pd.DataFrame, pd.DataF
         ),
         kind="stable",
     ).reset_index(drop=True)
-    best_idx = table.groupby(["design", "mechanism"], sort=False)[objective].idxmin()
+    # The best row of each design and mechanism, and their ranking: tied objectives (the
+    # same number to the root search's tolerance) go to the first row, the smallest rate
+    # (core.planner.ties).
+    values = table[objective].to_numpy(dtype=np.float64)
+    groups = table.groupby(["design", "mechanism"], sort=False).indices
+    best_idx = [int(ix[ties.first_least(values[ix])]) for ix in groups.values()]
     table["is_best"] = False
-    table.loc[best_idx.to_numpy(), "is_best"] = True
-    best = table[table["is_best"]].sort_values(objective, kind="stable").reset_index(drop=True)
+    table.loc[best_idx, "is_best"] = True
+    best = table[table["is_best"]]
+    best = best.iloc[ties.ranked(best[objective].to_numpy(dtype=np.float64))]
+    best = best.reset_index(drop=True)
     census = best[best["design"].map(lambda d: DESIGNS[d].reference)]
     ref = float(census[objective].iloc[0]) if len(census) else math.nan
     best["gain"] = 1.0 - best[objective] / ref if ref > 0 else math.nan

@@ -16,6 +16,7 @@ Two samplers, both with the design's exact law (:mod:`core.designs.protocol`):
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 import weakref
@@ -28,7 +29,7 @@ from numpy.typing import NDArray
 from .. import mechanisms as mech
 from ..designs.frame import Frame
 from ..designs.protocol import PlannerDesign, Point
-from ..mechanisms.rows import EmptyParts, SortedRows, empty_release
+from ..mechanisms.rows import EmptyParts, SortedRows, concatenate, empty_release
 from ..planner.errors import Draws
 from ..threads import each
 from ..windowed import window_exponential_draws, window_quantile_draws
@@ -98,10 +99,17 @@ class PointBudget:
         return self.point.rate
 
 
+@functools.cache
+def _parameters(cls: type[mech.Mechanism]) -> frozenset[str]:
+    """The names ``cls.__init__`` accepts (read once per class: ``inspect.signature`` is
+    slow, and a plan makes a mechanism per design, rate and name)."""
+    return frozenset(inspect.signature(cls.__init__).parameters)
+
+
 def make_mechanism(name: str, frame: Frame, rate: float, quantile: float) -> mech.Mechanism:
     """The mechanism ``name`` as it runs on a sample drawn at ``rate`` from ``frame``."""
     cls = mech.MECHANISMS[name]
-    accepted = inspect.signature(cls.__init__).parameters
+    accepted = _parameters(cls)
     offered: dict[str, Any] = {
         "rate": rate,
         "population_size": frame.N,
@@ -177,6 +185,26 @@ def release_empty(
     so they are computed once rather than once per empty sample; the draws are the same.
     """
     append_release(out, empty_release(mechanism, eps_sample, frame.lower, frame.upper, rng, known))
+
+
+def release_empties(
+    mechanism: mech.Mechanism,
+    eps_sample: float,
+    frame: Frame,
+    rng: np.random.Generator,
+    out: Draws,
+    count: int,
+) -> None:
+    """Append the releases of ``count`` empty samples to ``out`` as one batch: each drawn
+    by :func:`core.mechanisms.rows.empty_release` in turn from ``rng`` (the same draws as
+    ``count`` calls of :func:`release_empty`, sharing their draw-free parts), joined by
+    :func:`core.mechanisms.rows.concatenate`."""
+    if count <= 0:
+        return
+    known: dict[tuple[float, float], EmptyParts] = {}
+    lo, hi = frame.lower, frame.upper
+    pieces = [empty_release(mechanism, eps_sample, lo, hi, rng, known) for _ in range(count)]
+    append_release(out, concatenate(pieces))
 
 
 def mask_samples(frame: Frame, mask: NDArray[np.bool_]) -> SortedRows:
@@ -556,9 +584,7 @@ class _WindowPoint:
                         draws, frame.lower, frame.upper,
                     ),
                 )  # fmt: skip
-            known: dict[tuple[float, float], EmptyParts] = {}
-            for _ in range(int((self.sizes == 0).sum())):
-                release_empty(o, eps, frame, noise_rng, out, known)
+            release_empties(o, eps, frame, noise_rng, out, int((self.sizes == 0).sum()))
             out.sizes.append(self.sizes.astype(np.float64))
             results[(name, p.rate)] = out
         return results

@@ -18,11 +18,17 @@ __all__ = ["warm_up"]
 def warm_up() -> float:
     """Plan two small populations as the page does by default, on whole samples and on
     windows (every design and the default mechanisms of the median, with the refinement),
-    so that every kernel those plans use is loaded.  Returns the seconds it took.
+    so that every kernel those plans use is loaded; then the cluster designs on windows of
+    a population with clusters and no ties, whose samples are read through the cluster
+    index's grid (:mod:`core.designs.cluster_grid`; a register with clusters).  Returns the
+    seconds it took.
 
     The results are thrown away; nothing is cached but numba's loaded kernels.
     """
+    import numpy as np
+
     from ..planner.engine import plan
+    from ..population import Population
     from ..populations import make_builtin
 
     start = time.perf_counter()
@@ -32,4 +38,19 @@ def warm_up() -> float:
         for sampler in ("full", "window"):
             plan(pop, eps_target=1.0, reps=8, seed=0, sampler=sampler)
     plan(small, statistic="mean", eps_target=1.0, reps=8, seed=0)
+    clustered = Population(
+        "clustered",
+        small.values,
+        small.lower,
+        small.upper,
+        clusters=np.arange(small.size) % 8,
+    )
+    plan(
+        clustered,
+        eps_target=1.0,
+        reps=8,
+        seed=0,
+        sampler="window",
+        designs=["cluster", "poisson_cluster"],
+    )
     return time.perf_counter() - start

@@ -1,4 +1,5 @@
-"""The cluster index's grid: counts and selections through it equal the plain binary searches."""
+"""The cluster index's grid: counts and selections through it equal the plain binary searches,
+and the selections equal the sample's sorted positions."""
 
 from __future__ import annotations
 
@@ -37,6 +38,9 @@ def test_grid_scan_and_select_equal_the_plain_kernels(
     for a, b in zip(plain, fast, strict=True):
         np.testing.assert_array_equal(a, b)
     inner = np.array([rng.integers(1, sizes[r] + 1) for r in rows])
+    # each sample's positions in order: rank j sits at the (j − 1)-th (both kernels share
+    # one bisection, so they are also checked against this)
+    whole = [np.sort(np.concatenate([ix.members(c) for c in drawn[r]])) for r in range(12)]
     for ranks in (inner, np.ones(rows.size, dtype=np.int64), sizes[rows].astype(np.int64)):
         want = np.empty(rows.size, dtype=np.int64)
         got = np.empty(rows.size, dtype=np.int64)
@@ -44,3 +48,6 @@ def test_grid_scan_and_select_equal_the_plain_kernels(
         cw._select(ix.positions, ix.offsets, drawn, rows, ranks, lo, hi, want)
         cg._select_grid(ix.positions, ix.offsets, grid, step, drawn, rows, ranks, got)
         np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(
+            want, [whole[r][j - 1] for r, j in zip(rows, ranks, strict=True)]
+        )

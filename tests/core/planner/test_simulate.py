@@ -67,6 +67,27 @@ def test_empty_samples_sharing_their_parts_release_what_each_alone_releases(monk
         )
 
 
+def test_empty_samples_released_as_one_batch_equal_each_released_alone():
+    """:func:`simulate.release_empties` appends one release whose rows are, in order, those
+    of the empty samples released one after another from the same stream (the exponential
+    mechanism's uniform draw and a Laplace release's clamped moments and law)."""
+    frame = _frame(10)
+    for mechanism in (mech.ExponentialQuantile(), mech.GlobalLaplaceQuantile()):
+        alone, batch = errors.Draws(), errors.Draws()
+        rng_a, rng_b = np.random.default_rng(7), np.random.default_rng(7)
+        for _ in range(5):
+            simulate.release_empty(mechanism, 0.5, frame, rng_a, alone)
+        simulate.release_empties(mechanism, 0.5, frame, rng_b, batch, 5)
+        simulate.release_empties(mechanism, 0.5, frame, rng_b, batch, 0)
+        assert len(batch.released) == 1 and batch.released[0].size == 5
+        assert rng_a.random() == rng_b.random()  # the stream moved as far
+        for field in ("released", "statistic", "noise_mean", "noise_square", "noise_scale"):
+            np.testing.assert_allclose(
+                np.concatenate(getattr(alone, field)), getattr(batch, field)[0], rtol=1e-15
+            )
+        assert (alone.law() is None) == (batch.law() is None)
+
+
 def test_windows_over_runs_agree_with_masks_on_a_heavily_tied_population() -> None:
     """The establishments shape (median 3, a tie block of ~6 % of the records at it): every
     windowed design reads runs, and its rows equal the mask rows within Monte Carlo error."""

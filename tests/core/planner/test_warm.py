@@ -9,7 +9,8 @@ import textwrap
 
 def test_warm_up_loads_what_the_default_plan_uses() -> None:
     """In a new process, after :func:`warm_up` the page's default plan compiles nothing:
-    numba's dispatchers it calls already hold their compiled versions."""
+    numba's dispatchers it calls already hold their compiled versions; the cluster grid's
+    kernels (a register with clusters) are loaded too."""
     code = textwrap.dedent(
         """
         import numba
@@ -20,6 +21,9 @@ def test_warm_up_loads_what_the_default_plan_uses() -> None:
         from core.populations import make_builtin
 
         assert warm_up() > 0
+        from core.designs import cluster_grid
+        for kernel in (cluster_grid._scan_grid, cluster_grid._select_grid):
+            assert kernel.overloads, kernel  # the cluster grid's kernels are loaded too
         def loaded():
             return {id(d): len(d.overloads) for d in gc.get_objects()
                     if isinstance(d, CPUDispatcher)}
