@@ -385,7 +385,7 @@ BREAKS: tuple[Break, ...] = (
         tests=(
             "tests/pages/test_extremes.py::"
             "test_every_control_at_its_extremes_gives_a_result_or_a_chosen_message"
-            "[statistical.py:page:lognormal]",
+            "[statistical.py:lognormal]",
         ),
     ),
     Break(
@@ -397,7 +397,7 @@ BREAKS: tuple[Break, ...] = (
         tests=(
             "tests/pages/test_extremes.py::"
             "test_every_control_at_its_extremes_gives_a_result_or_a_chosen_message"
-            "[strata.py:page:strata+clusters]",
+            "[strata.py:strata+clusters]",
         ),
     ),
     Break(
@@ -409,7 +409,7 @@ BREAKS: tuple[Break, ...] = (
         tests=(
             "tests/pages/test_extremes.py::"
             "test_every_control_at_its_extremes_gives_a_result_or_a_chosen_message"
-            "[strata.py:Privacy:strata+clusters]",
+            "[strata.py:strata+clusters]",
         ),
     ),
     Break(

@@ -44,6 +44,10 @@ from ui.planner import publication_text as ptext
 from ui.planner.exports import plan_notebook
 from ui.planner.exports import publication_package as pkg
 
+# One xdist worker runs this module, so the fresh environment (a wheel, a new venv and the
+# pinned packages installed into it: the module's slowest step) is built once, not per worker.
+pytestmark = pytest.mark.xdist_group("fresh-environment")
+
 #: A small population and few repetitions: the fresh kernel also compiles numba's loops.
 RECIPE = "make_builtin('establishments', seed=4, size=3000)"
 PARAMS: dict = {

@@ -7,6 +7,7 @@ cannot pass silently.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import dataclasses
 import os
@@ -121,11 +122,45 @@ def serve(log: Path, extra_args: Sequence[str] = ()) -> Iterator[Server]:
             _wait_healthy(url, proc)
             yield Server(url=url, pid=proc.pid)
         finally:
-            proc.terminate()
+            _stop(proc)
+
+
+#: Servers asked to stop whose exit nobody has waited for yet (:func:`_stop`, :func:`_reap`).
+_STOPPING: list[subprocess.Popen[bytes]] = []
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """Ask a server to stop, without waiting for it to exit.
+
+    Streamlit takes about two seconds to close its connections after SIGTERM, nearly all of
+    it idle; the next test need not wait for that. It is reaped by :func:`_reap` when
+    another server stops, and when the test process exits.
+    """
+    proc.terminate()
+    _STOPPING.append(proc)
+    _reap(grace=None)
+
+
+def _reap(grace: float | None) -> None:
+    """Reap the stopped servers that have exited.
+
+    ``grace`` seconds: how long one that is still running may take before it is killed
+    (``None``: leave it running for now).
+    """
+    for proc in list(_STOPPING):
+        if proc.poll() is None and grace is not None:
             try:
-                proc.wait(timeout=10)
+                proc.wait(timeout=grace)
             except subprocess.TimeoutExpired:
                 proc.kill()
+                proc.wait()
+        if proc.poll() is not None:
+            _STOPPING.remove(proc)
+
+
+# A server still shutting down when the tests end is killed: a test server holds nothing that
+# must be saved (numba writes its cache files under a temporary name, then renames them).
+atexit.register(_reap, grace=0.0)
 
 
 @pytest.fixture(scope="session")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
 
@@ -41,8 +43,34 @@ _RUN_WATCHER = """() => {
 }"""
 
 
-def _runs(page) -> dict:
-    return page.evaluate("() => ({...window.__stRuns})")
+#: Polled inside the page by :func:`settle`: whether the run the last action started has
+#: started and the page has then stayed idle for :data:`_IDLE_MS`. ``fresh``: the page is a
+#: new document, whose first run is done once content is drawn and nothing runs (busy markers
+#: alone are not enough: under load the skeleton can go before the running icon comes, and
+#: the page looks idle with nothing drawn yet). Else a run newer than the one the previous
+#: call saw must start, or the start deadline (``runs.startBy``) pass: some actions start
+#: none. Idle is confirmed after a short pause, with no run started in between (a run may
+#: trigger a follow-up).
+_SETTLED = """([fresh, content, idleMs]) => {
+    const runs = window.__stRuns;
+    const now = performance.now();
+    const started = fresh ? document.querySelector(content) !== null
+        : runs.started > runs.settled || now > runs.startBy;
+    if (!started || runs.busy) { runs.idleSince = null; return false; }
+    if (runs.idleSince === null || runs.idleStarted !== runs.started) {
+        runs.idleSince = now;
+        runs.idleStarted = runs.started;
+        return false;
+    }
+    if (now - runs.idleSince < idleMs) { return false; }
+    runs.settled = runs.started;
+    return true;
+}"""
+
+#: How long the page must stay idle before :func:`settle` returns, in milliseconds.
+_IDLE_MS = 100
+#: How often the page checks :data:`_SETTLED`, in milliseconds.
+_POLL_MS = 50
 
 
 def settle(page, *, timeout: float = 60.0, start_timeout: float = 5.0) -> None:
@@ -53,6 +81,8 @@ def settle(page, *, timeout: float = 60.0, start_timeout: float = 5.0) -> None:
     page. So :func:`settle` waits for a run newer than the one the previous call saw to
     start (for at most ``start_timeout`` seconds: some actions start none), then for the
     page to be idle. On a freshly loaded page it waits until content is drawn and idle.
+    The page itself checks this every few milliseconds (:data:`_SETTLED`), so the wait costs
+    one round trip to the browser, not one per check.
 
     Raises
     ------
@@ -61,28 +91,18 @@ def settle(page, *, timeout: float = 60.0, start_timeout: float = 5.0) -> None:
     """
     page.wait_for_selector('[data-testid="stMainBlockContainer"]', timeout=timeout * 1000)
     fresh = page.evaluate(_RUN_WATCHER)
-    deadline = time.monotonic() + timeout
-    start_deadline = time.monotonic() + start_timeout
+    page.evaluate(
+        "(ms) => { const r = window.__stRuns; r.startBy = performance.now() + ms;"
+        " r.idleSince = null; }",
+        start_timeout * 1000,
+    )
     content = '[data-testid="stMainBlockContainer"] [data-testid="stElementContainer"]'
-    while time.monotonic() < deadline:
-        runs = _runs(page)
-        if fresh:
-            # A new document: its first run is done once content is drawn and nothing runs.
-            # Busy markers alone are not enough: under load the skeleton can go before the
-            # running icon comes, and the page looks idle with nothing drawn yet.
-            started = page.locator(content).count() > 0
-        else:
-            started = runs["started"] > runs["settled"] or time.monotonic() > start_deadline
-        if started and not runs["busy"]:
-            # Idle: confirm once more after a short pause (a run may trigger a follow-up).
-            time.sleep(0.1)
-            again = _runs(page)
-            if not again["busy"] and again["started"] == runs["started"]:
-                page.evaluate("() => { window.__stRuns.settled = window.__stRuns.started; }")
-                return
-            continue
-        time.sleep(0.05)
-    raise AssertionError(f"the app kept running for more than {timeout} s")
+    try:
+        page.wait_for_function(
+            _SETTLED, arg=[fresh, content, _IDLE_MS], polling=_POLL_MS, timeout=timeout * 1000
+        )
+    except PlaywrightTimeoutError as err:
+        raise AssertionError(f"the app kept running for more than {timeout} s") from err
 
 
 def errors_on_page(page) -> list[str]:

@@ -80,7 +80,7 @@ def test_strata_every_tab_renders(page, app_url):
                 ("Rounding decides", "strata_privacy_rounding"),
             ):
                 _scroll_to_top_of(page.get_by_role("heading", name=heading))
-                settle(page, start_timeout=1.0)  # scrolling starts no run
+                settle(page, start_timeout=0.0)  # scrolling starts no run: only wait while one runs
                 screenshot(page, shot)
 
 
@@ -95,7 +95,7 @@ def test_strata_counter_example_preset_and_url_state(page, app_url):
     expect(main).to_contain_text("1 / 2", timeout=60_000)
     assert exceptions_on_page(page) == []
     _scroll_to_top_of(page.get_by_role("heading", name="Rounding decides"))
-    settle(page, start_timeout=1.0)  # scrolling starts no run
+    settle(page, start_timeout=0.0)  # scrolling starts no run: only wait while one runs
     screenshot(page, "strata_counter_example")
 
 

@@ -200,7 +200,7 @@ def _load(page, url: str) -> None:
     page.goto(url)
     settle(page)
     _drawn(page)  # every chart drawn and every formula typeset before measuring
-    settle(page, start_timeout=1.0)  # drawing seldom starts a run: a short wait for one
+    settle(page, start_timeout=0.0)  # drawing starts no run: a run under way is waited for
 
 
 def _chart_problems(page) -> list[str]:
