@@ -2496,8 +2496,8 @@ BREAKS: tuple[Break, ...] = (
         name="draw-cost-snippet-sent-closed",
         item="37 page drawing cost",
         path="ui/charts.py",
-        old="        if box.open:\n            st.code(",
-        new="        if True:\n            st.code(",
+        old='    drawn_when_opened("Reproduce in Python", key, show, icon=CODE_ICON)',
+        new="    show()",
         tests=("tests/pages/test_draw_cost.py",),
     ),
     Break(
@@ -2626,8 +2626,8 @@ BREAKS: tuple[Break, ...] = (
         name="planner-link-sent-closed",
         item="37 page first load",
         path="ui/planner/downloads.py",
-        old="            if box.open:\n                st.code(link,",
-        new="            if True:\n                st.code(link,",
+        old='        drawn_when_opened(\n            "Link to this plan",',
+        new='        (lambda *_, **__: link_block(link))(\n            "Link to this plan",',
         tests=(
             "tests/pages/test_planner_page.py::"
             "test_the_reports_link_reproduces_the_plan_with_every_control",

@@ -23,7 +23,7 @@ from __future__ import annotations
 import pytest
 
 from tests.pages.harness import charts, open_page, open_snippets
-from ui.charts import SNIPPET_PREFIX
+from ui.charts import OPENED_PREFIX
 
 #: The pages with charts (the Release planner has tests of its own), as they open.
 CHART_PAGES = (
@@ -75,7 +75,11 @@ SNIPPET_PAGES = (
 @pytest.mark.parametrize("page", SNIPPET_PAGES)
 def test_snippets_are_sent_only_when_opened(page: str) -> None:
     at = open_page(page, snippets=False)
-    boxes = [box.key for box in at.get("expander") if (box.key or "").startswith(SNIPPET_PREFIX)]
+    boxes = [
+        box.key
+        for box in at.get("expander")
+        if (box.key or "").startswith(OPENED_PREFIX) and box.label == "Reproduce in Python"
+    ]
     assert boxes, f"{page} opens without a lazy snippet"
     assert not at.code, f"{page} sends code inside closed expanders"
     open_snippets(at)
