@@ -2774,6 +2774,17 @@ BREAKS: tuple[Break, ...] = (
             "test_the_bound_search_bracketed_at_jumps_finds_the_smallest_covering_error",
         ),
     ),
+    Break(
+        name="statistical-link-closes-distributions",
+        item="37 page first load",
+        path="ui/statistical/views.py",
+        old="        expanded=DISTRIBUTIONS_KEY in st.query_params,",
+        new="        expanded=False,",
+        tests=(
+            "tests/pages/test_draw_cost.py::"
+            "test_statistical_draws_the_answer_distributions_when_opened_or_linked",
+        ),
+    ),
 )
 
 

@@ -79,16 +79,21 @@ OPENED_PREFIX = "opened_"
 CODE_ICON = ":material/code:"
 
 
-def drawn_when_opened(label: str, key: str, draw: Callable[[], None], icon: str) -> None:
+def drawn_when_opened(
+    label: str, key: str, draw: Callable[[], None], icon: str, *, expanded: bool = False
+) -> None:
     """A closed expander ``label`` whose content ``draw()`` is built and sent only once opened.
 
     For what a page offers beyond its first screen (a second view of the same numbers, the
     code that reproduces it): the page then opens without the browser drawing it, and a
     change of a control does not resend what nobody reads. Opening the expander reruns the
     page (or the fragment it sits in), which keeps it open. ``key`` (prefixed with
-    :data:`OPENED_PREFIX`) must be unique on the page.
+    :data:`OPENED_PREFIX`) must be unique on the page. With ``expanded`` it opens open (e.g.
+    when a link sets a control it holds, which a closed expander would not draw).
     """
-    box = st.expander(label, icon=icon, key=f"{OPENED_PREFIX}{key}", on_change="rerun")
+    box = st.expander(
+        label, expanded=expanded, icon=icon, key=f"{OPENED_PREFIX}{key}", on_change="rerun"
+    )
     with box:
         if box.open:
             draw()
