@@ -60,6 +60,10 @@ page has not changed for 0.3 s). The detail lines split it:
     frontend's ``PlotlyChart`` file), and the number of charts on the page;
 ``MB``
     megabytes received over the websocket, in how many messages;
+``style``, ``layout``
+    seconds the page's main thread spent recalculating styles and laying out, with how many
+    of each (Chromium's ``Performance.getMetrics``: ``RecalcStyleDuration``,
+    ``LayoutDuration``); a costly CSS selector shows in the first;
 ``title``, ``1st chart``
     (new tabs) when the page's title (its first heading), and its first plotly chart, were
     drawn;
@@ -170,6 +174,15 @@ INSTRUMENT = r"""
   else { document.addEventListener('DOMContentLoaded', start); }
 })();
 """
+
+#: The page's main-thread metrics each measurement reads from Chromium
+#: (``Performance.getMetrics``), by the name the detail line gives them.
+RENDER_METRICS = {
+    "style": "RecalcStyleDuration",
+    "style_n": "RecalcStyleCount",
+    "layout": "LayoutDuration",
+    "layout_n": "LayoutCount",
+}
 
 #: How long the page must stay unchanged, after the server's run ended, to count as settled.
 QUIET_MS = 300
@@ -375,6 +388,8 @@ def detail(m: dict[str, float | None]) -> str:
         f"long {_s(m['long'])} ({m['long_n']:.0f})",
         f"plotly JS {_s(m.get('js:PlotlyChart'))} ({m['charts']:.0f} charts)",
         f"{m['mb']:.2f} MB ({m['msgs']:.0f} msgs)",
+        f"style {_s(m.get('style'))} ({m.get('style_n') or 0:.0f})",
+        f"layout {_s(m.get('layout'))} ({m.get('layout_n') or 0:.0f})",
         f"wall {_s(m['wall'])}",
     ]
     for key, words in (("content", "title"), ("chart", "1st chart"), ("rows", "rows")):
@@ -611,11 +626,25 @@ class Bench:
             time.sleep(0.05)
 
     @staticmethod
+    def _renderer(page: Any) -> Any:
+        """A CDP session reading the page's main-thread metrics (:data:`RENDER_METRICS`)."""
+        cdp = page.context.new_cdp_session(page)
+        cdp.send("Performance.enable")
+        return cdp
+
+    @staticmethod
+    def _render_metrics(cdp: Any) -> dict[str, float]:
+        """The page's :data:`RENDER_METRICS` so far (seconds and counts, cumulative)."""
+        values = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
+        return {name: float(values.get(metric, 0.0)) for name, metric in RENDER_METRICS.items()}
+
+    @staticmethod
     def _stop(cdp: Any) -> dict[str, float] | None:
         return None if cdp is None else js_categories(cdp.send("Profiler.stop")["profile"])
 
     def open(self, page: Any, server: Served, url: str) -> dict[str, Any]:
         """Navigate ``page`` to ``url`` and time it until settled."""
+        renderer = self._renderer(page)
         cdp = self._profiler(page)
         if cdp is not None:
             cdp.send("Profiler.start")
@@ -626,11 +655,14 @@ class Bench:
         wall = time.perf_counter() - t
         js = self._stop(cdp)
         read = page.evaluate(READ, 0)
-        return _metrics(read, 0.0, wall, server.script_runs(since), js)
+        metrics = _metrics(read, 0.0, wall, server.script_runs(since), js)
+        return {**metrics, **self._render_metrics(renderer)}
 
     def change(self, page: Any, server: Served, key: str, value: str) -> dict[str, Any]:
         """Type ``value`` into the box of ``key`` (fill, Enter); time it until settled."""
         box = reveal(page, key)
+        renderer = self._renderer(page)
+        before = self._render_metrics(renderer)
         cdp = self._profiler(page)
         if cdp is not None:
             cdp.send("Profiler.start")
@@ -643,7 +675,9 @@ class Bench:
         wall = time.perf_counter() - t
         js = self._stop(cdp)
         read = page.evaluate(READ, t0)
-        return _metrics(read, t0, wall, server.script_runs(since), js)
+        metrics = _metrics(read, t0, wall, server.script_runs(since), js)
+        after = self._render_metrics(renderer)
+        return {**metrics, **{k: after[k] - before[k] for k in after}}
 
     def columns(self, name: str, figures: dict[str, dict[str, float | None] | None]) -> None:
         """Print one row: its main figure per target side by side, then the detail lines."""

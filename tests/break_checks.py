@@ -2497,8 +2497,8 @@ BREAKS: tuple[Break, ...] = (
         name="draw-cost-snippet-sent-closed",
         item="37 page drawing cost",
         path="ui/charts.py",
-        old="        if box.open:\n            st.code(",
-        new="        if True:\n            st.code(",
+        old='    drawn_when_opened("Reproduce in Python", key, show, icon=CODE_ICON)',
+        new="    show()",
         tests=("tests/pages/test_draw_cost.py",),
     ),
     Break(
@@ -2627,8 +2627,8 @@ BREAKS: tuple[Break, ...] = (
         name="planner-link-sent-closed",
         item="37 page first load",
         path="ui/planner/downloads.py",
-        old="            if box.open:\n                st.code(link,",
-        new="            if True:\n                st.code(link,",
+        old='        drawn_when_opened(\n            "Link to this plan",',
+        new='        (lambda *_, **__: link_block(link))(\n            "Link to this plan",',
         tests=(
             "tests/pages/test_planner_page.py::"
             "test_the_reports_link_reproduces_the_plan_with_every_control",
@@ -2781,7 +2781,9 @@ BREAKS: tuple[Break, ...] = (
         path="core/designs/group_sums.py",
         old="t2[c] += e * e",
         new="t2[c] += e",
-        tests=("tests/core/designs/test_group_sums.py::test_two_pass_sums_agree_with_bincount_for_every_code_type",),
+        tests=(
+            "tests/core/designs/test_group_sums.py::test_two_pass_sums_agree_with_bincount_for_every_code_type",
+        ),
     ),
     Break(
         name="group-sums-shift-sign",
@@ -2789,7 +2791,9 @@ BREAKS: tuple[Break, ...] = (
         path="core/designs/group_sums.py",
         old="out[codes[i]] += values[i] - shift",
         new="out[codes[i]] += values[i] + shift",
-        tests=("tests/core/designs/test_group_sums.py::test_shifted_sums_equal_bincount_of_shifted_values",),
+        tests=(
+            "tests/core/designs/test_group_sums.py::test_shifted_sums_equal_bincount_of_shifted_values",
+        ),
     ),
     Break(
         name="group-sums-empty-groups-kept",
@@ -2799,7 +2803,9 @@ BREAKS: tuple[Break, ...] = (
         sizes = counts[keep]""",
         new="""        keep = counts >= 0
         sizes = counts[keep]""",
-        tests=("tests/core/designs/test_group_sums.py::test_mean_population_from_frame_codes_equals_the_coded_labels_one",),
+        tests=(
+            "tests/core/designs/test_group_sums.py::test_mean_population_from_frame_codes_equals_the_coded_labels_one",
+        ),
     ),
     Break(
         name="group-sums-sparse-codes-counted",
@@ -2807,7 +2813,9 @@ BREAKS: tuple[Break, ...] = (
         path="core/designs/mean_error.py",
         old="int(arr.min()) >= 0 and int(arr.max()) < 2 * N + 1024:",
         new="int(arr.min()) >= 0:",
-        tests=("tests/core/designs/test_group_sums.py::test_sparse_integer_labels_are_coded_not_counted",),
+        tests=(
+            "tests/core/designs/test_group_sums.py::test_sparse_integer_labels_are_coded_not_counted",
+        ),
     ),
     Break(
         name="command-line-read-twice",
@@ -2916,6 +2924,17 @@ BREAKS: tuple[Break, ...] = (
         new="    return total / (n + 1)\n",
         tests=(
             "tests/core/planner/test_ties.py::test_the_compiled_laplace_coverage_equals_the_numpy_one",
+        ),
+    ),
+    Break(
+        name="statistical-link-closes-distributions",
+        item="37 page first load",
+        path="ui/statistical/views.py",
+        old="        expanded=DISTRIBUTIONS_KEY in st.query_params,",
+        new="        expanded=False,",
+        tests=(
+            "tests/pages/test_draw_cost.py::"
+            "test_statistical_draws_the_answer_distributions_when_opened_or_linked",
         ),
     ),
 )

@@ -71,48 +71,48 @@ def chart_block(
             st.latex(formula)
 
 
-#: Key prefix of the expanders (e.g. "Reproduce in Python") that draw their code only when open.
-SNIPPET_PREFIX = "snippet_"
+#: Key prefix of the expanders whose content is built and sent only once they are opened
+#: (:func:`drawn_when_opened`): the "Reproduce in Python" snippets, secondary charts, links.
+OPENED_PREFIX = "opened_"
+
+#: The icon of a "Reproduce in Python" expander.
+CODE_ICON = ":material/code:"
+
+
+def drawn_when_opened(
+    label: str, key: str, draw: Callable[[], None], icon: str, *, expanded: bool = False
+) -> None:
+    """A closed expander ``label`` whose content ``draw()`` is built and sent only once opened.
+
+    For what a page offers beyond its first screen (a second view of the same numbers, the
+    code that reproduces it): the page then opens without the browser drawing it, and a
+    change of a control does not resend what nobody reads. Opening the expander reruns the
+    page (or the fragment it sits in), which keeps it open. ``key`` (prefixed with
+    :data:`OPENED_PREFIX`) must be unique on the page. With ``expanded`` it opens open (e.g.
+    when a link sets a control it holds, which a closed expander would not draw).
+    """
+    box = st.expander(
+        label, expanded=expanded, icon=icon, key=f"{OPENED_PREFIX}{key}", on_change="rerun"
+    )
+    with box:
+        if box.open:
+            draw()
 
 
 def reproduce(code: str | Callable[[], str], key: str | None = None) -> None:
     """A "Reproduce in Python" expander holding ``code`` (a snippet calling core).
 
     With ``key`` the expander is drawn closed and empty, and its code (built then, when
-    ``code`` is a function) is sent only once the reader opens it: a page then opens
-    without the browser loading and running the code highlighter, and a change of a control
-    does not resend a snippet nobody reads. Opening it reruns the page, which keeps it
-    open. The key (prefixed with :data:`SNIPPET_PREFIX`) must be unique on the page.
-    Without ``key`` the code is always sent.
+    ``code`` is a function) is sent only once the reader opens it
+    (:func:`drawn_when_opened`): a page then opens without the browser loading and running
+    the code highlighter. Without ``key`` the code is always sent.
     """
+
+    def show() -> None:
+        st.code(code() if callable(code) else code, language="python")
+
     if key is None:
-        with st.expander("Reproduce in Python", icon=":material/code:"):
-            st.code(code() if callable(code) else code, language="python")
+        with st.expander("Reproduce in Python", icon=CODE_ICON):
+            show()
         return
-    box = st.expander(
-        "Reproduce in Python",
-        icon=":material/code:",
-        key=f"{SNIPPET_PREFIX}{key}",
-        on_change="rerun",
-    )
-    with box:
-        if box.open:
-            st.code(code() if callable(code) else code, language="python")
-
-
-#: Key prefix of the expanders whose content (e.g. a secondary chart) is drawn only when open.
-LAZY_PREFIX = "lazy_"
-
-
-def drawn_when_opened(label: str, key: str, draw: Callable[[], None], icon: str) -> None:
-    """A closed expander ``label`` whose content ``draw()`` is built and sent only once opened.
-
-    For what a page offers beyond its first screen (a second view of the same numbers): the
-    page then opens without the browser drawing it. Opening the expander reruns the page (or
-    the fragment it sits in), which keeps it open. ``key`` (prefixed with
-    :data:`LAZY_PREFIX`) must be unique on the page.
-    """
-    box = st.expander(label, icon=icon, key=f"{LAZY_PREFIX}{key}", on_change="rerun")
-    with box:
-        if box.open:
-            draw()
+    drawn_when_opened("Reproduce in Python", key, show, icon=CODE_ICON)

@@ -19,7 +19,7 @@ import numpy as np
 from streamlit.testing.v1 import AppTest
 
 from core.populations import Population
-from ui.charts import LAZY_PREFIX, SNIPPET_PREFIX
+from ui.charts import OPENED_PREFIX
 from ui.state import POPULATION_KEY, UPLOADED
 
 #: The session-state key under which the upload form keeps the session's uploaded population.
@@ -80,16 +80,14 @@ def open_snippets(at: AppTest) -> AppTest:
     """Open every closed "Reproduce in Python" expander of ``at`` and run the page again.
 
     Such an expander sends its code only once opened (:func:`ui.charts.reproduce`); it stays
-    open for the session's later runs. The expanders drawn only when opened
-    (:func:`ui.charts.drawn_when_opened`) are opened too. Nothing is run when every one is
-    open already.
+    open for the session's later runs. Every other expander drawn only when opened
+    (:func:`ui.charts.drawn_when_opened`: a secondary chart, the planner's link) is opened
+    too. Nothing is run when every one is open already.
     """
     closed = [
         box.key
         for box in at.get("expander")
-        if box.key
-        and box.key.startswith((SNIPPET_PREFIX, LAZY_PREFIX))
-        and not at.session_state[box.key]
+        if box.key and box.key.startswith(OPENED_PREFIX) and not at.session_state[box.key]
     ]
     if closed:
         for key in closed:

@@ -9,13 +9,14 @@ and colour bar of every chart the pages open with therefore lets its labels be
 A page's "Reproduce in Python" snippets are sent only once the reader opens one: the code
 highlighter is the browser's second-largest download after the charts, and a closed
 expander's code was loaded, highlighted and resent on every change of a control. Likewise
-a second view of numbers already on the screen (the Gains page's heat map of q) is drawn only
-once its expander is opened.
+a second view of numbers already on the screen (the Gains page's heat map of q, the
+distributions behind Statistical privacy's curve) is drawn only once its expander is opened.
 
 Breaks caught (tests/break_checks.py): ``draw-cost-tick-labels-measured`` (the app's axis
 style no longer sets ``ticklabeloverflow``); ``draw-cost-snippet-sent-closed`` (a snippet's
 code is drawn while its expander is closed); ``gains-q-heatmap-drawn-closed`` (a chart behind
-a closed expander is drawn).
+a closed expander is drawn); ``statistical-link-closes-distributions`` (a link choosing the
+distributions shown opens with them hidden).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from __future__ import annotations
 import pytest
 
 from tests.pages.harness import charts, open_page, open_snippets
-from ui.charts import SNIPPET_PREFIX
+from ui.charts import OPENED_PREFIX
 
 #: The pages with charts (the Release planner has tests of its own), as they open.
 CHART_PAGES = (
@@ -75,7 +76,11 @@ SNIPPET_PAGES = (
 @pytest.mark.parametrize("page", SNIPPET_PAGES)
 def test_snippets_are_sent_only_when_opened(page: str) -> None:
     at = open_page(page, snippets=False)
-    boxes = [box.key for box in at.get("expander") if (box.key or "").startswith(SNIPPET_PREFIX)]
+    boxes = [
+        box.key
+        for box in at.get("expander")
+        if (box.key or "").startswith(OPENED_PREFIX) and box.label == "Reproduce in Python"
+    ]
     assert boxes, f"{page} opens without a lazy snippet"
     assert not at.code, f"{page} sends code inside closed expanders"
     open_snippets(at)
@@ -95,3 +100,15 @@ def test_gains_draws_its_q_heat_map_only_when_opened() -> None:
     open_snippets(at)
     assert not at.exception
     assert len(charts(at)) == 4
+
+
+def test_statistical_draws_the_answer_distributions_when_opened_or_linked() -> None:
+    """Statistical privacy opens with its privacy curve alone; the answer distributions are
+    drawn once their expander is opened, and a link that chooses them opens it."""
+    at = open_page("app_pages/statistical.py", snippets=False)
+    assert len(charts(at)) == 1
+    open_snippets(at)
+    assert not at.exception
+    assert len(charts(at)) == 2
+    linked = open_page("app_pages/statistical.py", {"sp_dist": "Laplace noise"}, snippets=False)
+    assert len(charts(linked)) == 2

@@ -12,7 +12,7 @@ import streamlit as st
 
 from core import planner
 from core.populations import Population
-from ui.charts import SNIPPET_PREFIX
+from ui.charts import drawn_when_opened
 from ui.downloads import frame_to_csv_bytes
 from ui.planner import compare_text, exports
 from ui.planner import figures as figs
@@ -130,16 +130,15 @@ def export_buttons(
     if link:
         # Like a "Reproduce in Python" snippet, the link's code block is sent only once the
         # reader opens it: the page then opens without loading the code highlighter.
-        box = st.expander(
-            "Link to this plan",
-            icon=":material/link:",
-            key=f"{SNIPPET_PREFIX}plan_link",
-            on_change="rerun",
+        drawn_when_opened(
+            "Link to this plan", "plan_link", lambda: link_block(link), icon=":material/link:"
         )
-        with box:
-            if box.open:
-                st.code(link, language=None, wrap_lines=True)
-                st.caption(compare_text.PLAN_LINK_NOTE)
+
+
+def link_block(link: str) -> None:
+    """The link to this plan (:func:`page_link`) as a copyable block, and what it keeps."""
+    st.code(link, language=None, wrap_lines=True)
+    st.caption(compare_text.PLAN_LINK_NOTE)
 
 
 def table_buttons(ctx: PlannerInputs, result: planner.PlanResult) -> None:

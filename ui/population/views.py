@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from core.populations import Population, population_to_csv_bytes
-from ui.charts import SNIPPET_PREFIX
+from ui.charts import CODE_ICON, drawn_when_opened
 from ui.downloads import frame_to_csv_bytes
 from ui.population import text
 from ui.population.cache import (
@@ -128,15 +128,12 @@ def groups_view(ctx: PopulationInputs) -> None:
 
 
 def snippet_view(ctx: PopulationInputs) -> None:
-    """The "Reproduce in Python" expander (with a note on the file name for an upload)."""
-    box = st.expander(
-        "Reproduce in Python",
-        icon=":material/code:",
-        key=f"{SNIPPET_PREFIX}pop",
-        on_change="rerun",
-    )
-    with box:
+    """The "Reproduce in Python" expander (with a note on the file name for an upload); its
+    code is sent only to a reader who opens it (:func:`ui.charts.drawn_when_opened`)."""
+
+    def show() -> None:
         if ctx.choice == UPLOADED:
             st.caption(text.UPLOADED_SNIPPET_CAPTION)
-        if box.open:  # the code is sent only to a reader who opens it (ui.charts.reproduce)
-            st.code(text.python_snippet(ctx.pop), language="python")
+        st.code(text.python_snippet(ctx.pop), language="python")
+
+    drawn_when_opened("Reproduce in Python", "pop", show, icon=CODE_ICON)

@@ -14,6 +14,8 @@ from typing import Any
 CURVE_TAB = "Privacy curve δ(ε)"
 PI_TAB = "δ against π (Figures 1–4, 6)"
 EU_TAB = "Equal utility (Figures 5, 7, 8)"
+#: The expander holding the answer distributions the adversary compares (drawn when opened).
+DISTRIBUTIONS_LABEL = "What the adversary compares: the answer's two distributions"
 TABS = (CURVE_TAB, PI_TAB, EU_TAB)
 
 #: Presets of the paper's figures; each opens the tab whose controls it sets (``sp_view``).

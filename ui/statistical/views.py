@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from core import statistical as sp
-from ui.charts import chart_block, reproduce
+from ui.charts import chart_block, drawn_when_opened, reproduce
 from ui.format import fmt
 from ui.statistical import cache, text
 from ui.statistical import figures as figs
@@ -33,6 +33,10 @@ class StatisticalInputs:
     eps: float
     lam: float
     m: int
+
+
+#: Key of the choice of answer distributions shown (inside an expander drawn when opened).
+DISTRIBUTIONS_KEY = "sp_dist"
 
 
 def curve_view(ctx: StatisticalInputs) -> None:
@@ -94,11 +98,26 @@ def curve_view(ctx: StatisticalInputs) -> None:
         f"At ε = {eps:g}. δ(+,−) bounds what the answer reveals when the critical record is "
         "positive, δ(−,+) when it is negative; the guarantee is their maximum (eq. 4)."
     )
+    drawn_when_opened(
+        text.DISTRIBUTIONS_LABEL,
+        "sp_distributions",
+        lambda: distributions_block(ctx, nu),
+        icon=":material/bar_chart:",
+        # A link that picks the distributions shown opens them, so its choice is drawn.
+        expanded=DISTRIBUTIONS_KEY in st.query_params,
+    )
+    reproduce(text.curve_snippet(size=n, pi=pi, eps=eps, nu=nu, lam=lam), key="sp_curve")
+
+
+def distributions_block(ctx: StatisticalInputs, nu: float) -> None:
+    """What the adversary compares: the answer's two distributions for one mechanism (drawn
+    when its expander is opened, :func:`ui.charts.drawn_when_opened`)."""
+    n, pi, m = ctx.n, ctx.pi, ctx.m
     shown = st.selectbox(
         "Answer distributions to show",
         list(cache.MECHANISMS),
         format_func=lambda k: cache.MECHANISMS[k],
-        key="sp_dist",
+        key=DISTRIBUTIONS_KEY,
         bind="query-params",
     )
     dist = cache.distributions(n, pi, m, nu, shown)
@@ -120,7 +139,6 @@ def curve_view(ctx: StatisticalInputs) -> None:
             r"b_k(j) = \tbinom{k}{j}\pi^j(1-\pi)^{k-j},\quad \lambda = n/N",
         ],
     )
-    reproduce(text.curve_snippet(size=n, pi=pi, eps=eps, nu=nu, lam=lam), key="sp_curve")
 
 
 def pi_view(ctx: StatisticalInputs) -> None:
