@@ -2686,7 +2686,7 @@ BREAKS: tuple[Break, ...] = (
         ),
     ),
     Break(
-        name="publication-rows-not-streamed",
+        name="publication-tab-rows-not-handed",
         item="37 publication live rows",
         path="ui/planner/publication.py",
         old="        on_row=_on_row,\n",
