@@ -2307,8 +2307,8 @@ BREAKS: tuple[Break, ...] = (
         name="rows-exponential-draws-dealt-out-of-order",
         item="37 planner at page defaults",
         path="core/mechanisms/exponential.py",
-        old="u = np.asarray(1.0 - uniforms[0::2], dtype=np.float64)",
-        new="u = np.asarray(1.0 - uniforms[:count], dtype=np.float64)",
+        old="uniforms[0::2], uniforms[1::2])",
+        new="uniforms[: len(rows)], uniforms[len(rows) :])",
         tests=(
             "tests/core/mechanisms/test_rows.py::test_release_rows_equals_one_release_per_sample",
         ),
