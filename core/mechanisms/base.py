@@ -668,7 +668,7 @@ class Mechanism(ABC):
 
     def release_ragged(
         self,
-        samples: Sequence[FloatArray],
+        samples: Sequence[FloatArray] | SortedRows,
         eps_sample: float,
         lower: float,
         upper: float,
