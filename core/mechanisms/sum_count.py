@@ -309,23 +309,32 @@ class SumCountLaw:
 
     def mse(self, about: ArrayLike) -> FloatArray:
         """``E[(Y − a)² | sample]`` per row (``a`` one number or one per row)."""
-        a = np.broadcast_to(np.asarray(about, dtype=np.float64), self.total.shape)
-        out = np.empty(self.total.shape)
+        return self.mse_at([about])[0]
+
+    def mse_at(self, abouts: Sequence[ArrayLike]) -> list[FloatArray]:
+        """:meth:`mse` about each of ``abouts`` (each one number or one per row), from one
+        pass over the quadrature nodes (the planner asks about the population value and
+        about each sample's statistic)."""
+        points = [
+            np.broadcast_to(np.asarray(a, dtype=np.float64), self.total.shape) for a in abouts
+        ]
+        out = np.empty((len(points), self.total.size))
         for rows in self._blocks():
             mu, beta, w = self._conditional(rows)
             if _kernels.COMPILED:  # the same closed form, one compiled loop over the nodes
-                out[rows] = _kernels.mse_rows(
+                out[:, rows] = _kernels.mse_rows_at(
                     np.ascontiguousarray(mu),
                     np.ascontiguousarray(beta),
                     np.ascontiguousarray(w),
                     float(self.lower),
                     float(self.upper),
-                    np.ascontiguousarray(a[rows], dtype=np.float64),
+                    np.ascontiguousarray(np.stack([a[rows] for a in points]), dtype=np.float64),
                 )
                 continue
-            g = clipped_laplace_mse(mu, beta, self.lower, self.upper, a[rows, None])
-            out[rows] = (w * g).sum(axis=1)
-        return out
+            for j, a in enumerate(points):
+                g = clipped_laplace_mse(mu, beta, self.lower, self.upper, a[rows, None])
+                out[j, rows] = (w * g).sum(axis=1)
+        return [out[j].reshape(self.total.shape) for j in range(len(points))]
 
     def coverage(self, x: ArrayLike, theta: ArrayLike) -> FloatArray:
         """``P(|Y − θ| ≤ x | sample)`` per row (``x`` and ``θ`` one number or one per row).

@@ -22,7 +22,7 @@ try:  # numba is optional: without it the numpy version in sum_count.py runs ins
 except ImportError:  # pragma: no cover - exercised only where numba is missing
     _numba = None  # type: ignore[assignment]
 
-__all__ = ["COMPILED", "coverage_rows", "mse_rows"]
+__all__ = ["COMPILED", "coverage_rows", "mse_rows_at"]
 
 #: Whether :func:`coverage_rows` is compiled (else callers use the numpy version).
 COMPILED = _numba is not None
@@ -112,33 +112,44 @@ def coverage_rows(
     return out
 
 
-def mse_rows(
+def mse_rows_at(
     mu: FloatArray, beta: FloatArray, w: FloatArray, lower: float, upper: float, a: FloatArray
 ) -> FloatArray:
-    """``Σ_k w_ik E[(clip(μ_ik + β_ik Z, L, U) − a_i)²]`` per row ``i``: the weighted sum of
-    :func:`core.mechanisms.sum_count.clipped_laplace_mse` over a law's quadrature nodes."""
+    """``Σ_k w_ik E[(clip(μ_ik + β_ik Z, L, U) − a_ji)²]`` per row ``i`` and point ``j`` (``a``
+    of shape ``(points, rows)``): the weighted sum of
+    :func:`core.mechanisms.sum_count.clipped_laplace_mse` over a law's quadrature nodes,
+    about several points in one pass (the exponentials of a node are shared)."""
     rows, nodes = mu.shape
-    out = np.empty(rows)
+    points = a.shape[0]
+    out = np.zeros((points, rows))
     for i in range(rows):
-        c = a[i]
-        acc = 0.0
         for k in range(nodes):
             m, b = mu[i, k], beta[i, k]
             split = min(max(m, lower), upper)
-            inner = 0.0
-            if split > lower:
-                d1, d0 = split - c, lower - c
-                inner += 0.5 * math.exp((split - m) / b) * (d1 * d1 - 2.0 * b * d1 + 2.0 * b * b)
-                inner -= 0.5 * math.exp((lower - m) / b) * (d0 * d0 - 2.0 * b * d0 + 2.0 * b * b)
-            if split < upper:
-                d1, d0 = upper - c, split - c
-                inner -= 0.5 * math.exp(-(upper - m) / b) * (d1 * d1 + 2.0 * b * d1 + 2.0 * b * b)
-                inner += 0.5 * math.exp(-(split - m) / b) * (d0 * d0 + 2.0 * b * d0 + 2.0 * b * b)
+            left = split > lower
+            right = split < upper
+            e_split = e_low = e_high = e_back = 0.0
+            if left:
+                e_split = 0.5 * math.exp((split - m) / b)
+                e_low = 0.5 * math.exp((lower - m) / b)
+            if right:
+                e_high = 0.5 * math.exp(-(upper - m) / b)
+                e_back = 0.5 * math.exp(-(split - m) / b)
             p_low = _lap_cdf((lower - m) / b)
             p_high = 1.0 - _lap_cdf((upper - m) / b)
-            g = p_low * (lower - c) ** 2 + p_high * (upper - c) ** 2 + max(inner, 0.0)
-            acc += w[i, k] * g
-        out[i] = acc
+            for j in range(points):
+                c = a[j, i]
+                inner = 0.0
+                if left:
+                    d1, d0 = split - c, lower - c
+                    inner += e_split * (d1 * d1 - 2.0 * b * d1 + 2.0 * b * b)
+                    inner -= e_low * (d0 * d0 - 2.0 * b * d0 + 2.0 * b * b)
+                if right:
+                    d1, d0 = upper - c, split - c
+                    inner -= e_high * (d1 * d1 + 2.0 * b * d1 + 2.0 * b * b)
+                    inner += e_back * (d0 * d0 + 2.0 * b * d0 + 2.0 * b * b)
+                g = p_low * (lower - c) ** 2 + p_high * (upper - c) ** 2 + max(inner, 0.0)
+                out[j, i] += w[i, k] * g
     return out
 
 
@@ -147,4 +158,4 @@ if _numba is not None:
     _piece = _numba.njit(cache=True, nogil=True)(_piece)
     _expectation = _numba.njit(cache=True, nogil=True)(_expectation)
     coverage_rows = _numba.njit(cache=True, nogil=True)(coverage_rows)
-    mse_rows = _numba.njit(cache=True, nogil=True)(mse_rows)
+    mse_rows_at = _numba.njit(cache=True, nogil=True)(mse_rows_at)

@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 from scipy.optimize import brentq
 
 from .. import mechanisms as mech
-from ..mechanisms.clamping import clamped_abs_coverage
+from ..planner.coverage_kernels import coverage_per_row
 
 __all__ = ["LEVEL", "Draws", "conditional_quantile", "exact_row", "summary_row"]
 
@@ -156,7 +156,7 @@ def conditional_quantile(
     ``sd_i(P_i(x)) / sqrt(T) / mean_i(p_i(x))``.
     """
     f = mech.LaplaceMean().standard_noise_cdf if cdf is None else cdf
-    per_row = clamped_abs_coverage(err, scale, f, below, above)
+    per_row = coverage_per_row(err, scale, f, below, above)
 
     def coverage(v: float) -> float:
         return float(per_row(v).mean())
@@ -201,6 +201,17 @@ def law_quantile(law: Any, theta: float, level: float) -> tuple[float, float]:
     return x, se
 
 
+def _law_mse(law: Any, theta: float, stat: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """The law's mean squared error about ``θ`` and about each sample's statistic, in one
+    pass over its nodes where the law has one (:meth:`core.mechanisms.SumCountLaw.mse_at`)."""
+    both = getattr(law, "mse_at", None)
+    if both is not None:
+        about_theta, about_stat = both([theta, stat])
+    else:
+        about_theta, about_stat = law.mse(theta), law.mse(stat)
+    return np.asarray(about_theta, dtype=np.float64), np.asarray(about_stat, dtype=np.float64)
+
+
 def summary_row(draws: Draws, theta: float) -> dict[str, float]:
     stat = np.concatenate(draws.statistic)
     rel = np.concatenate(draws.released)
@@ -211,7 +222,7 @@ def summary_row(draws: Draws, theta: float) -> dict[str, float]:
     samp_sq = (stat - theta) ** 2
     law = draws.law()
     if law is not None:  # the exact law of each release given its sample: noise integrated
-        sq = np.asarray(law.mse(theta), dtype=np.float64)
+        sq, noise_sq = _law_mse(law, theta, stat)
         mse = float(sq.mean())
         mse_se = float(sq.std(ddof=1)) / math.sqrt(T) if T > 1 else math.nan
         rmse = math.sqrt(mse)
@@ -225,7 +236,7 @@ def summary_row(draws: Draws, theta: float) -> dict[str, float]:
             "error_95_low": max(e95 - 2.0 * e95_se, 0.0),
             "error_95_high": e95 + 2.0 * e95_se,
             "sampling_part": float(samp_sq.mean()),
-            "noise_part": float(np.mean(law.mse(stat))),
+            "noise_part": float(np.mean(noise_sq)),
             "mean_sample_size": float(np.concatenate(draws.sizes).mean()),
         }
     if known:

@@ -42,3 +42,26 @@ def test_compiled_mse_equals_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.setattr(kernels, "COMPILED", False)
             plain = sc.SumCountLaw(*args).mse(about)
             np.testing.assert_allclose(compiled, plain, rtol=1e-12, atol=1e-12 * (hi - lo) ** 2)
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_mse_about_several_points_at_once_equals_one_at_a_time(
+    monkeypatch: pytest.MonkeyPatch, compiled: bool
+) -> None:
+    """The planner's two MSEs of a law (about θ and about each sample's statistic) from one
+    pass over the nodes equal the numpy closed form about each point alone."""
+    if compiled and not kernels.COMPILED:
+        pytest.skip("numba is not installed")
+    rng = np.random.default_rng(9)
+    n = 12
+    lo, hi = -3.0, 40.0
+    m = rng.integers(0, 40, n).astype(float)
+    t = (rng.uniform(lo, hi, n) - (lo + hi) / 2.0) * m
+    args = (t, m, rng.uniform(0.01, 50, n), rng.uniform(0.01, 20, n), lo, hi)
+    theta, stat = 7.5, rng.uniform(lo, hi, n)
+    monkeypatch.setattr(kernels, "COMPILED", compiled)
+    got = sc.SumCountLaw(*args).mse_at([theta, stat])
+    monkeypatch.setattr(kernels, "COMPILED", False)
+    for about, mse in zip((theta, stat), got, strict=True):
+        want = sc.SumCountLaw(*args).mse(about)
+        np.testing.assert_allclose(mse, want, rtol=1e-12, atol=1e-12 * (hi - lo) ** 2)
