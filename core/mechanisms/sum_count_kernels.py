@@ -129,14 +129,21 @@ def mse_rows_at(
             left = split > lower
             right = split < upper
             e_split = e_low = e_high = e_back = 0.0
-            if left:
-                e_split = 0.5 * math.exp((split - m) / b)
+            if left and right:  # μ inside the bounds: two exponentials carry every term
+                e_split = e_back = 0.5  # e^0 at the split
                 e_low = 0.5 * math.exp((lower - m) / b)
-            if right:
                 e_high = 0.5 * math.exp(-(upper - m) / b)
-                e_back = 0.5 * math.exp(-(split - m) / b)
-            p_low = _lap_cdf((lower - m) / b)
-            p_high = 1.0 - _lap_cdf((upper - m) / b)
+                p_low = e_low  # the Laplace CDF below μ
+                p_high = 1.0 - (1.0 - e_high)  # as 1 − F above μ, to the last bit
+            else:
+                if left:
+                    e_split = 0.5 * math.exp((split - m) / b)
+                    e_low = 0.5 * math.exp((lower - m) / b)
+                if right:
+                    e_high = 0.5 * math.exp(-(upper - m) / b)
+                    e_back = 0.5 * math.exp(-(split - m) / b)
+                p_low = _lap_cdf((lower - m) / b)
+                p_high = 1.0 - _lap_cdf((upper - m) / b)
             for j in range(points):
                 c = a[j, i]
                 inner = 0.0
