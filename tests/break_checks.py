@@ -2774,6 +2774,100 @@ BREAKS: tuple[Break, ...] = (
             "test_the_bound_search_bracketed_at_jumps_finds_the_smallest_covering_error",
         ),
     ),
+    Break(
+        name="pub-empty-laplace-draws-out-of-order",
+        item="37 publication releases",
+        path="core/mechanisms/rows.py",
+        old="eps, delta, lower, upper, draws[~empty])",
+        new="eps, delta, lower, upper, draws[: int((~empty).sum())])",
+        tests=(
+            "tests/core/mechanisms/test_rows.py::test_release_rows_equals_one_release_per_sample",
+        ),
+    ),
+    Break(
+        name="pub-empty-exponential-one-draw-too-many",
+        item="37 publication releases",
+        path="core/mechanisms/exponential.py",
+        old="used = np.where(empty, 1, 2)",
+        new="used = np.where(empty, 2, 2)",
+        tests=(
+            "tests/core/mechanisms/test_rows.py::test_release_rows_equals_one_release_per_sample",
+        ),
+    ),
+    Break(
+        name="pub-empty-statistic-at-the-lower-bound",
+        item="37 publication releases",
+        path="core/mechanisms/rows.py",
+        old="put(filled.statistic, c),",
+        new="put(filled.statistic, lower),",
+        tests=(
+            "tests/core/mechanisms/test_rows.py::test_release_rows_equals_one_release_per_sample",
+        ),
+    ),
+    Break(
+        name="pub-ragged-sums-not-centred",
+        item="37 publication releases",
+        path="core/mechanisms/sum_count.py",
+        old="np.add.reduceat(samples.values - self.centre,",
+        new="np.add.reduceat(samples.values,",
+        tests=(
+            "tests/core/mechanisms/test_sum_count.py::"
+            "test_sorted_rows_are_released_as_the_list_of_their_samples",
+        ),
+    ),
+    Break(
+        name="pub-share-coarse-grid-only",
+        item="37 publication sum-count kernels",
+        path="core/mechanisms/sum_count.py",
+        old="near = np.arange(max(coarse - _COARSE + 1, 0), min(coarse + _COARSE, last + 1))",
+        new="near = np.array([coarse])",
+        tests=(
+            "tests/core/mechanisms/test_sum_count.py::test_the_share_is_the_least_of_the_whole_grid",
+        ),
+    ),
+    Break(
+        name="pub-law-mses-swapped",
+        item="37 publication sum-count kernels",
+        path="core/planner/errors.py",
+        old="about_theta, about_stat = both([theta, stat])",
+        new="about_stat, about_theta = both([theta, stat])",
+        tests=(
+            "tests/core/planner/test_coverage_kernels.py::"
+            "test_a_law_s_two_mses_are_about_theta_then_each_statistic",
+        ),
+    ),
+    Break(
+        name="pub-mse-inside-upper-atom-lost",
+        item="37 publication sum-count kernels",
+        path="core/mechanisms/sum_count_kernels.py",
+        old="p_high = 1.0 - (1.0 - e_high)",
+        new="p_high = 1.0 - e_high",
+        tests=("tests/core/mechanisms/test_sum_count_kernels.py",),
+    ),
+    Break(
+        name="pub-nodes-empty-pieces-first",
+        item="37 publication sum-count kernels",
+        path="core/mechanisms/sum_count_kernels.py",
+        old="if (right > left) != (kept == 0):",
+        new="if (right > left) == (kept == 0):",
+        tests=("tests/core/mechanisms/test_sum_count_kernels.py::test_compiled_nodes_equal_numpy",),
+    ),
+    Break(
+        name="pub-laplace-coverage-noiseless-below",
+        item="37 publication bound search",
+        path="core/planner/coverage_kernels.py",
+        old="lo = 0.0 if bottom or not fixed[i] < -x else 1.0",
+        new="lo = 0.0 if bottom or fixed[i] < -x else 1.0",
+        tests=("tests/core/planner/test_coverage_kernels.py::test_compiled_coverage_equals_numpy",),
+    ),
+    Break(
+        name="pub-size-free-mean-not-warmed",
+        item="37 publication sum-count kernels",
+        path="core/planner/warm.py",
+        old='seed=0, relation="deletion")\n',
+        new='seed=0, relation="replacement")\n',
+        tests=("tests/core/planner/test_warm.py::test_warm_up_loads_what_the_default_plan_uses",),
+    ),
 )
 
 

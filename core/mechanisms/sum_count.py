@@ -243,6 +243,29 @@ def _denominator_nodes(
     return nodes, np.concatenate([weights, atom], axis=1)
 
 
+def _nodes(
+    m: FloatArray, b2: FloatArray, kinks: FloatArray, rate: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """:func:`_denominator_nodes`, built row by row by a compiled loop when numba is present
+    (:func:`core.mechanisms.sum_count_kernels.denominator_nodes`)."""
+    if not _kernels.COMPILED:
+        return _denominator_nodes(m, b2, kinks, rate)
+    xg, wg = _LEGENDRE
+    return _kernels.denominator_nodes(
+        np.ascontiguousarray(m, dtype=np.float64),
+        np.ascontiguousarray(b2, dtype=np.float64),
+        np.ascontiguousarray(kinks, dtype=np.float64),
+        np.ascontiguousarray(rate, dtype=np.float64),
+        xg,
+        wg,
+        _SPAN,
+        _GROWTH,
+        _EVEN,
+        int(np.ceil(2.0 * _TAIL / _EVEN)) + 1,
+        _TAIL,
+    )
+
+
 @dataclass(frozen=True, eq=False)
 class SumCountLaw:
     """The exact law of :class:`SumCountMean`'s release given each sample (one per row).
@@ -294,7 +317,7 @@ class SumCountLaw:
             total, b1 = self.total[rows], self.b_sum[rows]
             reach = np.abs(total)[:, None] / half  # c + T/u is at a bound where u = |T|/(R/2)
             rate = half / b1 + 1.0 / self.b_count[rows]
-            d, w = _denominator_nodes(self.size[rows], self.b_count[rows], reach, rate)
+            d, w = _nodes(self.size[rows], self.b_count[rows], reach, rate)
             mu = self.centre + total[:, None] / d
             beta = b1[:, None] / d
             if self.total.size > _BLOCK_ROWS:  # a large law: recompute rather than hold

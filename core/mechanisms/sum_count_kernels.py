@@ -22,7 +22,7 @@ try:  # numba is optional: without it the numpy version in sum_count.py runs ins
 except ImportError:  # pragma: no cover - exercised only where numba is missing
     _numba = None  # type: ignore[assignment]
 
-__all__ = ["COMPILED", "coverage_rows", "mse_rows_at"]
+__all__ = ["COMPILED", "coverage_rows", "denominator_nodes", "mse_rows_at"]
 
 #: Whether :func:`coverage_rows` is compiled (else callers use the numpy version).
 COMPILED = _numba is not None
@@ -160,9 +160,97 @@ def mse_rows_at(
     return out
 
 
+def denominator_nodes(
+    m: FloatArray,
+    b2: FloatArray,
+    kinks: FloatArray,
+    rate: FloatArray,
+    xg: FloatArray,
+    wg: FloatArray,
+    span: float,
+    growth: float,
+    even: float,
+    n_even: int,
+    tail: float,
+) -> tuple[FloatArray, FloatArray]:
+    """The nodes and weights of :func:`core.mechanisms.sum_count._denominator_nodes`, row by
+    row: the same cuts (the graded steps the block's widest row needs, for every row), the
+    same pieces in the same order, the empty ones after them, and the atom at 1 last."""
+    rows, n_kinks = kinks.shape
+    n_at = 2 + n_kinks
+    at = np.empty((rows, n_at))
+    first = np.empty((rows, n_at))
+    reach = 2.0
+    for r in range(rows):
+        top = max(m[r], 1.0) + tail * b2[r]
+        at[r, 0] = 1.0
+        at[r, 1] = max(m[r], 1.0)
+        for j in range(n_kinks):
+            at[r, 2 + j] = kinks[r, j]
+        for j in range(n_at):
+            at[r, j] = min(max(at[r, j], 1.0), top)
+            first[r, j] = min(span / rate[r], 0.5 * at[r, j])
+            reach = max(reach, even * b2[r] / first[r, j])
+    steps = math.ceil(math.log(reach) / math.log(growth)) + 1
+    grow = np.empty(steps)
+    for s in range(steps):
+        grow[s] = growth**s - 1.0
+    n_cuts = n_at * steps + (n_at - 1) * steps + n_even + 2
+    cuts = np.empty((rows, n_cuts))
+    width = 0
+    for r in range(rows):
+        bottom = max(m[r] - tail * b2[r], 1.0)
+        top = max(m[r], 1.0) + tail * b2[r]
+        c = 0
+        for j in range(n_at):
+            for s in range(steps):
+                cuts[r, c] = at[r, j] + first[r, j] * grow[s]
+                c += 1
+        for j in range(1, n_at):
+            for s in range(steps):
+                cuts[r, c] = at[r, j] - first[r, j] * grow[s]
+                c += 1
+        for e in range(n_even):
+            cuts[r, c] = bottom + even * b2[r] * e
+            c += 1
+        cuts[r, c] = bottom
+        cuts[r, c + 1] = top
+        for k in range(n_cuts):
+            cuts[r, k] = min(max(cuts[r, k], bottom), top)
+        cuts[r] = np.sort(cuts[r])
+        pieces = 0
+        for k in range(n_cuts - 1):
+            if cuts[r, k + 1] > cuts[r, k]:
+                pieces += 1
+        width = max(width, pieces)
+    q = xg.size
+    nodes = np.empty((rows, width * q + 1))
+    weights = np.empty((rows, width * q + 1))
+    for r in range(rows):
+        p = 0
+        for kept in range(2):  # the pieces of positive width, then the empty ones
+            for k in range(n_cuts - 1):
+                if p == width:
+                    break
+                left, right = cuts[r, k], cuts[r, k + 1]
+                if (right > left) != (kept == 0):
+                    continue
+                half = 0.5 * (right - left)
+                for g in range(q):
+                    u = (left + half) + half * xg[g]
+                    density = math.exp(-abs(u - m[r]) / b2[r]) / (2.0 * b2[r])
+                    nodes[r, p * q + g] = u
+                    weights[r, p * q + g] = density * half * wg[g]
+                p += 1
+        nodes[r, width * q] = 1.0
+        weights[r, width * q] = _lap_cdf((1.0 - m[r]) / b2[r])
+    return nodes, weights
+
+
 if _numba is not None:
     _lap_cdf = _numba.njit(cache=True, nogil=True)(_lap_cdf)
     _piece = _numba.njit(cache=True, nogil=True)(_piece)
     _expectation = _numba.njit(cache=True, nogil=True)(_expectation)
     coverage_rows = _numba.njit(cache=True, nogil=True)(coverage_rows)
     mse_rows_at = _numba.njit(cache=True, nogil=True)(mse_rows_at)
+    denominator_nodes = _numba.njit(cache=True, nogil=True)(denominator_nodes)

@@ -16,6 +16,7 @@ Two samplers, both with the design's exact law (:mod:`core.designs.protocol`):
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 import weakref
@@ -98,10 +99,16 @@ class PointBudget:
         return self.point.rate
 
 
+@functools.lru_cache(maxsize=64)
+def _accepted(cls: type[mech.Mechanism]) -> frozenset[str]:
+    """The keyword arguments a mechanism class's constructor takes."""
+    return frozenset(inspect.signature(cls.__init__).parameters)
+
+
 def make_mechanism(name: str, frame: Frame, rate: float, quantile: float) -> mech.Mechanism:
     """The mechanism ``name`` as it runs on a sample drawn at ``rate`` from ``frame``."""
     cls = mech.MECHANISMS[name]
-    accepted = inspect.signature(cls.__init__).parameters
+    accepted = _accepted(cls)
     offered: dict[str, Any] = {
         "rate": rate,
         "population_size": frame.N,

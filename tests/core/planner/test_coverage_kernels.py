@@ -54,3 +54,16 @@ def test_the_bound_is_the_one_numpy_finds(monkeypatch: pytest.MonkeyPatch) -> No
     want = conditional_quantile(err, scale, 0.95, None, below, above)
     assert got[0] == pytest.approx(want[0], rel=1e-9)
     assert got[1] == pytest.approx(want[1], rel=1e-6)
+
+
+def test_a_law_s_two_mses_are_about_theta_then_each_statistic() -> None:
+    """summary_row's MSE about θ and its noise part about each sample's statistic, from one
+    pass over the size-free mean's nodes, are the law's MSEs about each."""
+    from core.planner.errors import _law_mse
+
+    m = mech.SumCountMean(0.0, 10.0, sum_share=0.4)
+    law = m.law([3.0, -8.0, 0.0], [4.0, 9.0, 0.0], 0.8)
+    stat = np.array([5.5, 4.2, 5.0])
+    about_theta, about_stat = _law_mse(law, 6.0, stat)
+    np.testing.assert_allclose(about_theta, law.mse(6.0), rtol=1e-12)
+    np.testing.assert_allclose(about_stat, law.mse(stat), rtol=1e-12)
