@@ -2871,6 +2871,28 @@ BREAKS: tuple[Break, ...] = (
         new='seed=0, relation="replacement")\n',
         tests=("tests/core/planner/test_warm.py::test_warm_up_loads_what_the_default_plan_uses",),
     ),
+    Break(
+        name="pub-law-mean-coverage-off-by-a-row",
+        item="37 publication bound search",
+        path="core/mechanisms/sum_count_kernels.py",
+        old="    return total / t.size",
+        new="    return total / (t.size + 1)",
+        tests=(
+            "tests/core/planner/test_coverage_kernels.py::"
+            "test_a_size_free_mean_s_coverage_averaged_in_one_pass",
+        ),
+    ),
+    Break(
+        name="pub-laplace-mean-coverage-off-by-a-row",
+        item="37 publication bound search",
+        path="core/planner/coverage_kernels.py",
+        old="    return total / out.size",
+        new="    return total / (out.size + 1)",
+        tests=(
+            "tests/core/planner/test_coverage_kernels.py::"
+            "test_the_mean_coverage_is_the_mean_of_the_rows",
+        ),
+    ),
 )
 
 

@@ -401,6 +401,24 @@ class SumCountLaw:
         out = atom * at_one + below_hi - below_lo
         return np.asarray(np.clip(out, 0.0, 1.0), dtype=np.float64)
 
+    def mean_coverage(self, x: float, theta: float) -> float:
+        """The mean over the rows of :meth:`coverage` at one ``x`` and one ``θ`` (one
+        compiled pass when numba is present: the planner's bound search asks for it)."""
+        if not _kernels.COMPILED or not self.total.size:
+            return float(np.mean(self.coverage(x, theta)))
+        return float(
+            _kernels.coverage_mean(
+                np.ascontiguousarray(self.total, dtype=np.float64),
+                np.ascontiguousarray(self.size, dtype=np.float64),
+                np.ascontiguousarray(self.b_sum, dtype=np.float64),
+                np.ascontiguousarray(self.b_count, dtype=np.float64),
+                float(x),
+                float(theta),
+                float(self.lower),
+                float(self.upper),
+            )
+        )
+
     @staticmethod
     def merge(laws: list[SumCountLaw]) -> SumCountLaw:
         """The rows of several laws (same bounds) as one law."""

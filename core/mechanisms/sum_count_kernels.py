@@ -22,7 +22,7 @@ try:  # numba is optional: without it the numpy version in sum_count.py runs ins
 except ImportError:  # pragma: no cover - exercised only where numba is missing
     _numba = None  # type: ignore[assignment]
 
-__all__ = ["COMPILED", "coverage_rows", "denominator_nodes", "mse_rows_at"]
+__all__ = ["COMPILED", "coverage_mean", "coverage_rows", "denominator_nodes", "mse_rows_at"]
 
 #: Whether :func:`coverage_rows` is compiled (else callers use the numpy version).
 COMPILED = _numba is not None
@@ -82,6 +82,32 @@ def _expectation(m: float, b2: float, alpha: float, gamma: float) -> float:
     return total
 
 
+def _coverage_one(
+    ti: float,
+    mi: float,
+    s1: float,
+    s2: float,
+    x: float,
+    theta: float,
+    c: float,
+    lower: float,
+    upper: float,
+) -> float:
+    """``P(|Y − θ| ≤ x | sample)`` of one row (:func:`coverage_rows`)."""
+    hi_y, lo_y = theta + x, theta - x
+    atom = _lap_cdf((1.0 - mi) / s2)
+    centre = c + ti
+    top = 1.0 if hi_y >= upper else _lap_cdf((hi_y - centre) / s1)
+    bottom = 0.0 if lo_y <= lower else _lap_cdf((lo_y - centre) / s1)
+    at_one = min(max(top - bottom, 0.0), 1.0)
+    if hi_y >= upper:
+        below_hi = 1.0 - atom
+    else:
+        below_hi = _expectation(mi, s2, (hi_y - c) / s1, -ti / s1)
+    below_lo = 0.0 if lo_y <= lower else _expectation(mi, s2, (lo_y - c) / s1, -ti / s1)
+    return min(max(atom * at_one + below_hi - below_lo, 0.0), 1.0)
+
+
 def coverage_rows(
     t: FloatArray,
     m: FloatArray,
@@ -96,20 +122,26 @@ def coverage_rows(
     c = lower + (upper - lower) / 2.0
     out = np.empty(t.size)
     for i in range(t.size):
-        ti, mi, s1, s2 = t[i], m[i], b1[i], b2[i]
-        hi_y, lo_y = theta[i] + x[i], theta[i] - x[i]
-        atom = _lap_cdf((1.0 - mi) / s2)
-        centre = c + ti
-        top = 1.0 if hi_y >= upper else _lap_cdf((hi_y - centre) / s1)
-        bottom = 0.0 if lo_y <= lower else _lap_cdf((lo_y - centre) / s1)
-        at_one = min(max(top - bottom, 0.0), 1.0)
-        if hi_y >= upper:
-            below_hi = 1.0 - atom
-        else:
-            below_hi = _expectation(mi, s2, (hi_y - c) / s1, -ti / s1)
-        below_lo = 0.0 if lo_y <= lower else _expectation(mi, s2, (lo_y - c) / s1, -ti / s1)
-        out[i] = min(max(atom * at_one + below_hi - below_lo, 0.0), 1.0)
+        out[i] = _coverage_one(t[i], m[i], b1[i], b2[i], x[i], theta[i], c, lower, upper)
     return out
+
+
+def coverage_mean(
+    t: FloatArray,
+    m: FloatArray,
+    b1: FloatArray,
+    b2: FloatArray,
+    x: float,
+    theta: float,
+    lower: float,
+    upper: float,
+) -> float:
+    """The mean over the rows of :func:`coverage_rows` at one ``x`` and one ``θ``."""
+    c = lower + (upper - lower) / 2.0
+    total = 0.0
+    for i in range(t.size):
+        total += _coverage_one(t[i], m[i], b1[i], b2[i], x, theta, c, lower, upper)
+    return total / t.size
 
 
 def mse_rows_at(
@@ -251,6 +283,8 @@ if _numba is not None:
     _lap_cdf = _numba.njit(cache=True, nogil=True)(_lap_cdf)
     _piece = _numba.njit(cache=True, nogil=True)(_piece)
     _expectation = _numba.njit(cache=True, nogil=True)(_expectation)
+    _coverage_one = _numba.njit(cache=True, nogil=True)(_coverage_one)
     coverage_rows = _numba.njit(cache=True, nogil=True)(coverage_rows)
+    coverage_mean = _numba.njit(cache=True, nogil=True)(coverage_mean)
     mse_rows_at = _numba.njit(cache=True, nogil=True)(mse_rows_at)
     denominator_nodes = _numba.njit(cache=True, nogil=True)(denominator_nodes)

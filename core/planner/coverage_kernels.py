@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -25,7 +26,15 @@ try:  # numba is optional: without it the numpy version runs instead.
 except ImportError:  # pragma: no cover - exercised only where numba is missing
     _numba = None  # type: ignore[assignment]
 
-__all__ = ["COMPILED", "coverage_per_row", "is_laplace", "laplace_coverage"]
+__all__ = [
+    "COMPILED",
+    "LaplaceCoverage",
+    "coverage_per_row",
+    "is_laplace",
+    "laplace_coverage",
+    "law_mean_coverage",
+    "mean_coverage",
+]
 
 FloatArray = NDArray[np.float64]
 
@@ -63,9 +72,48 @@ def _coverage_rows(
         out[i] = hi - lo
 
 
+def _coverage_mean(
+    x: float,
+    err: FloatArray,
+    scale: FloatArray,
+    fixed: FloatArray,
+    below: float,
+    above: float,
+    out: FloatArray,
+) -> float:
+    """The mean over the samples of :func:`_coverage_rows` (``out`` its scratch)."""
+    _coverage_rows(x, err, scale, fixed, below, above, out)
+    total = 0.0
+    for i in range(out.size):
+        total += out[i]
+    return total / out.size
+
+
 if _numba is not None:
     _lap_cdf = _numba.njit(cache=True, nogil=True)(_lap_cdf)
     _coverage_rows = _numba.njit(cache=True, nogil=True)(_coverage_rows)
+    _coverage_mean = _numba.njit(cache=True, nogil=True)(_coverage_mean)
+
+
+class LaplaceCoverage:
+    """The coverage of clamped releases with Laplace noise as a function of ``x``: per
+    sample when called, and their mean by :meth:`mean` (one compiled pass each)."""
+
+    def __init__(self, err: FloatArray, scale: FloatArray, below: float, above: float) -> None:
+        self.err, self.scale = err, scale
+        self.fixed = np.clip(err, below, above)
+        self.below, self.above = float(below), float(above)
+        self._scratch = np.empty(err.size)
+
+    def __call__(self, x: float) -> FloatArray:
+        out = np.empty(self.err.size)
+        _coverage_rows(float(x), self.err, self.scale, self.fixed, self.below, self.above, out)
+        return out
+
+    def mean(self, x: float) -> float:
+        """The mean over the samples of the coverage at ``x``."""
+        args = (self.err, self.scale, self.fixed, self.below, self.above, self._scratch)
+        return float(_coverage_mean(float(x), *args))
 
 
 def _numpy_cdf(z: FloatArray) -> FloatArray:
@@ -86,17 +134,30 @@ def laplace_coverage(
     one compiled loop over the samples (numpy's version without numba)."""
     e = np.ascontiguousarray(err, dtype=np.float64).reshape(-1)
     b = np.ascontiguousarray(np.broadcast_to(np.asarray(scale, dtype=np.float64), e.shape))
-    if not COMPILED:  # pragma: no cover - numba is a pinned dependency
+    if not COMPILED or not e.size:  # pragma: no cover - numba is a pinned dependency
         return clamped_abs_coverage(e, b, _numpy_cdf, below, above)
-    fixed = np.clip(e, below, above)
-    lo, hi = float(below), float(above)
+    return LaplaceCoverage(e, b, below, above)
 
-    def coverage(x: float) -> FloatArray:
-        out = np.empty(e.size)
-        _coverage_rows(float(x), e, b, fixed, lo, hi, out)
-        return out
 
-    return coverage
+def mean_coverage(per_row: Callable[[float], FloatArray]) -> Callable[[float], float]:
+    """The mean over the samples of ``per_row(x)`` (:func:`coverage_per_row`), in one
+    compiled pass where it has one."""
+    if isinstance(per_row, LaplaceCoverage):
+        return per_row.mean
+
+    def mean(x: float) -> float:
+        return float(per_row(x).mean())
+
+    return mean
+
+
+def law_mean_coverage(law: Any, theta: float) -> Callable[[float], float]:
+    """``x ↦ mean_i P_i(|release − θ| ≤ x)`` of a law given each sample, in one compiled
+    pass where the law has one (:meth:`core.mechanisms.SumCountLaw.mean_coverage`)."""
+    own = getattr(law, "mean_coverage", None)
+    if own is not None:
+        return lambda x: float(own(x, theta))
+    return lambda x: float(np.mean(law.coverage(x, theta)))
 
 
 def coverage_per_row(

@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 from scipy.optimize import brentq
 
 from .. import mechanisms as mech
-from ..planner.coverage_kernels import coverage_per_row
+from ..planner.coverage_kernels import coverage_per_row, law_mean_coverage, mean_coverage
 
 __all__ = ["LEVEL", "Draws", "conditional_quantile", "exact_row", "summary_row"]
 
@@ -157,9 +157,7 @@ def conditional_quantile(
     """
     f = mech.LaplaceMean().standard_noise_cdf if cdf is None else cdf
     per_row = coverage_per_row(err, scale, f, below, above)
-
-    def coverage(v: float) -> float:
-        return float(per_row(v).mean())
+    coverage = mean_coverage(per_row)
 
     top = float(np.max(np.abs(err))) + float(np.max(scale))
     if top == 0.0:  # every release equals the population value (ties, no noise)
@@ -185,10 +183,7 @@ def law_quantile(law: Any, theta: float, level: float) -> tuple[float, float]:
     ``mean_i P_i(|release − θ| ≤ x) = level``, only the sampling part left to Monte Carlo.
     The standard error is the delta method's, as in :func:`conditional_quantile`.
     """
-
-    def coverage(v: float) -> float:
-        return float(np.mean(law.coverage(v, theta)))
-
+    coverage = law_mean_coverage(law, theta)
     top = float(law.upper - law.lower)
     if top <= 0.0 or coverage(0.0) >= level:
         return 0.0, 0.0

@@ -67,3 +67,22 @@ def test_a_law_s_two_mses_are_about_theta_then_each_statistic() -> None:
     about_theta, about_stat = _law_mse(law, 6.0, stat)
     np.testing.assert_allclose(about_theta, law.mse(6.0), rtol=1e-12)
     np.testing.assert_allclose(about_stat, law.mse(stat), rtol=1e-12)
+
+
+@pytest.mark.parametrize("case", range(4))
+def test_the_mean_coverage_is_the_mean_of_the_rows(case: int) -> None:
+    err, scale, below, above = _cases()[case]
+    cdf = mech.LaplaceMean().standard_noise_cdf
+    per_row = ck.coverage_per_row(err, scale, cdf, below, above)
+    mean = ck.mean_coverage(per_row)
+    plain = clamped_abs_coverage(err, scale, cdf, below, above)
+    for x in (0.0, 0.3, 1.0, 4.0, 50.0):
+        assert mean(x) == pytest.approx(float(plain(x).mean()), rel=1e-13, abs=1e-15)
+
+
+def test_a_size_free_mean_s_coverage_averaged_in_one_pass() -> None:
+    m = mech.SumCountMean(0.0, 10.0, sum_share=0.4)
+    law = m.law([3.0, -8.0, 0.0, 12.0], [4.0, 9.0, 0.0, 30.0], 0.8)
+    mean = ck.law_mean_coverage(law, 5.5)
+    for x in (0.0, 0.2, 1.5, 4.5, 10.0):
+        assert mean(x) == pytest.approx(float(law.coverage(x, 5.5).mean()), rel=1e-13, abs=1e-15)
