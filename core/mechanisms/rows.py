@@ -10,8 +10,12 @@ calls per sample; :func:`release_rows` does the same work once for all of them.
   release checks the public bounds in constant time.
 * :func:`release_rows` gives exactly what :meth:`Mechanism.release` of each sample alone
   gives, in order (:func:`empty_release` for an empty sample): the same values from the
-  same draws of the generator, in the same order.  The samples between two empty ones go
-  to :meth:`Mechanism.release_in_order` at once; by default
+  same draws of the generator, in the same order.  A mechanism whose empty release takes
+  draws it can deal out in order with the others' releases every sample in one call
+  (:meth:`Mechanism.release_with_empty`: :func:`additive_with_empty` for an additive
+  Laplace mechanism with :meth:`Mechanism.empty_laplace`, and the exponential quantile);
+  otherwise the samples between two empty ones go to :meth:`Mechanism.release_in_order`
+  at once; by default
   (:func:`additive_in_order`) an additive mechanism computes the statistic and the
   sensitivity of every sample vectorised, draws the noise sample by sample in order
   (:func:`noise_in_order`) and makes one clamped release; a mechanism with a release of its
