@@ -668,7 +668,7 @@ class Mechanism(ABC):
 
     def release_ragged(
         self,
-        samples: Sequence[FloatArray],
+        samples: Sequence[FloatArray] | SortedRows,
         eps_sample: float,
         lower: float,
         upper: float,
@@ -712,6 +712,33 @@ class Mechanism(ABC):
         if type(self).release is Mechanism.release:
             return _rows.additive_in_order(self, rows, eps_sample, delta_sample, lower, upper, rng)
         return _rows.one_by_one(self, rows, eps_sample, delta_sample, lower, upper, rng)
+
+    def release_with_empty(
+        self,
+        rows: SortedRows,
+        eps_sample: float,
+        delta_sample: float,
+        lower: float,
+        upper: float,
+        rng: np.random.Generator,
+    ) -> Release | None:
+        """:meth:`release_rows` of ``rows`` with empty samples among them, in one call with
+        the same draws as sample after sample (the arguments already checked), or None,
+        before any draw, when the mechanism has no such release (then the samples between
+        two empty ones go to :meth:`release_in_order` in turn).
+
+        By default an additive mechanism with Laplace noise and an empty release stated by
+        :meth:`empty_laplace` (:func:`core.mechanisms.rows.additive_with_empty`).
+        """
+        return _rows.additive_with_empty(self, rows, eps_sample, delta_sample, lower, upper, rng)
+
+    def empty_laplace(
+        self, eps_sample: float, lower: float, upper: float
+    ) -> tuple[float, float, float] | None:
+        """``(centre, scale, variance)`` when :meth:`release_empty` releases
+        ``clip(centre + scale · Z, lower, upper)`` from one ``rng.laplace()`` draw ``Z`` and
+        states that noise variance; None otherwise (the default)."""
+        return None
 
     def statistic_rows(self, rows: SortedRows) -> FloatArray:
         """:meth:`statistic` of each non-empty sample of ``rows`` (by default computed for

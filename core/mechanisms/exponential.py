@@ -23,7 +23,8 @@ from .._validation import (
     finite_scalar,
     values_in_bounds,
 )
-from ..mechanisms.base import BudgetFactors, FloatArray, Release, _check_release_args
+from ..mechanisms import rows as _rows
+from ..mechanisms.base import BudgetFactors, FloatArray, Mechanism, Release, _check_release_args
 from ..mechanisms.quantiles import _RankScoreQuantile
 from ..mechanisms.rows import SortedRows
 
@@ -599,9 +600,49 @@ class ExponentialQuantile(_RankScoreQuantile):
         """
         if _choose_rows_compiled is None:  # pragma: no cover - numba is a pinned dependency
             return super().release_in_order(rows, eps_sample, delta_sample, lower, upper, rng)
+        uniforms = rng.random(2 * len(rows))
+        return self._in_order(rows, eps_sample, lower, upper, uniforms[0::2], uniforms[1::2])
+
+    def release_with_empty(
+        self,
+        rows: SortedRows,
+        eps_sample: float,
+        delta_sample: float,
+        lower: float,
+        upper: float,
+        rng: np.random.Generator,
+    ) -> Release | None:
+        """:meth:`release_in_order` with empty samples among ``rows``, in one call: a
+        non-empty sample takes two uniforms, an empty one the one of its uniform release
+        (:meth:`Mechanism.release_empty`, ``lower + (upper − lower) u``), so the draws of
+        every sample are taken at once and dealt out in order."""
+        if _choose_rows_compiled is None or type(self).release_empty is not Mechanism.release_empty:
+            return None  # pragma: no cover - numba is a pinned dependency
+        empty = rows.sizes == 0
+        used = np.where(empty, 1, 2)
+        at = np.cumsum(used) - used
+        uniforms = rng.random(int(used.sum()))
+        first = at[~empty]
+        filled = self._in_order(
+            rows.filled(), eps_sample, lower, upper, uniforms[first], uniforms[first + 1]
+        )
+        released = lower + (upper - lower) * uniforms[at[empty]]
+        return _rows.with_empty(self, rows, filled, released, math.nan, math.nan, lower, upper)
+
+    def _in_order(
+        self,
+        rows: SortedRows,
+        eps_sample: float,
+        lower: float,
+        upper: float,
+        first: FloatArray,
+        second: FloatArray,
+    ) -> Release:
+        """The releases of the non-empty samples of ``rows`` from each sample's two uniforms
+        ``first`` (the interval's) and ``second`` (the point's)."""
+        assert _choose_rows_compiled is not None
         count = len(rows)
-        uniforms = rng.random(2 * count)
-        u = np.asarray(1.0 - uniforms[0::2], dtype=np.float64)
+        u = np.asarray(1.0 - first, dtype=np.float64)
         eps = float(eps_sample)
         chosen = np.empty(count, dtype=np.int64)
         total = np.zeros(count)
@@ -618,7 +659,7 @@ class ExponentialQuantile(_RankScoreQuantile):
         right = np.where(
             chosen == rows.sizes, upper, rows.values[np.minimum(at, rows.values.size - 1)]
         )
-        released = np.clip(left + uniforms[1::2] * (right - left), left, right)
+        released = np.clip(left + second * (right - left), left, right)
         s = np.ones(count, dtype=np.float64)
         eps_rows = np.full(count, eps)
         return Release(released, self.statistic_rows(rows), s, self.noise_scale(s, eps_rows), None)

@@ -374,6 +374,13 @@ class GlobalLaplaceQuantile(_Quantile):
         released order statistic by at most ``R``, so this keeps ``eps`` for added or
         removed records (a uniform release would not: Laplace noise reaches past the
         bounds, where the uniform has no mass)."""
+        centre, b, variance = self.empty_laplace(eps_sample, lower, upper)
+        released = centre + b * float(rng.laplace())
+        return min(max(released, lower), upper), variance, b
+
+    def empty_laplace(
+        self, eps_sample: float, lower: float, upper: float
+    ) -> tuple[float, float, float]:
+        """The centre of the range, ``b = R / eps`` and ``2 b²`` (:meth:`release_empty`)."""
         b = (upper - lower) / eps_sample
-        released = lower + (upper - lower) / 2.0 + b * float(rng.laplace())
-        return min(max(released, lower), upper), 2.0 * b * b, b
+        return lower + (upper - lower) / 2.0, b, 2.0 * b * b

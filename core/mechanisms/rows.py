@@ -10,8 +10,12 @@ calls per sample; :func:`release_rows` does the same work once for all of them.
   release checks the public bounds in constant time.
 * :func:`release_rows` gives exactly what :meth:`Mechanism.release` of each sample alone
   gives, in order (:func:`empty_release` for an empty sample): the same values from the
-  same draws of the generator, in the same order.  The samples between two empty ones go
-  to :meth:`Mechanism.release_in_order` at once; by default
+  same draws of the generator, in the same order.  A mechanism whose empty release takes
+  draws it can deal out in order with the others' releases every sample in one call
+  (:meth:`Mechanism.release_with_empty`: :func:`additive_with_empty` for an additive
+  Laplace mechanism with :meth:`Mechanism.empty_laplace`, and the exponential quantile);
+  otherwise the samples between two empty ones go to :meth:`Mechanism.release_in_order`
+  at once; by default
   (:func:`additive_in_order`) an additive mechanism computes the statistic and the
   sensitivity of every sample vectorised, draws the noise sample by sample in order
   (:func:`noise_in_order`) and makes one clamped release; a mechanism with a release of its
@@ -44,11 +48,13 @@ if TYPE_CHECKING:
 __all__ = [
     "SortedRows",
     "additive_in_order",
+    "additive_with_empty",
     "concatenate",
     "empty_release",
     "noise_in_order",
     "one_by_one",
     "release_rows",
+    "with_empty",
 ]
 
 IntArray = NDArray[np.int64]
@@ -167,6 +173,12 @@ class SortedRows:
         """Every sample, in order (views)."""
         return [self.row(i) for i in range(len(self))]
 
+    def filled(self) -> SortedRows:
+        """The non-empty samples alone, in order (the same values: an empty sample holds
+        none)."""
+        full = self.sizes > 0
+        return SortedRows(self.values, self.sizes[full], self.starts[full], self.low, self.high)
+
     def take(self, start: int, stop: int) -> SortedRows:
         """Samples ``start`` to ``stop − 1`` (already checked: not checked again)."""
         first = int(self.starts[start]) if start < len(self) else self.values.size
@@ -244,6 +256,10 @@ def release_rows(
     eps = float(check_eps("eps_sample", eps_sample))
     delta = check_delta_open("delta_sample", delta_sample)
     check_rng(rng)
+    if (batch.sizes == 0).any():
+        together = mechanism.release_with_empty(batch, eps, delta, lo, hi, rng)
+        if together is not None:
+            return together
     pieces: list[Release] = []
     start = 0
     known: dict[tuple[float, float], EmptyParts] = {}
@@ -338,14 +354,109 @@ def additive_in_order(
     """:meth:`Mechanism.release` of each non-empty sample of ``rows`` alone, in order, for
     a mechanism that keeps the base class's additive release: statistic, sensitivity and
     scale of every sample at once, the noise in order, one clamped release."""
+    draws = noise_in_order(mechanism, rng, len(rows))
+    return _additive(mechanism, rows, eps, delta, lower, upper, draws)
+
+
+def _additive(
+    mechanism: Mechanism,
+    rows: SortedRows,
+    eps: float,
+    delta: float,
+    lower: float,
+    upper: float,
+    draws: FloatArray,
+) -> Release:
+    """The additive release of each non-empty sample of ``rows`` with the standard noise
+    ``draws`` (one per sample)."""
     stat = mechanism.statistic_rows(rows)
     s = mechanism.sensitivity_rows(rows, eps, delta, lower, upper)
     scale = np.broadcast_to(np.asarray(mechanism.noise_scale(s, eps), dtype=np.float64), stat.shape)
     variance = mechanism.noise_variance(s, eps)
     if variance is not None:
         variance = np.broadcast_to(np.asarray(variance, dtype=np.float64), stat.shape)
-    draws = noise_in_order(mechanism, rng, len(rows))
     return mechanism.clamped_release(stat, scale, s, variance, draws, lower, upper)
+
+
+def additive_with_empty(
+    mechanism: Mechanism,
+    rows: SortedRows,
+    eps: float,
+    delta: float,
+    lower: float,
+    upper: float,
+    rng: np.random.Generator,
+) -> Release | None:
+    """:func:`release_rows` of ``rows`` (empty samples among them) in one call, for an
+    additive mechanism with the base class's Laplace noise whose empty release is one
+    Laplace draw about a fixed centre (:meth:`Mechanism.empty_laplace`); None otherwise,
+    before any draw.
+
+    Every sample, empty or not, takes one standard Laplace draw in turn, so the draws are
+    taken in one call and dealt out in order: the same values as sample after sample.
+    """
+    from ..mechanisms.base import Mechanism
+
+    parts = mechanism.empty_laplace(eps, lower, upper)
+    if (
+        parts is None
+        or type(mechanism).release is not Mechanism.release
+        or type(mechanism).standard_noise is not Mechanism.standard_noise
+        or mechanism.law_of_empty(eps) is not None
+    ):
+        return None
+    centre, scale, variance = parts
+    draws = noise_in_order(mechanism, rng, len(rows))
+    empty = rows.sizes == 0
+    filled = _additive(mechanism, rows.filled(), eps, delta, lower, upper, draws[~empty])
+    released = np.minimum(np.maximum(centre + scale * draws[empty], lower), upper)
+    return with_empty(mechanism, rows, filled, released, variance, scale, lower, upper)
+
+
+def with_empty(
+    mechanism: Mechanism,
+    rows: SortedRows,
+    filled: Release,
+    released: FloatArray,
+    variance: float,
+    scale: float,
+    lower: float,
+    upper: float,
+) -> Release:
+    """The release of every sample of ``rows``: ``filled`` on the non-empty samples (in
+    order), and on the empty ones the ``released`` values of :func:`empty_release` with the
+    noise ``(variance, scale)`` it states, as :func:`concatenate` of the releases of sample
+    after sample gives them (a part stated on one kind of sample only is NaN on the other;
+    no law, which the caller checks)."""
+    empty = rows.sizes == 0
+    c = 0.5 * (lower + upper) if math.isfinite(upper) else lower
+    moments = (
+        mechanism.clamped_noise_moments(np.full(1, c), np.full(1, scale), lower, upper)
+        if math.isfinite(variance) and math.isfinite(scale)
+        else None
+    )
+    mean, square = (None, None) if moments is None else moments
+
+    def put(on_filled: Any, on_empty: Any) -> FloatArray | None:
+        if on_filled is None and on_empty is None:
+            return None
+        out = np.empty(len(rows))
+        out[~empty] = math.nan if on_filled is None else on_filled
+        out[empty] = math.nan if on_empty is None else on_empty
+        return out
+
+    from ..mechanisms.base import Release
+
+    return Release(
+        put(filled.released, np.clip(released, lower, upper)),  # type: ignore[arg-type]
+        put(filled.statistic, c),  # type: ignore[arg-type]
+        put(filled.sensitivity, math.nan),  # type: ignore[arg-type]
+        put(filled.noise_scale, scale),  # type: ignore[arg-type]
+        put(filled.noise_variance, variance),
+        law=None,
+        noise_mean=put(filled.noise_mean, None if mean is None else mean[0]),
+        noise_square=put(filled.noise_square, None if square is None else square[0]),
+    )
 
 
 def one_by_one(

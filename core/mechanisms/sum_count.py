@@ -22,13 +22,13 @@ error by quadrature are this module's.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import ArrayLike
-from scipy import optimize
+from numpy.typing import ArrayLike, NDArray
 
 from .._validation import check_bounds, check_eps, check_rng, finite_scalar
 from ..mechanisms.base import (
@@ -39,8 +39,15 @@ from ..mechanisms.base import (
     check_same_bounds,
 )
 from . import sum_count_kernels as _kernels
+from .rows import SortedRows
 
-__all__ = ["SumCountLaw", "SumCountMean", "clipped_laplace_coverage", "clipped_laplace_mse"]
+__all__ = [
+    "SumCountLaw",
+    "SumCountMean",
+    "chosen_share",
+    "clipped_laplace_coverage",
+    "clipped_laplace_mse",
+]
 
 #: Gauss–Legendre rule on each piece of the count noise's range (:func:`_denominator_nodes`).
 _LEGENDRE = np.polynomial.legendre.leggauss(8)
@@ -52,7 +59,7 @@ _GROWTH = 4.0
 #: its Laplace scale ``b₂``.
 _EVEN = 8.0
 #: Shares of the budget the sum may take (the count gets the rest); the chosen share is
-#: rounded to this step (it is part of the published plan, like the rate).
+#: on the grid of this step (it is part of the published plan, like the rate).
 SHARE_STEP = 0.01
 SHARE_RANGE = (0.02, 0.98)
 #: Rows whose quadrature nodes are built at once (about 8 MB per array).
@@ -60,10 +67,10 @@ _BLOCK_ROWS = 8192
 #: The count noise is integrated over ``m ± _TAIL · b₂`` (the mass left out is below
 #: ``e^{−_TAIL}``).
 _TAIL = 40.0
-#: Shares chosen so far, by the mechanism's parameters and the budget (the choice is a
-#: pure function of them; the planner makes a new mechanism per cell and per rerun).
-_SHARES: dict[tuple[object, ...], float] = {}
-_SHARES_KEPT = 4096
+#: Shares the split is chosen from (:func:`chosen_share`): the published grid.
+SHARE_GRID = np.round(np.arange(SHARE_RANGE[0], SHARE_RANGE[1] + SHARE_STEP / 2, SHARE_STEP), 2)
+#: :func:`chosen_share` first tries every ``_COARSE``-th share of the grid.
+_COARSE = 4
 
 
 def _laplace_cdf(z: FloatArray) -> FloatArray:
@@ -236,6 +243,29 @@ def _denominator_nodes(
     return nodes, np.concatenate([weights, atom], axis=1)
 
 
+def _nodes(
+    m: FloatArray, b2: FloatArray, kinks: FloatArray, rate: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """:func:`_denominator_nodes`, built row by row by a compiled loop when numba is present
+    (:func:`core.mechanisms.sum_count_kernels.denominator_nodes`)."""
+    if not _kernels.COMPILED:
+        return _denominator_nodes(m, b2, kinks, rate)
+    xg, wg = _LEGENDRE
+    return _kernels.denominator_nodes(
+        np.ascontiguousarray(m, dtype=np.float64),
+        np.ascontiguousarray(b2, dtype=np.float64),
+        np.ascontiguousarray(kinks, dtype=np.float64),
+        np.ascontiguousarray(rate, dtype=np.float64),
+        xg,
+        wg,
+        _SPAN,
+        _GROWTH,
+        _EVEN,
+        int(np.ceil(2.0 * _TAIL / _EVEN)) + 1,
+        _TAIL,
+    )
+
+
 @dataclass(frozen=True, eq=False)
 class SumCountLaw:
     """The exact law of :class:`SumCountMean`'s release given each sample (one per row).
@@ -287,7 +317,7 @@ class SumCountLaw:
             total, b1 = self.total[rows], self.b_sum[rows]
             reach = np.abs(total)[:, None] / half  # c + T/u is at a bound where u = |T|/(R/2)
             rate = half / b1 + 1.0 / self.b_count[rows]
-            d, w = _denominator_nodes(self.size[rows], self.b_count[rows], reach, rate)
+            d, w = _nodes(self.size[rows], self.b_count[rows], reach, rate)
             mu = self.centre + total[:, None] / d
             beta = b1[:, None] / d
             if self.total.size > _BLOCK_ROWS:  # a large law: recompute rather than hold
@@ -302,23 +332,32 @@ class SumCountLaw:
 
     def mse(self, about: ArrayLike) -> FloatArray:
         """``E[(Y − a)² | sample]`` per row (``a`` one number or one per row)."""
-        a = np.broadcast_to(np.asarray(about, dtype=np.float64), self.total.shape)
-        out = np.empty(self.total.shape)
+        return self.mse_at([about])[0]
+
+    def mse_at(self, abouts: Sequence[ArrayLike]) -> list[FloatArray]:
+        """:meth:`mse` about each of ``abouts`` (each one number or one per row), from one
+        pass over the quadrature nodes (the planner asks about the population value and
+        about each sample's statistic)."""
+        points = [
+            np.broadcast_to(np.asarray(a, dtype=np.float64), self.total.shape) for a in abouts
+        ]
+        out = np.empty((len(points), self.total.size))
         for rows in self._blocks():
             mu, beta, w = self._conditional(rows)
             if _kernels.COMPILED:  # the same closed form, one compiled loop over the nodes
-                out[rows] = _kernels.mse_rows(
+                out[:, rows] = _kernels.mse_rows_at(
                     np.ascontiguousarray(mu),
                     np.ascontiguousarray(beta),
                     np.ascontiguousarray(w),
                     float(self.lower),
                     float(self.upper),
-                    np.ascontiguousarray(a[rows], dtype=np.float64),
+                    np.ascontiguousarray(np.stack([a[rows] for a in points]), dtype=np.float64),
                 )
                 continue
-            g = clipped_laplace_mse(mu, beta, self.lower, self.upper, a[rows, None])
-            out[rows] = (w * g).sum(axis=1)
-        return out
+            for j, a in enumerate(points):
+                g = clipped_laplace_mse(mu, beta, self.lower, self.upper, a[rows, None])
+                out[j, rows] = (w * g).sum(axis=1)
+        return [out[j].reshape(self.total.shape) for j in range(len(points))]
 
     def coverage(self, x: ArrayLike, theta: ArrayLike) -> FloatArray:
         """``P(|Y − θ| ≤ x | sample)`` per row (``x`` and ``θ`` one number or one per row).
@@ -361,6 +400,24 @@ class SumCountLaw:
         below_lo = np.where(lo_y <= self.lower, 0.0, both[n:])
         out = atom * at_one + below_hi - below_lo
         return np.asarray(np.clip(out, 0.0, 1.0), dtype=np.float64)
+
+    def mean_coverage(self, x: float, theta: float) -> float:
+        """The mean over the rows of :meth:`coverage` at one ``x`` and one ``θ`` (one
+        compiled pass when numba is present: the planner's bound search asks for it)."""
+        if not _kernels.COMPILED or not self.total.size:
+            return float(np.mean(self.coverage(x, theta)))
+        return float(
+            _kernels.coverage_mean(
+                np.ascontiguousarray(self.total, dtype=np.float64),
+                np.ascontiguousarray(self.size, dtype=np.float64),
+                np.ascontiguousarray(self.b_sum, dtype=np.float64),
+                np.ascontiguousarray(self.b_count, dtype=np.float64),
+                float(x),
+                float(theta),
+                float(self.lower),
+                float(self.upper),
+            )
+        )
 
     @staticmethod
     def merge(laws: list[SumCountLaw]) -> SumCountLaw:
@@ -418,8 +475,8 @@ class SumCountMean(Mechanism):
 
     Split
         ``s`` minimises the exact noise MSE ``E[(Y − x̄)²]`` of a sample of the expected size
-        ``m₀`` with the planned mean offset ``a₀ = θ − c`` (``T = m₀ a₀``): a bounded 1-d
-        minimisation over ``s ∈ [0.02, 0.98]`` (Brent's method).  For large samples the
+        ``m₀`` with the planned mean offset ``a₀ = θ − c`` (``T = m₀ a₀``) over the grid
+        ``s = 0.02, 0.03, …, 0.98`` (:func:`chosen_share`).  For large samples the
         minimiser tends to ``1 / (1 + (|a₀| / (R/2))^{2/3})``, from minimising
         ``(R/2)²/s² + a₀²/(1 − s)²``: the count matters only as far as the mean is off the
         centre.
@@ -483,43 +540,20 @@ class SumCountMean(Mechanism):
         known = self._shares.get(eps_sample)
         if known is not None:
             return known
-        shared = _SHARES.get((self._key(), eps_sample))
-        if shared is not None:  # an equal mechanism (e.g. another cell's) already chose it
-            self._shares[eps_sample] = shared
-            return shared
         eps = float(check_eps("eps_sample", eps_sample))
         if self.sum_share is not None or self.size_hint is None:
             self._shares[eps] = 0.5 if self.sum_share is None else self.sum_share
         else:
-            m0 = np.array([max(self.size_hint, 1.0)])
-            total = m0 * self.offset_hint
-            stat = self.centre + self.offset_hint
-
-            def mse(s: float) -> float:
-                law = SumCountLaw(
-                    total,
-                    m0,
-                    np.array([self.half_range / (s * eps)]),
-                    np.array([1.0 / ((1.0 - s) * eps)]),
-                    self.lower,
-                    self.upper,
-                )
-                return float(law.mse(stat)[0])
-
-            res = optimize.minimize_scalar(
-                mse, bounds=SHARE_RANGE, method="bounded", options={"xatol": 1e-4}
+            self._shares[eps] = chosen_share(
+                self.lower, self.upper, self.size_hint, self.offset_hint, eps
             )
-            s = round(float(res.x) / SHARE_STEP) * SHARE_STEP
-            self._shares[eps] = float(min(max(s, SHARE_RANGE[0]), SHARE_RANGE[1]))
-        if len(_SHARES) >= _SHARES_KEPT:
-            _SHARES.clear()
-        _SHARES[(self._key(), eps)] = self._shares[eps]
         return self._shares[eps]
 
     def scales(self, eps_sample: ArrayLike) -> tuple[FloatArray, FloatArray]:
         """The Laplace scales ``(b₁, b₂) = ((R/2)/(sε), 1/((1 − s)ε))`` per budget."""
         eps = np.atleast_1d(np.asarray(eps_sample, dtype=np.float64))
-        shares = np.array([self.share(float(e)) for e in eps])
+        uniq, inv = np.unique(eps, return_inverse=True)
+        shares = np.array([self.share(float(e)) for e in uniq])[inv]
         return self.half_range / (shares * eps), 1.0 / ((1.0 - shares) * eps)
 
     # -- the Mechanism interface -----------------------------------------------------------
@@ -542,7 +576,8 @@ class SumCountMean(Mechanism):
     def noise_scale(self, sensitivity: FloatArray, eps_sample: float | FloatArray) -> FloatArray:
         """``b₁ = S / (s ε)``, the scale of the sum's noise (the count's is ``1/((1 − s)ε)``)."""
         eps = np.broadcast_to(np.asarray(eps_sample, dtype=np.float64), np.shape(sensitivity))
-        shares = np.array([self.share(float(e)) for e in eps.ravel()]).reshape(eps.shape)
+        uniq, inv = np.unique(eps, return_inverse=True)
+        shares = np.array([self.share(float(e)) for e in uniq])[inv].reshape(eps.shape)
         return np.asarray(sensitivity / (shares * eps), dtype=np.float64)
 
     def law(self, totals: ArrayLike, sizes: ArrayLike, eps_sample: ArrayLike) -> SumCountLaw:
@@ -600,14 +635,15 @@ class SumCountMean(Mechanism):
 
     def release_ragged(
         self,
-        samples: Sequence[FloatArray],
+        samples: Sequence[FloatArray] | SortedRows,
         eps_sample: float,
         lower: float,
         upper: float,
         rng: np.random.Generator,
     ) -> Release:
         """One release per sample of any size (an empty one included: sum and count 0), in
-        one call; the statistic of an empty sample is the centre ``c``.
+        one call; the statistic of an empty sample is the centre ``c``.  ``samples`` may be
+        :class:`core.mechanisms.rows.SortedRows` (the planner's), whose sums are taken at once.
 
         The same law as :meth:`release` of each sample alone (two Laplace draws per sample);
         the values are checked to lie inside the bounds.
@@ -615,16 +651,28 @@ class SumCountMean(Mechanism):
         self._check_same_bounds(lower, upper)
         eps = float(check_eps("eps_sample", eps_sample))
         check_rng(rng)
-        sizes = np.array([np.size(r) for r in samples], dtype=np.float64)
-        if sizes.sum() > 0:
-            values = np.concatenate([np.asarray(r, dtype=np.float64) for r in samples])
-            if not np.isfinite(values).all() or values.min() < lower or values.max() > upper:
-                raise ValueError(
-                    f"samples must be finite and inside the public bounds [{lower!r}, {upper!r}]"
+        if isinstance(samples, SortedRows):  # end to end, checked finite: sums at once
+            sizes = samples.sizes.astype(np.float64)
+            outside = samples.low < lower or samples.high > upper
+            totals = np.zeros(sizes.size)
+            full = samples.sizes > 0
+            if full.any():
+                totals[full] = np.add.reduceat(samples.values - self.centre, samples.starts[full])
+        else:
+            sizes = np.array([np.size(r) for r in samples], dtype=np.float64)
+            outside = False
+            if sizes.sum() > 0:
+                values = np.concatenate([np.asarray(r, dtype=np.float64) for r in samples])
+                outside = bool(
+                    not np.isfinite(values).all() or values.min() < lower or values.max() > upper
                 )
-        totals = np.array(
-            [float(np.sum(np.asarray(r, dtype=np.float64) - self.centre)) for r in samples]
-        )
+            totals = np.array(
+                [float(np.sum(np.asarray(r, dtype=np.float64) - self.centre)) for r in samples]
+            )
+        if outside:
+            raise ValueError(
+                f"samples must be finite and inside the public bounds [{lower!r}, {upper!r}]"
+            )
         stat = self.centre + totals / np.maximum(sizes, 1.0)
         eps_rows = np.full(sizes.size, eps)
         released = self._draw(totals, sizes, eps_rows, rng)
@@ -677,6 +725,41 @@ class SumCountMean(Mechanism):
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, *self._key()))
+
+
+@functools.lru_cache(maxsize=4096)
+def chosen_share(
+    lower: float, upper: float, size_hint: float, offset_hint: float, eps_sample: float
+) -> float:
+    """The sum's share of ``eps_sample`` for a planned sample of ``size_hint`` records with
+    the mean offset ``offset_hint`` (:class:`SumCountMean`, "Split"): the share of
+    :data:`SHARE_GRID` whose exact noise MSE ``E[(Y − x̄)²]`` is least.
+
+    The MSE is unimodal in the share, so it is computed on every fourth share of the grid,
+    then on the shares beside the best of those (each time every share at once, as the rows
+    of one law).  A pure function of its arguments, kept for the mechanisms the planner
+    makes anew for every cell, rate and rerun.
+    """
+    centre = lower + (upper - lower) / 2.0
+    half = (upper - lower) / 2.0
+    m0 = max(size_hint, 1.0)
+
+    def best(at: NDArray[np.int64]) -> int:
+        shares = SHARE_GRID[at]
+        law = SumCountLaw(
+            np.full(at.size, m0 * offset_hint),
+            np.full(at.size, m0),
+            half / (shares * eps_sample),
+            1.0 / ((1.0 - shares) * eps_sample),
+            lower,
+            upper,
+        )
+        return int(at[int(np.argmin(law.mse(centre + offset_hint)))])
+
+    last = SHARE_GRID.size - 1
+    coarse = best(np.arange(0, last + 1, _COARSE))
+    near = np.arange(max(coarse - _COARSE + 1, 0), min(coarse + _COARSE, last + 1))
+    return float(SHARE_GRID[best(near)])
 
 
 def law_quantile(law: SumCountLaw, theta: float, level: float) -> float:

@@ -22,12 +22,7 @@ from numpy.typing import NDArray
 from scipy.optimize import brentq
 
 from .. import mechanisms as mech
-from ..mechanisms.clamping import clamped_abs_coverage
-
-try:  # numba is optional: without it the numpy coverage runs
-    import numba as _numba
-except ImportError:  # pragma: no cover - exercised only where numba is missing
-    _numba = None  # type: ignore[assignment]
+from ..planner.coverage_kernels import coverage_per_row, law_mean_coverage, mean_coverage
 
 __all__ = ["LEVEL", "Draws", "conditional_quantile", "exact_row", "summary_row"]
 
@@ -139,45 +134,6 @@ def _bracketed_root(
     return lo + _root(lambda v: coverage(lo + v) - level, hi - lo)
 
 
-def _laplace_coverage(
-    err: FloatArray, scale: FloatArray, x: float, below: float, above: float
-) -> float:
-    """``mean_i P(|clip(e_i + b_i Z, below, above)| ≤ x)`` for Laplace(0, 1) noise ``Z``, in
-    one pass: :func:`core.mechanisms.clamping.clamped_abs_coverage` with the Laplace CDF
-    ``F(z) = e^z / 2`` (``z < 0``), ``1 − e^{−z} / 2``, averaged (a row without noise
-    releases ``clip(e_i, below, above)`` exactly)."""
-    n = err.size
-    total = 0.0
-    for i in range(n):
-        e = err[i]
-        b = scale[i]
-        if x >= above:
-            hi = 1.0
-        elif b > 0:
-            z = (x - e) / b
-            hi = 0.5 * math.exp(z) if z < 0 else 1.0 - 0.5 * math.exp(-z)
-        else:
-            hi = 1.0 if min(max(e, below), above) <= x else 0.0
-        if -x <= below:
-            lo = 0.0
-        elif b > 0:
-            z = (-x - e) / b
-            lo = 0.5 * math.exp(z) if z < 0 else 1.0 - 0.5 * math.exp(-z)
-        else:
-            lo = 1.0 if min(max(e, below), above) < -x else 0.0
-        total += hi - lo
-    return total / n
-
-
-if _numba is not None:
-    _laplace_coverage = _numba.njit(cache=True, nogil=True)(_laplace_coverage)
-
-
-def _is_laplace(cdf: Callable[[FloatArray], FloatArray]) -> bool:
-    """Whether ``cdf`` is the base mechanism's Laplace(0, 1) CDF (not overridden)."""
-    return getattr(cdf, "__func__", None) is mech.Mechanism.standard_noise_cdf
-
-
 def conditional_quantile(
     err: FloatArray,
     scale: FloatArray,
@@ -202,19 +158,8 @@ def conditional_quantile(
     ``sd_i(P_i(x)) / sqrt(T) / mean_i(p_i(x))``.
     """
     f = mech.LaplaceMean().standard_noise_cdf if cdf is None else cdf
-    per_row = clamped_abs_coverage(err, scale, f, below, above)
-
-    if _numba is not None and _is_laplace(f):  # one compiled pass per evaluation
-        e = np.ascontiguousarray(err, dtype=np.float64)
-        b = np.ascontiguousarray(scale, dtype=np.float64)
-
-        def coverage(v: float) -> float:
-            return float(_laplace_coverage(e, b, float(v), float(below), float(above)))
-
-    else:
-
-        def coverage(v: float) -> float:
-            return float(per_row(v).mean())
+    per_row = coverage_per_row(err, scale, f, below, above)
+    coverage = mean_coverage(per_row)
 
     top = float(np.max(np.abs(err))) + float(np.max(scale))
     if top == 0.0:  # every release equals the population value (ties, no noise)
@@ -240,10 +185,7 @@ def law_quantile(law: Any, theta: float, level: float) -> tuple[float, float]:
     ``mean_i P_i(|release − θ| ≤ x) = level``, only the sampling part left to Monte Carlo.
     The standard error is the delta method's, as in :func:`conditional_quantile`.
     """
-
-    def coverage(v: float) -> float:
-        return float(np.mean(law.coverage(v, theta)))
-
+    coverage = law_mean_coverage(law, theta)
     top = float(law.upper - law.lower)
     if top <= 0.0 or coverage(0.0) >= level:
         return 0.0, 0.0
@@ -256,6 +198,17 @@ def law_quantile(law: Any, theta: float, level: float) -> tuple[float, float]:
     return x, se
 
 
+def _law_mse(law: Any, theta: float, stat: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """The law's mean squared error about ``θ`` and about each sample's statistic, in one
+    pass over its nodes where the law has one (:meth:`core.mechanisms.SumCountLaw.mse_at`)."""
+    both = getattr(law, "mse_at", None)
+    if both is not None:
+        about_theta, about_stat = both([theta, stat])
+    else:
+        about_theta, about_stat = law.mse(theta), law.mse(stat)
+    return np.asarray(about_theta, dtype=np.float64), np.asarray(about_stat, dtype=np.float64)
+
+
 def summary_row(draws: Draws, theta: float) -> dict[str, float]:
     stat = np.concatenate(draws.statistic)
     rel = np.concatenate(draws.released)
@@ -266,7 +219,7 @@ def summary_row(draws: Draws, theta: float) -> dict[str, float]:
     samp_sq = (stat - theta) ** 2
     law = draws.law()
     if law is not None:  # the exact law of each release given its sample: noise integrated
-        sq = np.asarray(law.mse(theta), dtype=np.float64)
+        sq, noise_sq = _law_mse(law, theta, stat)
         mse = float(sq.mean())
         mse_se = float(sq.std(ddof=1)) / math.sqrt(T) if T > 1 else math.nan
         rmse = math.sqrt(mse)
@@ -280,7 +233,7 @@ def summary_row(draws: Draws, theta: float) -> dict[str, float]:
             "error_95_low": max(e95 - 2.0 * e95_se, 0.0),
             "error_95_high": e95 + 2.0 * e95_se,
             "sampling_part": float(samp_sq.mean()),
-            "noise_part": float(np.mean(law.mse(stat))),
+            "noise_part": float(np.mean(noise_sq)),
             "mean_sample_size": float(np.concatenate(draws.sizes).mean()),
         }
     if known:

@@ -229,7 +229,7 @@ def _release_rows(
     together (:attr:`core.mechanisms.Mechanism.ragged`)."""
     size = rows.equal_size()
     if mechanism.ragged:
-        rel = mechanism.release_ragged(rows.as_list(), eps_sample, frame.lower, frame.upper, rng)
+        rel = mechanism.release_ragged(rows, eps_sample, frame.lower, frame.upper, rng)
     elif size:  # one batch, already checked
         rel = mechanism.release(rows, eps_sample, delta_sample, frame.lower, frame.upper, rng)
     else:

@@ -356,6 +356,28 @@ def test_the_share_minimises_the_planned_noise_error(
     assert mse(s) == pytest.approx(_law_by_quad(chosen, g, kinks), abs=1e-6)
 
 
+@pytest.mark.parametrize(
+    ("size", "offset", "eps"),
+    [(0.0, 0.0, 1.0), (12.0, 4.5, 0.05), (250.0, -3.0, 0.3), (40.0, 4.9, 3.0), (5.0, 1.0, 1.0)],
+)
+def test_the_share_is_the_least_of_the_whole_grid(size: float, offset: float, eps: float) -> None:
+    """The coarse-then-fine search finds the share of least MSE on the whole grid."""
+    from core.mechanisms.sum_count import SHARE_GRID, chosen_share
+
+    law = SumCountLaw(
+        np.full(SHARE_GRID.size, max(size, 1.0) * offset),
+        np.full(SHARE_GRID.size, max(size, 1.0)),
+        ((UPPER - LOWER) / 2) / (SHARE_GRID * eps),
+        1.0 / ((1.0 - SHARE_GRID) * eps),
+        LOWER,
+        UPPER,
+    )
+    best = float(SHARE_GRID[int(np.argmin(law.mse(CENTRE + offset)))])
+    assert chosen_share(LOWER, UPPER, size, offset, eps) == pytest.approx(best, abs=1e-12)
+    m = mech.SumCountMean(LOWER, UPPER, size_hint=size, offset_hint=offset)
+    assert m.share(eps) == pytest.approx(best, abs=1e-12)
+
+
 def test_large_samples_split_as_the_first_order_rule() -> None:
     a, half = 3.0, (UPPER - LOWER) / 2
     m = mech.SumCountMean(LOWER, UPPER, size_hint=1e6, offset_hint=a)
@@ -430,6 +452,25 @@ def test_ragged_samples_are_released_at_once_with_the_same_law() -> None:
     assert not mech.LaplaceMean.ragged
     with pytest.raises(NotImplementedError):
         mech.LaplaceMean().release_ragged(rows, 0.9, LOWER, UPPER, np.random.default_rng(0))
+
+
+def test_sorted_rows_are_released_as_the_list_of_their_samples() -> None:
+    """The planner's samples end to end (empty ones first, between and last): the sums
+    taken at once give the release of the samples one by one, from the same draws."""
+    from core.mechanisms.rows import SortedRows
+
+    m = mech.SumCountMean(LOWER, UPPER, size_hint=3.0, offset_hint=1.0)
+    gen = np.random.default_rng(4)
+    samples = [np.sort(gen.uniform(LOWER, UPPER, n)) for n in (0, 3, 1, 0, 0, 7, 2, 0)]
+    want = m.release_ragged(samples, 0.7, LOWER, UPPER, np.random.default_rng(1))
+    got = m.release_ragged(SortedRows.of(samples), 0.7, LOWER, UPPER, np.random.default_rng(1))
+    for name in ("released", "statistic", "sensitivity", "noise_scale"):
+        np.testing.assert_allclose(getattr(got, name), getattr(want, name), rtol=1e-12)
+    assert got.law is not None and want.law is not None
+    np.testing.assert_allclose(got.law.total, want.law.total, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(got.law.size, want.law.size)
+    with pytest.raises(ValueError, match="bounds"):
+        m.release_ragged(SortedRows.of([[11.0]]), 0.7, LOWER, UPPER, np.random.default_rng(1))
 
 
 def test_the_public_release_function_takes_the_size_free_mean_by_name() -> None:

@@ -114,22 +114,26 @@ def test_a_bound_the_same_as_the_census_s_is_no_gain_over_it():
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_the_compiled_laplace_coverage_equals_the_numpy_one(seed):
-    """:func:`errors._laplace_coverage` against
+    """:func:`core.planner.coverage_kernels.laplace_coverage`'s mean against
     :func:`core.mechanisms.clamping.clamped_abs_coverage` with the Laplace CDF: rows with
     and without noise, errors clipped at either bound, and levels at and between the
     jumps; the 95 % bound is the same number either way."""
     from core import mechanisms as mech
     from core.mechanisms.clamping import clamped_abs_coverage
+    from core.planner import coverage_kernels
 
     rng = np.random.default_rng(seed)
     err = rng.normal(0.0, 30.0, 300)
     scale = rng.exponential(20.0, 300)
     scale[::7] = 0.0
     cdf = mech.GlobalLaplaceQuantile().standard_noise_cdf
-    assert errors._is_laplace(cdf)
+    assert coverage_kernels.is_laplace(cdf)
+    compiled = coverage_kernels.mean_coverage(
+        coverage_kernels.laplace_coverage(err, scale, -40.0, 60.0)
+    )
     numpy_rows = clamped_abs_coverage(err, scale, cdf, -40.0, 60.0)
     for x in (0.0, 5.0, 39.999, 40.0, 59.0, 60.0, 1e3):
-        got = errors._laplace_coverage(err, scale, x, -40.0, 60.0)
+        got = compiled(x)
         assert got == pytest.approx(float(numpy_rows(x).mean()), abs=1e-14)
     fast = errors.conditional_quantile(err, scale, 0.95, cdf, -40.0, 60.0)
     slow = errors.conditional_quantile(err, scale, 0.95, lambda z: cdf(z), -40.0, 60.0)

@@ -8,9 +8,10 @@ import textwrap
 
 
 def test_warm_up_loads_what_the_default_plan_uses() -> None:
-    """In a new process, after :func:`warm_up` the page's default plan compiles nothing:
-    numba's dispatchers it calls already hold their compiled versions; the cluster grid's
-    kernels (a register with clusters) are loaded too."""
+    """In a new process, after :func:`warm_up` the page's default plan and a publication
+    table cell's mean (the size-free mean) compile nothing: numba's dispatchers it calls
+    already hold their compiled versions; the cluster grid's kernels (a register with
+    clusters) are loaded too."""
     code = textwrap.dedent(
         """
         import numba
@@ -28,7 +29,9 @@ def test_warm_up_loads_what_the_default_plan_uses() -> None:
             return {id(d): len(d.overloads) for d in gc.get_objects()
                     if isinstance(d, CPUDispatcher)}
         before = loaded()
-        planner.plan(make_builtin("lognormal", seed=0, size=3_000), eps_target=1.0, reps=20)
+        pop = make_builtin("lognormal", seed=0, size=3_000)
+        planner.plan(pop, eps_target=1.0, reps=20)
+        planner.plan(pop, statistic="mean", relation="deletion", eps_target=1.0, reps=20)
         after = loaded()
         grew = [k for k in after if after[k] != before.get(k, 0)]
         print(len(grew))
