@@ -33,10 +33,13 @@ OFFERED = ["region", "sex", "race", "highbp", "stratid", "psuid"]
 _SIDEWAYS = "() => document.documentElement.scrollWidth - window.innerWidth"
 
 
-def _chips(page, label: str) -> list[str]:
-    """The chosen entries of the multiselect whose label starts with ``label``."""
+def _chips(page, label: str, count: int | None = None) -> list[str]:
+    """The chosen entries of the multiselect whose label starts with ``label``; with
+    ``count``, once that many are drawn (the form's note can arrive before its chips)."""
     box = page.locator('[data-testid="stMultiSelect"]').filter(has_text=label)
     tags = box.locator("[data-tag]")
+    if count is not None:
+        expect(tags).to_have_count(count, timeout=30_000)
     return [t.strip() for t in tags.all_inner_texts()]
 
 
@@ -80,8 +83,9 @@ def test_survey_upload_form_preselects_the_design(page, app_url, tmp_path, size,
     upload_file(page, path)
     main = page.locator('[data-testid="stMain"]')
     expect(main).to_contain_text(PRESELECTED_REASON, timeout=60_000)
-    assert _chips(page, "Stratum column") == [survey_file.STRATUM]
-    assert _chips(page, "Cluster column") == list(survey_file.CLUSTER)
+    settle(page)
+    assert _chips(page, "Stratum column", 1) == [survey_file.STRATUM]
+    assert _chips(page, "Cluster column", len(survey_file.CLUSTER)) == list(survey_file.CLUSTER)
     assert "finalwgt, a sampling weight" in main.inner_text()
     assert page.evaluate(_SIDEWAYS) <= 2, f"the page scrolls sideways at {width} px"
     note = main.get_by_text(PRESELECTED_REASON)
