@@ -131,11 +131,13 @@ class FreshEnvironment:
         return _run([str(self.python), *args], env=self.env, cwd=cwd, timeout=timeout)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def fresh_environment(tmp_path_factory) -> FreshEnvironment:
-    """Built once for this module's tests: the wheel of core, installed with the pinned
-    versions, nbclient and ipykernel (to run notebooks) and pyreadstat (to read a Stata file,
-    the one reader of the package's ``files`` extra these tests need)."""
+    """Built once per test process (the module's tests share one xdist group, so one
+    worker): the wheel of core, installed with the pinned versions, nbclient and ipykernel
+    (to run notebooks) and pyreadstat (to read a Stata file, the one reader of the
+    package's ``files`` extra these tests need). Session scope, not module: a worker may
+    run other modules' tests between this module's, which would build it again."""
     tmp_path = tmp_path_factory.mktemp("fresh")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
