@@ -47,7 +47,8 @@ def _open_list(page, box):
     """Open a multiselect's list (a click during a rerun can be lost: tried a few times)."""
     options = page.get_by_role("option")
     for _ in range(5):
-        settle(page)
+        # Nothing before the click starts a run; one already under way is still waited for.
+        settle(page, start_timeout=1.0)
         box.get_by_role("button", name="Open").click()
         try:
             expect(options.first).to_be_visible(timeout=5_000)
@@ -83,7 +84,6 @@ def test_survey_upload_form_preselects_the_design(page, app_url, tmp_path, size,
     upload_file(page, path)
     main = page.locator('[data-testid="stMain"]')
     expect(main).to_contain_text(PRESELECTED_REASON, timeout=60_000)
-    settle(page)
     assert _chips(page, "Stratum column", 1) == [survey_file.STRATUM]
     assert _chips(page, "Cluster column", len(survey_file.CLUSTER)) == list(survey_file.CLUSTER)
     assert "finalwgt, a sampling weight" in main.inner_text()
