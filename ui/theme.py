@@ -348,7 +348,11 @@ def chart_config(filename: str) -> dict[str, object]:
 
 #: Key prefix of the containers that hold a page's results (``ui.widgets.result_container``).
 RESULT_PREFIX = "result_"
-#: The caption of a greyed-out result (see :data:`STALE_CSS`).
+#: Result containers drawn only inside another result container (the planner's tabs, inside
+#: ``plan_view``). They carry no rules of their own: the container that holds them fades, or
+#: fades what follows a box inside it, and a nested container styled too would be faded twice.
+NESTED_RESULTS = frozenset({"plan_accuracy", "plan_several", "plan_pub"})
+#: The caption of a greyed-out result (see :func:`stale_css`).
 STALE_RESULT_TEXT = (
     "Out of date: a number box holds a value outside its range (marked in red). "
     "Fix it and this result is recomputed."
@@ -357,50 +361,64 @@ STALE_RESULT_TEXT = (
 #: results after a box above every result container carry :data:`STALE_RESULT_TEXT`).
 STALE_BOX_TEXT = "Not applied: the results below are out of date."
 _INVALID = ':has(input[aria-invalid="true"])'
-_RESULT = f'[class*="st-key-{RESULT_PREFIX}"]'
-#: The result containers a refused number box precedes: those after an element holding the
-#: box (siblings, and inside later siblings) in the page's main area, and every one when the
-#: box is in the sidebar (the seed).
-_STALE = (
-    f".stMain {_INVALID} ~ {_RESULT}, .stMain {_INVALID} ~ * {_RESULT}, "
-    f'[data-testid="stSidebar"]{_INVALID} ~ * .stMain {_RESULT}'
+#: What a Streamlit block holds: an element, a column, tabs, a tab's panel, or a layout wrapper
+#: (containers, expanders, rows of columns). Every "after the box" relation is between two of
+#: these; the rules name them instead of ``*`` so that the browser tests them only on a
+#: block's children and not on every node of a chart.
+BLOCK_CHILDREN = (
+    ".stElementContainer",
+    ".stColumn",
+    ".stTabs",
+    '[data-testid="stTabPanel"]',
+    '[data-testid="stLayoutWrapper"]',
 )
-#: Everything after a refused box inside the result container that holds it (a box on a
-#: tab: the tab's results below it).
-_AFTER_INSIDE = f".stMain {_RESULT} {_INVALID} ~ *"
+_HOLDER = f":is({', '.join(BLOCK_CHILDREN)}){_INVALID}"
 
 
-def _each(selectors: str, suffix: str) -> str:
-    """``suffix`` appended to each selector of a comma-separated list."""
-    return ", ".join(part.strip() + suffix for part in selectors.split(","))
+def stale_css(name: str) -> str:
+    """The CSS that greys out the result container ``name`` while a number box before it is
+    refused.
 
+    A number box whose typed value is outside its range turns red (``aria-invalid``) and the
+    browser never sends the value, so the results after it still belong to the last valid
+    input: the container is faded, cannot be clicked, and carries :data:`STALE_RESULT_TEXT`
+    until the value is fixed. "After" means a later sibling, or inside a later sibling, of a
+    block child holding the box in the page's main area, or anywhere on the page when the box
+    is in the sidebar (the seed). Content after a box inside the container is faded too, and
+    the box says so (:data:`STALE_BOX_TEXT`).
 
-#: Result containers already inside faded content, which must not be faded twice.
-_NESTED = ", ".join(
-    [
-        _each(_STALE, f" {_RESULT}"),
-        f"{_AFTER_INSIDE.replace(' ~ *', f' ~ {_RESULT}')}",
-        _each(_AFTER_INSIDE, f" {_RESULT}"),
+    The rules name the container by its own class and the block children by theirs, so that
+    they cost the browser nothing while no box is red: each page sends only its own
+    containers' rules (``ui.widgets.result_container``), and no rule matches every element
+    or reads every element's class attribute.
+
+    Parameters
+    ----------
+    name : str
+        The container's name (its key is ``RESULT_PREFIX + name``).
+
+    Returns
+    -------
+    str
+        The rules, for a ``<style>`` element.
+    """
+    box = f".st-key-{RESULT_PREFIX}{name}"
+    stale = [
+        f".stMain {_HOLDER} ~ {box}",
+        f".stMain {_HOLDER} ~ * {box}",
+        f'[data-testid="stSidebar"]{_INVALID} ~ * .stMain {box}',
     ]
-)
-#: A number box whose typed value is outside its range turns red (``aria-invalid``) and the
-#: browser never sends the value, so the results after it still belong to the last valid
-#: input: they are faded, cannot be clicked, and carry :data:`STALE_RESULT_TEXT` until the
-#: value is fixed. Content after the box inside its own result container is faded too, and
-#: the box says so (:data:`STALE_BOX_TEXT`); a result container nested in faded content is
-#: not faded twice.
-STALE_CSS = f"""
-{_STALE} {{ pointer-events: none; user-select: none; border-top: 3px solid #D55E00; }}
-{_each(_STALE, " > *")} {{ opacity: 0.3; filter: grayscale(1); }}
-{_each(_STALE, "::before")} {{ content: "{STALE_RESULT_TEXT}"; display: block;
+    faded = [f"{rule} > {child}" for rule in stale for child in BLOCK_CHILDREN]
+    after = [f".stMain {box} {_HOLDER} ~ {child}" for child in BLOCK_CHILDREN]
+    lines = ",\n".join
+    return f"""{lines(stale)} {{ pointer-events: none; user-select: none;
+  border-top: 3px solid #D55E00; }}
+{lines(faded)} {{ opacity: 0.3; filter: grayscale(1); }}
+{lines(rule + "::before" for rule in stale)} {{ content: "{STALE_RESULT_TEXT}"; display: block;
   font-weight: 600; padding-top: 0.25rem; }}
-{_AFTER_INSIDE} {{ opacity: 0.3; filter: grayscale(1); pointer-events: none; user-select: none; }}
-.stMain {_RESULT} [data-testid="stElementContainer"]{_INVALID}::after {{
-  content: "{STALE_BOX_TEXT}";
+{lines(after)} {{ opacity: 0.3; filter: grayscale(1); pointer-events: none; user-select: none; }}
+.stMain {box} .stElementContainer{_INVALID}::after {{ content: "{STALE_BOX_TEXT}";
   display: block; font-size: 0.875rem; color: #B33F00; padding-top: 0.25rem; }}
-{_NESTED} {{ border-top: none; }}
-{_each(_NESTED, " > *")} {{ opacity: 1; filter: none; }}
-{_each(_NESTED, "::before")} {{ content: none; display: none; }}
 """
 
 
@@ -445,10 +463,8 @@ TABLE_HINT_CSS = """
 #: page and chart titles; long formulas scroll inside their column instead of being cut;
 #: long words in headings wrap instead of running off the screen; the exact-value boxes that
 #: a page keeps behind a toggle (``ui.widgets`` with ``exact=False``) are drawn but not shown.
-#: A number box holding a value outside its range (the browser marks it ``aria-invalid`` and
-#: never sends it) greys out every result container (``ui.widgets.result_container``) after
-#: it, with the caption ``ui.widgets.STALE_RESULT_TEXT``; a result container nested in a
-#: greyed one is not greyed twice. Nothing is cut short (:data:`WRAP_CSS`).
+#: Nothing is cut short (:data:`WRAP_CSS`). The rules that grey out results after a refused
+#: number box come with each result container (:func:`stale_css`).
 APP_CSS = (
     """
 h1, h2, h3 { overflow-wrap: anywhere; }
@@ -463,5 +479,4 @@ h1, h2, h3 { overflow-wrap: anywhere; }
 """
     + WRAP_CSS
     + TABLE_HINT_CSS
-    + STALE_CSS
 )

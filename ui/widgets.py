@@ -19,7 +19,7 @@ from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_r
 from streamlit.runtime.state import get_session_state
 from streamlit.runtime.state.query_params import _coerce_value_for_query_url
 
-from ui.theme import RESULT_PREFIX
+from ui.theme import NESTED_RESULTS, RESULT_PREFIX, stale_css
 
 #: Mantissas of the log-scale grid: every decade holds 1, 1.5, 2, 3, 5 and 7 so that the values
 #: the papers use (0.1, 0.5, 1, 2, 3, 5) sit exactly on the slider.
@@ -89,12 +89,16 @@ def result_container(name: str) -> DeltaGenerator:
 
     A number box refuses a typed value outside its range in the browser itself (it turns red
     and says which values it takes), so the server never sees the value and the results on
-    screen still belong to the last valid input. The app's CSS (``ui.theme.STALE_CSS``) greys
-    out, and captions as out of date, every result container that comes after such a box,
-    until the value is fixed; a box inside the container greys only the result containers
-    after it. ``name`` must be unique on the page (the container's key is
-    ``RESULT_PREFIX + name``).
+    screen still belong to the last valid input. The CSS sent with the container
+    (``ui.theme.stale_css``) greys out, and captions as out of date, the container when it
+    comes after such a box, until the value is fixed; a box inside the container greys what
+    follows it there. A container named in ``ui.theme.NESTED_RESULTS`` is drawn inside
+    another and sends no rules of its own. ``name`` must be unique on the page (the
+    container's key is ``RESULT_PREFIX + name``).
     """
+    if name not in NESTED_RESULTS:
+        # Style alone: Streamlit puts it in the page's event container, not in the layout.
+        st.html(f"<style>{stale_css(name)}</style>")
     return st.container(key=f"{RESULT_PREFIX}{name}")
 
 
