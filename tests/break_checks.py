@@ -3046,6 +3046,28 @@ BREAKS: tuple[Break, ...] = (
             "test_the_mean_coverage_is_the_mean_of_the_rows",
         ),
     ),
+    Break(
+        name="plan-ranked-rate-before-mechanism",
+        item="37 planner plan cost",
+        path="core/planner/engine.py",
+        old="order = np.lexsort((rate, mech_code, design_code)) if n else np.arange(0)",
+        new="order = np.lexsort((mech_code, rate, design_code)) if n else np.arange(0)",
+        tests=(
+            "tests/core/planner/test_ties.py::"
+            "test_the_ranked_table_is_in_display_order_with_first_least_picks_whatever_the_rows_order",
+        ),
+    ),
+    Break(
+        name="plan-ranked-least-not-first-least",
+        item="37 planner plan cost",
+        path="core/planner/engine.py",
+        old="best_idx = [a + ties.first_least(values[a:z]) for a, z in bounds]",
+        new="best_idx = [a + int(np.argmin(values[a:z])) for a, z in bounds]",
+        tests=(
+            "tests/core/planner/test_ties.py::"
+            "test_the_ranked_table_is_in_display_order_with_first_least_picks_whatever_the_rows_order",
+        ),
+    ),
 )
 
 
