@@ -20,6 +20,7 @@ mechanism classes.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -133,11 +134,12 @@ class PlanResult:
         """The promise as stated: pure ε_target, or ρ-zCDP (with its conversion named)."""
         return Promise.of(self.eps_target, self.rho_target)
 
-    @property
+    @functools.cached_property
     def recommended(self) -> pd.Series:
         """The plan to recommend (:func:`core.planner.claims.recommended_row`): the best
         row when it is the census or beats the census by more than its Monte Carlo
-        uncertainty, otherwise the best census row (the simpler release)."""
+        uncertainty, otherwise the best census row (the simpler release). Found once per
+        result (the page reads it for the verdict, the chart, the table and the exports)."""
         return claims.recommended_row(self.best_by_design, self.objective)
 
 
