@@ -657,11 +657,8 @@ BREAKS: tuple[Break, ...] = (
         name="planner-chart-default-every-mechanism",
         item="issue 22 planner chart",
         path="ui/planner/figures.py",
-        old="    if lines == ALL_LINES:\n        return sampled.reset_index(drop=True)\n",
-        new=(
-            "    if lines in (ALL_LINES, BEST_LINES):\n"
-            "        return sampled.reset_index(drop=True)\n"
-        ),
+        old="    if lines != ALL_LINES:\n",
+        new="    if lines not in (ALL_LINES, BEST_LINES):\n",
         tests=(
             "tests/ui/planner/test_figures.py::"
             "test_default_chart_draws_one_line_per_design_with_its_best_mechanism",
@@ -2868,11 +2865,13 @@ BREAKS: tuple[Break, ...] = (
         name="planner-ties-best-row-by-last-digits",
         item="37 planner ties",
         path="core/planner/engine.py",
-        old="best_idx = [int(ix[ties.first_least(values[ix])]) for ix in groups.values()]",
-        new="best_idx = [int(ix[np.nanargmin(values[ix])]) for ix in groups.values()]",
+        old="best_idx = [a + ties.first_least(values[a:z]) for a, z in bounds]",
+        new="best_idx = [a + int(np.nanargmin(values[a:z])) for a, z in bounds]",
         tests=(
             "tests/core/planner/test_ties.py::"
             "test_the_refinement_picks_the_same_rates_whichever_search_found_the_tied_bounds",
+            "tests/core/planner/test_ties.py::"
+            "test_the_ranked_table_is_in_display_order_with_first_least_picks_whatever_the_rows_order",
         ),
     ),
     Break(
@@ -3077,6 +3076,28 @@ BREAKS: tuple[Break, ...] = (
         old='faded = [f"{rule} > {child}" for rule in stale for child in BLOCK_CHILDREN]',
         new='faded = [f"{rule} > *" for rule in stale]',
         tests=("tests/ui/test_stale_results.py::test_rules_never_test_every_element",),
+    ),
+    Break(
+        name="plan-ranked-rate-before-mechanism",
+        item="37 planner plan cost",
+        path="core/planner/engine.py",
+        old="order = np.lexsort((rate, mech_code, design_code)) if n else np.arange(0)",
+        new="order = np.lexsort((mech_code, rate, design_code)) if n else np.arange(0)",
+        tests=(
+            "tests/core/planner/test_ties.py::"
+            "test_the_ranked_table_is_in_display_order_with_first_least_picks_whatever_the_rows_order",
+        ),
+    ),
+    Break(
+        name="plan-all-valid-scan-skips-the-order",
+        item="37 planner plan cost",
+        path="core/sensitivity/checks.py",
+        old="                bad |= a[r, k] < a[r, k - 1]",
+        new="                bad |= a[r, k] < a[r, 0]",
+        tests=(
+            "tests/core/sensitivity/test_checks.py::"
+            "test_the_compiled_all_valid_scan_agrees_with_numpy_on_planted_faults",
+        ),
     ),
 )
 

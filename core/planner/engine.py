@@ -20,6 +20,7 @@ mechanism classes.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -133,11 +134,12 @@ class PlanResult:
         """The promise as stated: pure ε_target, or ρ-zCDP (with its conversion named)."""
         return Promise.of(self.eps_target, self.rho_target)
 
-    @property
+    @functools.cached_property
     def recommended(self) -> pd.Series:
         """The plan to recommend (:func:`core.planner.claims.recommended_row`): the best
         row when it is the census or beats the census by more than its Monte Carlo
-        uncertainty, otherwise the best census row (the simpler release)."""
+        uncertainty, otherwise the best census row (the simpler release). Found once per
+        result (the page reads it for the verdict, the chart, the table and the exports)."""
         return claims.recommended_row(self.best_by_design, self.objective)
 
 
@@ -346,45 +348,63 @@ def _check_mechanisms(
     return out
 
 
+#: Display order of the designs and of the mechanisms in a plan's table (:func:`_ranked`).
+_DESIGN_ORDER = {name: i for i, name in enumerate(DESIGN_LABELS)}
+_MECHANISM_ORDER = {
+    name: i for i, name in enumerate(QUANTILE_MECHANISMS + NO_UPPER_MECHANISMS + MEAN_MECHANISMS)
+}
+
+
 def _ranked(table: pd.DataFrame, objective: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The table in display order with ``is_best``, and the best rows ranked with ``gain``."""
-    table["refined"] = table.get("refined", pd.Series(False, index=table.index))
-    table["refined"] = table["refined"].fillna(False).astype(bool)
-    order = {name: i for i, name in enumerate(DESIGN_LABELS)}
-    everyone = QUANTILE_MECHANISMS + NO_UPPER_MECHANISMS + MEAN_MECHANISMS
-    mech_order = {name: i for i, name in enumerate(everyone)}
-    table = table.sort_values(
-        by=["design", "mechanism", "rate"],
-        key=lambda col: (
-            col.map(order)
-            if col.name == "design"
-            else (col.map(mech_order) if col.name == "mechanism" else col)
-        ),
-        kind="stable",
-    ).reset_index(drop=True)
-    # The best row of each design and mechanism, and their ranking: tied objectives (the
-    # same number to the root search's tolerance) go to the first row, the smallest rate
-    # (core.planner.ties).
+    """The table in display order with ``is_best``, and the best rows ranked with ``gain``.
+
+    Display order: design (:data:`DESIGN_LABELS`' order), mechanism (the mechanisms'
+    listed order), rate; a stable sort. The work is done on numpy columns and the frame
+    is reordered once: the page ranks the rows known so far after every design.
+    """
+    n = len(table)
+    refined = table["refined"] if "refined" in table else pd.Series(False, index=table.index)
+    table["refined"] = refined.fillna(False).astype(bool)
+    designs = table["design"].to_numpy(dtype=object)
+    mechanisms = table["mechanism"].to_numpy(dtype=object)
+    design_code = np.array([_DESIGN_ORDER.get(d, len(_DESIGN_ORDER)) for d in designs])
+    mech_code = np.array([_MECHANISM_ORDER.get(m, len(_MECHANISM_ORDER)) for m in mechanisms])
+    rate = table["rate"].to_numpy(dtype=np.float64)
+    order = np.lexsort((rate, mech_code, design_code)) if n else np.arange(0)
+    table = table.take(order).reset_index(drop=True)
+    designs, mechanisms = designs[order], mechanisms[order]
+    # The best row of each design and mechanism (contiguous runs after the sort), and
+    # their ranking: tied objectives (the same number to the root search's tolerance) go
+    # to the first row, the smallest rate (core.planner.ties).
     values = table[objective].to_numpy(dtype=np.float64)
-    groups = table.groupby(["design", "mechanism"], sort=False).indices
-    best_idx = [int(ix[ties.first_least(values[ix])]) for ix in groups.values()]
-    table["is_best"] = False
-    table.loc[best_idx, "is_best"] = True
-    best = table[table["is_best"]]
-    best = best.iloc[ties.ranked(best[objective].to_numpy(dtype=np.float64))]
-    best = best.reset_index(drop=True)
-    census = best[best["design"].map(lambda d: DESIGNS[d].reference)]
-    ref = float(census[objective].iloc[0]) if len(census) else math.nan
-    best["gain"] = 1.0 - best[objective] / ref if ref > 0 else math.nan
+    starts = [0] + [
+        i for i in range(1, n) if designs[i] != designs[i - 1] or mechanisms[i] != mechanisms[i - 1]
+    ]
+    bounds = list(zip(starts, [*starts[1:], n], strict=True)) if n else []
+    best_idx = [a + ties.first_least(values[a:z]) for a, z in bounds]
+    is_best = np.zeros(n, dtype=bool)
+    is_best[best_idx] = True
+    table["is_best"] = is_best
+    picked = np.asarray(best_idx, dtype=np.int64)
+    picked = picked[ties.ranked(values[picked])]
+    best = table.take(picked).reset_index(drop=True)
+    best_values = values[picked]
+    is_census = np.array([DESIGNS[d].reference for d in designs[picked]], dtype=bool)
     se = claims.standard_error_column(objective)
-    ref_se = float(census[se].iloc[0]) if len(census) and se in census else 0.0
+    ses = (
+        table[se].to_numpy(dtype=np.float64)[picked]
+        if se in table
+        else np.full(len(picked), np.nan)
+    )
+    census_at = np.flatnonzero(is_census)
+    ref = float(best_values[census_at[0]]) if len(census_at) else math.nan
+    best["gain"] = 1.0 - best_values / ref if ref > 0 else math.nan
+    ref_se = _zero_if_missing(ses[census_at[0]]) if len(census_at) and se in table else 0.0
     best["beats_census"] = [
-        bool(len(census))
-        and not DESIGNS[str(row["design"])].reference
-        and claims.beats_reference(
-            float(row[objective]), _zero_if_missing(row.get(se)), ref, _zero_if_missing(ref_se)
-        )
-        for _, row in best.iterrows()
+        bool(len(census_at))
+        and not reference
+        and claims.beats_reference(float(v), _zero_if_missing(s), ref, ref_se)
+        for v, s, reference in zip(best_values, ses, is_census, strict=True)
     ]
     return table, best
 

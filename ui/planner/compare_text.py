@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -25,7 +26,7 @@ from core.resolution import is_exact
 from core.sensitivity import quantile_rank
 from ui.amplification.text import delta_caveat, odds_sentence, odds_summary
 from ui.format import fmt
-from ui.planner.figures import short_design, short_mechanism, statistic_words
+from ui.planner.figures import records_of, short_design, short_mechanism, statistic_words
 from ui.planner.text import (
     MECHANISM_SHORT,
     RELATION_LABELS,
@@ -488,10 +489,17 @@ def partial_list(
     """
     key = "rmse" if objective == "rmse" else "error_95"
     measure = "RMSE" if objective == "rmse" else "95 % bound ±"
-    best = table[table["is_best"]] if "is_best" in table.columns else table
-    best = best.sort_values(key, kind="stable").drop_duplicates("design")
+    if "is_best" in table.columns:
+        table = table[table["is_best"].to_numpy(dtype=bool)]
+    rows = records_of(table)
+    # Each design's least value, the first row of a tie (a stable sort, then the first per
+    # design).
+    rows.sort(key=lambda row: (math.isnan(float(row[key])), float(row[key])))
+    best: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        best.setdefault(str(row["design"]), row)
     lines = [f"**Rows known so far** ({done} of {total} designs; the full comparison follows):"]
-    for row in best.to_dict("records"):
+    for row in best.values():
         value = float(row[key])
         mark = " (exact to the data's resolution)" if is_exact(value, resolution) else ""
         rate = "whole register" if row["design"] == "census" else f"rate {rate_words(row['rate'])}"

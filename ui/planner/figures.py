@@ -173,12 +173,13 @@ def recommended_rows(result: PlanResult) -> np.ndarray:
     lack ``is_best``).
     """
     table, best = result.table, result.recommended
-    mine = (table["design"] == best["design"]) & (table["mechanism"] == best["mechanism"])
+    flags = (table["design"].to_numpy(dtype=object) == best["design"]) & (
+        table["mechanism"].to_numpy(dtype=object) == best["mechanism"]
+    )
     if "is_best" in table.columns:
-        mine &= table["is_best"].astype(bool)
+        flags &= table["is_best"].to_numpy(dtype=bool)
     else:
-        mine &= table["rate"] == best["rate"]
-    flags = mine.to_numpy(dtype=bool)
+        flags &= table["rate"].to_numpy(dtype=np.float64) == float(best["rate"])
     if flags.sum() != 1:
         raise ValueError(
             f"the recommended plan ({best['design']}, {best['mechanism']}, rate {best['rate']}) "
@@ -270,19 +271,23 @@ def drawn_rows(result: PlanResult, lines: str = BEST_LINES) -> pd.DataFrame:
     design's best mechanism when no design has it).
     """
     table = full_table(result)
-    sampled = table[table["design"] != "census"]
-    if lines == ALL_LINES:
-        return sampled.reset_index(drop=True)
-    if lines != BEST_LINES:
-        mine = sampled[sampled["mechanism"] == lines]
-        if len(mine):
-            return mine.reset_index(drop=True)
-    best = result.best_by_design
-    pairs = best[best["design"] != "census"].drop_duplicates("design")
-    keep = sampled.set_index(["design", "mechanism"]).index.isin(
-        list(zip(pairs["design"], pairs["mechanism"], strict=True))
-    )
-    return sampled[keep].reset_index(drop=True)
+    designs = table["design"].to_numpy(dtype=object)
+    mechanisms = table["mechanism"].to_numpy(dtype=object)
+    keep = designs != "census"
+    if lines != ALL_LINES:
+        mine = keep & (mechanisms == lines) if lines != BEST_LINES else None
+        if mine is not None and mine.any():
+            keep = mine
+        else:
+            # Each design's best mechanism: that of its first row in the ranking.
+            best = result.best_by_design
+            chosen: dict[str, str] = {}
+            for design, mechanism in zip(best["design"], best["mechanism"], strict=True):
+                chosen.setdefault(str(design), str(mechanism))
+            keep &= np.array(
+                [chosen.get(d) == m for d, m in zip(designs, mechanisms, strict=True)], dtype=bool
+            )
+    return table[keep].reset_index(drop=True)
 
 
 def census_reference(result: PlanResult, lines: str = BEST_LINES) -> pd.Series | None:
@@ -412,6 +417,14 @@ def _point_text(
     return "<br>".join(lines)
 
 
+def records_of(table: pd.DataFrame) -> list[dict[str, Any]]:
+    """The rows of ``table`` as dictionaries of Python scalars (``to_dict("records")``,
+    built from whole columns: pandas builds records a cell at a time)."""
+    columns = [table[c].tolist() for c in table.columns]
+    names = list(table.columns)
+    return [dict(zip(names, values, strict=True)) for values in zip(*columns, strict=True)]
+
+
 def _line_and_band(
     group: pd.DataFrame,
     name: str,
@@ -425,7 +438,7 @@ def _line_and_band(
     x = group["rate"].to_numpy(dtype=float)
     y = group[value].to_numpy(dtype=float)
     low, high = interval(group, value, se)
-    records = group.to_dict("records")
+    records = records_of(group)
     # The band follows its own line: its Monte Carlo interval, in rate order, raised to
     # the axis floor, split where a rate has no estimate (ui.theme.band_trace).
     band = band_trace(

@@ -138,3 +138,38 @@ def test_the_compiled_laplace_coverage_equals_the_numpy_one(seed):
     fast = errors.conditional_quantile(err, scale, 0.95, cdf, -40.0, 60.0)
     slow = errors.conditional_quantile(err, scale, 0.95, lambda z: cdf(z), -40.0, 60.0)
     assert ties.same(fast[0], slow[0]) and fast[1] == pytest.approx(slow[1], rel=1e-6)
+
+
+def test_the_ranked_table_is_in_display_order_with_first_least_picks_whatever_the_rows_order():
+    import pandas as pd
+
+    rows = [
+        {"design": d, "mechanism": m, "rate": r, "error_95": e, "error_95_se": 0.1}
+        for d, m, r, e in [
+            ("census", "exponential", 1.0, 5.0),
+            ("srs", "smooth_laplace", 0.5, 3.0),
+            ("srs", "smooth_laplace", 0.1, 3.0 * (1 + 1e-12)),  # tied: the smaller rate wins
+            ("srs", "exponential", 0.2, 4.0),
+            ("poisson", "exponential", 0.3, 1.0),
+            ("poisson", "exponential", 0.05, 2.0),
+        ]
+    ]
+    for order in ([0, 1, 2, 3, 4, 5], [5, 3, 1, 0, 4, 2], [2, 4, 0, 5, 1, 3]):
+        table, best = engine._ranked(pd.DataFrame([rows[i] for i in order]), "error_95")
+        assert list(zip(table["design"], table["mechanism"], table["rate"], strict=True)) == [
+            ("census", "exponential", 1.0),
+            ("srs", "smooth_laplace", 0.1),
+            ("srs", "smooth_laplace", 0.5),
+            ("srs", "exponential", 0.2),
+            ("poisson", "exponential", 0.05),
+            ("poisson", "exponential", 0.3),
+        ]
+        assert list(table["is_best"]) == [True, True, False, True, False, True]
+        assert list(zip(best["design"], best["rate"], strict=True)) == [
+            ("poisson", 0.3),
+            ("srs", 0.1),
+            ("srs", 0.2),
+            ("census", 1.0),
+        ]
+        assert best["gain"].to_numpy() == pytest.approx([0.8, 0.4, 0.2, 0.0])
+        assert list(best["beats_census"]) == [True, True, True, False]

@@ -52,3 +52,28 @@ def test_out_of_bounds_message_names_value():
         cs.smooth_sensitivity_median([np.nan, 0.5, 0.7], 1.0, 0.1, 0.0, 1.0)
     with pytest.raises(ValueError, match=r"index \(1, 2\)"):
         cs.smooth_sensitivity_median_batch([[0.1, 0.2, 0.3], [0.1, 0.2, 0.1]], 1.0, 0.1, 0, 1)
+
+
+def test_the_compiled_all_valid_scan_agrees_with_numpy_on_planted_faults():
+    """The branch-free scan answers as the plain checks: in bounds (NaN is not), sorted."""
+    from core.sensitivity.checks import _all_valid
+
+    rng = np.random.default_rng(7)
+    for case in range(300):
+        a = np.sort(rng.random((3, 6)), axis=1)
+        r, k = rng.integers(3), rng.integers(6)
+        kind = case % 6
+        if kind == 1:
+            a[r, k] = np.nan
+        elif kind == 2:
+            a[r, k] = 1.5
+        elif kind == 3:
+            a[r, k] = -np.inf
+        elif kind == 4:
+            a[r] = a[r][::-1].copy()
+        elif kind == 5:
+            a[r, k] = 1.0  # the upper bound itself is inside
+        inside = bool(((a >= 0.0) & (a <= 1.0)).all())
+        ordered = bool((np.diff(a, axis=1) >= 0).all())
+        assert _all_valid(a, 0.0, 1.0, False) == inside
+        assert _all_valid(a, 0.0, 1.0, True) == (inside and ordered)

@@ -344,3 +344,16 @@ def test_hover_names_the_exact_profile_where_it_gains():
     assert "(generic theorem)" in low[1]
     assert f"ε_sample {fmt(row['eps_sample'], 'guarantee')}" in low[1]
     assert "instead of" not in high[1]
+
+
+def test_records_of_are_pandas_records(result):
+    """The chart's hover texts read rows built from whole columns: the same dictionaries as
+    pandas' records (Python scalars, NaN where a value is missing)."""
+    for table in (result.table, figs.full_table(result), result.table.iloc[:0]):
+        mine, theirs = figs.records_of(table), table.to_dict("records")
+        assert len(mine) == len(theirs)
+        for a, b in zip(mine, theirs, strict=True):
+            assert a.keys() == b.keys()
+            for key in a:
+                assert type(a[key]) is type(b[key]) or (a[key] != a[key] and b[key] != b[key])
+                assert a[key] == b[key] or (a[key] != a[key] and b[key] != b[key])
