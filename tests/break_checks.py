@@ -3046,6 +3046,17 @@ BREAKS: tuple[Break, ...] = (
             "test_the_mean_coverage_is_the_mean_of_the_rows",
         ),
     ),
+    Break(
+        name="resolution-grain-from-sample",
+        item="37 register preparation",
+        path="core/resolution.py",
+        old="        if _multiples(sample, grain) and _multiples(arr, grain):",
+        new="        if _multiples(sample, grain):",
+        tests=(
+            "tests/core/test_resolution.py::"
+            "test_a_grain_holds_for_every_value_not_only_for_the_ones_tried_first",
+        ),
+    ),
 )
 
 
