@@ -2649,7 +2649,7 @@ BREAKS: tuple[Break, ...] = (
         name="37 load ties left unstable",
         item="37 large register",
         path="core/csv_io/loading.py",
-        old="    if tied.any():\n        n = order.size",
+        old="    if first.size:\n        n = order.size",
         new="    if False:\n        n = order.size",
         tests=(
             "tests/core/test_population_fast_paths.py::test_the_loaders_sort_is_numpys_stable_sort",
@@ -3055,6 +3055,16 @@ BREAKS: tuple[Break, ...] = (
         tests=(
             "tests/core/test_resolution.py::"
             "test_a_grain_holds_for_every_value_not_only_for_the_ones_tried_first",
+        ),
+    ),
+    Break(
+        name="load-ties-keep-unstable-zero-signs",
+        item="37 register preparation",
+        path="core/csv_io/loading.py",
+        old="        ordered[where] = values[order[where]]",
+        new="        pass",
+        tests=(
+            "tests/core/test_population_fast_paths.py::test_the_loaders_sort_is_numpys_stable_sort",
         ),
     ),
 )
