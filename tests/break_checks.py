@@ -2835,8 +2835,8 @@ BREAKS: tuple[Break, ...] = (
         name="command-line-not-prepared",
         item="37 register preparation",
         path="ui/command_line.py",
-        old="    cache.resolution(pop.content_hash, pop)\n    prepare_population(pop)\n",
-        new="",
+        old="    planned = time.perf_counter()\n    prepare_population(pop)\n",
+        new="    planned = time.perf_counter()\n",
         tests=(
             "tests/ui/test_command_line.py::"
             "test_the_background_read_is_the_one_the_run_takes_and_a_large_file_is_prepared",
@@ -3065,6 +3065,19 @@ BREAKS: tuple[Break, ...] = (
         new="        pass",
         tests=(
             "tests/core/test_population_fast_paths.py::test_the_loaders_sort_is_numpys_stable_sort",
+        ),
+    ),
+    Break(
+        name="command-line-prepared-before-the-plan",
+        item="37 register preparation",
+        path="ui/command_line.py",
+        old="    first_plan.plan_page_defaults(pop)\n    planned = time.perf_counter()\n"
+        "    prepare_population(pop)\n",
+        new="    prepare_population(pop)\n    planned = time.perf_counter()\n"
+        "    first_plan.plan_page_defaults(pop)\n",
+        tests=(
+            "tests/ui/test_command_line.py::"
+            "test_the_background_read_is_the_one_the_run_takes_and_a_large_file_is_prepared",
         ),
     ),
 )
