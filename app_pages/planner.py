@@ -74,7 +74,7 @@ with c6:
     reps = st.select_slider(
         "Repetitions T",
         list(text.REPS_OPTIONS),
-        value=200,
+        value=text.REPS_DEFAULT,
         key="plan_reps",
         bind="query-params",
         help="Monte Carlo samples per design and rate; fewer run faster, with wider bars.",

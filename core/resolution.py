@@ -83,20 +83,32 @@ def decimal_grain(values: ArrayLike, max_digits: int = MAX_DIGITS) -> float | No
     --------
     ``[1, 2, 40]`` → 1; ``[0.25, 1.5]`` → 0.01; ``[3000, 12000]`` → 1000.
     """
-    arr = np.unique(np.abs(_finite_values(values)))
+    arr = np.abs(_finite_values(values))
     if isinstance(max_digits, bool) or not isinstance(max_digits, int) or max_digits < 1:
         raise ValueError(f"max_digits must be a whole number ≥ 1; got {max_digits!r}")
-    largest = float(arr[-1])
+    largest = float(arr.max())
     if largest == 0.0:
         return None
+    # Every value must be a multiple: a spread-out sample turns most grains down before
+    # the one pass over all the values that confirms a grain.
+    sample = arr[:: max(1, arr.size // _GRAIN_SAMPLE)]
     top = math.floor(math.log10(largest))
     for k in range(top, top - max_digits, -1):
         grain = 10.0**k
-        scaled = arr / grain
-        tolerance = _GRAIN_ULPS * np.finfo(np.float64).eps * np.maximum(1.0, scaled)
-        if np.all(np.abs(scaled - np.round(scaled)) <= tolerance):
+        if _multiples(sample, grain) and _multiples(arr, grain):
             return float(f"{grain:.0e}")
     return None
+
+
+#: Values :func:`decimal_grain` tries each grain on before it tries all of them.
+_GRAIN_SAMPLE = 4096
+
+
+def _multiples(values: np.ndarray, grain: float) -> bool:
+    """Whether every one of ``values`` is a whole multiple of ``grain``, to rounding."""
+    scaled = values / grain
+    tolerance = _GRAIN_ULPS * np.finfo(np.float64).eps * np.maximum(1.0, scaled)
+    return bool(np.all(np.abs(scaled - np.round(scaled)) <= tolerance))
 
 
 def smallest_gap(values: ArrayLike) -> float | None:

@@ -2646,7 +2646,7 @@ BREAKS: tuple[Break, ...] = (
         name="37 load ties left unstable",
         item="37 large register",
         path="core/csv_io/loading.py",
-        old="    if tied.any():\n        n = order.size",
+        old="    if first.size:\n        n = order.size",
         new="    if False:\n        n = order.size",
         tests=(
             "tests/core/test_population_fast_paths.py::test_the_loaders_sort_is_numpys_stable_sort",
@@ -2832,8 +2832,8 @@ BREAKS: tuple[Break, ...] = (
         name="command-line-not-prepared",
         item="37 register preparation",
         path="ui/command_line.py",
-        old="    cache.resolution(pop.content_hash, pop)\n    prepare_population(pop)\n",
-        new="",
+        old="    planned = time.perf_counter()\n    prepare_population(pop)\n",
+        new="    planned = time.perf_counter()\n",
         tests=(
             "tests/ui/test_command_line.py::"
             "test_the_background_read_is_the_one_the_run_takes_and_a_large_file_is_prepared",
@@ -3097,6 +3097,40 @@ BREAKS: tuple[Break, ...] = (
         tests=(
             "tests/core/sensitivity/test_checks.py::"
             "test_the_compiled_all_valid_scan_agrees_with_numpy_on_planted_faults",
+        ),
+    ),
+    Break(
+        name="resolution-grain-from-sample",
+        item="37 register preparation",
+        path="core/resolution.py",
+        old="        if _multiples(sample, grain) and _multiples(arr, grain):",
+        new="        if _multiples(sample, grain):",
+        tests=(
+            "tests/core/test_resolution.py::"
+            "test_a_grain_holds_for_every_value_not_only_for_the_ones_tried_first",
+        ),
+    ),
+    Break(
+        name="load-ties-keep-unstable-zero-signs",
+        item="37 register preparation",
+        path="core/csv_io/loading.py",
+        old="        ordered[where] = values[order[where]]",
+        new="        pass",
+        tests=(
+            "tests/core/test_population_fast_paths.py::test_the_loaders_sort_is_numpys_stable_sort",
+        ),
+    ),
+    Break(
+        name="command-line-prepared-before-the-plan",
+        item="37 register preparation",
+        path="ui/command_line.py",
+        old="    first_plan.plan_page_defaults(pop)\n    planned = time.perf_counter()\n"
+        "    prepare_population(pop)\n",
+        new="    prepare_population(pop)\n    planned = time.perf_counter()\n"
+        "    first_plan.plan_page_defaults(pop)\n",
+        tests=(
+            "tests/ui/test_command_line.py::"
+            "test_the_background_read_is_the_one_the_run_takes_and_a_large_file_is_prepared",
         ),
     ),
 )

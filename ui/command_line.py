@@ -28,13 +28,14 @@ Preparing
 ---------
 The first run of the server reads the file in a background thread
 (:func:`start_preparation`), and the run takes the population from it. The same thread then
-makes the per-record preparation every plan of a large register reads
-(:func:`core.planner.prepare_population`: the sort into runs, the strata and cluster indexes
-and grids, the mean sums; kept by the population's content hash), the planner's step of
-the recorded values, and the planner page's comparison at its default controls
-(:func:`ui.planner.first_plan.plan_page_defaults`, in the page's own cache), while the first
-page is drawn and read. The planner's first visit then finds them done instead of computing
-them while its visitor waits.
+computes, while the first page is drawn and read, the planner's step of the recorded
+values, the planner page's comparison at its default controls
+(:func:`ui.planner.first_plan.plan_page_defaults`, in the page's own cache; it prepares
+what a median plan reads), then the rest of the per-record preparation every plan of a
+large register reads (:func:`core.planner.prepare_population`: the sort into runs, the
+strata and cluster indexes and grids, the mean sums; kept by the population's content
+hash). The planner's first visit then finds them done instead of computing them while its
+visitor waits.
 """
 
 from __future__ import annotations
@@ -314,24 +315,27 @@ def _command_line_population(argv: tuple[str, ...]) -> CommandLineLoad | None:
 
 
 def _prepare_for_planner(pop: Population) -> None:
-    """The per-record preparation of ``pop`` that the planner's plans read, then the
-    planner page's first comparison, kept where the page finds them: the frame by content
-    hash, the recorded step and the plan at the page's defaults in the page's caches."""
+    """The planner page's first comparison on ``pop``, then the rest of the per-record
+    preparation that other plans read, kept where the page finds them: the recorded step
+    and the plan at the page's defaults in the page's caches, the frame by content hash."""
     from core.planner import prepare_population
     from ui.planner import cache, first_plan, inputs
 
     if pop.size < PREPARE_MIN_RECORDS or inputs.population_problem(pop) is not None:
         return
     start = time.perf_counter()
-    # The step first: the planner's page asks for it before its plan asks for the frame.
+    # The step first: the planner's page asks for it before its plan. The plan at the
+    # page's defaults then prepares what a median plan reads, and is cached the sooner;
+    # the preparation for the other statistics (the mean's sums) comes after it.
     cache.resolution(pop.content_hash, pop)
-    prepare_population(pop)
-    prepared = time.perf_counter()
     first_plan.plan_page_defaults(pop)
+    planned = time.perf_counter()
+    prepare_population(pop)
     _LOG.info(
-        "Population prepared for the planner in %.1f s, its default plan in %.1f s",
-        prepared - start,
-        time.perf_counter() - prepared,
+        "The planner's default plan on the population in %.1f s, the rest of its "
+        "preparation in %.1f s",
+        planned - start,
+        time.perf_counter() - planned,
     )
 
 
@@ -355,10 +359,10 @@ def start_preparation(argv: Sequence[str]) -> threading.Thread | None:
     background thread: once per server process and arguments.
 
     :func:`command_line_population` calls it, then waits for the read alone: the
-    preparation (:func:`core.planner.prepare_population`, the planner's step of the
-    recorded values and its comparison at the page's defaults, for a population of at
-    least :data:`PREPARE_MIN_RECORDS` records) goes on while the first page is drawn, so
-    the planner's first visit finds it done.
+    preparation (the planner's step of the recorded values, its comparison at the page's
+    defaults, then :func:`core.planner.prepare_population`, for a population of at least
+    :data:`PREPARE_MIN_RECORDS` records) goes on while the first page is drawn, so the
+    planner's first visit finds it done.
 
     Parameters
     ----------

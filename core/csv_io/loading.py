@@ -331,22 +331,24 @@ def _stable_order(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
     An unstable sort (about three times faster than the stable one on 10⁶ floats), then the
     records of each run of equal values put back in their file order: only the tied
-    records are sorted again, by (run, position).
+    records are sorted again, by (run, position), and only their runs are numbered.
     """
     order = np.argsort(values)
     ordered = values[order]
-    tied = ordered[1:] == ordered[:-1]
-    if tied.any():
+    tied = ordered[1:] == ordered[:-1]  # tied[i]: ordered[i + 1] equals ordered[i]
+    first = np.flatnonzero(tied)
+    if first.size:
         n = order.size
         in_run = np.zeros(n, dtype=bool)
-        in_run[1:] |= tied
-        in_run[:-1] |= tied
-        run = np.cumsum(np.concatenate(([False], ~tied)), dtype=np.int64)
+        in_run[first] = True
+        in_run[first + 1] = True
         where = np.flatnonzero(in_run)
-        keys = run[where] * n + order[where]
+        starts = np.ones(where.size, dtype=bool)  # a tied record not tied to the one before
+        starts[1:] = ~tied[where[1:] - 1]
+        keys = np.cumsum(starts, dtype=np.int64) * n + order[where]
         keys.sort()
         order[where] = keys % n
-        ordered = values[order]
+        ordered[where] = values[order[where]]  # 0.0 and -0.0 tie but are not the same bits
     return order, ordered
 
 

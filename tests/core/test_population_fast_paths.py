@@ -84,6 +84,7 @@ def test_the_loaders_sort_is_numpys_stable_sort(distinct):
     want = np.argsort(values, kind="stable")
     np.testing.assert_array_equal(order, want)
     np.testing.assert_array_equal(ordered, values[want])
+    np.testing.assert_array_equal(np.signbit(ordered), np.signbit(values[want]))
 
 
 def test_loaded_labels_equal_the_cells_joined_in_value_order():

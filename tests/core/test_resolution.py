@@ -37,6 +37,15 @@ def test_no_decimal_grain_for_full_precision_draws_or_zeros():
     assert res.decimal_grain([1.0, 1.0 + 1e-12]) is None
 
 
+def test_a_grain_holds_for_every_value_not_only_for_the_ones_tried_first():
+    """Break caught (tests/break_checks.py ``resolution-grain-from-sample``): a grain that
+    fits the values tried first is taken without checking the rest."""
+    values = np.arange(20_000, dtype=np.float64) * 10.0
+    values[12_345] += 0.5  # not among the spread-out values tried first
+    assert res.decimal_grain(values) == 0.1
+    assert res.decimal_grain(np.delete(values, 12_345)) == 10.0
+
+
 def test_smallest_gap_ignores_order_and_repeats():
     assert res.smallest_gap([5.0, 1.0, 1.0, 3.5, 9.0]) == 1.5
     assert res.smallest_gap([4.0, 4.0]) is None

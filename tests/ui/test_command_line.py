@@ -212,10 +212,11 @@ def test_the_background_read_is_the_one_the_run_takes_and_a_large_file_is_prepar
     tmp_path, monkeypatch
 ):
     """Breaks caught (tests/break_checks.py ``command-line-read-twice``,
-    ``command-line-not-prepared``): the run reads the file a second time instead of taking
-    the background read, or the background thread no longer prepares the population for
-    the planner (its frame, the page's recorded step and its first plan), so the first
-    plan builds them."""
+    ``command-line-not-prepared``, ``command-line-prepared-before-the-plan``): the run
+    reads the file a second time instead of taking the background read, or the background
+    thread no longer prepares the population for the planner (its frame, the page's
+    recorded step and its first plan), so the first plan builds them, or it prepares every
+    statistic before the first plan, which then waits for the mean's preparation."""
     import core.planner
     from ui.planner import cache, first_plan
 
@@ -227,14 +228,15 @@ def test_the_background_read_is_the_one_the_run_takes_and_a_large_file_is_prepar
     monkeypatch.setattr(
         cl, "read_command_line_population", lambda s: reads.append(s) or real_read(s)
     )
-    monkeypatch.setattr(core.planner, "prepare_population", prepared.append)
-    monkeypatch.setattr(first_plan, "plan_page_defaults", prepared.append)
+    monkeypatch.setattr(core.planner, "prepare_population", lambda p: prepared.append(("all", p)))
+    monkeypatch.setattr(first_plan, "plan_page_defaults", lambda p: prepared.append(("plan", p)))
     thread = cl.start_preparation(argv)
     assert thread is not None and cl.start_preparation(list(argv)) is None
     load = cl.command_line_population(argv)
     thread.join(60)
     assert len(reads) == 1 and load.population is not None
-    assert prepared == [load.population] * 2
+    # The first plan first: it prepares what it reads; the other statistics' part after it.
+    assert prepared == [("plan", load.population), ("all", load.population)]
     # The page's cached step was filled by the thread: asking again computes nothing.
     monkeypatch.setattr(cache.core_resolution, "resolution", lambda values: 1 / 0)
     assert cache.resolution(load.population.content_hash, load.population) == 0.01

@@ -78,7 +78,7 @@ def promise_control() -> tuple[float, float | None]:
         eps = log_float_control(
             "ε_target: the guarantee promised for the population",
             "plan_eps",
-            default=1.0,
+            default=text.EPS_TARGET_DEFAULT,
             min_value=1e-3,
             max_value=50.0,
             help="Each design spends the largest ε_sample its theorem allows for this ε_target.",

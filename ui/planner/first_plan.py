@@ -16,20 +16,16 @@ from ui.page_defaults import delta_target_default
 from ui.planner import cache, compare, text
 from ui.planner.inputs import PlannerInputs, population_problem
 
-__all__ = ["DEFAULT_REPS", "default_inputs", "plan_page_defaults"]
-
-#: The repetitions T the page's control starts at.
-DEFAULT_REPS = 200
-#: The promised ε_target the page's box starts at.
-DEFAULT_EPS_TARGET = 1.0
+__all__ = ["default_inputs", "plan_page_defaults"]
 
 
 def default_inputs(pop: Population, seed: int = 0) -> PlannerInputs:
     """The planner page's inputs before any control is touched, on ``pop`` with ``seed``.
 
-    Each control's first option or default value, as the page draws it: the median, the
-    pure ε promise at :data:`DEFAULT_EPS_TARGET`, δ_target = 1/(2N), the first relation
-    and objective, :data:`DEFAULT_REPS` repetitions, every pickable design the population
+    Each control's first option or default value, read where the page's controls read
+    them: the median, the pure ε promise at :data:`ui.planner.text.EPS_TARGET_DEFAULT`,
+    δ_target = 1/(2N), the first relation and objective,
+    :data:`ui.planner.text.REPS_DEFAULT` repetitions, every pickable design the population
     supports, the default mechanisms and rates, sizes not public.
     """
     statistic = next(iter(text.STATISTIC_LABELS))
@@ -40,12 +36,12 @@ def default_inputs(pop: Population, seed: int = 0) -> PlannerInputs:
         pop=pop,
         seed=seed,
         statistic=statistic,
-        eps_target=DEFAULT_EPS_TARGET,
+        eps_target=text.EPS_TARGET_DEFAULT,
         delta_target=delta_target_default(max(pop.size, 1)),
         relation=relation,
         designs=tuple(d for d in text.PICKABLE_DESIGNS if d in available),
         rates=None,
-        reps=DEFAULT_REPS,
+        reps=text.REPS_DEFAULT,
         objective=next(iter(text.OBJECTIVE_LABELS)),
         statuses=statuses,
     )

@@ -108,8 +108,11 @@ RELATION_LABELS = {
 OBJECTIVE_LABELS = {"error_95": "95 % error bound", "rmse": "RMSE"}
 #: The designs a user can pick (Neyman is always listed with its reason, never planned).
 PICKABLE_DESIGNS = tuple(name for name, d in DESIGNS.items() if d.proven_for != "none")
-#: Choices of the repetitions T.
+#: Choices of the repetitions T, and the one the page's slider starts at.
 REPS_OPTIONS = (50, 100, 200, 500, 1000)
+REPS_DEFAULT = 200
+#: The promised ε_target the page's box starts at (a pure ε promise).
+EPS_TARGET_DEFAULT = 1.0
 #: The usable-error control: its label, default (in %) and help.
 USABLE_SHARE_LABEL = "Usable error (% of the value)"
 USABLE_SHARE_DEFAULT = round(100 * DEFAULT_USABLE_SHARE)
