@@ -3028,8 +3028,8 @@ BREAKS: tuple[Break, ...] = (
         name="pub-law-mean-coverage-off-by-a-row",
         item="37 publication bound search",
         path="core/mechanisms/sum_count_kernels.py",
-        old="    return total / t.size",
-        new="    return total / (t.size + 1)",
+        old="    return total / repeat.size",
+        new="    return total / (repeat.size + 1)",
         tests=(
             "tests/core/planner/test_coverage_kernels.py::"
             "test_a_size_free_mean_s_coverage_averaged_in_one_pass",

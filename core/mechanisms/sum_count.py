@@ -67,10 +67,26 @@ _BLOCK_ROWS = 8192
 #: The count noise is integrated over ``m ± _TAIL · b₂`` (the mass left out is below
 #: ``e^{−_TAIL}``).
 _TAIL = 40.0
+#: Even pieces of :data:`_EVEN` that span the count noise's range (:func:`_denominator_nodes`).
+_N_EVEN = int(np.ceil(2.0 * _TAIL / _EVEN)) + 1
 #: Shares the split is chosen from (:func:`chosen_share`): the published grid.
 SHARE_GRID = np.round(np.arange(SHARE_RANGE[0], SHARE_RANGE[1] + SHARE_STEP / 2, SHARE_STEP), 2)
 #: :func:`chosen_share` first tries every ``_COARSE``-th share of the grid.
 _COARSE = 4
+
+
+def _distinct_columns(keys: FloatArray) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """``(first, repeat)``: one column of each distinct value among the columns of ``keys``
+    (shape ``(fields, rows)``), and for every column where its value is in ``first``, so
+    that ``keys[:, first][:, repeat]`` is ``keys`` (NaN is distinct from everything)."""
+    order = np.lexsort(keys[::-1])
+    ordered = keys[:, order]
+    new = np.empty(order.size, dtype=bool)
+    new[:1] = True
+    np.any(ordered[:, 1:] != ordered[:, :-1], axis=0, out=new[1:])
+    repeat = np.empty(order.size, dtype=np.intp)
+    repeat[order] = np.cumsum(new) - 1
+    return order[new], repeat
 
 
 def _laplace_cdf(z: FloatArray) -> FloatArray:
@@ -225,8 +241,7 @@ def _denominator_nodes(
     up = at[:, :, None] + offsets
     down = at[:, 1:, None] - offsets[:, 1:]  # nothing below the kink at 1
     graded = np.concatenate([up.reshape(rows, -1), down.reshape(rows, -1)], axis=1)
-    n_even = int(np.ceil(2.0 * _TAIL / _EVEN)) + 1
-    even = bottom[:, None] + _EVEN * b2[:, None] * np.arange(n_even)[None, :]
+    even = bottom[:, None] + _EVEN * b2[:, None] * np.arange(_N_EVEN)[None, :]
     cuts = np.concatenate([graded, even, bottom[:, None], top[:, None]], axis=1)
     cuts = np.sort(np.clip(cuts, bottom[:, None], top[:, None]), axis=1)
     left, right = cuts[:, :-1], cuts[:, 1:]
@@ -261,7 +276,7 @@ def _nodes(
         _SPAN,
         _GROWTH,
         _EVEN,
-        int(np.ceil(2.0 * _TAIL / _EVEN)) + 1,
+        _N_EVEN,
         _TAIL,
     )
 
@@ -306,24 +321,19 @@ class SumCountLaw:
         """``c = (L + U) / 2``."""
         return self.lower + (self.upper - self.lower) / 2.0
 
+    def _kinks(self, rows: slice) -> tuple[FloatArray, FloatArray]:
+        """The kinks of the MSE's integrand in the count beyond 1 and ``m`` (where ``c + T/u``
+        reaches a bound: ``u = |T|/(R/2)``) and its fastest exponential rate, per row."""
+        half = (self.upper - self.lower) / 2.0
+        reach = np.abs(self.total[rows])[:, None] / half
+        return reach, half / self.b_sum[rows] + 1.0 / self.b_count[rows]
+
     def _conditional(self, rows: slice) -> tuple[FloatArray, FloatArray, FloatArray]:
-        """Centres, scales and weights of the clipped Laplace laws at the nodes of ``rows``
-        (kept for a law of one block: the planner's root search calls it many times)."""
-        cache: dict[tuple[int, int], tuple[FloatArray, FloatArray, FloatArray]]
-        cache = self.__dict__.setdefault("_nodes", {})
-        key = (rows.start, rows.stop)
-        if key not in cache:
-            half = (self.upper - self.lower) / 2.0
-            total, b1 = self.total[rows], self.b_sum[rows]
-            reach = np.abs(total)[:, None] / half  # c + T/u is at a bound where u = |T|/(R/2)
-            rate = half / b1 + 1.0 / self.b_count[rows]
-            d, w = _nodes(self.size[rows], self.b_count[rows], reach, rate)
-            mu = self.centre + total[:, None] / d
-            beta = b1[:, None] / d
-            if self.total.size > _BLOCK_ROWS:  # a large law: recompute rather than hold
-                return mu, beta, w
-            cache[key] = (mu, beta, w)
-        return cache[key]
+        """Centres, scales and weights of the clipped Laplace laws at the nodes of ``rows``."""
+        total, b1 = self.total[rows], self.b_sum[rows]
+        reach, rate = self._kinks(rows)
+        d, w = _nodes(self.size[rows], self.b_count[rows], reach, rate)
+        return self.centre + total[:, None] / d, b1[:, None] / d, w
 
     def _blocks(self) -> list[slice]:
         """Rows in blocks of :data:`_BLOCK_ROWS`, so the nodes of a large batch stay small."""
@@ -337,23 +347,44 @@ class SumCountLaw:
     def mse_at(self, abouts: Sequence[ArrayLike]) -> list[FloatArray]:
         """:meth:`mse` about each of ``abouts`` (each one number or one per row), from one
         pass over the quadrature nodes (the planner asks about the population value and
-        about each sample's statistic)."""
+        about each sample's statistic).
+
+        Compiled, each distinct row of a block (the same sum, size, scales and points: a
+        planner's small samples repeat) is integrated once, at the nodes of its block, and
+        its MSEs copied to its repeats: the same numbers as row by row.
+        """
         points = [
             np.broadcast_to(np.asarray(a, dtype=np.float64), self.total.shape) for a in abouts
         ]
         out = np.empty((len(points), self.total.size))
         for rows in self._blocks():
-            mu, beta, w = self._conditional(rows)
             if _kernels.COMPILED:  # the same closed form, one compiled loop over the nodes
-                out[:, rows] = _kernels.mse_rows_at(
-                    np.ascontiguousarray(mu),
-                    np.ascontiguousarray(beta),
-                    np.ascontiguousarray(w),
+                at = np.stack([a[rows] for a in points])
+                keys = np.stack(
+                    [self.total[rows], self.size[rows], self.b_sum[rows], self.b_count[rows], *at]
+                )
+                first, repeat = _distinct_columns(keys)
+                reach, rate = self._kinks(rows)
+                xg, wg = _LEGENDRE
+                got = _kernels.mse_law_rows(
+                    *(np.ascontiguousarray(k[first]) for k in keys[:4]),
+                    np.ascontiguousarray(reach[first]),
+                    np.ascontiguousarray(rate[first]),
+                    float(self.centre),
                     float(self.lower),
                     float(self.upper),
-                    np.ascontiguousarray(np.stack([a[rows] for a in points]), dtype=np.float64),
+                    np.ascontiguousarray(at[:, first]),
+                    xg,
+                    wg,
+                    _SPAN,
+                    _GROWTH,
+                    _EVEN,
+                    _N_EVEN,
+                    _TAIL,
                 )
+                out[:, rows] = got[:, repeat]
                 continue
+            mu, beta, w = self._conditional(rows)
             for j, a in enumerate(points):
                 g = clipped_laplace_mse(mu, beta, self.lower, self.upper, a[rows, None])
                 out[j, rows] = (w * g).sum(axis=1)
@@ -406,18 +437,20 @@ class SumCountLaw:
         compiled pass when numba is present: the planner's bound search asks for it)."""
         if not _kernels.COMPILED or not self.total.size:
             return float(np.mean(self.coverage(x, theta)))
+        rows, repeat = self._distinct_rows
         return float(
             _kernels.coverage_mean(
-                np.ascontiguousarray(self.total, dtype=np.float64),
-                np.ascontiguousarray(self.size, dtype=np.float64),
-                np.ascontiguousarray(self.b_sum, dtype=np.float64),
-                np.ascontiguousarray(self.b_count, dtype=np.float64),
-                float(x),
-                float(theta),
-                float(self.lower),
-                float(self.upper),
+                *rows, repeat, float(x), float(theta), float(self.lower), float(self.upper)
             )
         )
+
+    @functools.cached_property
+    def _distinct_rows(self) -> tuple[tuple[FloatArray, ...], NDArray[np.intp]]:
+        """The distinct rows' sums, sizes and scales, and where each row's are among them
+        (:func:`_distinct_columns`; a planner's small samples repeat)."""
+        keys = np.stack([self.total, self.size, self.b_sum, self.b_count]).astype(np.float64)
+        first, repeat = _distinct_columns(keys)
+        return tuple(np.ascontiguousarray(k[first]) for k in keys), repeat
 
     @staticmethod
     def merge(laws: list[SumCountLaw]) -> SumCountLaw:
