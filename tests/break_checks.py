@@ -1895,8 +1895,8 @@ BREAKS: tuple[Break, ...] = (
         name="sizes-law-drops-the-count-atom",
         item="35 sizes",
         path="core/mechanisms/sum_count.py",
-        old="    atom = _laplace_cdf((1.0 - m) / b2)[:, None]",
-        new="    atom = 0.0 * _laplace_cdf((1.0 - m) / b2)[:, None]",
+        old="    atom = laplace_cdf((1.0 - m) / b2)[:, None]",
+        new="    atom = 0.0 * laplace_cdf((1.0 - m) / b2)[:, None]",
         tests=(
             "tests/core/mechanisms/test_sum_count.py::test_the_law_integrates_the_count_noise_exactly",
             "tests/core/mechanisms/test_sum_count.py::test_the_denominator_nodes_carry_the_whole_law",
@@ -2078,8 +2078,8 @@ BREAKS: tuple[Break, ...] = (
         name="sum-count-mse-unsplit",
         item="35 sizes",
         path="core/mechanisms/sum_count.py",
-        old="reach = np.abs(total)[:, None] / half",
-        new="reach = np.ones_like(total)[:, None]",
+        old="reach = np.abs(self.total[rows])[:, None] / half",
+        new="reach = np.ones_like(self.total[rows])[:, None]",
         tests=(
             "tests/core/mechanisms/test_sum_count.py::"
             "test_the_law_is_the_adaptive_integral_of_its_definition",
@@ -3044,6 +3044,58 @@ BREAKS: tuple[Break, ...] = (
         tests=(
             "tests/core/planner/test_coverage_kernels.py::"
             "test_the_mean_coverage_is_the_mean_of_the_rows",
+        ),
+    ),
+    Break(
+        name="pub-law-distinct-repeat-unordered",
+        item="37 publication sum-count kernels",
+        path="core/mechanisms/sum_count.py",
+        old="    repeat[order] = np.cumsum(new) - 1",
+        new="    repeat = np.cumsum(new) - 1",
+        tests=(
+            "tests/core/mechanisms/test_sum_count_kernels.py::"
+            "test_repeated_rows_give_the_numbers_of_each_row_alone",
+        ),
+    ),
+    Break(
+        name="pub-law-distinct-fields-dropped",
+        item="37 publication sum-count kernels",
+        path="core/mechanisms/sum_count.py",
+        old="np.any(ordered[:, 1:] != ordered[:, :-1], axis=0, out=new[1:])",
+        new="np.any(ordered[:3, 1:] != ordered[:3, :-1], axis=0, out=new[1:])",
+        tests=(
+            "tests/core/mechanisms/test_sum_count_kernels.py::"
+            "test_repeated_rows_give_the_numbers_of_each_row_alone",
+        ),
+    ),
+    Break(
+        name="pub-quantile-fast-path-closed",
+        item="37 publication releases",
+        path="core/sensitivity/local.py",
+        old="if type(quantile) is float and 0.0 < quantile < 1.0:",
+        new="if type(quantile) is float and 0.0 <= quantile <= 1.0:",
+        tests=("tests/core/test_sensitivity_quantile.py::test_quantile_rank_rejects",),
+    ),
+    Break(
+        name="pub-laplace-moments-square-unscaled",
+        item="37 publication releases",
+        path="core/mechanisms/clamping.py",
+        old="        second[i] = bi * bi * square",
+        new="        second[i] = bi * square",
+        tests=(
+            "tests/core/mechanisms/test_clamping.py::"
+            "test_compiled_laplace_moments_equal_the_numpy_closed_form",
+        ),
+    ),
+    Break(
+        name="pub-laplace-moments-unbounded-side",
+        item="37 publication releases",
+        path="core/mechanisms/clamping.py",
+        old="            m1c, m2c = 0.0, (2.0 if c > 0.0 else 0.0)",
+        new="            m1c, m2c = 0.0, 0.0",
+        tests=(
+            "tests/core/mechanisms/test_clamping.py::"
+            "test_compiled_laplace_moments_equal_the_numpy_closed_form",
         ),
     ),
 )

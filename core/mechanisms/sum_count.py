@@ -39,6 +39,7 @@ from ..mechanisms.base import (
     check_same_bounds,
 )
 from . import sum_count_kernels as _kernels
+from .clamping import laplace_cdf
 from .rows import SortedRows
 
 __all__ = [
@@ -89,12 +90,6 @@ def _distinct_columns(keys: FloatArray) -> tuple[NDArray[np.intp], NDArray[np.in
     return order[new], repeat
 
 
-def _laplace_cdf(z: FloatArray) -> FloatArray:
-    """``P(Z ≤ z)`` for ``Z ~ Laplace(0, 1)``, without cancellation in either tail."""
-    tail = 0.5 * np.exp(-np.abs(z))
-    return np.asarray(np.where(z < 0, tail, 1.0 - tail), dtype=np.float64)
-
-
 def clipped_laplace_mse(
     mu: ArrayLike, beta: ArrayLike, lower: float, upper: float, a: ArrayLike
 ) -> FloatArray:
@@ -126,8 +121,8 @@ def clipped_laplace_mse(
         below = np.where(split > lo, left(split) - left(np.full_like(m, lo)), 0.0)
         above = np.where(split < hi, right(np.full_like(m, hi)) - right(split), 0.0)
     inner = below + above
-    p_low = _laplace_cdf((lo - m) / b)
-    p_high = 1.0 - _laplace_cdf((hi - m) / b)
+    p_low = laplace_cdf((lo - m) / b)
+    p_high = 1.0 - laplace_cdf((hi - m) / b)
     return np.asarray(
         p_low * (lo - c) ** 2 + p_high * (hi - c) ** 2 + np.maximum(inner, 0.0), dtype=np.float64
     )
@@ -148,8 +143,8 @@ def clipped_laplace_coverage(
         np.asarray(x, dtype=np.float64),
     )
     hi_y, lo_y = t + w, t - w
-    below_hi = np.where(hi_y >= upper, 1.0, _laplace_cdf((hi_y - m) / b))
-    below_lo = np.where(lo_y <= lower, 0.0, _laplace_cdf((lo_y - m) / b))
+    below_hi = np.where(hi_y >= upper, 1.0, laplace_cdf((hi_y - m) / b))
+    below_lo = np.where(lo_y <= lower, 0.0, laplace_cdf((lo_y - m) / b))
     return np.asarray(np.clip(below_hi - below_lo, 0.0, 1.0), dtype=np.float64)
 
 
@@ -196,7 +191,7 @@ def _count_expectation_of_cdf(
     z_last = np.where(al != 0.0, np.sign(al), np.where(ga >= 0.0, 1.0, -1.0))
     z_probe = np.where(np.isfinite(ends), z_probe, z_last)
     side_z = np.where(z_probe >= 0.0, 1.0, -1.0)  # F = [z ≥ 0] − side_z ½ e^{−side_z z}
-    mass = _laplace_cdf((ends - mm) / bb) - _laplace_cdf((starts - mm) / bb)
+    mass = laplace_cdf((ends - mm) / bb) - laplace_cdf((starts - mm) / bb)
     e_start = -side_d * (starts - mm) / bb - side_z * (al * starts + ga)
     slope = -side_d / bb - side_z * al
     expo = _piece_exp_integral(e_start, slope, width) / (4.0 * bb)
@@ -253,7 +248,7 @@ def _denominator_nodes(
     u = (left + half)[:, :, None] + half[:, :, None] * xg[None, None, :]
     density = np.exp(-np.abs(u - m[:, None, None]) / b2[:, None, None]) / (2.0 * b2[:, None, None])
     weights = (density * half[:, :, None] * wg[None, None, :]).reshape(rows, -1)
-    atom = _laplace_cdf((1.0 - m) / b2)[:, None]
+    atom = laplace_cdf((1.0 - m) / b2)[:, None]
     nodes = np.concatenate([u.reshape(rows, -1), np.ones_like(atom)], axis=1)
     return nodes, np.concatenate([weights, atom], axis=1)
 
@@ -366,8 +361,12 @@ class SumCountLaw:
                 first, repeat = _distinct_columns(keys)
                 reach, rate = self._kinks(rows)
                 xg, wg = _LEGENDRE
+                t, m, b1, b2 = (np.ascontiguousarray(k[first]) for k in keys[:4])
                 got = _kernels.mse_law_rows(
-                    *(np.ascontiguousarray(k[first]) for k in keys[:4]),
+                    t,
+                    m,
+                    b1,
+                    b2,
                     np.ascontiguousarray(reach[first]),
                     np.ascontiguousarray(rate[first]),
                     float(self.centre),
@@ -416,7 +415,7 @@ class SumCountLaw:
                 dtype=np.float64,
             )
         c = self.centre
-        atom = _laplace_cdf((1.0 - m) / b2)
+        atom = laplace_cdf((1.0 - m) / b2)
         at_one = clipped_laplace_coverage(c + t, b1, self.lower, self.upper, tt, xx)
         hi_y, lo_y = tt + xx, tt - xx
         # both ends in one pass (the rows are few, so the passes' overhead dominates)
@@ -437,20 +436,23 @@ class SumCountLaw:
         compiled pass when numba is present: the planner's bound search asks for it)."""
         if not _kernels.COMPILED or not self.total.size:
             return float(np.mean(self.coverage(x, theta)))
-        rows, repeat = self._distinct_rows
+        t, m, b1, b2, repeat = self._distinct_rows
         return float(
             _kernels.coverage_mean(
-                *rows, repeat, float(x), float(theta), float(self.lower), float(self.upper)
+                t, m, b1, b2, repeat, float(x), float(theta), float(self.lower), float(self.upper)
             )
         )
 
     @functools.cached_property
-    def _distinct_rows(self) -> tuple[tuple[FloatArray, ...], NDArray[np.intp]]:
+    def _distinct_rows(
+        self,
+    ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, NDArray[np.intp]]:
         """The distinct rows' sums, sizes and scales, and where each row's are among them
         (:func:`_distinct_columns`; a planner's small samples repeat)."""
         keys = np.stack([self.total, self.size, self.b_sum, self.b_count]).astype(np.float64)
         first, repeat = _distinct_columns(keys)
-        return tuple(np.ascontiguousarray(k[first]) for k in keys), repeat
+        t, m, b1, b2 = (np.ascontiguousarray(k[first]) for k in keys)
+        return t, m, b1, b2, repeat
 
     @staticmethod
     def merge(laws: list[SumCountLaw]) -> SumCountLaw:

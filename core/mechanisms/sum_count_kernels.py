@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..mechanisms.base import FloatArray
+from ..mechanisms.clamping import laplace_cdf_one as _lap_cdf
 
 try:  # numba is optional: without it the numpy version in sum_count.py runs instead.
     import numba as _numba
@@ -34,12 +35,6 @@ __all__ = [
 
 #: Whether :func:`coverage_rows` is compiled (else callers use the numpy version).
 COMPILED = _numba is not None
-
-
-def _lap_cdf(z: float) -> float:
-    """``P(Z ≤ z)`` for ``Z ~ Laplace(0, 1)``, without cancellation in either tail."""
-    tail = 0.5 * math.exp(-abs(z))
-    return tail if z < 0.0 else 1.0 - tail
 
 
 def _piece(e_start: float, slope: float, width: float) -> float:
@@ -388,7 +383,6 @@ def mse_law_rows(
 
 
 if _numba is not None:
-    _lap_cdf = _numba.njit(cache=True, nogil=True)(_lap_cdf)
     _piece = _numba.njit(cache=True, nogil=True)(_piece)
     _expectation = _numba.njit(cache=True, nogil=True)(_expectation)
     _coverage_one = _numba.njit(cache=True, nogil=True)(_coverage_one)
