@@ -3049,7 +3049,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="pub-law-distinct-repeat-unordered",
         item="37 publication sum-count kernels",
-        path="core/mechanisms/sum_count.py",
+        path="core/mechanisms/sum_count_kernels.py",
         old="    repeat[order] = np.cumsum(new) - 1",
         new="    repeat = np.cumsum(new) - 1",
         tests=(
@@ -3060,7 +3060,7 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="pub-law-distinct-fields-dropped",
         item="37 publication sum-count kernels",
-        path="core/mechanisms/sum_count.py",
+        path="core/mechanisms/sum_count_kernels.py",
         old="np.any(ordered[:, 1:] != ordered[:, :-1], axis=0, out=new[1:])",
         new="np.any(ordered[:3, 1:] != ordered[:3, :-1], axis=0, out=new[1:])",
         tests=(

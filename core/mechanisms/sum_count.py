@@ -26,6 +26,7 @@ import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -70,24 +71,12 @@ _BLOCK_ROWS = 8192
 _TAIL = 40.0
 #: Even pieces of :data:`_EVEN` that span the count noise's range (:func:`_denominator_nodes`).
 _N_EVEN = int(np.ceil(2.0 * _TAIL / _EVEN)) + 1
+#: The quadrature's rule and mesh, as the compiled loops take them (:func:`_denominator_nodes`).
+_RULE: tuple[Any, ...] = (*_LEGENDRE, _SPAN, _GROWTH, _EVEN, _N_EVEN, _TAIL)
 #: Shares the split is chosen from (:func:`chosen_share`): the published grid.
 SHARE_GRID = np.round(np.arange(SHARE_RANGE[0], SHARE_RANGE[1] + SHARE_STEP / 2, SHARE_STEP), 2)
 #: :func:`chosen_share` first tries every ``_COARSE``-th share of the grid.
 _COARSE = 4
-
-
-def _distinct_columns(keys: FloatArray) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
-    """``(first, repeat)``: one column of each distinct value among the columns of ``keys``
-    (shape ``(fields, rows)``), and for every column where its value is in ``first``, so
-    that ``keys[:, first][:, repeat]`` is ``keys`` (NaN is distinct from everything)."""
-    order = np.lexsort(keys[::-1])
-    ordered = keys[:, order]
-    new = np.empty(order.size, dtype=bool)
-    new[:1] = True
-    np.any(ordered[:, 1:] != ordered[:, :-1], axis=0, out=new[1:])
-    repeat = np.empty(order.size, dtype=np.intp)
-    repeat[order] = np.cumsum(new) - 1
-    return order[new], repeat
 
 
 def clipped_laplace_mse(
@@ -260,19 +249,12 @@ def _nodes(
     (:func:`core.mechanisms.sum_count_kernels.denominator_nodes`)."""
     if not _kernels.COMPILED:
         return _denominator_nodes(m, b2, kinks, rate)
-    xg, wg = _LEGENDRE
     return _kernels.denominator_nodes(
         np.ascontiguousarray(m, dtype=np.float64),
         np.ascontiguousarray(b2, dtype=np.float64),
         np.ascontiguousarray(kinks, dtype=np.float64),
         np.ascontiguousarray(rate, dtype=np.float64),
-        xg,
-        wg,
-        _SPAN,
-        _GROWTH,
-        _EVEN,
-        _N_EVEN,
-        _TAIL,
+        *_RULE,
     )
 
 
@@ -358,29 +340,14 @@ class SumCountLaw:
                 keys = np.stack(
                     [self.total[rows], self.size[rows], self.b_sum[rows], self.b_count[rows], *at]
                 )
-                first, repeat = _distinct_columns(keys)
+                first, repeat = _kernels.distinct_columns(keys)
                 reach, rate = self._kinks(rows)
-                xg, wg = _LEGENDRE
-                t, m, b1, b2 = (np.ascontiguousarray(k[first]) for k in keys[:4])
-                got = _kernels.mse_law_rows(
-                    t,
-                    m,
-                    b1,
-                    b2,
-                    np.ascontiguousarray(reach[first]),
-                    np.ascontiguousarray(rate[first]),
-                    float(self.centre),
-                    float(self.lower),
-                    float(self.upper),
-                    np.ascontiguousarray(at[:, first]),
-                    xg,
-                    wg,
-                    _SPAN,
-                    _GROWTH,
-                    _EVEN,
-                    _N_EVEN,
-                    _TAIL,
+                t, m, b1, b2, r, a = (
+                    np.ascontiguousarray(k[..., first]) for k in (*keys[:4], rate, at)
                 )
+                kinks = np.ascontiguousarray(reach[first])
+                bounds = (self.centre, self.lower, self.upper)
+                got = _kernels.mse_law_rows(t, m, b1, b2, kinks, r, *bounds, a, *_RULE)
                 out[:, rows] = got[:, repeat]
                 continue
             mu, beta, w = self._conditional(rows)
@@ -448,9 +415,10 @@ class SumCountLaw:
         self,
     ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, NDArray[np.intp]]:
         """The distinct rows' sums, sizes and scales, and where each row's are among them
-        (:func:`_distinct_columns`; a planner's small samples repeat)."""
+        (:func:`core.mechanisms.sum_count_kernels.distinct_columns`; a planner's small
+        samples repeat)."""
         keys = np.stack([self.total, self.size, self.b_sum, self.b_count]).astype(np.float64)
-        first, repeat = _distinct_columns(keys)
+        first, repeat = _kernels.distinct_columns(keys)
         t, m, b1, b2 = (np.ascontiguousarray(k[first]) for k in keys)
         return t, m, b1, b2, repeat
 

@@ -29,6 +29,7 @@ __all__ = [
     "coverage_mean",
     "coverage_rows",
     "denominator_nodes",
+    "distinct_columns",
     "mse_law_rows",
     "mse_rows_at",
 ]
@@ -109,6 +110,20 @@ def _coverage_one(
         below_hi = _expectation(mi, s2, (hi_y - c) / s1, -ti / s1)
     below_lo = 0.0 if lo_y <= lower else _expectation(mi, s2, (lo_y - c) / s1, -ti / s1)
     return min(max(atom * at_one + below_hi - below_lo, 0.0), 1.0)
+
+
+def distinct_columns(keys: FloatArray) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """``(first, repeat)``: one column of each distinct value among the columns of ``keys``
+    (shape ``(fields, rows)``), and for every column where its value is in ``first``, so
+    that ``keys[:, first][:, repeat]`` is ``keys`` (NaN is distinct from everything)."""
+    order = np.lexsort(keys[::-1])
+    ordered = keys[:, order]
+    new = np.empty(order.size, dtype=bool)
+    new[:1] = True
+    np.any(ordered[:, 1:] != ordered[:, :-1], axis=0, out=new[1:])
+    repeat = np.empty(order.size, dtype=np.intp)
+    repeat[order] = np.cumsum(new) - 1
+    return order[new], repeat
 
 
 def coverage_rows(
