@@ -1892,8 +1892,8 @@ BREAKS: tuple[Break, ...] = (
         name="sizes-law-drops-the-count-atom",
         item="35 sizes",
         path="core/mechanisms/sum_count.py",
-        old="    atom = _laplace_cdf((1.0 - m) / b2)[:, None]",
-        new="    atom = 0.0 * _laplace_cdf((1.0 - m) / b2)[:, None]",
+        old="    atom = laplace_cdf((1.0 - m) / b2)[:, None]",
+        new="    atom = 0.0 * laplace_cdf((1.0 - m) / b2)[:, None]",
         tests=(
             "tests/core/mechanisms/test_sum_count.py::test_the_law_integrates_the_count_noise_exactly",
             "tests/core/mechanisms/test_sum_count.py::test_the_denominator_nodes_carry_the_whole_law",
@@ -2075,8 +2075,8 @@ BREAKS: tuple[Break, ...] = (
         name="sum-count-mse-unsplit",
         item="35 sizes",
         path="core/mechanisms/sum_count.py",
-        old="reach = np.abs(total)[:, None] / half",
-        new="reach = np.ones_like(total)[:, None]",
+        old="reach = np.abs(self.total[rows])[:, None] / half",
+        new="reach = np.ones_like(self.total[rows])[:, None]",
         tests=(
             "tests/core/mechanisms/test_sum_count.py::"
             "test_the_law_is_the_adaptive_integral_of_its_definition",
@@ -3027,8 +3027,8 @@ BREAKS: tuple[Break, ...] = (
         name="pub-law-mean-coverage-off-by-a-row",
         item="37 publication bound search",
         path="core/mechanisms/sum_count_kernels.py",
-        old="    return total / t.size",
-        new="    return total / (t.size + 1)",
+        old="    return total / repeat.size",
+        new="    return total / (repeat.size + 1)",
         tests=(
             "tests/core/planner/test_coverage_kernels.py::"
             "test_a_size_free_mean_s_coverage_averaged_in_one_pass",
@@ -3131,6 +3131,58 @@ BREAKS: tuple[Break, ...] = (
         tests=(
             "tests/ui/test_command_line.py::"
             "test_the_background_read_is_the_one_the_run_takes_and_a_large_file_is_prepared",
+        ),
+    ),
+    Break(
+        name="pub-law-distinct-repeat-unordered",
+        item="37 publication sum-count kernels",
+        path="core/mechanisms/sum_count_kernels.py",
+        old="    repeat[order] = np.cumsum(new) - 1",
+        new="    repeat = np.cumsum(new) - 1",
+        tests=(
+            "tests/core/mechanisms/test_sum_count_kernels.py::"
+            "test_repeated_rows_give_the_numbers_of_each_row_alone",
+        ),
+    ),
+    Break(
+        name="pub-law-distinct-fields-dropped",
+        item="37 publication sum-count kernels",
+        path="core/mechanisms/sum_count_kernels.py",
+        old="np.any(ordered[:, 1:] != ordered[:, :-1], axis=0, out=new[1:])",
+        new="np.any(ordered[:3, 1:] != ordered[:3, :-1], axis=0, out=new[1:])",
+        tests=(
+            "tests/core/mechanisms/test_sum_count_kernels.py::"
+            "test_repeated_rows_give_the_numbers_of_each_row_alone",
+        ),
+    ),
+    Break(
+        name="pub-quantile-fast-path-closed",
+        item="37 publication releases",
+        path="core/sensitivity/local.py",
+        old="if type(quantile) is float and 0.0 < quantile < 1.0:",
+        new="if type(quantile) is float and 0.0 <= quantile <= 1.0:",
+        tests=("tests/core/test_sensitivity_quantile.py::test_quantile_rank_rejects",),
+    ),
+    Break(
+        name="pub-laplace-moments-square-unscaled",
+        item="37 publication releases",
+        path="core/mechanisms/clamping.py",
+        old="        second[i] = bi * bi * square",
+        new="        second[i] = bi * square",
+        tests=(
+            "tests/core/mechanisms/test_clamping.py::"
+            "test_compiled_laplace_moments_equal_the_numpy_closed_form",
+        ),
+    ),
+    Break(
+        name="pub-laplace-moments-unbounded-side",
+        item="37 publication releases",
+        path="core/mechanisms/clamping.py",
+        old="            m1c, m2c = 0.0, (2.0 if c > 0.0 else 0.0)",
+        new="            m1c, m2c = 0.0, 0.0",
+        tests=(
+            "tests/core/mechanisms/test_clamping.py::"
+            "test_compiled_laplace_moments_equal_the_numpy_closed_form",
         ),
     ),
 )

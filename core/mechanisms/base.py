@@ -36,6 +36,8 @@ from ..mechanisms import rows as _rows
 from ..mechanisms.clamping import (
     clamped_abs_cdf,
     clip_moments,
+    laplace_cdf,
+    laplace_clamped_moments,
     laplace_partial_moments,
     symmetric_partial_moments,
 )
@@ -447,9 +449,7 @@ class Mechanism(ABC):
         ``F(z) = e^z / 2`` for ``z < 0`` and ``1 − e^{−z} / 2`` otherwise.  Used to integrate
         the noise out of error bounds (:mod:`core.planner`).
         """
-        zz = np.asarray(z, dtype=np.float64)
-        tail = 0.5 * np.exp(-np.abs(zz))
-        return np.asarray(np.where(zz < 0, tail, 1.0 - tail), dtype=np.float64)
+        return laplace_cdf(z)
 
     def standard_noise_partial_moments(self, z: ArrayLike) -> tuple[FloatArray, FloatArray] | None:
         """``(E[Z; Z ≤ z], E[Z^2; Z ≤ z])`` of one standard noise draw, or None.
@@ -462,6 +462,17 @@ class Mechanism(ABC):
         ):
             return None
         return laplace_partial_moments(z)
+
+    @property
+    def _laplace_moments(self) -> bool:
+        """Whether the clamped noise's moments are the base class's Laplace(0, 1) ones
+        (:meth:`standard_noise_partial_moments` neither overridden nor None)."""
+        cls = type(self)
+        return (
+            cls.standard_noise_partial_moments is Mechanism.standard_noise_partial_moments
+            and cls.standard_noise_cdf is Mechanism.standard_noise_cdf
+            and self.unit_noise_variance == _LAPLACE_UNIT_VARIANCE
+        )
 
     def clamped_noise_moments(
         self,
@@ -479,6 +490,8 @@ class Mechanism(ABC):
             return None
         t = np.asarray(statistic, dtype=np.float64)
         b = np.broadcast_to(np.asarray(scale, dtype=np.float64), t.shape)
+        if self._laplace_moments:  # the base class's Laplace noise: one compiled pass
+            return laplace_clamped_moments(t, b, lower, upper)
         if self.standard_noise_partial_moments(np.zeros(1)) is None:
             return None
 

@@ -26,6 +26,7 @@ import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -39,6 +40,7 @@ from ..mechanisms.base import (
     check_same_bounds,
 )
 from . import sum_count_kernels as _kernels
+from .clamping import laplace_cdf
 from .rows import SortedRows
 
 __all__ = [
@@ -67,16 +69,14 @@ _BLOCK_ROWS = 8192
 #: The count noise is integrated over ``m ± _TAIL · b₂`` (the mass left out is below
 #: ``e^{−_TAIL}``).
 _TAIL = 40.0
+#: Even pieces of :data:`_EVEN` that span the count noise's range (:func:`_denominator_nodes`).
+_N_EVEN = int(np.ceil(2.0 * _TAIL / _EVEN)) + 1
+#: The quadrature's rule and mesh, as the compiled loops take them (:func:`_denominator_nodes`).
+_RULE: tuple[Any, ...] = (*_LEGENDRE, _SPAN, _GROWTH, _EVEN, _N_EVEN, _TAIL)
 #: Shares the split is chosen from (:func:`chosen_share`): the published grid.
 SHARE_GRID = np.round(np.arange(SHARE_RANGE[0], SHARE_RANGE[1] + SHARE_STEP / 2, SHARE_STEP), 2)
 #: :func:`chosen_share` first tries every ``_COARSE``-th share of the grid.
 _COARSE = 4
-
-
-def _laplace_cdf(z: FloatArray) -> FloatArray:
-    """``P(Z ≤ z)`` for ``Z ~ Laplace(0, 1)``, without cancellation in either tail."""
-    tail = 0.5 * np.exp(-np.abs(z))
-    return np.asarray(np.where(z < 0, tail, 1.0 - tail), dtype=np.float64)
 
 
 def clipped_laplace_mse(
@@ -110,8 +110,8 @@ def clipped_laplace_mse(
         below = np.where(split > lo, left(split) - left(np.full_like(m, lo)), 0.0)
         above = np.where(split < hi, right(np.full_like(m, hi)) - right(split), 0.0)
     inner = below + above
-    p_low = _laplace_cdf((lo - m) / b)
-    p_high = 1.0 - _laplace_cdf((hi - m) / b)
+    p_low = laplace_cdf((lo - m) / b)
+    p_high = 1.0 - laplace_cdf((hi - m) / b)
     return np.asarray(
         p_low * (lo - c) ** 2 + p_high * (hi - c) ** 2 + np.maximum(inner, 0.0), dtype=np.float64
     )
@@ -132,8 +132,8 @@ def clipped_laplace_coverage(
         np.asarray(x, dtype=np.float64),
     )
     hi_y, lo_y = t + w, t - w
-    below_hi = np.where(hi_y >= upper, 1.0, _laplace_cdf((hi_y - m) / b))
-    below_lo = np.where(lo_y <= lower, 0.0, _laplace_cdf((lo_y - m) / b))
+    below_hi = np.where(hi_y >= upper, 1.0, laplace_cdf((hi_y - m) / b))
+    below_lo = np.where(lo_y <= lower, 0.0, laplace_cdf((lo_y - m) / b))
     return np.asarray(np.clip(below_hi - below_lo, 0.0, 1.0), dtype=np.float64)
 
 
@@ -180,7 +180,7 @@ def _count_expectation_of_cdf(
     z_last = np.where(al != 0.0, np.sign(al), np.where(ga >= 0.0, 1.0, -1.0))
     z_probe = np.where(np.isfinite(ends), z_probe, z_last)
     side_z = np.where(z_probe >= 0.0, 1.0, -1.0)  # F = [z ≥ 0] − side_z ½ e^{−side_z z}
-    mass = _laplace_cdf((ends - mm) / bb) - _laplace_cdf((starts - mm) / bb)
+    mass = laplace_cdf((ends - mm) / bb) - laplace_cdf((starts - mm) / bb)
     e_start = -side_d * (starts - mm) / bb - side_z * (al * starts + ga)
     slope = -side_d / bb - side_z * al
     expo = _piece_exp_integral(e_start, slope, width) / (4.0 * bb)
@@ -225,8 +225,7 @@ def _denominator_nodes(
     up = at[:, :, None] + offsets
     down = at[:, 1:, None] - offsets[:, 1:]  # nothing below the kink at 1
     graded = np.concatenate([up.reshape(rows, -1), down.reshape(rows, -1)], axis=1)
-    n_even = int(np.ceil(2.0 * _TAIL / _EVEN)) + 1
-    even = bottom[:, None] + _EVEN * b2[:, None] * np.arange(n_even)[None, :]
+    even = bottom[:, None] + _EVEN * b2[:, None] * np.arange(_N_EVEN)[None, :]
     cuts = np.concatenate([graded, even, bottom[:, None], top[:, None]], axis=1)
     cuts = np.sort(np.clip(cuts, bottom[:, None], top[:, None]), axis=1)
     left, right = cuts[:, :-1], cuts[:, 1:]
@@ -238,7 +237,7 @@ def _denominator_nodes(
     u = (left + half)[:, :, None] + half[:, :, None] * xg[None, None, :]
     density = np.exp(-np.abs(u - m[:, None, None]) / b2[:, None, None]) / (2.0 * b2[:, None, None])
     weights = (density * half[:, :, None] * wg[None, None, :]).reshape(rows, -1)
-    atom = _laplace_cdf((1.0 - m) / b2)[:, None]
+    atom = laplace_cdf((1.0 - m) / b2)[:, None]
     nodes = np.concatenate([u.reshape(rows, -1), np.ones_like(atom)], axis=1)
     return nodes, np.concatenate([weights, atom], axis=1)
 
@@ -250,19 +249,12 @@ def _nodes(
     (:func:`core.mechanisms.sum_count_kernels.denominator_nodes`)."""
     if not _kernels.COMPILED:
         return _denominator_nodes(m, b2, kinks, rate)
-    xg, wg = _LEGENDRE
     return _kernels.denominator_nodes(
         np.ascontiguousarray(m, dtype=np.float64),
         np.ascontiguousarray(b2, dtype=np.float64),
         np.ascontiguousarray(kinks, dtype=np.float64),
         np.ascontiguousarray(rate, dtype=np.float64),
-        xg,
-        wg,
-        _SPAN,
-        _GROWTH,
-        _EVEN,
-        int(np.ceil(2.0 * _TAIL / _EVEN)) + 1,
-        _TAIL,
+        *_RULE,
     )
 
 
@@ -306,24 +298,19 @@ class SumCountLaw:
         """``c = (L + U) / 2``."""
         return self.lower + (self.upper - self.lower) / 2.0
 
+    def _kinks(self, rows: slice) -> tuple[FloatArray, FloatArray]:
+        """The kinks of the MSE's integrand in the count beyond 1 and ``m`` (where ``c + T/u``
+        reaches a bound: ``u = |T|/(R/2)``) and its fastest exponential rate, per row."""
+        half = (self.upper - self.lower) / 2.0
+        reach = np.abs(self.total[rows])[:, None] / half
+        return reach, half / self.b_sum[rows] + 1.0 / self.b_count[rows]
+
     def _conditional(self, rows: slice) -> tuple[FloatArray, FloatArray, FloatArray]:
-        """Centres, scales and weights of the clipped Laplace laws at the nodes of ``rows``
-        (kept for a law of one block: the planner's root search calls it many times)."""
-        cache: dict[tuple[int, int], tuple[FloatArray, FloatArray, FloatArray]]
-        cache = self.__dict__.setdefault("_nodes", {})
-        key = (rows.start, rows.stop)
-        if key not in cache:
-            half = (self.upper - self.lower) / 2.0
-            total, b1 = self.total[rows], self.b_sum[rows]
-            reach = np.abs(total)[:, None] / half  # c + T/u is at a bound where u = |T|/(R/2)
-            rate = half / b1 + 1.0 / self.b_count[rows]
-            d, w = _nodes(self.size[rows], self.b_count[rows], reach, rate)
-            mu = self.centre + total[:, None] / d
-            beta = b1[:, None] / d
-            if self.total.size > _BLOCK_ROWS:  # a large law: recompute rather than hold
-                return mu, beta, w
-            cache[key] = (mu, beta, w)
-        return cache[key]
+        """Centres, scales and weights of the clipped Laplace laws at the nodes of ``rows``."""
+        total, b1 = self.total[rows], self.b_sum[rows]
+        reach, rate = self._kinks(rows)
+        d, w = _nodes(self.size[rows], self.b_count[rows], reach, rate)
+        return self.centre + total[:, None] / d, b1[:, None] / d, w
 
     def _blocks(self) -> list[slice]:
         """Rows in blocks of :data:`_BLOCK_ROWS`, so the nodes of a large batch stay small."""
@@ -337,23 +324,33 @@ class SumCountLaw:
     def mse_at(self, abouts: Sequence[ArrayLike]) -> list[FloatArray]:
         """:meth:`mse` about each of ``abouts`` (each one number or one per row), from one
         pass over the quadrature nodes (the planner asks about the population value and
-        about each sample's statistic)."""
+        about each sample's statistic).
+
+        Compiled, each distinct row of a block (the same sum, size, scales and points: a
+        planner's small samples repeat) is integrated once, at the nodes of its block, and
+        its MSEs copied to its repeats: the same numbers as row by row.
+        """
         points = [
             np.broadcast_to(np.asarray(a, dtype=np.float64), self.total.shape) for a in abouts
         ]
         out = np.empty((len(points), self.total.size))
         for rows in self._blocks():
-            mu, beta, w = self._conditional(rows)
             if _kernels.COMPILED:  # the same closed form, one compiled loop over the nodes
-                out[:, rows] = _kernels.mse_rows_at(
-                    np.ascontiguousarray(mu),
-                    np.ascontiguousarray(beta),
-                    np.ascontiguousarray(w),
-                    float(self.lower),
-                    float(self.upper),
-                    np.ascontiguousarray(np.stack([a[rows] for a in points]), dtype=np.float64),
+                at = np.stack([a[rows] for a in points])
+                keys = np.stack(
+                    [self.total[rows], self.size[rows], self.b_sum[rows], self.b_count[rows], *at]
                 )
+                first, repeat = _kernels.distinct_columns(keys)
+                reach, rate = self._kinks(rows)
+                t, m, b1, b2, r, a = (
+                    np.ascontiguousarray(k[..., first]) for k in (*keys[:4], rate, at)
+                )
+                kinks = np.ascontiguousarray(reach[first])
+                bounds = (self.centre, self.lower, self.upper)
+                got = _kernels.mse_law_rows(t, m, b1, b2, kinks, r, *bounds, a, *_RULE)
+                out[:, rows] = got[:, repeat]
                 continue
+            mu, beta, w = self._conditional(rows)
             for j, a in enumerate(points):
                 g = clipped_laplace_mse(mu, beta, self.lower, self.upper, a[rows, None])
                 out[j, rows] = (w * g).sum(axis=1)
@@ -385,7 +382,7 @@ class SumCountLaw:
                 dtype=np.float64,
             )
         c = self.centre
-        atom = _laplace_cdf((1.0 - m) / b2)
+        atom = laplace_cdf((1.0 - m) / b2)
         at_one = clipped_laplace_coverage(c + t, b1, self.lower, self.upper, tt, xx)
         hi_y, lo_y = tt + xx, tt - xx
         # both ends in one pass (the rows are few, so the passes' overhead dominates)
@@ -406,18 +403,24 @@ class SumCountLaw:
         compiled pass when numba is present: the planner's bound search asks for it)."""
         if not _kernels.COMPILED or not self.total.size:
             return float(np.mean(self.coverage(x, theta)))
+        t, m, b1, b2, repeat = self._distinct_rows
         return float(
             _kernels.coverage_mean(
-                np.ascontiguousarray(self.total, dtype=np.float64),
-                np.ascontiguousarray(self.size, dtype=np.float64),
-                np.ascontiguousarray(self.b_sum, dtype=np.float64),
-                np.ascontiguousarray(self.b_count, dtype=np.float64),
-                float(x),
-                float(theta),
-                float(self.lower),
-                float(self.upper),
+                t, m, b1, b2, repeat, float(x), float(theta), float(self.lower), float(self.upper)
             )
         )
+
+    @functools.cached_property
+    def _distinct_rows(
+        self,
+    ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, NDArray[np.intp]]:
+        """The distinct rows' sums, sizes and scales, and where each row's are among them
+        (:func:`core.mechanisms.sum_count_kernels.distinct_columns`; a planner's small
+        samples repeat)."""
+        keys = np.stack([self.total, self.size, self.b_sum, self.b_count]).astype(np.float64)
+        first, repeat = _kernels.distinct_columns(keys)
+        t, m, b1, b2 = (np.ascontiguousarray(k[first]) for k in keys)
+        return t, m, b1, b2, repeat
 
     @staticmethod
     def merge(laws: list[SumCountLaw]) -> SumCountLaw:

@@ -14,24 +14,28 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ..mechanisms.base import FloatArray
+from ..mechanisms.clamping import laplace_cdf_one as _lap_cdf
 
 try:  # numba is optional: without it the numpy version in sum_count.py runs instead.
     import numba as _numba
 except ImportError:  # pragma: no cover - exercised only where numba is missing
     _numba = None  # type: ignore[assignment]
 
-__all__ = ["COMPILED", "coverage_mean", "coverage_rows", "denominator_nodes", "mse_rows_at"]
+__all__ = [
+    "COMPILED",
+    "coverage_mean",
+    "coverage_rows",
+    "denominator_nodes",
+    "distinct_columns",
+    "mse_law_rows",
+    "mse_rows_at",
+]
 
 #: Whether :func:`coverage_rows` is compiled (else callers use the numpy version).
 COMPILED = _numba is not None
-
-
-def _lap_cdf(z: float) -> float:
-    """``P(Z ≤ z)`` for ``Z ~ Laplace(0, 1)``, without cancellation in either tail."""
-    tail = 0.5 * math.exp(-abs(z))
-    return tail if z < 0.0 else 1.0 - tail
 
 
 def _piece(e_start: float, slope: float, width: float) -> float:
@@ -108,6 +112,20 @@ def _coverage_one(
     return min(max(atom * at_one + below_hi - below_lo, 0.0), 1.0)
 
 
+def distinct_columns(keys: FloatArray) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """``(first, repeat)``: one column of each distinct value among the columns of ``keys``
+    (shape ``(fields, rows)``), and for every column where its value is in ``first``, so
+    that ``keys[:, first][:, repeat]`` is ``keys`` (NaN is distinct from everything)."""
+    order = np.lexsort(keys[::-1])
+    ordered = keys[:, order]
+    new = np.empty(order.size, dtype=bool)
+    new[:1] = True
+    np.any(ordered[:, 1:] != ordered[:, :-1], axis=0, out=new[1:])
+    repeat = np.empty(order.size, dtype=np.intp)
+    repeat[order] = np.cumsum(new) - 1
+    return order[new], repeat
+
+
 def coverage_rows(
     t: FloatArray,
     m: FloatArray,
@@ -131,17 +149,70 @@ def coverage_mean(
     m: FloatArray,
     b1: FloatArray,
     b2: FloatArray,
+    repeat: NDArray[np.intp],
     x: float,
     theta: float,
     lower: float,
     upper: float,
 ) -> float:
-    """The mean over the rows of :func:`coverage_rows` at one ``x`` and one ``θ``."""
+    """The mean over the rows of :func:`coverage_rows` at one ``x`` and one ``θ``, of the
+    law whose row ``i`` is the distinct row ``repeat[i]`` of ``t, m, b1, b2``: each distinct
+    row's coverage once, then the rows' sum in their order (the same sum as row by row)."""
     c = lower + (upper - lower) / 2.0
+    distinct = np.empty(t.size)
+    for k in range(t.size):
+        distinct[k] = _coverage_one(t[k], m[k], b1[k], b2[k], x, theta, c, lower, upper)
     total = 0.0
-    for i in range(t.size):
-        total += _coverage_one(t[i], m[i], b1[i], b2[i], x, theta, c, lower, upper)
-    return total / t.size
+    for i in range(repeat.size):
+        total += distinct[repeat[i]]
+    return total / repeat.size
+
+
+def _add_node(
+    m: float,
+    b: float,
+    weight: float,
+    lower: float,
+    upper: float,
+    a: FloatArray,
+    row: int,
+    out: FloatArray,
+) -> None:
+    """Add ``weight · E[(clip(m + b Z, L, U) − a_j)²]`` to ``out[j, row]`` for every point
+    ``j`` of ``a`` (shape ``(points, rows)``): :func:`core.mechanisms.sum_count.
+    clipped_laplace_mse` at one node, its exponentials shared by the points."""
+    split = min(max(m, lower), upper)
+    left = split > lower
+    right = split < upper
+    e_split = e_low = e_high = e_back = 0.0
+    if left and right:  # μ inside the bounds: two exponentials carry every term
+        e_split = e_back = 0.5  # e^0 at the split
+        e_low = 0.5 * math.exp((lower - m) / b)
+        e_high = 0.5 * math.exp(-(upper - m) / b)
+        p_low = e_low  # the Laplace CDF below μ
+        p_high = 1.0 - (1.0 - e_high)  # as 1 − F above μ, to the last bit
+    else:
+        if left:
+            e_split = 0.5 * math.exp((split - m) / b)
+            e_low = 0.5 * math.exp((lower - m) / b)
+        if right:
+            e_high = 0.5 * math.exp(-(upper - m) / b)
+            e_back = 0.5 * math.exp(-(split - m) / b)
+        p_low = _lap_cdf((lower - m) / b)
+        p_high = 1.0 - _lap_cdf((upper - m) / b)
+    for j in range(a.shape[0]):
+        c = a[j, row]
+        inner = 0.0
+        if left:
+            d1, d0 = split - c, lower - c
+            inner += e_split * (d1 * d1 - 2.0 * b * d1 + 2.0 * b * b)
+            inner -= e_low * (d0 * d0 - 2.0 * b * d0 + 2.0 * b * b)
+        if right:
+            d1, d0 = upper - c, split - c
+            inner -= e_high * (d1 * d1 + 2.0 * b * d1 + 2.0 * b * b)
+            inner += e_back * (d0 * d0 + 2.0 * b * d0 + 2.0 * b * b)
+        g = p_low * (lower - c) ** 2 + p_high * (upper - c) ** 2 + max(inner, 0.0)
+        out[j, row] += weight * g
 
 
 def mse_rows_at(
@@ -152,44 +223,80 @@ def mse_rows_at(
     :func:`core.mechanisms.sum_count.clipped_laplace_mse` over a law's quadrature nodes,
     about several points in one pass (the exponentials of a node are shared)."""
     rows, nodes = mu.shape
-    points = a.shape[0]
-    out = np.zeros((points, rows))
+    out = np.zeros((a.shape[0], rows))
     for i in range(rows):
         for k in range(nodes):
-            m, b = mu[i, k], beta[i, k]
-            split = min(max(m, lower), upper)
-            left = split > lower
-            right = split < upper
-            e_split = e_low = e_high = e_back = 0.0
-            if left and right:  # μ inside the bounds: two exponentials carry every term
-                e_split = e_back = 0.5  # e^0 at the split
-                e_low = 0.5 * math.exp((lower - m) / b)
-                e_high = 0.5 * math.exp(-(upper - m) / b)
-                p_low = e_low  # the Laplace CDF below μ
-                p_high = 1.0 - (1.0 - e_high)  # as 1 − F above μ, to the last bit
-            else:
-                if left:
-                    e_split = 0.5 * math.exp((split - m) / b)
-                    e_low = 0.5 * math.exp((lower - m) / b)
-                if right:
-                    e_high = 0.5 * math.exp(-(upper - m) / b)
-                    e_back = 0.5 * math.exp(-(split - m) / b)
-                p_low = _lap_cdf((lower - m) / b)
-                p_high = 1.0 - _lap_cdf((upper - m) / b)
-            for j in range(points):
-                c = a[j, i]
-                inner = 0.0
-                if left:
-                    d1, d0 = split - c, lower - c
-                    inner += e_split * (d1 * d1 - 2.0 * b * d1 + 2.0 * b * b)
-                    inner -= e_low * (d0 * d0 - 2.0 * b * d0 + 2.0 * b * b)
-                if right:
-                    d1, d0 = upper - c, split - c
-                    inner -= e_high * (d1 * d1 + 2.0 * b * d1 + 2.0 * b * b)
-                    inner += e_back * (d0 * d0 + 2.0 * b * d0 + 2.0 * b * b)
-                g = p_low * (lower - c) ** 2 + p_high * (upper - c) ** 2 + max(inner, 0.0)
-                out[j, i] += w[i, k] * g
+            _add_node(mu[i, k], beta[i, k], w[i, k], lower, upper, a, i, out)
     return out
+
+
+def _graded_steps(
+    m: FloatArray,
+    b2: FloatArray,
+    kinks: FloatArray,
+    rate: FloatArray,
+    span: float,
+    growth: float,
+    even: float,
+    tail: float,
+) -> int:
+    """The graded steps beside each kink that the widest row of a block needs (every row of
+    the block takes as many, :func:`core.mechanisms.sum_count._denominator_nodes`)."""
+    rows, n_kinks = kinks.shape
+    reach = 2.0
+    for r in range(rows):
+        top = max(m[r], 1.0) + tail * b2[r]
+        for j in range(2 + n_kinks):
+            at = 1.0 if j == 0 else (max(m[r], 1.0) if j == 1 else kinks[r, j - 2])
+            at = min(max(at, 1.0), top)
+            first = min(span / rate[r], 0.5 * at)
+            reach = max(reach, even * b2[r] / first)
+    return math.ceil(math.log(reach) / math.log(growth)) + 1
+
+
+def _row_cuts(
+    r: int,
+    m: FloatArray,
+    b2: FloatArray,
+    kinks: FloatArray,
+    rate: FloatArray,
+    grow: FloatArray,
+    span: float,
+    even: float,
+    n_even: int,
+    tail: float,
+    cuts: FloatArray,
+) -> None:
+    """Write row ``r``'s cuts of the count noise's range to ``cuts``, sorted: the graded
+    steps up from every kink and down from every kink but 1, the even pieces, the ends."""
+    n_at = 2 + kinks.shape[1]
+    bottom = max(m[r] - tail * b2[r], 1.0)
+    top = max(m[r], 1.0) + tail * b2[r]
+    c = 0
+    for down in range(2):
+        for j in range(down, n_at):
+            at = 1.0 if j == 0 else (max(m[r], 1.0) if j == 1 else kinks[r, j - 2])
+            at = min(max(at, 1.0), top)
+            first = min(span / rate[r], 0.5 * at)
+            for s in range(grow.size):
+                cuts[c] = at - first * grow[s] if down else at + first * grow[s]
+                c += 1
+    for e in range(n_even):
+        cuts[c] = bottom + even * b2[r] * e
+        c += 1
+    cuts[c] = bottom
+    cuts[c + 1] = top
+    for k in range(cuts.size):
+        cuts[k] = min(max(cuts[k], bottom), top)
+    cuts.sort()
+
+
+def _grow(steps: int, growth: float) -> FloatArray:
+    """``growth^s − 1`` for each graded step ``s``."""
+    grow = np.empty(steps)
+    for s in range(steps):
+        grow[s] = growth**s - 1.0
+    return grow
 
 
 def denominator_nodes(
@@ -210,46 +317,12 @@ def denominator_nodes(
     same pieces in the same order, the empty ones after them, and the atom at 1 last."""
     rows, n_kinks = kinks.shape
     n_at = 2 + n_kinks
-    at = np.empty((rows, n_at))
-    first = np.empty((rows, n_at))
-    reach = 2.0
-    for r in range(rows):
-        top = max(m[r], 1.0) + tail * b2[r]
-        at[r, 0] = 1.0
-        at[r, 1] = max(m[r], 1.0)
-        for j in range(n_kinks):
-            at[r, 2 + j] = kinks[r, j]
-        for j in range(n_at):
-            at[r, j] = min(max(at[r, j], 1.0), top)
-            first[r, j] = min(span / rate[r], 0.5 * at[r, j])
-            reach = max(reach, even * b2[r] / first[r, j])
-    steps = math.ceil(math.log(reach) / math.log(growth)) + 1
-    grow = np.empty(steps)
-    for s in range(steps):
-        grow[s] = growth**s - 1.0
-    n_cuts = n_at * steps + (n_at - 1) * steps + n_even + 2
+    grow = _grow(_graded_steps(m, b2, kinks, rate, span, growth, even, tail), growth)
+    n_cuts = n_at * grow.size + (n_at - 1) * grow.size + n_even + 2
     cuts = np.empty((rows, n_cuts))
     width = 0
     for r in range(rows):
-        bottom = max(m[r] - tail * b2[r], 1.0)
-        top = max(m[r], 1.0) + tail * b2[r]
-        c = 0
-        for j in range(n_at):
-            for s in range(steps):
-                cuts[r, c] = at[r, j] + first[r, j] * grow[s]
-                c += 1
-        for j in range(1, n_at):
-            for s in range(steps):
-                cuts[r, c] = at[r, j] - first[r, j] * grow[s]
-                c += 1
-        for e in range(n_even):
-            cuts[r, c] = bottom + even * b2[r] * e
-            c += 1
-        cuts[r, c] = bottom
-        cuts[r, c + 1] = top
-        for k in range(n_cuts):
-            cuts[r, k] = min(max(cuts[r, k], bottom), top)
-        cuts[r] = np.sort(cuts[r])
+        _row_cuts(r, m, b2, kinks, rate, grow, span, even, n_even, tail, cuts[r])
         pieces = 0
         for k in range(n_cuts - 1):
             if cuts[r, k + 1] > cuts[r, k]:
@@ -279,12 +352,61 @@ def denominator_nodes(
     return nodes, weights
 
 
+def mse_law_rows(
+    total: FloatArray,
+    m: FloatArray,
+    b1: FloatArray,
+    b2: FloatArray,
+    kinks: FloatArray,
+    rate: FloatArray,
+    centre: float,
+    lower: float,
+    upper: float,
+    a: FloatArray,
+    xg: FloatArray,
+    wg: FloatArray,
+    span: float,
+    growth: float,
+    even: float,
+    n_even: int,
+    tail: float,
+) -> FloatArray:
+    """:func:`mse_rows_at` of a :class:`core.mechanisms.sum_count.SumCountLaw`'s rows at the
+    nodes of :func:`denominator_nodes`, without building them: each row's cuts, then its
+    nodes piece by piece (the clipped Laplace of centre ``c + T/u`` and scale ``b₁/u`` at
+    the node ``u``), in the same order, so the sums are the same; the empty pieces, whose
+    weights are 0, are skipped."""
+    rows, n_kinks = kinks.shape
+    n_at = 2 + n_kinks
+    grow = _grow(_graded_steps(m, b2, kinks, rate, span, growth, even, tail), growth)
+    cuts = np.empty(n_at * grow.size + (n_at - 1) * grow.size + n_even + 2)
+    out = np.zeros((a.shape[0], rows))
+    for r in range(rows):
+        _row_cuts(r, m, b2, kinks, rate, grow, span, even, n_even, tail, cuts)
+        t, s1, s2, mr = total[r], b1[r], b2[r], m[r]
+        for k in range(cuts.size - 1):
+            left, right = cuts[k], cuts[k + 1]
+            if not right > left:
+                continue
+            half = 0.5 * (right - left)
+            for g in range(xg.size):
+                u = (left + half) + half * xg[g]
+                weight = math.exp(-abs(u - mr) / s2) / (2.0 * s2) * half * wg[g]
+                _add_node(centre + t / u, s1 / u, weight, lower, upper, a, r, out)
+        _add_node(centre + t / 1.0, s1 / 1.0, _lap_cdf((1.0 - mr) / s2), lower, upper, a, r, out)
+    return out
+
+
 if _numba is not None:
-    _lap_cdf = _numba.njit(cache=True, nogil=True)(_lap_cdf)
     _piece = _numba.njit(cache=True, nogil=True)(_piece)
     _expectation = _numba.njit(cache=True, nogil=True)(_expectation)
     _coverage_one = _numba.njit(cache=True, nogil=True)(_coverage_one)
     coverage_rows = _numba.njit(cache=True, nogil=True)(coverage_rows)
     coverage_mean = _numba.njit(cache=True, nogil=True)(coverage_mean)
+    _add_node = _numba.njit(cache=True, nogil=True)(_add_node)
     mse_rows_at = _numba.njit(cache=True, nogil=True)(mse_rows_at)
+    _graded_steps = _numba.njit(cache=True, nogil=True)(_graded_steps)
+    _row_cuts = _numba.njit(cache=True, nogil=True)(_row_cuts)
+    _grow = _numba.njit(cache=True, nogil=True)(_grow)
     denominator_nodes = _numba.njit(cache=True, nogil=True)(denominator_nodes)
+    mse_law_rows = _numba.njit(cache=True, nogil=True)(mse_law_rows)

@@ -19,7 +19,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..mechanisms.base import Mechanism
-from ..mechanisms.clamping import clamped_abs_coverage
+from ..mechanisms.clamping import clamped_abs_coverage, laplace_cdf
+from ..mechanisms.clamping import laplace_cdf_one as _lap_cdf
 
 try:  # numba is optional: without it the numpy version runs instead.
     import numba as _numba
@@ -40,12 +41,6 @@ FloatArray = NDArray[np.float64]
 
 #: Whether :func:`laplace_coverage` is compiled.
 COMPILED = _numba is not None
-
-
-def _lap_cdf(z: float) -> float:
-    """``P(Z ≤ z)`` for ``Z ~ Laplace(0, 1)``, without cancellation in either tail."""
-    tail = 0.5 * math.exp(-abs(z))
-    return tail if z < 0.0 else 1.0 - tail
 
 
 def _coverage_rows(
@@ -90,7 +85,6 @@ def _coverage_mean(
 
 
 if _numba is not None:
-    _lap_cdf = _numba.njit(cache=True, nogil=True)(_lap_cdf)
     _coverage_rows = _numba.njit(cache=True, nogil=True)(_coverage_rows)
     _coverage_mean = _numba.njit(cache=True, nogil=True)(_coverage_mean)
 
@@ -116,12 +110,6 @@ class LaplaceCoverage:
         return float(_coverage_mean(float(x), *args))
 
 
-def _numpy_cdf(z: FloatArray) -> FloatArray:
-    """:func:`_lap_cdf` of every element."""
-    tail = 0.5 * np.exp(-np.abs(z))
-    return np.asarray(np.where(z < 0, tail, 1.0 - tail), dtype=np.float64)
-
-
 def is_laplace(cdf: Callable[[FloatArray], FloatArray]) -> bool:
     """Whether ``cdf`` is the base class's Laplace(0, 1) CDF (a mechanism's bound method)."""
     return getattr(cdf, "__func__", None) is Mechanism.standard_noise_cdf
@@ -135,7 +123,7 @@ def laplace_coverage(
     e = np.ascontiguousarray(err, dtype=np.float64).reshape(-1)
     b = np.ascontiguousarray(np.broadcast_to(np.asarray(scale, dtype=np.float64), e.shape))
     if not COMPILED or not e.size:  # pragma: no cover - numba is a pinned dependency
-        return clamped_abs_coverage(e, b, _numpy_cdf, below, above)
+        return clamped_abs_coverage(e, b, laplace_cdf, below, above)
     return LaplaceCoverage(e, b, below, above)
 
 

@@ -44,6 +44,8 @@ def median_rank(n: int) -> int:
 
 def check_quantile(quantile: object) -> float:
     """A quantile level in the open interval (0, 1), as a Python float."""
+    if type(quantile) is float and 0.0 < quantile < 1.0:  # already a level: the usual case
+        return quantile
     q = finite_scalar("quantile", quantile)
     return float(check_interval("quantile", q, 0.0, 1.0, low_open=True, high_open=True))
 

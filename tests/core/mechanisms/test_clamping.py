@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from scipy import integrate, stats
 
 from core.mechanisms import clamping
@@ -63,3 +64,36 @@ def test_symmetric_partial_moments_agree_with_laplace() -> None:
     got = clamping.symmetric_partial_moments(z, tail1, tail2, 2.0)
     want = clamping.laplace_partial_moments(z)
     assert np.allclose(got[0], want[0]) and np.allclose(got[1], want[1])
+
+
+def test_compiled_laplace_moments_equal_the_numpy_closed_form() -> None:
+    """The one-pass Laplace moments of a clamped release are :func:`clamping.clip_moments`'s,
+    rows without noise and unbounded sides included."""
+    rng = np.random.default_rng(3)
+    t = rng.uniform(-5.0, 15.0, 400)
+    b = np.where(rng.random(400) < 0.1, 0.0, rng.uniform(1e-3, 30.0, 400))
+    for lower, upper in ((0.0, 10.0), (-math.inf, 10.0), (0.0, math.inf), (2.0, 2.5)):
+        mean, second = clamping.laplace_clamped_moments(t, b, lower, upper)
+        safe = np.where(b > 0, b, 1.0)
+        first, square = clamping.clip_moments(
+            np.where(b > 0, (lower - t) / safe, 0.0),
+            np.where(b > 0, (upper - t) / safe, 0.0),
+            clamping.laplace_cdf,
+            clamping.laplace_partial_moments,
+            2.0,
+        )
+        fixed = np.clip(t, lower, upper) - t
+        np.testing.assert_allclose(mean, np.where(b > 0, b * first, fixed), rtol=1e-13, atol=1e-13)
+        want = np.where(b > 0, b * b * square, fixed * fixed)
+        # E[e²] is a difference of partial moments: both ways lose the same few bits
+        np.testing.assert_allclose(second, want, rtol=1e-11, atol=1e-12)
+    assert clamping.laplace_clamped_moments(t[:6].reshape(2, 3), 1.0, 0.0, 10.0)[0].shape == (2, 3)
+
+
+def test_the_laplace_cdf_has_no_cancellation_in_either_tail() -> None:
+    z = np.array([-700.0, -2.0, 0.0, 2.0, 40.0])
+    want = [0.5 * math.exp(-700.0), 0.5 * math.exp(-2.0), 0.5, 1 - 0.5 * math.exp(-2.0), 1.0]
+    np.testing.assert_allclose(clamping.laplace_cdf(z), want, rtol=1e-15)
+    assert clamping.laplace_cdf(z)[0] > 0.0
+    for zi, wi in zip(z, want, strict=True):
+        assert clamping.laplace_cdf_one(float(zi)) == pytest.approx(wi, rel=1e-15)

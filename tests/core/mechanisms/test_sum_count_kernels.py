@@ -82,3 +82,25 @@ def test_compiled_nodes_equal_numpy() -> None:
         assert nodes.shape == want_nodes.shape
         np.testing.assert_allclose(nodes, want_nodes, rtol=1e-14)
         np.testing.assert_allclose(weights, want_weights, rtol=1e-12, atol=1e-16)
+
+
+@pytest.mark.skipif(not kernels.COMPILED, reason="numba is not installed")
+def test_repeated_rows_give_the_numbers_of_each_row_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A law whose rows repeat (a planner's small samples), some alike but for one field or
+    for the point asked about: each row's MSE and the mean coverage equal numpy's row by row."""
+    rng = np.random.default_rng(11)
+    base = np.array(
+        [[-4.0, 2.0, 3.0, 1.5], [-4.0, 2.0, 3.0, 0.5], [-4.0, 2.0, 0.7, 1.5], [6.0, 2.0, 3.0, 1.5]]
+    )
+    pick = rng.integers(0, len(base), 60)
+    t, m, b1, b2 = base[pick].T.copy()
+    law = sc.SumCountLaw(t, m, b1, b2, -3.0, 12.0)
+    about = np.where(rng.random(60) < 0.5, 1.0, 2.0)  # alike rows asked about two points
+    monkeypatch.setattr(kernels, "COMPILED", True)
+    got = law.mse_at([4.5, about])
+    coverage = [law.mean_coverage(x, 4.5) for x in (0.5, 2.0, 6.0)]
+    monkeypatch.setattr(kernels, "COMPILED", False)
+    for mse, point in zip(got, (4.5, about), strict=True):
+        np.testing.assert_allclose(mse, law.mse(point), rtol=1e-12, atol=1e-12)
+    for x, mean in zip((0.5, 2.0, 6.0), coverage, strict=True):
+        assert mean == pytest.approx(float(law.coverage(x, 4.5).mean()), rel=1e-12, abs=1e-14)

@@ -193,3 +193,33 @@ def test_cells_are_listed_in_reading_order_for_every_consumer() -> None:
     for row in plan.table.itertuples(index=False):
         stat_index = plan.statistics.index(row.statistic)
         assert row.seed == cell_seed(0, int(row.cell), stat_index)
+
+
+#: The table of ``table_plan`` as planned before the size-free mean's distinct rows and the
+#: compiled clamped moments (the same seed gives the same numbers): cell, statistic, design,
+#: mechanism, rate, rmse, error_95.
+REFERENCE = [
+    ("1-4", "median", "poisson", "exponential", 0.2, 0.5457243055350364, 0.87128425590356),
+    ("1-4", "mean", "census", "sum_count", 1.0, 165.5658425068118, 384.75524985688736),
+    ("5-9", "median", "census", "exponential", 1.0, 3406.946793963459, 8560.703330345179),
+    ("5-9", "mean", "census", "sum_count", 1.0, 487.3603297381492, 1133.8587322720173),
+    (
+        "10-19",
+        "median",
+        "poisson",
+        "exponential",
+        0.7071067811865476,
+        2519.165066848094,
+        5136.591036178875,
+    ),
+    ("10-19", "mean", "census", "sum_count", 1.0, 683.6968048201204, 1584.0462297821034),
+]
+
+
+def test_the_table_is_the_reference_for_its_seed(table_plan) -> None:
+    t = table_plan.table
+    got = list(zip(t["size_class"], t["statistic"], t["design"], t["mechanism"], strict=True))
+    assert got == [r[:4] for r in REFERENCE]
+    np.testing.assert_allclose(t["rate"], [r[4] for r in REFERENCE], rtol=1e-12)
+    np.testing.assert_allclose(t["rmse"], [r[5] for r in REFERENCE], rtol=1e-9)
+    np.testing.assert_allclose(t["error_95"], [r[6] for r in REFERENCE], rtol=1e-9)
