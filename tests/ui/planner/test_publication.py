@@ -8,22 +8,29 @@ the shares and the recomputed ε.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 import pytest
 
 from core.populations import make_builtin
-from core.publication import plan_table
+from core.publication import TablePlan, plan_table
 from core.publication.config import load_config
 from ui.format import fmt
 from ui.planner import publication_text as ptext
 from ui.planner.exports.publication_package import config_yaml
 
 POP = make_builtin("establishments", seed=3, size=400)
-PLAN = plan_table(
-    POP, ["strata"], ["median", {"quantile": 0.9}], 1.0, designs=["poisson"], reps=10, seed=4
-)
+
+
+@functools.cache
+def _plan() -> TablePlan:
+    """The table the tests read, planned once per test process when a test first needs it
+    (not while the suite is collected)."""
+    return plan_table(
+        POP, ["strata"], ["median", {"quantile": 0.9}], 1.0, designs=["poisson"], reps=10, seed=4
+    )
 
 
 def test_groups_and_statistics_offered() -> None:
@@ -37,7 +44,7 @@ def test_groups_and_statistics_offered() -> None:
 
 @pytest.mark.parametrize("labels_fixed", [False, True])
 def test_config_loads_in_batch_and_asks_for_the_same_plan(tmp_path, labels_fixed: bool) -> None:
-    settings = {**PLAN.settings, "labels_fixed": labels_fixed, "rates": [0.1, 0.5]}
+    settings = {**_plan().settings, "labels_fixed": labels_fixed, "rates": [0.1, 0.5]}
     entry = ptext.population_entry(POP, "establishments", 3)
     config = ptext.config_dict(entry, settings, ["median", {"quantile": 0.9}])
     path = tmp_path / "publication.yaml"
@@ -90,7 +97,7 @@ def test_an_uploaded_files_config_says_what_the_page_used(survey) -> None:
         "strata_column": "stratid",
         "cluster_column": ["stratid", "psuid"],
     }
-    config = ptext.config_dict(entry, {**PLAN.settings, "groups": ["strata"]}, ["median"])
+    config = ptext.config_dict(entry, {**_plan().settings, "groups": ["strata"]}, ["median"])
     text = config_yaml(config, pop)
     comments = " ".join(line for line in text.splitlines() if line.startswith("#"))
     assert "health_survey.dta" in comments and "put its path" in comments
@@ -115,7 +122,7 @@ def test_a_population_built_in_code_gets_its_own_columns_and_bounds(tmp_path) ->
         "strata_column": POP.stratum_label,
         "cluster_column": POP.cluster_label,
     }
-    config = ptext.config_dict(entry, PLAN.settings, ["median"])
+    config = ptext.config_dict(entry, _plan().settings, ["median"])
     path = tmp_path / "publication.yaml"
     path.write_text(config_yaml(config, POP), encoding="utf-8")
     assert "not read from a file" in path.read_text(encoding="utf-8")
@@ -123,10 +130,10 @@ def test_a_population_built_in_code_gets_its_own_columns_and_bounds(tmp_path) ->
 
 
 def test_heat_map_colours_are_the_capped_relative_errors() -> None:
-    fig, data = ptext.heatmap_figure(PLAN)
+    fig, data = ptext.heatmap_figure(_plan())
     trace = fig.data[0]
     z = np.asarray(trace.z, dtype=float)
-    t = PLAN.table
+    t = _plan().table
     assert z.shape == (t["cell"].nunique(), 2)
     assert list(trace.x) == ["median", "quantile 0.9"]
     rel = data.set_index(["cell", "statistic"])["relative_error"]
@@ -143,18 +150,18 @@ def test_heat_map_colours_are_the_capped_relative_errors() -> None:
 
 
 def test_composition_words_state_the_budget_shares_and_the_check() -> None:
-    words = ptext.composition_words(PLAN)
-    assert PLAN.budget.reason in words
+    words = ptext.composition_words(_plan())
+    assert _plan().budget.reason in words
     assert "median 50 %" in words and "quantile 0.9 50 %" in words
     assert "ε = 1 for the promised ε_target = 1" in words
     assert "not used" in words  # the fixed-size simple random sample is refused, with why
 
 
 def test_shown_table_keeps_the_rows_and_names_the_designs() -> None:
-    shown = ptext.shown_table(PLAN)
-    assert len(shown) == len(PLAN.table)
+    shown = ptext.shown_table(_plan())
+    assert len(shown) == len(_plan().table)
     assert list(shown.columns[:2]) == [POP.stratum_label, "statistic"]
-    np.testing.assert_allclose(shown["b₉₅"], PLAN.table["error_95"], rtol=1e-12)
+    np.testing.assert_allclose(shown["b₉₅"], _plan().table["error_95"], rtol=1e-12)
 
 
 def test_an_optimised_split_is_said_with_its_shares() -> None:
@@ -281,14 +288,14 @@ def test_live_rows_show_each_planned_row_as_the_finished_table_does() -> None:
     names, labels, _ = cells_of(POP, ["strata"])
     live = LiveTable(st.empty(), "k", names, labels)
     live.report(None)
-    columns = [c for c in TABLE_COLUMNS if c in PLAN.table.columns]
-    rows = PLAN.table[columns].to_dict("records")
+    columns = [c for c in TABLE_COLUMNS if c in _plan().table.columns]
+    rows = _plan().table[columns].to_dict("records")
     for i, row in enumerate(rows):
         live.report((i, len(rows)))
         live.row(row)
     assert live.count == 2 * len(rows) + 1  # one drawing per report and per row
     partial = live.partial()
-    shown = ptext.shown_table(PLAN)
+    shown = ptext.shown_table(_plan())
     assert list(partial.columns) == list(shown.columns)
     assert [str(v) for v in partial[POP.stratum_label]] == [
         str(v) for v in shown[POP.stratum_label]

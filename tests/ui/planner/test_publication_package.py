@@ -12,6 +12,7 @@ under a second.
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import os
@@ -24,7 +25,7 @@ import pandas as pd
 import pytest
 
 from core.populations import make_builtin
-from core.publication import plan_table
+from core.publication import TablePlan, plan_table
 from tests.conftest import ROOT
 from tests.notebooks import from_the_clone
 from ui.planner import publication as pub
@@ -42,8 +43,13 @@ ARGS = {
     "reps": 50,
     "seed": 2,
 }
-#: The table as core plans it, called directly.
-DIRECT = plan_table(POP, ["strata"], STATS, **ARGS)
+
+
+@functools.cache
+def _direct() -> TablePlan:
+    """The table as core plans it, called directly (once per test process, when first
+    needed, not while the suite is collected)."""
+    return plan_table(POP, ["strata"], STATS, **ARGS)
 
 
 @pytest.fixture(scope="module")
@@ -114,7 +120,7 @@ def test_the_zip_holds_exactly_its_files_and_the_pages_table(page_plan) -> None:
 
 def test_the_script_reproduces_plan_table_in_a_process_of_its_own(page_plan, tmp_path) -> None:
     result, config = page_plan
-    _same_table(_read(DIRECT.table.to_csv(index=False)), result.table)  # the page's is core's
+    _same_table(_read(_direct().table.to_csv(index=False)), result.table)  # the page's is core's
     files = _files(pkg.publication_zip(config, POP, result))
     (tmp_path / "publication.yaml").write_text(files["publication.yaml"], encoding="utf-8")
     script = from_the_clone(files["plan_publication.py"])
@@ -130,7 +136,7 @@ def test_the_script_reproduces_plan_table_in_a_process_of_its_own(page_plan, tmp
     assert run.returncode == 0, run.stderr[-2000:]
     assert "22 cell x statistic plans" in run.stdout
     written = (tmp_path / "plan" / "plan.csv").read_text(encoding="utf-8")
-    _same_table(_read(written), DIRECT.table)
+    _same_table(_read(written), _direct().table)
 
 
 def test_the_script_of_a_file_population_says_when_the_file_is_missing(page_plan, tmp_path):
