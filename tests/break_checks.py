@@ -3185,6 +3185,18 @@ BREAKS: tuple[Break, ...] = (
             "test_compiled_laplace_moments_equal_the_numpy_closed_form",
         ),
     ),
+    Break(
+        name="suite-extremes-population-reads-uncounted",
+        item="37 suite time",
+        path="tests/pages/test_extremes.py",
+        old="        reads.count += 1\n",
+        new="        pass\n",
+        tests=(
+            "tests/pages/test_extremes.py::"
+            "test_every_control_at_its_extremes_gives_a_result_or_a_chosen_message"
+            "[amplification.py:strata+clusters]",
+        ),
+    ),
 )
 
 
