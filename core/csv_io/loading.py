@@ -261,8 +261,9 @@ def population_from_table(
     clusters = _labels(table, cluster_columns, usable, order, notes, "cluster")
     categories = _labels(table, category_columns, usable, order, notes, "category")
     category_label = LABEL_NAME_JOIN.join(category_columns) or "category"
-    if categories is not None:
-        check_category_count(len(categories.categories), category_label)
+    if categories is not None:  # the categories used (a blank's entry may be unused)
+        used = np.bincount(categories.codes, minlength=len(categories.categories))
+        check_category_count(int(np.count_nonzero(used)), category_label)
     stratum_label = LABEL_NAME_JOIN.join(stratum_columns) or "stratum"
     cluster_label = LABEL_NAME_JOIN.join(cluster_columns) or "cluster"
     if strata is not None and clusters is not None:
