@@ -61,15 +61,40 @@ TOYS: dict[str, ref.Toy] = {
     "five": ref.Toy(((0, 0, 0), (1, 0, 0), (1, 0, 1), (3, 1, 1), (4, 1, 2)), 0.0, 4.0),
     # Strata of 3 and 3, clusters of 2, 2 and 2.
     "six": ref.Toy(((0, 0, 0), (2, 0, 0), (2, 0, 1), (2, 1, 1), (3, 1, 2), (4, 1, 2)), 0.0, 4.0),
+    # Bounds [−1, 3]: a total's two sensitivities differ (3 added or removed, 4 changed).
+    "signed": ref.Toy(((-1, 0, 0), (0, 0, 0), (1, 0, 1), (3, 1, 1), (3, 1, 2), (2, 1, 2)), -1, 3),
 }
-RATES = {"five": (0.5,), "six": (0.4,)}
+RATES = {"five": (0.5,), "six": (0.4,), "signed": (0.5,)}
 
-#: y per record (value, stratum, cluster) and its sensitivity (both relations: y ∈ [0, Δ]).
-STATISTICS: dict[str, tuple[Callable[[ref.Record], float], int]] = {
-    "count_range": (lambda r: float(1.0 <= r[0] <= 2.0), 1),
-    "count_stratum": (lambda r: float(r[1] == 1), 1),
-    "total": (lambda r: float(r[0]), 4),
+#: y per record (value, stratum, cluster), and whether y is the value (bounded by the
+#: population's bounds) rather than a 0/1 indicator.
+STATISTICS: dict[str, tuple[Callable[[ref.Record], float], bool]] = {
+    "count_range": (lambda r: float(1.0 <= r[0] <= 2.0), False),
+    "count_stratum": (lambda r: float(r[1] == 1), False),
+    "total": (lambda r: float(r[0]), True),
 }
+
+
+def sensitivities(statistic: str, toy: ref.Toy) -> dict[str, int]:
+    """The sensitivity of Σ y per relation: ``max(|y_lo|, |y_hi|)`` for a record added or
+    removed, ``y_hi − y_lo`` for one changed."""
+    lo, hi = (toy.lower, toy.upper) if STATISTICS[statistic][1] else (0.0, 1.0)
+    return {"deletion": int(max(abs(lo), abs(hi))), "replacement": int(hi - lo)}
+
+
+def budget_factors(mechanism: str, sens: dict[str, int], relation: str) -> BudgetFactors:
+    """The two budgets per unit of ``eps_sample`` of a mechanism calibrated to the
+    sensitivity of ``relation``: the ratio of sensitivities for Laplace and the geometric
+    (their loss is linear in the shift); 1 for the discrete Gaussian where the other
+    sensitivity is not larger (its δ grows with the sensitivity), else none."""
+    cal = sens[relation]
+    if mechanism == "discrete_gaussian":
+        ar = 1.0 if sens["deletion"] <= cal else None
+        ch = 1.0 if sens["replacement"] <= cal else None
+        return BudgetFactors(mechanism, ar, ch)
+    return BudgetFactors(mechanism, sens["deletion"] / cal, sens["replacement"] / cal)
+
+
 MECHANISMS = ("laplace", "geometric", "discrete_gaussian")
 
 
@@ -134,15 +159,16 @@ class Plan:
 
 
 def plan_of(case: Case) -> Plan:
-    """The budgets the plan fixes on the population (counts and totals of values in [0, U]
-    have the same sensitivity under both relations, so both budget factors are 1)."""
+    """The budgets the plan fixes on the population, the noise calibrated to the
+    sensitivity of the relation planned."""
     toy, d = case.population, DESIGNS[case.design]
     point = d.point(toy.frame(), case.rate)
     assert point is not None
-    factors = BudgetFactors(case.mechanism, 1.0, 1.0)
+    both = sensitivities(case.statistic, toy)
+    factors = budget_factors(case.mechanism, both, case.relation)
     eps = d.accounting(EPS_TARGET, case.relation, factors, point).eps_sample
     delta = d.delta_sample(_delta_target(toy), point)
-    sens = STATISTICS[case.statistic][1]
+    sens = both[case.relation]
     if case.mechanism == "laplace":
         parameter = sens / eps
     elif case.mechanism == "geometric":
@@ -365,7 +391,8 @@ def test_zcdp_of_the_census_release() -> None:
     toy = TOYS["six"]
     point = DESIGNS["census"].point(toy.frame(), 1.0)
     assert point is not None
-    for statistic, (_, sens) in STATISTICS.items():
+    for statistic in STATISTICS:
+        sens = sensitivities(statistic, toy)["replacement"]
         sigma = dg.sigma_for_rho(rho, sens)
         kernel = _log_kernel("discrete_gaussian", sigma)
         base = sum_law(toy, "census", statistic, point)
