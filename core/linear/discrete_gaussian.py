@@ -84,6 +84,7 @@ __all__ = [
     "abs_quantile",
     "below",
     "check_sensitivity",
+    "delta_curve",
     "delta_for_eps",
     "log_normaliser",
     "pmf",
@@ -263,6 +264,13 @@ def delta_for_eps(eps: float, sigma: float, sensitivity: float = 1) -> float:
     e, s, d = _eps(eps), _sigma(sigma), check_sensitivity(sensitivity)
     a = e * s * s / d - d / 2.0
     return min(1.0, _sum_from(s, math.floor(a) + 1, e, d))
+
+
+def delta_curve(eps: ArrayLike, sigma: float, sensitivity: float = 1) -> NDArray[np.float64]:
+    """:func:`delta_for_eps` at each ``ε`` of ``eps``: the exact (ε, δ) curve of ``N_Z(0, σ²)``."""
+    e = np.asarray(eps, dtype=np.float64)
+    flat = [delta_for_eps(float(v), sigma, sensitivity) for v in e.ravel()]
+    return np.asarray(flat, dtype=np.float64).reshape(e.shape)
 
 
 def sigma_for_eps_delta(eps: float, delta: float, sensitivity: float = 1) -> float:

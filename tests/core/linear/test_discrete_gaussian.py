@@ -133,6 +133,14 @@ def test_delta_grows_with_the_sensitivity(eps, sigma, sens):
     )
 
 
+def test_delta_curve_is_decreasing_and_pointwise():
+    eps = np.array([0.0, 1e-12, 0.1, 1.0, 10.0, 1000.0])
+    curve = dg.delta_curve(eps, 2.0, 1)
+    assert curve.shape == eps.shape
+    assert np.all(np.diff(curve) <= 0.0)
+    assert curve[3] == pytest.approx(dg.delta_for_eps(1.0, 2.0, 1))
+
+
 def test_below_is_the_left_continuous_cdf():
     sigma = 1.7
     k = dg.support_radius(sigma)
