@@ -40,8 +40,8 @@ from ..planner.errors import LEVEL
 from ..population import Population
 from .mechanisms import LINEAR_MECHANISMS, LinearMechanism
 from .moments import LinearMoments
-from .statistic import LinearStatistic, check_statistic, sensitivities, y_values
-from .sums import GroupSums, group_sums
+from .statistic import LinearStatistic, check_statistic, indicator, sensitivities, y_bounds
+from .sums import GroupSums, selection_sums
 
 __all__ = [
     "EXACT",
@@ -63,7 +63,7 @@ PROPORTION_NEEDS_N = (
     "count."
 )
 #: Equal-probability nodes of the normal sampling error (:func:`sample_coverage`).
-NODES = 400
+NODES = 256
 
 
 def default_linear_mechanisms(integer: bool, rho_target: float | None = None) -> tuple[str, ...]:
@@ -279,10 +279,13 @@ def plan_linear(
     if stat.kind == "proportion" and relation == "deletion" and not sizes_public:
         raise ValueError(PROPORTION_NEEDS_N)
     scale = 1.0 / N if stat.kind == "proportion" else 1.0
-    y, lo, hi = y_values(population, stat)
+    lo, hi = y_bounds(population, stat)
     sens = sensitivities(population, stat)
+    keep = indicator(population, stat)
     integer = stat.kind != "total" or bool(
-        float(lo).is_integer() and float(hi).is_integer() and np.all(np.floor(y) == y)
+        float(lo).is_integer()
+        and float(hi).is_integer()
+        and frame.prepared("whole_values", lambda f: bool(np.all(np.floor(f.values) == f.values)))
     )
     fits = default_linear_mechanisms(integer, rho_target)
     names = fits if mechanisms is None else tuple(m for m in mechanisms if m in fits)
@@ -296,7 +299,8 @@ def plan_linear(
             "none of the mechanisms asked fits this statistic (the integer mechanisms need "
             "whole-number values and bounds)"
         )
-    sums = sums if sums is not None else group_sums(frame, y)
+    if sums is None:
+        sums = selection_sums(frame, keep, frame.values if stat.kind == "total" else None)
     statuses: tuple[DesignStatus, ...] = design_statuses(frame, "mean", relation)
     chosen = [
         s.name
