@@ -223,3 +223,5 @@ def register(mechanism: LinearMechanism) -> None:
 
 register(Laplace())
 register(Geometric())
+
+from . import discrete_gaussian as _discrete_gaussian  # noqa: E402, F401  (registers itself)

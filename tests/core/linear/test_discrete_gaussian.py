@@ -110,15 +110,33 @@ def test_extreme_epsilons():
 
 @settings(max_examples=30, deadline=None)
 @given(hs.floats(0.01, 5.0), hs.floats(0.2, 30.0), hs.floats(1.01, 3.0), hs.integers(1, 3))
-def test_delta_decreases_in_sigma_and_in_eps(eps, sigma, factor, sens):
+def test_delta_decreases_in_eps(eps, sigma, factor, sens):
+    d = dg.delta_for_eps(eps, sigma, sens)
+    assert dg.delta_for_eps(eps * factor, sigma, sens) <= d * (1 + 1e-12)
+
+
+@settings(max_examples=30, deadline=None)
+@given(hs.floats(0.01, 1.0), hs.floats(1.0, 300.0), hs.floats(1.01, 3.0), hs.integers(1, 3))
+def test_delta_decreases_in_sigma_away_from_the_lattice(eps, sigma, factor, sens):
     d = dg.delta_for_eps(eps, sigma, sens)
     assert dg.delta_for_eps(eps, sigma * factor, sens) <= d * (1 + 1e-12)
-    assert dg.delta_for_eps(eps * factor, sigma, sens) <= d * (1 + 1e-12)
+
+
+def test_delta_is_not_monotone_in_sigma_on_the_lattice():
+    """ε = 1.5, Δ = 1: δ rises from σ = 1 to σ = 1.04 (the x = 1 term leaves the sum at
+    σ = 1, then the terms x ≥ 2 grow).  Checked at 50 digits; σ for a δ in that range still
+    satisfies the bound."""
+    lo, hi = dg.delta_for_eps(1.5, 1.0), dg.delta_for_eps(1.5, 1.04)
+    assert hi > lo * 1.01
+    assert lo == pytest.approx(ref_delta(1.5, 1.0, 1), rel=1e-12)
+    assert hi == pytest.approx(ref_delta(1.5, 1.04, 1), rel=1e-12)
+    s = dg.sigma_for_eps_delta(1.5, 0.0385)
+    assert dg.delta_for_eps(1.5, s) <= 0.0385
 
 
 @settings(max_examples=15, deadline=None)
 @given(hs.floats(0.05, 3.0), hs.sampled_from([1e-3, 1e-6, 1e-9]), hs.integers(1, 4))
-def test_sigma_for_eps_delta_is_the_smallest(eps, delta, sens):
+def test_sigma_for_eps_delta_is_the_smallest_of_its_bracket(eps, delta, sens):
     s = dg.sigma_for_eps_delta(eps, delta, sens)
     assert dg.delta_for_eps(eps, s, sens) <= delta
     assert dg.delta_for_eps(eps, s * (1 - 1e-8), sens) > delta
