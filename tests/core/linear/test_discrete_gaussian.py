@@ -226,3 +226,45 @@ def test_sampler_follows_the_pmf():
 def test_bad_input_gets_a_sentence(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+@pytest.mark.parametrize("sigma", [0.4, 3.0, 150.0, 250.0, 2000.0])
+def test_vectorised_tails_equal_the_direct_sums(sigma):
+    t = np.array([-3 * sigma, -1.5, -0.5, 0.0, 0.7, 2.0, sigma, 2.5 * sigma, 10 * sigma])
+    want = []
+    for v in t:
+        m = math.floor(v) + 1
+        want.append(
+            1.0 - dg._direct_sum(sigma, 1 - m, None, 1)
+            if m <= 0
+            else dg._direct_sum(sigma, m, None, 1)
+        )
+    assert np.allclose(dg.tails(sigma, t), want, rtol=1e-12, atol=1e-300)
+    assert np.allclose(dg.below(sigma, t), 1.0 - np.asarray(dg.tails(sigma, t - 1e-9)))
+
+
+def test_registered_mechanism():
+    from core.linear.mechanisms import LINEAR_MECHANISMS
+
+    m = LINEAR_MECHANISMS["discrete_gaussian"]
+    assert m.integer and m.uses_delta and m.zcdp
+    s = m.parameter(0.5, 1e-6, 2)
+    assert s == pytest.approx(dg.sigma_for_eps_delta(0.5, 1e-6, 2))
+    assert m.parameter_for_rho(0.125, 1) == pytest.approx(2.0)
+    x = np.array([-2.0, -0.5, 0.0, 1.0, 1.5])
+    k = dg.support_radius(1.3)
+    z = np.arange(-k, k + 1)
+    p = dg.pmf(1.3, z)
+    assert np.allclose(m.cdf(1.3, x), [p[z <= v].sum() for v in x])
+    assert np.allclose(m.below(1.3, x), [p[z < v].sum() for v in x])
+    assert m.variance(1.3) == pytest.approx(dg.variance(1.3))
+    draws = m.sample(np.random.default_rng(3), 1.3, 100)
+    assert draws.dtype == np.float64 and np.all(draws == np.round(draws))
+    # The δ grows with the sensitivity: a relation whose sensitivity is not larger keeps
+    # the calibrated (ε, δ) (factor 1); a larger one has no factor.
+    f = m.budget_factors({"deletion": 3, "replacement": 4}, "replacement")
+    assert (f.add_remove, f.change) == (1.0, 1.0)
+    f = m.budget_factors({"deletion": 3, "replacement": 4}, "deletion")
+    assert (f.add_remove, f.change) == (1.0, None)
+    with pytest.raises(ValueError, match="δ"):
+        m.parameter(1.0, None, 1)
