@@ -152,7 +152,11 @@ def _dual_terms(sigma: float) -> NDArray[np.float64]:
 
 def log_normaliser(sigma: float) -> float:
     """``log Z(σ) = log Σ_y e^{−y²/(2σ²)}`` (direct for σ ≤ 1, Poisson dual above)."""
-    s = _sigma(sigma)
+    return _log_normaliser(_sigma(sigma))
+
+
+@functools.lru_cache(maxsize=256)
+def _log_normaliser(s: float) -> float:
     if s <= 1.0:
         k = support_radius(s)
         x = np.arange(-k, k + 1, dtype=np.float64)
@@ -329,6 +333,11 @@ def sigma_for_eps_delta(eps: float, delta: float, sensitivity: float = 1) -> flo
     """
     e, d = _eps(eps), check_sensitivity(sensitivity)
     dl = check_delta_open("delta", delta)
+    return _sigma_for_eps_delta(e, dl, d)
+
+
+@functools.lru_cache(maxsize=4096)
+def _sigma_for_eps_delta(e: float, dl: float, d: int) -> float:
     if e == 0.0 and dl < 1.0:
         guess = d / dl
     else:
