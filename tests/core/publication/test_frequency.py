@@ -22,7 +22,7 @@ from core.population import Population
 from core.publication.cell_errors import GRID, cell_error_bounds
 from core.publication.cells import frequency_cells
 from core.publication.composition import histogram_budget
-from core.publication.frequency import check_threshold
+from core.publication.frequency import check_threshold, plan_frequency
 
 RATE = 0.4
 WINDOW = np.arange(-12, 17)
@@ -272,3 +272,122 @@ def test_the_bound_grows_with_the_sampling_error(a: float, b: float) -> None:
     got, _ = cell_error_bounds(np.array([lo, hi]) ** 2, _Laplace(), 1.0, 2.0)
     assert got[0] <= got[1] * (1 + 1e-9)
     assert got[1] >= 1.959963 * hi * (1 - 1e-6)  # at least the normal part's own bound
+
+
+# -- the plan against direct per-cell formulas and a simulation ---------------------------
+
+
+def _direct_variance(design: str, n_c: np.ndarray, N: int, rate: float, n: float) -> np.ndarray:
+    """Textbook design variances of each cell's expansion estimator of its count."""
+    if design == "census":
+        return np.zeros_like(n_c, dtype=float)
+    if design == "poisson":  # Σ_c (1 − r)/r
+        return n_c * (1 - rate) / rate
+    if design == "srs":  # N² (1 − f) S²_c / n, S²_c = N_c (N − N_c) / (N (N − 1))
+        s2 = n_c * (N - n_c) / (N * (N - 1.0))
+        return N * N * (1 - n / N) * s2 / n
+    raise AssertionError(design)
+
+
+@pytest.mark.parametrize("relation", ["replacement", "deletion"])
+@pytest.mark.parametrize("design", ["census", "poisson", "srs"])
+def test_each_cell_error_is_the_design_variance_plus_the_weighted_noise(design, relation) -> None:
+    pop = _population()
+    if design == "srs" and relation == "deletion":
+        pytest.skip("a fixed-size sample has no theorem for added or removed records")
+    fp = plan_frequency(
+        pop, ["clusters"], "strata", eps_target=0.7, relation=relation,
+        designs=[design], rates=[0.25], design=design, mechanism="laplace",
+    )  # fmt: skip
+    row = fp.designs[fp.designs["design"] == design].iloc[0]
+    n_c = np.array(
+        [np.sum((pop.clusters == r[0]) & (pop.strata == c)) for r in fp.cells.row_labels
+         for c in fp.cells.column_labels], dtype=float,
+    )  # fmt: skip
+    assert np.array_equal(fp.table["value"].to_numpy(), n_c)
+    # the histogram's budget: a move costs two cells under a change (claim 7)
+    factor = 2.0 if relation == "replacement" else 1.0
+    if design == "census":
+        assert row["eps_sample"] == pytest.approx(0.7 / factor)
+    b = 1.0 / row["eps_sample"]  # Laplace scale for one record's count
+    w = 1.0 if design == "census" else pop.size / row["n"] if design == "srs" else 1 / 0.25
+    expect = _direct_variance(design, n_c, pop.size, float(row["rate"]), float(row["n"]))
+    expect = expect + w * w * 2 * b * b
+    assert np.allclose(fp.table["rmse"].to_numpy() ** 2, expect, rtol=1e-9)
+    assert row["rmse_total"] == pytest.approx(math.sqrt(expect.sum()), rel=1e-9)
+
+
+def test_a_simulated_poisson_table_has_the_planned_errors() -> None:
+    pop = _population(n=1500)
+    fp = plan_frequency(
+        pop, ["clusters"], "strata", eps_target=1.0, relation="deletion",
+        designs=["poisson"], rates=[0.3], design="poisson", mechanism="laplace",
+    )  # fmt: skip
+    row = fp.designs.iloc[1]
+    rng = np.random.default_rng(3)
+    reps, rate, b = 4000, float(row["rate"]), float(row["noise_parameter"])
+    codes = fp.cells.codes
+    est = np.empty((reps, fp.cells.n_cells))
+    for k in range(reps):  # draw the sample, count by cell, add the noise, expand
+        sample = codes[rng.random(codes.size) < rate]
+        counts = np.bincount(sample, minlength=fp.cells.n_cells)
+        est[k] = (counts + rng.laplace(0.0, b, fp.cells.n_cells)) / rate
+    err = est - fp.table["value"].to_numpy()
+    rmse = np.sqrt(np.mean(err**2, axis=0))
+    assert np.allclose(rmse, fp.table["rmse"], rtol=0.06)  # ±3 standard errors at 4000 draws
+    big = fp.table["value"].to_numpy() * rate >= 40
+    cover = np.mean(np.abs(err) <= fp.table["error_95"].to_numpy(), axis=0)[big]
+    assert big.sum() >= 3 and np.all(np.abs(cover - 0.95) < 0.015)
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.floats(0.05, 5.0), st.sampled_from(["replacement", "deletion"]))
+def test_the_census_beats_every_sample_for_counts(eps: float, relation: str) -> None:
+    fp = plan_frequency(
+        _population(n=800), ["clusters"], "strata", eps_target=eps, relation=relation,
+        designs=["poisson"], mechanism="laplace",
+    )  # fmt: skip
+    d = fp.designs
+    census = float(d.loc[d["design"] == "census", "rmse_total"].iloc[0])
+    assert np.all(d.loc[d["design"] != "census", "rmse_total"] > census)
+
+
+def test_empty_cells_and_small_cells_are_flagged() -> None:
+    pop = _population()
+    fp = plan_frequency(pop, ["clusters", "strata"], eps_target=1.0, threshold=0.05)
+    t = fp.table
+    assert (t["publishable"] == (t["relative_error"] <= 0.05)).all()
+    loose = plan_frequency(pop, ["clusters", "strata"], eps_target=1.0, threshold=5.0)
+    assert loose.table["publishable"].sum() >= t["publishable"].sum()
+    keep = ~((pop.clusters == "west") & (pop.strata == "10-19"))
+    sub = Population(
+        name="gap", values=pop.values[keep], lower=0.0, upper=20.0,
+        strata=pop.strata[keep], clusters=pop.clusters[keep],
+    )  # fmt: skip
+    gap = plan_frequency(sub, ["clusters"], "strata", eps_target=1.0)
+    empty = gap.table[gap.table["value"] == 0]
+    assert len(empty) == 1 and not empty["publishable"].any()
+    assert "empty cell" in empty["note"].iloc[0] and gap.summary()["empty_cells"] == 1
+
+
+def test_totals_by_cell_use_the_value_and_its_bounds() -> None:
+    pop = _population()
+    fp = plan_frequency(
+        pop, ["clusters"], kind="total", eps_target=1.0, relation="deletion", designs=["census"]
+    )
+    totals = [pop.values[pop.clusters == r[0]].sum() for r in fp.cells.row_labels]
+    assert np.allclose(fp.table["value"], totals)
+    # a record adds at most the upper bound 20: the Laplace scale is 20 / ε
+    assert fp.designs.iloc[0]["noise_parameter"] == pytest.approx(20.0)
+
+
+def test_bad_plans_get_plain_messages() -> None:
+    pop = _population()
+    with pytest.raises(ValueError, match="threshold"):
+        plan_frequency(pop, ["clusters"], eps_target=1.0, threshold=0)
+    with pytest.raises(ValueError, match="cannot serve this table"):
+        plan_frequency(pop, ["clusters"], eps_target=1.0, relation="deletion", design="srs")
+    unbounded = Population(name="u", values=pop.values, lower=0.0, upper=math.inf,
+                           clusters=pop.clusters)  # fmt: skip
+    with pytest.raises(ValueError, match="public upper bound"):
+        plan_frequency(unbounded, ["clusters"], kind="total", eps_target=1.0)
