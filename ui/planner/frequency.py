@@ -190,9 +190,10 @@ def frequency_results(ctx: PlannerInputs, settings: dict[str, Any]) -> None:
     )
     st.markdown(
         f"**{s['publishable']} of {s['cells']}** cells are publishable from {where} "
-        f"(ε_sample = {fmt(s['eps_sample'], 'guarantee')}, {mechanism_label(settings['mechanism'])} "
-        f"noise); from the census, **{s['census_publishable']}**. Publishable: the 95 % error "
-        f"at most {fmt(settings['threshold'], 'share')} of the cell's value"
+        f"(ε_sample = {fmt(s['eps_sample'], 'guarantee')}, "
+        f"{mechanism_label(settings['mechanism'])} noise); from the census, "
+        f"**{s['census_publishable']}**. Publishable: the 95 % error at most "
+        f"{fmt(settings['threshold'], 'share')} of the cell's value"
         + (f"; {s['empty_cells']} cells are empty." if s["empty_cells"] else ".")
     )
     if ctx.rho_target is not None:

@@ -111,8 +111,9 @@ def verdict_words(plan: FrequencyPlan) -> str:
         best = rows.sort_values("rmse_total", kind="stable").iloc[0]
         ratio = float(best["rmse_total"]) / float(census["rmse_total"])
         lines.append(
-            f"**{figs.short_design(str(name))}:** at best (rate {fmt(float(best['rate']), 'rate')},"
-            f" ε_sample = {fmt(float(best['eps_sample']), 'guarantee')}) its RMSE over the cells is "
+            f"**{figs.short_design(str(name))}:** at best (rate "
+            f"{fmt(float(best['rate']), 'rate')}, ε_sample = "
+            f"{fmt(float(best['eps_sample']), 'guarantee')}) its RMSE over the cells is "
             f"{fmt(ratio, 'plain')} × the census's, with {int(best['publishable'])} cells "
             "publishable: its estimator multiplies the noise by the weight "
             f"{fmt(float(best['weight']), 'plain')} while amplification lets it spend "
