@@ -82,9 +82,11 @@ def add_sums(parts: list[GroupSums]) -> GroupSums:
     return type(first)(**values)
 
 
-def _chunk_sums(frame: Frame, codes: np.ndarray, n_cells: int, weights: np.ndarray | None) -> Any:
+def _chunk_sums(chunk: tuple[Frame, np.ndarray, np.ndarray | None], n_cells: int) -> Any:
+    """One chunk's sums: ``cell_sums`` of its frame, cell codes and weights."""
     from core.linear.sums import cell_sums
 
+    frame, codes, weights = chunk
     return cell_sums(frame, codes, n_cells, weights)
 
 
@@ -128,17 +130,15 @@ def run_frequency(
     with cluster_client(scheduler, workers) as client:
         n_workers = max(1, len(client.scheduler_info().get("workers", {})) or workers)
         parts = chunk_frames(frame, chunks or 2 * n_workers)
-        futures = [
-            client.submit(
-                _chunk_sums,
-                part,
-                cells.codes[where],
-                cells.n_cells,
-                None if weights is None else weights[where],
-                pure=False,
-            )
-            for part, where in parts
-        ]
+        # Scattered first: each chunk's records go straight to a worker, not through the
+        # scheduler inside the task graph.
+        data = client.scatter(
+            [
+                (part, cells.codes[where], None if weights is None else weights[where])
+                for part, where in parts
+            ]
+        )
+        futures = [client.submit(_chunk_sums, d, cells.n_cells, pure=False) for d in data]
         sums = add_sums(list(client.gather(futures)))
     return plan_frequency(population, frame=frame, sums=sums, **kwargs)
 
