@@ -104,3 +104,15 @@ def test_totals_by_cell_and_a_total_without_an_upper_bound() -> None:
     assert not at.exception
     assert any("public upper bound" in w.value for w in at.warning)
     assert any("Batch config" in b.proto.label for b in at.get("download_button"))
+
+
+def test_a_column_with_too_many_categories_gets_words_and_the_config() -> None:
+    query = {
+        **BASE,
+        "plan_pub_freq_rows": "size_class (strata)",
+        "plan_pub_freq_column": "region (clusters)",
+    }
+    at = open_page(PAGE, query, snippets=False)
+    assert not at.exception
+    assert any("100 categories, more than the 50" in w.value for w in at.warning)
+    assert "Batch config (YAML)" in [b.proto.label for b in at.get("download_button")]

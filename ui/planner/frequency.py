@@ -117,6 +117,7 @@ def frequency_view(ctx: PlannerInputs, kind: str) -> None:
         format_func=lambda r: "the best" if r == BEST else r,
         key="plan_pub_freq_rate",
         bind="query-params",
+        help="The rate of the sampled design chosen beside it (the census samples everyone).",
     )
     c6, c7 = st.columns(2, gap="medium")
     threshold = c6.number_input(
@@ -208,7 +209,7 @@ def frequency_results(ctx: PlannerInputs, settings: dict[str, Any]) -> None:
             "from one sample of the whole population and amplified once: "
             f"{plan.designs.loc[plan.designs['design'] == plan.design, 'bound'].iloc[0]}."
         )
-    with st.expander("The census against every design", expanded=False):
+    with st.expander("The census against every design", expanded=True):
         st.markdown(verdict_words(plan))
         st.dataframe(shown_designs(plan), hide_index=True, key="plan_pub_freq_designs_table")
     show = st.radio(
