@@ -105,6 +105,11 @@ Claim 7 (a frequency table: one histogram from one sample)
     record applies to it as to any mechanism.  For counts with fixed labels under a change,
     the promise constrains nothing, and :func:`histogram_budget` plans the table for an
     added or removed record instead (a stronger promise, said in words).
+    A noise with a δ (the discrete Gaussian, ``(ε_s, δ_s)`` for one cell's ``Δ_ar``): a move
+    composes two cells, ``(2 ε_s, 2 δ_s)``, and a change inside a cell shifts it by at most
+    ``2 Δ_ar``, ``(2 ε_s, (1 + e^{ε_s}) δ_s)`` by group privacy (Dwork & Roth 2014, §2.3);
+    so under a change each cell's noise gets ``δ_s = δ / (1 + e^{ε_s})`` of the δ the
+    design allows, which covers both (``1 + e^{ε_s} ≥ 2``).
 
 The plan's choice of design, rate and split is made on the register itself, as the release
 planner's is (:mod:`core.planner`); the promise covers the releases, the plan is public.

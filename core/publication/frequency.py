@@ -230,11 +230,12 @@ def _design_rows(
             if point is None:
                 continue
             acct = d.accounting(eps_target, budget.relation, factors, point)
-            delta = delta_target
-            if d.proven_for == "deletion" and budget.relation == "replacement":
-                # group privacy prices a change at (2ε, (1 + e^ε) δ) of the add/remove bound
-                delta = delta_target / (1.0 + math.exp(eps_target / 2.0))
-            delta_s = d.delta_sample(delta, point)
+            delta_s = d.delta_sample(delta_target, point)
+            if budget.relation == "replacement":
+                # An (ε, δ) noise calibrated to one record's Δ_ar: a move shifts two cells
+                # (basic composition, 2δ) and a change inside a cell shifts one by up to
+                # 2 Δ_ar (group privacy, (1 + e^ε) δ); 1 + e^ε ≥ 2 covers both.
+                delta_s = delta_s / (1.0 + math.exp(min(acct.eps_sample, 700.0)))
             param = mechanism.parameter(
                 acct.eps_sample, delta_s if mechanism.uses_delta else None, budget.sensitivity
             )
