@@ -1,0 +1,1 @@
+"""Counts, totals and proportions: their statistics, designs, mechanisms and plans."""
