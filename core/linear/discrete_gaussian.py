@@ -82,6 +82,7 @@ from .._validation import check_delta_open, check_rng, finite_scalar
 __all__ = [
     "SIGMA_DIRECT",
     "abs_quantile",
+    "below",
     "check_sensitivity",
     "delta_for_eps",
     "log_normaliser",
@@ -242,6 +243,15 @@ def tail(sigma: float, t: float) -> float:
     if m <= 0:  # P[X ≥ m] = 1 − P[X ≥ 1 − m] by symmetry, the small side computed
         return 1.0 - _sum_from(s, 1 - m, None)
     return _sum_from(s, m, None)
+
+
+def below(sigma: float, t: ArrayLike) -> NDArray[np.float64]:
+    """``P[X < t]`` per entry of ``t`` (``= P[X > −t]`` by symmetry; the left-continuous CDF
+    :func:`core.linear.postprocess.rounded_coverage` reads)."""
+    s = _sigma(sigma)
+    tt = np.asarray(t, dtype=np.float64)
+    flat = [tail(s, -float(v)) for v in tt.ravel()]
+    return np.asarray(flat, dtype=np.float64).reshape(tt.shape)
 
 
 def delta_for_eps(eps: float, sigma: float, sensitivity: float = 1) -> float:

@@ -124,6 +124,25 @@ def test_sigma_for_eps_delta_is_the_smallest(eps, delta, sens):
     assert dg.delta_for_eps(eps, s * (1 - 1e-8), sens) > delta
 
 
+@settings(max_examples=25, deadline=None)
+@given(hs.floats(0.01, 4.0), hs.floats(0.3, 20.0), hs.integers(1, 5))
+def test_delta_grows_with_the_sensitivity(eps, sigma, sens):
+    """Calibrated to Δ, the noise keeps (ε, δ) for every smaller integer sensitivity."""
+    assert dg.delta_for_eps(eps, sigma, sens) <= dg.delta_for_eps(eps, sigma, sens + 1) * (
+        1 + 1e-12
+    )
+
+
+def test_below_is_the_left_continuous_cdf():
+    sigma = 1.7
+    k = dg.support_radius(sigma)
+    z = np.arange(-k, k + 1)
+    p = dg.pmf(sigma, z)
+    t = np.array([-3.0, -0.5, 0.0, 0.2, 1.0, 4.5])
+    want = np.array([p[z < ti].sum() for ti in t])
+    assert np.allclose(dg.below(sigma, t), want, rtol=1e-13, atol=1e-16)
+
+
 def test_rho_and_its_renyi_divergence():
     """ρ = Δ²/(2σ²) (CKS20, Thm 4): D_α(N_Z(0,σ²) ‖ N_Z(Δ,σ²)) ≤ αρ, equal at α = 2."""
     sigma, sens = 1.3, 2
