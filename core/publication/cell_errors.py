@@ -37,7 +37,14 @@ from scipy.optimize import brentq
 
 from ..designs.normal_laplace import normal_laplace_abs_quantile
 
-__all__ = ["GRID", "METHOD_EXACT", "METHOD_NORMAL", "cell_error_bounds", "noise_abs_quantile"]
+__all__ = [
+    "GRID",
+    "METHOD_EXACT",
+    "METHOD_NORMAL",
+    "cell_error_bounds",
+    "noise_abs_quantile",
+    "rounded_rmse",
+]
 
 #: Points at which the bound is computed exactly when the cells have more distinct σ.
 GRID = 64
@@ -141,3 +148,46 @@ def cell_error_bounds(
             out[~zero] = curve(np.log(s)) * np.hypot(z * s, q0)
     methods = [METHOD_EXACT if z else METHOD_NORMAL for z in zero]
     return out, methods
+
+
+def rounded_rmse(
+    values: NDArray[np.float64],
+    sampling_variance: NDArray[np.float64],
+    mechanism: Any,
+    parameter: float,
+    weight: float,
+) -> tuple[NDArray[np.float64], list[str]]:
+    """Each cell's RMSE after rounding its release to the nearest non-negative integer.
+
+    The release ``y_c`` is post-processed to ``max(0, ⌊y_c + ½⌋)`` (a function of the release
+    alone, so the guarantee holds: :mod:`core.linear.postprocess`).  Without sampling error
+    (the census, an empty cell of a sample: ``y_c = θ_c + w Z_c``) the error is exact:
+    :func:`core.linear.postprocess.rounded_moments_laplace` for Laplace noise of scale ``w b``,
+    :func:`core.linear.postprocess.rounded_moments_discrete` for integer noise.  With sampling
+    error it is bounded: for ``θ ≥ 0``, ``|max(0, ⌊y + ½⌋) − θ| ≤ |y − θ| + ½`` (rounding moves
+    ``y`` by at most ½, and clamping at 0 only moves it towards ``θ``), so by Minkowski's
+    inequality the RMSE after rounding is at most the RMSE before plus ½.
+
+    Returns
+    -------
+    (rmse, methods)
+        Per cell, and ``"exact"`` or ``"bound: RMSE + ½"``.
+    """
+    from ..linear import postprocess
+
+    theta = np.asarray(values, dtype=np.float64)
+    v = np.maximum(np.asarray(sampling_variance, dtype=np.float64), 0.0)
+    noise = weight * weight * float(mechanism.variance(parameter))
+    out = np.sqrt(v + noise) + 0.5
+    exact = v == 0.0
+    if exact.any():
+        c = theta[exact]
+        if mechanism.integer:
+            reach = math.ceil(float(mechanism.abs_quantile(parameter, 1.0 - TAIL_MASS))) + 1
+            k = np.arange(-reach, reach + 1, dtype=np.float64)
+            p = np.asarray(mechanism.pmf(parameter, k), dtype=np.float64)
+            _, mse = postprocess.rounded_moments_discrete(c, c, k, p, weight)
+        else:
+            _, mse = postprocess.rounded_moments_laplace(c, c, weight * float(parameter))
+        out[exact] = np.sqrt(mse)
+    return out, ["exact" if e else "bound: RMSE + ½" for e in exact]

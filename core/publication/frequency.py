@@ -44,7 +44,7 @@ from ..linear.sums import GroupSums, cell_sums
 from ..mechanisms.base import BudgetFactors
 from ..planner.budgets import default_rates, positive
 from ..population import Population
-from ..publication.cell_errors import cell_error_bounds
+from ..publication.cell_errors import cell_error_bounds, rounded_rmse
 from ..publication.cells import MAX_COLUMN_CATEGORIES, FrequencyCells, frequency_cells
 from ..publication.composition import HistogramBudget, histogram_budget
 
@@ -283,6 +283,7 @@ def plan_frequency(
     max_columns: int = MAX_COLUMN_CATEGORIES,
     frame: Frame | None = None,
     sums: GroupSums | None = None,
+    round_release: bool = False,
 ) -> FrequencyPlan:
     """Plan a frequency table under one ``(eps_target, delta_target)``, every cell exact.
 
@@ -317,6 +318,11 @@ def plan_frequency(
     frame, sums : optional
         The population's frame and the cells' sums when already known (the batch computes
         the sums on Dask); they must be those of ``population`` and these cells.
+    round_release : bool
+        The released cells are rounded to non-negative integers (post-processing): the
+        table gains ``rmse_rounded`` and ``census_rmse_rounded``
+        (:func:`core.publication.cell_errors.rounded_rmse`: exact without sampling error,
+        else the bound RMSE + ½) and ``rounded_method``.
 
     Returns
     -------
@@ -392,6 +398,27 @@ def plan_frequency(
     }
     for key in CELL_COLUMNS:
         table[key] = extra[key]
+    if not isinstance(round_release, bool):
+        raise ValueError(f"round_release must be True or False; got {round_release!r}")
+    if round_release:
+        for name, (r, _, _, _), target in (
+            ("rmse_rounded", results[pick], row),
+            ("census_rmse_rounded", results[0], results[0][0]),
+        ):
+            d = design_named(str(target["design"]))
+            point = d.point(fr, 1.0) if d.reference else d.point(fr, float(target["rate"]))
+            assert point is not None
+            moments = d.linear_moments(fr, s, point)
+            got, how = rounded_rmse(
+                value,
+                moments.variance,
+                mech,
+                float(r["noise_parameter"]),
+                float(r["weight"]),
+            )
+            table[name] = got
+            if name == "rmse_rounded":
+                table["rounded_method"] = how
     settings = {
         "rows": list(cells.row_columns),
         "column": column,
@@ -407,6 +434,7 @@ def plan_frequency(
         "rate": None if rate is None else float(rate),
         "threshold": limit,
         "error_95_method": sorted(set(methods)),
+        "round_release": round_release,
     }
     return FrequencyPlan(
         table=table,

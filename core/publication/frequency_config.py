@@ -22,6 +22,7 @@ cell.  Example (``assets/publication_example_frequency.yaml``)::
     design: census              # optional: the released table's design (default: the best)
     rate: 0.1                   # optional: its rate (default: the best of the design)
     threshold: 0.5              # publishable: 95 % error at most half the cell's count
+    round: false                # true: the released cells are rounded to non-negative integers
     max_cells: 100000
 
 Every problem raises :class:`core.publication.config.ConfigError` naming the field.
@@ -56,6 +57,7 @@ FREQUENCY_KEYS = (
     "design",
     "rate",
     "threshold",
+    "round",
     "max_cells",
 )
 
@@ -74,6 +76,7 @@ class FrequencySettings:
     rate: float | None
     threshold: float
     max_cells: int
+    round_release: bool = False
 
     def plan_kwargs(self) -> dict[str, Any]:
         """Keyword arguments of :func:`plan_frequency` (after the population and the promise)."""
@@ -89,6 +92,7 @@ class FrequencySettings:
             "threshold": self.threshold,
             "max_cells": self.max_cells,
             "max_columns": MAX_COLUMN_CATEGORIES,
+            "round_release": self.round_release,
         }
 
     def as_dict(self) -> dict[str, Any]:
@@ -105,7 +109,7 @@ class FrequencySettings:
             out["design"] = self.design
         if self.rate is not None:
             out["rate"] = self.rate
-        out.update(threshold=self.threshold, max_cells=self.max_cells)
+        out.update(threshold=self.threshold, round=self.round_release, max_cells=self.max_cells)
         return out
 
 
@@ -185,6 +189,9 @@ def check_frequency(raw: dict[str, Any]) -> FrequencySettings:
         threshold = check_threshold(raw.get("threshold", DEFAULT_THRESHOLD))
     except ValueError as exc:
         raise _error("threshold", str(exc)) from None
+    round_release = raw.get("round", False)
+    if not isinstance(round_release, bool):
+        raise _error("round", f"must be true or false; got {round_release!r}")
     max_cells = raw.get("max_cells", 100_000)
     if isinstance(max_cells, bool) or not isinstance(max_cells, int) or not 1 <= max_cells <= 10**7:
         raise _error("max_cells", f"must be a whole number in [1, 10,000,000]; got {max_cells!r}")
@@ -199,6 +206,7 @@ def check_frequency(raw: dict[str, Any]) -> FrequencySettings:
         rate=rate,
         threshold=threshold,
         max_cells=int(max_cells),
+        round_release=round_release,
     )
 
 

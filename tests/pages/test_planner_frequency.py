@@ -61,11 +61,13 @@ def test_controls_change_the_table_and_the_url_reproduces_it(tmp_path) -> None:
     at.number_input(key="plan_pub_freq_threshold").set_value(0.2)
     at.toggle(key="plan_pub_freq_fixed").set_value(True)
     at.selectbox(key="plan_pub_freq_design").set_value("poisson")
+    at.toggle(key="plan_pub_freq_round").set_value(True)
     at.run()
     assert not at.exception
     after = _cells(at)
     assert after["publishable"].sum() < before["publishable"].sum()
     assert not np.allclose(after["b₉₅"], before["b₉₅"])
+    assert "RMSE rounded" in after.columns and "RMSE rounded" not in before.columns
     words = " ".join(m.value for m in at.markdown)
     assert "invariants" in words and "from a Poisson" in words
     query = {
@@ -73,6 +75,7 @@ def test_controls_change_the_table_and_the_url_reproduces_it(tmp_path) -> None:
         "plan_pub_freq_threshold": "0.2",
         "plan_pub_freq_fixed": "true",
         "plan_pub_freq_design": design_label("poisson"),
+        "plan_pub_freq_round": "true",
     }
     again = open_page(PAGE, query, snippets=False)
     assert again.number_input(key="plan_pub_freq_threshold").value == 0.2
@@ -83,6 +86,7 @@ def test_controls_change_the_table_and_the_url_reproduces_it(tmp_path) -> None:
     path = tmp_path / "frequency.yaml"
     path.write_text(body, encoding="utf-8")
     config = load_config(path)
+    assert config.frequency is not None and config.frequency.round_release
     plan = plan_frequency(build_population(config), **config.frequency_kwargs())
     np.testing.assert_allclose(plan.table["error_95"], after["b₉₅"], rtol=1e-12)
 

@@ -137,6 +137,13 @@ def frequency_view(ctx: PlannerInputs, kind: str) -> None:
             help="Then a changed record stays in its cell. Otherwise it may move between "
             "cells, which changes two cells.",
         )
+        rounded = bound_toggle(
+            "Round the released cells to non-negative integers",
+            "plan_pub_freq_round",
+            default=False,
+            help="Post-processing of the release (the guarantee is kept): the table adds "
+            "each cell's RMSE after rounding, exact for the census.",
+        )
     if not rows:
         st.info("No row column is chosen; using the first label column.")
         rows = offered[:1]
@@ -161,6 +168,7 @@ def frequency_view(ctx: PlannerInputs, kind: str) -> None:
         "design": None if design == BEST else str(design),
         "rate": None if rate == BEST or design in (BEST, "census") else float(str(rate)),
         "threshold": float(threshold),
+        "round_release": bool(rounded),
     }
     with result_container("plan_pub_freq"):
         frequency_results(ctx, settings)

@@ -53,6 +53,14 @@ SHOWN_CELLS = {
 }
 
 
+#: Columns shown when the release is rounded (core's name → shown name).
+ROUNDED_CELLS = {
+    "rmse_rounded": "RMSE rounded",
+    "rounded_method": "RMSE rounded is",
+    "census_rmse_rounded": "census RMSE rounded",
+}
+
+
 def mechanism_label(name: str) -> str:
     """On-screen name of a linear mechanism."""
     mech = LINEAR_MECHANISMS.get(name)
@@ -78,6 +86,9 @@ def shown_cells(plan: FrequencyPlan) -> pd.DataFrame:
     t = plan.table
     labels = [*plan.cells.row_names, *([plan.cells.column_name] if plan.cells.column else [])]
     shown = t[[*labels, *SHOWN_CELLS]].rename(columns=SHOWN_CELLS)
+    for column, name in ROUNDED_CELLS.items():
+        if column in t:
+            shown[name] = t[column].to_numpy()
     shown["note"] = t["note"].to_numpy()
     return shown
 
@@ -236,4 +247,6 @@ def frequency_config(population: Mapping[str, Any], settings: Mapping[str, Any])
         if settings.get(key) is not None:
             config[key] = settings[key]
     config["threshold"] = float(settings["threshold"])
+    if settings.get("round_release"):
+        config["round"] = True
     return config

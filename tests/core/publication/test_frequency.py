@@ -391,3 +391,26 @@ def test_bad_plans_get_plain_messages() -> None:
                            clusters=pop.clusters)  # fmt: skip
     with pytest.raises(ValueError, match="public upper bound"):
         plan_frequency(unbounded, ["clusters"], kind="total", eps_target=1.0)
+
+
+def test_rounded_census_cells_have_their_simulated_error() -> None:
+    pop = _population(n=1500)
+    fp = plan_frequency(
+        pop, ["clusters"], "strata", eps_target=0.5, relation="deletion",
+        designs=["poisson"], design="census", round_release=True,
+    )  # fmt: skip
+    b = float(fp.designs.iloc[0]["noise_parameter"])
+    rng = np.random.default_rng(4)
+    value = fp.table["value"].to_numpy()
+    released = value + rng.laplace(0.0, b, (200_000, value.size))
+    rounded = np.maximum(0.0, np.floor(released + 0.5))
+    rmse = np.sqrt(np.mean((rounded - value) ** 2, axis=0))
+    assert np.allclose(rmse, fp.table["rmse_rounded"], rtol=0.01)
+    assert (fp.table["rounded_method"] == "exact").all()
+    sample = plan_frequency(
+        pop, ["clusters"], "strata", eps_target=0.5, designs=["poisson"], design="poisson",
+        rates=[0.3], round_release=True,
+    )  # fmt: skip
+    t = sample.table
+    full = t["value"] > 0
+    assert np.allclose(t["rmse_rounded"][full], t["rmse"][full] + 0.5)

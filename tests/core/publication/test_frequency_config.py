@@ -104,6 +104,7 @@ def test_the_pages_config_round_trips(tmp_path) -> None:
         "design": "poisson",
         "rate": 0.5,
         "threshold": 0.3,
+        "round_release": True,
     }
     write_population(tmp_path)
     population = {
@@ -128,6 +129,7 @@ def test_the_pages_config_round_trips(tmp_path) -> None:
         rates=[0.2, 0.5],
         design="poisson",
         rate=0.5,
+        round_release=True,
         **{k: settings[k] for k in keys},
     )
     pd.testing.assert_frame_equal(got.table, want.table)
