@@ -414,3 +414,18 @@ def test_rounded_census_cells_have_their_simulated_error() -> None:
     t = sample.table
     full = t["value"] > 0
     assert np.allclose(t["rmse_rounded"][full], t["rmse"][full] + 0.5)
+
+
+def test_the_category_column_makes_the_tables_columns() -> None:
+    pop = _population()
+    colour = np.random.default_rng(8).choice(["red", "green", "blue"], pop.size)
+    with_categories = Population(
+        name="coloured", values=pop.values, lower=0.0, upper=20.0, strata=pop.strata,
+        clusters=pop.clusters, categories=colour, category_label="colour",
+    )  # fmt: skip
+    fp = plan_frequency(with_categories, ["clusters", "strata"], "categories", eps_target=1.0)
+    assert fp.cells.column_labels == ["blue", "green", "red"] and fp.cells.n_cells == 36
+    labels = fp.table[["region", "size_class", "colour"]].itertuples(index=False)
+    for (region, size, col), value in zip(labels, fp.table["value"], strict=True):
+        mine = (pop.clusters == region) & (pop.strata == size) & (colour == col)
+        assert value == mine.sum()
