@@ -423,7 +423,9 @@ def test_the_category_column_makes_the_tables_columns() -> None:
         name="coloured", values=pop.values, lower=0.0, upper=20.0, strata=pop.strata,
         clusters=pop.clusters, categories=colour, category_label="colour",
     )  # fmt: skip
-    fp = plan_frequency(with_categories, ["clusters", "strata"], "categories", eps_target=1.0)
+    fp = plan_frequency(
+        with_categories, ["clusters", "strata"], "categories", eps_target=1.0, designs=["poisson"]
+    )
     assert fp.cells.column_labels == ["blue", "green", "red"] and fp.cells.n_cells == 36
     labels = fp.table[["region", "size_class", "colour"]].itertuples(index=False)
     for (region, size, col), value in zip(labels, fp.table["value"], strict=True):
