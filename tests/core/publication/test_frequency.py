@@ -422,6 +422,7 @@ def test_the_category_column_makes_the_tables_columns() -> None:
     with_categories = Population(
         name="coloured", values=pop.values, lower=0.0, upper=20.0, strata=pop.strata,
         clusters=pop.clusters, categories=colour, category_label="colour",
+        stratum_label="size_class", cluster_label="region",
     )  # fmt: skip
     fp = plan_frequency(
         with_categories, ["clusters", "strata"], "categories", eps_target=1.0, designs=["poisson"]
