@@ -120,3 +120,11 @@ def test_a_column_with_too_many_categories_gets_words_and_the_config() -> None:
     assert not at.exception
     assert any("100 categories, more than the 50" in w.value for w in at.warning)
     assert "Batch config (YAML)" in [b.proto.label for b in at.get("download_button")]
+
+
+@pytest.mark.parametrize("bad", ["50", "-1", "half"])
+def test_a_threshold_out_of_range_in_a_link_is_named(bad: str) -> None:
+    at = open_page(PAGE, {**BASE, "plan_pub_freq_threshold": bad}, snippets=False)
+    assert at.number_input(key="plan_pub_freq_threshold").value == 0.5
+    assert any("publishability threshold" in w.value for w in at.warning)
+    assert _cells(at)["publishable"].any()

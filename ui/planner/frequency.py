@@ -18,7 +18,7 @@ import streamlit as st
 from core.planner.budgets import default_rates
 from core.populations import Population
 from core.publication.cells import label_columns_of
-from core.publication.frequency import FrequencyPlan, plan_frequency
+from core.publication.frequency import FrequencyPlan, check_threshold, plan_frequency
 from ui.charts import chart_block
 from ui.downloads import frame_to_csv_bytes
 from ui.format import fmt
@@ -47,6 +47,8 @@ __all__ = ["MAX_FREQUENCY_CELLS", "frequency_plan", "frequency_view"]
 #: Most cells the tab plans (larger tables go to the batch command).
 MAX_FREQUENCY_CELLS = 2_400
 NONE = "none"
+#: The smallest threshold the control takes.
+THRESHOLD_MIN = 0.01
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -120,9 +122,21 @@ def frequency_view(ctx: PlannerInputs, kind: str) -> None:
         help="The rate of the sampled design chosen beside it (the census samples everyone).",
     )
     c6, c7 = st.columns(2, gap="medium")
+    linked = st.query_params.get("plan_pub_freq_threshold")
+    if linked is not None:
+        try:
+            check_threshold(float(linked))
+            if float(linked) < THRESHOLD_MIN:
+                raise ValueError
+        except ValueError:
+            st.warning(
+                f"The link's publishability threshold {linked!r} is not a number in "
+                f"[{THRESHOLD_MIN:g}, 10]; using {DEFAULT_THRESHOLD:g}.",
+                icon=":material/warning:",
+            )
     threshold = c6.number_input(
         "Publishable when the 95 % error is at most this share of the cell's value",
-        min_value=0.01,
+        min_value=THRESHOLD_MIN,
         max_value=10.0,
         value=DEFAULT_THRESHOLD,
         format="%g",
