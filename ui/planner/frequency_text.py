@@ -131,8 +131,9 @@ def verdict_words(plan: FrequencyPlan) -> str:
             "at most 1/rate times the budget, and the sample adds its own error."
         )
     lines.append(
-        "For counts and totals the census wins under the same mechanism: privatise the whole "
-        "register. Amplification helps a median, whose noise does not grow with the weight."
+        "Over the whole table the census wins under the same mechanism: privatise the "
+        "whole register. Amplification helps a median, whose noise does not grow with the "
+        "weight; a count's estimator multiplies its noise by the weight."
     )
     return "\n\n".join(lines)
 

@@ -39,7 +39,7 @@ def test_the_tables_and_words_say_the_census_wins(plan) -> None:
     designs = ft.shown_designs(plan)
     assert designs["design"].iloc[0] == "Census" and len(designs) == 3
     words = ft.verdict_words(plan)
-    assert "census wins" in words and "Poisson" in words
+    assert "the census wins" in words and "Poisson" in words
 
 
 def test_a_bad_heat_choice_is_refused(plan) -> None:
