@@ -354,17 +354,18 @@ def test_the_census_beats_every_sample_for_counts(eps: float, relation: str) -> 
 
 def test_empty_cells_and_small_cells_are_flagged() -> None:
     pop = _population()
-    fp = plan_frequency(pop, ["clusters", "strata"], eps_target=1.0, threshold=0.05)
+    one = {"eps_target": 1.0, "designs": ["poisson"]}
+    fp = plan_frequency(pop, ["clusters", "strata"], threshold=0.05, **one)
     t = fp.table
     assert (t["publishable"] == (t["relative_error"] <= 0.05)).all()
-    loose = plan_frequency(pop, ["clusters", "strata"], eps_target=1.0, threshold=5.0)
+    loose = plan_frequency(pop, ["clusters", "strata"], threshold=5.0, **one)
     assert loose.table["publishable"].sum() >= t["publishable"].sum()
     keep = ~((pop.clusters == "west") & (pop.strata == "10-19"))
     sub = Population(
         name="gap", values=pop.values[keep], lower=0.0, upper=20.0,
         strata=pop.strata[keep], clusters=pop.clusters[keep],
     )  # fmt: skip
-    gap = plan_frequency(sub, ["clusters"], "strata", eps_target=1.0)
+    gap = plan_frequency(sub, ["clusters"], "strata", **one)
     empty = gap.table[gap.table["value"] == 0]
     assert len(empty) == 1 and not empty["publishable"].any()
     assert "empty cell" in empty["note"].iloc[0] and gap.summary()["empty_cells"] == 1
