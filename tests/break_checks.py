@@ -3313,7 +3313,7 @@ BREAKS: tuple[Break, ...] = (
         old="            lo = mid\n    return hi\n",
         new="            lo = mid\n    return lo\n",
         tests=(
-            "tests/core/linear/test_discrete_gaussian.py::test_sigma_for_eps_delta_is_the_smallest",
+            "tests/core/linear/test_discrete_gaussian.py::test_sigma_for_eps_delta_is_the_smallest_of_its_bracket",
         ),
     ),
     Break(

@@ -110,15 +110,33 @@ def test_extreme_epsilons():
 
 @settings(max_examples=30, deadline=None)
 @given(hs.floats(0.01, 5.0), hs.floats(0.2, 30.0), hs.floats(1.01, 3.0), hs.integers(1, 3))
-def test_delta_decreases_in_sigma_and_in_eps(eps, sigma, factor, sens):
+def test_delta_decreases_in_eps(eps, sigma, factor, sens):
+    d = dg.delta_for_eps(eps, sigma, sens)
+    assert dg.delta_for_eps(eps * factor, sigma, sens) <= d * (1 + 1e-12)
+
+
+@settings(max_examples=30, deadline=None)
+@given(hs.floats(0.01, 1.0), hs.floats(1.0, 300.0), hs.floats(1.01, 3.0), hs.integers(1, 3))
+def test_delta_decreases_in_sigma_away_from_the_lattice(eps, sigma, factor, sens):
     d = dg.delta_for_eps(eps, sigma, sens)
     assert dg.delta_for_eps(eps, sigma * factor, sens) <= d * (1 + 1e-12)
-    assert dg.delta_for_eps(eps * factor, sigma, sens) <= d * (1 + 1e-12)
+
+
+def test_delta_is_not_monotone_in_sigma_on_the_lattice():
+    """ε = 1.5, Δ = 1: δ rises from σ = 1 to σ = 1.04 (the x = 1 term leaves the sum at
+    σ = 1, then the terms x ≥ 2 grow).  Checked at 50 digits; σ for a δ in that range still
+    satisfies the bound."""
+    lo, hi = dg.delta_for_eps(1.5, 1.0), dg.delta_for_eps(1.5, 1.04)
+    assert hi > lo * 1.01
+    assert lo == pytest.approx(ref_delta(1.5, 1.0, 1), rel=1e-12)
+    assert hi == pytest.approx(ref_delta(1.5, 1.04, 1), rel=1e-12)
+    s = dg.sigma_for_eps_delta(1.5, 0.0385)
+    assert dg.delta_for_eps(1.5, s) <= 0.0385
 
 
 @settings(max_examples=15, deadline=None)
 @given(hs.floats(0.05, 3.0), hs.sampled_from([1e-3, 1e-6, 1e-9]), hs.integers(1, 4))
-def test_sigma_for_eps_delta_is_the_smallest(eps, delta, sens):
+def test_sigma_for_eps_delta_is_the_smallest_of_its_bracket(eps, delta, sens):
     s = dg.sigma_for_eps_delta(eps, delta, sens)
     assert dg.delta_for_eps(eps, s, sens) <= delta
     assert dg.delta_for_eps(eps, s * (1 - 1e-8), sens) > delta
@@ -131,6 +149,14 @@ def test_delta_grows_with_the_sensitivity(eps, sigma, sens):
     assert dg.delta_for_eps(eps, sigma, sens) <= dg.delta_for_eps(eps, sigma, sens + 1) * (
         1 + 1e-12
     )
+
+
+def test_delta_curve_is_decreasing_and_pointwise():
+    eps = np.array([0.0, 1e-12, 0.1, 1.0, 10.0, 1000.0])
+    curve = dg.delta_curve(eps, 2.0, 1)
+    assert curve.shape == eps.shape
+    assert np.all(np.diff(curve) <= 0.0)
+    assert curve[3] == pytest.approx(dg.delta_for_eps(1.0, 2.0, 1))
 
 
 def test_below_is_the_left_continuous_cdf():
@@ -200,3 +226,45 @@ def test_sampler_follows_the_pmf():
 def test_bad_input_gets_a_sentence(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+@pytest.mark.parametrize("sigma", [0.4, 3.0, 150.0, 250.0, 2000.0])
+def test_vectorised_tails_equal_the_direct_sums(sigma):
+    t = np.array([-3 * sigma, -1.5, -0.5, 0.0, 0.7, 2.0, sigma, 2.5 * sigma, 10 * sigma])
+    want = []
+    for v in t:
+        m = math.floor(v) + 1
+        want.append(
+            1.0 - dg._direct_sum(sigma, 1 - m, None, 1)
+            if m <= 0
+            else dg._direct_sum(sigma, m, None, 1)
+        )
+    assert np.allclose(dg.tails(sigma, t), want, rtol=1e-12, atol=1e-300)
+    assert np.allclose(dg.below(sigma, t), 1.0 - np.asarray(dg.tails(sigma, t - 1e-9)))
+
+
+def test_registered_mechanism():
+    from core.linear.mechanisms import LINEAR_MECHANISMS
+
+    m = LINEAR_MECHANISMS["discrete_gaussian"]
+    assert m.integer and m.uses_delta and m.zcdp
+    s = m.parameter(0.5, 1e-6, 2)
+    assert s == pytest.approx(dg.sigma_for_eps_delta(0.5, 1e-6, 2))
+    assert m.parameter_for_rho(0.125, 1) == pytest.approx(2.0)
+    x = np.array([-2.0, -0.5, 0.0, 1.0, 1.5])
+    k = dg.support_radius(1.3)
+    z = np.arange(-k, k + 1)
+    p = dg.pmf(1.3, z)
+    assert np.allclose(m.cdf(1.3, x), [p[z <= v].sum() for v in x])
+    assert np.allclose(m.below(1.3, x), [p[z < v].sum() for v in x])
+    assert m.variance(1.3) == pytest.approx(dg.variance(1.3))
+    draws = m.sample(np.random.default_rng(3), 1.3, 100)
+    assert draws.dtype == np.float64 and np.all(draws == np.round(draws))
+    # The δ grows with the sensitivity: a relation whose sensitivity is not larger keeps
+    # the calibrated (ε, δ) (factor 1); a larger one has no factor.
+    f = m.budget_factors({"deletion": 3, "replacement": 4}, "replacement")
+    assert (f.add_remove, f.change) == (1.0, 1.0)
+    f = m.budget_factors({"deletion": 3, "replacement": 4}, "deletion")
+    assert (f.add_remove, f.change) == (1.0, None)
+    with pytest.raises(ValueError, match="δ"):
+        m.parameter(1.0, None, 1)

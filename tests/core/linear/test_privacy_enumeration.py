@@ -10,7 +10,8 @@ a count of a stratum label, the total of the values), both relations and two rat
   probability, :data:`tests.core.planner.exact_release.ENUMERATORS`), then of the release
   ``S + Z`` with the mechanism calibrated as the plan calibrates it -- ``eps_sample`` from
   the design's accounting (:meth:`core.designs.protocol.PlannerDesign.accounting`) and
-  ``delta_sample`` from :meth:`~core.designs.protocol.PlannerDesign.delta_sample`, fixed
+  ``delta_sample`` from :meth:`~core.designs.protocol.PlannerDesign.delta_sample`, the
+  mechanism's own budget factors and parameter (:mod:`core.linear.mechanisms`), all fixed
   on the population and reused on every neighbour;
 * on every neighbour (:func:`tests.core.planner.exact_release.neighbours`: a record changed
   in value, moved to another stratum or cluster or a new cluster, a record removed, one
@@ -50,7 +51,7 @@ from core.designs.protocol import RELATIONS, Point
 from core.designs.registry import DESIGNS
 from core.linear import discrete_gaussian as dg
 from core.linear import postprocess as pp
-from core.mechanisms.base import BudgetFactors
+from core.linear.mechanisms import LINEAR_MECHANISMS
 from tests.core.planner import exact_release as ref
 
 EPS_TARGET = 1.0
@@ -82,20 +83,7 @@ def sensitivities(statistic: str, toy: ref.Toy) -> dict[str, int]:
     return {"deletion": int(max(abs(lo), abs(hi))), "replacement": int(hi - lo)}
 
 
-def budget_factors(mechanism: str, sens: dict[str, int], relation: str) -> BudgetFactors:
-    """The two budgets per unit of ``eps_sample`` of a mechanism calibrated to the
-    sensitivity of ``relation``: the ratio of sensitivities for Laplace and the geometric
-    (their loss is linear in the shift); 1 for the discrete Gaussian where the other
-    sensitivity is not larger (its δ grows with the sensitivity), else none."""
-    cal = sens[relation]
-    if mechanism == "discrete_gaussian":
-        ar = 1.0 if sens["deletion"] <= cal else None
-        ch = 1.0 if sens["replacement"] <= cal else None
-        return BudgetFactors(mechanism, ar, ch)
-    return BudgetFactors(mechanism, sens["deletion"] / cal, sens["replacement"] / cal)
-
-
-MECHANISMS = ("laplace", "geometric", "discrete_gaussian")
+MECHANISMS = tuple(LINEAR_MECHANISMS)
 
 
 def _delta_target(toy: ref.Toy) -> float:
@@ -165,16 +153,11 @@ def plan_of(case: Case) -> Plan:
     point = d.point(toy.frame(), case.rate)
     assert point is not None
     both = sensitivities(case.statistic, toy)
-    factors = budget_factors(case.mechanism, both, case.relation)
+    m = LINEAR_MECHANISMS[case.mechanism]
+    factors = m.budget_factors(both, case.relation)
     eps = d.accounting(EPS_TARGET, case.relation, factors, point).eps_sample
     delta = d.delta_sample(_delta_target(toy), point)
-    sens = both[case.relation]
-    if case.mechanism == "laplace":
-        parameter = sens / eps
-    elif case.mechanism == "geometric":
-        parameter = math.exp(-eps / sens)
-    else:
-        parameter = dg.sigma_for_eps_delta(eps, delta, sens)
+    parameter = m.parameter(eps, delta if m.uses_delta else None, both[case.relation])
     return Plan(point, eps, delta, parameter)
 
 
@@ -203,9 +186,9 @@ def _log_mix(law: dict[float, float], log_kernel: Callable[[np.ndarray], np.ndar
 def _log_kernel(mechanism: str, parameter: float) -> Callable[[np.ndarray], np.ndarray]:
     if mechanism == "laplace":
         return lambda z: -np.abs(z) / parameter - math.log(2.0 * parameter)
-    if mechanism == "geometric":
-        a = parameter
-        return lambda z: np.abs(z) * math.log(a) + math.log((1.0 - a) / (1.0 + a))
+    if mechanism == "geometric":  # (1 − q)/(1 + q) q^{|z|}, q = e^{−1/b}
+        u = -math.expm1(-1.0 / parameter)
+        return lambda z: -np.abs(z) / parameter + math.log(u / (2.0 - u))
     log_z = dg.log_normaliser(parameter)
     return lambda z: -(z * z) / (2.0 * parameter**2) - log_z
 
@@ -342,7 +325,7 @@ def test_a_budget_too_large_is_caught() -> None:
     """The same check catches a release whose noise is 10 % too small."""
     case = Case("six", "deletion", "count_stratum", "poisson", "geometric", 0.4)
     p = plan_of(case)
-    loud = replace(p, parameter=math.exp(-1.1 * p.eps_sample))
+    loud = replace(p, parameter=p.parameter / 1.1)
     toy = TOYS["six"]
     kernel = _log_kernel("geometric", loud.parameter)
     base = sum_law(toy, "poisson", "count_stratum", p.point)
@@ -366,7 +349,7 @@ def test_rounding_the_weighted_release_keeps_the_guarantee() -> None:
     base = sum_law(toy, "poisson", "count_range", p.point)
 
     def rounded(law) -> dict[float, float]:
-        x = np.arange(-60.0, 70.0)  # mass beyond below α^55 < 1e-10 of the total
+        x = np.arange(-60.0, 70.0)  # mass beyond below q^55 < 1e-30 (q = e^{−1/b} < 0.3)
         mass = np.exp(_log_mix(law, kernel, x))
         post = pp.round_nonnegative(x / p.point.rate)
         out: dict[float, float] = defaultdict(float)
