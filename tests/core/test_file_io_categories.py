@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from core.categories import MAX_CATEGORIES
-from core.populations import load_population_csv, load_population_file
+from core.populations import load_population_csv, load_population_file, population_to_csv_bytes
 from tests.core import bad_file_corpus
 
 SECTOR_LABELS = {1: "Retail", 2: "Industry", 3: "Services"}
@@ -162,3 +162,25 @@ def test_unknown_and_malformed_category_columns():
         load_population_csv(csv, category_column=3)
     with pytest.raises(ValueError, match="name 'sector' more than once"):
         load_population_csv(csv, category_column=["sector", "sector"])
+
+
+def test_the_download_writes_the_categories_and_reads_back_the_same():
+    csv = b"v,region,sector\n4,N,a\n1,S,b\n3,N,\n2,S,a\n"
+    pop = load_population_csv(
+        csv, lower=0, upper=10, stratum_column="region", category_column="region"
+    )
+    written = population_to_csv_bytes(pop).decode()
+    assert written.splitlines()[0] == "v,region,region (category)"
+    back = load_population_csv(
+        written.encode(),
+        lower=0,
+        upper=10,
+        stratum_column="region",
+        category_column="region (category)",
+    )
+    assert back.content_hash == pop.content_hash
+    other = load_population_csv(csv, lower=0, upper=10, category_column="sector")
+    again = load_population_csv(
+        population_to_csv_bytes(other), lower=0, upper=10, category_column="sector"
+    )
+    assert again.content_hash == other.content_hash  # "(missing)" reads back as itself
