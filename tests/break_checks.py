@@ -3269,6 +3269,17 @@ BREAKS: tuple[Break, ...] = (
         ),
     ),
     Break(
+        name="freq-rounding-error-ignored",
+        item="38 frequency tables",
+        path="core/publication/cell_errors.py",
+        old="        out[exact] = np.sqrt(mse)",
+        new="        out[exact] = np.sqrt(noise)",
+        tests=(
+            "tests/core/publication/test_frequency.py::"
+            "test_rounded_census_cells_have_their_simulated_error",
+        ),
+    ),
+    Break(
         name="noise-dg-delta-threshold",
         item="38 linear noise",
         path="core/linear/discrete_gaussian.py",
