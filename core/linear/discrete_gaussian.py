@@ -111,6 +111,8 @@ _CUT = math.sqrt(2.0 * 300.0 * math.log(10.0))
 _EM_COEFFS = (1.0 / 12.0, -1.0 / 720.0, 1.0 / 30240.0, -1.0 / 1209600.0)
 _EM_ORDERS = (1, 3, 5, 7)
 _LOG_TINY = math.log(1e-300)
+#: Below this σ the search for σ visits the kinks of δ(σ) (δ may rise with σ there).
+_SCAN_BELOW = 12.0
 
 
 def _sigma(sigma: object) -> float:
@@ -152,7 +154,11 @@ def _dual_terms(sigma: float) -> NDArray[np.float64]:
 
 def log_normaliser(sigma: float) -> float:
     """``log Z(σ) = log Σ_y e^{−y²/(2σ²)}`` (direct for σ ≤ 1, Poisson dual above)."""
-    s = _sigma(sigma)
+    return _log_normaliser(_sigma(sigma))
+
+
+@functools.lru_cache(maxsize=256)
+def _log_normaliser(s: float) -> float:
     if s <= 1.0:
         k = support_radius(s)
         x = np.arange(-k, k + 1, dtype=np.float64)
@@ -317,18 +323,36 @@ def delta_curve(eps: ArrayLike, sigma: float, sensitivity: float = 1) -> NDArray
 
 
 def sigma_for_eps_delta(eps: float, delta: float, sensitivity: float = 1) -> float:
-    """A σ with ``δ(ε; σ) ≤ delta``, the smallest to relative 1e-10 where δ falls with σ.
+    """The smallest σ with ``δ(ε; σ) ≤ delta`` (to relative 1e-10), found by search.
 
-    Bisection in ``log σ`` on a bracket ``[lo, hi]`` with ``δ(lo) > delta ≥ δ(hi)``; the σ
-    returned is the bracket's upper end, so it always satisfies the bound.  Unlike the
-    continuous Gaussian's, the discrete Gaussian's δ is *not* monotone in σ when ``εσ²/Δ``
-    is of the order of a few lattice steps (the terms of the sum enter one integer at a
-    time): at ε = 1.5, Δ = 1 it rises from 0.0381 at σ = 1 to 0.0387 at σ = 1.04 (the tests
-    keep this example).  There a smaller σ may also satisfy the bound; the σ returned is
-    then not the smallest, never unsafe.  For ε ≤ 1 and σ ≥ 1 no such rise was found.
+    Unlike the continuous Gaussian's, the discrete Gaussian's δ is *not* monotone in σ when
+    ``σ`` is a few lattice steps (the terms of the sum enter one integer at a time): at
+    ε = 1.5, Δ = 1 it rises from 0.0381 at σ = 1 to 0.0387 at σ = 1.04 (the tests keep this
+    example).  So the search is in two steps: a bisection in ``log σ`` on a bracket with
+    ``δ(lo) > delta ≥ δ(hi)`` gives a σ that satisfies the bound; when it is below
+    :data:`_SCAN_BELOW` (such rises were seen up to σ ≈ 7.6) the kinks of δ(σ) in
+    ``[hi/4, hi]``, its local minima, are searched upwards (:func:`_smallest_on_the_lattice`).
+    The σ returned always satisfies the bound.
     """
     e, d = _eps(eps), check_sensitivity(sensitivity)
     dl = check_delta_open("delta", delta)
+    return _sigma_for_eps_delta(e, dl, d)
+
+
+def _bisect(e: float, dl: float, d: int, lo: float, hi: float) -> float:
+    """The upper end of ``[lo, hi]`` shrunk to relative 1e-10, keeping
+    ``δ(lo) > dl ≥ δ(hi)``."""
+    while hi / lo - 1.0 > 1e-10:
+        mid = math.sqrt(lo * hi)
+        if delta_for_eps(e, mid, d) <= dl:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+@functools.lru_cache(maxsize=4096)
+def _sigma_for_eps_delta(e: float, dl: float, d: int) -> float:
     if e == 0.0 and dl < 1.0:
         guess = d / dl
     else:
@@ -342,12 +366,36 @@ def sigma_for_eps_delta(eps: float, delta: float, sensitivity: float = 1) -> flo
         hi, lo = lo, lo / 4.0
     if delta_for_eps(e, lo, d) <= dl:
         return lo
-    while hi / lo - 1.0 > 1e-10:
-        mid = math.sqrt(lo * hi)
-        if delta_for_eps(e, mid, d) <= dl:
-            hi = mid
-        else:
-            lo = mid
+    hi = _bisect(e, dl, d, lo, hi)
+    if hi > _SCAN_BELOW or e == 0.0:
+        return hi
+    return _smallest_on_the_lattice(e, dl, d, hi)
+
+
+def _smallest_on_the_lattice(e: float, dl: float, d: int, hi: float) -> float:
+    """The smallest σ in ``[hi/4, hi]`` with ``δ ≤ dl``, from the kinks of δ(σ).
+
+    ``δ(σ)`` is smooth except where ``a(σ) = εσ²/Δ − Δ/2`` crosses an integer ``j`` (a term
+    leaves the sum, with weight 0, so δ is continuous there): at ``σ_j = √((j + Δ/2)Δ/ε)``.
+    Between kinks the terms that remain first grow with σ and then fall, so δ may rise after
+    a kink; the local minima are the kinks.  The first kink ``σ_j`` with ``δ ≤ dl`` ends the
+    piece holding the smallest solution, found by bisection from the kink before it.
+    """
+    start = hi / 4.0
+    j0 = max(0, math.ceil(e * start * start / d - d / 2.0))
+    j1 = math.floor(e * hi * hi / d - d / 2.0)
+    if j1 - j0 > 5000 or delta_for_eps(e, start, d) <= dl:
+        return hi
+    prev = start
+    for j in range(j0, j1 + 1):
+        kink = math.sqrt((j + d / 2.0) * d / e)
+        if kink <= prev:
+            continue
+        if kink >= hi:
+            break
+        if delta_for_eps(e, kink, d) <= dl:
+            return min(hi, _bisect(e, dl, d, prev, kink))
+        prev = kink
     return hi
 
 

@@ -134,6 +134,25 @@ def test_delta_is_not_monotone_in_sigma_on_the_lattice():
     assert dg.delta_for_eps(1.5, s) <= 0.0385
 
 
+@pytest.mark.parametrize(
+    ("eps", "delta", "sens"), [(1.5, 0.0385, 1), (13.80077181135205, 1e-6, 3), (6.0, 1e-3, 1)]
+)
+def test_sigma_for_eps_delta_is_the_smallest_on_a_fine_grid(eps, delta, sens):
+    """Where δ(σ) dips below δ in a window narrower than 1 % (ε = 13.8, Δ = 3: σ in
+    [1.1886, 1.1967] and again from 1.2650), the search still finds the window."""
+    s = dg.sigma_for_eps_delta(eps, delta, sens)
+    assert dg.delta_for_eps(eps, s, sens) <= delta
+    grid = np.linspace(s / 4, s * (1 - 1e-6), 1500)
+    assert all(dg.delta_for_eps(eps, g, sens) > delta for g in grid)
+
+
+def test_sigma_for_eps_delta_decreases_in_eps():
+    for sens in (1, 3):
+        e = np.exp(np.linspace(np.log(0.5), np.log(20.0), 80))
+        s = np.array([dg.sigma_for_eps_delta(x, 1e-6, sens) for x in e])
+        assert np.all(np.diff(s) <= 1e-9 * s[:-1])
+
+
 @settings(max_examples=15, deadline=None)
 @given(hs.floats(0.05, 3.0), hs.sampled_from([1e-3, 1e-6, 1e-9]), hs.integers(1, 4))
 def test_sigma_for_eps_delta_is_the_smallest_of_its_bracket(eps, delta, sens):

@@ -130,6 +130,25 @@ def test_projection_adds_up_and_its_variance_is_exact():
     assert np.all(pp.projected_variance(v, 0.0, v) <= pp.projected_variance(v, 0.0) + 1e-12)
 
 
+def test_rounded_moments_through_the_mechanisms():
+    from core.linear.mechanisms import LINEAR_MECHANISMS
+
+    c, th = np.array([-2.0, 0.3, 7.6]), np.array([0.0, 0.0, 8.0])
+    lap = LINEAR_MECHANISMS["laplace"]
+    bias, mse = pp.rounded_moments(lap, 1.5, c, th, weight=2.0)
+    want = [brute_laplace(ci, ti, 3.0) for ci, ti in zip(c, th, strict=True)]
+    assert np.allclose(bias, [w[0] for w in want]) and np.allclose(mse, [w[1] for w in want])
+    for name, parameter in (("geometric", 2.0), ("discrete_gaussian", 1.7)):
+        m = LINEAR_MECHANISMS[name]
+        z = np.arange(-80.0, 81.0)
+        p = m.pmf(parameter, z)
+        for w in (1.0, 1.5):
+            bias, mse = pp.rounded_moments(m, parameter, c, th, weight=w)
+            want = [brute_discrete(ci, ti, z, p, w) for ci, ti in zip(c, th, strict=True)]
+            assert np.allclose(bias, [x[0] for x in want], atol=1e-12)
+            assert np.allclose(mse, [x[1] for x in want], rtol=1e-12)
+
+
 @pytest.mark.parametrize(
     ("call", "message"),
     [
