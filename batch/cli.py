@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from core.accounting.zcdp import Promise
-from core.publication.config import ConfigError, build_population, load_config
+from core.population import Population
+from core.publication.config import Config, ConfigError, build_population, load_config
 from core.publication.records import input_warnings
 
 __all__ = ["main"]
@@ -49,6 +50,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     for warning in input_warnings(population):
         print(f"warning: population: {warning}", file=sys.stderr)
+    if config.frequency is not None:
+        return _frequency(config, population, args)
 
     print(
         f"{config.name}: {population.name}, grouped by {', '.join(config.groups)}; "
@@ -78,4 +81,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     for warning in input_warnings(population):
         print(f"warning (also in summary.json): population: {warning}", file=sys.stderr)
+    return 0
+
+
+def _frequency(config: Config, population: Population, args: argparse.Namespace) -> int:
+    """Run a frequency table (``table: frequency``); the exit code."""
+    from batch.frequency import run_frequency, write_frequency
+
+    freq = config.frequency
+    assert freq is not None
+    where = f"scheduler {args.scheduler}" if args.scheduler else f"{args.workers} local workers"
+    by = " × ".join(freq.rows) + (f" × {freq.column}" if freq.column else "")
+    print(f"{config.name}: {population.name}, {freq.kind}s by {by}; {where}")
+    try:
+        plan = run_frequency(config, population, scheduler=args.scheduler, workers=args.workers)
+    except ValueError as exc:
+        print(f"config error: {exc}", file=sys.stderr)
+        return 2
+    except (OSError, TimeoutError) as exc:
+        print(f"error: the Dask cluster failed: {exc}", file=sys.stderr)
+        return 1
+    files = write_frequency(Path(args.out), config, population, plan)
+    s = plan.summary()
+    print(
+        f"\n{s['cells']} cells under {plan.design} at rate {plan.rate:g}, {s['publishable']} "
+        f"publishable (the census: {s['census_publishable']}); wrote "
+        f"{', '.join(f.name for f in files)} to {args.out}"
+    )
     return 0

@@ -13,18 +13,28 @@ releases compose and plans every cell × statistic with the single-statistic pla
 :mod:`core.publication.config`         the plan's YAML config read and checked, its
                                        population built (``python -m batch`` and the
                                        exported ``plan_publication.py``)
+:mod:`core.publication.frequency`      :func:`plan_frequency`: a frequency table (counts
+                                       or totals by cell) as one histogram from one
+                                       sample, every cell's error exact
+:mod:`core.publication.cells`          a frequency table's cells: rows × a column's
+                                       categories, each record's cell in O(N)
+:mod:`core.publication.cell_errors`    the cells' 95 % bounds for one noise law
+:mod:`core.publication.frequency_config`  the ``table: frequency`` fields of a config
 =====================================  ===================================================
 """
 
 from ..publication.composition import (
     CellBudget,
+    HistogramBudget,
     cell_budget,
     design_refusal,
+    histogram_budget,
     optimal_shares,
     sizes_statement,
     split_shares,
     table_eps,
 )
+from ..publication.frequency import FrequencyPlan, plan_frequency
 from ..publication.table import (
     GROUPS,
     TABLE_COLUMNS,
@@ -42,13 +52,17 @@ __all__ = [
     "TABLE_COLUMNS",
     "CellBudget",
     "CellJob",
+    "FrequencyPlan",
+    "HistogramBudget",
     "TablePlan",
     "cell_budget",
     "cell_seed",
     "cells_of",
     "design_refusal",
+    "histogram_budget",
     "optimal_shares",
     "parse_statistic",
+    "plan_frequency",
     "plan_table",
     "run_cell_job",
     "sizes_statement",

@@ -79,6 +79,38 @@ Claim 6 (sizes)
     the sizes are public (:func:`core.planner.budgets.size_refusal`).  With fixed labels
     (claim 3) a changed record leaves every ``N_c`` as it is, and nothing needs declaring.
 
+Claim 7 (a frequency table: one histogram from one sample)
+    A frequency table (counts, or totals of a value bounded in ``[y_lo, y_hi]``, by cell)
+    is released as *one* vector from *one* sample ``S``:
+    ``M(S) = (Σ_{i ∈ S ∩ D_c} y_i + Z_c)_c`` with independent noise ``Z_c`` of one law,
+    calibrated to ``Δ_ar = max(|y_lo|, |y_hi|)`` (1 for counts) at ``eps_sample``.  Its L1
+    sensitivity on the sample is
+
+    * an added or removed record: ``Δ_ar``, in the one cell it belongs to.  The density
+      ratio of the vector is the ratio of that coordinate alone (parallel composition,
+      McSherry 2009), so the table is ``eps_sample``-DP: every cell spends the whole budget;
+    * a changed record whose labels may change: it leaves cell ``c`` and enters ``c'``,
+      two coordinates move by at most ``Δ_ar`` each, L1 ``2 Δ_ar`` (exactly 2 for counts),
+      so the loss is ``2 eps_sample`` (the ratio is the product of the two coordinates'
+      ratios); a change inside a cell moves one coordinate by ``y_hi − y_lo ≤ 2 Δ_ar``;
+    * a changed record whose labels are fixed: it stays in its cell and moves one
+      coordinate by at most ``y_hi − y_lo`` (``0`` for counts: every count is the same for
+      both neighbours, an invariant of the relation).
+
+    So the histogram is a mechanism with the budgets ``α = 1`` (added or removed) and
+    ``γ = Δ_ch / Δ_ar`` (changed) per unit of ``eps_sample``, and the design's accounting
+    (:meth:`core.designs.protocol.PlannerDesign.accounting`) amplifies it once for the whole
+    table.  Unlike claim 5, the sample is drawn once from the whole population and the
+    histogram is one mechanism run on it, so a fixed-size design's theorem for a changed
+    record applies to it as to any mechanism.  For counts with fixed labels under a change,
+    the promise constrains nothing, and :func:`histogram_budget` plans the table for an
+    added or removed record instead (a stronger promise, said in words).
+    A noise with a δ (the discrete Gaussian, ``(ε_s, δ_s)`` for one cell's ``Δ_ar``): a move
+    composes two cells, ``(2 ε_s, 2 δ_s)``, and a change inside a cell shifts it by at most
+    ``2 Δ_ar``, ``(2 ε_s, (1 + e^{ε_s}) δ_s)`` by group privacy (Dwork & Roth 2014, §2.3);
+    so under a change each cell's noise gets ``δ_s = δ / (1 + e^{ε_s})`` of the δ the
+    design allows, which covers both (``1 + e^{ε_s} ≥ 2``).
+
 The plan's choice of design, rate and split is made on the register itself, as the release
 planner's is (:mod:`core.planner`); the promise covers the releases, the plan is public.
 
@@ -108,8 +140,10 @@ from ..planner.budgets import positive, sizes_change
 
 __all__ = [
     "CellBudget",
+    "HistogramBudget",
     "cell_budget",
     "design_refusal",
+    "histogram_budget",
     "optimal_shares",
     "sizes_statement",
     "split_shares",
@@ -416,3 +450,122 @@ def design_refusal(design: str, cell_relation: str) -> str:
             "a Poisson sample of the cell and serves the table."
         )
     return ""
+
+
+@dataclass(frozen=True)
+class HistogramBudget:
+    """How a frequency table released as one histogram spends its budget (claim 7).
+
+    Attributes
+    ----------
+    relation : str
+        The relation the table is planned for (``"deletion"`` for counts with fixed labels
+        under a change, whose counts are invariants; else the table's relation).
+    sensitivity : float
+        ``Δ_ar``: each cell's noise is calibrated to it (``max(|y_lo|, |y_hi|)``).
+    change_sensitivity : float
+        ``Δ_ch``: the L1 sensitivity of the vector for a changed record.
+    add_remove, change : float
+        The budgets per unit of ``eps_sample``: ``1`` and ``Δ_ch / Δ_ar``.
+    reason : str
+        The composition in words.
+    """
+
+    relation: str
+    sensitivity: float
+    change_sensitivity: float
+    add_remove: float
+    change: float
+    reason: str
+
+
+def histogram_budget(
+    kind: str,
+    relation: str,
+    *,
+    labels_fixed: bool = False,
+    y_lower: float = 0.0,
+    y_upper: float = 1.0,
+) -> HistogramBudget:
+    """The sensitivities and budgets of a frequency table released as one histogram.
+
+    Claim 7 of the module docstring: ``Δ_ar = max(|y_lo|, |y_hi|)``;
+    ``Δ_ch = 2 Δ_ar`` when a changed record may move between cells, ``y_hi − y_lo``
+    when the labels are fixed; budgets ``α = 1``, ``γ = Δ_ch / Δ_ar``.
+
+    Parameters
+    ----------
+    kind : {"count", "total"}
+        Counts of records per cell (``y = 1``) or totals of a bounded value.
+    relation : {"replacement", "deletion"}
+        The table's neighbouring relation.
+    labels_fixed : bool
+        The cells' labels are public and a neighbour never changes them.
+    y_lower, y_upper : float
+        Public bounds of ``y`` (``0`` and ``1`` for counts), finite, ``y_lower ≤ y_upper``,
+        not both 0.
+
+    Returns
+    -------
+    HistogramBudget
+    """
+    check_choice("kind", kind, ("count", "total"))
+    check_choice("relation", relation, RELATIONS)
+    if not isinstance(labels_fixed, bool):
+        raise ValueError(f"labels_fixed must be True or False; got {labels_fixed!r}")
+    lo, hi = float(y_lower), float(y_upper)
+    if kind == "count":
+        lo, hi = 0.0, 1.0
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi) or max(abs(lo), abs(hi)) == 0:
+        raise ValueError(
+            "a total by cell needs finite public bounds lower ≤ upper, not both 0; "
+            f"got [{y_lower!r}, {y_upper!r}]"
+        )
+    delta = max(abs(lo), abs(hi))
+    what = "count" if kind == "count" else "total"
+    if relation == "deletion":
+        return HistogramBudget(
+            "deletion",
+            delta,
+            2.0 * delta,
+            1.0,
+            2.0,
+            f"Cells are disjoint: an added or removed record changes one cell's {what} by at "
+            f"most {delta:g}, so the table is one histogram whose cells compose in parallel: "
+            "each cell keeps the whole budget, and the sample is amplified once.",
+        )
+    if not labels_fixed:
+        return HistogramBudget(
+            "replacement",
+            delta,
+            2.0 * delta,
+            1.0,
+            2.0,
+            "A changed record may move to another cell: one cell loses it and another gains "
+            f"it, so two {what}s change (L1 sensitivity {2.0 * delta:g}) and a change costs "
+            "twice the budget of an added or removed record; the design's accounting for a "
+            "changed record prices that once for the whole table.",
+        )
+    if kind == "count":
+        return HistogramBudget(
+            "deletion",
+            delta,
+            0.0,
+            1.0,
+            0.0,
+            "The labels are fixed, so a changed record stays in its cell and every count is "
+            "the same for both neighbours: the counts are invariants of that relation, which "
+            "protects nothing in them. The table is planned for an added or removed record "
+            "instead (each cell at the whole budget), a stronger promise that protects "
+            "whether a record is in the register.",
+        )
+    return HistogramBudget(
+        "replacement",
+        delta,
+        hi - lo,
+        1.0,
+        (hi - lo) / delta,
+        "The labels are fixed, so a changed record stays in its cell and changes one "
+        f"total by at most {hi - lo:g}: the cells compose in parallel, each at the whole "
+        "budget for a changed record.",
+    )

@@ -20,6 +20,10 @@ Example (``assets/publication_example.yaml``)::
     T: 50                       # Monte Carlo repetitions per plan
     seed: 0
 
+A config with ``table: frequency`` plans a frequency table instead (counts or totals by
+cell, released as one histogram): its fields are in :mod:`core.publication.frequency_config`
+and ``assets/publication_example_frequency.yaml``.
+
 Every problem raises :class:`ConfigError` naming the field.
 """
 
@@ -42,6 +46,8 @@ from ..populations import (
     make_builtin,
     read_file_table,
 )
+from ..publication.cells import frequency_cells
+from ..publication.frequency_config import FREQUENCY_KEYS, FrequencySettings, check_frequency
 from ..publication.table import GROUPS, cells_of, parse_statistic
 
 __all__ = ["Config", "ConfigError", "build_population", "label_columns", "load_config"]
@@ -117,6 +123,21 @@ class Config:
     #: The promise as stated in ρ-zCDP (``rho_target``); ``eps_target`` is then the pure
     #: ε_target that keeps it (:func:`core.accounting.zcdp.eps_target_for_rho`).
     rho_target: float | None = None
+    #: A frequency table (``table: frequency``): its settings; None for a table of
+    #: statistics by cell.
+    frequency: FrequencySettings | None = None
+
+    def frequency_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments of :func:`core.publication.frequency.plan_frequency`."""
+        if self.frequency is None:
+            raise ValueError("this config plans a table of statistics, not a frequency table")
+        return {
+            **self.frequency.plan_kwargs(),
+            "eps_target": self.eps_target,
+            "delta_target": self.delta_target,
+            "relation": self.relation,
+            "labels_fixed": self.labels_fixed,
+        }
 
     def plan_kwargs(self) -> dict[str, Any]:
         """Keyword arguments of :func:`core.publication.plan_table` (after the population)."""
@@ -206,6 +227,11 @@ def load_config(path: str | Path) -> Config:
         raise ConfigError("config", f"{p.name} is not valid YAML: {exc}") from None
     if not isinstance(raw, dict):
         raise ConfigError("config", "must be a mapping of keys to values")
+    table = raw.pop("table", "statistics")
+    if table == "frequency":
+        return _frequency_config(raw, p)
+    if table != "statistics":
+        raise ConfigError("table", f"must be 'statistics' or 'frequency'; got {table!r}")
     for key in REQUIRED:
         if key not in raw:
             raise ConfigError(key, "missing (required)")
@@ -309,6 +335,50 @@ def load_config(path: str | Path) -> Config:
         error_weights=weights_t,
         sizes_public=sizes_public,
         rho_target=rho,
+    )
+
+
+def _frequency_config(raw: dict[str, Any], p: Path) -> Config:
+    """The config of a frequency table (``table: frequency``)."""
+    allowed = ("population", "eps_target", *FREQUENCY_KEYS)
+    for key in raw:
+        if key not in allowed:
+            raise ConfigError(
+                str(key), f"unknown key for a frequency table; the keys are {', '.join(allowed)}"
+            )
+    for key in ("population", "eps_target"):
+        if raw.get(key) is None:
+            raise ConfigError(key, "missing (required)")
+    settings = check_frequency(raw)
+    eps = _yaml_number("eps_target", raw["eps_target"], low=0.0)
+    delta = raw.get("delta_target")
+    if delta is not None:
+        delta = _yaml_number("delta_target", delta, low=0.0, high=1.0)
+    relation = raw.get("relation", "replacement")
+    if relation not in ("replacement", "deletion"):
+        raise ConfigError("relation", f"must be 'replacement' or 'deletion'; got {relation!r}")
+    labels_fixed = raw.get("labels_fixed", False)
+    if not isinstance(labels_fixed, bool):
+        raise ConfigError("labels_fixed", f"must be true or false; got {labels_fixed!r}")
+    return Config(
+        name=str(raw.get("name", p.stem)),
+        population=_check_population(raw["population"]),
+        base_dir=p.resolve().parent,
+        groups=settings.rows,
+        statistics=(settings.kind,),
+        eps_target=eps,
+        delta_target=delta,
+        relation=relation,
+        labels_fixed=labels_fixed,
+        designs=settings.designs,
+        mechanisms=(settings.mechanism,),
+        rates=settings.rates,
+        T=2,
+        seed=0,
+        split="equal",
+        publish_share=settings.threshold,
+        max_cells=settings.max_cells,
+        frequency=settings,
     )
 
 
@@ -439,8 +509,13 @@ def build_population(config: Config) -> Population:
             )
         except ValueError as exc:
             raise ConfigError("population", str(exc)) from None
+    freq = config.frequency
     try:
-        cells_of(population, config.groups, max_cells=config.max_cells)
+        if freq is None:
+            cells_of(population, config.groups, max_cells=config.max_cells)
+        else:
+            frequency_cells(population, freq.rows, freq.column, max_cells=freq.max_cells)
     except ValueError as exc:
-        raise ConfigError("groups", str(exc).removeprefix("groups: ")) from None
+        field = "groups" if freq is None else "rows"
+        raise ConfigError(field, str(exc).removeprefix("groups: ")) from None
     return population

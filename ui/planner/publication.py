@@ -37,6 +37,8 @@ from ui.planner.exports.publication_package import (
     publication_script,
     publication_zip,
 )
+from ui.planner.frequency import frequency_view
+from ui.planner.frequency_text import TABLE_TYPES
 from ui.planner.inputs import PlannerInputs, StepBar, digest
 from ui.planner.publication_text import (
     DEFAULT_DESIGNS,
@@ -209,6 +211,20 @@ def publication_view(ctx: PlannerInputs) -> None:
     offered = groups_of(pop)
     if not offered:
         no_labels_notice(pop)
+        return
+    kind = st.radio(
+        "Table",
+        list(TABLE_TYPES),
+        format_func=TABLE_TYPES.__getitem__,
+        horizontal=True,
+        key="plan_pub_type",
+        bind="query-params",
+        help="Statistics by cell are planned cell by cell (Monte Carlo for the quantiles); "
+        "a frequency table or totals by cell are one histogram from one sample, every cell "
+        "exact.",
+    )
+    if kind in ("count", "total"):
+        frequency_view(ctx, str(kind))
         return
     c1, c2 = st.columns(2, gap="medium")
     groups = c1.multiselect(

@@ -1,0 +1,55 @@
+"""A frequency table in batch: the cells' sums on two local Dask workers, the page's numbers."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pandas as pd
+import pytest
+import yaml
+
+from core.publication.config import build_population, load_config
+from core.publication.frequency import plan_frequency
+from tests.batch.helpers import run_batch, write_population
+
+pytestmark = pytest.mark.xdist_group("dask")
+
+
+def test_a_frequency_table_on_two_workers_equals_the_plain_plan(tmp_path) -> None:
+    write_population(tmp_path)
+    cfg = {
+        "table": "frequency",
+        "population": {
+            "file": "register.csv",
+            "value_column": "wage",
+            "lower": 0,
+            "upper": 100,
+            "strata_column": "region",
+            "cluster_column": "district",
+        },
+        "rows": ["strata"],
+        "column": "clusters",
+        "kind": "total",
+        "eps_target": 1.0,
+        "designs": ["census", "poisson"],
+        "rates": [0.2, 0.5],
+    }
+    path = tmp_path / "freq.yaml"
+    path.write_text(yaml.safe_dump(cfg), encoding="utf-8")
+    out = tmp_path / "out"
+    run = run_batch(path, out, workers=2)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "45 cells" in run.stdout
+    config = load_config(path)
+    plan = plan_frequency(build_population(config), **config.frequency_kwargs())
+    written = pd.read_csv(out / "plan.csv", keep_default_na=False, na_values=[""])
+    mine = pd.read_csv(
+        io.StringIO(plan.table.to_csv(index=False, float_format="%.12g")),
+        keep_default_na=False,
+        na_values=[""],
+    )
+    pd.testing.assert_frame_equal(written, mine)
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["table"] == "frequency" and summary["cells"] == 45
+    assert (out / "designs.csv").exists()

@@ -1,0 +1,136 @@
+"""The ``table: frequency`` config: each bad field is named; the page's config round-trips."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from core.publication.config import ConfigError, build_population, load_config
+from core.publication.frequency import plan_frequency
+from tests.batch.helpers import write_population
+from tests.conftest import ROOT
+from ui.planner.frequency_text import frequency_config
+
+
+def _good(**changes: object) -> dict:
+    cfg = {
+        "table": "frequency",
+        "population": {
+            "file": "register.csv",
+            "value_column": "wage",
+            "lower": 0,
+            "upper": 100,
+            "strata_column": "region",
+            "cluster_column": "district",
+        },
+        "rows": ["strata"],
+        "column": "clusters",
+        "kind": "count",
+        "mechanism": "laplace",
+        "eps_target": 1.0,
+        "designs": ["census", "poisson"],
+        "rates": [0.2, 0.5],
+        "threshold": 0.5,
+    }
+    cfg.update(changes)
+    return {k: v for k, v in cfg.items() if v is not None}
+
+
+def _write(folder: Path, cfg: dict) -> Path:
+    write_population(folder)
+    path = folder / "freq.yaml"
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False), encoding="utf-8")
+    return path
+
+
+BAD = [
+    ("rows", {"rows": None}),
+    ("rows[0]", {"rows": ["regions"]}),
+    ("rows", {"rows": ["strata", "strata"]}),
+    ("column", {"column": "strata"}),
+    ("kind", {"kind": "mode"}),
+    ("mechanism", {"mechanism": "exponential"}),
+    ("threshold", {"threshold": 0}),
+    ("threshold", {"threshold": 50}),
+    ("threshold", {"threshold": "half"}),
+    ("rate", {"rate": 1.5}),
+    ("rates[1]", {"rates": [0.2, 0]}),
+    ("design", {"design": "lottery"}),
+    ("designs", {"designs": ["lottery"]}),
+    ("groups", {"groups": ["strata"]}),
+    ("colour", {"colour": "blue"}),
+    ("eps_target", {"eps_target": None}),
+    ("eps_target", {"eps_target": -1}),
+    ("table", {"table": "pivot"}),
+]
+
+
+@pytest.mark.parametrize("field, change", BAD)
+def test_a_bad_frequency_config_names_its_field(tmp_path, field, change) -> None:
+    with pytest.raises(ConfigError) as err:
+        build_population(load_config(_write(tmp_path, _good(**change))))
+    assert err.value.field == field, err.value
+
+
+def test_a_table_with_too_many_cells_is_refused_in_words(tmp_path) -> None:
+    cfg = _good(rows=["strata"], column="clusters", max_cells=4)
+    with pytest.raises(
+        ConfigError, match=r"rows: the table has 45 cells \(3 region × 15 district\)"
+    ):
+        build_population(load_config(_write(tmp_path, cfg)))
+
+
+def test_the_example_config_loads_and_plans() -> None:
+    config = load_config(ROOT / "assets" / "publication_example_frequency.yaml")
+    assert config.frequency is not None and config.frequency.rows == ("clusters",)
+    assert config.frequency.column == "strata"
+
+
+def test_the_pages_config_round_trips(tmp_path) -> None:
+    settings = {
+        "rows": ["strata"],
+        "column": "clusters",
+        "kind": "count",
+        "mechanism": "geometric",
+        "eps_target": 0.8,
+        "delta_target": 1e-6,
+        "relation": "deletion",
+        "labels_fixed": False,
+        "designs": ["census", "poisson"],
+        "rates": [0.2, 0.5],
+        "design": "poisson",
+        "rate": 0.5,
+        "threshold": 0.3,
+        "round_release": True,
+    }
+    write_population(tmp_path)
+    population = {
+        "file": "register.csv",
+        "value_column": "wage",
+        "lower": 0.0,
+        "upper": 100.0,
+        "strata_column": "region",
+        "cluster_column": "district",
+    }
+    path = tmp_path / "page.yaml"
+    path.write_text(yaml.safe_dump(frequency_config(population, settings)), encoding="utf-8")
+    config = load_config(path)
+    pop = build_population(config)
+    got = plan_frequency(pop, **config.frequency_kwargs())
+    keys = ("rows", "column", "kind", "mechanism", "relation", "labels_fixed", "designs")
+    want = plan_frequency(
+        pop,
+        eps_target=0.8,
+        delta_target=1e-6,
+        threshold=0.3,
+        rates=[0.2, 0.5],
+        design="poisson",
+        rate=0.5,
+        round_release=True,
+        **{k: settings[k] for k in keys},
+    )
+    pd.testing.assert_frame_equal(got.table, want.table)
+    assert (got.design, got.rate) == ("poisson", 0.5)

@@ -1,0 +1,253 @@
+"""Words, tables, heat map and batch config of the Publication tab's frequency tables.
+
+Pure functions of a :class:`core.publication.frequency.FrequencyPlan` (no Streamlit), tested
+without an app. The tab's controls are in :mod:`ui.planner.frequency`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from core.linear.mechanisms import LINEAR_MECHANISMS
+from core.publication.frequency import FrequencyPlan
+from ui.format import fmt
+from ui.planner import figures as figs
+from ui.planner.publication_text import colour_bar_ticks, colour_span, threshold_colour_scale
+from ui.theme import chart_layout, make_figure
+
+#: The table types of the Publication tab: core's name → on-screen label.
+TABLE_TYPES = {
+    "statistics": "statistics by cell (median, mean, …)",
+    "count": "frequency table (counts)",
+    "total": "totals by cell",
+}
+
+#: What the heat map colours: name → on-screen label.
+HEAT_VALUES = {
+    "value": "the true value",
+    "error_95": "95 % error bound",
+    "relative_error": "relative 95 % error",
+}
+
+#: The page's default publishability threshold (a control).
+DEFAULT_THRESHOLD = 0.5
+
+#: Label of "let the plan choose" in the design and rate controls.
+BEST = "best"
+
+#: Columns of the on-screen cell table after the labels (core's name → shown name).
+SHOWN_CELLS = {
+    "value": "value",
+    "rmse": "RMSE",
+    "error_95": "b₉₅",
+    "relative_error": "b₉₅ / value",
+    "publishable": "publishable",
+    "census_error_95": "census b₉₅",
+    "census_publishable": "publishable (census)",
+}
+
+
+#: Columns shown when the release is rounded (core's name → shown name).
+ROUNDED_CELLS = {
+    "rmse_rounded": "RMSE rounded",
+    "rounded_method": "RMSE rounded is",
+    "census_rmse_rounded": "census RMSE rounded",
+}
+
+
+def mechanism_label(name: str) -> str:
+    """On-screen name of a linear mechanism."""
+    mech = LINEAR_MECHANISMS.get(name)
+    return str(getattr(mech, "label", name))
+
+
+def mechanisms_for(kind: str, integer_values: bool) -> list[str]:
+    """The mechanisms offered: integer noise needs whole numbers (counts, integer totals)."""
+    return [
+        n
+        for n, m in LINEAR_MECHANISMS.items()
+        if not m.integer or kind == "count" or integer_values
+    ]
+
+
+def row_names(plan: FrequencyPlan) -> list[str]:
+    """One name per row of the table: its labels joined by " / "."""
+    return [" / ".join(lab) for lab in plan.cells.row_labels]
+
+
+def shown_cells(plan: FrequencyPlan) -> pd.DataFrame:
+    """The on-screen table of cells: the labels, then :data:`SHOWN_CELLS` and the note."""
+    t = plan.table
+    labels = [*plan.cells.row_names, *([plan.cells.column_name] if plan.cells.column else [])]
+    shown = t[[*labels, *SHOWN_CELLS]].rename(columns=SHOWN_CELLS)
+    for column, name in ROUNDED_CELLS.items():
+        if column in t:
+            shown[name] = t[column].to_numpy()
+    shown["note"] = t["note"].to_numpy()
+    return shown
+
+
+def shown_designs(plan: FrequencyPlan) -> pd.DataFrame:
+    """Every design and rate: ε_sample, the noise, the total RMSE and publishable cells."""
+    d = plan.designs
+    return pd.DataFrame(
+        {
+            "design": [figs.short_design(x) for x in d["design"]],
+            "rate": d["rate"].to_numpy(),
+            "ε_sample": d["eps_sample"].to_numpy(),
+            "noise sd × weight": d["noise_sd"].to_numpy(),
+            "RMSE over cells": d["rmse_total"].to_numpy(),
+            "median b₉₅ / value": d["median_relative_error"].to_numpy(),
+            "publishable cells": d["publishable"].to_numpy(),
+        }
+    )
+
+
+def verdict_words(plan: FrequencyPlan) -> str:
+    """The census against each design's best rate, in words."""
+    d = plan.designs
+    census = d[d["design"] == "census"].iloc[0]
+    lines = [
+        f"**Census:** {int(census['publishable'])} of {len(plan.table)} cells publishable, "
+        f"RMSE over the cells {fmt(float(census['rmse_total']), 'error')} "
+        f"(noise on every count, ε_sample = {fmt(float(census['eps_sample']), 'guarantee')})."
+    ]
+    for name, rows in d[d["design"] != "census"].groupby("design", sort=False):
+        best = rows.sort_values("rmse_total", kind="stable").iloc[0]
+        ratio = float(best["rmse_total"]) / float(census["rmse_total"])
+        lines.append(
+            f"**{figs.short_design(str(name))}:** at best (rate "
+            f"{fmt(float(best['rate']), 'rate')}, ε_sample = "
+            f"{fmt(float(best['eps_sample']), 'guarantee')}) its RMSE over the cells is "
+            f"{fmt(ratio, 'plain')} × the census's, with {int(best['publishable'])} cells "
+            "publishable: its estimator multiplies the noise by the weight "
+            f"{fmt(float(best['weight']), 'plain')} while amplification lets it spend "
+            "at most 1/rate times the budget, and the sample adds its own error."
+        )
+    lines.append(
+        "Over the whole table the census wins under the same mechanism: privatise the "
+        "whole register. Amplification helps a median, whose noise does not grow with the "
+        "weight; a count's estimator multiplies its noise by the weight."
+    )
+    return "\n\n".join(lines)
+
+
+def heatmap_figure(plan: FrequencyPlan, show: str) -> tuple[go.Figure, pd.DataFrame]:
+    """Rows × columns coloured by ``show`` (:data:`HEAT_VALUES`); ✗ marks small cells.
+
+    Relative errors use the diverging scale of the statistics table, meeting at the
+    threshold and capped at twice it (or 1) so that a few hopeless cells do not wash out
+    the rest (the hover gives the uncapped numbers). Returns the figure and its data (one
+    row per cell).
+    """
+    if show not in HEAT_VALUES:
+        raise ValueError(f"show must be one of {list(HEAT_VALUES)}; got {show!r}")
+    t = plan.table
+    cells = plan.cells
+    rows, cols = row_names(plan), cells.column_labels
+    shape = (cells.n_rows, cells.n_columns)
+    data = pd.DataFrame(
+        {
+            "row": np.repeat(rows, cells.n_columns),
+            "column": np.tile(cols, cells.n_rows),
+            "value": t["value"].to_numpy(dtype=float),
+            "error_95": t["error_95"].to_numpy(dtype=float),
+            "relative_error": t["relative_error"].to_numpy(dtype=float),
+            "publishable": t["publishable"].to_numpy(dtype=bool),
+        }
+    )
+    limit = float(plan.settings["threshold"])
+    raw = data[show].to_numpy(dtype=float).reshape(shape)
+    ok = data["publishable"].to_numpy().reshape(shape)
+    trace: dict[str, Any] = {"type": "heatmap", "x": cols, "y": rows}
+    if show == "relative_error":
+        cap = max(1.0, 2.0 * limit)
+        z = np.where(np.isfinite(raw), np.minimum(raw, cap), cap)
+        low, high = colour_span(z, limit)
+        values, texts = colour_bar_ticks(low, high, limit)
+        trace.update(
+            z=z,
+            zmin=low,
+            zmax=high,
+            colorscale=threshold_colour_scale(low, high, limit),
+            colorbar={"title": {"text": "b₉₅ / value"}, "tickvals": values, "ticktext": texts},
+        )
+    else:
+        trace.update(z=raw, colorscale="Blues", colorbar={"title": {"text": HEAT_VALUES[show]}})
+    small = cells.n_cells <= 400
+    text = np.where(ok, "", "✗")
+    if small:
+        text = np.char.add(text, [[_short(v, show) for v in row] for row in raw])
+    trace.update(
+        text=text,
+        texttemplate="%{text}",
+        customdata=np.dstack(
+            [
+                data["value"].to_numpy().reshape(shape),
+                data["error_95"].to_numpy().reshape(shape),
+                np.where(
+                    np.isfinite(data["relative_error"]), data["relative_error"], np.nan
+                ).reshape(shape),
+            ]
+        ),
+        hovertemplate="%{y}, %{x}<br>value: %{customdata[0]:,.0f}<br>b₉₅: %{customdata[1]:.3g}"
+        "<br>b₉₅ / value: %{customdata[2]:.1%}<extra></extra>",
+        name=HEAT_VALUES[show],
+    )
+    what = {"count": "Counts", "total": "Totals"}[str(plan.settings["kind"])]
+    layout = chart_layout(
+        title=f"{what} by cell: {HEAT_VALUES[show]} (✗: relative 95 % error above "
+        f"{fmt(limit, 'share')})",
+        x_title=cells.column_name or "",
+        y_title=" / ".join(cells.row_names),
+        height=max(320, 22 * cells.n_rows + 160),
+        hovermode="closest",
+    )
+    layout["showlegend"] = False
+    layout["yaxis"]["autorange"] = "reversed"
+    layout["yaxis"]["type"] = "category"
+    layout["xaxis"]["type"] = "category"
+    for axis in ("xaxis", "yaxis"):
+        layout[axis]["automargin"] = True
+    return make_figure([trace], layout), data
+
+
+def _short(value: float, show: str) -> str:
+    if not math.isfinite(value):
+        return "—"
+    if show == "relative_error":
+        return fmt(value, "share", 2)
+    return f"{value:,.0f}" if abs(value) >= 10 else f"{value:.2g}"
+
+
+def frequency_config(population: Mapping[str, Any], settings: Mapping[str, Any]) -> dict[str, Any]:
+    """The batch config (``table: frequency``) of the tab's settings."""
+    config: dict[str, Any] = {
+        "table": "frequency",
+        "name": "frequency table from the release planner",
+        "population": dict(population),
+        "rows": list(settings["rows"]),
+    }
+    if settings.get("column") is not None:
+        config["column"] = settings["column"]
+    config.update(
+        kind=settings["kind"],
+        mechanism=settings["mechanism"],
+        eps_target=float(settings["eps_target"]),
+        delta_target=float(settings["delta_target"]),
+        relation=settings["relation"],
+        labels_fixed=bool(settings["labels_fixed"]),
+    )
+    for key in ("designs", "rates", "design", "rate"):
+        if settings.get(key) is not None:
+            config[key] = settings[key]
+    config["threshold"] = float(settings["threshold"])
+    if settings.get("round_release"):
+        config["round"] = True
+    return config
