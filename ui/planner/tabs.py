@@ -14,12 +14,25 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui.planner import text
 from ui.planner.accuracy import accuracy_view
 from ui.planner.compare import compare_view
+from ui.planner.linear import linear_compare_view, not_for_linear_view
 from ui.planner.publication import publication_view
 from ui.planner.several import several_view
 
 #: The view of each tab, in the order of :data:`ui.planner.text.TABS`, each a fragment.
 TAB_VIEWS = tuple(
     st.fragment(view) for view in (compare_view, accuracy_view, several_view, publication_view)
+)
+#: The view of each tab for a count, total or proportion (:mod:`ui.planner.linear`): the
+#: exact comparison, and a sentence on the tabs that plan medians, quantiles and means only.
+LINEAR_TAB_VIEWS = tuple(
+    st.fragment(view)
+    for view in (
+        linear_compare_view,
+        not_for_linear_view(text.ACCURACY_TAB),
+        not_for_linear_view(text.SEVERAL_TAB),
+        not_for_linear_view(text.PUBLICATION_TAB),
+    )
 )
