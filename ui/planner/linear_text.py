@@ -297,3 +297,7 @@ FORMULAS = (
     r"r\,\varepsilon_{\text{sample}} = r \ln\!\Big(1 + \frac{e^{\varepsilon_{\text{target}}}"
     r" - 1}{r}\Big) < \varepsilon_{\text{target}} \quad (0 < r < 1)",
 )
+#: The method report's line on how a count's, total's or proportion's errors are known.
+LINEAR_EXACT_ROW = (
+    "exact for every design, mechanism and rate (closed forms; no Monte Carlo repetitions, no seed)"
+)
