@@ -18,6 +18,10 @@ from ui.planner import linear_text
 from ui.planner.text import name_of
 
 
+#: Session key of a category a link named that the data do not hold (and the one planned).
+ABSENT_KEY = "_plan_cat_absent"
+
+
 def label_columns(pop: Population) -> tuple[str, ...]:
     """The label columns of :data:`core.linear.statistic.LABEL_COLUMNS` that ``pop`` has."""
     return tuple(c for c in LABEL_COLUMNS if getattr(pop, c, None) is not None)
@@ -119,11 +123,18 @@ def statistic_control(pop: Population, kind: str) -> LinearStatistic | None:
             bind="query-params",
             help=linear_text.CATEGORY_HELP,
         )
+        # A link's absent category: Streamlit drops it from the URL, and the page may run
+        # again at once, so it is remembered until another category is chosen.
         if linked is not None and linked not in texts:
+            st.session_state[ABSENT_KEY] = (linked, str(category))
+        absent = st.session_state.get(ABSENT_KEY)
+        if absent is not None and absent[1] == str(category):
             st.warning(
-                linear_text.absent_category(linked, column_label(pop, column), str(category)),
+                linear_text.absent_category(absent[0], column_label(pop, column), str(category)),
                 icon=":material/warning:",
             )
+        else:
+            st.session_state.pop(ABSENT_KEY, None)
         stat = LinearStatistic(kind, column=column, category=str(category))
     elif selection == "range":
         lo_default, hi_default = default_range(pop.content_hash, pop)
