@@ -17,7 +17,6 @@ from core.populations import Population
 from ui.planner import linear_text
 from ui.planner.text import name_of
 
-
 #: Session key of a category a link named that the data do not hold (and the one planned).
 ABSENT_KEY = "_plan_cat_absent"
 
