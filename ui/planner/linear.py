@@ -8,6 +8,8 @@ words of :mod:`ui.planner.linear_text`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import streamlit as st
 
 from core import planner
@@ -135,7 +137,7 @@ def lines_control(result: planner.PlanResult) -> str:
     return next(name for name, label in labels.items() if label == shown)
 
 
-def not_for_linear_view(tab: str):  # type: ignore[no-untyped-def]
+def not_for_linear_view(tab: str) -> Callable[[PlannerInputs], None]:
     """A tab's view for a linear statistic: one sentence saying where its plan is."""
 
     def view(ctx: PlannerInputs) -> None:
