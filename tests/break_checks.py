@@ -3197,6 +3197,55 @@ BREAKS: tuple[Break, ...] = (
             "[amplification.py:strata+clusters]",
         ),
     ),
+    Break(
+        name="plannerui-absent-category-silent",
+        item="38 planner counts",
+        path="ui/planner/linear_controls.py",
+        old="        if linked is not None and linked not in texts:\n",
+        new="        if False:\n",
+        tests=(
+            "tests/pages/test_planner_linear.py::"
+            "test_a_category_absent_from_the_data_is_named_and_the_most_common_planned",
+        ),
+    ),
+    Break(
+        name="plannerui-linear-median-tabs",
+        item="38 planner counts",
+        path="app_pages/planner.py",
+        old="        views = LINEAR_TAB_VIEWS if linear else TAB_VIEWS\n",
+        new="        views = TAB_VIEWS\n",
+        tests=(
+            "tests/pages/test_planner_linear.py::"
+            "test_each_linear_statistic_plans_every_design_exactly",
+        ),
+    ),
+    Break(
+        name="plannerui-category-not-in-link",
+        item="38 planner counts",
+        path="ui/planner/linear_controls.py",
+        old='            key="plan_cat",\n            bind="query-params",\n',
+        new='            key="plan_cat",\n',
+        tests=("tests/pages/test_planner_linear.py::test_the_link_reproduces_a_linear_plan",),
+    ),
+    Break(
+        name="plannerui-notebook-drops-category",
+        item="38 planner counts",
+        path="ui/planner/linear_text.py",
+        old='        parts.append(f"category={category!r}")\n',
+        new="        pass\n",
+        tests=(
+            "tests/ui/planner/test_linear_text.py",
+            "tests/pages/test_planner_linear.py::test_snippet_and_notebook_name_plan_linear",
+        ),
+    ),
+    Break(
+        name="plannerui-lesson-count-answer",
+        item="38 planner counts",
+        path="ui/lessons/content.py",
+        old="            correct=1,\n            page=PLANNER,\n",
+        new="            correct=0,\n            page=PLANNER,\n",
+        tests=("tests/ui/lessons/test_lessons_content.py::test_count_lesson_facts",),
+    ),
 )
 
 

@@ -121,6 +121,9 @@ def _plan_link(query: dict[str, str | list[str]]) -> tuple[AppTest, str]:
 )
 def test_the_link_reproduces_a_linear_plan(query):
     at, link = _plan_link({"population": "Establishments", **query})
+    for key in ("plan_cat", "plan_col", "plan_sel"):  # the link's choice, not the default
+        if key in query:
+            assert str(at.session_state[key]) == query[key], key
     carried = parse_qs(urlsplit(link).query, keep_blank_values=True)
     assert {"plan_stat", "plan_sel", "plan_lmechs", "plan_eps", "plan_view"} <= set(carried)
     opened, again = _plan_link(carried)
