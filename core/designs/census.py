@@ -7,13 +7,17 @@ of the mechanism on the population), computed by the planner without Monte Carlo
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ..designs.frame import Frame
 from ..designs.protocol import PlannerDesign, Point
+
+if TYPE_CHECKING:
+    from ..linear.moments import LinearMoments
+    from ..linear.sums import GroupSums
 
 __all__ = ["Census"]
 
@@ -22,6 +26,7 @@ class Census(PlannerDesign):
     """Every record, privatised with ``eps_sample = eps_target``."""
 
     has_mean_moments = True
+    has_linear_moments = True
 
     name = "census"
     label = "Census (privatise the whole population)"
@@ -56,3 +61,9 @@ class Census(PlannerDesign):
 
     def mask(self, frame: Frame, keys: Any, point: Point) -> NDArray[np.bool_]:
         return np.ones((int(keys), frame.N), dtype=bool)
+
+    def linear_moments(self, frame: Frame, sums: GroupSums, point: Point) -> LinearMoments:
+        """No sampling error (:func:`core.linear.moments.census_moments`)."""
+        from ..linear import moments
+
+        return moments.census_moments(sums)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -29,6 +29,10 @@ from ..designs.individual import permutations
 from ..designs.protocol import Point, WindowDraw
 from ..windowed.run_counts import RunCounts, counts_of_drawn
 from ..windowed.runs import fits_group_table
+
+if TYPE_CHECKING:
+    from ..linear.moments import LinearMoments
+    from ..linear.sums import GroupSums
 
 __all__ = ["CLUSTER_FRAME", "ClusterDesign", "missing_clusters"]
 
@@ -53,6 +57,7 @@ class ClusterDesign(ClusterCoupling):
     """``ℓ = round(r k)`` of the population's ``k`` clusters, drawn without replacement."""
 
     has_mean_moments = True
+    has_linear_moments = True
 
     name = "cluster"
     label = "Cluster sample"
@@ -153,6 +158,12 @@ class ClusterDesign(ClusterCoupling):
     def mask(self, frame: Frame, keys: Any, point: Point) -> NDArray[np.bool_]:
         assert frame.cluster_codes is not None
         return np.asarray(keys[:, frame.cluster_codes] < point.size)
+
+    def linear_moments(self, frame: Frame, sums: GroupSums, point: Point) -> LinearMoments:
+        """Expansion over clusters (:func:`core.linear.moments.cluster_moments`)."""
+        from ..linear import moments
+
+        return moments.cluster_moments(sums, round(point.clusters_sampled))
 
 
 def cluster_source(

@@ -29,6 +29,10 @@ from ..designs.protocol import Accounting, PlannerDesign, Point, WindowDraw
 from ..windowed.runs import RunSource
 
 if TYPE_CHECKING:
+    from ..linear.moments import LinearMoments
+    from ..linear.sums import GroupSums
+
+if TYPE_CHECKING:
     from ..mechanisms.base import BudgetFactors
 
 __all__ = ["Poisson", "SimpleRandom", "permutations"]
@@ -67,6 +71,8 @@ class _Individual(PlannerDesign):
 class SimpleRandom(_Individual):
     """``n`` of ``N`` records without replacement, ``r = n / N``."""
 
+    has_linear_moments = True
+
     name = "srs"
     label = "Simple random sample (without replacement)"
     short_label = "SRS"
@@ -104,9 +110,17 @@ class SimpleRandom(_Individual):
     ) -> WindowDraw:
         return _window_draw(frame, np.full(reps, round(point.size), dtype=np.int64))
 
+    def linear_moments(self, frame: Frame, sums: GroupSums, point: Point) -> LinearMoments:
+        """The expansion estimator (:func:`core.linear.moments.srs_moments`)."""
+        from ..linear import moments
+
+        return moments.srs_moments(sums, round(point.n))
+
 
 class Poisson(_Individual):
     """Every record independently with probability ``r``."""
+
+    has_linear_moments = True
 
     name = "poisson"
     label = "Poisson sample"
@@ -194,6 +208,12 @@ class Poisson(_Individual):
                 factors.add_remove * eps_sample, gamma * eps_sample, point.rate
             )
         )
+
+    def linear_moments(self, frame: Frame, sums: GroupSums, point: Point) -> LinearMoments:
+        """Horvitz–Thompson (:func:`core.linear.moments.poisson_moments`)."""
+        from ..linear import moments
+
+        return moments.poisson_moments(sums, point.rate)
 
 
 _POISSON_CHANGE = (

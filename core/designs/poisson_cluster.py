@@ -41,7 +41,7 @@ clusters, so each row is padded with clusters that hold no records.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -54,6 +54,10 @@ from ..designs.coupling import ClusterCoupling
 from ..designs.frame import Frame
 from ..designs.group_sums import shifted_sums
 from ..designs.protocol import Point, WindowDraw
+
+if TYPE_CHECKING:
+    from ..linear.moments import LinearMoments
+    from ..linear.sums import GroupSums
 
 __all__ = ["PoissonCluster", "poisson_cluster_eps", "poisson_cluster_eps_sample"]
 
@@ -132,6 +136,7 @@ class PoissonCluster(ClusterCoupling):
     )
     proven_for = "deletion"
     has_mean_moments = True
+    has_linear_moments = True
     mask_bytes = 8 + 1 + 32
 
     def unavailable(self, frame: Frame, relation: str) -> str:
@@ -207,6 +212,12 @@ class PoissonCluster(ClusterCoupling):
         r, N = point.rate, frame.N
         variance = (1.0 - r) / (r * N * N) * float(np.dot(totals, totals))
         return 0.0, variance, r * N
+
+    def linear_moments(self, frame: Frame, sums: GroupSums, point: Point) -> LinearMoments:
+        """Horvitz–Thompson over clusters (:func:`core.linear.moments.poisson_cluster_moments`)."""
+        from ..linear import moments
+
+        return moments.poisson_cluster_moments(sums, point.rate)
 
 
 def _padded_index(frame: Frame) -> ClusterIndex:

@@ -47,6 +47,8 @@ from ..accounting.change_one import effective_change_factor
 
 if TYPE_CHECKING:
     from ..designs.frame import Frame
+    from ..linear.moments import LinearMoments
+    from ..linear.sums import GroupSums
     from ..mechanisms import Mechanism
     from ..mechanisms.base import BudgetFactors
 
@@ -190,6 +192,8 @@ class PlannerDesign(ABC):
     #: :mod:`core.designs.mean_error` gives the design's exact mean and variance of the
     #: linear mean estimator (the design's name is one of its ``DESIGNS``).
     has_mean_moments: ClassVar[bool] = False
+    #: Whether :meth:`linear_moments` gives the design variance of a total in closed form.
+    has_linear_moments: ClassVar[bool] = False
     #: The sampling scheme of :mod:`core.accounting.gaussian_profile` whose exact privacy
     #: profile the design has (``"srs"``), or None (:mod:`core.planner.profiles`).
     exact_profile: ClassVar[str | None] = None
@@ -393,6 +397,12 @@ class PlannerDesign(ABC):
         pop = frame.prepared("mean_population", _mean_population)
         m = mean_error.sampling_moments(pop, self.name, [point.rate])
         return float(m.bias[0]), float(m.variance[0]), float(m.expected_size[0])
+
+    def linear_moments(self, frame: Frame, sums: GroupSums, point: Point) -> LinearMoments:
+        """The design-unbiased estimator of a total ``Σ y`` at ``point``: its design variance,
+        weight and expected sample size (:mod:`core.linear.moments`), for the ``V``
+        variables of ``sums``.  Only called when :attr:`has_linear_moments` is true."""
+        raise ValueError(f"{self.label} has no closed form for counts and totals")
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"

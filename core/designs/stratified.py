@@ -28,6 +28,10 @@ if TYPE_CHECKING:
     from ..mechanisms import BudgetFactors
 from ..designs.stratified_windows import StrataIndex, proportional_source
 
+if TYPE_CHECKING:
+    from ..linear.moments import LinearMoments
+    from ..linear.sums import GroupSums
+
 __all__ = ["STRATA_FRAME", "ProportionalStratifiedDesign", "rounded_allocation"]
 
 #: The assumption every stratified guarantee rests on, in words for the page.
@@ -54,6 +58,7 @@ class ProportionalStratifiedDesign(PlannerDesign):
     """The fraction ``r`` of every stratum, randomised rounding."""
 
     has_mean_moments = True
+    has_linear_moments = True
 
     name = "stratified_proportional"
     label = "Proportional stratified sample, randomised rounding"
@@ -216,6 +221,13 @@ class ProportionalStratifiedDesign(PlannerDesign):
         ranks, rounding = keys
         alloc = rounded_allocation(frame.strata_sizes, point.rate, rounding)
         return np.asarray(ranks < alloc[:, frame.strata_codes])
+
+    def linear_moments(self, frame: Frame, sums: GroupSums, point: Point) -> LinearMoments:
+        """Horvitz–Thompson with randomised rounding
+        (:func:`core.linear.moments.stratified_moments`)."""
+        from ..linear import moments
+
+        return moments.stratified_moments(sums, point.rate)
 
 
 _BELOW_ONE = (
