@@ -20,13 +20,15 @@ $(VENV)/.dev-installed: requirements-dev.txt $(VENV)/.runtime-installed
 
 # A population file of your own (read once when the first page opens; see README "Run it"):
 #   make run POPULATION=register.csv VALUE=income LOWER=0 UPPER=1000000 STRATUM=region CLUSTER=district
+#   (CATEGORY=sector names the column that counts and frequency tables count by)
 # The script arguments after "--" are passed only when POPULATION is set, each only when given.
 APP_ARGS = $(if $(strip $(POPULATION)),-- --population '$(POPULATION)' \
 	$(if $(strip $(VALUE)),--value '$(VALUE)') \
 	$(if $(strip $(LOWER)),--lower '$(LOWER)') \
 	$(if $(strip $(UPPER)),--upper '$(UPPER)') \
 	$(if $(strip $(STRATUM)),--stratum '$(STRATUM)') \
-	$(if $(strip $(CLUSTER)),--cluster '$(CLUSTER)'))
+	$(if $(strip $(CLUSTER)),--cluster '$(CLUSTER)') \
+	$(if $(strip $(CATEGORY)),--category '$(CATEGORY)'))
 
 ## Start the app at http://localhost:$(PORT) (built-in populations; POPULATION=file adds yours)
 run: $(VENV)/.runtime-installed

@@ -15,6 +15,7 @@ inputs = views.PopulationInputs(pop=active_population(), seed=active_seed(), cho
 views.notes_view(inputs)
 views.distribution_view(inputs)
 views.groups_view(inputs)
+views.categories_view(inputs)
 
 st.subheader(text.UPLOAD_HEADING)
 upload_form()

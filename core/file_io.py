@@ -501,7 +501,8 @@ def _binary_table(
         more = ", …" if len(mapping) > 3 else ""
         notes.append(
             f"Column {quoted(column)} has {plural(len(mapping), 'value label')} ({shown}{more}); "
-            "as a stratum or cluster column it shows the labels, as a value column its codes."
+            "as a stratum, cluster or category column it shows the labels, as a value column "
+            "its codes."
         )
     return FileTable(
         frame=frame.reset_index(drop=True),
@@ -582,6 +583,7 @@ def load_population_file(
     cluster_column: str | Sequence[str] | None = None,
     name: str | None = None,
     max_bytes: int | _Default | None = DEFAULT_LIMIT,
+    category_column: str | Sequence[str] | None = None,
 ) -> Population:
     """Build a :class:`Population` from a CSV, Parquet, Stata, SAS or SPSS file.
 
@@ -592,7 +594,8 @@ def load_population_file(
     and counted; bounds left out taken from the data with a warning (Hu et al. (2023), §2.2:
     the range must be public, not read from the data). Strata (Bun et al. (2022), §7) and
     clusters (§5) take their labels from one column or from several joined as ``"a / b"``;
-    Stata and SPSS value labels are shown instead of their codes.
+    Stata and SPSS value labels are shown instead of their codes. The category column of
+    counts and frequency tables is read the same way (value labels as its text).
 
     Parameters
     ----------
@@ -611,6 +614,10 @@ def load_population_file(
     max_bytes : int or None, optional
         Size limit, as in :func:`read_file_table` (``None`` for a file the server was
         started with).
+    category_column : str or sequence of str, optional
+        The column of categories that counts and frequency tables count by, as in
+        :func:`core.csv_io.load_population_csv` (blank cells become ``"(missing)"``, with a
+        note; at most :data:`core.categories.MAX_CATEGORIES` categories).
 
     Returns
     -------
@@ -621,12 +628,13 @@ def load_population_file(
     ------
     ValueError
         Any problem with the file, an unknown column, a value column with fewer than 3
-        usable numbers, or bounds that are not finite with lower < upper.
+        usable numbers, bounds that are not finite with lower < upper, or a category column
+        that cannot be one (the value column, blank everywhere, too many categories).
     """
     wanted = None
     if value_column is not None:
         wanted = [value_column]
-        for chosen in (stratum_column, cluster_column):
+        for chosen in (stratum_column, cluster_column, category_column):
             if isinstance(chosen, str):
                 wanted.append(chosen)
             elif isinstance(chosen, (list, tuple)):
@@ -653,6 +661,7 @@ def load_population_file(
         stratum_column=stratum_column,
         cluster_column=cluster_column,
         name=name,
+        category_column=category_column,
         loader="load_population_file",
         default_file=f"population.{_ending(fmt)}",
     )

@@ -1,10 +1,11 @@
 """The :class:`Population` value type every page computes on.
 
 A population is a sorted, read-only vector of values with declared public bounds, optional
-stratum and cluster labels aligned with the values, and a content hash that caching layers
-use as the key (never the raw arrays). Also here: :func:`cluster_strata_note` (a warning
-about cluster labels shared by strata) and :func:`suggest_bounds` (round bounds from data,
-a starting point only, since bounds read from the data are not private).
+stratum, cluster and category labels aligned with the values, and a content hash that
+caching layers use as the key (never the raw arrays). Also here:
+:func:`cluster_strata_note` (a warning about cluster labels shared by strata) and
+:func:`suggest_bounds` (round bounds from data, a starting point only, since bounds read
+from the data are not private).
 
 The papers are cited in full in :mod:`core.populations`.
 """
@@ -22,8 +23,15 @@ import numpy as np
 import pandas as pd
 
 from ._validation import number_text, plural, quoted
+from .categories import MAX_CATEGORIES, check_category_count
 
-__all__ = ["FileSettings", "Population", "cluster_strata_note", "suggest_bounds"]
+__all__ = [
+    "MAX_CATEGORIES",
+    "FileSettings",
+    "Population",
+    "cluster_strata_note",
+    "suggest_bounds",
+]
 
 #: Joins the names of the columns of a label built from several columns ("region × psu").
 LABEL_NAME_JOIN = " × "
@@ -59,6 +67,9 @@ class FileSettings:
         Rows dropped because their value was blank, not a number or infinite.
     clipped_below, clipped_above : int
         Values clipped up to ``lower`` and down to ``upper``.
+    category_column : tuple of str
+        The column(s) of categories counted by counts and frequency tables (several joined
+        make one category, as for strata); empty when none.
     """
 
     file: str
@@ -72,6 +83,7 @@ class FileSettings:
     rows_dropped: int = 0
     clipped_below: int = 0
     clipped_above: int = 0
+    category_column: tuple[str, ...] = ()
 
     @property
     def values_clipped(self) -> int:
@@ -131,13 +143,22 @@ class Population:
         For a population read from a file: the file's name, value column, bounds, label
         columns and the rows dropped and values clipped (the exports repeat them); None
         otherwise. Not hashed.
+    categories : numpy.ndarray, pandas.Categorical or None
+        Optional categorical labels aligned with the sorted ``values``, the column counts,
+        proportions and frequency tables count by (e.g. a size class or a sector). Stored
+        like ``strata`` and ``clusters``; at most :data:`MAX_CATEGORIES` distinct labels.
+        Hashed only when present, so a population without categories keeps the hash it
+        had before categories existed.
+    category_label : str
+        Column name of the categories (downloads, table headers). Not hashed.
 
     Raises
     ------
     ValueError
         If the bounds are not finite (``upper`` may be ``inf``) with ``lower < upper``, a
         value is not finite, lies outside the bounds or is out of order, or labels do not
-        have one entry per value.
+        have one entry per value, or there are more than :data:`MAX_CATEGORIES` distinct
+        categories.
     """
 
     name: str
@@ -153,6 +174,8 @@ class Population:
     cluster_label: str = "cluster"
     recipe: str = ""
     file_settings: FileSettings | None = None
+    categories: np.ndarray | None = field(default=None, repr=False)
+    category_label: str = "category"
 
     def __post_init__(self) -> None:
         setattr_ = object.__setattr__
@@ -203,21 +226,30 @@ class Population:
         setattr_(self, "upper", upper)
         strata, strata_codes = _normalise_labels(self.strata, values.size, "stratum")
         clusters, cluster_codes = _normalise_labels(self.clusters, values.size, "cluster")
+        categories, category_codes = _normalise_labels(self.categories, values.size, "category")
+        if category_codes is not None:
+            check_category_count(len(category_codes[1]), str(self.category_label))
         setattr_(self, "strata", strata)
         setattr_(self, "clusters", clusters)
+        setattr_(self, "categories", categories)
         # Not a field: replace() and comparisons ignore it; pickling keeps it.
-        setattr_(self, "_label_codes", {"strata": strata_codes, "clusters": cluster_codes})
+        setattr_(
+            self,
+            "_label_codes",
+            {"strata": strata_codes, "clusters": cluster_codes, "categories": category_codes},
+        )
         setattr_(self, "name", str(self.name))
         setattr_(self, "value_label", str(self.value_label))
         setattr_(self, "stratum_label", str(self.stratum_label))
         setattr_(self, "cluster_label", str(self.cluster_label))
+        setattr_(self, "category_label", str(self.category_label))
         setattr_(self, "notes", tuple(str(n) for n in self.notes))
         setattr_(self, "recipe", str(self.recipe))
         setattr_(self, "content_hash", self._compute_hash())
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         # Unpickled arrays (e.g. from st.cache_data) come back writeable: freeze them again.
-        for key in ("values", "strata", "clusters"):
+        for key in _PICKLED_ARRAYS:
             arr = state.get(key)
             if isinstance(arr, np.ndarray):
                 arr.setflags(write=False)
@@ -230,7 +262,8 @@ class Population:
         """A copy with other descriptive fields, sharing the arrays (no copy, check or hash).
 
         Only the fields the content hash leaves out may change: ``name``, ``value_label``,
-        ``notes``, ``stratum_label``, ``cluster_label``, ``recipe`` and ``file_settings``.
+        ``notes``, ``stratum_label``, ``cluster_label``, ``category_label``, ``recipe`` and
+        ``file_settings``.
         ``dataclasses.replace`` would copy, check and hash every record again.
 
         Raises
@@ -255,7 +288,7 @@ class Population:
         return copy
 
     def label_codes(self, which: str) -> tuple[np.ndarray, np.ndarray] | None:
-        """The stratum or cluster labels as integer codes, for vectorised group-bys.
+        """The stratum, cluster or category labels as integer codes, for vectorised group-bys.
 
         ``codes, uniques = pop.label_codes("clusters")`` gives ``uniques[codes]`` equal to
         ``pop.clusters``, with the labels numbered in order of first appearance, exactly as
@@ -266,7 +299,7 @@ class Population:
 
         Parameters
         ----------
-        which : {"strata", "clusters"}
+        which : {"strata", "clusters", "categories"}
             Which label vector.
 
         Returns
@@ -279,11 +312,11 @@ class Population:
         Raises
         ------
         ValueError
-            If ``which`` is neither ``"strata"`` nor ``"clusters"``.
+            If ``which`` is not ``"strata"``, ``"clusters"`` or ``"categories"``.
         """
-        if which not in ("strata", "clusters"):
-            raise ValueError(f"which must be 'strata' or 'clusters', got {which!r}.")
-        labels = self.strata if which == "strata" else self.clusters
+        if which not in LABEL_KINDS:
+            raise ValueError(f"which must be 'strata', 'clusters' or 'categories', got {which!r}.")
+        labels = getattr(self, which)
         if labels is None:
             return None
         cached = getattr(self, "_label_codes", None)
@@ -305,12 +338,15 @@ class Population:
         return int(self.values.size)
 
     def to_frame(self) -> pd.DataFrame:
-        """The population as a table: the value column, then stratum and cluster if present."""
+        """The population as a table: the value column, then stratum, cluster and category
+        if present."""
         data: dict[str, Any] = {self.value_label: self.values}
         if self.strata is not None:
             data[_unique_key(data, self.stratum_label)] = self.strata
         if self.clusters is not None:
             data[_unique_key(data, self.cluster_label)] = self.clusters
+        if self.categories is not None:
+            data[_unique_key(data, self.category_label)] = self.categories
         return pd.DataFrame(data)
 
     def _compute_hash(self) -> str:
@@ -321,6 +357,9 @@ class Population:
         for tag, which in ((b"strata", "strata"), (b"clusters", "clusters")):
             h.update(tag)
             _hash_labels(h, getattr(self, which), self.label_codes(which))
+        if self.categories is not None:  # absent: the hash of the populations before them
+            h.update(b"categories")
+            _hash_labels(h, self.categories, self.label_codes("categories"))
         return h.hexdigest()
 
 
@@ -331,9 +370,14 @@ _DETAIL_FIELDS = (
     "notes",
     "stratum_label",
     "cluster_label",
+    "category_label",
     "recipe",
     "file_settings",
 )
+#: The label vectors of a population, the names :meth:`Population.label_codes` accepts.
+LABEL_KINDS = ("strata", "clusters", "categories")
+#: The arrays a pickled population holds, frozen again when it is unpickled.
+_PICKLED_ARRAYS = ("values", *LABEL_KINDS)
 
 
 def _contiguous(arr: np.ndarray) -> memoryview:

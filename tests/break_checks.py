@@ -3246,6 +3246,109 @@ BREAKS: tuple[Break, ...] = (
         new="            correct=0,\n            page=PLANNER,\n",
         tests=("tests/ui/lessons/test_lessons_content.py::test_count_lesson_facts",),
     ),
+    Break(
+        name="categories-not-hashed",
+        item="38 categories",
+        path="core/population.py",
+        old='            _hash_labels(h, self.categories, self.label_codes("categories"))',
+        new="            pass",
+        tests=("tests/core/test_categories.py::test_categories_enter_the_hash",),
+    ),
+    Break(
+        name="categories-hashed-when-absent",
+        item="38 categories",
+        path="core/population.py",
+        old=(
+            "        if self.categories is not None:  "
+            "# absent: the hash of the populations before them"
+        ),
+        new="        if True:",
+        tests=("tests/core/test_categories.py::test_hashes_without_categories_are_unchanged",),
+    ),
+    Break(
+        name="categories-limit-off-by-one",
+        item="38 categories",
+        path="core/categories.py",
+        old="    if n_categories > MAX_CATEGORIES:",
+        new="    if n_categories > MAX_CATEGORIES + 1:",
+        tests=(
+            "tests/core/test_file_io_categories.py::test_too_many_categories",
+            "tests/core/test_categories.py::test_the_constructor_refuses_too_many_categories",
+        ),
+    ),
+    Break(
+        name="categories-unused-blank-counted",
+        item="38 categories",
+        path="core/csv_io/loading.py",
+        old="        check_category_count(int(np.count_nonzero(used)), category_label)",
+        new="        check_category_count(len(categories.categories), category_label)",
+        tests=("tests/core/test_file_io_categories.py::test_too_many_categories",),
+    ),
+    Break(
+        name="categories-blank-is-a-category",
+        item="38 categories",
+        path="core/csv_io/loading.py",
+        old='    present &= text != ""\n',
+        new="",
+        tests=("tests/core/test_file_io_categories.py::test_a_category_column_blank_everywhere",),
+    ),
+    Break(
+        name="categories-value-column-allowed",
+        item="38 categories",
+        path="core/csv_io/loading.py",
+        old="    if value_column in category_columns:",
+        new="    if False:",
+        tests=(
+            "tests/core/test_file_io_categories.py::"
+            "test_the_value_column_cannot_be_the_category_column",
+        ),
+    ),
+    Break(
+        name="categories-not-sorted-with-values",
+        item="38 categories",
+        path="core/csv_io/loading.py",
+        old="    if stratum_columns or cluster_columns or category_columns:",
+        new="    if stratum_columns or cluster_columns:",
+        tests=(
+            "tests/core/test_file_io_categories.py::test_value_labels_are_the_category_text",
+            "tests/core/test_file_io_categories.py::test_parquet_text_and_categorical_columns",
+        ),
+    ),
+    Break(
+        name="categories-counts-order",
+        item="38 categories",
+        path="core/categories.py",
+        old="ascending=[False, True]",
+        new="ascending=[True, True]",
+        tests=("tests/core/test_categories.py::test_category_counts_match_a_plain_count",),
+    ),
+    Break(
+        name="categories-upload-not-passed",
+        item="38 categories",
+        path="ui/population/upload.py",
+        old="            category_column=list(categories) or None,",
+        new="            category_column=None,",
+        tests=(
+            "tests/pages/test_upload_categories.py::"
+            "test_a_labelled_category_column_is_counted_on_the_page",
+        ),
+    ),
+    Break(
+        name="categories-config-not-read",
+        item="38 categories",
+        path="core/publication/config.py",
+        old='                category_column=list(chosen["category_column"]) or None,',
+        new="                category_column=None,",
+        tests=("tests/ui/test_category_exports.py::test_the_config_reads_a_category_column",),
+    ),
+    Break(
+        name="categories-command-line-dropped",
+        item="38 categories",
+        path="ui/command_line.py",
+        old="            category_column=_column_argument(settings.category_columns),",
+        new="            category_column=None,",
+        tests=("tests/ui/test_category_exports.py::test_the_command_line_takes_a_category_column",),
+    ),
 )
 
 

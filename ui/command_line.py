@@ -70,7 +70,7 @@ __all__ = [
 #: One-line summary of the arguments, shown with every argument error.
 USAGE = (
     "streamlit run app.py -- --population FILE [--value COLUMN] [--lower NUMBER] "
-    "[--upper NUMBER] [--stratum COLUMN] [--cluster COLUMN]"
+    "[--upper NUMBER] [--stratum COLUMN] [--cluster COLUMN] [--category COLUMN]"
 )
 
 
@@ -91,6 +91,9 @@ class CommandLineSettings:
     stratum_columns, cluster_columns : tuple of str
         Label columns for stratified (Bun et al. (2022), §7) and cluster sampling (§5);
         several columns build one combined label. Empty when not given.
+    category_columns : tuple of str
+        The column of categories that counts and frequency tables count by (several
+        columns build one combined category). Empty when not given.
     """
 
     path: str
@@ -99,6 +102,7 @@ class CommandLineSettings:
     upper: float | None = None
     stratum_columns: tuple[str, ...] = ()
     cluster_columns: tuple[str, ...] = ()
+    category_columns: tuple[str, ...] = ()
 
     @property
     def file_name(self) -> str:
@@ -142,6 +146,7 @@ def _parser() -> _Parser:
     parser.add_argument("--upper", metavar="NUMBER")
     parser.add_argument("--stratum", metavar="COLUMN", action="append", default=[])
     parser.add_argument("--cluster", metavar="COLUMN", action="append", default=[])
+    parser.add_argument("--category", metavar="COLUMN", action="append", default=[])
     return parser
 
 
@@ -209,6 +214,7 @@ def parse_command_line(argv: Sequence[str]) -> CommandLineSettings | None:
         upper=_bound(parsed.upper, "--upper"),
         stratum_columns=_columns(parsed.stratum, "--stratum"),
         cluster_columns=_columns(parsed.cluster, "--cluster"),
+        category_columns=_columns(parsed.category, "--category"),
     )
 
 
@@ -234,6 +240,7 @@ def _recipe(settings: CommandLineSettings, pop: Population) -> str:
     for keyword, columns in (
         ("stratum_column", settings.stratum_columns),
         ("cluster_column", settings.cluster_columns),
+        ("category_column", settings.category_columns),
     ):
         chosen = _column_argument(columns)
         if chosen is not None:
@@ -264,6 +271,7 @@ def read_command_line_population(settings: CommandLineSettings) -> CommandLineLo
             upper=settings.upper,
             stratum_column=_column_argument(settings.stratum_columns),
             cluster_column=_column_argument(settings.cluster_columns),
+            category_column=_column_argument(settings.category_columns),
             max_bytes=None,  # the server's own file: no upload limit
         )
     except ValueError as err:

@@ -26,9 +26,9 @@ def population_overview_snippet(pop: Population) -> str:
     """The Population page's snippet: rebuild ``pop`` and print the numbers its table shows.
 
     Prints N, the mean, the median (the lower middle value, the app's median rank) and the
-    bounds with the same formatting as the page's summary table, and the number of strata
-    and clusters when the population has them, so the printed lines can be compared with the
-    page one by one.
+    bounds with the same formatting as the page's summary table, and the number of strata,
+    clusters and categories when the population has them, so the printed lines can be
+    compared with the page one by one.
     """
     lines = [
         population_snippet(pop),
@@ -41,4 +41,6 @@ def population_overview_snippet(pop: Population) -> str:
         lines.append('print(f"strata = {len(set(pop.strata.tolist())):,}")')
     if pop.clusters is not None:
         lines.append('print(f"clusters = {len(set(pop.clusters.tolist())):,}")')
+    if pop.categories is not None:
+        lines.append('print(f"categories = {len(set(pop.categories.tolist())):,}")')
     return "\n".join(lines) + "\n"

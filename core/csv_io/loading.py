@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import number_text, plural, quoted
+from ..categories import MISSING_CATEGORY, check_category_count
 from ..csv_io.parsing import _IRREGULAR_QUOTING
 from ..csv_io.table import _MIN_VALUES, CsvTable, _unknown_column, read_csv_table
 from ..population import (
@@ -31,7 +32,7 @@ __all__ = [
 ]
 
 
-_MISSING_LABEL = "(missing)"
+_MISSING_LABEL = MISSING_CATEGORY
 #: Joins the parts of a label built from several columns ("3 / 1").
 _LABEL_JOIN = " / "
 
@@ -45,6 +46,7 @@ def load_population_csv(
     stratum_column: str | Sequence[str] | None = None,
     cluster_column: str | Sequence[str] | None = None,
     name: str | None = None,
+    category_column: str | Sequence[str] | None = None,
 ) -> Population:
     """Build a :class:`Population` from a CSV file.
 
@@ -72,6 +74,12 @@ def load_population_csv(
         :func:`cluster_strata_note` is added to the notes.
     name : str, optional
         Display name; default built from the file name and the value column.
+    category_column : str or sequence of str, optional
+        The column of categories that counts, proportions and frequency tables count by
+        (:attr:`Population.categories`), read as the label columns are (several columns
+        joined, value labels as text). A blank cell gets the category ``"(missing)"``,
+        counted like any other so that the counts still add up to N, and the notes say how
+        many rows got it. At most :data:`core.categories.MAX_CATEGORIES` categories.
 
     Returns
     -------
@@ -81,8 +89,9 @@ def load_population_csv(
     ------
     ValueError
         Any problem with the file (see :func:`read_csv_table`), an unknown column, a value
-        column with fewer than 3 usable numbers, or bounds that are not finite with
-        lower < upper.
+        column with fewer than 3 usable numbers, bounds that are not finite with
+        lower < upper, or a category column that is the value column, is blank in every
+        row kept, or has more than :data:`core.categories.MAX_CATEGORIES` categories.
     """
     table = source if isinstance(source, CsvTable) else read_csv_table(source)
     return population_from_table(
@@ -93,6 +102,7 @@ def load_population_csv(
         stratum_column=stratum_column,
         cluster_column=cluster_column,
         name=name,
+        category_column=category_column,
     )
 
 
@@ -132,10 +142,11 @@ def population_from_table(
     name: str | None = None,
     loader: str = "load_population_csv",
     default_file: str = "population.csv",
+    category_column: str | Sequence[str] | None = None,
 ) -> Population:
     """The :class:`Population` of a table read from a file (CSV or any other format).
 
-    The arguments from ``value_column`` to ``name`` are those of
+    The arguments from ``value_column`` to ``name``, and ``category_column``, are those of
     :func:`load_population_csv`, with the same meaning and checks. ``loader`` names the
     public function whose call, with the file's name (``default_file`` when the table has
     none) and the chosen arguments, becomes the population's ``recipe``.
@@ -147,8 +158,8 @@ def population_from_table(
     Raises
     ------
     ValueError
-        An unknown column, a value column with fewer than 3 usable numbers, or bounds that
-        are not finite with lower < upper.
+        An unknown column, a value column with fewer than 3 usable numbers, bounds that
+        are not finite with lower < upper, or a category column that cannot be one.
     """
     columns = list(table.frame.columns)
     if value_column is None:
@@ -168,9 +179,16 @@ def population_from_table(
         value_column = table.numeric_columns[0]
     stratum_columns = _column_list(stratum_column, "stratum")
     cluster_columns = _column_list(cluster_column, "cluster")
-    for col in [value_column, *stratum_columns, *cluster_columns]:
+    category_columns = _column_list(category_column, "category")
+    for col in [value_column, *stratum_columns, *cluster_columns, *category_columns]:
         if col not in columns:
             raise ValueError(_unknown_column(col, columns))
+    if value_column in category_columns:
+        raise ValueError(
+            f"Column {quoted(value_column)} is the value column; it cannot also be the category "
+            "column. Choose a column that classifies the records (a size class, a sector), "
+            "or a range of values for a count of the values themselves."
+        )
     numbers = table.column_values(value_column)
     usable = np.isfinite(numbers)
     n_usable = int(np.count_nonzero(usable))
@@ -185,6 +203,8 @@ def population_from_table(
         notes.append(
             f"Dropped {plural(dropped, 'row')} whose value was blank, not a number or infinite."
         )
+    for col in category_columns:
+        _check_category_column(table, col, usable)
     values = numbers[usable]
     declared_lo, declared_hi = _check_bound(lower, "lower"), _check_bound(upper, "upper")
     if declared_lo is not None and declared_hi is not None and not declared_lo < declared_hi:
@@ -232,13 +252,18 @@ def population_from_table(
             "Bounds read from the data are not differentially private; declare public bounds "
             "instead."
         )
-    if stratum_columns or cluster_columns:
+    if stratum_columns or cluster_columns or category_columns:
         order, values = _stable_order(values)
     else:
         order = np.arange(0)  # no labels to reorder: sort the values alone (faster)
         values = np.sort(values, kind="stable")
     strata = _labels(table, stratum_columns, usable, order, notes, "stratum")
     clusters = _labels(table, cluster_columns, usable, order, notes, "cluster")
+    categories = _labels(table, category_columns, usable, order, notes, "category")
+    category_label = LABEL_NAME_JOIN.join(category_columns) or "category"
+    if categories is not None:  # the categories used (a blank's entry may be unused)
+        used = np.bincount(categories.codes, minlength=len(categories.categories))
+        check_category_count(int(np.count_nonzero(used)), category_label)
     stratum_label = LABEL_NAME_JOIN.join(stratum_columns) or "stratum"
     cluster_label = LABEL_NAME_JOIN.join(cluster_columns) or "cluster"
     if strata is not None and clusters is not None:
@@ -258,6 +283,7 @@ def population_from_table(
     for keyword, chosen in (
         ("stratum_column", stratum_columns),
         ("cluster_column", cluster_columns),
+        ("category_column", category_columns),
     ):
         if len(chosen) == 1:
             args.append(f"{keyword}={chosen[0]!r}")
@@ -274,6 +300,8 @@ def population_from_table(
         notes=tuple(list(table.notes) + notes),
         stratum_label=stratum_label,
         cluster_label=cluster_label,
+        categories=categories,
+        category_label=category_label,
         recipe=f"{loader}({', '.join(args)})",
         file_settings=FileSettings(
             file=file_name,
@@ -287,8 +315,28 @@ def population_from_table(
             rows_dropped=int(dropped),
             clipped_below=n_below,
             clipped_above=n_above,
+            category_column=tuple(category_columns),
         ),
     )
+
+
+def _check_category_column(table: PopulationTable, column: str, usable: np.ndarray) -> None:
+    """Refuse a category column blank in every row kept, or with too many categories.
+
+    Both are checked on the column's codes, before any record is sorted.
+    """
+    codes, text = table.label_codes(column)
+    kept = codes[usable] if not usable.all() else codes
+    present = np.zeros(len(text), dtype=bool)
+    present[kept] = True  # code -1 (a missing cell) marks the last entry, ""
+    present &= text != ""
+    n_categories = int(np.count_nonzero(present))
+    if n_categories == 0:
+        raise ValueError(
+            f"The category column {quoted(column)} is blank in every row kept, so it has no "
+            "category to count. Choose a column that holds categories."
+        )
+    check_category_count(n_categories, column)
 
 
 def _check_bound(x: Any, which: str) -> float | None:
@@ -398,9 +446,14 @@ def _labels(
     if blanks:
         where = " or ".join(quoted(c) for c in columns)
         part = "label part" if len(columns) > 1 else "label"
+        if what == "category":  # counted: say so, the counts by category include them
+            part = "part" if len(columns) > 1 else ""
+            counted = f" They are counted as the category {_MISSING_LABEL!r}, not dropped."
+        else:
+            counted = ""
         notes.append(
-            f"Gave the {what} {part} {_MISSING_LABEL!r} to "
-            f"{plural(blanks, 'row')} whose cell in {where} is blank."
+            f"Gave the {' '.join(filter(None, (what, part)))} {_MISSING_LABEL!r} to "
+            f"{plural(blanks, 'row')} whose cell in {where} is blank.{counted}"
         )
     codes, text = _distinct_text(codes, text)
     return pd.Categorical.from_codes(codes, categories=pd.Index(text, dtype=object))

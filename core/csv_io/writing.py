@@ -40,7 +40,9 @@ def _format_numbers(values: np.ndarray) -> list[str]:
 
 
 def population_to_csv_bytes(pop: Population) -> bytes:
-    """The population as UTF-8 CSV for download: values, then stratum and cluster labels.
+    """The population as UTF-8 CSV for download: values, then stratum, cluster and category
+    labels (a label column named like an earlier one gets its role added: "region
+    (category)").
 
     Whole numbers are written without a decimal point, other values with the shortest text
     that reads back to the same float64. Column names and label cells pass through
@@ -48,9 +50,14 @@ def population_to_csv_bytes(pop: Population) -> bytes:
     """
     header = [csv_safe_text(pop.value_label)]
     columns: list[list[str]] = [_format_numbers(pop.values)]
-    for labels, label in ((pop.strata, pop.stratum_label), (pop.clusters, pop.cluster_label)):
+    for labels, label, role in (
+        (pop.strata, pop.stratum_label, "stratum"),
+        (pop.clusters, pop.cluster_label, "cluster"),
+        (pop.categories, pop.category_label, "category"),
+    ):
         if labels is not None:
-            header.append(csv_safe_text(label))
+            name = csv_safe_text(label)
+            header.append(name if name not in header else csv_safe_text(f"{label} ({role})"))
             if labels.dtype.kind == "i":  # integer labels are numbers: written as they are
                 columns.append(labels.astype(str).tolist())
             else:

@@ -8,8 +8,8 @@ Example (``assets/publication_example.yaml``)::
 
     population:
       builtin: establishments   # or: file: register.csv, value_column, lower, upper,
-      seed: 1                   #     strata_column, cluster_column (a column name, or a
-      size: 20000               #     list of names making one label: [stratid, psuid])
+      seed: 1                   #     strata_column, cluster_column, category_column (a column
+      size: 20000               #     name, or a list of names making one label: [stratid, psuid])
     groups: [strata]            # one or two of strata, clusters
     statistics: [median, mean]  # median, mean, {quantile: 0.9}
     eps_target: 1.0             # or, for a promise stated as ρ-zCDP: rho_target: 0.5
@@ -66,7 +66,7 @@ OPTIONAL = (
     "name",
 )
 #: The label fields of a file population: each a column name or a list of names.
-LABEL_KEYS = ("strata_column", "cluster_column")
+LABEL_KEYS = ("strata_column", "cluster_column", "category_column")
 POPULATION_KEYS = {
     "builtin": ("builtin", "seed", "size"),
     "file": (
@@ -76,6 +76,7 @@ POPULATION_KEYS = {
         "upper",
         "strata_column",
         "cluster_column",
+        "category_column",
     ),
 }
 
@@ -433,6 +434,7 @@ def build_population(config: Config) -> Population:
                 upper=float(pop["upper"]),
                 stratum_column=list(chosen["strata_column"]) or None,
                 cluster_column=list(chosen["cluster_column"]) or None,
+                category_column=list(chosen["category_column"]) or None,
                 name=f"{path.name}: {pop['value_column']}",
             )
         except ValueError as exc:

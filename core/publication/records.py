@@ -81,7 +81,7 @@ def input_record(population: Population) -> dict[str, Any] | None:
     settings = population.file_settings
     if settings is None:
         return None
-    return {
+    record: dict[str, Any] = {
         "file": settings.file,
         "value_column": settings.value_column,
         "lower": settings.lower,
@@ -95,6 +95,9 @@ def input_record(population: Population) -> dict[str, Any] | None:
         "clipped_below": settings.clipped_below,
         "clipped_above": settings.clipped_above,
     }
+    if settings.category_column:  # only when chosen: older summaries keep their keys
+        record["category_columns"] = list(settings.category_column)
+    return record
 
 
 def plan_csv(tp: TablePlan) -> str:
@@ -298,6 +301,7 @@ def report_html(
             for what, columns in (
                 ("strata", read.stratum_columns),
                 ("clusters", read.cluster_columns),
+                ("categories", read.category_column),
             )
             if columns
         )

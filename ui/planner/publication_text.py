@@ -361,7 +361,7 @@ def population_entry(pop: Population, choice: str, seed: int) -> dict[str, Any]:
 
     A built-in is named with its seed and size. A population read from a file (uploaded, or
     given on the server's command line) gets its file name as it was read, its value column,
-    its declared bounds and its label columns (a list where several make one label), so
+    its declared bounds and its label and category columns (a list where several make one), so
     only the file's path is left to the user. A population built in code gets the same
     fields from the population itself, under the file name ``population.csv``.
     """
@@ -371,11 +371,15 @@ def population_entry(pop: Population, choice: str, seed: int) -> dict[str, Any]:
     if read is not None:
         file, value = read.file, read.value_column
         strata, clusters = read.stratum_columns, read.cluster_columns
+        categories = read.category_column
     else:
         file, value = "population.csv", pop.value_label
         strata = tuple(pop.stratum_label.split(LABEL_NAME_JOIN)) if pop.strata is not None else ()
         clusters = (
             tuple(pop.cluster_label.split(LABEL_NAME_JOIN)) if pop.clusters is not None else ()
+        )
+        categories = (
+            tuple(pop.category_label.split(LABEL_NAME_JOIN)) if pop.categories is not None else ()
         )
     entry: dict[str, Any] = {
         "file": file,
@@ -387,6 +391,8 @@ def population_entry(pop: Population, choice: str, seed: int) -> dict[str, Any]:
         entry["strata_column"] = columns_entry(strata)
     if clusters:
         entry["cluster_column"] = columns_entry(clusters)
+    if categories:
+        entry["category_column"] = columns_entry(categories)
     return entry
 
 

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from core.categories import category_counts
 from core.populations import Population, cluster_strata_note
 from ui.format import fmt
 from ui.population.figures import group_counts_from_codes
@@ -40,7 +41,11 @@ def population_summary(content_hash: str, _pop: Population) -> pd.DataFrame:
         ),
     ]
     # Distinct labels from the population's factorisation: np.unique would sort 10⁷ labels.
-    for which, quantity, symbol in (("strata", "Strata", "H"), ("clusters", "Clusters", "K")):
+    for which, quantity, symbol in (
+        ("strata", "Strata", "H"),
+        ("clusters", "Clusters", "K"),
+        ("categories", "Categories", "C"),
+    ):
         codes = _pop.label_codes(which)
         if codes is not None:
             rows.append((quantity, symbol, f"{len(codes[1]):,}"))
@@ -54,6 +59,12 @@ def group_table(content_hash: str, _pop: Population, which: str) -> pd.DataFrame
     if codes is None:
         return None
     return group_counts_from_codes(codes[0], codes[1], _pop.values)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def category_table(content_hash: str, _pop: Population) -> pd.DataFrame | None:
+    """Records and share per category of ``_pop`` (:func:`core.categories.category_counts`)."""
+    return category_counts(_pop)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

@@ -65,6 +65,19 @@ def group_heading(what: str, column: str, count: int) -> str:
     return f"**{plural} ({column}): {count:,}**"
 
 
+def category_heading(column: str, count: int) -> str:
+    """Bold heading of the categories table: "**Categories (sector): 12**"."""
+    return f"**Categories ({column}): {count:,}**"
+
+
+#: Under the categories table: what the column is for, and that these counts are exact.
+CATEGORIES_CAPTION = (
+    "Counts, proportions and frequency tables count the records of each category of this "
+    "column. The table shows the population's exact counts, as you hold them: a release "
+    "adds noise to them."
+)
+
+
 def python_snippet(pop: Population) -> str:
     """The page's "Reproduce in Python" code: rebuild ``pop`` and print its summary numbers."""
     return population_overview_snippet(pop)

@@ -14,6 +14,7 @@ import math
 import numpy as np
 import streamlit as st
 
+from core.categories import MAX_CATEGORIES, MISSING_CATEGORY
 from core.populations import (
     MAX_COLUMNS,
     MAX_ROWS,
@@ -57,8 +58,11 @@ NO_UPPER_TEXT = (
     "upload again with an upper bound."
 )
 
-#: (file digest, value column, lower, upper, stratum columns, cluster columns)
-_Settings = tuple[str, str, float, float, tuple[str, ...], tuple[str, ...]]
+#: (file digest, value column, lower, upper, stratum columns, cluster columns, category
+#: column: empty or one name)
+_Settings = tuple[str, str, float, float, tuple[str, ...], tuple[str, ...], tuple[str, ...]]
+#: The category select's first option: no category column.
+NO_CATEGORY = "(none)"
 
 
 def limits_text() -> str:
@@ -93,7 +97,7 @@ def _read_table(digest: str, data: bytes, name: str) -> CsvTable | FileTable:
 
 def _activate(data: bytes, settings: _Settings, name: str) -> None:
     """Button callback: build the Population and make it active, or keep the error to show."""
-    digest, value_column, lower, upper, strata, clusters = settings
+    digest, value_column, lower, upper, strata, clusters, categories = settings
     kept = st.session_state.get(_TABLE_KEY)
     # The table read for the form (the file is not read twice); the recipe of the
     # Reproduce-in-Python snippets reads the file by its name.
@@ -107,6 +111,7 @@ def _activate(data: bytes, settings: _Settings, name: str) -> None:
             upper=upper,
             stratum_column=list(strata) or None,
             cluster_column=list(clusters) or None,
+            category_column=list(categories) or None,
             name=name,
         )
     except ValueError as exc:
@@ -124,7 +129,7 @@ def upload_form() -> None:
         type=list(UPLOAD_EXTENSIONS),
         key="upload_file",
         help="CSV: commas, semicolons, tabs or pipes; a header row is detected automatically. "
-        "Stata and SPSS value labels name the strata and clusters.",
+        "Stata and SPSS value labels name the strata, clusters and categories.",
     )
     st.caption(limits_text())
     if file is None:
@@ -142,7 +147,7 @@ def upload_form() -> None:
     digest, table = read
     tag = digest[:10]
     value_column, lower, upper = _value_and_bounds(table, tag)
-    strata, clusters = _group_columns(table, digest, value_column)
+    strata, clusters, categories = _group_columns(table, digest, value_column)
     if upper is None:
         upper = math.inf  # no public upper bound
         st.info(NO_UPPER_TEXT, icon=":material/vertical_align_top:")
@@ -156,6 +161,7 @@ def upload_form() -> None:
         float(upper),
         tuple(strata),
         tuple(clusters),
+        tuple(categories),
     )
     _apply(data, settings, file.name, tag)
 
@@ -269,12 +275,12 @@ def _groups(table: CsvTable | FileTable, digest: str, value_column: str) -> Grou
 
 def _group_columns(
     table: CsvTable | FileTable, digest: str, value_column: str
-) -> tuple[list[str], list[str]]:
-    """The optional stratum and cluster columns: label-like columns only, those named like
-    a survey design pre-selected (and said so)."""
+) -> tuple[list[str], list[str], list[str]]:
+    """The optional stratum, cluster and category columns: label-like columns only, the
+    stratum and cluster columns named like a survey design pre-selected (and said so)."""
     groups = _groups(table, digest, value_column)
     tag = f"{digest[:10]}_{value_column}"
-    c1, c2 = st.columns(2)
+    c1, c2, c3 = st.columns(3)
     strata = c1.multiselect(
         "Stratum column(s) (optional)",
         list(groups.offered),
@@ -292,13 +298,25 @@ def _group_columns(
         help="Survey files number their PSUs 1, 2, … within each stratum: then choose the "
         "stratum column and the PSU column together (e.g. stratid and psuid) as the cluster id.",
     )
+    offered = [c for c in groups.offered if c != value_column]
+    category = c3.selectbox(
+        "Category column (for counts)",
+        [None, *offered],
+        index=0,
+        format_func=lambda c: NO_CATEGORY if c is None else str(c),
+        key=f"up_category_{tag}",
+        help="The column that counts, proportions and frequency tables count by (a size "
+        "class, a sector, a region). Stata and SPSS value labels are its categories' names; "
+        f"blank cells make the category “{MISSING_CATEGORY}”. At most "
+        f"{MAX_CATEGORIES:,} categories.",
+    )
     preselected = preselection_note(groups)
     if preselected is not None:
         st.caption(preselected)
     left_out = left_out_note(groups)
     if left_out is not None:
         st.caption(left_out)
-    return strata, clusters
+    return strata, clusters, [] if category is None else [str(category)]
 
 
 def _apply(data: bytes, settings: _Settings, name: str, tag: str) -> None:
@@ -340,7 +358,7 @@ def _apply(data: bytes, settings: _Settings, name: str, tag: str) -> None:
 
 def _describe(settings: _Settings) -> str:
     """The applied settings in words: value column, bounds, stratum and cluster columns."""
-    _digest, value_column, lower, upper, strata, clusters = settings
+    _digest, value_column, lower, upper, strata, clusters, categories = settings
     bounds = (
         f"bounds [{number(lower, 10)}, {number(upper, 10)}]"
         if math.isfinite(upper)
@@ -351,4 +369,6 @@ def _describe(settings: _Settings) -> str:
         parts.append("strata " + " × ".join(strata))
     if clusters:
         parts.append("clusters " + " × ".join(clusters))
+    if categories:
+        parts.append("categories " + " × ".join(categories))
     return ", ".join(parts)

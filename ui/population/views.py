@@ -15,6 +15,7 @@ from ui.charts import CODE_ICON, drawn_when_opened
 from ui.downloads import frame_to_csv_bytes
 from ui.population import text
 from ui.population.cache import (
+    category_table,
     group_table,
     histogram_data,
     population_summary,
@@ -125,6 +126,23 @@ def groups_view(ctx: PopulationInputs) -> None:
                 height=260,
                 width="stretch",
             )
+
+
+def categories_view(ctx: PopulationInputs) -> None:
+    """Records and share per category (nothing without a category column)."""
+    pop = ctx.pop
+    counts = category_table(pop.content_hash, pop)
+    if counts is None:
+        return
+    st.subheader("Categories")
+    st.markdown(text.category_heading(pop.category_label, len(counts)))
+    st.dataframe(
+        counts,
+        hide_index=True,
+        height=min(260, 38 + 35 * len(counts)),
+        column_config={"share": st.column_config.NumberColumn("share", format="percent")},
+    )
+    st.caption(text.CATEGORIES_CAPTION)
 
 
 def snippet_view(ctx: PopulationInputs) -> None:

@@ -221,6 +221,7 @@ def _describe(config: Mapping[str, Any]) -> list[str]:
             for what, columns in (
                 ("strata", pop.get("strata_column")),
                 ("clusters", pop.get("cluster_column")),
+                ("categories", pop.get("category_column")),
             )
             if columns
         ]

@@ -135,9 +135,12 @@ def _labels_words(pop: Population, which: str, columns: tuple[str, ...]) -> str:
     codes = pop.label_codes(which)
     if codes is None:
         return "none"
-    what = "stratum" if which == "strata" else "cluster"
+    what, plural = {
+        "strata": ("stratum", "strata"),
+        "clusters": ("cluster", "clusters"),
+        "categories": ("category", "categories"),
+    }[which]
     count = len(codes[1])
-    plural = "strata" if what == "stratum" else "clusters"
     return f"{' × '.join(columns)} ({fmt(count, 'count')} {what if count == 1 else plural})"
 
 
@@ -160,6 +163,11 @@ def _data_rows(pop: Population, uploaded: bool) -> list[tuple[str, str]]:
         ("Stratum column(s)", _text(_labels_words(pop, "strata", strata))),
         ("Cluster column(s)", _text(_labels_words(pop, "clusters", clusters))),
     ]
+    if pop.categories is not None:  # only when chosen: the reports without keep their rows
+        categories = (
+            read.category_column if read else tuple(pop.category_label.split(LABEL_NAME_JOIN))
+        )
+        rows.append(("Category column", _text(_labels_words(pop, "categories", categories))))
     if read is None:
         rows.append(
             ("Records", _text(f"N = {fmt(pop.size, 'count')}, built by the app (no file read)"))
