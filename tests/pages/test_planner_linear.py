@@ -226,3 +226,22 @@ def test_a_change_of_a_linear_control_settles_fast(population):
     elapsed = time.perf_counter() - start
     assert not at.exception
     print(f"{population}: a count's ε_target change reran the page in {elapsed:.2f} s")
+
+
+def test_an_upload_with_categories_counts_its_most_common_category():
+    rng = np.random.default_rng(5)
+    values = np.sort(rng.integers(0, 100, 600).astype(float))
+    kinds = np.array(["retail", "industry", "services"], dtype=object)
+    pop = Population(
+        name="with categories",
+        values=values,
+        lower=0.0,
+        upper=100.0,
+        categories=kinds[rng.choice(3, 600, p=[0.2, 0.3, 0.5])],
+        category_label="sector",
+    )
+    at = open_page(PAGE, {"plan_stat": "proportion"}, uploaded=pop)
+    assert at.selectbox(key="plan_col").value == "categories"
+    assert at.selectbox(key="plan_cat").value == "services"
+    assert "sector = services" in _value_line(at)
+    assert "Privatise the whole register" in _verdict(at)
