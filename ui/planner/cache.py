@@ -340,6 +340,7 @@ def plan_linear(
     rates: tuple[float, ...] | None,
     mechanisms: tuple[str, ...] | None,
     relation: str,
+    objective: str = "error_95",
     sizes_public: bool = False,
     rho_target: float | None = None,
 ) -> planner.PlanResult:
@@ -356,6 +357,7 @@ def plan_linear(
         rates=rates,
         mechanisms=mechanisms,
         relation=relation,
+        objective=objective,
         sizes_public=sizes_public,
         rho_target=rho_target,
     )

@@ -140,6 +140,7 @@ class PlannerInputs:
             "rates": self.rates,
             "mechanisms": self.linear_mechanisms,
             "relation": self.relation,
+            "objective": self.objective,
             "sizes_public": self.sizes_public,
             "rho_target": self.rho_target,
         }

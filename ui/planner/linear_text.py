@@ -231,6 +231,7 @@ def linear_call(
     rates: Sequence[float] | None,
     mechanisms: Sequence[str] | None,
     relation: str,
+    objective: str = "error_95",
     sizes_public: bool = False,
     rho_target: float | None = None,
 ) -> str:
@@ -256,6 +257,7 @@ result = plan_linear(
     rates={rates_arg},
     mechanisms={mechanisms_arg},
     relation={relation!r},
+    objective={objective!r},
     sizes_public={bool(sizes_public)!r},
 )
 """

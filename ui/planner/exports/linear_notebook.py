@@ -15,8 +15,9 @@ from nbformat import v4
 
 from core.linear.mechanisms import LINEAR_MECHANISMS
 from core.linear.statistic import KINDS
-from core.planner import DESIGN_LABELS, RELATIONS
+from core.planner import DESIGN_LABELS, OBJECTIVES, RELATIONS
 from ui.planner.exports.checks import (
+    OBJECTIVE_LABELS,
     RELATION_LABELS,
     check_choice,
     check_designs,
@@ -51,6 +52,7 @@ def linear_notebook(
     rates: Sequence[float] | None,
     mechanisms: Sequence[str] | None,
     relation: str,
+    objective: str = "error_95",
     sizes_public: bool = False,
     rho_target: float | None = None,
 ) -> str:
@@ -73,6 +75,7 @@ def linear_notebook(
     recipe = check_recipe(recipe)
     kind = check_choice("kind", kind, KINDS)
     relation = check_choice("relation", relation, RELATIONS)
+    objective = check_choice("objective", objective, OBJECTIVES)
     eps = check_float(
         "eps_target", eps_target, low=0.0, high=float("inf"), low_open=True, high_open=True
     )
@@ -104,6 +107,7 @@ def linear_notebook(
             else ", ".join(str(LINEAR_MECHANISMS[m].label) for m in chosen_mechanisms)
         ),
         f"- neighbouring populations: {RELATION_LABELS[relation]}",
+        f"- plans ranked by: {OBJECTIVE_LABELS[objective]}",
     ]
     intro = "\n".join(
         [
@@ -130,6 +134,7 @@ def linear_notebook(
         f"rates={chosen_rates!r}",
         f"mechanisms={chosen_mechanisms!r}",
         f"relation={relation!r}",
+        f"objective={objective!r}",
         f"sizes_public={bool(sizes_public)!r}",
     ]
     if rho_target is not None:
