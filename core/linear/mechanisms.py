@@ -106,6 +106,14 @@ class LinearMechanism(ABC):
     def sample(self, rng: np.random.Generator, parameter: float, size: int) -> FloatArray:
         """``size`` independent draws of ``Z``."""
 
+    def below(self, parameter: float, x: ArrayLike) -> FloatArray:
+        """``P(Z < x)`` elementwise (equal to :meth:`cdf` for a continuous law)."""
+        return self.cdf(parameter, x)
+
+    def parameter_for_rho(self, rho: float, sensitivity: float) -> float:
+        """The parameter that is ``rho``-zCDP (only for mechanisms with :attr:`zcdp`)."""
+        raise ValueError(f"{self.label} states no zCDP guarantee")
+
     def pmf(self, parameter: float, support: ArrayLike) -> FloatArray:
         """``P(Z = z)`` at whole numbers ``support`` (integer mechanisms only)."""
         raise ValueError(f"{self.label} is not an integer mechanism")
@@ -185,6 +193,9 @@ class Geometric(LinearMechanism):
         upper = 1.0 - np.exp(-(np.maximum(k, 0.0) + 1.0) / parameter) / (1.0 + q)
         lower = np.exp(np.minimum(k, 0.0) / parameter) / (1.0 + q)
         return np.asarray(np.where(k >= 0, upper, lower), dtype=np.float64)
+
+    def below(self, parameter: float, x: ArrayLike) -> FloatArray:
+        return self.cdf(parameter, np.ceil(np.asarray(x, dtype=np.float64)) - 1.0)
 
     def sample(self, rng: np.random.Generator, parameter: float, size: int) -> FloatArray:
         p = -math.expm1(-1.0 / parameter)  # the difference of two geometric variables

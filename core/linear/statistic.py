@@ -34,6 +34,7 @@ __all__ = [
     "label_names",
     "sensitivities",
     "sensitivity",
+    "y_bounds",
     "y_values",
 ]
 
@@ -147,7 +148,8 @@ def indicator(population: Population, stat: LinearStatistic) -> NDArray[np.bool_
     return keep
 
 
-def _y_bounds(population: Population, stat: LinearStatistic) -> tuple[float, float]:
+def y_bounds(population: Population, stat: LinearStatistic) -> tuple[float, float]:
+    """Public bounds ``[y_lower, y_upper]`` on one record's ``y`` (:func:`y_values`)."""
     if stat.kind != "total":
         return 0.0, 1.0
     lo, hi = population.lower, population.upper
@@ -168,7 +170,7 @@ def y_values(
     records are left out.
     """
     keep = indicator(population, stat)
-    lo, hi = _y_bounds(population, stat)
+    lo, hi = y_bounds(population, stat)
     if stat.kind == "total":
         y = np.where(keep, population.values, 0.0) if stat.selects else population.values
         return np.asarray(y, dtype=np.float64), lo, hi
@@ -177,7 +179,7 @@ def y_values(
 
 def sensitivities(population: Population, stat: LinearStatistic) -> dict[str, float]:
     """The sensitivity of ``Σ y`` under each relation (module docstring)."""
-    lo, hi = _y_bounds(population, stat)
+    lo, hi = y_bounds(population, stat)
     return {"deletion": max(abs(lo), abs(hi)), "replacement": hi - lo}
 
 

@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ..designs.frame import Frame
 
-__all__ = ["GroupSums", "cell_sums", "group_sums"]
+__all__ = ["GroupSums", "cell_sums", "group_sums", "selection_sums"]
 
 FloatArray = NDArray[np.float64]
 
@@ -147,6 +147,64 @@ def cell_sums(
         frame.N,
         total,
         np.asarray(square, dtype=np.float64),
+        frame.strata_sizes,
+        st,
+        ss,
+        frame.cluster_sizes,
+        ct,
+    )
+
+
+def selection_sums(
+    frame: Frame, keep: NDArray[np.bool_], values: ArrayLike | None = None
+) -> GroupSums:
+    """The sums of one variable ``y = 1{keep}`` (a count) or ``y = values·1{keep}`` (a total),
+    read from the kept records only.
+
+    Equal to :func:`group_sums` of that ``y``; the per-group sums are ``bincount`` over the
+    kept records' codes, so a selection of few records costs little more than finding them,
+    and a total of every record is kept with the frame (:meth:`Frame.prepared`), since every
+    plan of that total reads the same sums.
+    """
+    mask = np.asarray(keep, dtype=bool)
+    if mask.shape != (frame.N,):
+        raise ValueError(f"keep must hold one flag per record ({frame.N})")
+    if values is None:
+        if mask.all():
+            return frame.prepared("linear_sums_all_ones", lambda f: _kept_sums(f, None, None))
+        return _kept_sums(frame, np.flatnonzero(mask), None)
+    v = np.asarray(values, dtype=np.float64)
+    if mask.all() and v is frame.values:
+        return frame.prepared("linear_sums_values", lambda f: _kept_sums(f, None, f.values))
+    idx = np.flatnonzero(mask)
+    return _kept_sums(frame, idx, v[idx] if v.shape == (frame.N,) else v)
+
+
+def _kept_sums(frame: Frame, idx: NDArray[np.intp] | None, w: FloatArray | None) -> GroupSums:
+    """Sums over the records ``idx`` (every record when None) with weights ``w`` (1: None)."""
+    w2 = None if w is None else w * w
+    count = frame.N if idx is None else int(idx.size)
+    total = float(count) if w is None else float(w.sum())
+    square = float(count) if w2 is None else float(w2.sum())
+
+    def per(
+        codes: NDArray[np.signedinteger] | None, groups: int, wt: FloatArray | None
+    ) -> FloatArray:
+        assert codes is not None
+        c = codes if idx is None else codes[idx]
+        return np.bincount(c, weights=wt, minlength=groups).astype(np.float64).reshape(1, -1)
+
+    st = ss = ct = None
+    if frame.strata_codes is not None and frame.strata_sizes is not None:
+        h = frame.strata_sizes.size
+        st = per(frame.strata_codes, h, w)
+        ss = st.copy() if w is None else per(frame.strata_codes, h, w2)
+    if frame.cluster_codes is not None and frame.cluster_sizes is not None:
+        ct = per(frame.cluster_codes, frame.cluster_sizes.size, w)
+    return GroupSums(
+        frame.N,
+        np.array([total]),
+        np.array([square]),
         frame.strata_sizes,
         st,
         ss,

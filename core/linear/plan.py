@@ -1,0 +1,353 @@
+"""Plan a count, total or proportion: every design × mechanism × rate, exactly.
+
+The release of a design at one rate is ``c · w · (Σ_S y + Z)``: the sample's sum, a noise
+``Z`` calibrated to ``eps_sample`` (the design's own amplification,
+:meth:`core.designs.protocol.PlannerDesign.accounting`, with the mechanism's two budgets
+calibrated to the relation planned, :meth:`core.linear.mechanisms.LinearMechanism.budget_factors`),
+the design's weight ``w`` (:mod:`core.linear.moments`) and ``c = 1/N`` for a proportion
+(1 otherwise).  It is unbiased for ``c Σ y``, and its mean squared error splits exactly::
+
+    MSE = c² (Var_design(w Σ_S y) + w² Var Z),
+
+so every row's RMSE is exact.  The 95 % bound is exact for the census (the noise's own
+quantile); for a sample it convolves the noise's exact law with the sampling error taken as
+normal (:data:`NORMAL_SAMPLING`), the approximation the planner uses for the mean.
+
+A proportion divides by ``N``.  Under a changed record ``N`` never changes; under added or
+removed records it does, so it is used only when declared public (``sizes_public``), as the
+planner's rule for sizes says (:func:`core.planner.budgets.size_refusal`); otherwise the
+plan refuses with the reason (:data:`PROPORTION_NEEDS_N`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import optimize, special
+
+from .._validation import check_choice, check_delta_open, finite_scalar
+from ..designs.frame import Frame
+from ..designs.protocol import RELATIONS
+from ..designs.registry import DESIGNS
+from ..planner import claims, ties
+from ..planner.budgets import DesignStatus, default_rates, design_statuses
+from ..planner.engine import PlanResult
+from ..planner.errors import LEVEL
+from ..population import Population
+from .mechanisms import LINEAR_MECHANISMS, LinearMechanism
+from .moments import LinearMoments
+from .statistic import LinearStatistic, check_statistic, indicator, sensitivities, y_bounds
+from .sums import GroupSums, selection_sums
+
+__all__ = [
+    "EXACT",
+    "NORMAL_SAMPLING",
+    "PROPORTION_NEEDS_N",
+    "default_linear_mechanisms",
+    "linear_rows",
+    "plan_linear",
+    "sample_coverage",
+]
+
+#: How a row's 95 % bound was found.
+EXACT = "exact"
+NORMAL_SAMPLING = "exact noise, sampling error taken as normal"
+PROPORTION_NEEDS_N = (
+    "A proportion divides the count by the population size N. When records can be added or "
+    "removed, N itself changes with them, so dividing by it is private only if N is declared "
+    "public (published anyway); declare it public, plan under a changed record, or plan the "
+    "count."
+)
+#: Equal-probability nodes of the normal sampling error (:func:`sample_coverage`).
+NODES = 256
+
+
+def default_linear_mechanisms(integer: bool, rho_target: float | None = None) -> tuple[str, ...]:
+    """The mechanisms that fit: every registered one, the integer ones only for whole-number
+    sums; under a ρ-zCDP promise only those that state zCDP or pure ε-DP (not (ε, δ) only)."""
+    out = []
+    for name, m in LINEAR_MECHANISMS.items():
+        if m.integer and not integer:
+            continue
+        if rho_target is not None and m.uses_delta and not m.zcdp:
+            continue
+        out.append(name)
+    return tuple(out)
+
+
+def sample_coverage(
+    mechanism: LinearMechanism, parameter: float, weight: float, sd: float, x: float
+) -> float:
+    """``P(|X + wZ| ≤ x)`` for ``X ~ Normal(0, sd²)`` (at :data:`NODES` equal-probability
+    nodes, rescaled to variance exactly ``sd²``) and the noise ``Z`` of ``mechanism``."""
+    probs = (np.arange(NODES) + 0.5) / NODES
+    z = special.ndtri(probs)
+    z /= math.sqrt(float(np.mean(z * z)))
+    xs = sd * z
+    hi = mechanism.cdf(parameter, (x - xs) / weight)
+    lo = mechanism.below(parameter, (-x - xs) / weight)
+    return float(np.mean(hi - lo))
+
+
+def _bound(mechanism: LinearMechanism, parameter: float, weight: float, variance: float) -> float:
+    """The 95 % bound of ``|X + wZ|`` (:func:`sample_coverage` = :data:`LEVEL`)."""
+    noise = weight * mechanism.abs_quantile(parameter, LEVEL)
+    if variance <= 0.0:
+        return noise
+    sd = math.sqrt(variance)
+    top = noise + 3.0 * sd  # P(|X + wZ| ≤ q_Z + 3σ) ≥ 0.95·(Φ(3) − Φ(−3))… widen until covered
+    while sample_coverage(mechanism, parameter, weight, sd, top) < LEVEL:
+        top *= 2.0
+    return float(
+        optimize.brentq(
+            lambda x: sample_coverage(mechanism, parameter, weight, sd, x) - LEVEL,
+            0.0,
+            top,
+            xtol=1e-12 * max(top, 1.0),
+        )
+    )
+
+
+def linear_rows(
+    design_name: str,
+    frame: Frame,
+    sums: GroupSums,
+    points: Sequence[Any],
+    mechanisms: Sequence[str],
+    *,
+    sens: dict[str, float],
+    eps_target: float,
+    delta_target: float,
+    relation: str,
+    scale: float = 1.0,
+    rho_target: float | None = None,
+) -> list[dict[str, Any]]:
+    """The plan-table rows of one design at ``points`` (first variable of ``sums``)."""
+    design = DESIGNS[design_name]
+    rows = []
+    census = design.reference
+    for point in points:
+        moments: LinearMoments = design.linear_moments(frame, sums, point)
+        var_design = float(moments.variance[0])
+        for name in mechanisms:
+            m = LINEAR_MECHANISMS[name]
+            factors = m.budget_factors(sens, relation)
+            if rho_target is not None and m.zcdp:
+                if not census:
+                    continue  # no amplification theorem for zCDP here: census only
+                eps_s, delta_s = math.nan, 0.0
+                param = m.parameter_for_rho(rho_target, sens[relation])
+                bound = f"ρ = {rho_target:.6g}-zCDP on the whole population"
+            else:
+                acc = design.accounting(eps_target, relation, factors, point)
+                eps_s = acc.eps_sample
+                delta_s = (
+                    (delta_target if census else design.delta_sample(delta_target, point))
+                    if m.uses_delta
+                    else 0.0
+                )
+                param = m.parameter(eps_s, delta_s if m.uses_delta else None, sens[relation])
+                bound = acc.bound
+            w = moments.weight
+            noise = w * w * m.variance(param)
+            e95 = _bound(m, param, w, var_design)
+            rows.append(
+                {
+                    "design": design.name,
+                    "design_label": design.label,
+                    "mechanism": name,
+                    "mechanism_label": m.label,
+                    "rate": point.rate,
+                    "n": moments.n,
+                    "clusters_sampled": point.clusters_sampled,
+                    "eps_sample": eps_s,
+                    "delta_sample": delta_s,
+                    "accounting": bound,
+                    "rmse": scale * math.sqrt(var_design + noise),
+                    "rmse_se": 0.0,
+                    "error_95": scale * e95,
+                    "error_95_se": 0.0,
+                    "error_95_low": scale * e95,
+                    "error_95_high": scale * e95,
+                    "error_95_method": EXACT if var_design <= 0.0 else NORMAL_SAMPLING,
+                    "sampling_part": scale * scale * var_design,
+                    "noise_part": scale * scale * noise,
+                    "weight": w,
+                    "noise_parameter": param,
+                    "exact": True,
+                    "refined": False,
+                }
+            )
+    return rows
+
+
+def _ranked(
+    table: pd.DataFrame, objective: str, mechanisms: Sequence[str]
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Display order (design, mechanism, rate), ``is_best`` per design × mechanism, and the
+    best rows ranked with ``gain`` and ``beats_census`` (:func:`core.planner.claims`)."""
+    d_order = {d: i for i, d in enumerate(DESIGNS)}
+    m_order = {m: i for i, m in enumerate(mechanisms)}
+    table = table.assign(
+        _d=table["design"].map(d_order), _m=table["mechanism"].map(m_order)
+    ).sort_values(["_d", "_m", "rate"], kind="stable")
+    table = table.drop(columns=["_d", "_m"]).reset_index(drop=True)
+    table["is_best"] = False
+    picked = []
+    for _, grp in table.groupby(["design", "mechanism"], sort=False):
+        picked.append(int(grp.index[ties.first_least(grp[objective].to_list())]))
+    table.loc[picked, "is_best"] = True
+    values = table.loc[picked, objective].to_numpy(dtype=np.float64)
+    order = [picked[i] for i in ties.ranked(values.tolist())]
+    best = table.loc[order].reset_index(drop=True)
+    is_census = best["design"].map(lambda d: DESIGNS[d].reference).to_numpy(dtype=bool)
+    at = np.flatnonzero(is_census)
+    ref = float(best[objective].iloc[at[0]]) if len(at) else math.nan
+    best["gain"] = 1.0 - best[objective] / ref if ref > 0 else math.nan
+    best["beats_census"] = [
+        bool(len(at)) and not c and claims.beats_reference(float(v), 0.0, ref, 0.0)
+        for v, c in zip(best[objective], is_census, strict=True)
+    ]
+    return table, best
+
+
+def plan_linear(
+    population: Population,
+    stat: LinearStatistic,
+    *,
+    eps_target: float,
+    delta_target: float | None = None,
+    designs: Sequence[str] | None = None,
+    rates: Sequence[float] | None = None,
+    mechanisms: Sequence[str] | None = None,
+    relation: str = "replacement",
+    sizes_public: bool = False,
+    rho_target: float | None = None,
+    objective: str = "error_95",
+    frame: Frame | None = None,
+    sums: GroupSums | None = None,
+) -> PlanResult:
+    """Every design × mechanism × rate for a count, total or proportion, with exact errors.
+
+    Parameters
+    ----------
+    population : Population
+    stat : LinearStatistic
+        What is released (:func:`core.linear.statistic.check_statistic` checks it).
+    eps_target, delta_target : float
+        The promise for the population (``delta_target`` by default ``1/(2N)``, spent only
+        by mechanisms whose guarantee is (ε, δ)).  With ``rho_target`` the promise is
+        ρ-zCDP: ``eps_target`` is then its pure conversion for the pure mechanisms, and the
+        zCDP mechanisms run on the census at ``ρ``.
+    designs, rates, mechanisms : sequences or None
+        Subsets (default: every available design with a closed form, the planner's
+        :func:`core.planner.default_rates`, :func:`default_linear_mechanisms`).
+    relation : {"replacement", "deletion"}
+    sizes_public : bool
+        Whether ``N`` is public (a proportion under ``"deletion"`` needs it).
+    objective : {"error_95", "rmse"}
+    frame, sums : optional
+        The population's frame and the sums of ``y`` when the caller keeps them.
+
+    Returns
+    -------
+    PlanResult
+        Its table has the planner's columns, every row ``exact``, plus ``weight`` and
+        ``noise_parameter``.
+
+    Raises
+    ------
+    ValueError
+        In plain words: a statistic the population cannot give, a proportion needing a
+        public N, a budget or rate out of range, no design or mechanism left.
+    """
+    stat = check_statistic(population, stat)
+    check_choice("relation", relation, RELATIONS)
+    check_choice("objective", objective, ("error_95", "rmse"))
+    eps = finite_scalar("eps_target", eps_target)
+    if eps <= 0.0:
+        raise ValueError(f"eps_target must be above 0; got {eps_target!r}")
+    frame = frame if frame is not None else Frame.of(population)
+    N = frame.N
+    delta = (
+        1.0 / (2.0 * N) if delta_target is None else check_delta_open("delta_target", delta_target)
+    )
+    if stat.kind == "proportion" and relation == "deletion" and not sizes_public:
+        raise ValueError(PROPORTION_NEEDS_N)
+    scale = 1.0 / N if stat.kind == "proportion" else 1.0
+    lo, hi = y_bounds(population, stat)
+    sens = sensitivities(population, stat)
+    keep = indicator(population, stat)
+    integer = stat.kind != "total" or bool(
+        float(lo).is_integer()
+        and float(hi).is_integer()
+        and frame.prepared("whole_values", lambda f: bool(np.all(np.floor(f.values) == f.values)))
+    )
+    fits = default_linear_mechanisms(integer, rho_target)
+    names = fits if mechanisms is None else tuple(m for m in mechanisms if m in fits)
+    unknown = [m for m in (mechanisms or ()) if m not in LINEAR_MECHANISMS]
+    if unknown:
+        raise ValueError(
+            f"unknown mechanism {unknown[0]!r}; choose from {', '.join(LINEAR_MECHANISMS)}"
+        )
+    if not names:
+        raise ValueError(
+            "none of the mechanisms asked fits this statistic (the integer mechanisms need "
+            "whole-number values and bounds)"
+        )
+    if sums is None:
+        sums = selection_sums(frame, keep, frame.values if stat.kind == "total" else None)
+    statuses: tuple[DesignStatus, ...] = design_statuses(frame, "mean", relation)
+    chosen = [
+        s.name
+        for s in statuses
+        if s.available
+        and DESIGNS[s.name].has_linear_moments
+        and (designs is None or s.name in designs or DESIGNS[s.name].reference)
+    ]
+    grid = tuple(rates) if rates is not None else default_rates(frame)
+    for r in grid:
+        if not (math.isfinite(r) and 0.0 < r <= 1.0):
+            raise ValueError(f"every rate must lie in (0, 1]; got {r!r}")
+    rows: list[dict[str, Any]] = []
+    for name in chosen:
+        design = DESIGNS[name]
+        pts = [design.point(frame, 1.0)] if design.reference else design.points(frame, grid)
+        rows += linear_rows(
+            name,
+            frame,
+            sums,
+            [p for p in pts if p is not None],
+            names,
+            sens=sens,
+            eps_target=eps,
+            delta_target=delta,
+            relation=relation,
+            scale=scale,
+            rho_target=rho_target,
+        )
+    table, best = _ranked(pd.DataFrame(rows), objective, tuple(LINEAR_MECHANISMS))
+    census = best[best["design"].map(lambda d: DESIGNS[d].reference)]
+    return PlanResult(
+        table=table,
+        best_by_design=best,
+        best=best.iloc[0],
+        census=census.iloc[0] if len(census) else None,
+        statuses=statuses,
+        population_value=scale * float(sums.total[0]),
+        statistic=stat.kind,
+        eps_target=eps,
+        delta_target=delta,
+        reps=0,
+        seed=0,
+        relation=relation,
+        objective=objective,
+        budget_share=1.0,
+        N=N,
+        sizes_public=sizes_public,
+        rho_target=rho_target,
+    )
