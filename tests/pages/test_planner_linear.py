@@ -245,3 +245,16 @@ def test_an_upload_with_categories_counts_its_most_common_category():
     assert at.selectbox(key="plan_cat").value == "services"
     assert "sector = services" in _value_line(at)
     assert "Privatise the whole register" in _verdict(at)
+
+
+def test_a_proportion_with_a_private_size_under_added_records_is_refused_in_words():
+    query = {
+        "population": "Establishments",
+        "plan_stat": "proportion",
+        "plan_rel": text.RELATION_LABELS["deletion"],
+    }
+    at = open_page(PAGE, query)
+    assert at.error and "population size N" in at.error[0].value
+    at.toggle(key="plan_sizes").set_value(True).run()
+    assert not at.exception and not at.error
+    assert "Privatise the whole register" in _verdict(at)
