@@ -13,7 +13,6 @@ from collections.abc import Callable
 import streamlit as st
 
 from core import planner
-from core.linear.verdict import linear_verdict
 from ui.charts import chart_block, reproduce
 from ui.planner import cache, compare_text, linear_text, text
 from ui.planner import figures as figs
@@ -43,8 +42,7 @@ def run_linear(ctx: PlannerInputs) -> planner.PlanResult:
 
 def verdict_text(ctx: PlannerInputs, result: planner.PlanResult) -> str:
     """The verdict in words (:func:`ui.planner.linear_text.verdict_words`)."""
-    verdict = linear_verdict(result)
-    return linear_text.verdict_words(result, ctx.statistic, *verdict)
+    return linear_text.verdict_words(result, ctx.statistic, linear_text.table_reasons(result), None)
 
 
 def linear_compare_view(ctx: PlannerInputs) -> None:

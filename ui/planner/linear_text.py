@@ -194,6 +194,37 @@ def verdict_words(
     return "\n".join(lines)
 
 
+def table_reasons(result: PlanResult) -> list[tuple[str, str]]:
+    """For each sample design, its best plan against the census under the same mechanism:
+    r·ε_sample against ε_target at its best rate, and how many times the census's error its
+    error is (from the plan's own rows)."""
+    key, measure = _objective(result)
+    best = result.best_by_design
+    census = best[best["design"] == "census"]
+    reference = {str(m): float(v) for m, v in zip(census["mechanism"], census[key], strict=True)}
+    out: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for _, row in best.iterrows():
+        design = str(row["design"])
+        mech = str(row["mechanism"])
+        if design == "census" or design in seen or mech not in reference:
+            continue
+        seen.add(design)
+        rate = float(row["rate"])
+        eps_sample = float(row["eps_sample"])
+        ratio = float(row[key]) / reference[mech] if reference[mech] > 0 else math.inf
+        out.append(
+            (
+                design,
+                f"at its best rate, {fmt(rate, 'rate')}, rate × ε_sample = "
+                f"{fmt(rate * eps_sample, 'guarantee')} against ε_target = "
+                f"{fmt(result.eps_target, 'guarantee')}; its {measure} is "
+                f"{ratio_words(ratio)} the census's with {row['mechanism_label']}.",
+            )
+        )
+    return out
+
+
 def ratio_words(ratio: float) -> str:
     """A sample's error over the census's: "1.02 times", or "infinitely" (no finite
     error)."""

@@ -134,3 +134,17 @@ def test_the_notebook_rejects_bad_input(changes, message):
     )
     with pytest.raises(ValueError, match=message):
         exports.linear_notebook(**{**args, **changes})
+
+
+def test_each_sample_design_gets_its_reason_from_the_plans_rows(count_plan):
+    reasons = dict(linear_text.table_reasons(count_plan))
+    samples = {str(d) for d in count_plan.best_by_design["design"] if d != "census"}
+    assert set(reasons) == samples
+    table = count_plan.best_by_design
+    census = float(table[(table["design"] == "census")]["error_95"].min())
+    for design, words in reasons.items():
+        row = table[table["design"] == design].iloc[0]
+        product = float(row["rate"]) * float(row["eps_sample"])
+        assert product < 1.0  # r·ε_sample below ε_target = 1
+        assert "rate × ε_sample" in words and "times the census's" in words
+        assert float(row["error_95"]) > census
