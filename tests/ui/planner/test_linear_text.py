@@ -101,7 +101,7 @@ def test_the_notebook_plans_exactly_the_pages_plan(count_plan, tmp_path):
     namespace: dict = {}
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(tmp_path)
-        exec(compile("\n".join(code[:2]), "notebook", "exec"), namespace)
+        exec(compile("\n".join(code), "notebook", "exec"), namespace)
     got = namespace["result"]
     pd.testing.assert_frame_equal(got.table, count_plan.table)
     assert math.isclose(got.population_value, count_plan.population_value)

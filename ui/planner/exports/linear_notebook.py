@@ -33,9 +33,13 @@ from ui.planner.linear_text import statistic_code
 __all__ = ["linear_notebook"]
 
 _VERDICT_CODE = """\
-# The census against every sample under the same mechanism, and why (core.linear.verdict).
-verdict = linear_verdict(result)
-verdict
+# The census against every sample: each design's best rate, rate × eps_sample (below
+# eps_target for every rate under 1) and its error against the census's.
+census = result.census
+print(f"census mechanism = {census['mechanism']}, error_95 = {float(census['error_95'])!r}")
+best = result.best_by_design.copy()
+best["rate_x_eps_sample"] = best["rate"] * best["eps_sample"]
+best[["design", "mechanism", "rate", "eps_sample", "rate_x_eps_sample", "error_95", "gain"]]
 """
 
 
@@ -149,7 +153,6 @@ def linear_notebook(
         "notebook",
         "from dp_sampling.linear.plan import plan_linear",
         "from dp_sampling.linear.statistic import LinearStatistic",
-        "from dp_sampling.linear.verdict import linear_verdict",
         f"from dp_sampling.populations import {recipe_function(recipe)}",
     )
     notebook = v4.new_notebook(
