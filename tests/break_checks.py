@@ -3349,6 +3349,17 @@ BREAKS: tuple[Break, ...] = (
         new="            category_column=None,",
         tests=("tests/ui/test_category_exports.py::test_the_command_line_takes_a_category_column",),
     ),
+    Break(
+        name="plannerui-reason-eps-sample-unscaled",
+        item="38 planner counts",
+        path="ui/planner/linear_text.py",
+        old="{fmt(rate * eps_sample, 'guarantee')}",
+        new="{fmt(eps_sample, 'guarantee')}",
+        tests=(
+            "tests/ui/planner/test_linear_text.py::"
+            "test_each_sample_design_gets_its_reason_from_the_plans_rows",
+        ),
+    ),
 )
 
 

@@ -16,6 +16,7 @@ from core.linear.plan import plan_linear
 from core.linear.statistic import LinearStatistic
 from core.populations import make_builtin
 from tests.notebooks import from_the_clone
+from ui.format import fmt
 from ui.planner import exports, linear_text
 from ui.planner.text import design_label
 
@@ -146,5 +147,11 @@ def test_each_sample_design_gets_its_reason_from_the_plans_rows(count_plan):
         row = table[table["design"] == design].iloc[0]
         product = float(row["rate"]) * float(row["eps_sample"])
         assert product < 1.0  # r·ε_sample below ε_target = 1
-        assert "rate × ε_sample" in words and "times the census's" in words
+        assert f"rate × ε_sample = {fmt(product, 'guarantee')} against" in words
+        ratio = float(row["error_95"]) / float(
+            table[(table["design"] == "census") & (table["mechanism"] == row["mechanism"])][
+                "error_95"
+            ].iloc[0]
+        )
+        assert f"{fmt(ratio, 'ratio')} times the census's" in words
         assert float(row["error_95"]) > census
