@@ -3360,6 +3360,17 @@ BREAKS: tuple[Break, ...] = (
             "test_each_sample_design_gets_its_reason_from_the_plans_rows",
         ),
     ),
+    Break(
+        name="plannerui-closeness-farthest-sample",
+        item="38 planner counts",
+        path="ui/planner/linear_text.py",
+        old="    ratio, row = min(ratios, key=lambda pair: pair[0])",
+        new="    ratio, row = max(ratios, key=lambda pair: pair[0])",
+        tests=(
+            "tests/ui/planner/test_linear_text.py::"
+            "test_at_a_small_eps_the_closest_sample_is_named_with_its_excess",
+        ),
+    ),
 )
 
 

@@ -42,7 +42,14 @@ def run_linear(ctx: PlannerInputs) -> planner.PlanResult:
 
 def verdict_text(ctx: PlannerInputs, result: planner.PlanResult) -> str:
     """The verdict in words (:func:`ui.planner.linear_text.verdict_words`)."""
-    return linear_text.verdict_words(result, ctx.statistic, linear_text.table_reasons(result), None)
+    small = None
+    if ctx.eps_target > linear_text.SMALL_EPS and ctx.rho_target is None:
+        args = {**ctx.linear_arguments(), "eps_target": linear_text.SMALL_EPS}
+        small = cache.plan_linear(ctx.pop.content_hash, ctx.pop, **args)
+    closeness = None if small is None else linear_text.closeness_words(small)
+    return linear_text.verdict_words(
+        result, ctx.statistic, linear_text.table_reasons(result), closeness
+    )
 
 
 def linear_compare_view(ctx: PlannerInputs) -> None:

@@ -225,6 +225,51 @@ def table_reasons(result: PlanResult) -> list[tuple[str, str]]:
     return out
 
 
+#: The small ε_target at which the verdict says how close the samples come to the census.
+SMALL_EPS = 0.01
+
+
+def closeness_words(small: PlanResult) -> str | None:
+    """How close the best sample comes to the census at a small ε_target (``small``: the
+    same plan at :data:`SMALL_EPS`), or None without a sample row.
+
+    As ε_target → 0, r·ε_sample = r·ln(1 + (e^ε_target − 1)/r) → ε_target, so the noise of
+    a scaled-up sample approaches the census's, while the sampling error stays: the ratio
+    tends to 1 only where the noise dwarfs the sampling error.
+    """
+    key, measure = _objective(small)
+    best = small.best_by_design
+    census = best[best["design"] == "census"]
+    samples = best[best["design"] != "census"]
+    if not len(census) or not len(samples):
+        return None
+    reference = {str(m): float(v) for m, v in zip(census["mechanism"], census[key], strict=True)}
+    ratios = [
+        (float(row[key]) / reference[str(row["mechanism"])], row)
+        for _, row in samples.iterrows()
+        if reference.get(str(row["mechanism"]), 0.0) > 0
+    ]
+    if not ratios:
+        return None
+    ratio, row = min(ratios, key=lambda pair: pair[0])
+    return (
+        f"At a small ε_target = {fmt(small.eps_target, 'guarantee')} the samples come closest: "
+        f"{lower_first(design_label(str(row['design'])))} at {fmt(float(row['rate']), 'rate')} "
+        f"has a {measure} {above_words(ratio)} (rate × ε_sample = "
+        f"{fmt(float(row['rate']) * float(row['eps_sample']), 'guarantee')}, nearly ε_target: "
+        "amplification then gives back almost all of the 1/r, and what is left is the "
+        "sample's own sampling error)."
+    )
+
+
+def above_words(ratio: float) -> str:
+    """An error against the census's: "0.42 % above the census's" below twice it, else
+    "3.1 times the census's"."""
+    if math.isfinite(ratio) and ratio < 2.0:
+        return f"only {fmt(ratio - 1.0, 'share')} above the census's"
+    return f"{ratio_words(ratio)} the census's"
+
+
 def ratio_words(ratio: float) -> str:
     """A sample's error over the census's: "1.02 times", or "infinitely" (no finite
     error)."""

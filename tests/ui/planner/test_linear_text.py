@@ -155,3 +155,31 @@ def test_each_sample_design_gets_its_reason_from_the_plans_rows(count_plan):
         )
         assert f"{fmt(ratio, 'ratio')} times the census's" in words
         assert float(row["error_95"]) > census
+
+
+def test_at_a_small_eps_the_closest_sample_is_named_with_its_excess():
+    small = plan_linear(
+        POP,
+        LinearStatistic("total"),
+        eps_target=linear_text.SMALL_EPS,
+        delta_target=5e-6,
+        designs=("census", "srs", "poisson"),
+        rates=(0.2, 0.8),
+        mechanisms=("laplace",),
+        relation="replacement",
+    )
+    words = linear_text.closeness_words(small)
+    table = small.best_by_design
+    census = float(table[table["design"] == "census"]["error_95"].iloc[0])
+    samples = table[table["design"] != "census"]
+    closest = samples.iloc[int(np.argmin(samples["error_95"].to_numpy()))]
+    excess = float(closest["error_95"]) / census - 1.0
+    assert 0.0 < excess < 1.0  # the census still wins, by little
+    assert words is not None and f"only {fmt(excess, 'share')} above the census's" in words
+    assert design_label(str(closest["design"])).lower()[:10] in words.lower()
+    assert (
+        linear_text.closeness_words(
+            plan_linear(POP, LinearStatistic("total"), eps_target=1.0, designs=("census",))
+        )
+        is None
+    )
