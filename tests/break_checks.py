@@ -3350,22 +3350,22 @@ BREAKS: tuple[Break, ...] = (
         tests=("tests/ui/test_category_exports.py::test_the_command_line_takes_a_category_column",),
     ),
     Break(
-        name="plannerui-reason-eps-sample-unscaled",
+        name="plannerui-reason-worst-mechanism",
         item="38 planner counts",
         path="ui/planner/linear_text.py",
-        old="{fmt(rate * eps_sample, 'guarantee')}",
-        new="{fmt(eps_sample, 'guarantee')}",
+        old="if d.design not in best or d.error_ratio < best[d.design].error_ratio:",
+        new="if d.design not in best or d.error_ratio > best[d.design].error_ratio:",
         tests=(
             "tests/ui/planner/test_linear_text.py::"
-            "test_each_sample_design_gets_its_reason_from_the_plans_rows",
+            "test_each_sample_design_gets_its_reason_from_the_verdict",
         ),
     ),
     Break(
         name="plannerui-closeness-farthest-sample",
         item="38 planner counts",
         path="ui/planner/linear_text.py",
-        old="    ratio, row = min(ratios, key=lambda pair: pair[0])",
-        new="    ratio, row = max(ratios, key=lambda pair: pair[0])",
+        old="    d = min(ratios, key=lambda v: v.small_eps_ratio)",
+        new="    d = max(ratios, key=lambda v: v.small_eps_ratio)",
         tests=(
             "tests/ui/planner/test_linear_text.py::"
             "test_at_a_small_eps_the_closest_sample_is_named_with_its_excess",

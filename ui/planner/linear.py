@@ -13,6 +13,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from core import planner
+from core.linear.verdict import SMALL_EPS, linear_verdict
 from ui.charts import chart_block, reproduce
 from ui.planner import cache, compare_text, linear_text, text
 from ui.planner import figures as figs
@@ -43,12 +44,18 @@ def run_linear(ctx: PlannerInputs) -> planner.PlanResult:
 def verdict_text(ctx: PlannerInputs, result: planner.PlanResult) -> str:
     """The verdict in words (:func:`ui.planner.linear_text.verdict_words`)."""
     small = None
-    if ctx.eps_target > linear_text.SMALL_EPS and ctx.rho_target is None:
-        args = {**ctx.linear_arguments(), "eps_target": linear_text.SMALL_EPS}
-        small = cache.plan_linear(ctx.pop.content_hash, ctx.pop, **args)
-    closeness = None if small is None else linear_text.closeness_words(small)
+    if ctx.eps_target > SMALL_EPS:
+        args = {**ctx.linear_arguments(), "eps_target": SMALL_EPS, "rho_target": None}
+        try:
+            small = cache.plan_linear(ctx.pop.content_hash, ctx.pop, **args)
+        except ValueError:  # nothing to say about small ε rather than no verdict at all
+            small = None
+    verdict = linear_verdict(result, small)
     return linear_text.verdict_words(
-        result, ctx.statistic, linear_text.table_reasons(result), closeness
+        result,
+        ctx.statistic,
+        linear_text.design_reasons(verdict),
+        linear_text.closeness_words(verdict),
     )
 
 

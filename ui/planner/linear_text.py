@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from core.linear.mechanisms import LINEAR_MECHANISMS
+from core.linear.verdict import DesignVerdict, LinearVerdict
 from core.planner import PlanResult
 from ui.format import fmt
 from ui.planner.text import design_label, lower_first
@@ -194,71 +196,60 @@ def verdict_words(
     return "\n".join(lines)
 
 
-def table_reasons(result: PlanResult) -> list[tuple[str, str]]:
-    """For each sample design, its best plan against the census under the same mechanism:
-    r·ε_sample against ε_target at its best rate, and how many times the census's error its
-    error is (from the plan's own rows)."""
-    key, measure = _objective(result)
-    best = result.best_by_design
-    census = best[best["design"] == "census"]
-    reference = {str(m): float(v) for m, v in zip(census["mechanism"], census[key], strict=True)}
-    out: list[tuple[str, str]] = []
-    seen: set[str] = set()
-    for _, row in best.iterrows():
-        design = str(row["design"])
-        mech = str(row["mechanism"])
-        if design == "census" or design in seen or mech not in reference:
-            continue
-        seen.add(design)
-        rate = float(row["rate"])
-        eps_sample = float(row["eps_sample"])
-        ratio = float(row[key]) / reference[mech] if reference[mech] > 0 else math.inf
-        out.append(
-            (
-                design,
-                f"at its best rate, {fmt(rate, 'rate')}, rate × ε_sample = "
-                f"{fmt(rate * eps_sample, 'guarantee')} against ε_target = "
-                f"{fmt(result.eps_target, 'guarantee')}; its {measure} is "
-                f"{ratio_words(ratio)} the census's with {row['mechanism_label']}.",
-            )
+def design_reasons(verdict: LinearVerdict) -> list[tuple[str, str]]:
+    """For each sample design, why it does not beat the census under the same mechanism, in
+    words, from :func:`core.linear.verdict.linear_verdict` (the mechanism that serves the
+    design best): the largest rate × ε_sample over the census's ε (below 1, Lemma 1), the
+    smallest ratio of the scaled-up noise's variance to the census's (at least 1, Lemma 2),
+    and its best error against the census's."""
+    measure = "root mean squared error" if verdict.objective == "rmse" else "95 % error bound"
+    best: dict[str, DesignVerdict] = {}
+    for d in verdict.designs:
+        if d.design not in best or d.error_ratio < best[d.design].error_ratio:
+            best[d.design] = d
+    out = []
+    for design, d in best.items():
+        mechanism = (
+            str(LINEAR_MECHANISMS[d.mechanism].label)
+            if d.mechanism in (LINEAR_MECHANISMS)
+            else d.mechanism
         )
+        if d.census_wins:
+            why = (
+                f"rate × ε_sample is at most {fmt(d.efficiency, 'ratio')} times the census's ε, "
+                "so the noise scaled up by the weight has at least "
+                f"{fmt(d.noise_ratio, 'ratio')} times the census's variance; at its best "
+                f"rate, {fmt(d.best_rate, 'rate')}, its {measure} with {mechanism} is "
+                f"{ratio_words(d.error_ratio)} the census's."
+            )
+        else:
+            why = (
+                f"with {mechanism} it beats the census at some rate planned (best rate "
+                f"{fmt(d.best_rate, 'rate')}, {ratio_words(d.error_ratio)} the census's "
+                "error): an exception to the rule, worth checking."
+            )
+        out.append((design, why))
     return out
 
 
-#: The small ε_target at which the verdict says how close the samples come to the census.
-SMALL_EPS = 0.01
-
-
-def closeness_words(small: PlanResult) -> str | None:
-    """How close the best sample comes to the census at a small ε_target (``small``: the
-    same plan at :data:`SMALL_EPS`), or None without a sample row.
+def closeness_words(verdict: LinearVerdict) -> str | None:
+    """How close the samples come to the census at a small ε_target (the verdict's
+    ``small_eps`` plan), or None without one.
 
     As ε_target → 0, r·ε_sample = r·ln(1 + (e^ε_target − 1)/r) → ε_target, so the noise of
-    a scaled-up sample approaches the census's, while the sampling error stays: the ratio
-    tends to 1 only where the noise dwarfs the sampling error.
+    a scaled-up simple random or Poisson sample approaches the census's, and only the
+    sampling error is left (:mod:`core.linear.verdict`).
     """
-    key, measure = _objective(small)
-    best = small.best_by_design
-    census = best[best["design"] == "census"]
-    samples = best[best["design"] != "census"]
-    if not len(census) or not len(samples):
-        return None
-    reference = {str(m): float(v) for m, v in zip(census["mechanism"], census[key], strict=True)}
-    ratios = [
-        (float(row[key]) / reference[str(row["mechanism"])], row)
-        for _, row in samples.iterrows()
-        if reference.get(str(row["mechanism"]), 0.0) > 0
-    ]
+    ratios = [d for d in verdict.designs if math.isfinite(d.small_eps_ratio)]
     if not ratios:
         return None
-    ratio, row = min(ratios, key=lambda pair: pair[0])
+    d = min(ratios, key=lambda v: v.small_eps_ratio)
+    measure = "root mean squared error" if verdict.objective == "rmse" else "95 % error bound"
     return (
-        f"At a small ε_target = {fmt(small.eps_target, 'guarantee')} the samples come closest: "
-        f"{lower_first(design_label(str(row['design'])))} at {fmt(float(row['rate']), 'rate')} "
-        f"has a {measure} {above_words(ratio)} (rate × ε_sample = "
-        f"{fmt(float(row['rate']) * float(row['eps_sample']), 'guarantee')}, nearly ε_target: "
-        "amplification then gives back almost all of the 1/r, and what is left is the "
-        "sample's own sampling error)."
+        f"At a small ε_target = {fmt(verdict.small_eps, 'guarantee')} the samples come "
+        f"closest: {lower_first(design_label(d.design))} has a {measure} "
+        f"{above_words(d.small_eps_ratio)}. There amplification gives back almost all of "
+        "the weight 1/r, and what is left is the sample's own sampling error."
     )
 
 

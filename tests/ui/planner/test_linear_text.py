@@ -14,6 +14,7 @@ import pytest
 from core import planner
 from core.linear.plan import plan_linear
 from core.linear.statistic import LinearStatistic
+from core.linear.verdict import SMALL_EPS, linear_verdict
 from core.populations import make_builtin
 from tests.notebooks import from_the_clone
 from ui.format import fmt
@@ -33,7 +34,7 @@ def count_plan() -> planner.PlanResult:
         delta_target=5e-6,
         designs=DESIGNS,
         rates=(0.05, 0.2),
-        mechanisms=("laplace",),
+        mechanisms=("laplace", "geometric"),
         relation="replacement",
     )
 
@@ -93,7 +94,7 @@ def test_the_notebook_plans_exactly_the_pages_plan(count_plan, tmp_path):
         delta_target=5e-6,
         designs=DESIGNS,
         rates=(0.05, 0.2),
-        mechanisms=("laplace",),
+        mechanisms=("laplace", "geometric"),
         relation="replacement",
     )
     nb = nbformat.reads(text, as_version=4)
@@ -137,49 +138,34 @@ def test_the_notebook_rejects_bad_input(changes, message):
         exports.linear_notebook(**{**args, **changes})
 
 
-def test_each_sample_design_gets_its_reason_from_the_plans_rows(count_plan):
-    reasons = dict(linear_text.table_reasons(count_plan))
+def test_each_sample_design_gets_its_reason_from_the_verdict(count_plan):
+    verdict = linear_verdict(count_plan)
+    reasons = dict(linear_text.design_reasons(verdict))
     samples = {str(d) for d in count_plan.best_by_design["design"] if d != "census"}
     assert set(reasons) == samples
-    table = count_plan.best_by_design
-    census = float(table[(table["design"] == "census")]["error_95"].min())
     for design, words in reasons.items():
-        row = table[table["design"] == design].iloc[0]
-        product = float(row["rate"]) * float(row["eps_sample"])
-        assert product < 1.0  # r·ε_sample below ε_target = 1
-        assert f"rate × ε_sample = {fmt(product, 'guarantee')} against" in words
-        ratio = float(row["error_95"]) / float(
-            table[(table["design"] == "census") & (table["mechanism"] == row["mechanism"])][
-                "error_95"
-            ].iloc[0]
-        )
-        assert f"{fmt(ratio, 'ratio')} times the census's" in words
-        assert float(row["error_95"]) > census
+        mine = [d for d in verdict.designs if d.design == design]
+        closest = min(mine, key=lambda d: d.error_ratio)  # the mechanism serving it best
+        assert closest.census_wins and closest.efficiency < 1.0 < closest.noise_ratio
+        assert f"at most {fmt(closest.efficiency, 'ratio')} times the census's ε" in words
+        assert f"{fmt(closest.error_ratio, 'ratio')} times the census's." in words
 
 
-def test_at_a_small_eps_the_closest_sample_is_named_with_its_excess():
+def test_at_a_small_eps_the_closest_sample_is_named_with_its_excess(count_plan):
     small = plan_linear(
         POP,
-        LinearStatistic("total"),
-        eps_target=linear_text.SMALL_EPS,
+        LinearStatistic("count", column="strata", category="10-19"),
+        eps_target=SMALL_EPS,
         delta_target=5e-6,
-        designs=("census", "srs", "poisson"),
-        rates=(0.2, 0.8),
-        mechanisms=("laplace",),
+        designs=DESIGNS,
+        rates=(0.05, 0.2),
+        mechanisms=("laplace", "geometric"),
         relation="replacement",
     )
-    words = linear_text.closeness_words(small)
-    table = small.best_by_design
-    census = float(table[table["design"] == "census"]["error_95"].iloc[0])
-    samples = table[table["design"] != "census"]
-    closest = samples.iloc[int(np.argmin(samples["error_95"].to_numpy()))]
-    excess = float(closest["error_95"]) / census - 1.0
-    assert 0.0 < excess < 1.0  # the census still wins, by little
-    assert words is not None and f"only {fmt(excess, 'share')} above the census's" in words
-    assert design_label(str(closest["design"])).lower()[:10] in words.lower()
-    assert (
-        linear_text.closeness_words(
-            plan_linear(POP, LinearStatistic("total"), eps_target=1.0, designs=("census",))
-        )
-        is None
-    )
+    verdict = linear_verdict(count_plan, small)
+    words = linear_text.closeness_words(verdict)
+    closest = min(verdict.designs, key=lambda d: d.small_eps_ratio)
+    assert 1.0 < closest.small_eps_ratio
+    assert words is not None and linear_text.above_words(closest.small_eps_ratio) in words
+    assert design_label(closest.design).lower()[:10] in words.lower()
+    assert linear_text.closeness_words(linear_verdict(count_plan)) is None
