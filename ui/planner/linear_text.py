@@ -119,8 +119,9 @@ def empty_selection_note(kind: str) -> str | None:
 def not_for_linear(tab: str, kind: str) -> str:
     """The one sentence a tab that plans only medians, quantiles and means shows."""
     return (
-        f"The {tab} tab plans medians, other quantiles and means; for a {kind}, every design's "
-        "error is exact on the Compare designs tab."
+        f"The {tab} tab searches ε_target for a median, another quantile or a mean; for a "
+        f"{kind}, every design's error is exact on the Compare designs tab, so read the "
+        "accuracy of each ε_target there."
     )
 
 
@@ -136,13 +137,11 @@ def _objective(result: PlanResult) -> tuple[str, str]:
     return "error_95", "95 % error bound"
 
 
-def error_text(value: float, kind: str) -> str:
-    """An error in the statistic's unit: "±12.3 records", "±0.0123"."""
-    if kind == "proportion":
-        return f"±{fmt(value, 'error')}"
-    if kind == "count":
-        return f"±{fmt(value, 'error')} records"
-    return f"±{fmt(value, 'error')}"
+def error_text(value: float, kind: str, sign: str = "±") -> str:
+    """An error in the statistic's unit: "±12.3 records", "±0.0123" (``sign`` "" for a
+    root mean squared error)."""
+    unit = " records" if kind == "count" else ""
+    return f"{sign}{fmt(value, 'error')}{unit}"
 
 
 def verdict_words(
@@ -166,6 +165,7 @@ def verdict_words(
         How close the best sample comes to the census at small ε_target, in words (or None).
     """
     key, measure = _objective(result)
+    sign = "" if key == "rmse" else "±"
     census = result.census
     best = result.best
     if census is None:
@@ -173,12 +173,12 @@ def verdict_words(
     mech = str(census["mechanism_label"])
     head = (
         f"Privatise the whole register (census, {mech}): {measure} "
-        f"{error_text(float(census[key]), kind)}."
+        f"{error_text(float(census[key]), kind, sign)}."
     )
     if best["design"] != "census":
         head += (
             f" Here {lower_first(design_label(str(best['design'])))} comes out ahead "
-            f"({error_text(float(best[key]), kind)}); the reasons below say where the "
+            f"({error_text(float(best[key]), kind, sign)}); the reasons below say where the "
             "census's advantage ends."
         )
     else:
