@@ -152,8 +152,9 @@ class Geometric(LinearMechanism):
 
     With ``b = Δ/ε`` (``Δ`` a whole number) the ratio of the laws of ``s + Z`` and
     ``s' + Z`` is at most ``q^{−|s − s'|} ≤ e^{ε}`` (Ghosh, Roughgarden & Sundararajan 2012).
-    ``Var Z = 2q/(1 − q)²``: with ``u = 1 − q = −expm1(−1/b)`` this is ``2(1 − u)/u²``,
-    finite at ``ε = 1000`` (``q = e^{−1000}``, variance ``≈ 2e^{−1000}``, 0 in doubles) and
+    ``Var Z = 2q/(1 − q)²``: with ``u = 1 − q = −expm1(−1/b)`` this is ``2q/u²``,
+    finite at ``ε = 1000`` (``q = e^{−1000}``, variance ``≈ 2e^{−1000}``, 0 in doubles; ``q``
+    read directly, not as ``1 − u``, so it keeps its digits at ``ε = 40``) and
     exact at ``ε = 1e-12`` (``u ≈ 1e-12``, variance ``≈ 2e24``).
     ``P(|Z| ≥ k) = 2q^k/(1 + q)`` for ``k ≥ 1``.
     """
@@ -172,8 +173,9 @@ class Geometric(LinearMechanism):
         return s / e
 
     def variance(self, parameter: float) -> float:
+        # q = e^{−1/b} directly: 1 − u would lose q's digits once q < 1e-8 (large ε).
         u = -math.expm1(-1.0 / parameter)
-        return 2.0 * (1.0 - u) / (u * u)
+        return 2.0 * math.exp(-1.0 / parameter) / (u * u)
 
     def abs_quantile(self, parameter: float, level: float) -> float:
         # P(|Z| ≤ k) = 1 − 2q^{k+1}/(1 + q) ≥ level  ⇔  (k + 1)/b ≥ log(2/((1 + q)(1 − level))).
