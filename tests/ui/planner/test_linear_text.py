@@ -19,6 +19,7 @@ from core.populations import make_builtin
 from tests.notebooks import from_the_clone
 from ui.format import fmt
 from ui.planner import exports, linear_text
+from ui.planner import figures as figs
 from ui.planner.text import design_label
 
 POP = make_builtin("establishments", seed=0)
@@ -169,3 +170,12 @@ def test_at_a_small_eps_the_closest_sample_is_named_with_its_excess(count_plan):
     assert words is not None and linear_text.above_words(closest.small_eps_ratio) in words
     assert design_label(closest.design).lower()[:10] in words.lower()
     assert linear_text.closeness_words(linear_verdict(count_plan)) is None
+
+
+def test_the_method_report_states_that_every_row_is_exact(count_plan):
+    fig, _ = figs.objective_figure(count_plan)
+    words = linear_text.verdict_words(count_plan, "count", [], None)
+    html = exports.method_report(count_plan, fig, words, POP.name, None, POP)
+    assert linear_text.LINEAR_EXACT_ROW in html
+    assert "Monte Carlo repetitions T" not in html
+    assert "Privatise the whole register" in html
