@@ -230,8 +230,9 @@ def test_a_change_of_a_linear_control_settles_fast(population):
     start = time.perf_counter()
     at.number_input(key="plan_eps").set_value(0.3).run()
     elapsed = time.perf_counter() - start
-    assert not at.exception
-    print(f"{population}: a count's ε_target change reran the page in {elapsed:.2f} s")
+    assert not at.exception and not at.get("progress")
+    # Exact rows: well under the seconds a Monte Carlo plan takes, even on a loaded machine.
+    assert elapsed < 10.0, f"{population}: a count's ε_target change took {elapsed:.2f} s"
 
 
 def test_an_upload_with_categories_counts_its_most_common_category():
