@@ -9,8 +9,8 @@ import streamlit as st
 from core import planner
 from ui.format import fmt
 from ui.page_defaults import delta_target_default, follow_population_default
-from ui.planner import cache, controls, inputs, text
-from ui.planner.tabs import TAB_VIEWS
+from ui.planner import cache, controls, inputs, linear_controls, linear_text, text
+from ui.planner.tabs import LINEAR_TAB_VIEWS, TAB_VIEWS
 from ui.state import active_population, active_seed
 from ui.widgets import (
     log_float_control,
@@ -37,6 +37,9 @@ preset_buttons(text.PRESETS, key="plan")
 c1, c2, c3 = st.columns([1, 2, 2], gap="medium")
 with c1:
     statistic, quantile = controls.statistic_control(pop.has_upper_bound)
+    linear = statistic in linear_text.LINEAR_LABELS
+    # A count, total or proportion: which records (None when they cannot be planned).
+    linear_stat = linear_controls.statistic_control(pop, statistic) if linear else None
 with c2:
     eps_target, rho_target = controls.promise_control()
 with c3:
@@ -79,6 +82,8 @@ with c6:
         bind="query-params",
         help="Monte Carlo samples per design and rate; fewer run faster, with wider bars.",
     )
+    if linear:
+        st.caption(linear_text.REPS_NOTE)
 c7, c8 = st.columns(2, gap="medium")
 chosen = c7.multiselect(
     "Designs to compare",
@@ -90,15 +95,25 @@ chosen = c7.multiselect(
     "with the reason. Neyman allocation is always listed, never planned.",
 )
 with c8:
-    mechanisms = controls.mechanisms_control(
-        statistic, pop.has_upper_bound, text.name_of(text.RELATION_LABELS, relation), sizes_public
-    )
-    if not pop.has_upper_bound:
-        st.caption(text.NO_UPPER_NOTE)
+    if linear:
+        mechanisms = None
+        linear_mechanisms = linear_controls.mechanisms_control(pop, statistic)
+    else:
+        linear_mechanisms = None
+        mechanisms = controls.mechanisms_control(
+            statistic,
+            pop.has_upper_bound,
+            text.name_of(text.RELATION_LABELS, relation),
+            sizes_public,
+        )
+        if not pop.has_upper_bound:
+            st.caption(text.NO_UPPER_NOTE)
 
 problem = inputs.population_problem(pop)
 if problem is not None:
     st.warning(problem, icon=":material/warning:")
+elif linear and linear_stat is None:
+    pass  # the selection's problem is on the page, under the statistic
 else:
     defaults = cache.default_rates(pop.content_hash, pop)
     with st.expander("Rates", icon=":material/percent:"):
@@ -128,7 +143,8 @@ else:
     relation = text.name_of(text.RELATION_LABELS, relation)
     objective = text.name_of(text.OBJECTIVE_LABELS, objective)
     chosen = [text.name_of(planner.DESIGN_LABELS, label) for label in chosen]
-    statuses = cache.statuses(pop.content_hash, pop, statistic, relation)
+    # The designs' statuses do not depend on the statistic; a linear one reads the median's.
+    statuses = cache.statuses(pop.content_hash, pop, "median" if linear else statistic, relation)
     designs = inputs.chosen_designs(chosen, statuses)
     ctx = inputs.PlannerInputs(
         pop=pop,
@@ -144,11 +160,15 @@ else:
         objective=objective,
         statuses=statuses,
         quantile=quantile,
-        mechanisms=inputs.usable_mechanisms(
+        mechanisms=None
+        if linear
+        else inputs.usable_mechanisms(
             mechanisms, statistic, relation, designs, sizes_public, rho_target
         ),
         usable_share=usable_share,
         sizes_public=sizes_public,
+        linear=linear_stat,
+        linear_mechanisms=linear_mechanisms,
     )
     # Only the open tab computes (bind= makes the tabs lazy and puts the open tab in the URL);
     # each tab's view is a fragment, so a control inside a tab reruns that tab only.
@@ -156,7 +176,8 @@ else:
         tabs = st.tabs(list(text.TABS), key="plan_view", bind="query-params")
         page_query = tuple((key, tuple(values)) for key, values in reproducing_query().items())
         ctx = dataclasses.replace(ctx, page_query=page_query)
-        for tab, view in zip(tabs, TAB_VIEWS, strict=True):
+        views = LINEAR_TAB_VIEWS if linear else TAB_VIEWS
+        for tab, view in zip(tabs, views, strict=True):
             with tab:
                 if tab.open:
                     view(ctx)

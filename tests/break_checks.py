@@ -3481,6 +3481,77 @@ BREAKS: tuple[Break, ...] = (
             "test_rounded_census_cells_have_their_simulated_error",
         ),
     ),
+    Break(
+        name="plannerui-absent-category-silent",
+        item="38 planner counts",
+        path="ui/planner/linear_controls.py",
+        old="        if linked is not None and linked not in texts:\n",
+        new="        if False:\n",
+        tests=(
+            "tests/pages/test_planner_linear.py::"
+            "test_a_category_absent_from_the_data_is_named_and_the_most_common_planned",
+        ),
+    ),
+    Break(
+        name="plannerui-linear-median-tabs",
+        item="38 planner counts",
+        path="app_pages/planner.py",
+        old="        views = LINEAR_TAB_VIEWS if linear else TAB_VIEWS\n",
+        new="        views = TAB_VIEWS\n",
+        tests=(
+            "tests/pages/test_planner_linear.py::"
+            "test_each_linear_statistic_plans_every_design_exactly",
+        ),
+    ),
+    Break(
+        name="plannerui-category-not-in-link",
+        item="38 planner counts",
+        path="ui/planner/linear_controls.py",
+        old='            key="plan_cat",\n            bind="query-params",\n',
+        new='            key="plan_cat",\n',
+        tests=("tests/pages/test_planner_linear.py::test_the_link_reproduces_a_linear_plan",),
+    ),
+    Break(
+        name="plannerui-notebook-drops-category",
+        item="38 planner counts",
+        path="ui/planner/linear_text.py",
+        old='        parts.append(f"category={category!r}")\n',
+        new="        pass\n",
+        tests=(
+            "tests/ui/planner/test_linear_text.py",
+            "tests/pages/test_planner_linear.py::test_snippet_and_notebook_name_plan_linear",
+        ),
+    ),
+    Break(
+        name="plannerui-lesson-count-answer",
+        item="38 planner counts",
+        path="ui/lessons/content.py",
+        old="            correct=1,\n            page=PLANNER,\n",
+        new="            correct=0,\n            page=PLANNER,\n",
+        tests=("tests/ui/lessons/test_lessons_content.py::test_count_lesson_facts",),
+    ),
+    Break(
+        name="plannerui-reason-worst-mechanism",
+        item="38 planner counts",
+        path="ui/planner/linear_text.py",
+        old="if d.design not in best or d.error_ratio < best[d.design].error_ratio:",
+        new="if d.design not in best or d.error_ratio > best[d.design].error_ratio:",
+        tests=(
+            "tests/ui/planner/test_linear_text.py::"
+            "test_each_sample_design_gets_its_reason_from_the_verdict",
+        ),
+    ),
+    Break(
+        name="plannerui-closeness-farthest-sample",
+        item="38 planner counts",
+        path="ui/planner/linear_text.py",
+        old="    d = min(ratios, key=lambda v: v.small_eps_ratio)",
+        new="    d = max(ratios, key=lambda v: v.small_eps_ratio)",
+        tests=(
+            "tests/ui/planner/test_linear_text.py::"
+            "test_at_a_small_eps_the_closest_sample_is_named_with_its_excess",
+        ),
+    ),
 )
 
 

@@ -1,4 +1,4 @@
-"""The five lessons as data: each step's question, answer options, page state and takeaway.
+"""The six lessons as data: each step's question, answer options, page state and takeaway.
 
 A step's ``query`` holds the URL parameters of the page that answers its question: that
 page's URL-bound controls and its tab key, written as the page writes them into the URL
@@ -19,6 +19,7 @@ from types import MappingProxyType
 from ui.amplification.text import FORWARD_TAB, STEINKE_TAB
 from ui.clusters.text import FRACTION_TAB, SIZE_TAB
 from ui.gains.text import CMP_TAB, EXP_TAB, MEAN_TAB
+from ui.planner.text import COMPARE_TAB
 from ui.statistical.text import CURVE_TAB, PI_TAB
 from ui.strata.text import PRIVACY_TAB
 
@@ -91,6 +92,7 @@ GAINS = "app_pages/gains.py"
 CLUSTERS = "app_pages/clusters.py"
 STRATA = "app_pages/strata.py"
 STATISTICAL = "app_pages/statistical.py"
+PLANNER = "app_pages/planner.py"
 
 AMPLIFICATION_LESSON = Lesson(
     label="Amplification",
@@ -501,6 +503,82 @@ ADVERSARY_LESSON = Lesson(
     ),
 )
 
+COUNT_LESSON = Lesson(
+    label="Count",
+    title="A count from a sample or from the register?",
+    intro=(
+        "Agencies publish counts more than anything else: how many establishments of each "
+        "size class. A secret sample buys a larger privacy budget. Does it buy a more "
+        "accurate count?"
+    ),
+    steps=(
+        Step(
+            question=(
+                "The agency promises ε_target = 1 and releases the number of establishments "
+                "with 1 to 4 employees in a register of 100,000. Which release is more "
+                "accurate: a secret 10 % sample, scaled up to the register, or the whole "
+                "register (the census), each with the best mechanism its budget allows?"
+            ),
+            options=(
+                "The 10 % sample: it may spend a larger ε_sample",
+                "The census",
+                "The two are equally accurate",
+            ),
+            correct=1,
+            page=PLANNER,
+            query={
+                "plan_stat": "count",
+                "plan_sel": "a category",
+                "plan_eps": "1",
+                "plan_rates": "0.02, 0.05, 0.1, 0.2, 0.5",
+                "plan_view": COMPARE_TAB,
+            },
+            figure="plan_count",
+            reveal=(
+                "Every sample's line lies above the census's dotted line, at 10 % and at "
+                "every other rate: the census's count is off by a few records, a sample's "
+                "by many more. The planner's verdict says it in words: privatise the whole "
+                "register."
+            ),
+            takeaway=(
+                "Under the same mechanism, a count from the register beats a count from any "
+                "secret sample."
+            ),
+            population="establishments",
+        ),
+        Step(
+            question=(
+                "At ε_target = 1 a 10 % sample may spend ε_sample = ln(1 + (e − 1)/0.1) ≈ "
+                "2.9. Scaling the sample's count up to the register multiplies its noise by "
+                "1/0.1 = 10. How large is the scaled-up noise against the census's noise "
+                "(same mechanism)?"
+            ),
+            options=(
+                "Smaller: 2.9 is more than 1",
+                "About 3.4 times larger",
+                "10 times larger",
+            ),
+            correct=1,
+            page=AMP,
+            query={"amp_view": STEINKE_TAB, "amp_st_eps": "1"},
+            figure="amp_steinke_p",
+            reveal=(
+                "Read the ε = 1 curve at p = 0.1: r·ε_sample/ε_target ≈ 0.29. The noise scale "
+                "of the scaled-up count is 1/(r·ε_sample) against the census's 1/ε_target, "
+                "1/0.29 ≈ 3.4 times larger. The curve stays below 1 at every rate under 1, "
+                "so no rate makes up for it."
+            ),
+            takeaway=(
+                "A count's noise is multiplied by 1/r when the sample is scaled up, and "
+                "amplification gives back only r·ε_sample < ε_target. A median is not "
+                "scaled up: its error is set by how many records lie near it, and falls "
+                "much faster than 1/ε once ε_sample is large enough, so the larger budget "
+                "can pay for the smaller sample."
+            ),
+        ),
+    ),
+)
+
 #: Every lesson, in the order the page offers them.
 LESSONS: tuple[Lesson, ...] = (
     AMPLIFICATION_LESSON,
@@ -508,6 +586,7 @@ LESSONS: tuple[Lesson, ...] = (
     CLUSTER_LESSON,
     ALLOCATION_LESSON,
     ADVERSARY_LESSON,
+    COUNT_LESSON,
 )
 
 

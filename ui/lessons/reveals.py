@@ -14,8 +14,10 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import plotly.graph_objects as go
 
+from core import planner, strata
 from core import statistical as sp
-from core import strata
+from core.linear.plan import plan_linear
+from core.linear.statistic import LinearStatistic
 from ui.amplification import figures as amp_figs
 from ui.clusters import figures as cl_figs
 from ui.gains import cache as gain_cache
@@ -23,6 +25,9 @@ from ui.gains import figures as gain_figs
 from ui.gains import text as gain_text
 from ui.lessons.content import Step
 from ui.page_defaults import delta_target_default
+from ui.planner import figures as planner_figs
+from ui.planner import linear_controls
+from ui.planner import text as planner_text
 from ui.state import builtin_population
 from ui.statistical import cache as sp_cache
 from ui.statistical import figures as sp_figs
@@ -200,6 +205,43 @@ def sp_pi(step: Step) -> go.Figure:
     return sp_figs.delta_vs_pi_figure(data, noise="gaussian", n=n, eps=eps, log_x=False)[0]
 
 
+def plan_count_result(step: Step) -> planner.PlanResult:
+    """The planner's exact plan of a count by the population's most common label (the
+    Release planner's Compare designs tab, its default selection, mechanisms and designs)."""
+    pop = builtin_population(step.population, step.seed)
+    kind = step.query.get("plan_stat", "count")
+    columns = linear_controls.label_columns(pop)
+    if not columns:
+        raise ValueError(f"{pop.name} has no label column to count")
+    texts, _ = linear_controls.category_counts(pop.content_hash, pop, columns[0])
+    stat = LinearStatistic(kind, column=columns[0], category=texts[0])
+    statuses = planner.design_statuses(pop, "median", "replacement")
+    designs = tuple(
+        s.name for s in statuses if s.available and s.name in planner_text.PICKABLE_DESIGNS
+    )
+    rates = step.query.get("plan_rates")
+    result = plan_linear(
+        pop,
+        stat,
+        eps_target=float(step.query.get("plan_eps", planner_text.EPS_TARGET_DEFAULT)),
+        delta_target=delta_target_default(pop.size),
+        designs=designs,
+        rates=None if rates is None else tuple(_floats(step.query, "plan_rates", "", 0.0, 1.0)),
+        mechanisms=linear_controls.mechanisms_of(
+            kind, linear_controls.integer_values(pop.content_hash, pop)
+        ),
+        relation="replacement",
+        sizes_public=False,
+        rho_target=None,
+    )
+    return result
+
+
+def plan_count(step: Step) -> go.Figure:
+    """The planner's chart of :func:`plan_count_result` (each design's best mechanism)."""
+    return planner_figs.objective_figure(plan_count_result(step))[0]
+
+
 #: Figure key of a step → its builder.
 REVEALS: dict[str, Callable[[Step], go.Figure]] = {
     "amp_forward": amp_forward,
@@ -215,6 +257,7 @@ REVEALS: dict[str, Callable[[Step], go.Figure]] = {
     "st_rounding": st_rounding,
     "sp_curve": sp_curve,
     "sp_pi": sp_pi,
+    "plan_count": plan_count,
 }
 
 

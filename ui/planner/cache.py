@@ -15,6 +15,8 @@ import streamlit as st
 
 from core import planner
 from core import resolution as core_resolution
+from core.linear.plan import plan_linear as linear_plan
+from core.linear.statistic import LinearStatistic
 from core.populations import Population
 
 #: Called by :func:`plan` on a cache miss: None when the computation starts, then core's
@@ -321,3 +323,41 @@ def composition_curve(
             }
         )
     return pd.DataFrame(rows)
+
+
+@st.cache_data(max_entries=24, show_spinner=False)
+def plan_linear(
+    content_hash: str,
+    _pop: Population,
+    *,
+    kind: str,
+    column: str | None,
+    category: str | None,
+    value_range: tuple[float, float] | None,
+    eps_target: float,
+    delta_target: float,
+    designs: tuple[str, ...],
+    rates: tuple[float, ...] | None,
+    mechanisms: tuple[str, ...] | None,
+    relation: str,
+    objective: str = "error_95",
+    sizes_public: bool = False,
+    rho_target: float | None = None,
+) -> planner.PlanResult:
+    """:func:`core.linear.plan.plan_linear` on the population, cached per scalar arguments
+    (the statistic by its kind, label column, category and range). Every row is exact, so
+    no progress is reported. With ``rho_target`` the plan is core's for that ρ."""
+    stat = LinearStatistic(kind, column=column, category=category, value_range=value_range)
+    return linear_plan(
+        _pop,
+        stat,
+        eps_target=eps_target,
+        delta_target=delta_target,
+        designs=designs,
+        rates=rates,
+        mechanisms=mechanisms,
+        relation=relation,
+        objective=objective,
+        sizes_public=sizes_public,
+        rho_target=rho_target,
+    )

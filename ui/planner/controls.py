@@ -13,7 +13,7 @@ from core import planner
 from core.accounting.zcdp import eps_target_for_rho
 from ui.amplification import views as amp_views
 from ui.planner import figures as figs
-from ui.planner import text
+from ui.planner import linear_text, text
 from ui.widgets import bound_toggle, log_float_control
 
 
@@ -26,16 +26,20 @@ def statistic_control(bounded: bool = True) -> tuple[str, float]:
     Returns
     -------
     tuple of (str, float)
-        The statistic's name (``"median"``, ``"mean"`` or ``"quantile"``) and q: the typed
-        level for ``"quantile"``, 0.5 otherwise (the median's level, ignored for the mean).
+        The statistic's name (``"median"``, ``"mean"`` or ``"quantile"``, or a linear
+        statistic's kind: ``"count"``, ``"total"``, ``"proportion"``) and q: the typed level
+        for ``"quantile"``, 0.5 otherwise (the median's level, ignored for the others).
     """
+    labels = {**text.STATISTIC_LABELS, **linear_text.LINEAR_LABELS}
     shown = st.radio(
         "Statistic",
-        list(text.STATISTIC_LABELS.values()),
+        list(labels.values()),
         key="plan_stat",
         bind="query-params",
     )
-    statistic = text.name_of(text.STATISTIC_LABELS, shown)
+    statistic = text.name_of(labels, shown)
+    if statistic in linear_text.LINEAR_LABELS:
+        return statistic, 0.5
     if statistic == "mean" and not bounded:
         st.warning(text.NO_UPPER_MEAN, icon=":material/warning:")
         return "median", 0.5

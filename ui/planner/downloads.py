@@ -39,7 +39,13 @@ def page_link(ctx: PlannerInputs) -> str | None:
 
 
 def notebook_bytes(ctx: PlannerInputs) -> bytes:
-    """The reproducing notebook (:func:`ui.planner.exports.plan_notebook`) of the page's plan."""
+    """The reproducing notebook (:func:`ui.planner.exports.plan_notebook`, or
+    :func:`ui.planner.exports.linear_notebook` for a count, total or proportion) of the
+    page's plan."""
+    if ctx.linear is not None:
+        return exports.linear_notebook(recipe=ctx.pop.recipe, **ctx.linear_arguments()).encode(
+            "utf-8"
+        )
     return exports.plan_notebook(
         recipe=ctx.pop.recipe, **ctx.plan_arguments(), usable_share=ctx.usable_share
     ).encode("utf-8")

@@ -18,6 +18,7 @@ from typing import Any
 import streamlit as st
 
 from core import planner
+from core.linear.statistic import LinearStatistic
 from core.planner.usability import DEFAULT_USABLE_SHARE
 from core.populations import Population
 from ui.planner import text
@@ -69,6 +70,12 @@ class PlannerInputs:
         defaults included (:func:`ui.widgets.reproducing_query`), taken after they are
         drawn. A tab runs in a fragment of its own, and a rerun of that fragment draws only
         the tab's controls: the link to the plan adds them to these.
+    linear
+        The count, total or proportion planned (``statistic`` is then its kind); None for
+        a median, quantile or mean.
+    linear_mechanisms
+        The linear mechanisms to compare (names of
+        :data:`core.linear.mechanisms.LINEAR_MECHANISMS`).
     """
 
     pop: Population
@@ -88,6 +95,8 @@ class PlannerInputs:
     sizes_public: bool = False
     rho_target: float | None = None
     page_query: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    linear: LinearStatistic | None = None
+    linear_mechanisms: tuple[str, ...] | None = None
 
     @property
     def promise(self) -> str:
@@ -109,6 +118,29 @@ class PlannerInputs:
             "objective": self.objective,
             "quantile": self.quantile,
             "mechanisms": self.mechanisms,
+            "sizes_public": self.sizes_public,
+            "rho_target": self.rho_target,
+        }
+
+    def linear_arguments(self) -> dict[str, Any]:
+        """The keyword arguments of :func:`ui.planner.cache.plan_linear` (the population
+        apart): the statistic by its parts, then what :func:`core.linear.plan.plan_linear`
+        takes."""
+        stat = self.linear
+        if stat is None:
+            raise ValueError("these inputs plan no count, total or proportion")
+        return {
+            "kind": stat.kind,
+            "column": stat.column,
+            "category": stat.category,
+            "value_range": None if stat.value_range is None else tuple(stat.value_range),
+            "eps_target": self.eps_target,
+            "delta_target": self.delta_target,
+            "designs": self.designs,
+            "rates": self.rates,
+            "mechanisms": self.linear_mechanisms,
+            "relation": self.relation,
+            "objective": self.objective,
             "sizes_public": self.sizes_public,
             "rho_target": self.rho_target,
         }
@@ -217,6 +249,8 @@ def inputs_key(ctx: PlannerInputs) -> str:
         ctx.mechanisms,
         ctx.sizes_public,
         ctx.rho_target,
+        ctx.linear,
+        ctx.linear_mechanisms,
     )
     return digest(*parts)
 

@@ -124,7 +124,8 @@ USABLE_SHARE_HELP = (
 )
 
 #: Presets: Hu et al.'s lognormal population (§4.3) at a small and a large ε_target, the mean,
-#: and the establishment register with strata and clusters. Each opens the comparison tab.
+#: the establishment register with strata and clusters, and a count of its most common size
+#: class. Each opens the comparison tab.
 PRESETS: dict[str, dict[str, Any]] = {
     "Lognormal, ε = 0.1": {
         "population": "lognormal",
@@ -140,6 +141,11 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
     "Mean": {"plan_stat": "mean", "plan_view": COMPARE_TAB},
     "Establishments": {"population": "establishments", "plan_view": COMPARE_TAB},
+    "Count by size class": {
+        "population": "establishments",
+        "plan_stat": "count",
+        "plan_view": COMPARE_TAB,
+    },
 }
 
 RELATION_HELP = (

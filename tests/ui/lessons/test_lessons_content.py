@@ -22,13 +22,14 @@ from ui.lessons.content import (
     ALLOCATION_LESSON,
     AMPLIFICATION_LESSON,
     CLUSTER_LESSON,
+    COUNT_LESSON,
     LESSONS,
     MEDIAN_LESSON,
     Lesson,
     Step,
     lesson_by_label,
 )
-from ui.lessons.reveals import REVEALS
+from ui.lessons.reveals import REVEALS, plan_count_result
 from ui.page_defaults import delta_target_default
 from ui.router import PAGES
 from ui.statistical import cache as sp_cache
@@ -43,9 +44,9 @@ def _floats(text: str) -> list[float]:
     return parse_float_list(text, min_value=0.0, max_value=1e9)[0]
 
 
-def test_five_lessons_of_two_to_four_well_formed_steps():
-    assert len(LESSONS) == 5
-    assert len({lesson.label for lesson in LESSONS}) == 5
+def test_six_lessons_of_two_to_four_well_formed_steps():
+    assert len(LESSONS) == 6
+    assert len({lesson.label for lesson in LESSONS}) == 6
     scripts = {spec.script for spec in PAGES}
     for lesson in LESSONS:
         assert 2 <= len(lesson.steps) <= 4
@@ -67,6 +68,7 @@ def test_each_lesson_uses_its_page():
         "Clusters": {"app_pages/clusters.py"},
         "Allocation": {"app_pages/strata.py"},
         "Adversary": {"app_pages/statistical.py"},
+        "Count": {"app_pages/planner.py", "app_pages/amplification.py"},
     }
 
 
@@ -238,3 +240,29 @@ def test_adversary_facts():
     assert positive["pi"].iloc[positive["delta"].argmax()] < 0.01
     assert positive["pi"].iloc[positive["delta"].argmin()] == pytest.approx(0.5, abs=0.05)
     assert float(positive["delta"].min()) == pytest.approx(0.021, abs=0.0005)
+
+
+def test_count_lesson_facts():
+    s1, s2 = COUNT_LESSON.steps
+    # Step 1: the count of the most common size class; the census beats every sample's
+    # rate, 10 % included, under the same mechanism (the reveal's plan).
+    pop = make_builtin(s1.population, seed=s1.seed)
+    labels, counts = np.unique(pop.strata, return_counts=True)
+    assert str(labels[np.argmax(counts)]) == "1-4" and pop.size == 100_000
+    result = plan_count_result(s1)
+    table = result.table
+    census = table[table["design"] == "census"]
+    samples = table[table["design"] != "census"]
+    assert 0.1 in set(samples["rate"].round(12))
+    for mechanism, rows in samples.groupby("mechanism"):
+        reference = float(census[census["mechanism"] == mechanism]["error_95"].min())
+        assert (rows["error_95"] > reference).all(), mechanism
+    assert result.recommended["design"] == "census"
+    assert s1.options[s1.correct] == "The census"
+    # Step 2: ε_sample at r = 0.1, and the scaled-up noise against the census's.
+    (eps,) = _floats(s2.query["amp_st_eps"])
+    eps_sample = float(amp.eps_sample(eps, 0.1))
+    assert eps_sample == pytest.approx(2.9, abs=0.005)
+    assert float(amp.steinke_ratio(eps, 0.1)) == pytest.approx(0.29, abs=0.005)
+    assert eps / (0.1 * eps_sample) == pytest.approx(3.4, abs=0.05)
+    assert s2.options[s2.correct] == "About 3.4 times larger"

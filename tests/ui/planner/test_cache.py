@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from core import planner
+from core.linear.statistic import LinearStatistic
 from core.populations import make_builtin
 from ui.planner import cache, inputs, publication
 
@@ -196,6 +197,7 @@ def test_the_search_and_several_statistics_report_progress_on_a_miss_only():
         (cache.smallest_eps_target, {"_pop", "_progress"}),
         (cache.several_statistics, {"_pop", "_progress"}),
         (cache.joint_exp, {"_pop"}),
+        (cache.plan_linear, {"_pop"}),
         (publication.table_plan, {"_pop", "_progress", "_on_row"}),
     ],
 )
@@ -224,6 +226,8 @@ CHANGED = {
     "mechanisms": ("exponential",),
     "sizes_public": True,
     "rho_target": 0.5,
+    "linear": LinearStatistic("count", value_range=(0.0, 1.0)),
+    "linear_mechanisms": ("laplace",),
 }
 #: The fields that change only what is shown from a plan, never the plan.
 SHOWN_ONLY = {"statuses", "usable_share", "page_query"}

@@ -36,6 +36,7 @@ from ui.planner.exports.checks import (
     RELATION_LABELS,
     statistic_words,
 )
+from ui.planner.linear_text import FORMULAS_EXPLANATION, LINEAR_EXACT_ROW, LINEAR_LABELS
 from ui.planner.text import promise_words, sizes_words
 
 __all__ = ["method_report"]
@@ -237,8 +238,14 @@ def _parameter_rows(
             ),
         ),
         ("Plans ranked by", _text(OBJECTIVE_LABELS.get(result.objective, result.objective))),
-        ("Monte Carlo repetitions T", _text(fmt(result.reps, "count"))),
-        ("Seed", _text(result.seed)),
+        *(
+            [("Errors", _text(LINEAR_EXACT_ROW))]
+            if result.statistic in LINEAR_LABELS
+            else [
+                ("Monte Carlo repetitions T", _text(fmt(result.reps, "count"))),
+                ("Seed", _text(result.seed)),
+            ]
+        ),
     ]
     if result.statistic == "quantile":
         rank = quantile_rank(result.N, result.quantile)
@@ -362,6 +369,8 @@ def _ranked_html(
 
 
 def _method_html(result: PlanResult) -> str:
+    if result.statistic in LINEAR_LABELS:
+        return f"<p>{_text(FORMULAS_EXPLANATION)}</p>"
     exact = bool(result.table["exact"].any()) if "exact" in result.table.columns else False
     exact_note = (
         "<p>Rows whose error has a closed form are computed from it instead of simulated "
