@@ -1941,8 +1941,8 @@ BREAKS: tuple[Break, ...] = (
         name="sizes-page-toggle-not-passed",
         item="35 sizes",
         path="ui/planner/inputs.py",
-        old='            "sizes_public": self.sizes_public,\n',
-        new="",
+        old='            "mechanisms": self.mechanisms,\n            "sizes_public": self.sizes_public,\n',
+        new='            "mechanisms": self.mechanisms,\n',
         tests=(
             "tests/pages/test_planner_page.py::"
             "test_sizes_public_toggle_decides_whether_a_mean_may_divide_by_n",
