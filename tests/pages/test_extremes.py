@@ -234,6 +234,15 @@ def _extreme_settings(at: AppTest) -> Iterator[tuple[str, str, object, object]]:
                 yield from ((kind, w.key, v, w.value) for v in LIST_EDGES)
 
 
+def _shown(at: AppTest, kind: str, key: str) -> bool:
+    """Whether the page's last run shows the control ``key``."""
+    try:
+        getattr(at, kind)(key=key)
+    except KeyError:
+        return False
+    return True
+
+
 def _set(at: AppTest, kind: str, key: str, value: object) -> None:
     getattr(at, kind)(key=key).set_value(value)
 
@@ -307,6 +316,8 @@ def _tab_at_its_extremes(
     for kind, key, value, default in settings:
         if previous is not None and previous[1] != key:
             _set(at, previous[0], previous[1], previous[2])  # back to its default
+            if not _shown(at, kind, key):  # the previous control had hidden it (a view switch)
+                at.run()
         _set(at, kind, key, value)
         at.run()
         failures.extend(f"{key}={value!r}: {m}" for m in unexpected_messages(at))
