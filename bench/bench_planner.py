@@ -22,6 +22,9 @@ clusters = regions), for the median and the mean, T = 200:
   printed), accuracy first at ±0.5 employees, and on the survey of ``tests/survey_file.py``
   (10,337 whole numbers, many ties): accuracy first at ±1 and the publication table of its
   31 strata × median and mean;
+* at N = 10^7 (issue 38): :func:`core.linear.plan.plan_linear` of a count (the first size
+  class), the total and a proportion on the establishments, every design and both linear
+  mechanisms exactly (the O(N) sums once, then O(H) or O(K) per rate);
 * with ``--huge``: N = 10^8, the preparation once (its time, its own peak and what it keeps
   beyond the population, next to the population's columns), then plans of the median and the
   mean (minutes and about 10 GB, in a child capped at 20 GB); ``--huge --quick --case
@@ -133,6 +136,15 @@ _CHILD = textwrap.dedent(
     elif case == "mechanisms":
         planner.plan(pop, statistic=statistic, eps_target=1.0, reps=200, frame=frame,
                      mechanisms=planner.QUANTILE_MECHANISMS)
+    elif case == "linear":
+        from core.linear.plan import plan_linear
+        from core.linear.statistic import LinearStatistic
+        if statistic == "total":
+            stat = LinearStatistic("total")
+        else:  # the records of the first size class
+            label = str(pop.label_codes("strata")[1][0])
+            stat = LinearStatistic(statistic, "strata", label)
+        plan_linear(pop, stat, eps_target=1.0, frame=frame)
     elif case == "joint":
         got = planner.joint_exp_errors(pop, [i / 10 for i in range(1, 10)], design="srs",
                                        rate=0.1, eps_target=1.0, reps=200, frame=frame)
@@ -159,6 +171,7 @@ CASES = (
     "target",
     "publication",
     "prepared",
+    "linear",
 )
 POPULATIONS = ("establishments", "lognormal")
 #: The ε_target of the row "plan() for every ε_target from 0.1 to 5".
@@ -212,6 +225,11 @@ ROWS_37 = (
     ),
     ("target", "survey", "median", "accuracy first ±1, survey N = 10,337, median"),
     ("publication", "survey", "median", "publication 31 strata × median, mean, survey"),
+    # Issue 38: a count (of a size class), a total and a proportion, every design exactly.
+    *(
+        ("linear", "establishments", kind, "linear plan, {key} N = {N:>10,}, {statistic}")
+        for kind in ("count", "total", "proportion")
+    ),
 )
 
 

@@ -34,6 +34,7 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ..designs.normal_laplace import normal_laplace_abs_quantile
 from ..mechanisms.base import BudgetFactors
 
 __all__ = [
@@ -118,6 +119,19 @@ class LinearMechanism(ABC):
         """``P(Z = z)`` at whole numbers ``support`` (integer mechanisms only)."""
         raise ValueError(f"{self.label} is not an integer mechanism")
 
+    def error_bound(self, parameter: float, weight: float, sigma: float, level: float) -> float:
+        """``x`` with ``P(|E + weight·Z| ≤ x) = level`` for ``E ~ Normal(0, sigma²)``.
+
+        For an integer mechanism the exact lattice sum over its law
+        (:func:`core.linear.errors.lattice_abs_quantile`, which reads :meth:`pmf` and
+        :meth:`cdf`); a continuous mechanism overrides this with its closed form.
+        """
+        if not self.integer:
+            raise ValueError(f"{self.label} has no error bound with sampling error")
+        from .errors import lattice_abs_quantile
+
+        return lattice_abs_quantile(self, parameter, weight, sigma, level)
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
 
@@ -145,6 +159,11 @@ class Laplace(LinearMechanism):
 
     def sample(self, rng: np.random.Generator, parameter: float, size: int) -> FloatArray:
         return rng.laplace(0.0, parameter, size)
+
+    def error_bound(self, parameter: float, weight: float, sigma: float, level: float) -> float:
+        """The normal–Laplace law (Reed 2006), :func:`core.designs.normal_laplace.
+        normal_laplace_abs_quantile`, with Laplace scale ``weight · b``."""
+        return normal_laplace_abs_quantile(level, sigma, weight * parameter)
 
 
 class Geometric(LinearMechanism):
@@ -179,12 +198,15 @@ class Geometric(LinearMechanism):
 
     def abs_quantile(self, parameter: float, level: float) -> float:
         # P(|Z| ≤ k) = 1 − 2q^{k+1}/(1 + q) ≥ level  ⇔  (k + 1)/b ≥ log(2/((1 + q)(1 − level))).
+        # Compared in log space: 1 − 2q^{k+1}/(1 + q) rounds to the same double for
+        # millions of neighbouring k once b is large (ε = 1e-12), and a loop over k on it
+        # would not end; the exponent (k + 1)/b moves by 1/b per step and stays exact.
         q = math.exp(-1.0 / parameter)
-        need = math.log(2.0 / ((1.0 + q) * (1.0 - level)))
-        k = max(0, math.ceil(need * parameter - 1.0 - 1e-9))
-        while k > 0 and 1.0 - 2.0 * math.exp(-k / parameter) / (1.0 + q) >= level:
+        need = math.log(2.0) - math.log1p(q) - math.log1p(-level)
+        k = max(0, math.ceil(need * parameter - 1.0))
+        while k > 0 and k / parameter >= need:
             k -= 1  # guard against rounding up past the smallest k
-        while 1.0 - 2.0 * math.exp(-(k + 1) / parameter) / (1.0 + q) < level:
+        while (k + 1) / parameter < need:
             k += 1
         return float(k)
 

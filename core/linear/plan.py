@@ -11,7 +11,9 @@ the design's weight ``w`` (:mod:`core.linear.moments`) and ``c = 1/N`` for a pro
 
 so every row's RMSE is exact.  The 95 % bound is exact for the census (the noise's own
 quantile); for a sample it convolves the noise's exact law with the sampling error taken as
-normal (:data:`NORMAL_SAMPLING`), the approximation the planner uses for the mean.
+normal (:data:`NORMAL_SAMPLING`), the approximation the planner uses for the mean: the
+normal–Laplace law in closed form for Laplace noise, an exact sum over the lattice for
+integer noise (:mod:`core.linear.errors`).
 
 A proportion divides by ``N``.  Under a changed record ``N`` never changes; under added or
 removed records it does, so it is used only when declared public (``sizes_public``), as the
@@ -27,18 +29,19 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import optimize, special
 
 from .._validation import check_choice, check_delta_open, finite_scalar
 from ..designs.frame import Frame
-from ..designs.protocol import RELATIONS
+from ..designs.protocol import RELATIONS, Accounting
 from ..designs.registry import DESIGNS
 from ..planner import claims, ties
 from ..planner.budgets import DesignStatus, default_rates, design_statuses
 from ..planner.engine import PlanResult
 from ..planner.errors import LEVEL
 from ..population import Population
-from .mechanisms import LINEAR_MECHANISMS, LinearMechanism
+from . import errors
+from .errors import release_error
+from .mechanisms import LINEAR_MECHANISMS
 from .moments import LinearMoments
 from .statistic import LinearStatistic, check_statistic, indicator, sensitivities, y_bounds
 from .sums import GroupSums, selection_sums
@@ -50,20 +53,17 @@ __all__ = [
     "default_linear_mechanisms",
     "linear_rows",
     "plan_linear",
-    "sample_coverage",
 ]
 
 #: How a row's 95 % bound was found.
-EXACT = "exact"
-NORMAL_SAMPLING = "exact noise, sampling error taken as normal"
+EXACT = errors.EXACT
+NORMAL_SAMPLING = errors.NORMAL_APPROXIMATION
 PROPORTION_NEEDS_N = (
     "A proportion divides the count by the population size N. When records can be added or "
     "removed, N itself changes with them, so dividing by it is private only if N is declared "
     "public (published anyway); declare it public, plan under a changed record, or plan the "
     "count."
 )
-#: Equal-probability nodes of the normal sampling error (:func:`sample_coverage`).
-NODES = 256
 
 
 def default_linear_mechanisms(integer: bool, rho_target: float | None = None) -> tuple[str, ...]:
@@ -77,39 +77,6 @@ def default_linear_mechanisms(integer: bool, rho_target: float | None = None) ->
             continue
         out.append(name)
     return tuple(out)
-
-
-def sample_coverage(
-    mechanism: LinearMechanism, parameter: float, weight: float, sd: float, x: float
-) -> float:
-    """``P(|X + wZ| ≤ x)`` for ``X ~ Normal(0, sd²)`` (at :data:`NODES` equal-probability
-    nodes, rescaled to variance exactly ``sd²``) and the noise ``Z`` of ``mechanism``."""
-    probs = (np.arange(NODES) + 0.5) / NODES
-    z = special.ndtri(probs)
-    z /= math.sqrt(float(np.mean(z * z)))
-    xs = sd * z
-    hi = mechanism.cdf(parameter, (x - xs) / weight)
-    lo = mechanism.below(parameter, (-x - xs) / weight)
-    return float(np.mean(hi - lo))
-
-
-def _bound(mechanism: LinearMechanism, parameter: float, weight: float, variance: float) -> float:
-    """The 95 % bound of ``|X + wZ|`` (:func:`sample_coverage` = :data:`LEVEL`)."""
-    noise = weight * mechanism.abs_quantile(parameter, LEVEL)
-    if variance <= 0.0:
-        return noise
-    sd = math.sqrt(variance)
-    top = noise + 3.0 * sd  # P(|X + wZ| ≤ q_Z + 3σ) ≥ 0.95·(Φ(3) − Φ(−3))… widen until covered
-    while sample_coverage(mechanism, parameter, weight, sd, top) < LEVEL:
-        top *= 2.0
-    return float(
-        optimize.brentq(
-            lambda x: sample_coverage(mechanism, parameter, weight, sd, x) - LEVEL,
-            0.0,
-            top,
-            xtol=1e-12 * max(top, 1.0),
-        )
-    )
 
 
 def linear_rows(
@@ -133,6 +100,7 @@ def linear_rows(
     for point in points:
         moments: LinearMoments = design.linear_moments(frame, sums, point)
         var_design = float(moments.variance[0])
+        spent: dict[tuple[float | None, float | None], Accounting] = {}
         for name in mechanisms:
             m = LINEAR_MECHANISMS[name]
             factors = m.budget_factors(sens, relation)
@@ -143,7 +111,10 @@ def linear_rows(
                 param = m.parameter_for_rho(rho_target, sens[relation])
                 bound = f"ρ = {rho_target:.6g}-zCDP on the whole population"
             else:
-                acc = design.accounting(eps_target, relation, factors, point)
+                key = (factors.add_remove, factors.change)
+                if key not in spent:  # mechanisms with the same two budgets spend alike
+                    spent[key] = design.accounting(eps_target, relation, factors, point)
+                acc = spent[key]
                 eps_s = acc.eps_sample
                 delta_s = (
                     (delta_target if census else design.delta_sample(delta_target, point))
@@ -154,7 +125,7 @@ def linear_rows(
                 bound = acc.bound
             w = moments.weight
             noise = w * w * m.variance(param)
-            e95 = _bound(m, param, w, var_design)
+            e95, method = release_error(m, param, w, var_design, LEVEL)
             rows.append(
                 {
                     "design": design.name,
@@ -173,7 +144,7 @@ def linear_rows(
                     "error_95_se": 0.0,
                     "error_95_low": scale * e95,
                     "error_95_high": scale * e95,
-                    "error_95_method": EXACT if var_design <= 0.0 else NORMAL_SAMPLING,
+                    "error_95_method": method,
                     "sampling_part": scale * scale * var_design,
                     "noise_part": scale * scale * noise,
                     "weight": w,
