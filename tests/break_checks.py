@@ -1941,7 +1941,10 @@ BREAKS: tuple[Break, ...] = (
         name="sizes-page-toggle-not-passed",
         item="35 sizes",
         path="ui/planner/inputs.py",
-        old='            "mechanisms": self.mechanisms,\n            "sizes_public": self.sizes_public,\n',
+        old=(
+            '            "mechanisms": self.mechanisms,\n'
+            '            "sizes_public": self.sizes_public,\n'
+        ),
         new='            "mechanisms": self.mechanisms,\n',
         tests=(
             "tests/pages/test_planner_page.py::"
