@@ -97,7 +97,7 @@ chosen = c7.multiselect(
 with c8:
     if linear:
         mechanisms = None
-        linear_mechanisms = linear_controls.mechanisms_control(pop, statistic)
+        linear_mechanisms = linear_controls.mechanisms_control(pop, statistic, rho_target)
     else:
         linear_mechanisms = None
         mechanisms = controls.mechanisms_control(

@@ -51,6 +51,7 @@ __all__ = [
     "NORMAL_SAMPLING",
     "PROPORTION_NEEDS_N",
     "default_linear_mechanisms",
+    "fitting_linear_mechanisms",
     "linear_rows",
     "plan_linear",
 ]
@@ -67,16 +68,30 @@ PROPORTION_NEEDS_N = (
 
 
 def default_linear_mechanisms(integer: bool, rho_target: float | None = None) -> tuple[str, ...]:
-    """The mechanisms that fit: every registered one, the integer ones only for whole-number
-    sums; under a ρ-zCDP promise only those that state zCDP or pure ε-DP (not (ε, δ) only)."""
+    """The mechanisms planned unless others are asked for: those that keep the promise as
+    stated.  A pure ε promise gets the pure mechanisms (an (ε, δ) mechanism such as the
+    discrete Gaussian is planned only when asked for, spending ``delta_target``); a ρ-zCDP
+    promise also gets the mechanisms that state zCDP.  The integer mechanisms only for
+    whole-number sums."""
     out = []
     for name, m in LINEAR_MECHANISMS.items():
         if m.integer and not integer:
             continue
-        if rho_target is not None and m.uses_delta and not m.zcdp:
+        if m.uses_delta and not (rho_target is not None and m.zcdp):
             continue
         out.append(name)
     return tuple(out)
+
+
+def fitting_linear_mechanisms(integer: bool, rho_target: float | None = None) -> tuple[str, ...]:
+    """Every mechanism that may be asked for: the integer ones only for whole-number sums;
+    under a ρ-zCDP promise not those that are (ε, δ) only."""
+    return tuple(
+        name
+        for name, m in LINEAR_MECHANISMS.items()
+        if not (m.integer and not integer)
+        and not (rho_target is not None and m.uses_delta and not m.zcdp)
+    )
 
 
 def linear_rows(
@@ -258,8 +273,12 @@ def plan_linear(
         and float(hi).is_integer()
         and frame.prepared("whole_values", lambda f: bool(np.all(np.floor(f.values) == f.values)))
     )
-    fits = default_linear_mechanisms(integer, rho_target)
-    names = fits if mechanisms is None else tuple(m for m in mechanisms if m in fits)
+    fits = fitting_linear_mechanisms(integer, rho_target)
+    names = (
+        default_linear_mechanisms(integer, rho_target)
+        if mechanisms is None
+        else tuple(m for m in mechanisms if m in fits)
+    )
     unknown = [m for m in (mechanisms or ()) if m not in LINEAR_MECHANISMS]
     if unknown:
         raise ValueError(

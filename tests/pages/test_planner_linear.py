@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core import planner
-from core.linear.plan import plan_linear
+from core.linear.plan import default_linear_mechanisms, plan_linear
 from core.linear.statistic import LinearStatistic
 from core.population import Population
 from core.populations import make_builtin
@@ -57,9 +57,11 @@ def test_each_linear_statistic_plans_every_design_exactly(kind):
     else:
         assert at.selectbox(key="plan_cat").value == "1-4"
         stat = LinearStatistic(kind, column="strata", category="1-4")
-    mechanisms = linear_controls.mechanisms_of(
-        kind, linear_controls.integer_values(ESTABLISHMENTS.content_hash, ESTABLISHMENTS)
-    )
+    integer = linear_controls.integer_values(ESTABLISHMENTS.content_hash, ESTABLISHMENTS)
+    offered = linear_controls.mechanisms_of(kind, integer)
+    assert "discrete_gaussian" in offered  # offered, but an (ε, δ) mechanism is not a default
+    mechanisms = default_linear_mechanisms(True)  # under a pure ε promise: the pure ones
+    assert mechanisms == ("laplace", "geometric")
     assert tuple(at.multiselect(key="plan_lmechs").value) == mechanisms
     designs = tuple(
         s.name

@@ -12,6 +12,7 @@ import numpy as np
 import streamlit as st
 
 from core.linear.mechanisms import LINEAR_MECHANISMS
+from core.linear.plan import default_linear_mechanisms
 from core.linear.statistic import LABEL_COLUMNS, LinearStatistic, check_statistic
 from core.populations import Population
 from ui.planner import linear_text
@@ -174,23 +175,34 @@ def mechanisms_of(kind: str, integer: bool) -> tuple[str, ...]:
     )
 
 
-def mechanisms_control(pop: Population, kind: str) -> tuple[str, ...]:
-    """The linear mechanisms to compare (``plan_lmechs``, URL-bound; every offered one by
-    default, and when none is chosen)."""
-    options = mechanisms_of(kind, integer_values(pop.content_hash, pop))
+def mechanisms_control(
+    pop: Population, kind: str, rho_target: float | None = None
+) -> tuple[str, ...]:
+    """The linear mechanisms to compare (``plan_lmechs``, URL-bound).  Every offered one may
+    be chosen; by default, and when none is chosen, those that keep the promise as stated
+    (:func:`core.linear.plan.default_linear_mechanisms`: the pure ones for a pure ε promise,
+    and the discrete Gaussian too for a ρ-zCDP promise)."""
+    integer = integer_values(pop.content_hash, pop)
+    options = mechanisms_of(kind, integer)
+    default = [
+        m for m in default_linear_mechanisms(kind != "total" or integer, rho_target) if m in options
+    ]
     stored = st.session_state.get("plan_lmechs")
     if stored is not None and any(name not in options for name in stored):
-        st.session_state["plan_lmechs"] = list(options)
+        st.session_state["plan_lmechs"] = default
     chosen = st.multiselect(
         "Mechanisms",
         list(options),
-        default=list(options),
+        default=default,
         format_func=lambda name: str(LINEAR_MECHANISMS[name].label),
         key="plan_lmechs",
         bind="query-params",
         help=linear_text.LINEAR_MECHANISMS_HELP,
     )
     if not chosen:
-        st.info("No mechanism is chosen; comparing every one offered.", icon=":material/info:")
-        return options
+        st.info(
+            "No mechanism is chosen; comparing those that keep the promise as stated.",
+            icon=":material/info:",
+        )
+        return tuple(default)
     return tuple(name for name in options if name in chosen)

@@ -47,8 +47,9 @@ LINEAR_MECHANISMS_HELP = (
     "Noise added to the sum of the selected records, calibrated to one record's largest "
     "effect on it: Laplace noise; its integer counterpart, the two-sided geometric "
     "(discrete Laplace) mechanism; and the discrete Gaussian (Canonne, Kamath & Steinke "
-    "2020), whose guarantee is (ε, δ) under a pure ε promise and ρ-zCDP under a ρ promise. "
-    "Every design and rate is computed exactly, so all of them answer at once."
+    "2020), whose guarantee is (ε, δ) under a pure ε promise (it spends δ_target, so it is "
+    "compared only when chosen) and ρ-zCDP under a ρ promise (chosen by default). Every "
+    "design and rate is computed exactly, so all of them answer at once."
 )
 REPS_NOTE = (
     "Counts, totals and proportions need no Monte Carlo: every design's error is a closed "

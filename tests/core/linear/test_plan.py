@@ -10,7 +10,7 @@ import pytest
 from core.designs.frame import Frame
 from core.designs.registry import DESIGNS
 from core.linear.mechanisms import LINEAR_MECHANISMS
-from core.linear.plan import plan_linear
+from core.linear.plan import default_linear_mechanisms, fitting_linear_mechanisms, plan_linear
 from core.linear.statistic import LinearStatistic, y_values
 from core.linear.sums import group_sums
 from core.mechanisms.base import BudgetFactors
@@ -168,3 +168,17 @@ def test_stratified_rounding_makes_the_variance_of_a_stratum_count_uneven_in_the
     for r, got in zip(t["rate"], t["sampling_part"], strict=True):
         p = r * sizes - np.floor(r * sizes)
         assert got == pytest.approx(float((means**2 * p * (1 - p)).sum()) / r**2, abs=1e-9)
+
+
+def test_defaults_keep_the_promise_as_stated() -> None:
+    # A pure ε promise: the pure mechanisms; the discrete Gaussian ((ε, δ)) only when asked.
+    assert default_linear_mechanisms(True) == ("laplace", "geometric")
+    assert "discrete_gaussian" in fitting_linear_mechanisms(True)
+    # A ρ-zCDP promise: the discrete Gaussian is the mechanism that uses it.
+    assert "discrete_gaussian" in default_linear_mechanisms(True, rho_target=0.5)
+    # Totals of values that are not whole numbers: no integer noise.
+    assert default_linear_mechanisms(False) == ("laplace",)
+    pure = plan_linear(POP, COUNT, eps_target=1.0, rates=[0.5])
+    assert set(pure.table["mechanism"]) == {"laplace", "geometric"}
+    asked = plan_linear(POP, COUNT, eps_target=1.0, rates=[0.5], mechanisms=["discrete_gaussian"])
+    assert set(asked.table["mechanism"]) == {"discrete_gaussian"}
