@@ -66,6 +66,18 @@ TEACHING = {
     "clusters": ("Type exact values", "your clusters: 10 records", 0),
 }
 
+#: The Gains page's tabs, in order; at laptop width each is also checked for a drawn chart and
+#: captured as ``gains_tab_{i}``.
+GAIN_TABS = (
+    "Mean: noise ratio r and bound q",
+    "Mean on this population",
+    "Median: smooth sensitivity",
+    "Median: sample or population?",
+)
+
+#: Width of the laptop viewport.
+WIDE = VIEWPORTS[0][1]
+
 #: Pixels of slack for sub-pixel rounding.
 SLACK = 2
 
@@ -226,8 +238,12 @@ def _measure(page) -> list[str]:
     return list(page.evaluate(MEASURE, SLACK)) + _chart_problems(page)
 
 
-def _every_tab(page) -> list[str]:
-    """Open each tab after the first in turn and measure it (issue 27 §1: every tab)."""
+def _every_tab(page, shots: str = "") -> list[str]:
+    """Open each tab after the first in turn and measure it (issue 27 §1: every tab).
+
+    A tab that shows an exception is a problem on every page. With ``shots`` (a prefix), each
+    tab must also show a drawn chart, and is captured as ``{shots}_tab_{i}``.
+    """
     problems = []
     tabs = page.locator('[data-testid="stTab"]')
     for i in range(1, tabs.count()):
@@ -236,8 +252,13 @@ def _every_tab(page) -> list[str]:
         tab.click()
         settle(page)
         _drawn(page)
+        if shots:
+            page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg')
         page.wait_for_timeout(300)  # plotly lays a legend out after the first paint
         problems += [f'tab "{label}": {p}' for p in _measure(page)]
+        problems += [f'tab "{label}": an exception is shown'] if exceptions_on_page(page) else []
+        if shots:
+            screenshot(page, f"{shots}_tab_{i}")
     return problems
 
 
@@ -274,7 +295,12 @@ def test_nothing_overflows(browser, app_url, path, name, width, height):
         cover = page.evaluate(SIDEBAR_COVER)
         if slug in TEACHING:
             _teaching_screen(page, slug, width, height)
-        problems += _every_tab(page)
+        if slug == "gains" and width == WIDE:
+            labels = [" ".join(t.split()) for t in page.get_by_role("tab").all_inner_texts()]
+            assert labels[: len(GAIN_TABS)] == list(GAIN_TABS), labels
+            problems += _every_tab(page, shots="gains")
+        else:
+            problems += _every_tab(page)
     finally:
         context.close()
     if width < 640:
