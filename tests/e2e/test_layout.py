@@ -29,8 +29,10 @@ must see in the main area, the text a chart must draw, and a screenshot of that 
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import parse_qs, urlparse
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.e2e.helpers import (
     CHART_BOXES,
@@ -42,9 +44,11 @@ from tests.e2e.helpers import (
     exceptions_on_page,
     plot_text_appears,
     plot_texts,
+    plot_texts_showing,
     screenshot,
     settle,
 )
+from tests.e2e.test_browser_statistical import EU_TAB, PI_TAB, _screenshot_each_chart
 from ui.router import PAGES, ROOT
 
 #: URL path of every page the router shows (the first page is the root).
@@ -238,6 +242,25 @@ def _measure(page) -> list[str]:
     return list(page.evaluate(MEASURE, SLACK)) + _chart_problems(page)
 
 
+def _statistical_tab(page, index: int) -> None:
+    """The Statistical privacy page's own checks of its tab ``index`` (0: the default)."""
+    if index == 0:
+        heading = page.get_by_role("heading", name="Statistical privacy").first
+        expect(heading).to_be_visible(timeout=60_000)
+        main = page.locator('[data-testid="stMainBlockContainer"]').inner_text()
+        assert "does not use the population chosen in the sidebar" in main
+        plot_texts_showing(page, "no mechanism", "worst case (DP)")
+    elif index == 1:
+        plot_texts_showing(page, "worst case (DP) δ = 0.38", "δ = 0.128")  # §5's numbers
+        assert parse_qs(urlparse(page.url).query).get("sp_view") == [PI_TAB]
+    else:
+        assert plot_text_appears(page, "subsampling, π = 0.5"), plot_texts(page)[-400:]
+    assert errors_on_page(page) == []
+    stem = "statistical_" + ("curve", "pi", "equal_utility")[index]
+    screenshot(page, stem)
+    _screenshot_each_chart(page, stem)
+
+
 def _every_tab(page, shots: str = "") -> list[str]:
     """Open each tab after the first in turn and measure it (issue 27 §1: every tab).
 
@@ -257,7 +280,9 @@ def _every_tab(page, shots: str = "") -> list[str]:
         page.wait_for_timeout(300)  # plotly lays a legend out after the first paint
         problems += [f'tab "{label}": {p}' for p in _measure(page)]
         problems += [f'tab "{label}": an exception is shown'] if exceptions_on_page(page) else []
-        if shots:
+        if shots == "statistical":
+            _statistical_tab(page, i)
+        elif shots:
             screenshot(page, f"{shots}_tab_{i}")
     return problems
 
@@ -299,6 +324,11 @@ def test_nothing_overflows(browser, app_url, path, name, width, height):
             labels = [" ".join(t.split()) for t in page.get_by_role("tab").all_inner_texts()]
             assert labels[: len(GAIN_TABS)] == list(GAIN_TABS), labels
             problems += _every_tab(page, shots="gains")
+        elif slug == "statistical" and width == WIDE:
+            labels = [" ".join(t.split()) for t in page.get_by_role("tab").all_inner_texts()]
+            assert labels[1:3] == [PI_TAB, EU_TAB], labels
+            _statistical_tab(page, 0)
+            problems += _every_tab(page, shots="statistical")
         else:
             problems += _every_tab(page)
     finally:
