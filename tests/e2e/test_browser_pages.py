@@ -191,28 +191,6 @@ def test_preset_reproduces_paper_figure(page, app_url):
     assert exceptions_on_page(page) == []
 
 
-GAIN_TABS = (
-    "Mean: noise ratio r and bound q",
-    "Mean on this population",
-    "Median: smooth sensitivity",
-    "Median: sample or population?",
-)
-
-
-def test_gains_page_every_tab_renders(page, app_url):
-    page.goto(f"{app_url}/gains")
-    settle(page)
-    page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg')
-    assert exceptions_on_page(page) == []
-    screenshot(page, "gains_mean_theory")
-    for i, tab in enumerate(GAIN_TABS[1:], start=1):
-        page.get_by_role("tab", name=tab).click()
-        settle(page)
-        page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg')
-        assert exceptions_on_page(page) == [], tab
-        screenshot(page, f"gains_tab_{i}")
-
-
 def test_gains_experiment_reacts_to_controls(page, app_url):
     page.goto(f"{app_url}/gains?gain_view=Median%3A+sample+or+population%3F&gain_reps=50")
     settle(page)

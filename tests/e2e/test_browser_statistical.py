@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, quote_plus, urlparse
 
-from playwright.sync_api import expect
-
 from tests.e2e.helpers import (
     errors_on_page,
     exceptions_on_page,
@@ -31,38 +29,6 @@ def _screenshot_each_chart(page, stem: str) -> None:
         charts.nth(i).scroll_into_view_if_needed()
         page.wait_for_timeout(300)
         screenshot(page, f"{stem}_chart{i + 1}")
-
-
-def test_statistical_page_every_tab_renders(page, app_url):
-    page.goto(f"{app_url}/statistical")
-    settle(page)
-    _charts_drawn(page)
-    expect(page.get_by_role("heading", name="Statistical privacy").first).to_be_visible(
-        timeout=60_000
-    )
-    main = page.locator('[data-testid="stMainBlockContainer"]').inner_text()
-    assert "does not use the population chosen in the sidebar" in main
-    plot_texts_showing(page, "no mechanism", "worst case (DP)")
-    assert errors_on_page(page) == []
-    screenshot(page, "statistical_curve")
-    _screenshot_each_chart(page, "statistical_curve")
-
-    page.get_by_role("tab", name=PI_TAB).click()
-    settle(page)
-    _charts_drawn(page)
-    plot_texts_showing(page, "worst case (DP) δ = 0.38", "δ = 0.128")  # §5's numbers
-    assert parse_qs(urlparse(page.url).query).get("sp_view") == [PI_TAB]
-    assert errors_on_page(page) == []
-    screenshot(page, "statistical_pi")
-    _screenshot_each_chart(page, "statistical_pi")
-
-    page.get_by_role("tab", name=EU_TAB).click()
-    settle(page)
-    _charts_drawn(page)
-    assert plot_text_appears(page, "subsampling, π = 0.5"), plot_texts(page)[-400:]
-    assert errors_on_page(page) == []
-    screenshot(page, "statistical_equal_utility")
-    _screenshot_each_chart(page, "statistical_equal_utility")
 
 
 def test_statistical_controls_change_charts_and_url(page, app_url):

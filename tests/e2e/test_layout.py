@@ -29,8 +29,10 @@ must see in the main area, the text a chart must draw, and a screenshot of that 
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import parse_qs, urlparse
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.e2e.helpers import (
     CHART_BOXES,
@@ -42,9 +44,11 @@ from tests.e2e.helpers import (
     exceptions_on_page,
     plot_text_appears,
     plot_texts,
+    plot_texts_showing,
     screenshot,
     settle,
 )
+from tests.e2e.test_browser_statistical import EU_TAB, PI_TAB, _screenshot_each_chart
 from ui.router import PAGES, ROOT
 
 #: URL path of every page the router shows (the first page is the root).
@@ -65,6 +69,18 @@ TEACHING = {
     "game": ("can be negative or have decimals", "", 0),
     "clusters": ("Type exact values", "your clusters: 10 records", 0),
 }
+
+#: The Gains page's tabs, in order; at laptop width each is also checked for a drawn chart and
+#: captured as ``gains_tab_{i}``.
+GAIN_TABS = (
+    "Mean: noise ratio r and bound q",
+    "Mean on this population",
+    "Median: smooth sensitivity",
+    "Median: sample or population?",
+)
+
+#: Width of the laptop viewport.
+WIDE = VIEWPORTS[0][1]
 
 #: Pixels of slack for sub-pixel rounding.
 SLACK = 2
@@ -226,8 +242,31 @@ def _measure(page) -> list[str]:
     return list(page.evaluate(MEASURE, SLACK)) + _chart_problems(page)
 
 
-def _every_tab(page) -> list[str]:
-    """Open each tab after the first in turn and measure it (issue 27 §1: every tab)."""
+def _statistical_tab(page, index: int) -> None:
+    """The Statistical privacy page's own checks of its tab ``index`` (0: the default)."""
+    if index == 0:
+        heading = page.get_by_role("heading", name="Statistical privacy").first
+        expect(heading).to_be_visible(timeout=60_000)
+        main = page.locator('[data-testid="stMainBlockContainer"]').inner_text()
+        assert "does not use the population chosen in the sidebar" in main
+        plot_texts_showing(page, "no mechanism", "worst case (DP)")
+    elif index == 1:
+        plot_texts_showing(page, "worst case (DP) δ = 0.38", "δ = 0.128")  # §5's numbers
+        assert parse_qs(urlparse(page.url).query).get("sp_view") == [PI_TAB]
+    else:
+        assert plot_text_appears(page, "subsampling, π = 0.5"), plot_texts(page)[-400:]
+    assert errors_on_page(page) == []
+    stem = "statistical_" + ("curve", "pi", "equal_utility")[index]
+    screenshot(page, stem)
+    _screenshot_each_chart(page, stem)
+
+
+def _every_tab(page, shots: str = "") -> list[str]:
+    """Open each tab after the first in turn and measure it (issue 27 §1: every tab).
+
+    A tab that shows an exception is a problem on every page. With ``shots`` (a prefix), each
+    tab must also show a drawn chart, and is captured as ``{shots}_tab_{i}``.
+    """
     problems = []
     tabs = page.locator('[data-testid="stTab"]')
     for i in range(1, tabs.count()):
@@ -236,8 +275,15 @@ def _every_tab(page) -> list[str]:
         tab.click()
         settle(page)
         _drawn(page)
+        if shots:
+            page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg')
         page.wait_for_timeout(300)  # plotly lays a legend out after the first paint
         problems += [f'tab "{label}": {p}' for p in _measure(page)]
+        problems += [f'tab "{label}": an exception is shown'] if exceptions_on_page(page) else []
+        if shots == "statistical":
+            _statistical_tab(page, i)
+        elif shots:
+            screenshot(page, f"{shots}_tab_{i}")
     return problems
 
 
@@ -274,7 +320,17 @@ def test_nothing_overflows(browser, app_url, path, name, width, height):
         cover = page.evaluate(SIDEBAR_COVER)
         if slug in TEACHING:
             _teaching_screen(page, slug, width, height)
-        problems += _every_tab(page)
+        if slug == "gains" and width == WIDE:
+            labels = [" ".join(t.split()) for t in page.get_by_role("tab").all_inner_texts()]
+            assert labels[: len(GAIN_TABS)] == list(GAIN_TABS), labels
+            problems += _every_tab(page, shots="gains")
+        elif slug == "statistical" and width == WIDE:
+            labels = [" ".join(t.split()) for t in page.get_by_role("tab").all_inner_texts()]
+            assert labels[1:3] == [PI_TAB, EU_TAB], labels
+            _statistical_tab(page, 0)
+            problems += _every_tab(page, shots="statistical")
+        else:
+            problems += _every_tab(page)
     finally:
         context.close()
     if width < 640:

@@ -13,20 +13,44 @@ column default to the last numeric column — the files still load, but with oth
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.pages.harness import open_page
+from tests.pages.harness import app_test, open_page
 from tests.uploads import ACTIVE_MESSAGE, UploadCase, csv_cases, file_cases, problem
+from ui.charts import OPENED_PREFIX
 
 PAGE = "app_pages/overview.py"
 USE = "Use this population"
 CASES = {f"csv/{c.name}": c for c in csv_cases()} | {f"file/{c.name}": c for c in file_cases()}
 
 
+@functools.cache
+def _closed_expanders() -> tuple[str, ...]:
+    """Keys of the page's expanders that :func:`open_page` opens after its first run."""
+    at = open_page(PAGE, snippets=False)
+    return tuple(
+        box.key
+        for box in at.get("expander")
+        if box.key and box.key.startswith(OPENED_PREFIX) and not at.session_state[box.key]
+    )
+
+
+def _new_session() -> AppTest:
+    """The page as :func:`open_page` leaves it, in one run: its expanders open from the start."""
+    at = app_test(PAGE)
+    for key in _closed_expanders():
+        at.session_state[key] = True
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
 def _upload(case: UploadCase) -> tuple[AppTest, bool]:
     """A new session's Population page after uploading ``case``; whether it became active."""
-    at = open_page(PAGE)
+    at = _new_session()
     at.file_uploader[0].set_value((case.filename, case.data, "application/octet-stream"))
     at.run()
     assert not at.exception, [e.value for e in at.exception]
