@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 
 from core.linear.mechanisms import LINEAR_MECHANISMS
 from core.publication.frequency import FrequencyPlan
-from ui.format import fmt
+from ui.format import d3_format, fmt
 from ui.planner import figures as figs
 from ui.planner.publication_text import colour_bar_ticks, colour_span, threshold_colour_scale
 from ui.theme import chart_layout, make_figure
@@ -196,8 +196,13 @@ def heatmap_figure(plan: FrequencyPlan, show: str) -> tuple[go.Figure, pd.DataFr
                 ).reshape(shape),
             ]
         ),
-        hovertemplate="%{y}, %{x}<br>value: %{customdata[0]:,.0f}<br>b₉₅: %{customdata[1]:.3g}"
-        "<br>b₉₅ / value: %{customdata[2]:.1%}<extra></extra>",
+        hovertemplate="%{y}, %{x}<br>value: %{customdata[0]:"
+        + d3_format("value")
+        + "}<br>b₉₅: %{customdata[1]:"
+        + d3_format("error")
+        + "}<br>b₉₅ / value: %{customdata[2]:"
+        + d3_format("share")
+        + "}<extra></extra>",
         name=HEAT_VALUES[show],
     )
     what = {"count": "Counts", "total": "Totals"}[str(plan.settings["kind"])]
@@ -223,7 +228,7 @@ def _short(value: float, show: str) -> str:
         return "—"
     if show == "relative_error":
         return fmt(value, "share", 2)
-    return f"{value:,.0f}" if abs(value) >= 10 else f"{value:.2g}"
+    return fmt(value, "value", 3)
 
 
 def frequency_config(population: Mapping[str, Any], settings: Mapping[str, Any]) -> dict[str, Any]:
