@@ -10,8 +10,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.linear.mechanisms import LINEAR_MECHANISMS, Geometric, Laplace
-from core.linear.statistic import LinearStatistic, check_statistic, sensitivities, y_values
-from core.populations import make_builtin
 
 
 def _geometric_direct(b: float) -> tuple[np.ndarray, np.ndarray]:
@@ -78,28 +76,3 @@ def test_budget_factors_follow_the_two_sensitivities() -> None:
     assert (f.add_remove, f.change) == (0.75, 1.0)
     f = Geometric().budget_factors(sens, "deletion")
     assert (f.add_remove, f.change) == (1.0, pytest.approx(4.0 / 3.0))
-
-
-def test_statistics_select_and_bound() -> None:
-    pop = make_builtin("establishments", seed=1, size=2000)
-    label = str(pop.label_codes("strata")[1][0])
-    count = check_statistic(pop, LinearStatistic("count", "strata", label))
-    y, lo, hi = y_values(pop, count)
-    assert (lo, hi) == (0.0, 1.0)
-    assert y.sum() == np.count_nonzero(pop.strata == label)
-    assert sensitivities(pop, count) == {"deletion": 1.0, "replacement": 1.0}
-    total = LinearStatistic("total")
-    assert sensitivities(pop, total) == {"deletion": 10_000.0, "replacement": 10_000.0}
-    ranged = LinearStatistic("total", value_range=(10.0, 50.0))
-    y, lo, hi = y_values(pop, ranged)
-    assert (lo, hi) == (0.0, 50.0)
-    assert y.sum() == pytest.approx(pop.values[(pop.values >= 10) & (pop.values <= 50)].sum())
-    for bad, words in [
-        (LinearStatistic("count", "strata", "no such class"), "does not occur"),
-        (LinearStatistic("count", value_range=(-5.0, 3.0)), "outside the public"),
-        (LinearStatistic("count", value_range=(5.0, 3.0)), "above its upper"),
-        (LinearStatistic("count", "categories", "x"), "no categories"),
-        (LinearStatistic("mode"), "must be one of"),
-    ]:
-        with pytest.raises(ValueError, match=words):
-            check_statistic(pop, bad)

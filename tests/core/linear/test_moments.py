@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from core.designs.frame import Frame
 from core.designs.registry import DESIGNS
 from core.linear.moments import poisson_moments, srs_moments
-from core.linear.sums import cell_sums, group_sums, selection_sums
+from core.linear.sums import group_sums
 from tests.core.planner import exact_release as ref
 
 TOY = ref.Toy(
@@ -87,20 +87,6 @@ def test_several_variables_at_once_equal_one_at_a_time() -> None:
             assert both[v] == pytest.approx(alone, rel=1e-12, abs=1e-12)
 
 
-def test_cell_sums_equal_the_indicators_sums() -> None:
-    frame = TOY.frame()
-    cells = np.array([0, 1, 1, -1, 2, 0, 2])
-    weights = frame.values + 1.0
-    got = cell_sums(frame, cells, 3, weights)
-    want = group_sums(frame, np.stack([(cells == c) * weights for c in range(3)]))
-    for field in ("total", "square", "strata_total", "strata_square", "cluster_total"):
-        np.testing.assert_allclose(getattr(got, field), getattr(want, field), rtol=1e-12)
-    counts = cell_sums(frame, cells, 3)
-    np.testing.assert_allclose(counts.total, [2, 2, 2])
-    with pytest.raises(ValueError, match="cell codes"):
-        cell_sums(frame, np.full(frame.N, 3), 3)
-
-
 @settings(max_examples=30, deadline=None)
 @given(
     n_pop=st.integers(5, 400),
@@ -122,15 +108,3 @@ def test_variance_falls_with_the_rate_and_vanishes_at_the_census(
     assert (
         srs_moments(sums, n).variance[0] >= srs_moments(sums, min(n_pop, n + 1)).variance[0] - 1e-9
     )
-
-
-@pytest.mark.parametrize("keep_all", [True, False])
-@pytest.mark.parametrize("total", [True, False])
-def test_selection_sums_equal_the_sums_of_y(keep_all: bool, total: bool) -> None:
-    frame = TOY.frame()
-    keep = np.ones(frame.N, bool) if keep_all else frame.values >= 2
-    y = np.where(keep, frame.values if total else 1.0, 0.0)
-    got = selection_sums(frame, keep, frame.values if total else None)
-    want = group_sums(frame, y)
-    for field in ("total", "square", "strata_total", "strata_square", "cluster_total"):
-        np.testing.assert_allclose(getattr(got, field), getattr(want, field), rtol=1e-12)
