@@ -3637,6 +3637,30 @@ BREAKS: tuple[Break, ...] = (
             "test_proportion_divides_by_n_and_needs_a_public_n_under_deletion",
         ),
     ),
+    Break(
+        name="lead-linear-missing-design-silent",
+        item="38 planner counts",
+        path="ui/planner/linear.py",
+        old="    missing_notes(ctx, result)\n",
+        new="",
+        tests=(
+            "tests/pages/test_planner_linear.py::"
+            "test_a_design_without_rows_is_named_with_its_reason",
+        ),
+    ),
+    Break(
+        name="lead-linear-zcdp-note-wrong",
+        item="38 planner counts",
+        path="ui/planner/linear_text.py",
+        old="    if only_zcdp:\n",
+        new="    if not only_zcdp:\n",
+        tests=(
+            "tests/pages/test_planner_linear.py::"
+            "test_under_a_rho_promise_the_samples_left_out_are_named",
+            "tests/pages/test_planner_linear.py::"
+            "test_a_design_without_rows_is_named_with_its_reason",
+        ),
+    ),
 )
 
 
