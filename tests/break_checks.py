@@ -3661,6 +3661,30 @@ BREAKS: tuple[Break, ...] = (
             "test_a_design_without_rows_is_named_with_its_reason",
         ),
     ),
+    Break(
+        name="lead-kept-sums-ignore-category",
+        item="38 planner counts",
+        path="core/linear/plan.py",
+        old="        selection = (stat.column, stat.category, stat.value_range)\n",
+        new="        selection = (stat.column, stat.value_range)\n",
+        tests=(
+            "tests/core/linear/test_plan.py::"
+            "test_plans_on_one_frame_read_each_selections_own_sums",
+        ),
+    ),
+    Break(
+        name="lead-kept-sums-ignore-values",
+        item="38 planner counts",
+        path="core/linear/sums.py",
+        old="        (key, bool(values)),\n",
+        new="        (key, False),\n",
+        tests=(
+            "tests/core/linear/test_sums.py::"
+            "test_kept_selection_sums_are_computed_once_per_selection_and_value",
+            "tests/core/linear/test_plan.py::"
+            "test_plans_on_one_frame_read_each_selections_own_sums",
+        ),
+    ),
 )
 
 
