@@ -3668,8 +3668,7 @@ BREAKS: tuple[Break, ...] = (
         old="        selection = (stat.column, stat.category, stat.value_range)\n",
         new="        selection = (stat.column, stat.value_range)\n",
         tests=(
-            "tests/core/linear/test_plan.py::"
-            "test_plans_on_one_frame_read_each_selections_own_sums",
+            "tests/core/linear/test_plan.py::test_plans_on_one_frame_read_each_selections_own_sums",
         ),
     ),
     Break(
@@ -3681,8 +3680,7 @@ BREAKS: tuple[Break, ...] = (
         tests=(
             "tests/core/linear/test_sums.py::"
             "test_kept_selection_sums_are_computed_once_per_selection_and_value",
-            "tests/core/linear/test_plan.py::"
-            "test_plans_on_one_frame_read_each_selections_own_sums",
+            "tests/core/linear/test_plan.py::test_plans_on_one_frame_read_each_selections_own_sums",
         ),
     ),
 )
