@@ -3435,9 +3435,9 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="freq-integer-tail-one-sided",
         item="38 frequency tables",
-        path="core/publication/cell_errors.py",
-        old="(special.ndtr((-t - support) / sigma) + special.ndtr((support - t) / sigma))",
-        new="(special.ndtr((support - t) / sigma))",
+        path="core/linear/errors.py",
+        old="        return 2.0 * half(x) - 1.0 - level",
+        new="        return half(x) - level",
         tests=(
             "tests/core/publication/test_frequency.py::test_the_bound_covers_its_level_by_simulation",
         ),

@@ -256,6 +256,7 @@ def inputs_key(ctx: PlannerInputs) -> str:
         ctx.rho_target,
         ctx.linear,
         ctx.linear_mechanisms,
+        ctx.linear_post,
     )
     return digest(*parts)
 
