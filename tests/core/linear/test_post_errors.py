@@ -81,7 +81,25 @@ def test_census_after_rounding_laplace_matches_simulation(theta: float) -> None:
     # e_post is one of the values |k − θ|, the smallest with coverage ≥ 95 %
     assert np.mean(err <= e_post + 1e-9) >= 0.95 - 4 * math.sqrt(0.95 * 0.05 / reps)
     assert np.mean(err <= e_post - 0.5) < 0.95
-    assert np.min(np.abs(np.arange(0, 200) - theta) - e_post, initial=1.0, where=True) <= 1e-9
+    assert np.min(np.abs(np.abs(np.arange(0, 200) - theta) - e_post)) <= 1e-9
+
+
+@pytest.mark.parametrize("theta", [0.0, 2.0, 2.3, 25.0])
+def test_census_after_rounding_laplace_is_the_sum_over_its_outcomes(theta: float) -> None:
+    """Exact reference: ``P(post = k)`` from the Laplace CDF for each whole ``k ≥ 0``
+    (``P(y < ½)`` for ``k = 0``), the errors summed over the outcomes."""
+    m = LINEAR_MECHANISMS["laplace"]
+    b = 3.0
+    k = np.arange(0.0, theta + 80 * b)
+    upper = m.cdf(b, k + 0.5 - theta)
+    lower = np.where(k == 0, 0.0, m.cdf(b, k - 0.5 - theta))
+    p = upper - lower
+    err = np.abs(k - theta)
+    r_post, e_post, _ = post_errors(m, b, 1.0, 0.0, theta, math.nan, math.nan, 0.95)
+    assert r_post == pytest.approx(math.sqrt(float(p @ err**2)), rel=1e-9)
+    order = np.argsort(err)
+    reach = np.cumsum(p[order])
+    assert e_post == pytest.approx(float(err[order][np.argmax(reach >= 0.95 - 1e-12)]), abs=1e-9)
 
 
 def test_plan_census_row_after_rounding_is_exact_and_sample_rows_are_bounded() -> None:
