@@ -3,9 +3,12 @@
 The user picks the row label column(s), the column whose categories make the table's
 columns, the mechanism, the design and rate of the released table and the publishability
 threshold; :func:`core.publication.frequency.plan_frequency` plans every cell exactly under
-the page's ε_target, δ_target and relation.  The tab shows the composition in words, the
-census against every design, the heat map with the small cells marked, the table of cells
-(CSV) and the batch config. The pure parts are in :mod:`ui.planner.frequency_text`.
+the page's ε_target, δ_target and relation.  Under a promise stated as ρ-zCDP the table is
+planned under ρ itself: discrete Gaussian noise on the census, the only design whose
+guarantee holds in zCDP here (claim 8 of :mod:`core.publication.composition`).  The tab
+shows the composition in words, the census against every design, the heat map with the
+small cells marked, the table of cells (CSV) and the batch config. The pure parts are in
+:mod:`ui.planner.frequency_text`.
 """
 
 from __future__ import annotations
