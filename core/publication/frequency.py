@@ -370,6 +370,8 @@ def plan_frequency(
     check_choice("kind", kind, FREQUENCY_KINDS)
     rho = check_rho_promise(eps_target, rho_target, mechanism)
     eps = positive("eps_target", eps_target) if rho is None else math.nan
+    if rho is not None:
+        _check_rho_table(population, kind, delta_target)
     N = population.size
     delta = (
         1.0 / (2.0 * N) if delta_target is None else check_delta_open("delta_target", delta_target)
@@ -611,3 +613,19 @@ def _rho_rows(
         ),
     }
     return [(row, var, bound, methods)]
+
+
+def _check_rho_table(population: Population, kind: str, delta_target: float | None) -> None:
+    """What a ρ-zCDP promise cannot take, in words: a δ (the discrete Gaussian's zCDP spends
+    none) and a total of values that are not whole numbers (its noise is on the integers)."""
+    if delta_target is not None:
+        raise ValueError(
+            "delta_target is not used under a ρ-zCDP promise (the discrete Gaussian's ρ-zCDP "
+            "needs no δ); leave it out, or state the promise as eps_target"
+        )
+    if kind == "total" and not np.all(np.mod(population.values, 1.0) == 0.0):
+        raise ValueError(
+            "under a ρ-zCDP promise the table's noise is the discrete Gaussian, which adds "
+            "whole numbers and keeps ρ only for a total of whole-number values; these values "
+            "are not all whole numbers: tabulate counts, or state the promise as eps_target"
+        )

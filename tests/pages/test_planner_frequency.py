@@ -138,6 +138,8 @@ def test_a_rho_promise_in_the_url_plans_the_census_with_the_discrete_gaussian(tm
     words = " ".join(m.value for m in at.markdown)
     assert "The promise is ρ = 0.5-zCDP" in words and "Only the census is offered" in words
     assert "L2 sensitivity" in words and "planned at the pure ε_target" not in words
+    designs = next(d.value for d in at.dataframe if "RMSE over cells" in d.value.columns)
+    assert len(designs) == 1 and "ε_sample" not in designs.columns
     body = next(c.value for c in at.get("code") if "table: frequency" in c.value)
     assert "rho_target: 0.5" in body and "eps_target" not in body
     path = tmp_path / "frequency.yaml"

@@ -97,7 +97,7 @@ def shown_cells(plan: FrequencyPlan) -> pd.DataFrame:
 def shown_designs(plan: FrequencyPlan) -> pd.DataFrame:
     """Every design and rate: ε_sample, the noise, the total RMSE and publishable cells."""
     d = plan.designs
-    return pd.DataFrame(
+    shown = pd.DataFrame(
         {
             "design": [figs.short_design(x) for x in d["design"]],
             "rate": d["rate"].to_numpy(),
@@ -108,6 +108,9 @@ def shown_designs(plan: FrequencyPlan) -> pd.DataFrame:
             "publishable cells": d["publishable"].to_numpy(),
         }
     )
+    if plan.settings.get("rho_target") is not None:  # ρ-zCDP: no ε is spent
+        shown = shown.drop(columns="ε_sample")
+    return shown
 
 
 def verdict_words(plan: FrequencyPlan) -> str:

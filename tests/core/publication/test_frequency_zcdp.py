@@ -171,6 +171,7 @@ def test_the_table_under_rho_is_the_census_with_the_other_designs_said_why() -> 
         ({"rho_target": math.inf, "mechanism": "discrete_gaussian"}, "above 0"),
         ({"rho_target": "x", "mechanism": "discrete_gaussian"}, "above 0"),
         ({}, "state the table's promise"),
+        ({"rho_target": 0.5, "mechanism": "discrete_gaussian", "delta_target": 1e-6}, "no δ"),
         ({"eps_target": 1.0, "rho_target": 0.5, "mechanism": "discrete_gaussian"}, "once"),
         (
             {"rho_target": 0.5, "mechanism": "discrete_gaussian", "design": "poisson"},
@@ -233,3 +234,15 @@ def test_more_rho_means_less_noise_and_the_limits_hold(rho: float, factor: float
     assert large < small
     assert small == pytest.approx(math.sqrt(2.0) / math.sqrt(2.0 * rho), rel=1e-12)
     assert math.isfinite(small) and large > 0.0
+
+
+def test_a_total_of_fractional_values_is_refused_under_rho_in_words() -> None:
+    toy = ref.Toy(((0.5, 0, 0), (1, 1, 0), (2, 1, 1)), 0.0, 2.0)
+    with pytest.raises(ValueError, match="tabulate counts, or state the promise as eps_target"):
+        plan_frequency(
+            toy.population(),
+            ["strata"],
+            kind="total",
+            rho_target=1.0,
+            mechanism="discrete_gaussian",
+        )
