@@ -590,7 +590,7 @@ def _rho_rows(
     moments = d.linear_moments(frame, sums, point)
     noise = float(mechanism.variance(sigma))
     w = float(moments.weight)
-    var = np.asarray(moments.variance, dtype=np.float64) + w * w * noise
+    var = w * w * noise + np.asarray(moments.variance, dtype=np.float64)
     bound, methods = cell_error_bounds(moments.variance, mechanism, sigma, w)
     value = np.abs(np.asarray(sums.total, dtype=np.float64))
     with np.errstate(divide="ignore", invalid="ignore"):
