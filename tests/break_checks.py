@@ -908,8 +908,8 @@ BREAKS: tuple[Break, ...] = (
         name="report-link-only-the-address-bar",
         item="issue 27 exports",
         path="ui/widgets.py",
-        old="    query = urlencode(reproducing_query(), doseq=True)",
-        new="    query = urlencode(dict(st.query_params), doseq=True)",
+        old="    query.update(sorted(bound.items()))\n",
+        new="    query.update({})\n",
         tests=(
             "tests/pages/test_planner_page.py::"
             "test_the_reports_link_reproduces_the_plan_with_every_control",
