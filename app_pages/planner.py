@@ -46,13 +46,15 @@ with c3:
     delta_default = delta_target_default(max(N, 1))
     follow_population_default("plan_delta", delta_default)
     delta_target = log_float_control(
-        "δ_target (used by the smooth-sensitivity median)",
+        "δ_target (used by the mechanisms with a δ)",
         "plan_delta",
         default=delta_default,
         min_value=1e-12,
         max_value=0.1,
         fmt="%.3e",
-        help=f"Defaults to 1/(2N) of the active population: N = {N:,} gives "
+        help="Spent only by mechanisms whose guarantee is (ε, δ): the smooth-sensitivity "
+        "median, and the discrete Gaussian for a count, total or proportion. "
+        f"Defaults to 1/(2N) of the active population: N = {N:,} gives "
         f"{fmt(delta_default, 'delta')}. A value you type is kept and stored in the link.",
     )
 c4, c5, c6 = st.columns([2, 2, 1], gap="medium")

@@ -908,8 +908,8 @@ BREAKS: tuple[Break, ...] = (
         name="report-link-only-the-address-bar",
         item="issue 27 exports",
         path="ui/widgets.py",
-        old="    query = urlencode(reproducing_query(), doseq=True)",
-        new="    query = urlencode(dict(st.query_params), doseq=True)",
+        old="    query.update(sorted(bound.items()))\n",
+        new="    query.update({})\n",
         tests=(
             "tests/pages/test_planner_page.py::"
             "test_the_reports_link_reproduces_the_plan_with_every_control",
@@ -3712,6 +3712,52 @@ BREAKS: tuple[Break, ...] = (
         tests=(
             "tests/pages/test_planner_frequency.py::"
             "test_a_rho_promise_in_the_url_plans_the_census_with_the_discrete_gaussian",
+        ),
+    ),
+    Break(
+        name="lead-linear-missing-design-silent",
+        item="38 planner counts",
+        path="ui/planner/linear.py",
+        old="    missing_notes(ctx, result)\n",
+        new="",
+        tests=(
+            "tests/pages/test_planner_linear.py::"
+            "test_a_design_without_rows_is_named_with_its_reason",
+        ),
+    ),
+    Break(
+        name="lead-linear-zcdp-note-wrong",
+        item="38 planner counts",
+        path="ui/planner/linear_text.py",
+        old="    if only_zcdp:\n",
+        new="    if not only_zcdp:\n",
+        tests=(
+            "tests/pages/test_planner_linear.py::"
+            "test_under_a_rho_promise_the_samples_left_out_are_named",
+            "tests/pages/test_planner_linear.py::"
+            "test_a_design_without_rows_is_named_with_its_reason",
+        ),
+    ),
+    Break(
+        name="lead-kept-sums-ignore-category",
+        item="38 planner counts",
+        path="core/linear/plan.py",
+        old="        selection = (stat.column, stat.category, stat.value_range)\n",
+        new="        selection = (stat.column, stat.value_range)\n",
+        tests=(
+            "tests/core/linear/test_plan.py::test_plans_on_one_frame_read_each_selections_own_sums",
+        ),
+    ),
+    Break(
+        name="lead-kept-sums-ignore-values",
+        item="38 planner counts",
+        path="core/linear/sums.py",
+        old="        (key, bool(values)),\n",
+        new="        (key, False),\n",
+        tests=(
+            "tests/core/linear/test_sums.py::"
+            "test_kept_selection_sums_are_computed_once_per_selection_and_value",
+            "tests/core/linear/test_plan.py::test_plans_on_one_frame_read_each_selections_own_sums",
         ),
     ),
 )

@@ -267,3 +267,37 @@ def test_a_proportion_with_a_private_size_under_added_records_is_refused_in_word
     at.toggle(key="plan_sizes").set_value(True).run()
     assert not at.exception and not at.error
     assert "Privatise the whole register" in _verdict(at)
+
+
+def test_a_design_without_rows_is_named_with_its_reason():
+    rng = np.random.default_rng(11)
+    strata = np.where(np.arange(500) == 0, "lone", rng.choice(["a", "b"], 500)).astype(object)
+    pop = Population(
+        name="one lone record",
+        values=np.sort(rng.integers(0, 50, 500).astype(float)),
+        lower=0.0,
+        upper=50.0,
+        strata=strata,
+        stratum_label="group",
+    )
+    at = open_page(PAGE, {"plan_stat": "count", "plan_sel": "a value range"}, uploaded=pop)
+    infos = " ".join(i.value for i in at.info)
+    assert "Proportional stratified sample" in infos and "single record" in infos
+    assert "Privatise the whole register" in _verdict(at)
+
+
+def test_under_a_rho_promise_the_samples_left_out_are_named():
+    at = open_page(
+        PAGE,
+        {
+            "population": "Establishments",
+            "plan_stat": "count",
+            "plan_promise": text.PROMISE_LABELS["zcdp"],
+            "plan_rho": "0.5",
+        },
+    )
+    assert not " ".join(i.value for i in at.info)  # Laplace and geometric plan the samples
+    at.multiselect(key="plan_lmechs").set_value(["discrete_gaussian"]).run()
+    infos = " ".join(i.value for i in at.info)
+    assert "is not planned under a ρ promise" in infos and "Poisson sample" in infos
+    assert "Privatise the whole register (census, discrete Gaussian)" in _verdict(at)

@@ -13,6 +13,8 @@ from collections.abc import Callable
 import streamlit as st
 
 from core import planner
+from core.designs.registry import DESIGNS
+from core.linear.mechanisms import LINEAR_MECHANISMS
 from core.linear.verdict import SMALL_EPS, linear_verdict
 from ui.charts import chart_block, reproduce
 from ui.planner import cache, compare_text, linear_text, text
@@ -91,6 +93,7 @@ def linear_compare_view(ctx: PlannerInputs) -> None:
     st.caption(linear_text.population_value_line(result, words, stat.kind))
     st.caption(f"Errors are in {linear_text.unit_words(stat.kind, pop.value_label)}.")
     design_list(ctx)
+    missing_notes(ctx, result)
     st.markdown("**Best rate of each design and mechanism, ranked**")
     ranked = figs.ranked_table(result)
     usable = compare_text.usable_rows(
@@ -116,6 +119,20 @@ def linear_compare_view(ctx: PlannerInputs) -> None:
         lambda: linear_text.python_snippet(population_snippet(pop), **ctx.linear_arguments()),
         key="planner",
     )
+
+
+def missing_notes(ctx: PlannerInputs, result: planner.PlanResult) -> None:
+    """A note for each chosen, available design that has no row in the plan."""
+    planned = set(result.table["design"])
+    available = {s.name for s in ctx.statuses if s.available}
+    only_zcdp = ctx.rho_target is not None and all(
+        LINEAR_MECHANISMS[str(m)].zcdp for m in set(result.table["mechanism"])
+    )
+    for design in ctx.designs:
+        if design in planned or design not in available or DESIGNS[design].reference:
+            continue
+        smallest = cache.smallest_stratum(ctx.pop.content_hash, ctx.pop)
+        st.info(linear_text.missing_design_note(design, only_zcdp, smallest))
 
 
 def design_list(ctx: PlannerInputs) -> None:

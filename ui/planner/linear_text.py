@@ -14,6 +14,7 @@ from core.linear.mechanisms import LINEAR_MECHANISMS
 from core.linear.verdict import DesignVerdict, LinearVerdict
 from core.planner import PlanResult
 from ui.format import fmt
+from ui.planner.compare_text import no_rows_note
 from ui.planner.text import design_label, lower_first
 
 #: The linear statistics the statistic radio offers, with their on-screen names.
@@ -124,6 +125,23 @@ def not_for_linear(tab: str, kind: str) -> str:
         f"{kind}, every design's error is exact on the Compare designs tab, so read the "
         "accuracy of each ε_target there."
     )
+
+
+def missing_design_note(design: str, only_zcdp: bool, smallest_stratum: int | None) -> str:
+    """Why a chosen, available design has no row in a linear plan.
+
+    Under a ρ promise with only zCDP mechanisms chosen, the samples are not planned (no
+    zCDP amplification theorem for sampling is used); otherwise no rate qualified
+    (:func:`ui.planner.compare_text.no_rows_note`, e.g. a stratum too small for every rate).
+    """
+    if only_zcdp:
+        return (
+            f"**{design_label(design)}** is not planned under a ρ promise with the discrete "
+            "Gaussian: no zCDP amplification theorem for sampling is used here, so only the "
+            "whole register spends ρ. Choose the Laplace or the geometric mechanism to "
+            "compare the samples at the ε_target the promise converts to."
+        )
+    return no_rows_note(design, smallest_stratum)
 
 
 def population_value_line(result: PlanResult, words: str, kind: str) -> str:
