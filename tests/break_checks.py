@@ -908,8 +908,8 @@ BREAKS: tuple[Break, ...] = (
         name="report-link-only-the-address-bar",
         item="issue 27 exports",
         path="ui/widgets.py",
-        old="    query = urlencode(reproducing_query(), doseq=True)",
-        new="    query = urlencode(dict(st.query_params), doseq=True)",
+        old="    query.update(sorted(bound.items()))\n",
+        new="    query.update({})\n",
         tests=(
             "tests/pages/test_planner_page.py::"
             "test_the_reports_link_reproduces_the_plan_with_every_control",
@@ -3635,6 +3635,83 @@ BREAKS: tuple[Break, ...] = (
         tests=(
             "tests/core/linear/test_plan.py::"
             "test_proportion_divides_by_n_and_needs_a_public_n_under_deletion",
+        ),
+    ),
+    Break(
+        name="fzcdp-move-priced-as-one-cell",
+        item="38 frequency tables",
+        path="core/publication/composition.py",
+        old="return max(math.sqrt(2.0) * b.sensitivity, inside)",
+        new="return max(b.sensitivity, inside)",
+        tests=(
+            "tests/core/publication/test_frequency_zcdp.py::"
+            "test_the_planned_table_keeps_rho_and_no_more_noise_than_needed",
+        ),
+    ),
+    Break(
+        name="fzcdp-change-inside-a-cell",
+        item="38 frequency tables",
+        path="core/publication/composition.py",
+        old='inside = 0.0 if kind == "count" else hi - lo',
+        new="inside = 0.0",
+        tests=(
+            "tests/core/publication/test_frequency_zcdp.py::"
+            "test_the_planned_table_keeps_rho_and_no_more_noise_than_needed",
+        ),
+    ),
+    Break(
+        name="fzcdp-fixed-labels-add-remove",
+        item="38 frequency tables",
+        path="core/publication/composition.py",
+        old="    if labels_fixed:\n        return hi - lo\n",
+        new="    if labels_fixed:\n        return b.sensitivity\n",
+        tests=(
+            "tests/core/publication/test_frequency_zcdp.py::"
+            "test_the_planned_table_keeps_rho_and_no_more_noise_than_needed",
+        ),
+    ),
+    Break(
+        name="fzcdp-rho-to-sigma",
+        item="38 frequency tables",
+        path="core/publication/frequency.py",
+        old="mechanism.parameter_for_rho(rho / (l2 * l2), 1.0)",
+        new="mechanism.parameter_for_rho(rho / l2, 1.0)",
+        tests=(
+            "tests/core/publication/test_frequency_zcdp.py::"
+            "test_the_planned_table_keeps_rho_and_no_more_noise_than_needed",
+        ),
+    ),
+    Break(
+        name="fzcdp-rho-with-laplace",
+        item="38 frequency tables",
+        path="core/publication/frequency.py",
+        old="    if mechanism != ZCDP_MECHANISM:\n",
+        new="    if False:\n",
+        tests=(
+            "tests/core/publication/test_frequency_config.py::"
+            "test_a_bad_rho_promise_names_its_field_in_words",
+        ),
+    ),
+    Break(
+        name="fzcdp-config-both-promises",
+        item="38 frequency tables",
+        path="core/publication/frequency_config.py",
+        old='stated = [key for key in ("eps_target", "rho_target") if raw.get(key) is not None]',
+        new='stated = [k for k in ("rho_target", "eps_target") if raw.get(k) is not None][:1]',
+        tests=(
+            "tests/core/publication/test_frequency_config.py::"
+            "test_a_bad_rho_promise_names_its_field_in_words",
+        ),
+    ),
+    Break(
+        name="fzcdp-page-plans-converted-eps",
+        item="38 frequency tables",
+        path="ui/planner/frequency.py",
+        old="settings.update(eps_target=None, delta_target=None, rho_target=ctx.rho_target)",
+        new="settings.update()",
+        tests=(
+            "tests/pages/test_planner_frequency.py::"
+            "test_a_rho_promise_in_the_url_plans_the_census_with_the_discrete_gaussian",
         ),
     ),
     Break(
