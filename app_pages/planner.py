@@ -100,8 +100,10 @@ with c8:
     if linear:
         mechanisms = None
         linear_mechanisms = linear_controls.mechanisms_control(pop, statistic, rho_target)
+        linear_post = linear_controls.post_control(pop, linear_stat)
     else:
         linear_mechanisms = None
+        linear_post = "none"
         mechanisms = controls.mechanisms_control(
             statistic,
             pop.has_upper_bound,
@@ -171,6 +173,7 @@ else:
         sizes_public=sizes_public,
         linear=linear_stat,
         linear_mechanisms=linear_mechanisms,
+        linear_post=linear_post,
     )
     # Only the open tab computes (bind= makes the tabs lazy and puts the open tab in the URL);
     # each tab's view is a fragment, so a control inside a tab reruns that tab only.

@@ -139,12 +139,15 @@ _CHILD = textwrap.dedent(
     elif case == "linear":
         from core.linear.plan import plan_linear
         from core.linear.statistic import LinearStatistic
+        mechanisms = None
+        if statistic == "total_dg":  # the discrete Gaussian only, chosen (it spends delta)
+            statistic, mechanisms = "total", ("discrete_gaussian",)
         if statistic == "total":
             stat = LinearStatistic("total")
         else:  # the records of the first size class
             label = str(pop.label_codes("strata")[1][0])
             stat = LinearStatistic(statistic, "strata", label)
-        plan_linear(pop, stat, eps_target=1.0, frame=frame)
+        plan_linear(pop, stat, eps_target=1.0, frame=frame, mechanisms=mechanisms)
     elif case == "joint":
         got = planner.joint_exp_errors(pop, [i / 10 for i in range(1, 10)], design="srs",
                                        rate=0.1, eps_target=1.0, reps=200, frame=frame)
@@ -229,6 +232,12 @@ ROWS_37 = (
     *(
         ("linear", "establishments", kind, "linear plan, {key} N = {N:>10,}, {statistic}")
         for kind in ("count", "total", "proportion")
+    ),
+    (
+        "linear",
+        "establishments",
+        "total_dg",
+        "linear plan, {key} N = {N:>10,}, total, discrete Gaussian",
     ),
 )
 

@@ -3435,9 +3435,9 @@ BREAKS: tuple[Break, ...] = (
     Break(
         name="freq-integer-tail-one-sided",
         item="38 frequency tables",
-        path="core/publication/cell_errors.py",
-        old="(special.ndtr((-t - support) / sigma) + special.ndtr((support - t) / sigma))",
-        new="(special.ndtr((support - t) / sigma))",
+        path="core/linear/errors.py",
+        old="        return 2.0 * half(x) - 1.0 - level",
+        new="        return half(x) - level",
         tests=(
             "tests/core/publication/test_frequency.py::test_the_bound_covers_its_level_by_simulation",
         ),
@@ -3758,6 +3758,132 @@ BREAKS: tuple[Break, ...] = (
             "tests/core/linear/test_sums.py::"
             "test_kept_selection_sums_are_computed_once_per_selection_and_value",
             "tests/core/linear/test_plan.py::test_plans_on_one_frame_read_each_selections_own_sums",
+        ),
+    ),
+    Break(
+        name="postproc-sample-bound-without-half",
+        item="38 post-processing",
+        path="core/linear/post_errors.py",
+        old="    return rmse + 0.5, float(bound), POST_BOUND",
+        new="    return rmse, float(bound), POST_BOUND",
+        tests=(
+            "tests/core/linear/test_post_errors.py::test_plan_census_row_after_rounding_is_exact_and_sample_rows_are_bounded",
+        ),
+    ),
+    Break(
+        name="postproc-census-noise-only",
+        item="38 post-processing",
+        path="core/linear/post_errors.py",
+        old="        return math.sqrt(float(mse)), bound, POST_EXACT",
+        new="        return weight * math.sqrt(mechanism.variance(parameter)), bound, POST_EXACT",
+        tests=(
+            "tests/core/linear/test_post_errors.py::test_census_after_rounding_is_the_enumerated_law",
+        ),
+    ),
+    Break(
+        name="postproc-exact-bound-one-short",
+        item="38 post-processing",
+        path="core/linear/post_errors.py",
+        old="    return float(candidates[hi])",
+        new="    return float(candidates[lo])",
+        tests=(
+            "tests/core/linear/test_post_errors.py::test_census_after_rounding_is_the_enumerated_law",
+        ),
+    ),
+    Break(
+        name="postproc-negative-total-rounded",
+        item="38 post-processing",
+        path="core/linear/post_errors.py",
+        old='if post == "round" and kind == "total" and float(lower) < 0.0:',
+        new='if post == "round" and kind == "total" and float(lower) < -1e300:',
+        tests=(
+            "tests/core/linear/test_post_errors.py::test_rounding_a_total_that_may_be_negative_is_refused_in_words",
+        ),
+    ),
+    Break(
+        name="postproc-proportion-not-divided",
+        item="38 post-processing",
+        path="core/linear/plan.py",
+        old="rmse_post=scale * r_post",
+        new="rmse_post=r_post",
+        tests=(
+            "tests/core/linear/test_post_errors.py::test_proportion_after_rounding_is_the_count_divided_by_n",
+        ),
+    ),
+    Break(
+        name="postproc-control-ignored",
+        item="38 post-processing",
+        path="ui/planner/linear_controls.py",
+        old='    return "round" if on else "none"',
+        new='    return "none"',
+        tests=(
+            "tests/pages/test_planner_linear_post.py::test_the_rounding_control_adds_the_errors_after_rounding",
+        ),
+    ),
+    Break(
+        name="postproc-control-not-in-url",
+        item="38 post-processing",
+        path="ui/planner/linear_controls.py",
+        old=(
+            "    on = bound_toggle(\n        linear_text.POST_LABEL, "
+            '"plan_post", default=False, help=linear_text.POST_HELP\n    )\n'
+        ),
+        new=(
+            "    on = st.toggle(linear_text.POST_LABEL, "
+            'key="plan_post", help=linear_text.POST_HELP)\n'
+        ),
+        tests=(
+            "tests/pages/test_planner_linear_post.py::test_the_link_reproduces_the_rounded_release",
+        ),
+    ),
+    Break(
+        name="postproc-notebook-drops-rounding",
+        item="38 post-processing",
+        path="ui/planner/exports/linear_notebook.py",
+        old='        call.append(f"post={post!r}")',
+        new="        pass",
+        tests=(
+            "tests/ui/planner/test_linear_text.py::test_the_exports_reproduce_the_rounded_release",
+        ),
+    ),
+    Break(
+        name="postproc-dg-normal-unweighted",
+        item="38 post-processing",
+        path="core/linear/discrete_gaussian.py",
+        old="scale = math.hypot(sigma, weight * parameter)",
+        new="scale = math.hypot(sigma, parameter)",
+        tests=(
+            "tests/core/linear/test_discrete_gaussian_fast.py::test_the_normal_bound_at_large_sigma_has_the_lattices_coverage",
+        ),
+    ),
+    Break(
+        name="postproc-dg-normal-small-ratio",
+        item="38 post-processing",
+        path="core/linear/discrete_gaussian.py",
+        old="if parameter >= SIGMA_DIRECT and sigma >= NORMAL_RATIO * weight:",
+        new="if parameter >= SIGMA_DIRECT:",
+        tests=(
+            "tests/core/linear/test_discrete_gaussian_fast.py::test_below_the_thresholds_the_lattice_sum_is_kept",
+        ),
+    ),
+    Break(
+        name="postproc-dg-fast-sigma-short",
+        item="38 post-processing",
+        path="core/linear/discrete_gaussian.py",
+        old="    return min(sigma, hi)  # δ(hi) ≤ dl",
+        new="    return math.exp(root) * (1.0 - 1e-9)",
+        tests=(
+            "tests/core/linear/test_discrete_gaussian_fast.py::test_the_fast_sigma_is_the_bisections_and_keeps_the_exact_delta",
+        ),
+    ),
+    Break(
+        name="postproc-cells-variance-as-sd",
+        item="38 post-processing",
+        path="core/publication/cell_errors.py",
+        old="    bound, _ = release_error(mechanism, parameter, weight, sigma * sigma, level)",
+        new="    bound, _ = release_error(mechanism, parameter, weight, sigma, level)",
+        tests=(
+            "tests/core/publication/test_frequency.py::test_the_bound_covers_its_level_by_simulation",
         ),
     ),
 )

@@ -15,6 +15,8 @@ Modules
 :mod:`core.linear.mechanisms`        the noise: Laplace, two-sided geometric (and registry)
 :mod:`core.linear.discrete_gaussian` the discrete Gaussian: law, sampler, (ε, δ) and ρ
 :mod:`core.linear.postprocess`       rounding and margins, each with its exact error
+:mod:`core.linear.errors`            the 95 % bound: normal sampling error + exact noise law
+:mod:`core.linear.post_errors`       a plan row's errors after rounding to whole numbers ≥ 0
 :mod:`core.linear.plan`              every design × mechanism × rate, exactly
 :mod:`core.linear.verdict`           why the census beats every sample, design by design
 ==================================  ================================================

@@ -43,6 +43,7 @@ from . import errors
 from .errors import release_error
 from .mechanisms import LINEAR_MECHANISMS
 from .moments import LinearMoments
+from .post_errors import check_post, post_errors
 from .statistic import LinearStatistic, check_statistic, indicator, sensitivities, y_bounds
 from .sums import GroupSums, kept_selection_sums
 
@@ -107,8 +108,10 @@ def linear_rows(
     relation: str,
     scale: float = 1.0,
     rho_target: float | None = None,
+    post: str = "none",
 ) -> list[dict[str, Any]]:
-    """The plan-table rows of one design at ``points`` (first variable of ``sums``)."""
+    """The plan-table rows of one design at ``points`` (first variable of ``sums``); with
+    ``post="round"`` also the errors after rounding (:mod:`core.linear.post_errors`)."""
     design = DESIGNS[design_name]
     rows = []
     census = design.reference
@@ -141,6 +144,7 @@ def linear_rows(
             w = moments.weight
             noise = w * w * m.variance(param)
             e95, method = release_error(m, param, w, var_design, LEVEL)
+            rmse = math.sqrt(var_design + noise)
             rows.append(
                 {
                     "design": design.name,
@@ -153,7 +157,7 @@ def linear_rows(
                     "eps_sample": eps_s,
                     "delta_sample": delta_s,
                     "accounting": bound,
-                    "rmse": scale * math.sqrt(var_design + noise),
+                    "rmse": scale * rmse,
                     "rmse_se": 0.0,
                     "error_95": scale * e95,
                     "error_95_se": 0.0,
@@ -168,6 +172,13 @@ def linear_rows(
                     "refined": False,
                 }
             )
+            if post == "round":
+                r_post, e_post, how = post_errors(
+                    m, param, w, var_design, float(sums.total[0]), rmse, e95, LEVEL
+                )
+                rows[-1].update(
+                    rmse_post=scale * r_post, error_95_post=scale * e_post, post_method=how
+                )
     return rows
 
 
@@ -216,6 +227,7 @@ def plan_linear(
     objective: str = "error_95",
     frame: Frame | None = None,
     sums: GroupSums | None = None,
+    post: str = "none",
 ) -> PlanResult:
     """Every design × mechanism × rate for a count, total or proportion, with exact errors.
 
@@ -238,12 +250,18 @@ def plan_linear(
     objective : {"error_95", "rmse"}
     frame, sums : optional
         The population's frame and the sums of ``y`` when the caller keeps them.
+    post : {"none", "round"}
+        ``"round"``: the release is rounded to the nearest whole number ≥ 0 (a proportion:
+        its count, then divided by ``N``), post-processing that costs no privacy; the table
+        then also has ``rmse_post``, ``error_95_post`` and ``post_method``, exact without
+        sampling error and a proven bound with it (:mod:`core.linear.post_errors`).  The
+        plans are ranked by the errors before rounding either way.
 
     Returns
     -------
     PlanResult
         Its table has the planner's columns, every row ``exact``, plus ``weight`` and
-        ``noise_parameter``.
+        ``noise_parameter`` (and the errors after rounding when asked).
 
     Raises
     ------
@@ -266,6 +284,7 @@ def plan_linear(
         raise ValueError(PROPORTION_NEEDS_N)
     scale = 1.0 / N if stat.kind == "proportion" else 1.0
     lo, hi = y_bounds(population, stat)
+    post = check_post(post, stat.kind, lo)
     sens = sensitivities(population, stat)
     integer = stat.kind != "total" or bool(
         float(lo).is_integer()
@@ -321,6 +340,7 @@ def plan_linear(
             relation=relation,
             scale=scale,
             rho_target=rho_target,
+            post=post,
         )
     table, best = _ranked(pd.DataFrame(rows), objective, tuple(LINEAR_MECHANISMS))
     census = best[best["design"].map(lambda d: DESIGNS[d].reference)]

@@ -2,17 +2,12 @@
 
 Every cell of a frequency table is released as ``w (Σ_{S∩c} y + Z_c)``: its error is the
 design's sampling error ``E_c`` (mean 0, variance ``V_c``: the estimator is design-unbiased)
-plus ``w Z_c``, the noise of one law for all cells.  The bound ``x_c`` with
-``P(|E_c + w Z_c| ≤ x_c) = level`` is computed with ``E_c`` taken as normal (the central
-limit theorem for the design's estimator, as the planner's mean rows do,
-:mod:`core.designs.normal_laplace`) and the noise's exact law:
-
-* Laplace noise of scale ``b``: the normal–Laplace tail in closed form
-  (:func:`core.designs.normal_laplace.normal_laplace_abs_quantile`);
-* integer noise with probability mass ``p_k``:
-  ``P(|E + w Z| > t) = Σ_k p_k [Φ((−t − w k)/σ) + Φ((w k − t)/σ)]``, summed over the
-  support where the mass is not negligible (the mass left out, at most ``1e-12``, is added
-  to the tail, so the bound is never too small).
+plus ``w Z_c``, the noise of one law for all cells.  This is a planner row's release
+(:mod:`core.linear.errors`) once per cell, and the bound ``x_c`` with
+``P(|E_c + w Z_c| ≤ x_c) = level`` is that module's, the one implementation of the
+"normal sampling error convolved with the exact noise law": :func:`core.linear.errors.
+release_error` (the normal–Laplace law in closed form for Laplace noise, the exact lattice sum
+for integer noise, the noise's own quantile without sampling error).
 
 Without sampling error (``V_c = 0``: the census, an empty cell) the bound is the noise's own
 exact quantile ``w · abs_quantile(level)``.  The bound depends on the cell only through
@@ -33,9 +28,9 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 from scipy.interpolate import CubicSpline
-from scipy.optimize import brentq
 
-from ..designs.normal_laplace import normal_laplace_abs_quantile
+from ..linear.errors import release_error
+from ..linear.postprocess import rounded_moments
 
 __all__ = [
     "GRID",
@@ -52,8 +47,6 @@ GRID = 64
 METHOD_EXACT = "exact: the noise's own law"
 #: ``error_95_method`` of a bound with sampling error.
 METHOD_NORMAL = "sampling error as normal (exact variance) + the noise's exact law"
-#: Mass of the integer noise left out of the sums (added to the tail).
-TAIL_MASS = 1e-12
 
 
 def noise_abs_quantile(mechanism: Any, parameter: float, weight: float, level: float) -> float:
@@ -61,39 +54,19 @@ def noise_abs_quantile(mechanism: Any, parameter: float, weight: float, level: f
     return float(weight) * float(mechanism.abs_quantile(parameter, level))
 
 
-def _integer_bound(
-    pmf: NDArray[np.float64], support: NDArray[np.float64], sigma: float, level: float
-) -> float:
-    """``x`` with ``P(|E + Z| ≤ x) = level``, ``E ~ N(0, σ²)``, ``Z`` integer (scaled)."""
-    left = 1.0 - float(pmf.sum())
-
-    def gap(t: float) -> float:
-        tail = pmf @ (special.ndtr((-t - support) / sigma) + special.ndtr((support - t) / sigma))
-        return 1.0 - float(tail) - left - level
-
-    top = float(np.abs(support).max()) + 10.0 * sigma
-    while gap(top) < 0.0:
-        top *= 2.0
-    if gap(0.0) >= 0.0:
-        return 0.0
-    return float(brentq(gap, 0.0, top, xtol=1e-12 * top, rtol=1e-12, maxiter=200))
-
-
 def _bound_at(mechanism: Any, parameter: float, weight: float, sigma: float, level: float) -> float:
+    """The bound of one cell: :func:`core.linear.errors.release_error` at ``V = σ²``."""
     if sigma == 0.0:
         return noise_abs_quantile(mechanism, parameter, weight, level)
-    if mechanism.integer:
-        reach = math.ceil(float(mechanism.abs_quantile(parameter, 1.0 - TAIL_MASS))) + 1
-        k = np.arange(-reach, reach + 1, dtype=np.float64)
-        p = np.asarray(mechanism.pmf(parameter, k), dtype=np.float64)
-        return _integer_bound(p, weight * k, sigma, level)
-    b = float(parameter)
-    if not math.isclose(float(mechanism.variance(parameter)), 2.0 * b * b, rel_tol=1e-9):
+    if not mechanism.integer and not math.isclose(
+        float(mechanism.variance(parameter)), 2.0 * float(parameter) ** 2, rel_tol=1e-9
+    ):
         raise ValueError(
             f"the {mechanism.name!r} mechanism is neither integer nor Laplace; its cells' "
             "error bound has no formula here"
         )
-    return normal_laplace_abs_quantile(level, sigma, weight * b)
+    bound, _ = release_error(mechanism, parameter, weight, sigma * sigma, level)
+    return float(bound)
 
 
 def cell_error_bounds(
@@ -162,8 +135,8 @@ def rounded_rmse(
     The release ``y_c`` is post-processed to ``max(0, ⌊y_c + ½⌋)`` (a function of the release
     alone, so the guarantee holds: :mod:`core.linear.postprocess`).  Without sampling error
     (the census, an empty cell of a sample: ``y_c = θ_c + w Z_c``) the error is exact:
-    :func:`core.linear.postprocess.rounded_moments_laplace` for Laplace noise of scale ``w b``,
-    :func:`core.linear.postprocess.rounded_moments_discrete` for integer noise.  With sampling
+    :func:`core.linear.postprocess.rounded_moments`, the planner rows' own (closed form for
+    Laplace noise of scale ``w b``, exact sums for integer noise).  With sampling
     error it is bounded: for ``θ ≥ 0``, ``|max(0, ⌊y + ½⌋) − θ| ≤ |y − θ| + ½`` (rounding moves
     ``y`` by at most ½, and clamping at 0 only moves it towards ``θ``), so by Minkowski's
     inequality the RMSE after rounding is at most the RMSE before plus ½.
@@ -173,8 +146,6 @@ def rounded_rmse(
     (rmse, methods)
         Per cell, and ``"exact"`` or ``"bound: RMSE + ½"``.
     """
-    from ..linear import postprocess
-
     theta = np.asarray(values, dtype=np.float64)
     v = np.maximum(np.asarray(sampling_variance, dtype=np.float64), 0.0)
     noise = weight * weight * float(mechanism.variance(parameter))
@@ -182,12 +153,6 @@ def rounded_rmse(
     exact = v == 0.0
     if exact.any():
         c = theta[exact]
-        if mechanism.integer:
-            reach = math.ceil(float(mechanism.abs_quantile(parameter, 1.0 - TAIL_MASS))) + 1
-            k = np.arange(-reach, reach + 1, dtype=np.float64)
-            p = np.asarray(mechanism.pmf(parameter, k), dtype=np.float64)
-            _, mse = postprocess.rounded_moments_discrete(c, c, k, p, weight)
-        else:
-            _, mse = postprocess.rounded_moments_laplace(c, c, weight * float(parameter))
+        _, mse = rounded_moments(mechanism, float(parameter), c, c, weight)
         out[exact] = np.sqrt(mse)
     return out, ["exact" if e else "bound: RMSE + ½" for e in exact]

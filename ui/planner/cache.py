@@ -343,6 +343,7 @@ def plan_linear(
     objective: str = "error_95",
     sizes_public: bool = False,
     rho_target: float | None = None,
+    post: str = "none",
 ) -> planner.PlanResult:
     """:func:`core.linear.plan.plan_linear` on the population, cached per scalar arguments
     (the statistic by its kind, label column, category and range). Every row is exact, so
@@ -360,4 +361,5 @@ def plan_linear(
         objective=objective,
         sizes_public=sizes_public,
         rho_target=rho_target,
+        post=post,
     )

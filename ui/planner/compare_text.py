@@ -462,6 +462,12 @@ def ranked_list(
         mark = ", exact to the data's resolution" if exact else ""
         accounting = r.get("accounting")
         extra = f"; accounting: {accounting}" if isinstance(accounting, str) and accounting else ""
+        if "RMSE after rounding" in r:  # a count, total or proportion released rounded
+            extra += (
+                f"; after rounding to whole numbers ≥ 0: RMSE "
+                f"{bound_words(r['RMSE after rounding'])}, 95 % bound "
+                f"±{bound_words(r['95 % bound after rounding'])}"
+            )
         if is_heavy_tailed(float(r["RMSE"]), float(r["95 % bound"])):
             extra += (
                 "; heavy-tailed noise: rare large errors dominate the RMSE while 95 % of "

@@ -55,6 +55,9 @@ TABLE_COLUMNS = (
     "error_95_low",
     "error_95_high",
     "error_95_method",
+    "rmse_post",
+    "error_95_post",
+    "post_method",
     "sampling_part",
     "noise_part",
     "exact",
@@ -630,6 +633,14 @@ def ranked_table(result: PlanResult) -> pd.DataFrame:
                 best["gain"].to_numpy(dtype=float) > 0
                 if "gain" in best
                 else np.zeros(len(best), bool)
+            ),
+            **(
+                {
+                    "RMSE after rounding": best["rmse_post"].to_numpy(dtype=float),
+                    "95 % bound after rounding": best["error_95_post"].to_numpy(dtype=float),
+                }
+                if "rmse_post" in best.columns
+                else {}
             ),
             **(
                 {"accounting": best["accounting"].astype(str).to_list()}

@@ -76,6 +76,9 @@ class PlannerInputs:
     linear_mechanisms
         The linear mechanisms to compare (names of
         :data:`core.linear.mechanisms.LINEAR_MECHANISMS`).
+    linear_post
+        ``"round"`` when the count, total or proportion is released rounded to a whole
+        number ≥ 0 (:func:`core.linear.plan.plan_linear`'s ``post``), else ``"none"``.
     """
 
     pop: Population
@@ -97,6 +100,7 @@ class PlannerInputs:
     page_query: tuple[tuple[str, tuple[str, ...]], ...] = ()
     linear: LinearStatistic | None = None
     linear_mechanisms: tuple[str, ...] | None = None
+    linear_post: str = "none"
 
     @property
     def promise(self) -> str:
@@ -143,6 +147,7 @@ class PlannerInputs:
             "objective": self.objective,
             "sizes_public": self.sizes_public,
             "rho_target": self.rho_target,
+            "post": self.linear_post,
         }
 
 
@@ -251,6 +256,7 @@ def inputs_key(ctx: PlannerInputs) -> str:
         ctx.rho_target,
         ctx.linear,
         ctx.linear_mechanisms,
+        ctx.linear_post,
     )
     return digest(*parts)
 

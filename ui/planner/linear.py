@@ -94,6 +94,8 @@ def linear_compare_view(ctx: PlannerInputs) -> None:
     st.caption(f"Errors are in {linear_text.unit_words(stat.kind, pop.value_label)}.")
     design_list(ctx)
     missing_notes(ctx, result)
+    if ctx.linear_post != "none":
+        st.info(linear_text.POST_NOTE, icon=":material/info:")
     st.markdown("**Best rate of each design and mechanism, ranked**")
     ranked = figs.ranked_table(result)
     usable = compare_text.usable_rows(

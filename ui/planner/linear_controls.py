@@ -13,10 +13,11 @@ import streamlit as st
 
 from core.linear.mechanisms import LINEAR_MECHANISMS
 from core.linear.plan import default_linear_mechanisms
-from core.linear.statistic import LABEL_COLUMNS, LinearStatistic, check_statistic
+from core.linear.statistic import LABEL_COLUMNS, LinearStatistic, check_statistic, y_bounds
 from core.populations import Population
 from ui.planner import linear_text
 from ui.planner.text import name_of
+from ui.widgets import bound_toggle
 
 #: Session key of a category a link named that the data do not hold (and the one planned).
 ABSENT_KEY = "_plan_cat_absent"
@@ -206,3 +207,16 @@ def mechanisms_control(
         )
         return tuple(default)
     return tuple(name for name in options if name in chosen)
+
+
+def post_control(pop: Population, stat: LinearStatistic | None) -> str:
+    """Whether the release is rounded to whole numbers ≥ 0 (``plan_post``, URL-bound; off by
+    default): ``"round"`` or ``"none"``.  A total whose public lower bound is below 0 may be
+    negative, so it is not offered there (a note says why)."""
+    if stat is not None and stat.kind == "total" and y_bounds(pop, stat)[0] < 0.0:
+        st.caption(linear_text.POST_REFUSED)
+        return "none"
+    on = bound_toggle(
+        linear_text.POST_LABEL, "plan_post", default=False, help=linear_text.POST_HELP
+    )
+    return "round" if on else "none"

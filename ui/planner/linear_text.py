@@ -52,6 +52,22 @@ LINEAR_MECHANISMS_HELP = (
     "compared only when chosen) and ρ-zCDP under a ρ promise (chosen by default). Every "
     "design and rate is computed exactly, so all of them answer at once."
 )
+POST_LABEL = "Release rounded to whole numbers ≥ 0"
+POST_HELP = (
+    "Publish the count or total as the nearest whole number of at least 0 (a proportion: its "
+    "count rounded, then divided by N). The table then adds the errors after rounding: exact "
+    "for the census, and for a sample the error before rounding plus ½ (rounding moves the "
+    "release by at most ½ and the clamp at 0 only moves it towards the truth)."
+)
+POST_NOTE = (
+    "Rounding to whole numbers of at least 0 is post-processing: it reads only the released "
+    "number, never the data, so it costs no privacy. The columns “after rounding” give the "
+    "error of the rounded release."
+)
+POST_REFUSED = (
+    "This total may be negative (its public lower bound is below 0), so it is released "
+    "without rounding to whole numbers of at least 0."
+)
 REPS_NOTE = (
     "Counts, totals and proportions need no Monte Carlo: every design's error is a closed "
     "form, so the repetitions are not used."
@@ -320,9 +336,11 @@ def linear_call(
     objective: str = "error_95",
     sizes_public: bool = False,
     rho_target: float | None = None,
+    post: str = "none",
 ) -> str:
     """Code that plans the statistic with :func:`core.linear.plan.plan_linear` (on ``pop``,
-    defined before it) into ``result``."""
+    defined before it) into ``result``; ``post`` is written when it is not ``"none"``."""
+    post_arg = "" if post == "none" else f"    post={post!r},\n"
     rates_arg = "None" if rates is None else repr(tuple(float(r) for r in rates))
     mechanisms_arg = "None" if mechanisms is None else repr(tuple(str(m) for m in mechanisms))
     promise_arg = (
@@ -345,13 +363,20 @@ result = plan_linear(
     relation={relation!r},
     objective={objective!r},
     sizes_public={bool(sizes_public)!r},
-)
+{post_arg})
 """
 
 
 def python_snippet(population_code: str, **arguments: object) -> str:
     """Code that rebuilds the population (``population_code``), plans the statistic
     (:func:`linear_call`) and prints the best rows."""
+    post = (
+        """print("after rounding: census rmse =", result.census["rmse_post"],
+      "error_95 =", result.census["error_95_post"])
+"""
+        if arguments.get("post", "none") != "none"
+        else ""
+    )
     return (
         population_code
         + linear_call(**arguments)  # type: ignore[arg-type]
@@ -359,6 +384,7 @@ def python_snippet(population_code: str, **arguments: object) -> str:
 print("census error_95 =", result.census["error_95"])
 print("best design =", result.best["design"])
 """
+        + post
     )
 
 

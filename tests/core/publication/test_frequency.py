@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from core.designs.protocol import Point
 from core.designs.registry import DESIGNS
+from core.linear.mechanisms import Geometric, Laplace
 from core.mechanisms.base import BudgetFactors
 from core.population import Population
 from core.publication.cell_errors import GRID, cell_error_bounds
@@ -211,7 +212,9 @@ def _frame_of(n: int):
 # -- cell errors ---------------------------------------------------------------------------
 
 
-class _Laplace:
+class _Laplace(Laplace):
+    """Laplace noise of scale ``b``, its law written out here."""
+
     name, integer = "laplace", False
 
     def variance(self, b: float) -> float:
@@ -221,8 +224,16 @@ class _Laplace:
         return -b * math.log1p(-level)
 
 
-class _Geometric:
+class _Geometric(Geometric):
+    """The two-sided geometric law parametrised by its ratio ``a`` (the pmf, its CDF)."""
+
     name, integer = "geometric", True
+
+    def cdf(self, a: float, x: np.ndarray) -> np.ndarray:
+        k = np.floor(np.asarray(x, dtype=float))
+        return np.where(
+            k >= 0, 1 - a ** (np.maximum(k, 0) + 1) / (1 + a), a ** -np.minimum(k, 0) / (1 + a)
+        )
 
     def variance(self, a: float) -> float:
         return 2 * a / (1 - a) ** 2

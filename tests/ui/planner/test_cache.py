@@ -228,6 +228,7 @@ CHANGED = {
     "rho_target": 0.5,
     "linear": LinearStatistic("count", value_range=(0.0, 1.0)),
     "linear_mechanisms": ("laplace",),
+    "linear_post": "round",
 }
 #: The fields that change only what is shown from a plan, never the plan.
 SHOWN_ONLY = {"statuses", "usable_share", "page_query"}

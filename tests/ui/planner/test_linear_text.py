@@ -179,3 +179,39 @@ def test_the_method_report_states_that_every_row_is_exact(count_plan):
     assert linear_text.LINEAR_EXACT_ROW in html
     assert "Monte Carlo repetitions T" not in html
     assert "Privatise the whole register" in html
+
+
+def test_the_exports_reproduce_the_rounded_release(tmp_path):
+    """Notebook, report and snippet of a count released rounded to whole numbers ≥ 0."""
+    args = dict(
+        kind="count",
+        column="strata",
+        category="10-19",
+        value_range=None,
+        eps_target=1.0,
+        delta_target=5e-6,
+        designs=DESIGNS,
+        rates=(0.05, 0.2),
+        mechanisms=("laplace", "geometric"),
+        relation="replacement",
+    )
+    stat = LinearStatistic("count", column="strata", category="10-19")
+    keep = {k: v for k, v in args.items() if k not in ("kind", "column", "category", "value_range")}
+    rounded = plan_linear(POP, stat, **keep, post="round")
+    text = exports.linear_notebook(recipe=POP.recipe, **args, post="round")
+    nb = nbformat.reads(text, as_version=4)
+    code = [from_the_clone(c.source) for c in nb.cells if c.cell_type == "code"]
+    namespace: dict = {}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp_path)
+        exec(compile("\n".join(code), "notebook", "exec"), namespace)
+    pd.testing.assert_frame_equal(namespace["result"].table, rounded.table)
+    assert "rmse_post" in rounded.table.columns
+    with pytest.raises(ValueError, match="post"):
+        exports.linear_notebook(recipe=POP.recipe, **args, post="floor")
+    fig, _ = figs.objective_figure(rounded)
+    html = exports.method_report(rounded, fig, "words", POP.name, None, POP)
+    assert "after rounding" in html and "costs no privacy" in html
+    snippet = linear_text.python_snippet("pop = None\n", **args, post="round")
+    assert "post='round'" in snippet and "rmse_post" in snippet
+    assert "post=" not in linear_text.python_snippet("pop = None\n", **args)

@@ -14,6 +14,7 @@ import nbformat
 from nbformat import v4
 
 from core.linear.mechanisms import LINEAR_MECHANISMS
+from core.linear.post_errors import POST_CHOICES
 from core.linear.statistic import KINDS
 from core.planner import DESIGN_LABELS, OBJECTIVES, RELATIONS
 from ui.planner.exports.checks import (
@@ -42,6 +43,19 @@ best["rate_x_eps_sample"] = best["rate"] * best["eps_sample"]
 best[["design", "mechanism", "rate", "eps_sample", "rate_x_eps_sample", "error_95", "gain"]]
 """
 
+_POST_TEXT = (
+    "## After rounding to whole numbers ≥ 0\n\nRounding is post-processing: it reads the "
+    "released number only, so it costs no privacy. `post_method` says how each error after "
+    "rounding is known: exact from the noise's law (no sampling error), or bounded by the "
+    "error before rounding plus ½."
+)
+_POST_CODE = """\
+result.best_by_design[
+    ["design", "mechanism", "rate", "rmse", "rmse_post", "error_95", "error_95_post",
+     "post_method"]
+]
+"""
+
 
 def linear_notebook(
     *,
@@ -59,6 +73,7 @@ def linear_notebook(
     objective: str = "error_95",
     sizes_public: bool = False,
     rho_target: float | None = None,
+    post: str = "none",
 ) -> str:
     """A Jupyter notebook (JSON text) that plans the page's count, total or proportion.
 
@@ -70,6 +85,9 @@ def linear_notebook(
         The statistic (:class:`core.linear.statistic.LinearStatistic`).
     eps_target, delta_target, designs, rates, mechanisms, relation, sizes_public, rho_target
         :func:`core.linear.plan.plan_linear`'s arguments as the page passed them.
+    post
+        ``"round"``: the release is rounded to whole numbers ≥ 0 and the notebook prints the
+        errors after rounding; ``"none"``: not.
 
     Raises
     ------
@@ -80,6 +98,7 @@ def linear_notebook(
     kind = check_choice("kind", kind, KINDS)
     relation = check_choice("relation", relation, RELATIONS)
     objective = check_choice("objective", objective, OBJECTIVES)
+    post = check_choice("post", post, POST_CHOICES)
     eps = check_float(
         "eps_target", eps_target, low=0.0, high=float("inf"), low_open=True, high_open=True
     )
@@ -113,6 +132,10 @@ def linear_notebook(
         f"- neighbouring populations: {RELATION_LABELS[relation]}",
         f"- plans ranked by: {OBJECTIVE_LABELS[objective]}",
     ]
+    if post != "none":
+        parameters.append(
+            "- release: rounded to whole numbers ≥ 0 (post-processing: it costs no privacy)"
+        )
     intro = "\n".join(
         [
             "# Release plan for a count, total or proportion: reproduce the planner's numbers",
@@ -143,6 +166,8 @@ def linear_notebook(
     ]
     if rho_target is not None:
         call.append(f"rho_target={float(rho_target)!r}")
+    if post != "none":
+        call.append(f"post={post!r}")
     plan_code = (
         f"pop = {recipe}\n"
         'print(f"N = {pop.size:,}")\n\n'
@@ -167,6 +192,14 @@ def linear_notebook(
             v4.new_code_cell(_RANKED_CODE),
             v4.new_markdown_cell("## The verdict: privatise the whole register, and why"),
             v4.new_code_cell(_VERDICT_CODE),
+            *(
+                [
+                    v4.new_markdown_cell(_POST_TEXT),
+                    v4.new_code_cell(_POST_CODE),
+                ]
+                if post != "none"
+                else []
+            ),
             v4.new_markdown_cell("## The designs and their theorems"),
             v4.new_code_cell(_STATUS_CODE),
         ],

@@ -43,6 +43,12 @@ PLAN_TABLE_COLUMNS: dict[str, str] = {
     "errors); error_95 itself where it comes from a formula.",
     "error_95_method": "How error_95 was obtained: Monte Carlo, exact, or a normal "
     "approximation of the sampling error.",
+    "rmse_post": "For a count, total or proportion released rounded to a whole number ≥ 0 "
+    "(a proportion: its count rounded, then divided by N): the root mean squared error after "
+    "rounding (see post_method); empty otherwise.",
+    "error_95_post": "The 95 % error bound after that rounding (see post_method); empty otherwise.",
+    "post_method": "How rmse_post and error_95_post are known: exact from the noise's law "
+    "(no sampling error), or bounded by the error before rounding plus ½.",
     "sampling_part": "Part of the mean squared error due to sampling alone (the sample's "
     "statistic against the population's), in squared data units.",
     "noise_part": "Part of the mean squared error due to the privacy noise (the release against "

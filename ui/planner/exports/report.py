@@ -36,7 +36,13 @@ from ui.planner.exports.checks import (
     RELATION_LABELS,
     statistic_words,
 )
-from ui.planner.linear_text import FORMULAS_EXPLANATION, LINEAR_EXACT_ROW, LINEAR_LABELS
+from ui.planner.linear_text import (
+    FORMULAS_EXPLANATION,
+    LINEAR_EXACT_ROW,
+    LINEAR_LABELS,
+    POST_HELP,
+    POST_NOTE,
+)
 from ui.planner.text import promise_words, sizes_words
 
 __all__ = ["method_report"]
@@ -54,6 +60,8 @@ _RANKED_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("accounting", "Bound that gives ε_sample", "text"),
     ("rmse", "RMSE ± MC s.e.", "error"),
     ("error_95", "95 % error bound ± MC s.e.", "error"),
+    ("rmse_post", "RMSE after rounding to whole numbers ≥ 0", "error"),
+    ("error_95_post", "95 % error bound after rounding", "error"),
     ("sampling_part", "Sampling part (MSE)", "plain"),
     ("noise_part", "Noise part (MSE)", "plain"),
     ("gain", "Against the census", "gain"),
@@ -370,7 +378,9 @@ def _ranked_html(
 
 def _method_html(result: PlanResult) -> str:
     if result.statistic in LINEAR_LABELS:
-        return f"<p>{_text(FORMULAS_EXPLANATION)}</p>"
+        rounded = "rmse_post" in result.table.columns
+        post = f"<p>{_text(POST_NOTE)} {_text(POST_HELP)}</p>" if rounded else ""
+        return f"<p>{_text(FORMULAS_EXPLANATION)}</p>{post}"
     exact = bool(result.table["exact"].any()) if "exact" in result.table.columns else False
     exact_note = (
         "<p>Rows whose error has a closed form are computed from it instead of simulated "
