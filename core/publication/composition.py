@@ -111,6 +111,18 @@ Claim 7 (a frequency table: one histogram from one sample)
     so under a change each cell's noise gets ``δ_s = δ / (1 + e^{ε_s})`` of the δ the
     design allows, which covers both (``1 + e^{ε_s} ≥ 2``).
 
+Claim 8 (a frequency table with its row margins)
+    With row margins (:mod:`core.publication.margins`) each row's total over the columns is
+    released too, from the same sample and with its own noise: the cells at
+    ``(1 − s) eps_sample``, the margins at ``s eps_sample`` (δ likewise).  Each vector is a
+    histogram over disjoint sets (claim 7) and their noises are independent, so their
+    losses add: an added or removed record costs ``ε_c + ε_m = eps_sample``; a move between
+    rows changes two cells and two margins, ``2 eps_sample``; a move within a row changes
+    two cells and no margin, ``2 ε_c``; a change inside a cell moves one cell and its margin
+    by ``y_hi − y_lo`` each.  The pair thus has claim 7's budgets ``α = 1`` and ``γ`` per
+    unit of ``eps_sample``, and the design amplifies it once.  Projecting the cells onto the
+    released margins reads the releases only (post-processing).
+
 The plan's choice of design, rate and split is made on the register itself, as the release
 planner's is (:mod:`core.planner`); the promise covers the releases, the plan is public.
 

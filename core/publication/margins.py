@@ -74,6 +74,16 @@ What the margins buy is each row's total, released with variance ``v₀/s²`` in
 Against the same split without projection the projection helps the cells when
 ``v_M < K v``, i.e. ``s > 1/(1 + √K)``.
 
+The default share.  Counting every released number (the ``K`` projected cells of a row and
+its margin), the row's total noise variance is ``v₀ [(K − 1)/(1 − s)² + (1 + 1/K)/s²]``
+(the projected cells add ``K v (1 − 1/K) + v_M/K``), least at
+``s/(1 − s) = ((1 + 1/K)/(K − 1))^{1/3}`` (:func:`balanced_share`): 0.53 for ``K = 2``,
+0.40 for 5, 0.32 for 12, 0.28 for 20, 0.22 for 50.  Measured on that criterion, a share of
+0.3 is within 0.5 % of the best total for ``K`` from 12 to 20 (the 12 size classes of the
+establishments' tables), 16 % for ``K = 5`` and 10 % for ``K = 50``; 0.2 would lose 29 %
+at ``K = 12``.  :data:`DEFAULT_MARGIN_SHARE` is 0.3, and the page shows the balanced share
+of the table at hand.
+
 The 95 % bound after projection.  The projected noise is no longer of the mechanism's law.
 Two proven bounds are computed and the smaller kept, named in ``error_95_method``:
 
@@ -115,6 +125,7 @@ __all__ = [
     "METHOD_CHEBYSHEV",
     "METHOD_CHERNOFF",
     "MarginErrors",
+    "balanced_share",
     "check_margins",
     "margin_errors",
     "project_release",
@@ -125,8 +136,8 @@ __all__ = [
 
 #: The margins a frequency table can release.
 MARGIN_OPTIONS = ("none", "rows")
-#: The margins' share of ``ε_sample`` by default (measured: module tests and README).
-DEFAULT_MARGIN_SHARE = 0.2
+#: The margins' share of ``ε_sample`` by default (module docstring, "The default share").
+DEFAULT_MARGIN_SHARE = 0.3
 #: ``error_95_method`` of a projected cell bounded by Chernoff.
 METHOD_CHERNOFF = (
     "after projection: Chernoff bound on the projected noise (sampling error as normal, "
@@ -167,6 +178,16 @@ def check_margins(
             "a column to release row margins"
         )
     return str(margins), share
+
+
+def balanced_share(n_columns: int) -> float:
+    """The share minimising a row's total noise variance, cells and margin together:
+    ``s/(1 − s) = ((1 + 1/K)/(K − 1))^{1/3}`` (module docstring; ``K ≥ 2``)."""
+    k = int(n_columns)
+    if k < 2:
+        raise ValueError("row margins need at least two columns")
+    ratio = ((1.0 + 1.0 / k) / (k - 1.0)) ** (1.0 / 3.0)
+    return ratio / (1.0 + ratio)
 
 
 def row_sums(sums: GroupSums, n_columns: int) -> GroupSums:
