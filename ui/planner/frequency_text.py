@@ -255,4 +255,7 @@ def frequency_config(population: Mapping[str, Any], settings: Mapping[str, Any])
     config["threshold"] = float(settings["threshold"])
     if settings.get("round_release"):
         config["round"] = True
+    if settings.get("margins", "none") != "none":
+        config["margins"] = settings["margins"]
+        config["margin_share"] = float(settings["margin_share"])
     return config
