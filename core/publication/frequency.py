@@ -28,6 +28,10 @@ prices the census's change at twice its budget), so the claim is made for the ta
 
 A cell is publishable when its relative 95 % error ``error_95 / value`` is at most the
 ``threshold`` (an empty cell never is).
+
+With ``margins="rows"`` each row's total is released too and the cells are projected to add
+up to it (:mod:`core.publication.margins`); the table's errors are then those after the
+projection.
 """
 
 from __future__ import annotations
