@@ -311,6 +311,13 @@ def frequency_results(ctx: PlannerInputs, settings: dict[str, Any]) -> None:
             f"threshold of {fmt(settings['threshold'], 'share')}, not publishable. The "
             "errors are exact: the design's variance of each cell's estimator and the "
             "noise's own law (the sampling error taken as normal for the 95 % bound)."
+            + (
+                " With row margins the cells are shown after their projection onto them: "
+                "their noise mixes the row's noises, and the 95 % bound is a proven bound "
+                "on that mixture (Chernoff or Chebyshev, named in the table)."
+                if settings.get("margins") == "rows"
+                else ""
+            )
         ),
         formulas=(
             r"\hat t_c = w\,\Bigl(\sum_{i \in S \cap c} y_i + Z_c\Bigr),\quad "

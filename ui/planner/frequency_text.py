@@ -151,7 +151,7 @@ def table_csv_frame(plan: FrequencyPlan) -> pd.DataFrame:
 def shown_designs(plan: FrequencyPlan) -> pd.DataFrame:
     """Every design and rate: ε_sample, the noise, the total RMSE and publishable cells."""
     d = plan.designs
-    return pd.DataFrame(
+    shown = pd.DataFrame(
         {
             "design": [figs.short_design(x) for x in d["design"]],
             "rate": d["rate"].to_numpy(),
@@ -162,6 +162,9 @@ def shown_designs(plan: FrequencyPlan) -> pd.DataFrame:
             "publishable cells": d["publishable"].to_numpy(),
         }
     )
+    if "margin_rmse_total" in d:
+        shown["RMSE over row margins"] = d["margin_rmse_total"].to_numpy()
+    return shown
 
 
 def verdict_words(plan: FrequencyPlan) -> str:
