@@ -85,7 +85,9 @@ at ``K = 12``.  :data:`DEFAULT_MARGIN_SHARE` is 0.3, and the page shows the bala
 of the table at hand.
 
 The 95 % bound after projection.  The projected noise is no longer of the mechanism's law.
-Two proven bounds are computed and the smaller kept, named in ``error_95_method``:
+Three bounds are computed and the smallest kept, named in ``error_95_method`` (the
+first two take the sampling error as normal, as the table's other bounds do; all three are
+proven for the noise):
 
 * Chernoff: for independent terms the log moment generating function adds, so
   ``log E e^{t(E + wN)} ≤ σ²t²/2 + L_c((1 − g) w t) + (K − 1) L_c(g w t) + L_m(g w t)``
@@ -95,6 +97,10 @@ Two proven bounds are computed and the smaller kept, named in ``error_95_method`
   for the census, where ``σ = 0``); then ``P(|X| > x) ≤ 2 e^{−tx} E e^{tX}`` for every
   ``t > 0``, so ``x(t) = (log(2/(1 − level)) + log E e^{tX}) / t`` is a bound at each ``t``
   of a grid, and so is their minimum;
+* union: ``P(|E + wN| > x₁ + x₂) ≤ P(|E| > x₁) + P(|wN| > x₂)``, the tail ``1 − level``
+  split between the two (a few splits tried): ``x₁`` the normal quantile of the sampling
+  error, ``x₂`` the Chernoff bound of the noise alone (tighter when the sampling error
+  dominates, where Chernoff's ``√(2 log(2/α)) σ`` exceeds the normal quantile);
 * Chebyshev: ``x = √(MSE / (1 − level))``, with the exact MSE and no assumption on the law.
 
 References
@@ -113,6 +119,7 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy import special
 
 from ..linear.moments import LinearMoments
 from ..linear.postprocess import project_to_margin, projected_variance
@@ -124,6 +131,7 @@ __all__ = [
     "MARGIN_OPTIONS",
     "METHOD_CHEBYSHEV",
     "METHOD_CHERNOFF",
+    "METHOD_UNION",
     "MarginErrors",
     "balanced_share",
     "check_margins",
@@ -143,6 +151,13 @@ METHOD_CHERNOFF = (
     "after projection: Chernoff bound on the projected noise (sampling error as normal, "
     "exact variance)"
 )
+#: ... by the union of the normal sampling error's quantile and the noise's Chernoff bound.
+METHOD_UNION = (
+    "after projection: normal quantile of the sampling error + Chernoff bound on the "
+    "projected noise (union bound)"
+)
+#: The noise's shares of the tail tried by the union bound.
+_UNION_TAILS = (0.02, 0.05, 0.1, 0.2, 0.4)
 #: ... by Chebyshev.
 METHOD_CHEBYSHEV = "after projection: Chebyshev on the exact mean squared error"
 #: Points per decade of the Chernoff grid of ``t``, and cells bounded at once.
@@ -295,19 +310,29 @@ def projected_bounds(
     )
     mse = v + weight * weight * noise
     cheb = np.sqrt(mse / (1.0 - level))
-    try:
+    chern = np.full_like(cheb, np.inf)
+    union = np.full_like(cheb, np.inf)
+    if noise > 0.0 and mse.size:
         sd, back = np.unique(np.sqrt(v), return_inverse=True)
         # the best t lies between 1/(the largest error's sd) and 1/(the noise's sd), give or
         # take the factor the grid's ends leave
         span = (0.01 / math.sqrt(float(mse.max())), 10.0 / (weight * math.sqrt(noise)))
-        chern = _chernoff(
-            sd, mechanism, cell_parameter, margin_parameter, weight, n_columns, level, span
-        )[back.ravel()]
-    except ValueError:
-        chern = np.full_like(cheb, np.inf)
-    use = chern < cheb
-    bound = np.where(use, chern, cheb)
-    return bound, [METHOD_CHERNOFF if u else METHOD_CHEBYSHEV for u in use]
+        args = (mechanism, cell_parameter, margin_parameter, weight, n_columns)
+        try:
+            chern = _chernoff(sd, *args, level, span)[back.ravel()]
+            alone = np.zeros(1)
+            for tail in _UNION_TAILS:
+                x2 = float(_chernoff(alone, *args, 1.0 - tail * (1.0 - level), span)[0])
+                x1 = sd * float(special.ndtri(1.0 - 0.5 * (1.0 - tail) * (1.0 - level)))
+                union = np.minimum(union, (x1 + x2)[back.ravel()])
+        except ValueError:  # no bound of the noise's moment generating function
+            pass
+    best = np.minimum(np.minimum(chern, union), cheb)
+    methods = [
+        METHOD_CHEBYSHEV if c <= min(a, u) else METHOD_CHERNOFF if a <= u else METHOD_UNION
+        for a, u, c in zip(chern, union, cheb, strict=True)
+    ]
+    return best, methods
 
 
 @dataclass(frozen=True, eq=False)
