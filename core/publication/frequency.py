@@ -269,9 +269,10 @@ def _design_rows(
             noise = float(mechanism.variance(param))
             w = float(moments.weight)
             var = np.asarray(moments.variance, dtype=np.float64) + w * w * noise
-            bound, methods = cell_error_bounds(moments.variance, mechanism, param, w)
             extra: dict[str, Any] = {}
-            if margins is not None:
+            if margins is None:
+                bound, methods = cell_error_bounds(moments.variance, mechanism, param, w)
+            else:
                 rows_sums, k, share = margins
                 got = margin_errors(
                     mechanism,
@@ -469,7 +470,7 @@ def plan_frequency(
     margin_table = None
     if with_margins is not None:
         table["error_95_method"] = methods
-        margin_table = margins_table(cells, with_margins[0], row, results[0][0], limit)
+        margin_table = margins_table(cells, with_margins[0], row, results[0][0], limit, mech)
     if not isinstance(round_release, bool):
         raise ValueError(f"round_release must be True or False; got {round_release!r}")
     if round_release:
@@ -528,6 +529,7 @@ def margins_table(
     chosen: dict[str, Any],
     census: dict[str, Any],
     threshold: float,
+    mechanism: Any,
 ) -> pd.DataFrame:
     """One row per row of the table: its margin's value and errors under the chosen design
     and the census (the rows of :func:`_design_rows` with margins)."""
@@ -536,18 +538,20 @@ def margins_table(
     )
     value = np.asarray(rows.total, dtype=np.float64)
     got, cen = chosen["_margins"], census["_margins"]
+    bound, methods = got.margin_bounds(mechanism)
+    census_bound, _ = cen.margin_bounds(mechanism)
     with np.errstate(divide="ignore", invalid="ignore"):
-        rel = np.where(value != 0, got.margin_bound / np.abs(value), np.inf)
+        rel = np.where(value != 0, bound / np.abs(value), np.inf)
     out["value"] = value
     out["design"] = chosen["design"]
     out["rate"] = chosen["rate"]
     out["rmse"] = np.sqrt(got.margin_variance)
-    out["error_95"] = got.margin_bound
+    out["error_95"] = bound
     out["relative_error"] = rel
-    out["publishable"] = (value != 0) & (got.margin_bound <= threshold * np.abs(value))
+    out["publishable"] = (value != 0) & (bound <= threshold * np.abs(value))
     out["census_rmse"] = np.sqrt(cen.margin_variance)
-    out["census_error_95"] = cen.margin_bound
-    out["error_95_method"] = got.margin_methods
+    out["census_error_95"] = census_bound
+    out["error_95_method"] = methods
     return out
 
 

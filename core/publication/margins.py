@@ -349,9 +349,12 @@ class MarginErrors:
         Each projected cell's mean squared error.
     cell_bound : ndarray
         Its 95 % bound (:func:`projected_bounds`), with ``cell_methods``.
-    margin_variance, margin_bound : ndarray
-        Each released margin's mean squared error and 95 % bound (its own noise law), with
-        ``margin_methods``.
+    margin_variance : ndarray
+        Each released margin's mean squared error.
+    margin_sampling_variance : ndarray
+        Its design variance.
+    weight : float
+        The estimator's weight ``w``.
     """
 
     cell_parameter: float
@@ -362,8 +365,15 @@ class MarginErrors:
     cell_bound: FloatArray
     cell_methods: list[str]
     margin_variance: FloatArray
-    margin_bound: FloatArray
-    margin_methods: list[str]
+    margin_sampling_variance: FloatArray
+    weight: float
+
+    def margin_bounds(self, mechanism: Any, level: float = 0.95) -> tuple[FloatArray, list[str]]:
+        """Each released margin's ``level`` bound (its own noise law,
+        :func:`core.publication.cell_errors.cell_error_bounds`) and how it is known."""
+        return cell_error_bounds(
+            self.margin_sampling_variance, mechanism, self.margin_parameter, self.weight, level
+        )
 
 
 def margin_errors(
@@ -406,7 +416,6 @@ def margin_errors(
     noise = projected_noise_variance(mechanism.variance(p_c), mechanism.variance(p_m), n_columns)
     bound, methods = projected_bounds(v_cells, mechanism, p_c, p_m, w, n_columns, level)
     v_rows = np.asarray(rows.variance, dtype=np.float64)
-    m_bound, m_methods = cell_error_bounds(v_rows, mechanism, p_m, w, level)
     return MarginErrors(
         cell_parameter=p_c,
         margin_parameter=p_m,
@@ -416,6 +425,6 @@ def margin_errors(
         cell_bound=bound,
         cell_methods=methods,
         margin_variance=np.maximum(v_rows, 0.0) + w * w * float(mechanism.variance(p_m)),
-        margin_bound=m_bound,
-        margin_methods=m_methods,
+        margin_sampling_variance=v_rows,
+        weight=w,
     )
