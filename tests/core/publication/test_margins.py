@@ -271,3 +271,36 @@ def test_a_plan_with_margins_reports_the_errors_after_projection() -> None:
 def test_the_plan_refuses_margins_without_a_column() -> None:
     with pytest.raises(ValueError, match="choose a column"):
         plan_frequency(_population(), ["clusters"], eps_target=1.0, margins="rows")
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    sd=st.lists(st.floats(0.0, 1e4), min_size=2, max_size=6),
+    mechanism=st.sampled_from(["laplace", "geometric", "discrete_gaussian"]),
+    k=st.integers(2, 30),
+)
+def test_the_bound_after_projection_grows_with_the_sampling_error(sd, mechanism, k) -> None:
+    m = LINEAR_MECHANISMS[mechanism]
+    s = np.sort(np.asarray(sd))
+    bound, _ = projected_bounds(s**2, m, 2.0, 5.0, 1.3, k)
+    assert np.all(np.diff(bound) >= -1e-9 * bound[1:])
+    # |E + wN| is stochastically larger than |E| (Anderson's theorem: E normal, N symmetric
+    # and independent), so any 95 % bound is at least E's own, 1.96 σ
+    assert np.all(bound >= 1.959 * s)
+
+
+@pytest.mark.parametrize("mechanism", ["laplace", "discrete_gaussian"])
+@pytest.mark.parametrize("eps", [1e-12, 1000.0])
+def test_margins_at_extreme_budgets_are_finite(mechanism: str, eps: float) -> None:
+    plan = plan_frequency(
+        _population(n=600), ["clusters"], "strata", eps_target=eps, mechanism=mechanism,
+        designs=["census", "poisson"], rates=[0.3], margins="rows",
+    )  # fmt: skip
+    assert plan.margins is not None
+    for frame in (plan.table, plan.margins):
+        assert np.all(np.isfinite(frame[["rmse", "error_95", "census_rmse"]].to_numpy()))
+    if eps == 1e-12 and mechanism == "laplace":  # the noise alone, in closed form
+        k, e = plan.cells.n_columns, float(plan.designs.iloc[0]["eps_sample"])
+        b, bm = 1 / (0.7 * e), 1 / (0.3 * e)
+        want = 2 * b * b * (1 - 1 / k) + 2 * bm * bm / k**2
+        np.testing.assert_allclose(plan.table["census_rmse"] ** 2, want, rtol=1e-9)
