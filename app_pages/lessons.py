@@ -10,10 +10,10 @@ from ui.widgets import bound_toggle
 
 st.title("Lessons")
 st.markdown(
-    "Five short lessons for a class. Each step asks a question; every student commits to a "
-    "prediction; then the app shows the chart that answers it, with a link that opens the "
-    "same state on its page. Predictions stay in your own browser: a shared link never "
-    "gives the answer away."
+    f"{views.count_words(len(LESSONS))} short lessons for a class. Each step asks a question; "
+    "every student commits to a prediction; then the app shows the chart that answers it, "
+    "with a link that opens the same state on its page. Predictions stay in your own "
+    "browser: a shared link never gives the answer away."
 )
 
 views.lesson_link_notice()

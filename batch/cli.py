@@ -93,6 +93,11 @@ def _frequency(config: Config, population: Population, args: argparse.Namespace)
     where = f"scheduler {args.scheduler}" if args.scheduler else f"{args.workers} local workers"
     by = " × ".join(freq.rows) + (f" × {freq.column}" if freq.column else "")
     print(f"{config.name}: {population.name}, {freq.kind}s by {by}; {where}")
+    if config.rho_target is not None:
+        print(
+            f"promise: ρ = {config.rho_target:.6g}-zCDP, kept by discrete Gaussian noise on the "
+            "census (no amplification by sampling is proven for zCDP)"
+        )
     try:
         plan = run_frequency(config, population, scheduler=args.scheduler, workers=args.workers)
     except ValueError as exc:

@@ -908,8 +908,8 @@ BREAKS: tuple[Break, ...] = (
         name="report-link-only-the-address-bar",
         item="issue 27 exports",
         path="ui/widgets.py",
-        old="    query = urlencode(reproducing_query(), doseq=True)",
-        new="    query = urlencode(dict(st.query_params), doseq=True)",
+        old="    query.update(sorted(bound.items()))\n",
+        new="    query.update({})\n",
         tests=(
             "tests/pages/test_planner_page.py::"
             "test_the_reports_link_reproduces_the_plan_with_every_control",
@@ -3638,6 +3638,83 @@ BREAKS: tuple[Break, ...] = (
         ),
     ),
     Break(
+        name="fzcdp-move-priced-as-one-cell",
+        item="38 frequency tables",
+        path="core/publication/composition.py",
+        old="return max(math.sqrt(2.0) * b.sensitivity, inside)",
+        new="return max(b.sensitivity, inside)",
+        tests=(
+            "tests/core/publication/test_frequency_zcdp.py::"
+            "test_the_planned_table_keeps_rho_and_no_more_noise_than_needed",
+        ),
+    ),
+    Break(
+        name="fzcdp-change-inside-a-cell",
+        item="38 frequency tables",
+        path="core/publication/composition.py",
+        old='inside = 0.0 if kind == "count" else hi - lo',
+        new="inside = 0.0",
+        tests=(
+            "tests/core/publication/test_frequency_zcdp.py::"
+            "test_the_planned_table_keeps_rho_and_no_more_noise_than_needed",
+        ),
+    ),
+    Break(
+        name="fzcdp-fixed-labels-add-remove",
+        item="38 frequency tables",
+        path="core/publication/composition.py",
+        old="    if labels_fixed:\n        return hi - lo\n",
+        new="    if labels_fixed:\n        return b.sensitivity\n",
+        tests=(
+            "tests/core/publication/test_frequency_zcdp.py::"
+            "test_the_planned_table_keeps_rho_and_no_more_noise_than_needed",
+        ),
+    ),
+    Break(
+        name="fzcdp-rho-to-sigma",
+        item="38 frequency tables",
+        path="core/publication/frequency.py",
+        old="mechanism.parameter_for_rho(rho / (l2 * l2), 1.0)",
+        new="mechanism.parameter_for_rho(rho / l2, 1.0)",
+        tests=(
+            "tests/core/publication/test_frequency_zcdp.py::"
+            "test_the_planned_table_keeps_rho_and_no_more_noise_than_needed",
+        ),
+    ),
+    Break(
+        name="fzcdp-rho-with-laplace",
+        item="38 frequency tables",
+        path="core/publication/frequency.py",
+        old="    if mechanism != ZCDP_MECHANISM:\n",
+        new="    if False:\n",
+        tests=(
+            "tests/core/publication/test_frequency_config.py::"
+            "test_a_bad_rho_promise_names_its_field_in_words",
+        ),
+    ),
+    Break(
+        name="fzcdp-config-both-promises",
+        item="38 frequency tables",
+        path="core/publication/frequency_config.py",
+        old='stated = [key for key in ("eps_target", "rho_target") if raw.get(key) is not None]',
+        new='stated = [k for k in ("rho_target", "eps_target") if raw.get(k) is not None][:1]',
+        tests=(
+            "tests/core/publication/test_frequency_config.py::"
+            "test_a_bad_rho_promise_names_its_field_in_words",
+        ),
+    ),
+    Break(
+        name="fzcdp-page-plans-converted-eps",
+        item="38 frequency tables",
+        path="ui/planner/frequency.py",
+        old="settings.update(eps_target=None, delta_target=None, rho_target=ctx.rho_target)",
+        new="settings.update()",
+        tests=(
+            "tests/pages/test_planner_frequency.py::"
+            "test_a_rho_promise_in_the_url_plans_the_census_with_the_discrete_gaussian",
+        ),
+    ),
+    Break(
         name="lead-linear-missing-design-silent",
         item="38 planner counts",
         path="ui/planner/linear.py",
@@ -3659,6 +3736,28 @@ BREAKS: tuple[Break, ...] = (
             "test_under_a_rho_promise_the_samples_left_out_are_named",
             "tests/pages/test_planner_linear.py::"
             "test_a_design_without_rows_is_named_with_its_reason",
+        ),
+    ),
+    Break(
+        name="lead-kept-sums-ignore-category",
+        item="38 planner counts",
+        path="core/linear/plan.py",
+        old="        selection = (stat.column, stat.category, stat.value_range)\n",
+        new="        selection = (stat.column, stat.value_range)\n",
+        tests=(
+            "tests/core/linear/test_plan.py::test_plans_on_one_frame_read_each_selections_own_sums",
+        ),
+    ),
+    Break(
+        name="lead-kept-sums-ignore-values",
+        item="38 planner counts",
+        path="core/linear/sums.py",
+        old="        (key, bool(values)),\n",
+        new="        (key, False),\n",
+        tests=(
+            "tests/core/linear/test_sums.py::"
+            "test_kept_selection_sums_are_computed_once_per_selection_and_value",
+            "tests/core/linear/test_plan.py::test_plans_on_one_frame_read_each_selections_own_sums",
         ),
     ),
     Break(

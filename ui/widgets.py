@@ -10,7 +10,6 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
-from urllib.parse import urlencode
 
 import numpy as np
 import streamlit as st
@@ -369,19 +368,6 @@ def reproducing_query() -> dict[str, list[str]]:
         bound[binding.param_key] = [written] if isinstance(written, str) else list(written)
     query.update(sorted(bound.items()))
     return query
-
-
-def reproducing_link(page_url: str | None) -> str | None:
-    """``page_url`` (the page's address without its query, e.g. ``st.context.url``) with
-    :func:`reproducing_query`: a link that opens this exact state, defaults included.
-
-    Returns None when the address is unknown (no browser session).
-    """
-    if not page_url:
-        return None
-    base = page_url.split("?", 1)[0].split("#", 1)[0]
-    query = urlencode(reproducing_query(), doseq=True)
-    return f"{base}?{query}" if query else base
 
 
 def preset_buttons(presets: Mapping[str, Mapping[str, Any]], *, key: str) -> None:

@@ -44,7 +44,7 @@ from .errors import release_error
 from .mechanisms import LINEAR_MECHANISMS
 from .moments import LinearMoments
 from .statistic import LinearStatistic, check_statistic, indicator, sensitivities, y_bounds
-from .sums import GroupSums, selection_sums
+from .sums import GroupSums, kept_selection_sums
 
 __all__ = [
     "EXACT",
@@ -267,7 +267,6 @@ def plan_linear(
     scale = 1.0 / N if stat.kind == "proportion" else 1.0
     lo, hi = y_bounds(population, stat)
     sens = sensitivities(population, stat)
-    keep = indicator(population, stat)
     integer = stat.kind != "total" or bool(
         float(lo).is_integer()
         and float(hi).is_integer()
@@ -290,7 +289,10 @@ def plan_linear(
             "whole-number values and bounds)"
         )
     if sums is None:
-        sums = selection_sums(frame, keep, frame.values if stat.kind == "total" else None)
+        selection = (stat.column, stat.category, stat.value_range)
+        sums = kept_selection_sums(
+            frame, selection, lambda: indicator(population, stat), stat.kind == "total"
+        )
     statuses: tuple[DesignStatus, ...] = design_statuses(frame, "mean", relation)
     chosen = [
         s.name

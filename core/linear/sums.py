@@ -8,6 +8,9 @@ of a table, or one statistic), so every rate then costs O(V·H) or O(V·K), what
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,7 +18,17 @@ from numpy.typing import ArrayLike, NDArray
 
 from ..designs.frame import Frame
 
-__all__ = ["GroupSums", "cell_sums", "group_sums", "selection_sums"]
+__all__ = [
+    "KEPT_SELECTIONS",
+    "GroupSums",
+    "cell_sums",
+    "group_sums",
+    "kept_selection_sums",
+    "selection_sums",
+]
+
+#: Selections whose sums a frame keeps (the most recently used), for :func:`kept_selection_sums`.
+KEPT_SELECTIONS = 32
 
 FloatArray = NDArray[np.float64]
 
@@ -210,4 +223,46 @@ def _kept_sums(frame: Frame, idx: NDArray[np.intp] | None, w: FloatArray | None)
         ss,
         frame.cluster_sizes,
         ct,
+    )
+
+
+class _Recent:
+    """The most recently used sums of a frame's selections, at most ``size`` of them."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.items: OrderedDict[Hashable, GroupSums] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: Hashable, build: Callable[[], GroupSums]) -> GroupSums:
+        with self.lock:
+            if key in self.items:
+                self.items.move_to_end(key)
+                return self.items[key]
+        got = build()
+        with self.lock:
+            self.items[key] = got
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+        return got
+
+
+def kept_selection_sums(
+    frame: Frame,
+    key: Hashable,
+    keep: Callable[[], NDArray[np.bool_]],
+    values: bool = False,
+) -> GroupSums:
+    """:func:`selection_sums` of the selection named ``key``, kept with the frame.
+
+    A plan of the same count, total or proportion at another ε_target, relation or
+    mechanism reads the same sums, so they are computed once (one O(N) pass for ``keep()``
+    and one over the kept records) and kept among the frame's :data:`KEPT_SELECTIONS` most
+    recently used selections (each holds O(H + K) numbers).  ``key`` must name the
+    selection and whether ``y`` is the value (``values``) or 1.
+    """
+    recent = frame.prepared("linear_selection_sums", lambda f: _Recent(KEPT_SELECTIONS))
+    return recent.get(
+        (key, bool(values)),
+        lambda: selection_sums(frame, keep(), frame.values if values else None),
     )

@@ -111,7 +111,36 @@ Claim 7 (a frequency table: one histogram from one sample)
     so under a change each cell's noise gets ``δ_s = δ / (1 + e^{ε_s})`` of the δ the
     design allows, which covers both (``1 + e^{ε_s} ≥ 2``).
 
-Claim 8 (a frequency table with its row margins)
+Claim 8 (a frequency table under a ρ-zCDP promise: the discrete Gaussian on the census)
+    The census releases ``M(D) = (Σ_{i ∈ D_c} y_i + Z_c)_c`` with independent
+    ``Z_c ~ N_Z(0, σ²)`` (Canonne, Kamath & Steinke 2020), the ``y_i`` whole numbers in
+    ``[y_lo, y_hi]``.  For two neighbours the cell sums differ by an integer vector ``s``,
+    and ``M(D) = s + M(D')`` in law.  The Rényi divergence of a product of independent
+    laws is the sum of the coordinates' divergences, and for one coordinate
+    ``α(x − μ)² + (1 − α)(x − ν)² = (x − m)² + α(1 − α)(μ − ν)²`` with
+    ``m = αμ + (1 − α)ν`` gives
+    ``D_α(N_Z(μ, σ²) ‖ N_Z(ν, σ²)) = α(μ − ν)²/(2σ²) + log(Σ_x e^{−(x−m)²/(2σ²)} / Z(σ))/(α − 1)
+    ≤ α(μ − ν)²/(2σ²)``, since the shifted theta sum is at most ``Z(σ)`` (CKS20,
+    Theorem 4 and its proof).  So ``D_α(M(D) ‖ M(D')) ≤ α ‖s‖₂²/(2σ²)`` and the table is
+    ``ρ``-zCDP (Bun & Steinke 2016, Definition 1.1) with ``ρ = Δ₂²/(2σ²)``, where ``Δ₂``
+    is the largest ``‖s‖₂`` over the neighbours of the relation:
+
+    * an added or removed record: one cell moves by ``y ∈ [y_lo, y_hi]``,
+      ``Δ₂ = max(|y_lo|, |y_hi|)`` (1 for counts);
+    * a changed record whose labels may change: a move from ``c`` to ``c'`` gives
+      ``s = (−y_a, +y_b)`` on two cells, ``‖s‖₂² = y_a² + y_b² ≤ 2 max(|y_lo|, |y_hi|)²``;
+      a change inside a cell moves one cell by ``y_b − y_a``, at most ``y_hi − y_lo``; so
+      ``Δ₂ = max(√2 max(|y_lo|, |y_hi|), y_hi − y_lo)`` (``√2`` for counts, which do not
+      move inside a cell).  Both are attained, so pricing a move at ``Δ₂ = Δ_ar`` (as if
+      one cell moved) breaks the promise by a factor of up to 2;
+    * a changed record whose labels are fixed: ``Δ₂ = y_hi − y_lo``; for counts nothing
+      moves, and as in claim 7 the table is planned for an added or removed record.
+
+    Hence ``σ = Δ₂/√(2ρ)``, the σ that is ``ρ/Δ₂²``-zCDP at a unit shift
+    (:func:`histogram_l2_sensitivity`).  No amplification theorem for zCDP under sampling
+    is used here (those of Bun et al. 2022 and Hu et al. 2023 are stated for ε-DP), so only
+    the census is planned under ρ (:func:`zcdp_design_refusal`).
+Claim 9 (a frequency table with its row margins)
     With row margins (:mod:`core.publication.margins`) each row's total over the columns is
     released too, from the same sample and with its own noise: the cells at
     ``(1 − s) eps_sample``, the margins at ``s eps_sample`` (δ likewise).  Each vector is a
@@ -135,6 +164,10 @@ through sampling for differential privacy. JSSAM, arXiv:2103.09705 (Theorem 1, S
 McSherry, F. (2009). Privacy integrated queries. SIGMOD (parallel composition).
 Dwork, C. & Roth, A. (2014). The algorithmic foundations of differential privacy (§2.3,
 group privacy; §3.5, composition).
+Bun, M. & Steinke, T. (2016). Concentrated differential privacy: simplifications,
+extensions, and lower bounds. TCC 2016, arXiv:1605.02065 (Definition 1.1, zCDP).
+Canonne, C., Kamath, G. & Steinke, T. (2020). The discrete Gaussian for differential
+privacy. NeurIPS 2020, arXiv:2004.00010 (Theorem 4).
 """
 
 from __future__ import annotations
@@ -156,10 +189,13 @@ __all__ = [
     "cell_budget",
     "design_refusal",
     "histogram_budget",
+    "histogram_l2_sensitivity",
     "optimal_shares",
     "sizes_statement",
     "split_shares",
     "table_eps",
+    "zcdp_design_refusal",
+    "zcdp_histogram_reason",
 ]
 
 
@@ -580,4 +616,80 @@ def histogram_budget(
         "The labels are fixed, so a changed record stays in its cell and changes one "
         f"total by at most {hi - lo:g}: the cells compose in parallel, each at the whole "
         "budget for a changed record.",
+    )
+
+
+def histogram_l2_sensitivity(
+    kind: str,
+    relation: str,
+    *,
+    labels_fixed: bool = False,
+    y_lower: float = 0.0,
+    y_upper: float = 1.0,
+) -> float:
+    """``Δ₂``: the largest L2 distance between the cell sums of two neighbours (claim 8).
+
+    ``max(|y_lo|, |y_hi|)`` for an added or removed record (and for counts with fixed
+    labels under a change, planned as in claim 7); ``max(√2 max(|y_lo|, |y_hi|),
+    y_hi − y_lo)`` for a changed record that may move between cells (``√2`` for counts);
+    ``y_hi − y_lo`` for a changed total with fixed labels.  Arguments and checks as
+    :func:`histogram_budget`.
+
+    Returns
+    -------
+    float
+        ``Δ₂``; the discrete Gaussian of ``σ = Δ₂/√(2ρ)`` makes the table ``ρ``-zCDP.
+    """
+    b = histogram_budget(
+        kind, relation, labels_fixed=labels_fixed, y_lower=y_lower, y_upper=y_upper
+    )
+    lo, hi = (0.0, 1.0) if kind == "count" else (float(y_lower), float(y_upper))
+    if b.relation == "deletion":
+        return b.sensitivity
+    if labels_fixed:
+        return hi - lo
+    inside = 0.0 if kind == "count" else hi - lo
+    return max(math.sqrt(2.0) * b.sensitivity, inside)
+
+
+def zcdp_design_refusal(design: str) -> str:
+    """Why ``design`` is not planned under a ρ-zCDP promise ("" for the census).
+
+    Claim 8: the amplification theorems the designs use are stated for ε-DP and
+    (ε, δ)-DP; none bounds the zCDP of a sampled release, so a ρ promise is kept by the
+    discrete Gaussian on the census only.
+    """
+    d = design_named(design)
+    if d.reference:
+        return ""
+    return (
+        f"{d.label}: under a ρ-zCDP promise the table gets discrete Gaussian noise, whose "
+        "guarantee is stated in zCDP; the amplification by sampling this planner uses "
+        "(Bun et al. 2022; Hu, Drechsler & Kim 2023) is proven for ε-DP, not for zCDP, so "
+        "no sample's saving can be counted and only the census is planned under ρ."
+    )
+
+
+def zcdp_histogram_reason(kind: str, planned_relation: str, labels_fixed: bool, l2: float) -> str:
+    """Claim 8 in words: how the cells compose under ρ-zCDP and what ``Δ₂`` is.
+
+    ``planned_relation`` is :attr:`HistogramBudget.relation` (``"deletion"`` also for counts
+    with fixed labels under a change), ``l2`` from :func:`histogram_l2_sensitivity`.
+    """
+    what = "count" if kind == "count" else "total"
+    if planned_relation == "deletion":
+        case = f"an added or removed record changes one cell's {what}"
+    elif labels_fixed:
+        case = f"a changed record stays in its cell and changes its {what}"
+    else:
+        case = (
+            "a changed record may move: one cell loses it and another gains it, so two "
+            f"{what}s change (√2 times one record's largest effect)"
+            + ("" if kind == "count" else ", or it changes one cell's total")
+        )
+    return (
+        "Under ρ-zCDP the cells' independent discrete Gaussian noises compose by adding "
+        "their Rényi divergences, so what counts is the L2 distance between the two "
+        f"neighbours' tables: {case}, at most Δ₂ = {l2:.6g}. Noise of σ = Δ₂/√(2ρ) in every "
+        "cell makes the whole table ρ-zCDP."
     )

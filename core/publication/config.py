@@ -47,7 +47,12 @@ from ..populations import (
     read_file_table,
 )
 from ..publication.cells import frequency_cells
-from ..publication.frequency_config import FREQUENCY_KEYS, FrequencySettings, check_frequency
+from ..publication.frequency_config import (
+    FREQUENCY_KEYS,
+    FrequencySettings,
+    check_frequency,
+    check_frequency_promise,
+)
 from ..publication.table import GROUPS, cells_of, parse_statistic
 
 __all__ = ["Config", "ConfigError", "build_population", "label_columns", "load_config"]
@@ -137,6 +142,11 @@ class Config:
             "delta_target": self.delta_target,
             "relation": self.relation,
             "labels_fixed": self.labels_fixed,
+            **(
+                {}
+                if self.rho_target is None
+                else {"eps_target": None, "delta_target": None, "rho_target": self.rho_target}
+            ),
         }
 
     def plan_kwargs(self) -> dict[str, Any]:
@@ -340,17 +350,19 @@ def load_config(path: str | Path) -> Config:
 
 def _frequency_config(raw: dict[str, Any], p: Path) -> Config:
     """The config of a frequency table (``table: frequency``)."""
-    allowed = ("population", "eps_target", *FREQUENCY_KEYS)
+    allowed = ("population", *PROMISE_KEYS, *FREQUENCY_KEYS)
     for key in raw:
         if key not in allowed:
             raise ConfigError(
                 str(key), f"unknown key for a frequency table; the keys are {', '.join(allowed)}"
             )
-    for key in ("population", "eps_target"):
-        if raw.get(key) is None:
-            raise ConfigError(key, "missing (required)")
+    if raw.get("population") is None:
+        raise ConfigError("population", "missing (required)")
     settings = check_frequency(raw)
-    eps = _yaml_number("eps_target", raw["eps_target"], low=0.0)
+    eps, rho = check_frequency_promise(raw)
+    if rho is not None:
+        eps = eps_target_for_rho(rho)
+    assert eps is not None
     delta = raw.get("delta_target")
     if delta is not None:
         delta = _yaml_number("delta_target", delta, low=0.0, high=1.0)
@@ -379,6 +391,7 @@ def _frequency_config(raw: dict[str, Any], p: Path) -> Config:
         publish_share=settings.threshold,
         max_cells=settings.max_cells,
         frequency=settings,
+        rho_target=rho,
     )
 
 

@@ -32,13 +32,19 @@ A cell is publishable when its relative 95 % error ``error_95 / value`` is at mo
 With ``margins="rows"`` each row's total is released too and the cells are projected to add
 up to it (:mod:`core.publication.margins`); the table's errors are then those after the
 projection.
+
+Under a promise stated as ρ-zCDP (``rho_target``) the noise is the discrete Gaussian of
+``σ = Δ₂/√(2ρ)``, ``Δ₂`` the L2 sensitivity of the whole histogram (claim 8 of
+:mod:`core.publication.composition`,
+:func:`~core.publication.composition.histogram_l2_sensitivity`), on the census only: no
+amplification theorem for zCDP is used (:func:`~core.publication.composition.zcdp_design_refusal`).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -54,7 +60,13 @@ from ..planner.budgets import default_rates, positive
 from ..population import Population
 from ..publication.cell_errors import cell_error_bounds, rounded_rmse
 from ..publication.cells import MAX_COLUMN_CATEGORIES, FrequencyCells, frequency_cells
-from ..publication.composition import HistogramBudget, histogram_budget
+from ..publication.composition import (
+    HistogramBudget,
+    histogram_budget,
+    histogram_l2_sensitivity,
+    zcdp_design_refusal,
+    zcdp_histogram_reason,
+)
 from ..publication.margins import DEFAULT_MARGIN_SHARE, check_margins, margin_errors, row_sums
 
 __all__ = [
@@ -62,7 +74,9 @@ __all__ = [
     "DEFAULT_THRESHOLD",
     "DESIGN_COLUMNS",
     "FREQUENCY_KINDS",
+    "ZCDP_MECHANISM",
     "FrequencyPlan",
+    "check_rho_promise",
     "check_threshold",
     "frequency_sums",
     "plan_frequency",
@@ -71,6 +85,8 @@ __all__ = [
 
 #: What a frequency table holds in each cell.
 FREQUENCY_KINDS = ("count", "total")
+#: The mechanism a ρ-zCDP promise uses (claim 8 of :mod:`core.publication.composition`).
+ZCDP_MECHANISM = "discrete_gaussian"
 #: Default publishability threshold: a cell's 95 % error at most half its value.
 DEFAULT_THRESHOLD = 0.5
 #: Columns of :attr:`FrequencyPlan.table` after the cells' label columns.
@@ -174,6 +190,9 @@ class FrequencyPlan:
     margins : pandas.DataFrame or None
         With ``margins="rows"``: one row per row of the table, its released margin's value
         and errors for the chosen design and the census (:mod:`core.publication.margins`).
+    unavailable : dict
+        Under a ρ-zCDP promise, every design asked for but not planned, with why
+        (:func:`~core.publication.composition.zcdp_design_refusal`); else empty.
     """
 
     table: pd.DataFrame
@@ -184,6 +203,7 @@ class FrequencyPlan:
     rate: float
     settings: dict[str, Any]
     margins: pd.DataFrame | None = None
+    unavailable: dict[str, str] = field(default_factory=dict)
 
     def summary(self) -> dict[str, Any]:
         """The composition and totals as plain JSON-ready values."""
@@ -197,6 +217,7 @@ class FrequencyPlan:
             "kind": self.settings["kind"],
             "eps_target": self.settings["eps_target"],
             "delta_target": self.settings["delta_target"],
+            "rho_target": self.settings.get("rho_target"),
             "relation": self.settings["relation"],
             "labels_fixed": self.settings["labels_fixed"],
             "composition": {
@@ -229,6 +250,13 @@ class FrequencyPlan:
                 "rmse_total": float(chosen["margin_rmse_total"]),
                 "publishable": int(self.margins["publishable"].sum()),
             }
+        if self.settings.get("rho_target") is not None:
+            out["composition"] = {
+                "across_cells": self.settings["zcdp_reason"],
+                "planned_relation": self.budget.relation,
+                "sensitivity_l2": self.settings["l2_sensitivity"],
+            }
+            out["designs_not_available"] = dict(self.unavailable)
         return out
 
 
@@ -317,7 +345,7 @@ def plan_frequency(
     column: str | None = None,
     *,
     kind: str = "count",
-    eps_target: float,
+    eps_target: float | None = None,
     delta_target: float | None = None,
     relation: str = "replacement",
     labels_fixed: bool = False,
@@ -332,6 +360,7 @@ def plan_frequency(
     frame: Frame | None = None,
     sums: GroupSums | None = None,
     round_release: bool = False,
+    rho_target: float | None = None,
     margins: str = "none",
     margin_share: float = DEFAULT_MARGIN_SHARE,
 ) -> FrequencyPlan:
@@ -345,7 +374,7 @@ def plan_frequency(
     kind : {"count", "total"}
         Counts of records, or totals of the population's value, per cell.
     eps_target : float
-        The promise for the whole table.
+        The promise for the whole table (pure ε-DP); give it or ``rho_target``.
     delta_target : float, optional
         Default ``1 / (2N)`` (used by the discrete Gaussian only).
     relation : {"replacement", "deletion"}
@@ -373,14 +402,20 @@ def plan_frequency(
         table gains ``rmse_rounded`` and ``census_rmse_rounded``
         (:func:`core.publication.cell_errors.rounded_rmse`: exact without sampling error,
         else the bound RMSE + ½) and ``rounded_method``.
+    rho_target : float, optional
+        The promise stated as ρ-zCDP instead of ``eps_target`` (finite and > 0): the noise
+        is the discrete Gaussian (the only ``mechanism`` accepted) of ``σ = Δ₂/√(2ρ)``
+        (claim 8 of :mod:`core.publication.composition`) on the census, the other designs
+        listed in :attr:`FrequencyPlan.unavailable`; ``delta_target`` is not used.
     margins : {"none", "rows"}
         ``"rows"``: each row's total over the columns is released too, and the cells are
-        projected to add up to it (:mod:`core.publication.margins`, claim 8 of
+        projected to add up to it (:mod:`core.publication.margins`, claim 9 of
         :mod:`core.publication.composition`).  The table's ``rmse``, ``error_95``,
         ``publishable`` (and the census's) are then those after the projection, with a column
         ``error_95_method``; :attr:`FrequencyPlan.designs` compares the designs under the
         same settings (columns ``margin_noise_parameter``, ``margin_rmse_total``) and
-        :attr:`FrequencyPlan.margins` holds the margins.  Refused with ``round_release``.
+        :attr:`FrequencyPlan.margins` holds the margins.  Refused with ``round_release``, and
+        under a ρ-zCDP promise.
     margin_share : float
         The margins' share of the budget spent on the sample, in (0, 1).
 
@@ -389,7 +424,10 @@ def plan_frequency(
     FrequencyPlan
     """
     check_choice("kind", kind, FREQUENCY_KINDS)
-    eps = positive("eps_target", eps_target)
+    rho = check_rho_promise(eps_target, rho_target, mechanism)
+    eps = positive("eps_target", eps_target) if rho is None else math.nan
+    if rho is not None:
+        _check_rho_table(population, kind, delta_target)
     N = population.size
     delta = (
         1.0 / (2.0 * N) if delta_target is None else check_delta_open("delta_target", delta_target)
@@ -420,6 +458,12 @@ def plan_frequency(
         for n in asked
         if n not in ("census", "neyman") and not DESIGNS[n].unavailable(fr, budget.relation)
     ]
+    unavailable: dict[str, str] = {}
+    if rho is not None:
+        unavailable = {n: zcdp_design_refusal(n) for n in names if zcdp_design_refusal(n)}
+        if design is not None and design in unavailable:
+            raise ValueError(unavailable[design])
+        names = ["census"]
     if design is not None and design not in names:
         raise ValueError(
             f"the design {design!r} cannot serve this table (it is not among {names}); "
@@ -429,8 +473,17 @@ def plan_frequency(
     rate_list = default_rates(fr) if rates is None else [float(r) for r in rates]
     with_margins = None
     if margins == "rows":
+        if rho is not None:
+            raise ValueError(
+                "row margins split an ε promise between the cells and the margins; under a "
+                "ρ-zCDP promise the table releases its cells alone: turn the margins off"
+            )
         with_margins = (row_sums(s, cells.n_columns), cells.n_columns, margin_share)
-    results = _design_rows(fr, s, budget, mech, eps, delta, names, rate_list, with_margins)
+    results = (
+        _design_rows(fr, s, budget, mech, eps, delta, names, rate_list, with_margins)
+        if rho is None
+        else _rho_rows(fr, s, mech, rho, kind, relation, labels_fixed, lo, hi)
+    )
     value = np.asarray(s.total, dtype=np.float64)
     for row, _var, bound, _ in results:
         row["publishable"] = int(np.sum((value != 0) & (bound <= limit * np.abs(value))))
@@ -511,6 +564,17 @@ def plan_frequency(
         "margins": margins,
         "margin_share": margin_share,
     }
+    if rho is not None:
+        l2 = histogram_l2_sensitivity(
+            kind, relation, labels_fixed=labels_fixed, y_lower=lo, y_upper=hi
+        )
+        settings.update(
+            eps_target=None,
+            delta_target=None,
+            rho_target=rho,
+            l2_sensitivity=l2,
+            zcdp_reason=zcdp_histogram_reason(kind, budget.relation, labels_fixed, l2),
+        )
     return FrequencyPlan(
         table=table,
         designs=summary,
@@ -520,6 +584,7 @@ def plan_frequency(
         rate=float(row["rate"]),
         settings=settings,
         margins=margin_table,
+        unavailable=unavailable,
     )
 
 
@@ -568,3 +633,108 @@ def _choose(summary: pd.DataFrame, design: str | None, rate: float | None) -> in
         return int(gap.idxmin())
     best = rows.sort_values(["publishable", "rmse_total"], ascending=[False, True], kind="stable")
     return int(best.index[0])
+
+
+def check_rho_promise(
+    eps_target: float | None, rho_target: float | None, mechanism: str
+) -> float | None:
+    """The ρ of a promise stated as ρ-zCDP, None for a pure ε promise (ValueError in words).
+
+    Exactly one of ``eps_target`` and ``rho_target``; under ρ the mechanism must be the
+    discrete Gaussian, the one whose guarantee is stated in zCDP (claim 8 of
+    :mod:`core.publication.composition`).
+    """
+    if rho_target is None:
+        if eps_target is None:
+            raise ValueError(
+                "state the table's promise: eps_target (pure ε-DP) or rho_target (ρ-zCDP)"
+            )
+        return None
+    if eps_target is not None:
+        raise ValueError(
+            "state the table's promise once: eps_target (pure ε-DP) or rho_target (ρ-zCDP), "
+            "not both"
+        )
+    try:
+        rho = positive("rho_target", rho_target)
+    except ValueError:
+        rho = -1.0
+    if not (math.isfinite(rho) and rho > 0.0):
+        raise ValueError(f"rho_target must be a finite number above 0; got {rho_target!r}")
+    if mechanism != ZCDP_MECHANISM:
+        label = LINEAR_MECHANISMS[mechanism].label if mechanism in LINEAR_MECHANISMS else mechanism
+        raise ValueError(
+            f"under a ρ-zCDP promise the table's noise is the discrete Gaussian, whose "
+            f"guarantee is stated in zCDP; the {label} mechanism is planned under a pure ε "
+            "promise (state eps_target instead, or choose the discrete Gaussian)"
+        )
+    return rho
+
+
+def _rho_rows(
+    frame: Frame,
+    sums: GroupSums,
+    mechanism: Any,
+    rho: float,
+    kind: str,
+    relation: str,
+    labels_fixed: bool,
+    lo: float,
+    hi: float,
+) -> list[tuple[dict[str, Any], np.ndarray, np.ndarray, list[str]]]:
+    """The census's row under a ρ-zCDP promise (claim 8): the discrete Gaussian of
+    ``σ = Δ₂/√(2ρ)``, found as the σ that is ``ρ/Δ₂²``-zCDP at a unit shift (the Rényi
+    divergences of the histogram depend on the shift of the cell sums only through
+    ``‖s‖₂²``, so ``Δ₂`` need not be a whole number)."""
+    if not (float(lo).is_integer() and float(hi).is_integer()):
+        raise ValueError(
+            "the discrete Gaussian adds integer noise, which keeps ρ-zCDP only for whole-number "
+            f"totals between whole-number bounds; the bounds are [{lo:g}, {hi:g}]"
+        )
+    l2 = histogram_l2_sensitivity(kind, relation, labels_fixed=labels_fixed, y_lower=lo, y_upper=hi)
+    sigma = float(mechanism.parameter_for_rho(rho / (l2 * l2), 1.0))
+    d = design_named("census")
+    point = d.point(frame, 1.0)
+    assert point is not None
+    moments = d.linear_moments(frame, sums, point)
+    noise = float(mechanism.variance(sigma))
+    w = float(moments.weight)
+    var = w * w * noise + np.asarray(moments.variance, dtype=np.float64)
+    bound, methods = cell_error_bounds(moments.variance, mechanism, sigma, w)
+    value = np.abs(np.asarray(sums.total, dtype=np.float64))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = np.where(value > 0, bound / value, np.inf)
+    row = {
+        "design": "census",
+        "rate": float(point.rate),
+        "n": float(moments.n),
+        "eps_sample": math.nan,
+        "delta_sample": 0.0,
+        "noise_parameter": sigma,
+        "noise_sd": w * math.sqrt(noise),
+        "weight": w,
+        "rmse_total": float(math.sqrt(var.sum())),
+        "median_relative_error": float(np.median(rel)),
+        "bound": (
+            f"ρ = {rho:.6g}-zCDP on the whole population: discrete Gaussian noise of "
+            f"σ = Δ₂/√(2ρ) = {sigma:.6g} in every cell, Δ₂ = {l2:.6g} the L2 sensitivity "
+            "of the whole table"
+        ),
+    }
+    return [(row, var, bound, methods)]
+
+
+def _check_rho_table(population: Population, kind: str, delta_target: float | None) -> None:
+    """What a ρ-zCDP promise cannot take, in words: a δ (the discrete Gaussian's zCDP spends
+    none) and a total of values that are not whole numbers (its noise is on the integers)."""
+    if delta_target is not None:
+        raise ValueError(
+            "delta_target is not used under a ρ-zCDP promise (the discrete Gaussian's ρ-zCDP "
+            "needs no δ); leave it out, or state the promise as eps_target"
+        )
+    if kind == "total" and not np.all(np.mod(population.values, 1.0) == 0.0):
+        raise ValueError(
+            "under a ρ-zCDP promise the table's noise is the discrete Gaussian, which adds "
+            "whole numbers and keeps ρ only for a total of whole-number values; these values "
+            "are not all whole numbers: tabulate counts, or state the promise as eps_target"
+        )

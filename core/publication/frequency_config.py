@@ -13,7 +13,7 @@ cell.  Example (``assets/publication_example_frequency.yaml``)::
     column: strata              # optional: a label column whose categories make the columns
     kind: count                 # count, or total (of the population's bounded value)
     mechanism: laplace          # laplace, geometric, discrete_gaussian
-    eps_target: 1.0
+    eps_target: 1.0             # or, for a promise stated as ρ-zCDP: rho_target: 0.5
     delta_target: 1.0e-6        # optional: 1 / (2N); used by the discrete Gaussian only
     relation: replacement       # or deletion
     labels_fixed: false
@@ -27,6 +27,11 @@ cell.  Example (``assets/publication_example_frequency.yaml``)::
     margin_share: 0.3           # with margins: rows, the margins' share of the budget
     max_cells: 100000
 
+A promise stated as ρ-zCDP (``rho_target`` instead of ``eps_target``) is kept by the
+discrete Gaussian on the census (claim 8 of :mod:`core.publication.composition`): the
+mechanism is then ``discrete_gaussian`` (the default under ρ), and ``delta_target`` is not
+used (:func:`check_frequency_promise`).
+
 Every problem raises :class:`core.publication.config.ConfigError` naming the field.
 """
 
@@ -39,10 +44,16 @@ from typing import Any
 from ..designs.registry import DESIGNS
 from ..linear.mechanisms import LINEAR_MECHANISMS
 from ..publication.cells import LABEL_COLUMNS, MAX_COLUMN_CATEGORIES
-from ..publication.frequency import DEFAULT_THRESHOLD, FREQUENCY_KINDS, check_threshold
+from ..publication.frequency import (
+    DEFAULT_THRESHOLD,
+    FREQUENCY_KINDS,
+    ZCDP_MECHANISM,
+    check_rho_promise,
+    check_threshold,
+)
 from ..publication.margins import DEFAULT_MARGIN_SHARE, MARGIN_OPTIONS
 
-__all__ = ["FREQUENCY_KEYS", "FrequencySettings", "check_frequency"]
+__all__ = ["FREQUENCY_KEYS", "FrequencySettings", "check_frequency", "check_frequency_promise"]
 
 #: The keys of a frequency table's config besides ``population`` and the promise.
 FREQUENCY_KEYS = (
@@ -173,7 +184,8 @@ def check_frequency(raw: dict[str, Any]) -> FrequencySettings:
     kind = raw.get("kind", "count")
     if kind not in FREQUENCY_KINDS:
         raise _error("kind", f"must be one of {', '.join(FREQUENCY_KINDS)}; got {kind!r}")
-    mechanism = raw.get("mechanism", "laplace")
+    under_rho = raw.get("rho_target") is not None
+    mechanism = raw.get("mechanism", ZCDP_MECHANISM if under_rho else "laplace")
     if mechanism not in LINEAR_MECHANISMS:
         raise _error(
             "mechanism", f"must be one of {', '.join(LINEAR_MECHANISMS)}; got {mechanism!r}"
@@ -250,6 +262,12 @@ def _margins(raw: dict[str, Any], column: str | None, round_release: bool) -> tu
             "rounding after the projection breaks the sums (the rounded cells no longer add up "
             "to their margin); choose one: round: false, or margins: none",
         )
+    if margins == "rows" and raw.get("rho_target") is not None:
+        raise _error(
+            "margins",
+            "row margins split an ε promise between the cells and the margins; under "
+            "rho_target the table releases its cells alone: set margins: none",
+        )
     if margins == "rows" and column is None:
         raise _error(
             "margins",
@@ -266,3 +284,45 @@ def _rate(field: str, value: Any) -> float:
     if not (math.isfinite(r) and 0.0 < r < 1.0):
         raise _error(field, f"must be a number in (0, 1); got {value!r}")
     return r
+
+
+def check_frequency_promise(raw: dict[str, Any]) -> tuple[float | None, float | None]:
+    """The promise of a frequency table's config ``raw``: ``(eps_target, rho_target)``, one
+    of them None.
+
+    Exactly one of ``eps_target`` (pure ε-DP) and ``rho_target`` (ρ-zCDP), a finite number
+    above 0 as YAML wrote it; under ρ the mechanism must be the discrete Gaussian
+    (:func:`core.publication.frequency.check_rho_promise`).
+
+    Raises
+    ------
+    ConfigError
+        Naming the field, in words: both or neither stated, a number not above 0, or a ρ
+        promise with another mechanism.
+    """
+    stated = [key for key in ("eps_target", "rho_target") if raw.get(key) is not None]
+    if len(stated) != 1:
+        raise _error(
+            "eps_target" if not stated else "rho_target",
+            "state the table's promise once: eps_target (pure ε-DP) or rho_target (ρ-zCDP); "
+            "got " + (" and ".join(stated) if stated else "neither"),
+        )
+    key = stated[0]
+    value = raw[key]
+    ok = not isinstance(value, bool) and isinstance(value, (int, float))
+    if not (ok and math.isfinite(float(value)) and float(value) > 0.0):
+        raise _error(key, f"must be a finite number above 0; got {value!r}")
+    if key == "eps_target":
+        return float(value), None
+    if raw.get("delta_target") is not None:
+        raise _error(
+            "delta_target",
+            "is not used under a ρ-zCDP promise (the discrete Gaussian's ρ-zCDP needs no δ); "
+            "remove it, or state the promise as eps_target",
+        )
+    mechanism = raw.get("mechanism", ZCDP_MECHANISM)
+    try:
+        rho = check_rho_promise(None, float(value), str(mechanism))
+    except ValueError as exc:
+        raise _error("mechanism", str(exc)) from None
+    return None, rho

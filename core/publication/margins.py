@@ -14,7 +14,7 @@ with the design's weight ``w``, and independent noises of one law: ``Z_c`` calib
 ``(ε_m, δ_m) = (s ε_sample, s δ_sample)``, ``s`` the margins' share, both for one record's
 contribution ``Δ_ar``.
 
-Claim 8 (the margins' budget; :mod:`core.publication.composition`).  The pair
+Claim 9 (the margins' budget; :mod:`core.publication.composition`).  The pair
 (cells, margins) is a mechanism on the sample with the same budgets per unit of
 ``ε_sample`` as the histogram of claim 7, so the design's accounting prices it once and the
 table with its margins keeps ``(ε_target, δ_target)``.
@@ -394,7 +394,7 @@ def margin_errors(
     mechanism : LinearMechanism
     eps_sample, delta_sample
         What the design's accounting allows the pair (cells, margins) on the sample
-        (claim 8); ``delta_sample`` None for a mechanism without δ.
+        (claim 9); ``delta_sample`` None for a mechanism without δ.
     sensitivity : float
         ``Δ_ar``.
     share : float

@@ -55,6 +55,34 @@ def test_a_frequency_table_on_two_workers_equals_the_plain_plan(tmp_path) -> Non
     assert (out / "designs.csv").exists()
 
 
+def test_a_frequency_table_under_rho_runs_on_dask_with_the_discrete_gaussian(tmp_path) -> None:
+    write_population(tmp_path)
+    cfg = {
+        "table": "frequency",
+        "population": {
+            "file": "register.csv",
+            "value_column": "wage",
+            "lower": 0,
+            "upper": 100,
+            "strata_column": "region",
+        },
+        "rows": ["strata"],
+        "rho_target": 0.5,
+    }
+    path = tmp_path / "freq.yaml"
+    path.write_text(yaml.safe_dump(cfg), encoding="utf-8")
+    out = tmp_path / "out"
+    run = run_batch(path, out, workers=1)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "ρ = 0.5-zCDP, kept by discrete Gaussian noise on the census" in run.stdout
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["rho_target"] == 0.5 and summary["eps_target"] is None
+    assert summary["mechanism"] == "discrete_gaussian" and summary["design"] == "census"
+    assert summary["composition"]["sensitivity_l2"] == pytest.approx(2**0.5)
+    designs = pd.read_csv(out / "designs.csv")
+    assert designs["noise_parameter"].tolist() == pytest.approx([2**0.5])  # √2/√(2·0.5)
+
+
 def test_a_table_with_row_margins_on_two_workers_equals_the_plain_plan(tmp_path) -> None:
     write_population(tmp_path)
     cfg = {

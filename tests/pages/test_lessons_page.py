@@ -18,7 +18,7 @@ from streamlit.testing.v1 import AppTest
 from tests.pages.harness import charts, open_page, tab_containers
 from ui.lessons.content import LESSONS, Lesson, Step
 from ui.lessons.links import LESSON_KEY, STEP_KEY, TEACHER_KEY, step_query
-from ui.lessons.views import prediction_key
+from ui.lessons.views import count_words, prediction_key
 
 PAGE = "app_pages/lessons.py"
 WIDGET_KINDS = ("text_input", "number_input", "toggle", "selectbox", "radio", "select_slider")
@@ -114,6 +114,11 @@ def test_a_new_lesson_starts_at_its_first_step():
     assert not at.exception
     assert at.radio(key=STEP_KEY).value == 1
     assert LESSONS[1].title in [s.value for s in at.subheader]
+    assert at.markdown[0].value.startswith(f"{count_words(len(LESSONS))} short lessons")
+
+
+def test_the_lesson_count_is_said_in_words() -> None:
+    assert [count_words(n) for n in (1, 5, 6, 12)] == ["One", "Five", "Six", "12"]
 
 
 def test_the_url_reproduces_lesson_step_and_teacher_view():

@@ -19,7 +19,7 @@ from core.publication.config import build_population, load_config
 from core.publication.frequency import plan_frequency
 from tests.pages.harness import charts, open_page
 from ui.planner.frequency_text import TABLE_TYPES
-from ui.planner.text import PUBLICATION_TAB, design_label
+from ui.planner.text import PROMISE_LABELS, PUBLICATION_TAB, design_label
 
 PAGE = "app_pages/planner.py"
 BASE = {
@@ -128,6 +128,28 @@ def test_a_threshold_out_of_range_in_a_link_is_named(bad: str) -> None:
     assert at.number_input(key="plan_pub_freq_threshold").value == 0.5
     assert any("publishability threshold" in w.value for w in at.warning)
     assert _cells(at)["publishable"].any()
+
+
+def test_a_rho_promise_in_the_url_plans_the_census_with_the_discrete_gaussian(tmp_path) -> None:
+    query = {**BASE, "plan_promise": PROMISE_LABELS["zcdp"], "plan_rho": "0.5"}
+    at = open_page(PAGE, query, snippets=False)
+    assert not at.exception
+    assert at.selectbox(key="plan_pub_freq_mech").options == ["discrete Gaussian"]
+    words = " ".join(m.value for m in at.markdown)
+    assert "The promise is ρ = 0.5-zCDP" in words and "Only the census is offered" in words
+    assert "L2 sensitivity" in words and "planned at the pure ε_target" not in words
+    designs = next(d.value for d in at.dataframe if "RMSE over cells" in d.value.columns)
+    assert len(designs) == 1 and "ε_sample" not in designs.columns
+    body = next(c.value for c in at.get("code") if "table: frequency" in c.value)
+    assert "rho_target: 0.5" in body and "eps_target" not in body
+    path = tmp_path / "frequency.yaml"
+    path.write_text(body, encoding="utf-8")
+    config = load_config(path)
+    plan = plan_frequency(build_population(config), **config.frequency_kwargs())
+    assert plan.design == "census" and plan.settings["rho_target"] == 0.5
+    # σ = Δ₂/√(2ρ) = √2 for counts whose records may move between cells
+    assert plan.designs["noise_parameter"].iloc[0] == pytest.approx(math.sqrt(2.0))
+    np.testing.assert_allclose(plan.table["error_95"], _cells(at)["b₉₅"], rtol=1e-12)
 
 
 def test_row_margins_change_the_errors_and_a_link_reproduces_them(tmp_path) -> None:

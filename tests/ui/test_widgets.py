@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ui.widgets import _mark_label, _with_mark, log_grid, parse_float_list, reproducing_link
+from ui.widgets import _mark_label, _with_mark, log_grid, parse_float_list
 
 
 def test_log_grid_holds_the_papers_values_and_bounds():
@@ -82,12 +82,6 @@ def test_log_int_control_box_sets_the_value_and_the_slider_stands_on_it():
     at.select_slider(key="w_size__slider").set_value(30).run()
     assert at.markdown[-1].value == "value=30"
     assert "25" not in at.select_slider(key="w_size__slider").options
-
-
-def test_reproducing_link_needs_an_address_and_outside_a_run_keeps_the_address_only():
-    assert reproducing_link(None) is None and reproducing_link("") is None
-    # Outside a script run no control is drawn: the address comes back without a query.
-    assert reproducing_link("http://host/app/planner#top") == "http://host/app/planner"
 
 
 def test_a_value_between_marks_becomes_a_mark_shown_as_the_box_shows_it():

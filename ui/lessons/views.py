@@ -177,3 +177,11 @@ def teacher_view(lesson: Lesson, index: int, base: str) -> None:
 def lesson_labels() -> list[str]:
     """The lessons' labels, in order (the options of the ``lesson`` control)."""
     return [lesson.label for lesson in LESSONS]
+
+
+_NUMBER_WORDS = ("No", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine")
+
+
+def count_words(n: int) -> str:
+    """A small count in words at the start of a sentence ("Six"), digits from ten on."""
+    return _NUMBER_WORDS[n] if 0 <= n < len(_NUMBER_WORDS) else f"{n:,}"

@@ -3,9 +3,12 @@
 The user picks the row label column(s), the column whose categories make the table's
 columns, the mechanism, the design and rate of the released table and the publishability
 threshold; :func:`core.publication.frequency.plan_frequency` plans every cell exactly under
-the page's ε_target, δ_target and relation.  The tab shows the composition in words, the
-census against every design, the heat map with the small cells marked, the table of cells
-(CSV) and the batch config. The pure parts are in :mod:`ui.planner.frequency_text`.
+the page's ε_target, δ_target and relation.  Under a promise stated as ρ-zCDP the table is
+planned under ρ itself: discrete Gaussian noise on the census, the only design whose
+guarantee holds in zCDP here (claim 8 of :mod:`core.publication.composition`).  The tab
+shows the composition in words, the census against every design, the heat map with the
+small cells marked, the table of cells (CSV) and the batch config. The pure parts are in
+:mod:`ui.planner.frequency_text`.
 """
 
 from __future__ import annotations
@@ -18,7 +21,12 @@ import streamlit as st
 from core.planner.budgets import default_rates
 from core.populations import Population
 from core.publication.cells import label_columns_of
-from core.publication.frequency import FrequencyPlan, check_threshold, plan_frequency
+from core.publication.frequency import (
+    ZCDP_MECHANISM,
+    FrequencyPlan,
+    check_threshold,
+    plan_frequency,
+)
 from core.publication.margins import DEFAULT_MARGIN_SHARE, balanced_share
 from ui.charts import chart_block
 from ui.downloads import frame_to_csv_bytes
@@ -40,6 +48,7 @@ from ui.planner.frequency_text import (
     shown_margins,
     table_csv_frame,
     verdict_words,
+    zcdp_words,
 )
 from ui.planner.inputs import PlannerInputs
 from ui.planner.publication_text import population_entry
@@ -100,6 +109,8 @@ def frequency_view(ctx: PlannerInputs, kind: str) -> None:
     )
     integer_values = bool(np.all(np.mod(pop.values, 1.0) == 0.0)) if kind == "total" else True
     mechs = mechanisms_for(kind, integer_values)
+    if ctx.rho_target is not None:  # the discrete Gaussian keeps a ρ-zCDP promise
+        mechs = [ZCDP_MECHANISM]
     c3, c4, c5 = st.columns(3, gap="medium")
     mechanism = c3.selectbox(
         "Noise",
@@ -110,6 +121,8 @@ def frequency_view(ctx: PlannerInputs, kind: str) -> None:
         help="Added to every cell's sum on the sample, calibrated to one record.",
     )
     designs = ["census", *[d for d in ctx.designs if d not in ("census", "neyman")]]
+    if ctx.rho_target is not None:  # no amplification by sampling is proven for zCDP
+        designs = ["census"]
     design = c4.selectbox(
         "Design of the released table",
         [BEST, *designs],
@@ -126,6 +139,7 @@ def frequency_view(ctx: PlannerInputs, kind: str) -> None:
         key="plan_pub_freq_rate",
         bind="query-params",
         help="The rate of the sampled design chosen beside it (the census samples everyone).",
+        disabled=ctx.rho_target is not None,
     )
     c6, c7 = st.columns(2, gap="medium")
     linked = st.query_params.get("plan_pub_freq_threshold")
@@ -193,6 +207,8 @@ def frequency_view(ctx: PlannerInputs, kind: str) -> None:
         "margins": "rows" if margins_on else "none",
         "margin_share": float(margin_share),
     }
+    if ctx.rho_target is not None:
+        settings.update(eps_target=None, delta_target=None, rho_target=ctx.rho_target)
     with result_container("plan_pub_freq"):
         frequency_results(ctx, settings)
 
@@ -268,25 +284,33 @@ def frequency_results(ctx: PlannerInputs, settings: dict[str, Any]) -> None:
         if plan.design == "census"
         else f"a {figs.short_design(plan.design)} at rate {fmt(plan.rate, 'rate')}"
     )
+    spent = (
+        f"ε_sample = {fmt(s['eps_sample'], 'guarantee')}"
+        if ctx.rho_target is None
+        else f"ρ = {fmt(ctx.rho_target, 'guarantee', 6)}-zCDP"
+    )
     st.markdown(
         f"**{s['publishable']} of {s['cells']}** cells are publishable from {where} "
-        f"(ε_sample = {fmt(s['eps_sample'], 'guarantee')}, "
+        f"({spent}, "
         f"{mechanism_label(settings['mechanism'])} noise); from the census, "
         f"**{s['census_publishable']}**. Publishable: the 95 % error at most "
         f"{fmt(settings['threshold'], 'share')} of the cell's value"
         + (f"; {s['empty_cells']} cells are empty." if s["empty_cells"] else ".")
     )
     if ctx.rho_target is not None:
-        st.caption(
-            f"The promise is ρ = {fmt(ctx.rho_target, 'guarantee', 6)}-zCDP; the table is "
-            f"planned at the pure ε_target = {fmt(ctx.eps_target, 'guarantee', 6)} that keeps it."
-        )
+        st.markdown(zcdp_words(plan, ctx.designs))
     with st.expander("How the table's cells compose", expanded=True):
         b = plan.budget
+        reason = b.reason if ctx.rho_target is None else plan.settings["zcdp_reason"]
         st.markdown(
-            f"**Across cells.** {b.reason}\n\n**One sample.** The table is one histogram drawn "
-            "from one sample of the whole population and amplified once: "
-            f"{plan.designs.loc[plan.designs['design'] == plan.design, 'bound'].iloc[0]}."
+            f"**Across cells.** {reason}\n\n"
+            + (
+                "**One sample.** The table is one histogram drawn from one sample of the "
+                "whole population and amplified once: "
+                if ctx.rho_target is None
+                else "**The noise.** The table is one histogram of the whole register: "
+            )
+            + f"{plan.designs.loc[plan.designs['design'] == plan.design, 'bound'].iloc[0]}."
         )
     with st.expander("The census against every design", expanded=True):
         st.markdown(verdict_words(plan))

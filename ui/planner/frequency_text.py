@@ -7,7 +7,7 @@ without an app. The tab's controls are in :mod:`ui.planner.frequency`.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -15,6 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from core.linear.mechanisms import LINEAR_MECHANISMS
+from core.publication.composition import zcdp_design_refusal
 from core.publication.frequency import FrequencyPlan
 from ui.format import d3_format, fmt
 from ui.planner import figures as figs
@@ -164,6 +165,8 @@ def shown_designs(plan: FrequencyPlan) -> pd.DataFrame:
     )
     if "margin_rmse_total" in d:
         shown["RMSE over row margins"] = d["margin_rmse_total"].to_numpy()
+    if plan.settings.get("rho_target") is not None:  # ρ-zCDP: no ε is spent
+        shown = shown.drop(columns="ε_sample")
     return shown
 
 
@@ -174,7 +177,12 @@ def verdict_words(plan: FrequencyPlan) -> str:
     lines = [
         f"**Census:** {int(census['publishable'])} of {len(plan.table)} cells publishable, "
         f"RMSE over the cells {fmt(float(census['rmse_total']), 'error')} "
-        f"(noise on every count, ε_sample = {fmt(float(census['eps_sample']), 'guarantee')})."
+        + (
+            f"(noise on every count, ε_sample = {fmt(float(census['eps_sample']), 'guarantee')})."
+            if plan.settings.get("rho_target") is None
+            else "(discrete Gaussian noise of σ = "
+            f"{fmt(float(census['noise_parameter']), 'plain', 4)} on every cell, ρ-zCDP)."
+        )
     ]
     for name, rows in d[d["design"] != "census"].groupby("design", sort=False):
         best = rows.sort_values("rmse_total", kind="stable").iloc[0]
@@ -302,8 +310,14 @@ def frequency_config(population: Mapping[str, Any], settings: Mapping[str, Any])
     config.update(
         kind=settings["kind"],
         mechanism=settings["mechanism"],
-        eps_target=float(settings["eps_target"]),
-        delta_target=float(settings["delta_target"]),
+        **(
+            {
+                "eps_target": float(settings["eps_target"]),
+                "delta_target": float(settings["delta_target"]),
+            }
+            if settings.get("rho_target") is None
+            else {"rho_target": float(settings["rho_target"])}
+        ),
         relation=settings["relation"],
         labels_fixed=bool(settings["labels_fixed"]),
     )
@@ -317,3 +331,30 @@ def frequency_config(population: Mapping[str, Any], settings: Mapping[str, Any])
         config["margins"] = settings["margins"]
         config["margin_share"] = float(settings["margin_share"])
     return config
+
+
+def zcdp_words(plan: FrequencyPlan, compared: Sequence[str] = ()) -> str:
+    """Under a ρ-zCDP promise: what is promised, the noise that keeps it, and why only the
+    census is offered (claim 8 of :mod:`core.publication.composition`); ``compared`` are the
+    page's designs, those left out named."""
+    rho = float(plan.settings["rho_target"])
+    census = plan.designs[plan.designs["design"] == "census"].iloc[0]
+    lines = [
+        f"**The promise is ρ = {fmt(rho, 'guarantee', 6)}-zCDP** for the whole table: every "
+        "Rényi divergence D_α between the tables released on two neighbouring registers is "
+        f"at most ρ·α. The discrete Gaussian keeps it exactly, with σ = Δ₂/√(2ρ) = "
+        f"{fmt(float(census['noise_parameter']), 'plain', 4)} in every cell, where Δ₂ = "
+        f"{fmt(float(plan.settings['l2_sensitivity']), 'plain', 4)} is the L2 sensitivity of "
+        "the whole table; no ε_target is converted and no δ is spent.",
+        "**Only the census is offered.** The amplification by sampling this planner counts "
+        "on is proven for ε-DP, not for zCDP, so a sample's saving cannot be counted under "
+        "a ρ promise; for a count or a total the census wins under the same noise anyway.",
+    ]
+    left_out = [*plan.unavailable, *(d for d in compared if zcdp_design_refusal(d))]
+    if left_out:
+        lines.append(
+            "Not available under ρ: "
+            + ", ".join(figs.short_design(d) for d in dict.fromkeys(left_out))
+            + "."
+        )
+    return "\n\n".join(lines)

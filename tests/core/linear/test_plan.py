@@ -182,3 +182,23 @@ def test_defaults_keep_the_promise_as_stated() -> None:
     assert set(pure.table["mechanism"]) == {"laplace", "geometric"}
     asked = plan_linear(POP, COUNT, eps_target=1.0, rates=[0.5], mechanisms=["discrete_gaussian"])
     assert set(asked.table["mechanism"]) == {"discrete_gaussian"}
+
+
+def test_plans_on_one_frame_read_each_selections_own_sums() -> None:
+    frame = Frame.of(POP)
+    stats = [
+        LinearStatistic("count", "strata", "a"),
+        LinearStatistic("count", "strata", "b"),
+        LinearStatistic("count", "clusters", "k3"),
+        LinearStatistic("count", value_range=(2.0, 5.0)),
+        LinearStatistic("count", value_range=(2.0, 6.0)),
+        LinearStatistic("total", "strata", "a"),
+        LinearStatistic("total"),
+    ]
+    for _ in range(2):  # the second pass reads the sums kept with the frame
+        for stat in stats:
+            got = plan_linear(POP, stat, eps_target=1.0, frame=frame, mechanisms=["laplace"])
+            fresh = plan_linear(POP, stat, eps_target=1.0, mechanisms=["laplace"])
+            y = y_values(POP, stat)[0]
+            assert got.population_value == pytest.approx(float(y.sum()))
+            np.testing.assert_allclose(got.table["rmse"], fresh.table["rmse"], rtol=1e-12)

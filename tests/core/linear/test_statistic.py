@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from core.linear.statistic import LinearStatistic, check_statistic, sensitivities, y_values
+from core.population import Population
 from core.populations import make_builtin
 
 
@@ -32,3 +33,10 @@ def test_statistics_select_and_bound() -> None:
     ]:
         with pytest.raises(ValueError, match=words):
             check_statistic(pop, bad)
+
+
+def test_a_proportion_of_an_empty_population_is_refused_in_words() -> None:
+    # No population of zero records exists to divide by: it is refused where it is built
+    # (a file or a command line), so a proportion's N is always at least 1.
+    with pytest.raises(ValueError, match="at least one value"):
+        Population(name="empty", values=np.array([]), lower=0.0, upper=1.0)

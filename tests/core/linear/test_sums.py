@@ -6,7 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.linear.sums import cell_sums, group_sums, selection_sums
+from core.linear.sums import (
+    KEPT_SELECTIONS,
+    cell_sums,
+    group_sums,
+    kept_selection_sums,
+    selection_sums,
+)
 from tests.core.planner import exact_release as ref
 
 TOY = ref.Toy(
@@ -40,3 +46,27 @@ def test_selection_sums_equal_the_sums_of_y(keep_all: bool, total: bool) -> None
     want = group_sums(frame, y)
     for field in ("total", "square", "strata_total", "strata_square", "cluster_total"):
         np.testing.assert_allclose(getattr(got, field), getattr(want, field), rtol=1e-12)
+
+
+def test_kept_selection_sums_are_computed_once_per_selection_and_value() -> None:
+    frame = TOY.frame()
+    calls = []
+
+    def keep() -> np.ndarray:
+        calls.append(1)
+        return frame.values >= 2
+
+    count = kept_selection_sums(frame, "at least 2", keep)
+    total = kept_selection_sums(frame, "at least 2", keep, values=True)
+    assert kept_selection_sums(frame, "at least 2", keep) is count
+    assert len(calls) == 2  # a count and a total of one selection are two sums
+    for got, y in ((count, None), (total, frame.values)):
+        want = selection_sums(frame, frame.values >= 2, y)
+        for field in ("total", "square", "strata_total", "strata_square", "cluster_total"):
+            np.testing.assert_allclose(getattr(got, field), getattr(want, field), rtol=1e-12)
+    for i in range(KEPT_SELECTIONS):  # the oldest selections make room for new ones
+        kept_selection_sums(frame, i, keep)
+    assert kept_selection_sums(frame, KEPT_SELECTIONS - 1, keep) is not None
+    before = len(calls)
+    kept_selection_sums(frame, "at least 2", keep)
+    assert len(calls) == before + 1

@@ -72,6 +72,7 @@ BAD = [
     ("margin_share", {"margin_share": 0.2}),
     ("margins", {"margins": "rows", "round": True}),
     ("margins", {"margins": "rows", "column": None}),
+    ("margins", {"margins": "rows", "eps_target": None, "rho_target": 0.5, "mechanism": None}),
 ]
 
 
@@ -141,6 +142,36 @@ def test_the_pages_config_round_trips(tmp_path) -> None:
     )
     pd.testing.assert_frame_equal(got.table, want.table)
     assert (got.design, got.rate) == ("poisson", 0.5)
+
+
+RHO_BAD = [
+    ("rho_target", {"rho_target": 0.5}),  # and eps_target: both stated
+    ("eps_target", {"eps_target": None, "rho_target": None}),  # neither
+    ("rho_target", {"eps_target": None, "rho_target": 0}),
+    ("rho_target", {"eps_target": None, "rho_target": -0.5}),
+    ("rho_target", {"eps_target": None, "rho_target": "half"}),
+    ("mechanism", {"eps_target": None, "rho_target": 0.5, "mechanism": "laplace"}),
+    ("delta_target", {"eps_target": None, "rho_target": 0.5, "delta_target": 1e-6}),
+]
+
+
+@pytest.mark.parametrize("field, change", RHO_BAD)
+def test_a_bad_rho_promise_names_its_field_in_words(tmp_path, field, change) -> None:
+    with pytest.raises(ConfigError) as err:
+        load_config(_write(tmp_path, _good(**{"mechanism": None, **change})))
+    assert err.value.field == field, err.value
+    assert len(str(err.value)) > 30
+
+
+def test_a_rho_promise_plans_the_census_with_the_discrete_gaussian(tmp_path) -> None:
+    config = load_config(_write(tmp_path, _good(eps_target=None, mechanism=None, rho_target=0.5)))
+    assert config.rho_target == 0.5 and config.frequency is not None
+    assert config.frequency.mechanism == "discrete_gaussian"
+    kwargs = config.frequency_kwargs()
+    assert kwargs["rho_target"] == 0.5 and kwargs["eps_target"] is None
+    plan = plan_frequency(build_population(config), **kwargs)
+    assert plan.design == "census" and plan.settings["rho_target"] == 0.5
+    assert set(plan.unavailable) == {"poisson"}
 
 
 def test_the_pages_config_with_margins_round_trips(tmp_path) -> None:

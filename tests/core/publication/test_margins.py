@@ -304,3 +304,11 @@ def test_margins_at_extreme_budgets_are_finite(mechanism: str, eps: float) -> No
         b, bm = 1 / (0.7 * e), 1 / (0.3 * e)
         want = 2 * b * b * (1 - 1 / k) + 2 * bm * bm / k**2
         np.testing.assert_allclose(plan.table["census_rmse"] ** 2, want, rtol=1e-9)
+
+
+def test_margins_under_a_rho_promise_are_refused_in_words() -> None:
+    with pytest.raises(ValueError, match="under a ρ-zCDP promise the table releases its cells"):
+        plan_frequency(
+            _population(), ["clusters"], "strata", rho_target=0.5,
+            mechanism="discrete_gaussian", margins="rows",
+        )  # fmt: skip

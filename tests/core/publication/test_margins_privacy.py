@@ -1,4 +1,4 @@
-"""Claim 8 by exact enumeration: a count table with its row margins keeps ``eps_target``.
+"""Claim 9 by exact enumeration: a count table with its row margins keeps ``eps_target``.
 
 Tiny populations of four or five records, rows = strata, columns = clusters.  The release is
 the vector (cells, row margins), each coordinate the sample's count plus two-sided geometric
