@@ -10,7 +10,9 @@ then identical to the page's, which computes the sums in one pass (other totals 
 the rounding of a different order of additions).
 
 Files written: ``plan.csv`` (one row per cell), ``designs.csv`` (one row per design and
-rate) and ``summary.json``.
+rate) and ``summary.json``; with ``margins: rows`` also ``margins.csv`` (one row per row of
+the table: its released margin's errors), the cells' errors in ``plan.csv`` being those
+after their projection onto the margins.
 """
 
 from __future__ import annotations
@@ -31,10 +33,19 @@ from core.publication.config import Config
 from core.publication.frequency import FrequencyPlan, plan_frequency, y_bounds
 from core.publication.records import strict_json
 
-__all__ = ["FREQUENCY_OUTPUTS", "add_sums", "chunk_frames", "run_frequency", "write_frequency"]
+__all__ = [
+    "FREQUENCY_OUTPUTS",
+    "MARGINS_OUTPUT",
+    "add_sums",
+    "chunk_frames",
+    "run_frequency",
+    "write_frequency",
+]
 
 #: The files a frequency table's batch writes.
 FREQUENCY_OUTPUTS = ("plan.csv", "designs.csv", "summary.json")
+#: ... and with row margins.
+MARGINS_OUTPUT = "margins.csv"
 
 
 def _counts(codes: np.ndarray | None, n: int | None) -> np.ndarray | None:
@@ -159,8 +170,12 @@ def write_frequency(
         "designs.csv": plan.designs.to_csv(index=False, float_format="%.12g"),
         "summary.json": strict_json(summary),
     }
+    names = list(FREQUENCY_OUTPUTS)
+    if plan.margins is not None:
+        texts[MARGINS_OUTPUT] = plan.margins.to_csv(index=False, float_format="%.12g")
+        names.append(MARGINS_OUTPUT)
     paths = []
-    for name in FREQUENCY_OUTPUTS:
+    for name in names:
         path = out / name
         tmp = path.with_name(f".{path.name}.tmp")
         tmp.write_text(texts[name], encoding="utf-8")

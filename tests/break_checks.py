@@ -3886,6 +3886,101 @@ BREAKS: tuple[Break, ...] = (
             "tests/core/publication/test_frequency.py::test_the_bound_covers_its_level_by_simulation",
         ),
     ),
+    Break(
+        name="margins-budget-split-whole",
+        item="38 frequency margins",
+        path="core/publication/margins.py",
+        old="eps_c, eps_m = (1.0 - share) * eps_sample, share * eps_sample",
+        new="eps_c, eps_m = (1.0 - share) * eps_sample, eps_sample",
+        tests=(
+            "tests/core/publication/test_margins_privacy.py::"
+            "test_a_changed_record_costs_at_most_eps_target",
+        ),
+    ),
+    Break(
+        name="margins-projection-weights",
+        item="38 frequency margins",
+        path="core/publication/margins.py",
+        old="got = projected_variance(v, float(margin_noise_variance), weights=v)",
+        new="got = projected_variance(v, float(margin_noise_variance), weights=v.cumsum())",
+        tests=(
+            "tests/core/publication/test_margins.py::"
+            "test_the_mse_after_projection_by_enumeration_of_every_sample",
+        ),
+    ),
+    Break(
+        name="margins-variance-weight",
+        item="38 frequency margins",
+        path="core/publication/margins.py",
+        old="cell_variance=np.maximum(v_cells, 0.0) + w * w * noise,",
+        new="cell_variance=np.maximum(v_cells, 0.0) + w * noise,",
+        tests=(
+            "tests/core/publication/test_margins.py::test_the_mse_after_projection_by_simulation",
+        ),
+    ),
+    Break(
+        name="margins-row-sums-mean",
+        item="38 frequency margins",
+        path="core/publication/margins.py",
+        old="return arr.reshape(arr.shape[0] // k, k, *arr.shape[1:]).sum(axis=1)",
+        new="return arr.reshape(arr.shape[0] // k, k, *arr.shape[1:]).mean(axis=1)",
+        tests=("tests/core/publication/test_margins.py::test_row_sums_are_the_sums_of_the_rows",),
+    ),
+    Break(
+        name="margins-config-share-closed",
+        item="38 frequency margins",
+        path="core/publication/frequency_config.py",
+        old="if not (math.isfinite(float(share)) and 0.0 < float(share) < 1.0):",
+        new="if not (math.isfinite(float(share)) and 0.0 <= float(share) <= 1.0):",
+        tests=(
+            "tests/core/publication/test_frequency_config.py::"
+            "test_a_bad_frequency_config_names_its_field",
+        ),
+    ),
+    Break(
+        name="margins-config-rounding-allowed",
+        item="38 frequency margins",
+        path="core/publication/frequency_config.py",
+        old='    if margins == "rows" and round_release:\n        raise _error(',
+        new="    if False:\n        raise _error(",
+        tests=(
+            "tests/core/publication/test_frequency_config.py::"
+            "test_a_bad_frequency_config_names_its_field",
+        ),
+    ),
+    Break(
+        name="margins-page-share-unbound",
+        item="38 frequency margins",
+        path="ui/planner/frequency.py",
+        old='        key="plan_pub_freq_margin_share",\n        bind="query-params",\n',
+        new='        key="plan_pub_freq_margin_share",\n',
+        tests=(
+            "tests/pages/test_planner_frequency.py::"
+            "test_row_margins_change_the_errors_and_a_link_reproduces_them",
+        ),
+    ),
+    Break(
+        name="margins-page-toggle-ignored",
+        item="38 frequency margins",
+        path="ui/planner/frequency.py",
+        old='"margins": "rows" if margins_on else "none",',
+        new='"margins": "none",',
+        tests=(
+            "tests/pages/test_planner_frequency.py::"
+            "test_row_margins_change_the_errors_and_a_link_reproduces_them",
+        ),
+    ),
+    Break(
+        name="margins-union-one-sided",
+        item="38 frequency margins",
+        path="core/publication/margins.py",
+        old="x1 = sd * float(special.ndtri(1.0 - 0.5 * (1.0 - tail) * (1.0 - level)))",
+        new="x1 = sd * float(special.ndtri(1.0 - (1.0 - tail) * (1.0 - level)))",
+        tests=(
+            "tests/core/publication/test_margins.py::"
+            "test_the_bound_after_projection_covers_its_level",
+        ),
+    ),
 )
 
 

@@ -119,6 +119,11 @@ class LinearMechanism(ABC):
         """``P(Z = z)`` at whole numbers ``support`` (integer mechanisms only)."""
         raise ValueError(f"{self.label} is not an integer mechanism")
 
+    def log_mgf(self, parameter: float, t: ArrayLike) -> FloatArray:
+        """An upper bound of ``log E[e^{tZ}]`` (``inf`` where it is infinite), for Chernoff
+        bounds of sums of independent noises (:mod:`core.publication.margins`)."""
+        raise ValueError(f"{self.label} states no bound of its moment generating function")
+
     def error_bound(self, parameter: float, weight: float, sigma: float, level: float) -> float:
         """``x`` with ``P(|E + weight·Z| ≤ x) = level`` for ``E ~ Normal(0, sigma²)``.
 
@@ -164,6 +169,12 @@ class Laplace(LinearMechanism):
         """The normal–Laplace law (Reed 2006), :func:`core.designs.normal_laplace.
         normal_laplace_abs_quantile`, with Laplace scale ``weight · b``."""
         return normal_laplace_abs_quantile(level, sigma, weight * parameter)
+
+    def log_mgf(self, parameter: float, t: ArrayLike) -> FloatArray:
+        """``log E[e^{tZ}] = −log(1 − b²t²)`` for ``|t| < 1/b`` (exact), ``inf`` beyond."""
+        u = np.abs(np.asarray(t, dtype=np.float64)) * parameter
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.asarray(np.where(u < 1.0, -np.log1p(-(np.minimum(u, 1.0) ** 2)), np.inf))
 
 
 class Geometric(LinearMechanism):
@@ -231,6 +242,21 @@ class Geometric(LinearMechanism):
             raise ValueError("the geometric law's support holds whole numbers only")
         u = -math.expm1(-1.0 / parameter)
         return np.asarray(u / (2.0 - u) * np.exp(-np.abs(z) / parameter), dtype=np.float64)
+
+    def log_mgf(self, parameter: float, t: ArrayLike) -> FloatArray:
+        """``log E[e^{tZ}] = 2 log(1 − q) − log(1 − q e^t) − log(1 − q e^{−t})`` for
+        ``|t| < 1/b`` (the two geometric series; exact), ``inf`` beyond."""
+        a = np.abs(np.asarray(t, dtype=np.float64))
+        inv = 1.0 / parameter
+        inside = a < inv
+        x = np.where(inside, a, 0.0)
+        with np.errstate(divide="ignore"):
+            got = (
+                2.0 * math.log(-math.expm1(-inv))
+                - np.log(-np.expm1(x - inv))
+                - np.log(-np.expm1(-x - inv))
+            )
+        return np.asarray(np.where(inside, got, np.inf), dtype=np.float64)
 
 
 _REGISTRY: dict[str, LinearMechanism] = {}

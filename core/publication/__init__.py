@@ -20,6 +20,8 @@ releases compose and plans every cell × statistic with the single-statistic pla
                                        categories, each record's cell in O(N)
 :mod:`core.publication.cell_errors`    the cells' 95 % bounds for one noise law
 :mod:`core.publication.frequency_config`  the ``table: frequency`` fields of a config
+:mod:`core.publication.margins`        a frequency table's row margins and its cells
+                                       projected onto them (claim 8), their exact errors
 =====================================  ===================================================
 """
 

@@ -140,6 +140,17 @@ Claim 8 (a frequency table under a ρ-zCDP promise: the discrete Gaussian on the
     (:func:`histogram_l2_sensitivity`).  No amplification theorem for zCDP under sampling
     is used here (those of Bun et al. 2022 and Hu et al. 2023 are stated for ε-DP), so only
     the census is planned under ρ (:func:`zcdp_design_refusal`).
+Claim 9 (a frequency table with its row margins)
+    With row margins (:mod:`core.publication.margins`) each row's total over the columns is
+    released too, from the same sample and with its own noise: the cells at
+    ``(1 − s) eps_sample``, the margins at ``s eps_sample`` (δ likewise).  Each vector is a
+    histogram over disjoint sets (claim 7) and their noises are independent, so their
+    losses add: an added or removed record costs ``ε_c + ε_m = eps_sample``; a move between
+    rows changes two cells and two margins, ``2 eps_sample``; a move within a row changes
+    two cells and no margin, ``2 ε_c``; a change inside a cell moves one cell and its margin
+    by ``y_hi − y_lo`` each.  The pair thus has claim 7's budgets ``α = 1`` and ``γ`` per
+    unit of ``eps_sample``, and the design amplifies it once.  Projecting the cells onto the
+    released margins reads the releases only (post-processing).
 
 The plan's choice of design, rate and split is made on the register itself, as the release
 planner's is (:mod:`core.planner`); the promise covers the releases, the plan is public.

@@ -29,6 +29,10 @@ prices the census's change at twice its budget), so the claim is made for the ta
 A cell is publishable when its relative 95 % error ``error_95 / value`` is at most the
 ``threshold`` (an empty cell never is).
 
+With ``margins="rows"`` each row's total is released too and the cells are projected to add
+up to it (:mod:`core.publication.margins`); the table's errors are then those after the
+projection.
+
 Under a promise stated as ρ-zCDP (``rho_target``) the noise is the discrete Gaussian of
 ``σ = Δ₂/√(2ρ)``, ``Δ₂`` the L2 sensitivity of the whole histogram (claim 8 of
 :mod:`core.publication.composition`,
@@ -63,6 +67,7 @@ from ..publication.composition import (
     zcdp_design_refusal,
     zcdp_histogram_reason,
 )
+from ..publication.margins import DEFAULT_MARGIN_SHARE, check_margins, margin_errors, row_sums
 
 __all__ = [
     "CELL_COLUMNS",
@@ -182,6 +187,9 @@ class FrequencyPlan:
         The design and rate of :attr:`table`.
     settings : dict
         The arguments, for reports and configs.
+    margins : pandas.DataFrame or None
+        With ``margins="rows"``: one row per row of the table, its released margin's value
+        and errors for the chosen design and the census (:mod:`core.publication.margins`).
     unavailable : dict
         Under a ρ-zCDP promise, every design asked for but not planned, with why
         (:func:`~core.publication.composition.zcdp_design_refusal`); else empty.
@@ -194,6 +202,7 @@ class FrequencyPlan:
     design: str
     rate: float
     settings: dict[str, Any]
+    margins: pd.DataFrame | None = None
     unavailable: dict[str, str] = field(default_factory=dict)
 
     def summary(self) -> dict[str, Any]:
@@ -232,6 +241,15 @@ class FrequencyPlan:
             "rmse_total": float(chosen["rmse_total"]),
             "census_rmse_total": float(census["rmse_total"]),
         }
+        if self.margins is not None:
+            out["margins"] = {
+                "released": self.settings["margins"],
+                "share": self.settings["margin_share"],
+                "projection": "cells moved to add up to their row's released margin "
+                "(generalised least squares; post-processing)",
+                "rmse_total": float(chosen["margin_rmse_total"]),
+                "publishable": int(self.margins["publishable"].sum()),
+            }
         if self.settings.get("rho_target") is not None:
             out["composition"] = {
                 "across_cells": self.settings["zcdp_reason"],
@@ -251,8 +269,11 @@ def _design_rows(
     delta_target: float,
     design_names: Sequence[str],
     rates: Sequence[float],
+    margins: tuple[GroupSums, int, float] | None = None,
 ) -> list[tuple[dict[str, Any], np.ndarray, np.ndarray, list[str]]]:
-    """Per design and rate: the summary row and each cell's variance, bound and methods."""
+    """Per design and rate: the summary row and each cell's variance, bound and methods
+    (after the projection onto the row margins when ``margins`` gives the rows' sums, the
+    columns and the margins' share; the row then keeps the margins' errors)."""
     factors = BudgetFactors(f"{mechanism.name} histogram", budget.add_remove, budget.change)
     value = np.abs(np.asarray(sums.total, dtype=np.float64))
     out = []
@@ -276,7 +297,28 @@ def _design_rows(
             noise = float(mechanism.variance(param))
             w = float(moments.weight)
             var = np.asarray(moments.variance, dtype=np.float64) + w * w * noise
-            bound, methods = cell_error_bounds(moments.variance, mechanism, param, w)
+            extra: dict[str, Any] = {}
+            if margins is None:
+                bound, methods = cell_error_bounds(moments.variance, mechanism, param, w)
+            else:
+                rows_sums, k, share = margins
+                got = margin_errors(
+                    mechanism,
+                    acct.eps_sample,
+                    delta_s if mechanism.uses_delta else None,
+                    budget.sensitivity,
+                    share,
+                    k,
+                    moments,
+                    d.linear_moments(frame, rows_sums, point),
+                )
+                param, noise = got.cell_parameter, float(mechanism.variance(got.cell_parameter))
+                var, bound, methods = got.cell_variance, got.cell_bound, got.cell_methods
+                extra = {
+                    "margin_noise_parameter": got.margin_parameter,
+                    "margin_rmse_total": float(math.sqrt(got.margin_variance.sum())),
+                    "_margins": got,
+                }
             with np.errstate(divide="ignore", invalid="ignore"):
                 rel = np.where(value > 0, bound / value, np.inf)
             row = {
@@ -291,6 +333,7 @@ def _design_rows(
                 "rmse_total": float(math.sqrt(var.sum())),
                 "median_relative_error": float(np.median(rel)),
                 "bound": acct.bound,
+                **extra,
             }
             out.append((row, var, bound, methods))
     return out
@@ -318,6 +361,8 @@ def plan_frequency(
     sums: GroupSums | None = None,
     round_release: bool = False,
     rho_target: float | None = None,
+    margins: str = "none",
+    margin_share: float = DEFAULT_MARGIN_SHARE,
 ) -> FrequencyPlan:
     """Plan a frequency table under one ``(eps_target, delta_target)``, every cell exact.
 
@@ -362,6 +407,17 @@ def plan_frequency(
         is the discrete Gaussian (the only ``mechanism`` accepted) of ``σ = Δ₂/√(2ρ)``
         (claim 8 of :mod:`core.publication.composition`) on the census, the other designs
         listed in :attr:`FrequencyPlan.unavailable`; ``delta_target`` is not used.
+    margins : {"none", "rows"}
+        ``"rows"``: each row's total over the columns is released too, and the cells are
+        projected to add up to it (:mod:`core.publication.margins`, claim 9 of
+        :mod:`core.publication.composition`).  The table's ``rmse``, ``error_95``,
+        ``publishable`` (and the census's) are then those after the projection, with a column
+        ``error_95_method``; :attr:`FrequencyPlan.designs` compares the designs under the
+        same settings (columns ``margin_noise_parameter``, ``margin_rmse_total``) and
+        :attr:`FrequencyPlan.margins` holds the margins.  Refused with ``round_release``, and
+        under a ρ-zCDP promise.
+    margin_share : float
+        The margins' share of the budget spent on the sample, in (0, 1).
 
     Returns
     -------
@@ -387,6 +443,9 @@ def plan_frequency(
         )
     budget = histogram_budget(kind, relation, labels_fixed=labels_fixed, y_lower=lo, y_upper=hi)
     cells = frequency_cells(population, rows, column, max_cells=max_cells, max_columns=max_columns)
+    margins, margin_share = check_margins(
+        margins, margin_share, round_release=round_release is True, n_columns=cells.n_columns
+    )
     fr = Frame.of(population) if frame is None else frame
     s = frequency_sums(population, cells, kind, frame=fr) if sums is None else sums
     if s.total.shape != (cells.n_cells,):
@@ -412,15 +471,26 @@ def plan_frequency(
             "relation cannot serve the other"
         )
     rate_list = default_rates(fr) if rates is None else [float(r) for r in rates]
+    with_margins = None
+    if margins == "rows":
+        if rho is not None:
+            raise ValueError(
+                "row margins split an ε promise between the cells and the margins; under a "
+                "ρ-zCDP promise the table releases its cells alone: turn the margins off"
+            )
+        with_margins = (row_sums(s, cells.n_columns), cells.n_columns, margin_share)
     results = (
-        _design_rows(fr, s, budget, mech, eps, delta, names, rate_list)
+        _design_rows(fr, s, budget, mech, eps, delta, names, rate_list, with_margins)
         if rho is None
         else _rho_rows(fr, s, mech, rho, kind, relation, labels_fixed, lo, hi)
     )
     value = np.asarray(s.total, dtype=np.float64)
     for row, _var, bound, _ in results:
         row["publishable"] = int(np.sum((value != 0) & (bound <= limit * np.abs(value))))
-    summary = pd.DataFrame([r for r, *_ in results], columns=list(DESIGN_COLUMNS))
+    design_columns = list(DESIGN_COLUMNS)
+    if with_margins is not None:
+        design_columns += ["margin_noise_parameter", "margin_rmse_total"]
+    summary = pd.DataFrame([r for r, *_ in results], columns=design_columns)
     pick = _choose(summary, design, rate)
     row, var, bound, methods = results[pick]
     _census_row, census_var, census_bound, _ = results[0]
@@ -450,6 +520,10 @@ def plan_frequency(
     }
     for key in CELL_COLUMNS:
         table[key] = extra[key]
+    margin_table = None
+    if with_margins is not None:
+        table["error_95_method"] = methods
+        margin_table = margins_table(cells, with_margins[0], row, results[0][0], limit, mech)
     if not isinstance(round_release, bool):
         raise ValueError(f"round_release must be True or False; got {round_release!r}")
     if round_release:
@@ -487,6 +561,8 @@ def plan_frequency(
         "threshold": limit,
         "error_95_method": sorted(set(methods)),
         "round_release": round_release,
+        "margins": margins,
+        "margin_share": margin_share,
     }
     if rho is not None:
         l2 = histogram_l2_sensitivity(
@@ -507,8 +583,41 @@ def plan_frequency(
         design=str(row["design"]),
         rate=float(row["rate"]),
         settings=settings,
+        margins=margin_table,
         unavailable=unavailable,
     )
+
+
+def margins_table(
+    cells: FrequencyCells,
+    rows: GroupSums,
+    chosen: dict[str, Any],
+    census: dict[str, Any],
+    threshold: float,
+    mechanism: Any,
+) -> pd.DataFrame:
+    """One row per row of the table: its margin's value and errors under the chosen design
+    and the census (the rows of :func:`_design_rows` with margins)."""
+    out = pd.DataFrame(
+        {name: [lab[j] for lab in cells.row_labels] for j, name in enumerate(cells.row_names)}
+    )
+    value = np.asarray(rows.total, dtype=np.float64)
+    got, cen = chosen["_margins"], census["_margins"]
+    bound, methods = got.margin_bounds(mechanism)
+    census_bound, _ = cen.margin_bounds(mechanism)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = np.where(value != 0, bound / np.abs(value), np.inf)
+    out["value"] = value
+    out["design"] = chosen["design"]
+    out["rate"] = chosen["rate"]
+    out["rmse"] = np.sqrt(got.margin_variance)
+    out["error_95"] = bound
+    out["relative_error"] = rel
+    out["publishable"] = (value != 0) & (bound <= threshold * np.abs(value))
+    out["census_rmse"] = np.sqrt(cen.margin_variance)
+    out["census_error_95"] = census_bound
+    out["error_95_method"] = methods
+    return out
 
 
 def _choose(summary: pd.DataFrame, design: str | None, rate: float | None) -> int:

@@ -23,6 +23,8 @@ cell.  Example (``assets/publication_example_frequency.yaml``)::
     rate: 0.1                   # optional: its rate (default: the best of the design)
     threshold: 0.5              # publishable: 95 % error at most half the cell's count
     round: false                # true: the released cells are rounded to non-negative integers
+    margins: none               # rows: each row's total is released, the cells add up to it
+    margin_share: 0.3           # with margins: rows, the margins' share of the budget
     max_cells: 100000
 
 A promise stated as ρ-zCDP (``rho_target`` instead of ``eps_target``) is kept by the
@@ -49,6 +51,7 @@ from ..publication.frequency import (
     check_rho_promise,
     check_threshold,
 )
+from ..publication.margins import DEFAULT_MARGIN_SHARE, MARGIN_OPTIONS
 
 __all__ = ["FREQUENCY_KEYS", "FrequencySettings", "check_frequency", "check_frequency_promise"]
 
@@ -70,6 +73,8 @@ FREQUENCY_KEYS = (
     "threshold",
     "round",
     "max_cells",
+    "margins",
+    "margin_share",
 )
 
 
@@ -88,6 +93,8 @@ class FrequencySettings:
     threshold: float
     max_cells: int
     round_release: bool = False
+    margins: str = "none"
+    margin_share: float = DEFAULT_MARGIN_SHARE
 
     def plan_kwargs(self) -> dict[str, Any]:
         """Keyword arguments of :func:`plan_frequency` (after the population and the promise)."""
@@ -104,6 +111,8 @@ class FrequencySettings:
             "max_cells": self.max_cells,
             "max_columns": MAX_COLUMN_CATEGORIES,
             "round_release": self.round_release,
+            "margins": self.margins,
+            "margin_share": self.margin_share,
         }
 
     def as_dict(self) -> dict[str, Any]:
@@ -121,6 +130,8 @@ class FrequencySettings:
         if self.rate is not None:
             out["rate"] = self.rate
         out.update(threshold=self.threshold, round=self.round_release, max_cells=self.max_cells)
+        if self.margins != "none":
+            out.update(margins=self.margins, margin_share=self.margin_share)
         return out
 
 
@@ -204,6 +215,7 @@ def check_frequency(raw: dict[str, Any]) -> FrequencySettings:
     round_release = raw.get("round", False)
     if not isinstance(round_release, bool):
         raise _error("round", f"must be true or false; got {round_release!r}")
+    margins, margin_share = _margins(raw, column, round_release)
     max_cells = raw.get("max_cells", 100_000)
     if isinstance(max_cells, bool) or not isinstance(max_cells, int) or not 1 <= max_cells <= 10**7:
         raise _error("max_cells", f"must be a whole number in [1, 10,000,000]; got {max_cells!r}")
@@ -219,7 +231,50 @@ def check_frequency(raw: dict[str, Any]) -> FrequencySettings:
         threshold=threshold,
         max_cells=int(max_cells),
         round_release=round_release,
+        margins=margins,
+        margin_share=margin_share,
     )
+
+
+def _margins(raw: dict[str, Any], column: str | None, round_release: bool) -> tuple[str, float]:
+    """``margins`` and ``margin_share``, checked in plain words."""
+    margins = raw.get("margins", "none")
+    if margins is None or margins is False:
+        margins = "none"
+    if margins not in MARGIN_OPTIONS:
+        raise _error(
+            "margins",
+            f"must be one of {', '.join(MARGIN_OPTIONS)} (rows: each row's total over the "
+            f"columns is released and the cells are made to add up to it); got {margins!r}",
+        )
+    share = raw.get("margin_share")
+    if share is not None and margins == "none":
+        raise _error("margin_share", "is the margins' share of the budget: set margins: rows too")
+    if share is None:
+        share = DEFAULT_MARGIN_SHARE
+    if isinstance(share, bool) or not isinstance(share, (int, float)):
+        raise _error("margin_share", f"must be a number strictly between 0 and 1; got {share!r}")
+    if not (math.isfinite(float(share)) and 0.0 < float(share) < 1.0):
+        raise _error("margin_share", f"must be a number strictly between 0 and 1; got {share!r}")
+    if margins == "rows" and round_release:
+        raise _error(
+            "margins",
+            "rounding after the projection breaks the sums (the rounded cells no longer add up "
+            "to their margin); choose one: round: false, or margins: none",
+        )
+    if margins == "rows" and raw.get("rho_target") is not None:
+        raise _error(
+            "margins",
+            "row margins split an ε promise between the cells and the margins; under "
+            "rho_target the table releases its cells alone: set margins: none",
+        )
+    if margins == "rows" and column is None:
+        raise _error(
+            "margins",
+            "a table without a column has one cell per row, which is its own margin; name a "
+            "column to release row margins",
+        )
+    return str(margins), float(share)
 
 
 def _rate(field: str, value: Any) -> float:

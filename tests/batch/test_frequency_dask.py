@@ -81,3 +81,45 @@ def test_a_frequency_table_under_rho_runs_on_dask_with_the_discrete_gaussian(tmp
     assert summary["composition"]["sensitivity_l2"] == pytest.approx(2**0.5)
     designs = pd.read_csv(out / "designs.csv")
     assert designs["noise_parameter"].tolist() == pytest.approx([2**0.5])  # √2/√(2·0.5)
+
+
+def test_a_table_with_row_margins_on_two_workers_equals_the_plain_plan(tmp_path) -> None:
+    write_population(tmp_path)
+    cfg = {
+        "table": "frequency",
+        "population": {
+            "file": "register.csv",
+            "value_column": "wage",
+            "lower": 0,
+            "upper": 100,
+            "strata_column": "region",
+            "cluster_column": "district",
+        },
+        "rows": ["strata"],
+        "column": "clusters",
+        "kind": "count",
+        "eps_target": 1.0,
+        "designs": ["census", "poisson"],
+        "rates": [0.2, 0.5],
+        "margins": "rows",
+        "margin_share": 0.25,
+    }
+    path = tmp_path / "freq.yaml"
+    path.write_text(yaml.safe_dump(cfg), encoding="utf-8")
+    out = tmp_path / "out"
+    run = run_batch(path, out, workers=2)
+    assert run.returncode == 0, run.stderr[-2000:]
+    config = load_config(path)
+    plan = plan_frequency(build_population(config), **config.frequency_kwargs())
+    assert plan.margins is not None
+    for name, frame in (("plan.csv", plan.table), ("margins.csv", plan.margins)):
+        written = pd.read_csv(out / name, keep_default_na=False, na_values=[""])
+        mine = pd.read_csv(
+            io.StringIO(frame.to_csv(index=False, float_format="%.12g")),
+            keep_default_na=False,
+            na_values=[""],
+        )
+        pd.testing.assert_frame_equal(written, mine)
+    assert "error_95_method" in pd.read_csv(out / "plan.csv").columns
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["margins"]["share"] == 0.25

@@ -150,3 +150,49 @@ def test_a_rho_promise_in_the_url_plans_the_census_with_the_discrete_gaussian(tm
     # σ = Δ₂/√(2ρ) = √2 for counts whose records may move between cells
     assert plan.designs["noise_parameter"].iloc[0] == pytest.approx(math.sqrt(2.0))
     np.testing.assert_allclose(plan.table["error_95"], _cells(at)["b₉₅"], rtol=1e-12)
+
+
+def test_row_margins_change_the_errors_and_a_link_reproduces_them(tmp_path) -> None:
+    at = open_page(PAGE, BASE, snippets=False)
+    before = _cells(at)
+    at.toggle(key="plan_pub_freq_margins").set_value(True)
+    at.run()
+    at.number_input(key="plan_pub_freq_margin_share").set_value(0.25)
+    at.run()
+    assert not at.exception
+    after = _cells(at)
+    assert np.all(after["RMSE"].to_numpy() > before["RMSE"].to_numpy())
+    assert "b₉₅ is" in after.columns and "b₉₅ is" not in before.columns
+    designs = [d.value for d in at.dataframe if "RMSE over row margins" in d.value.columns]
+    assert len(designs) == 1
+    margins = [d.value for d in at.dataframe if "row total" in d.value.columns]
+    assert len(margins) == 1 and len(margins[0]) == 100
+    words = " ".join(c.value for c in at.caption)
+    assert "post-processing" in words and "25 %" in words
+    query = {**BASE, "plan_pub_freq_margins": "true", "plan_pub_freq_margin_share": "0.25"}
+    again = open_page(PAGE, query, snippets=False)
+    assert again.toggle(key="plan_pub_freq_margins").value is True
+    pd.testing.assert_frame_equal(_cells(again), after)
+    body = next(c.value for c in again.get("code") if "table: frequency" in c.value)
+    path = tmp_path / "frequency.yaml"
+    path.write_text(body, encoding="utf-8")
+    config = load_config(path)
+    assert config.frequency is not None and config.frequency.margins == "rows"
+    plan = plan_frequency(build_population(config), **config.frequency_kwargs())
+    np.testing.assert_allclose(plan.table["error_95"], after["b₉₅"], rtol=1e-12)
+
+
+@pytest.mark.parametrize("bad", ["1.5", "half"])
+def test_a_bad_margin_share_in_a_link_is_named(bad: str) -> None:
+    query = {**BASE, "plan_pub_freq_margins": "true", "plan_pub_freq_margin_share": bad}
+    at = open_page(PAGE, query, snippets=False)
+    assert not at.exception
+    assert any("share of ε for the margins" in w.value for w in at.warning)
+    assert len(_cells(at)) == 1200
+
+
+def test_rounding_with_margins_is_refused_in_words() -> None:
+    query = {**BASE, "plan_pub_freq_margins": "true", "plan_pub_freq_round": "true"}
+    at = open_page(PAGE, query, snippets=False)
+    assert not at.exception
+    assert any("rounding after the projection breaks the sums" in w.value for w in at.warning)

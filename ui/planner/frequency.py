@@ -27,6 +27,7 @@ from core.publication.frequency import (
     check_threshold,
     plan_frequency,
 )
+from core.publication.margins import DEFAULT_MARGIN_SHARE, balanced_share
 from ui.charts import chart_block
 from ui.downloads import frame_to_csv_bytes
 from ui.format import fmt
@@ -39,10 +40,13 @@ from ui.planner.frequency_text import (
     HEAT_VALUES,
     frequency_config,
     heatmap_figure,
+    margin_words,
     mechanism_label,
     mechanisms_for,
     shown_cells,
     shown_designs,
+    shown_margins,
+    table_csv_frame,
     verdict_words,
     zcdp_words,
 )
@@ -58,6 +62,8 @@ MAX_FREQUENCY_CELLS = 2_400
 NONE = "none"
 #: The smallest threshold the control takes.
 THRESHOLD_MIN = 0.01
+#: The range of the margins' share control.
+MARGIN_SHARE_MIN, MARGIN_SHARE_MAX = 0.01, 0.99
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -172,6 +178,7 @@ def frequency_view(ctx: PlannerInputs, kind: str) -> None:
             help="Post-processing of the release (the guarantee is kept): the table adds "
             "each cell's RMSE after rounding, exact for the census.",
         )
+    margins_on, margin_share = _margin_controls(pop, column)
     if not rows:
         st.info("No row column is chosen; using the first label column.")
         rows = offered[:1]
@@ -197,11 +204,61 @@ def frequency_view(ctx: PlannerInputs, kind: str) -> None:
         "rate": None if rate == BEST or design in (BEST, "census") else float(str(rate)),
         "threshold": float(threshold),
         "round_release": bool(rounded),
+        "margins": "rows" if margins_on else "none",
+        "margin_share": float(margin_share),
     }
     if ctx.rho_target is not None:
         settings.update(eps_target=None, delta_target=None, rho_target=ctx.rho_target)
     with result_container("plan_pub_freq"):
         frequency_results(ctx, settings)
+
+
+def _margin_controls(pop: Population, column: object) -> tuple[bool, float]:
+    """The row margins' toggle and share, both bound to the URL, with their words."""
+    c1, c2 = st.columns(2, gap="medium")
+    with c1:
+        on = bound_toggle(
+            "Cells add up to released row margins",
+            "plan_pub_freq_margins",
+            default=False,
+            help="Each row's total over the columns is released too, and the cells are "
+            "moved to add up to it.",
+        )
+    linked = st.query_params.get("plan_pub_freq_margin_share")
+    if linked is not None:
+        try:
+            bad = not 0.0 < float(linked) < 1.0
+        except ValueError:
+            bad = True
+        if bad:
+            st.warning(
+                f"The link's share of ε for the margins {linked!r} is not a number strictly "
+                f"between 0 and 1; using {DEFAULT_MARGIN_SHARE:g}.",
+                icon=":material/warning:",
+            )
+    share = c2.number_input(
+        "Share of ε for the margins",
+        min_value=MARGIN_SHARE_MIN,
+        max_value=MARGIN_SHARE_MAX,
+        value=DEFAULT_MARGIN_SHARE,
+        step=0.05,
+        format="%g",
+        key="plan_pub_freq_margin_share",
+        bind="query-params",
+        disabled=not on,
+    )
+    if on:
+        st.caption(margin_words(float(share), _balanced(pop, column)))
+    return bool(on), float(share)
+
+
+def _balanced(pop: Population, column: object) -> float | None:
+    """The balanced share of the column's categories (None without a column)."""
+    if column in (NONE, None):
+        return None
+    got = pop.label_codes(str(column))
+    k = 0 if got is None else len(got[1])
+    return balanced_share(k) if k >= 2 else None
 
 
 def frequency_results(ctx: PlannerInputs, settings: dict[str, Any]) -> None:
@@ -278,6 +335,13 @@ def frequency_results(ctx: PlannerInputs, settings: dict[str, Any]) -> None:
             f"threshold of {fmt(settings['threshold'], 'share')}, not publishable. The "
             "errors are exact: the design's variance of each cell's estimator and the "
             "noise's own law (the sampling error taken as normal for the 95 % bound)."
+            + (
+                " With row margins the cells are shown after their projection onto them: "
+                "their noise mixes the row's noises, and the 95 % bound is a proven bound "
+                "on that mixture (Chernoff or Chebyshev, named in the table)."
+                if settings.get("margins") == "rows"
+                else ""
+            )
         ),
         formulas=(
             r"\hat t_c = w\,\Bigl(\sum_{i \in S \cap c} y_i + Z_c\Bigr),\quad "
@@ -285,9 +349,16 @@ def frequency_results(ctx: PlannerInputs, settings: dict[str, Any]) -> None:
         ),
     )
     st.dataframe(shown_cells(plan), hide_index=True, key="plan_pub_freq_cells")
+    if plan.margins is not None:
+        st.markdown(
+            f"**Row margins.** {int(plan.margins['publishable'].sum())} of "
+            f"{len(plan.margins)} released margins are publishable; the cells above are "
+            "shown after their projection onto them."
+        )
+        st.dataframe(shown_margins(plan), hide_index=True, key="plan_pub_freq_margins_table")
     st.download_button(
         "Download the table (CSV)",
-        data=lambda: frame_to_csv_bytes(plan.table),
+        data=lambda: frame_to_csv_bytes(table_csv_frame(plan)),
         file_name="frequency_table.csv",
         mime="text/csv",
         key="plan_pub_freq_csv",

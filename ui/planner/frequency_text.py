@@ -90,8 +90,63 @@ def shown_cells(plan: FrequencyPlan) -> pd.DataFrame:
     for column, name in ROUNDED_CELLS.items():
         if column in t:
             shown[name] = t[column].to_numpy()
+    if "error_95_method" in t:
+        shown["b₉₅ is"] = t["error_95_method"].to_numpy()
     shown["note"] = t["note"].to_numpy()
     return shown
+
+
+#: Columns of the on-screen table of row margins after the labels (core's name → shown name).
+SHOWN_MARGINS = {
+    "value": "row total",
+    "rmse": "RMSE",
+    "error_95": "b₉₅",
+    "relative_error": "b₉₅ / value",
+    "publishable": "publishable",
+    "census_error_95": "census b₉₅",
+}
+
+
+def margin_words(share: float, balanced: float | None) -> str:
+    """What the row margins are, what they cost, and why the projection keeps the promise."""
+    words = (
+        "Each row's total over the columns is released too, from the same sample with its "
+        f"own noise at {fmt(share, 'share')} of ε_sample; the cells get the rest, so their "
+        "noise grows (at an equal budget the projected cells are never more accurate than "
+        "the cells alone). The cells are then moved to add up to their row's released "
+        "total: that reads only the released numbers (post-processing), so the guarantee "
+        "is kept, and the table shows the errors after it."
+    )
+    if balanced is not None:
+        words += (
+            f" For this table's columns, {fmt(balanced, 'share')} of ε_sample makes the "
+            "total squared error of the cells and the margins together the smallest."
+        )
+    else:
+        words += " Choose a column: a table of one column has nothing to add up."
+    return words
+
+
+def shown_margins(plan: FrequencyPlan) -> pd.DataFrame:
+    """The on-screen table of released row margins (:data:`SHOWN_MARGINS`)."""
+    if plan.margins is None:
+        raise ValueError("the plan releases no row margins")
+    m = plan.margins
+    return m[[*plan.cells.row_names, *SHOWN_MARGINS]].rename(columns=SHOWN_MARGINS)
+
+
+def table_csv_frame(plan: FrequencyPlan) -> pd.DataFrame:
+    """The table's CSV: the cells, then (with row margins) one line per released margin,
+    its column label ``row margin`` and a column ``released`` saying which is which."""
+    if plan.margins is None:
+        return plan.table
+    cells = plan.table.assign(released="cell (projected onto its row margin)")
+    margins = plan.margins.assign(released="row margin")
+    if plan.cells.column is not None:
+        margins[plan.cells.column_name] = "row margin"
+    return pd.concat([cells, margins], ignore_index=True)[
+        [*cells.columns, *[c for c in margins.columns if c not in cells.columns]]
+    ]
 
 
 def shown_designs(plan: FrequencyPlan) -> pd.DataFrame:
@@ -108,6 +163,8 @@ def shown_designs(plan: FrequencyPlan) -> pd.DataFrame:
             "publishable cells": d["publishable"].to_numpy(),
         }
     )
+    if "margin_rmse_total" in d:
+        shown["RMSE over row margins"] = d["margin_rmse_total"].to_numpy()
     if plan.settings.get("rho_target") is not None:  # ρ-zCDP: no ε is spent
         shown = shown.drop(columns="ε_sample")
     return shown
@@ -270,6 +327,9 @@ def frequency_config(population: Mapping[str, Any], settings: Mapping[str, Any])
     config["threshold"] = float(settings["threshold"])
     if settings.get("round_release"):
         config["round"] = True
+    if settings.get("margins", "none") != "none":
+        config["margins"] = settings["margins"]
+        config["margin_share"] = float(settings["margin_share"])
     return config
 
 

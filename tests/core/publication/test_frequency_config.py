@@ -65,6 +65,14 @@ BAD = [
     ("eps_target", {"eps_target": None}),
     ("eps_target", {"eps_target": -1}),
     ("table", {"table": "pivot"}),
+    ("margins", {"margins": "columns"}),
+    ("margin_share", {"margins": "rows", "margin_share": 0}),
+    ("margin_share", {"margins": "rows", "margin_share": 1.5}),
+    ("margin_share", {"margins": "rows", "margin_share": "a fifth"}),
+    ("margin_share", {"margin_share": 0.2}),
+    ("margins", {"margins": "rows", "round": True}),
+    ("margins", {"margins": "rows", "column": None}),
+    ("margins", {"margins": "rows", "eps_target": None, "rho_target": 0.5, "mechanism": None}),
 ]
 
 
@@ -164,3 +172,39 @@ def test_a_rho_promise_plans_the_census_with_the_discrete_gaussian(tmp_path) -> 
     plan = plan_frequency(build_population(config), **kwargs)
     assert plan.design == "census" and plan.settings["rho_target"] == 0.5
     assert set(plan.unavailable) == {"poisson"}
+
+
+def test_the_pages_config_with_margins_round_trips(tmp_path) -> None:
+    settings = {
+        "rows": ["strata"],
+        "column": "clusters",
+        "kind": "total",
+        "mechanism": "laplace",
+        "eps_target": 1.0,
+        "delta_target": 1e-6,
+        "relation": "replacement",
+        "labels_fixed": False,
+        "designs": ["census", "poisson"],
+        "rates": [0.2, 0.5],
+        "threshold": 0.5,
+        "margins": "rows",
+        "margin_share": 0.25,
+    }
+    write_population(tmp_path)
+    population = {
+        "file": "register.csv",
+        "value_column": "wage",
+        "lower": 0.0,
+        "upper": 100.0,
+        "strata_column": "region",
+        "cluster_column": "district",
+    }
+    written = frequency_config(population, settings)
+    assert (written["margins"], written["margin_share"]) == ("rows", 0.25)
+    path = tmp_path / "page.yaml"
+    path.write_text(yaml.safe_dump(written), encoding="utf-8")
+    config = load_config(path)
+    assert config.frequency is not None and config.frequency.as_dict()["margin_share"] == 0.25
+    got = plan_frequency(build_population(config), **config.frequency_kwargs())
+    assert got.margins is not None and got.settings["margin_share"] == 0.25
+    assert "margins" not in frequency_config(population, {**settings, "margins": "none"})

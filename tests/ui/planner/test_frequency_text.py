@@ -45,3 +45,25 @@ def test_the_tables_and_words_say_the_census_wins(plan) -> None:
 def test_a_bad_heat_choice_is_refused(plan) -> None:
     with pytest.raises(ValueError, match="show must be one of"):
         ft.heatmap_figure(plan, "colour")
+
+
+def test_the_csv_carries_the_released_margins_and_their_errors() -> None:
+    pop = make_builtin("establishments", seed=2, size=5_000)
+    plan = plan_frequency(
+        pop, ["clusters"], "strata", eps_target=0.5, designs=["census"], margins="rows",
+        margin_share=0.3,
+    )  # fmt: skip
+    assert plan.margins is not None
+    got = ft.table_csv_frame(plan)
+    n_cells, n_rows = plan.cells.n_cells, plan.cells.n_rows
+    assert len(got) == n_cells + n_rows
+    margins = got[got["released"] == "row margin"]
+    np.testing.assert_allclose(margins["error_95"], plan.margins["error_95"])
+    np.testing.assert_allclose(margins["rmse"], plan.margins["rmse"])
+    assert (margins[plan.cells.column_name] == "row margin").all()
+    assert list(got.columns[: len(plan.table.columns)]) == list(plan.table.columns)
+    assert "row total" in ft.shown_margins(plan).columns
+    words = ft.margin_words(0.3, 0.32)
+    assert "post-processing" in words and "30 %" in words
+    plain = plan_frequency(pop, ["clusters"], "strata", eps_target=0.5, designs=["census"])
+    assert ft.table_csv_frame(plain) is plain.table
