@@ -53,7 +53,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .postprocess import rounded_coverage, rounded_moments
+from .postprocess import (
+    MAX_ROUNDING_SUPPORT,
+    exact_rounding_feasible,
+    rounded_coverage,
+    rounded_moments,
+)
 
 if TYPE_CHECKING:
     from .mechanisms import LinearMechanism
@@ -156,9 +161,13 @@ def post_errors(
     Returns
     -------
     (rmse_post, error_95_post, method)
-        :data:`POST_EXACT` or :data:`POST_BOUND` (module docstring).
+        :data:`POST_EXACT` or :data:`POST_BOUND` (module docstring).  The bound also serves
+        a release without sampling error whose noise is too wide to sum exactly (more than
+        :data:`core.linear.postprocess.MAX_ROUNDING_SUPPORT` values to sum or to search).
     """
-    if variance <= 0.0:
+    span = 2.0 * (weight * float(mechanism.abs_quantile(parameter, level)) + 1.0)
+    cheap = exact_rounding_feasible(mechanism, parameter) and span <= MAX_ROUNDING_SUPPORT
+    if variance <= 0.0 and cheap:
         _, mse = rounded_moments(mechanism, parameter, theta, theta, weight)
         bound = exact_post_bound(mechanism, parameter, weight, theta, level)
         return math.sqrt(float(mse)), bound, POST_EXACT

@@ -35,7 +35,9 @@ from numpy.typing import ArrayLike, NDArray
 from .mechanisms import Laplace, LinearMechanism
 
 __all__ = [
+    "MAX_ROUNDING_SUPPORT",
     "TRUNCATION",
+    "exact_rounding_feasible",
     "project_to_margin",
     "projected_variance",
     "round_nonnegative",
@@ -50,6 +52,11 @@ FloatArray = NDArray[np.float64]
 _CHUNK = 4_000_000
 #: Noise mass an integer mechanism's support leaves out in :func:`rounded_moments`.
 TRUNCATION = 1e-15
+#: Most points of an integer noise's support :func:`rounded_moments` sums over.  Beyond it
+#: (a noise scale above about 6,000 for the geometric law) callers use the proven bound
+#: "error before rounding + ½" instead: rounding moves a release by at most ½, a
+#: difference that no longer shows next to such noise.
+MAX_ROUNDING_SUPPORT = 400_001
 
 
 def _finite(name: str, value: ArrayLike) -> FloatArray:
@@ -238,6 +245,18 @@ def projected_variance(
     return np.asarray(v - 2.0 * w * v + w * w * np.asarray(total)[..., None], dtype=np.float64)
 
 
+def exact_rounding_feasible(mechanism: LinearMechanism, parameter: float) -> bool:
+    """Whether :func:`rounded_moments` can give the exact error of this noise at small cost:
+    always for Laplace noise (closed form); for integer noise when its support
+    ``|z| ≤ abs_quantile(1 − TRUNCATION)`` has at most :data:`MAX_ROUNDING_SUPPORT` points."""
+    if isinstance(mechanism, Laplace):
+        return True
+    if not mechanism.integer:
+        return False
+    radius = float(mechanism.abs_quantile(parameter, 1.0 - TRUNCATION))
+    return math.isfinite(radius) and 2.0 * radius + 1.0 <= MAX_ROUNDING_SUPPORT
+
+
 def rounded_moments(
     mechanism: LinearMechanism,
     parameter: float,
@@ -257,6 +276,11 @@ def rounded_moments(
         return rounded_moments_laplace(center, target, weight * parameter)
     if not mechanism.integer:
         raise ValueError(f"no exact rounding error for the {mechanism.label} noise")
+    if not exact_rounding_feasible(mechanism, parameter):
+        raise ValueError(
+            f"the {mechanism.label} noise is too wide for an exact rounding error (more than "
+            f"{MAX_ROUNDING_SUPPORT:,} values); bound it by the error before rounding + ½"
+        )
     radius = mechanism.abs_quantile(parameter, 1.0 - TRUNCATION)
     support = np.arange(-radius, radius + 1.0)
     probs = mechanism.pmf(parameter, support)

@@ -30,7 +30,7 @@ from scipy import special
 from scipy.interpolate import CubicSpline
 
 from ..linear.errors import release_error
-from ..linear.postprocess import rounded_moments
+from ..linear.postprocess import exact_rounding_feasible, rounded_moments
 
 __all__ = [
     "GRID",
@@ -139,7 +139,9 @@ def rounded_rmse(
     Laplace noise of scale ``w b``, exact sums for integer noise).  With sampling
     error it is bounded: for ``θ ≥ 0``, ``|max(0, ⌊y + ½⌋) − θ| ≤ |y − θ| + ½`` (rounding moves
     ``y`` by at most ½, and clamping at 0 only moves it towards ``θ``), so by Minkowski's
-    inequality the RMSE after rounding is at most the RMSE before plus ½.
+    inequality the RMSE after rounding is at most the RMSE before plus ½.  The bound also
+    serves a census whose integer noise is too wide to sum exactly
+    (:func:`core.linear.postprocess.exact_rounding_feasible`).
 
     Returns
     -------
@@ -150,7 +152,7 @@ def rounded_rmse(
     v = np.maximum(np.asarray(sampling_variance, dtype=np.float64), 0.0)
     noise = weight * weight * float(mechanism.variance(parameter))
     out = np.sqrt(v + noise) + 0.5
-    exact = v == 0.0
+    exact = (v == 0.0) & exact_rounding_feasible(mechanism, float(parameter))
     if exact.any():
         c = theta[exact]
         _, mse = rounded_moments(mechanism, float(parameter), c, c, weight)

@@ -19,9 +19,11 @@ from core.designs.registry import DESIGNS
 from core.linear.mechanisms import LINEAR_MECHANISMS
 from core.linear.plan import plan_linear
 from core.linear.post_errors import POST_BOUND, POST_EXACT, exact_post_bound, post_errors
+from core.linear.postprocess import exact_rounding_feasible, rounded_moments
 from core.linear.statistic import LinearStatistic, y_values
 from core.linear.sums import group_sums
 from core.population import Population
+from core.publication.cell_errors import rounded_rmse
 
 COUNT = LinearStatistic("count", "strata", "a")
 
@@ -184,3 +186,34 @@ def test_exact_bound_after_rounding_never_exceeds_the_noise_bound(theta, eps) ->
     param = m.parameter(eps, None, 1.0)
     got = exact_post_bound(m, param, 1.0, float(theta), 0.95)
     assert got <= m.abs_quantile(param, 0.95) + 1e-9
+
+
+@pytest.mark.parametrize("mechanism", ["geometric", "discrete_gaussian", "laplace"])
+@pytest.mark.parametrize("eps", [1e-6, 1e-12])
+def test_noise_too_wide_to_sum_is_bounded_at_once(mechanism: str, eps: float) -> None:
+    # A census at a tiny ε: the integer noise's support would hold millions (or trillions)
+    # of values; the error after rounding is then the proven bound, in well under a second.
+    m = LINEAR_MECHANISMS[mechanism]
+    param = m.parameter(eps, 1e-6 if m.uses_delta else None, 1.0)
+    assert not exact_rounding_feasible(m, param) or mechanism == "laplace"
+    rmse = math.sqrt(m.variance(param))
+    e95 = m.abs_quantile(param, 0.95)
+    got_rmse, got_95, how = post_errors(m, param, 1.0, 0.0, 40.0, rmse, e95, 0.95)
+    assert how == POST_BOUND
+    assert got_rmse == pytest.approx(rmse + 0.5) and got_95 == math.floor(e95 + 0.5)
+    values, methods = rounded_rmse(np.array([0.0, 40.0]), np.zeros(2), m, param, 1.0)
+    if mechanism == "laplace":  # closed form, whatever the scale
+        assert methods == ["exact", "exact"] and np.all(values <= rmse + 0.5)
+    else:
+        assert methods == ["bound: RMSE + ½"] * 2
+        np.testing.assert_allclose(values, rmse + 0.5)
+
+
+def test_the_widest_noise_summed_exactly_agrees_with_the_bound() -> None:
+    # Just inside the limit the exact error is computed, and the bound holds for it.
+    m = LINEAR_MECHANISMS["geometric"]
+    param = 1.0 / 0.004
+    assert exact_rounding_feasible(m, param)
+    _, mse = rounded_moments(m, param, np.array([3.0]), np.array([3.0]))
+    assert math.sqrt(float(mse[0])) <= math.sqrt(m.variance(param)) + 0.5
+    assert exact_rounding_feasible(m, 2_500.0) and not exact_rounding_feasible(m, 10_000.0)
