@@ -3988,8 +3988,7 @@ BREAKS: tuple[Break, ...] = (
         old="    return math.isfinite(radius) and 2.0 * radius + 1.0 <= MAX_ROUNDING_SUPPORT\n",
         new="    return math.isfinite(radius)\n",
         tests=(
-            "tests/core/linear/test_post_errors.py::"
-            "test_noise_too_wide_to_sum_is_bounded_at_once",
+            "tests/core/linear/test_post_errors.py::test_noise_too_wide_to_sum_is_bounded_at_once",
             "tests/core/linear/test_post_errors.py::"
             "test_the_widest_noise_summed_exactly_agrees_with_the_bound",
         ),
@@ -4001,8 +4000,7 @@ BREAKS: tuple[Break, ...] = (
         old="    exact = (v == 0.0) & exact_rounding_feasible(mechanism, float(parameter))\n",
         new="    exact = v == 0.0\n",
         tests=(
-            "tests/core/linear/test_post_errors.py::"
-            "test_noise_too_wide_to_sum_is_bounded_at_once",
+            "tests/core/linear/test_post_errors.py::test_noise_too_wide_to_sum_is_bounded_at_once",
         ),
     ),
 )

@@ -50,6 +50,32 @@ def config_dict(**changes: Any) -> dict[str, Any]:
     return cfg
 
 
+def frequency_config_dict(**changes: Any) -> dict[str, Any]:
+    """A valid ``table: frequency`` config for :func:`write_population`'s file, with
+    ``changes`` applied; a change to None leaves its key out."""
+    cfg: dict[str, Any] = {
+        "table": "frequency",
+        "population": {
+            "file": "register.csv",
+            "value_column": "wage",
+            "lower": 0,
+            "upper": 100,
+            "strata_column": "region",
+            "cluster_column": "district",
+        },
+        "rows": ["strata"],
+        "column": "clusters",
+        "kind": "count",
+        "mechanism": "laplace",
+        "eps_target": 1.0,
+        "designs": ["census", "poisson"],
+        "rates": [0.2, 0.5],
+        "threshold": 0.5,
+    }
+    cfg.update(changes)
+    return {k: v for k, v in cfg.items() if v is not None}
+
+
 def write_config(folder: Path, cfg: dict[str, Any], name: str = "table.yaml") -> Path:
     """``cfg`` written as YAML beside the population file."""
     write_population(folder)

@@ -10,40 +10,15 @@ import yaml
 
 from core.publication.config import ConfigError, build_population, load_config
 from core.publication.frequency import plan_frequency
-from tests.batch.helpers import write_population
+from tests.batch.helpers import frequency_config_dict, write_config, write_population
 from tests.conftest import ROOT
 from ui.planner.frequency_text import frequency_config
 
-
-def _good(**changes: object) -> dict:
-    cfg = {
-        "table": "frequency",
-        "population": {
-            "file": "register.csv",
-            "value_column": "wage",
-            "lower": 0,
-            "upper": 100,
-            "strata_column": "region",
-            "cluster_column": "district",
-        },
-        "rows": ["strata"],
-        "column": "clusters",
-        "kind": "count",
-        "mechanism": "laplace",
-        "eps_target": 1.0,
-        "designs": ["census", "poisson"],
-        "rates": [0.2, 0.5],
-        "threshold": 0.5,
-    }
-    cfg.update(changes)
-    return {k: v for k, v in cfg.items() if v is not None}
+_good = frequency_config_dict
 
 
 def _write(folder: Path, cfg: dict) -> Path:
-    write_population(folder)
-    path = folder / "freq.yaml"
-    path.write_text(yaml.safe_dump(cfg, sort_keys=False), encoding="utf-8")
-    return path
+    return write_config(folder, cfg, "freq.yaml")
 
 
 BAD = [
