@@ -2060,6 +2060,8 @@ BREAKS: tuple[Break, ...] = (
         new="        second = np.where(b > 0, b * b * self.unit_noise_variance, fixed * fixed)",
         tests=(
             "tests/core/planner/test_exact.py::test_a_clamped_release_has_the_errors_of_its_draws",
+            "tests/core/mechanisms/test_clamping.py::"
+            "test_clamped_moments_of_other_noises_match_clipped_draws",
         ),
     ),
     Break(
