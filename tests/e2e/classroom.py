@@ -94,21 +94,122 @@ QUIET_POLL_MS = 250
 QUIET_CHECKS = 4
 
 
+#: The path of the websocket a Streamlit page keeps to its session on the server.
+STREAM_PATH = "/_stcore/stream"
+#: Streamlit's connection badge, shown while the page is not connected to its session.
+CONNECTION = '[data-testid="stConnectionStatus"]'
+
+
+class ConnectionLost(Exception):
+    """The page's connection to the server closed while the driver waited for it."""
+
+
+class Connection:
+    """The websocket of one student's tab, watched while the driver waits on the page.
+
+    Streamlit keeps one websocket per tab (:data:`STREAM_PATH`). When the one the page holds
+    closes, :attr:`lost` is set, so that a wait on the page ends at once instead of running
+    out its deadline for a page that no longer hears from the server. A socket closed by
+    navigating away (:meth:`expect_navigation`) is not a loss.
+    """
+
+    def __init__(self, page) -> None:
+        self.socket = None
+        self.lost = asyncio.get_running_loop().create_future()
+        page.on("websocket", self._opened)
+
+    def _opened(self, socket) -> None:
+        if STREAM_PATH not in socket.url:
+            return
+        self.socket = socket
+        socket.on("close", lambda closed: self._closed(closed))
+
+    def _closed(self, socket) -> None:
+        if socket is self.socket and not self.lost.done():
+            self.lost.set_result(socket.url)
+
+    def expect_navigation(self) -> None:
+        """Before a navigation: the page's current socket may close; watch afresh."""
+        self.socket = None
+        if self.lost.done():
+            self.lost = asyncio.get_running_loop().create_future()
+
+
+async def _waiting(page, connection: Connection, what: str, wait, waits: list) -> None:
+    """Await ``wait`` (a coroutine waiting on the page), logged in ``waits`` as ``what``.
+
+    Raises
+    ------
+    ConnectionLost
+        As soon as the page's websocket closes during the wait.
+    TimeoutError
+        When ``wait`` runs out its deadline; the message says whether the page showed
+        Streamlit's connection badge then.
+    """
+    from playwright.async_api import TimeoutError as PlaywrightTimeoutError
+
+    t0 = time.perf_counter()
+    entry: dict[str, object] = {"for": what}
+    waits.append(entry)
+    task = asyncio.ensure_future(wait)
+    try:
+        await asyncio.wait({task, connection.lost}, return_when=asyncio.FIRST_COMPLETED)
+        entry["seconds"] = round(time.perf_counter() - t0, 2)
+        if not task.done():
+            entry["outcome"] = "connection lost"
+            raise ConnectionLost(f"the connection to the server closed while waiting for {what}")
+        entry["outcome"] = "failed"
+        try:
+            task.result()
+        except PlaywrightTimeoutError as err:
+            badge = await page.locator(CONNECTION).count()
+            entry["outcome"] = "timed out"
+            shown = "; Streamlit shows its connection badge" if badge else ""
+            raise TimeoutError(f"timed out waiting for {what}{shown}") from err
+        entry["outcome"] = "done"
+    finally:
+        if not task.done():
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+
 async def _settle(page, timeout: float) -> None:
     """Wait until the running icon has been absent at :data:`QUIET_CHECKS` checks in a row.
 
     The page runs the checks (:data:`_QUIET`): thirty sessions polling from the driver would
     spend a good part of a core on round trips to the browser, which the server needs.
+    Raises Playwright's TimeoutError after ``timeout`` seconds.
     """
-    from playwright.async_api import TimeoutError as PlaywrightTimeoutError
-
     await page.evaluate("() => { window.__quiet = 0; }")
-    try:
-        await page.wait_for_function(
-            _QUIET, arg=[RUNNING, QUIET_CHECKS], polling=QUIET_POLL_MS, timeout=timeout * 1000
+    await page.wait_for_function(
+        _QUIET, arg=[RUNNING, QUIET_CHECKS], polling=QUIET_POLL_MS, timeout=timeout * 1000
+    )
+
+
+async def _visit(
+    page, connection: Connection, url: str, index: int, timeout: float, moves: bool, record: dict
+) -> None:
+    """One visit of ``url`` by student ``index``: rendered, settled, the seed moved, errors."""
+    waits = record.setdefault("waits", [])
+    t0 = time.perf_counter()
+    connection.expect_navigation()
+    await _waiting(page, connection, "the page to load", page.goto(url), waits)
+    await _waiting(page, connection, "the first chart", page.wait_for_selector(RENDERED), waits)
+    record["chart_seconds"] = time.perf_counter() - t0
+    await _waiting(page, connection, "the page to settle", _settle(page, timeout), waits)
+    if moves:
+        seed = page.get_by_role("spinbutton", name="Seed")
+        await _waiting(page, connection, "the seed control", seed.fill(str(index + 1)), waits)
+        await seed.press("Enter")
+        await _waiting(
+            page, connection, "the page to settle after the seed", _settle(page, timeout), waits
         )
-    except PlaywrightTimeoutError as err:
-        raise TimeoutError("page kept running") from err
+        await _waiting(
+            page, connection, "the chart after the seed", page.wait_for_selector(RENDERED), waits
+        )
+        record["after_control_seconds"] = time.perf_counter() - t0
+    errors = page.locator(ERRORS)
+    record["errors"] = [await errors.nth(i).inner_text() for i in range(await errors.count())]
 
 
 async def _student(
@@ -120,32 +221,34 @@ async def _student(
     stagger: float,
     moves: bool = True,
 ) -> list[dict]:
+    """Student ``index`` visits ``paths``; one record per visit.
+
+    A visit whose connection to the server closes is made again once from the start, as a
+    student's browser reconnects and the student reloads; the record keeps what was lost
+    (``reloaded``). A second loss, a timeout or any other failure is the visit's error,
+    naming the session, the page and what the driver waited for.
+    """
     await asyncio.sleep(index * stagger)  # students do not all press Enter in the same second
     page = await classroom.new_page()
     page.set_default_timeout(timeout * 1000)
+    connection = Connection(page)
     records = []
     try:
         for path in paths:
             record: dict[str, object] = {"session": index, "page": path}
-            t0 = time.perf_counter()
-            try:
-                await page.goto(url + path)
-                await page.wait_for_selector(RENDERED)
-                record["chart_seconds"] = time.perf_counter() - t0
-                await _settle(page, timeout)
-                if moves:
-                    seed = page.get_by_role("spinbutton", name="Seed")
-                    await seed.fill(str(index + 1))
-                    await seed.press("Enter")
-                    await _settle(page, timeout)
-                    await page.wait_for_selector(RENDERED)
-                    record["after_control_seconds"] = time.perf_counter() - t0
-                errors = page.locator(ERRORS)
-                record["errors"] = [
-                    await errors.nth(i).inner_text() for i in range(await errors.count())
-                ]
-            except Exception as exc:  # a failed visit is a result, not a crash of the driver
-                record["errors"] = [f"{type(exc).__name__}: {exc}"[:500]]
+            for attempt in range(2):
+                try:
+                    await _visit(page, connection, url + path, index, timeout, moves, record)
+                    break
+                except ConnectionLost as lost:
+                    if attempt == 0:
+                        record["reloaded"] = str(lost)
+                        continue
+                    record["errors"] = [f"session {index} on {path}: {lost} (after a reload)"]
+                except Exception as exc:  # a failed visit is a result, not a crash of the driver
+                    text = f"{type(exc).__name__}: {exc}"[:500]
+                    record["errors"] = [f"session {index} on {path}: {text}"]
+                    break
             records.append(record)
     finally:
         await page.close()
@@ -198,6 +301,7 @@ async def run_classroom(
         "pages_per_session": len(plan[0]) if plan else 0,
         "visits": len(records),
         "visits_with_errors": sum(1 for r in records if r.get("errors")),
+        "visits_reloaded": sum(1 for r in records if "reloaded" in r),
         "median_chart_seconds": statistics.median(times) if times else None,
         "worst_chart_seconds": max(times) if times else None,
         "wall_seconds": time.perf_counter() - t0,

@@ -4,8 +4,11 @@ Thirty concurrent sessions share one server of their own (``fresh_server``, so t
 load and memory figures are not mixed with the other browser tests). In the suite each
 session visits one page, dealt so that every page is loaded by three sessions at the same
 time (:func:`tests.e2e.classroom.visit_plan`), and one of the three moves the sidebar seed
-(:func:`tests.e2e.classroom.movers`); ``make soak`` (``pytest --soak``) runs the
-full soak, every session over every page, before a release.
+(:func:`tests.e2e.classroom.movers`). A visit whose connection to the server closes is
+made again once, as a student would reload (the summary counts them); a second loss fails
+the visit at once, naming the session, the page and what the driver waited for. ``make
+soak`` (``pytest --soak``) runs the full soak, every session over every page, before a
+release.
 """
 
 from __future__ import annotations
@@ -69,10 +72,14 @@ def test_thirty_concurrent_sessions_render_their_pages_without_errors(
     result = json.loads(run.stdout.strip().splitlines()[-1])
     summary = result["summary"]
     print("classroom summary:", json.dumps(summary))
+    for record in result["records"]:
+        if "reloaded" in record or record.get("errors"):
+            print("classroom visit:", json.dumps(record))
     per_session = len(summary["pages"]) if soak else pages_per_session
     assert summary["visits"] == SESSIONS * per_session
     visited = collections.Counter(r["page"] for r in result["records"])
     assert set(visited) == set(summary["pages"]), "a page no session visited"
+    # Each bad record names its session and page, and what the driver waited for ("waits").
     bad = [r for r in result["records"] if r.get("errors")]
     assert bad == [], bad[:5]
     assert all("chart_seconds" in r for r in result["records"])

@@ -11,13 +11,16 @@ import json
 import re
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+import ui.charts
 from core.populations import Population
 from ui.charts import OPENED_PREFIX
 from ui.state import POPULATION_KEY, UPLOADED
@@ -57,8 +60,10 @@ def open_page(
 
     ``uploaded`` is put into the session as its uploaded, active population before the first
     run, as the upload form leaves it (a URL cannot carry an upload). With ``check`` the page
-    must show no exception. With ``snippets`` every "Reproduce in Python" expander is then
-    opened, as a reader would (:func:`open_snippets`), so that the page's code is on it.
+    must show no exception. With ``snippets`` every "Reproduce in Python" expander is open, as
+    a reader leaves it (:func:`open_snippets`), so that the page's code is on it: they are
+    opened as they are drawn on the first run (:func:`lazy_expanders_open`), which spares the
+    second run that opening them afterwards would cost.
     """
     at = app_test(page, argv)
     query = dict(query or {})
@@ -68,12 +73,48 @@ def open_page(
         query.setdefault(POPULATION_KEY, "Uploaded")
     if query:
         at.query_params.update(query)
-    at.run()
     if snippets:
+        with lazy_expanders_open():
+            at.run()
         open_snippets(at)
+    else:
+        at.run()
     if check:
         assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+class _OpeningStreamlit:
+    """``streamlit`` as :mod:`ui.charts` sees it, but a lazy expander new to the session opens.
+
+    Every other name is streamlit's own. An expander keyed with :data:`ui.charts.OPENED_PREFIX`
+    whose key the session does not hold yet is set open just before it is drawn, as if the
+    reader had opened it; one the session holds (opened or closed before) keeps its state.
+    """
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(st, name)
+
+    def expander(self, label: str, *args: Any, key: Any = None, **kwargs: Any) -> Any:
+        if isinstance(key, str) and key.startswith(OPENED_PREFIX) and key not in st.session_state:
+            st.session_state[key] = True
+        return st.expander(label, *args, key=key, **kwargs)
+
+
+@contextmanager
+def lazy_expanders_open() -> Iterator[None]:
+    """While inside, every AppTest run opens each lazy expander as it is first drawn.
+
+    AppTest runs the page in this process, with the modules the tests import, so the page's
+    :func:`ui.charts.drawn_when_opened` sees the stand-in for ``streamlit`` set here. The page's
+    code is unchanged: only the reader's click is played before the widget is drawn.
+    """
+    real = ui.charts.st
+    ui.charts.st = _OpeningStreamlit()  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        ui.charts.st = real
 
 
 def open_snippets(at: AppTest) -> AppTest:

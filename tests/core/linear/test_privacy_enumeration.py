@@ -52,9 +52,10 @@ from core.designs.registry import DESIGNS
 from core.linear import discrete_gaussian as dg
 from core.linear import postprocess as pp
 from core.linear.mechanisms import LINEAR_MECHANISMS
+from tests.core.enumerated_cases import EPS_TARGET, EnumeratedCase, random_toy
+from tests.core.enumerated_cases import delta_target as _delta_target
 from tests.core.planner import exact_release as ref
 
-EPS_TARGET = 1.0
 REL, ABS = 1e-9, 1e-12
 
 TOYS: dict[str, ref.Toy] = {
@@ -86,28 +87,10 @@ def sensitivities(statistic: str, toy: ref.Toy) -> dict[str, int]:
 MECHANISMS = tuple(LINEAR_MECHANISMS)
 
 
-def _delta_target(toy: ref.Toy) -> float:
-    return 1.0 / (2.0 * toy.N)
+class Case(EnumeratedCase):
+    """A checked count or total (:class:`tests.core.enumerated_cases.EnumeratedCase`)."""
 
-
-@dataclass(frozen=True)
-class Case:
-    toy: str
-    relation: str
-    statistic: str
-    design: str
-    mechanism: str
-    rate: float
-    #: A population of the case's own (otherwise ``TOYS[toy]``).
-    own: ref.Toy | None = None
-
-    @property
-    def population(self) -> ref.Toy:
-        return self.own if self.own is not None else TOYS[self.toy]
-
-    @property
-    def id(self) -> str:
-        return f"{self.toy}-{self.relation}-{self.statistic}-{self.design}-{self.mechanism}"
+    TOYS = TOYS
 
 
 def _has_theorem(design: str, relation: str, point: Point) -> bool:
@@ -269,16 +252,7 @@ def test_random_tiny_populations_keep_the_claims(data: st.DataObject) -> None:
     """Random populations of 3 to 6 records (values 0..4, two strata, clusters of two or
     three records, or 2 + 1 for N = 3), a random relation, statistic, design, mechanism and
     rate."""
-    n = data.draw(st.integers(3, 6), label="N")
-    values = data.draw(st.lists(st.integers(0, 4), min_size=n, max_size=n), label="values")
-    strata = data.draw(
-        st.lists(st.integers(0, 1), min_size=n, max_size=n).filter(lambda s: len(set(s)) == 2),
-        label="strata",
-    )
-    clusters = [i // 2 for i in range(n)]  # pairs; a trio at the end, but 2 + 1 for N = 3
-    if n % 2 and n > 3:
-        clusters[-1] = clusters[-2]
-    toy = ref.Toy(tuple(zip(values, strata, clusters, strict=True)), 0.0, 4.0)
+    toy = random_toy(data, 3)
     relation = data.draw(st.sampled_from(RELATIONS), label="relation")
     design = data.draw(st.sampled_from(sorted(ref.ENUMERATORS)), label="design")
     d = DESIGNS[design]

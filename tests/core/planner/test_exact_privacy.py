@@ -35,9 +35,10 @@ from core.designs.registry import DESIGNS
 from core.planner import design_statuses, mechanisms_for, offered_mechanisms, plan
 from core.planner.simulate import make_mechanism
 from core.publication.table import TablePlan, plan_table
+from tests.core.enumerated_cases import EPS_TARGET, EnumeratedCase, random_toy
+from tests.core.enumerated_cases import delta_target as _delta_target
 from tests.core.planner import exact_release as ref
 
-EPS_TARGET = 1.0
 #: Relative and absolute slack of a check (rounding only: the partition gives lower bounds).
 REL, ABS = 1e-6, 1e-9
 
@@ -56,29 +57,11 @@ RATES = {"six": (0.4, 0.5), "eight": (0.3, 0.5)}
 STATISTICS = {"median": 0.5, "quantile": 0.25, "mean": 0.5}
 
 
-def _delta_target(toy: ref.Toy) -> float:
-    return 1.0 / (2.0 * toy.N)  # the planner's default
+class Case(EnumeratedCase):
+    """A checked quantile or mean (:class:`tests.core.enumerated_cases.EnumeratedCase`)."""
 
-
-@dataclass(frozen=True)
-class Case:
-    toy: str
-    relation: str
-    statistic: str
-    design: str
-    mechanism: str
-    rate: float
-    #: A population of the case's own (otherwise ``TOYS[toy]``).
-    own: ref.Toy | None = None
-
-    @property
-    def population(self) -> ref.Toy:
-        return self.own if self.own is not None else TOYS[self.toy]
-
-    @property
-    def id(self) -> str:
-        parts = (self.toy, self.relation, self.statistic, self.design, self.mechanism)
-        return "-".join(parts) + f"-{self.rate:g}"
+    TOYS = TOYS
+    RATE_IN_ID = True
 
 
 def _cases(sizes_public: bool = False) -> Iterator[Case]:
@@ -291,16 +274,7 @@ def test_some_claims_are_attained(case: Case) -> None:
 def test_random_tiny_populations_keep_the_claims(data: st.DataObject) -> None:
     """Random populations of 4 to 6 records (values on the grid 0..4, two strata, clusters
     of at least two records), a random relation, design, mechanism and rate."""
-    n = data.draw(st.integers(4, 6), label="N")
-    values = data.draw(st.lists(st.integers(0, 4), min_size=n, max_size=n), label="values")
-    strata = data.draw(
-        st.lists(st.integers(0, 1), min_size=n, max_size=n).filter(lambda s: len(set(s)) == 2),
-        label="strata",
-    )
-    clusters = [i // 2 for i in range(n)]  # clusters of two records (the last maybe three)
-    if n % 2:
-        clusters[-1] = clusters[-2]
-    toy = ref.Toy(tuple(zip(values, strata, clusters, strict=True)), 0.0, 4.0)
+    toy = random_toy(data, 4)
     relation = data.draw(st.sampled_from(RELATIONS), label="relation")
     statistic = data.draw(st.sampled_from(sorted(STATISTICS)), label="statistic")
     sizes_public = data.draw(st.booleans(), label="sizes_public")
