@@ -44,7 +44,14 @@ from .errors import release_error
 from .mechanisms import LINEAR_MECHANISMS
 from .moments import LinearMoments
 from .post_errors import check_post, post_errors
-from .statistic import LinearStatistic, check_statistic, indicator, sensitivities, y_bounds
+from .statistic import (
+    LinearStatistic,
+    check_statistic,
+    indicator,
+    sensitivities,
+    whole_numbers,
+    y_bounds,
+)
 from .sums import GroupSums, kept_selection_sums
 
 __all__ = [
@@ -289,7 +296,7 @@ def plan_linear(
     integer = stat.kind != "total" or bool(
         float(lo).is_integer()
         and float(hi).is_integer()
-        and frame.prepared("whole_values", lambda f: bool(np.all(np.floor(f.values) == f.values)))
+        and frame.prepared("whole_values", lambda f: whole_numbers(f.values))
     )
     fits = fitting_linear_mechanisms(integer, rho_target)
     names = (

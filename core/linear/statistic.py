@@ -34,6 +34,7 @@ __all__ = [
     "label_names",
     "sensitivities",
     "sensitivity",
+    "whole_numbers",
     "y_bounds",
     "y_values",
 ]
@@ -188,3 +189,10 @@ def sensitivity(stat: LinearStatistic, population: Population, relation: str) ->
     if relation not in _RELATIONS:
         raise ValueError(f"relation must be one of {_RELATIONS}; got {relation!r}")
     return sensitivities(population, stat)[relation]
+
+
+def whole_numbers(values: NDArray[np.float64]) -> bool:
+    """Whether every value is a whole number: a total of them may take integer noise (the
+    geometric and the discrete Gaussian add whole numbers)."""
+    v = np.asarray(values, dtype=np.float64)
+    return bool(np.all(np.floor(v) == v))

@@ -54,6 +54,7 @@ from .._validation import check_choice, check_delta_open
 from ..designs.frame import Frame
 from ..designs.registry import DESIGNS, design_named
 from ..linear.mechanisms import LINEAR_MECHANISMS
+from ..linear.statistic import whole_numbers
 from ..linear.sums import GroupSums, cell_sums
 from ..mechanisms.base import BudgetFactors
 from ..planner.budgets import default_rates, positive
@@ -436,7 +437,7 @@ def plan_frequency(
     mech = LINEAR_MECHANISMS[mechanism]
     limit = check_threshold(threshold)
     lo, hi = y_bounds(population, kind)
-    if mech.integer and kind == "total" and not np.all(np.mod(population.values, 1.0) == 0.0):
+    if mech.integer and kind == "total" and not whole_numbers(population.values):
         raise ValueError(
             f"the {mech.label} adds integer noise, which needs integer values for a total; "
             "choose the Laplace mechanism"
@@ -732,7 +733,7 @@ def _check_rho_table(population: Population, kind: str, delta_target: float | No
             "delta_target is not used under a ρ-zCDP promise (the discrete Gaussian's ρ-zCDP "
             "needs no δ); leave it out, or state the promise as eps_target"
         )
-    if kind == "total" and not np.all(np.mod(population.values, 1.0) == 0.0):
+    if kind == "total" and not whole_numbers(population.values):
         raise ValueError(
             "under a ρ-zCDP promise the table's noise is the discrete Gaussian, which adds "
             "whole numbers and keeps ρ only for a total of whole-number values; these values "

@@ -13,9 +13,9 @@ small cells marked, the table of cells (CSV) and the batch config. The pure part
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-import numpy as np
 import streamlit as st
 
 from core.planner.budgets import default_rates
@@ -51,6 +51,7 @@ from ui.planner.frequency_text import (
     zcdp_words,
 )
 from ui.planner.inputs import PlannerInputs
+from ui.planner.linear_controls import whole_values
 from ui.planner.publication_text import population_entry
 from ui.state import active_choice
 from ui.widgets import bound_toggle, result_container
@@ -107,7 +108,7 @@ def frequency_view(ctx: PlannerInputs, kind: str) -> None:
         key="plan_pub_freq_column",
         bind="query-params",
     )
-    integer_values = bool(np.all(np.mod(pop.values, 1.0) == 0.0)) if kind == "total" else True
+    integer_values = kind != "total" or whole_values(pop.content_hash, pop)
     mechs = mechanisms_for(kind, integer_values)
     if ctx.rho_target is not None:  # the discrete Gaussian keeps a ρ-zCDP promise
         mechs = [ZCDP_MECHANISM]
@@ -142,18 +143,12 @@ def frequency_view(ctx: PlannerInputs, kind: str) -> None:
         disabled=ctx.rho_target is not None,
     )
     c6, c7 = st.columns(2, gap="medium")
-    linked = st.query_params.get("plan_pub_freq_threshold")
-    if linked is not None:
-        try:
-            check_threshold(float(linked))
-            if float(linked) < THRESHOLD_MIN:
-                raise ValueError
-        except ValueError:
-            st.warning(
-                f"The link's publishability threshold {linked!r} is not a number in "
-                f"[{THRESHOLD_MIN:g}, 10]; using {DEFAULT_THRESHOLD:g}.",
-                icon=":material/warning:",
-            )
+    _check_link(
+        "plan_pub_freq_threshold",
+        lambda x: check_threshold(x) >= THRESHOLD_MIN,
+        f"publishability threshold {{}} is not a number in [{THRESHOLD_MIN:g}, 10]; using "
+        f"{DEFAULT_THRESHOLD:g}",
+    )
     threshold = c6.number_input(
         "Publishable when the 95 % error is at most this share of the cell's value",
         min_value=THRESHOLD_MIN,
@@ -213,6 +208,20 @@ def frequency_view(ctx: PlannerInputs, kind: str) -> None:
         frequency_results(ctx, settings)
 
 
+def _check_link(key: str, fits: Callable[[float], bool], words: str) -> None:
+    """A warning when the link's value for the number box ``key`` does not fit it (the box
+    then shows its default): "The link's " + ``words`` with the value put in its ``{}``."""
+    linked = st.query_params.get(key)
+    if linked is None:
+        return
+    try:
+        bad = not fits(float(linked))
+    except ValueError:
+        bad = True
+    if bad:
+        st.warning(f"The link's {words.format(repr(linked))}.", icon=":material/warning:")
+
+
 def _margin_controls(pop: Population, column: object) -> tuple[bool, float]:
     """The row margins' toggle and share, both bound to the URL, with their words."""
     c1, c2 = st.columns(2, gap="medium")
@@ -224,18 +233,12 @@ def _margin_controls(pop: Population, column: object) -> tuple[bool, float]:
             help="Each row's total over the columns is released too, and the cells are "
             "moved to add up to it.",
         )
-    linked = st.query_params.get("plan_pub_freq_margin_share")
-    if linked is not None:
-        try:
-            bad = not 0.0 < float(linked) < 1.0
-        except ValueError:
-            bad = True
-        if bad:
-            st.warning(
-                f"The link's share of ε for the margins {linked!r} is not a number strictly "
-                f"between 0 and 1; using {DEFAULT_MARGIN_SHARE:g}.",
-                icon=":material/warning:",
-            )
+    _check_link(
+        "plan_pub_freq_margin_share",
+        lambda x: 0.0 < x < 1.0,
+        "share of ε for the margins {} is not a number strictly between 0 and 1; using "
+        f"{DEFAULT_MARGIN_SHARE:g}",
+    )
     share = c2.number_input(
         "Share of ε for the margins",
         min_value=MARGIN_SHARE_MIN,

@@ -13,7 +13,13 @@ import streamlit as st
 
 from core.linear.mechanisms import LINEAR_MECHANISMS
 from core.linear.plan import default_linear_mechanisms
-from core.linear.statistic import LABEL_COLUMNS, LinearStatistic, check_statistic, y_bounds
+from core.linear.statistic import (
+    LABEL_COLUMNS,
+    LinearStatistic,
+    check_statistic,
+    whole_numbers,
+    y_bounds,
+)
 from core.populations import Population
 from ui.planner import linear_text
 from ui.planner.text import name_of
@@ -60,11 +66,16 @@ def default_range(content_hash: str, _pop: Population) -> tuple[float, float]:
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
+def whole_values(content_hash: str, _pop: Population) -> bool:
+    """Whether every value is a whole number (:func:`core.linear.statistic.whole_numbers`),
+    once per population."""
+    return whole_numbers(_pop.values)
+
+
 def integer_values(content_hash: str, _pop: Population) -> bool:
     """Whether every value (and the bounds) is a whole number: totals then take integer
     noise."""
-    v = _pop.values
-    return bool(np.all(v == np.round(v))) and float(_pop.lower).is_integer()
+    return whole_values(content_hash, _pop) and float(_pop.lower).is_integer()
 
 
 def _reset_if_absent(key: str, options: list[str], default: str) -> None:
