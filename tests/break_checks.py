@@ -2523,6 +2523,22 @@ BREAKS: tuple[Break, ...] = (
         tests=("tests/ui/test_router.py",),
     ),
     Break(
+        name="router-imports-after-the-read",
+        item="37 register first page",
+        path="ui/router.py",
+        old="    if spec is None or not reading(argv):",
+        new="    if True:",
+        tests=("tests/ui/test_router.py",),
+    ),
+    Break(
+        name="command-line-reading-never",
+        item="37 register first page",
+        path="ui/command_line.py",
+        old="    return started is not None and not started.done()",
+        new="    return False",
+        tests=("tests/ui/test_command_line.py",),
+    ),
+    Break(
         name="router-planner-not-warmed",
         item="37 page first load",
         path="ui/router.py",

@@ -64,6 +64,7 @@ __all__ = [
     "command_line_population",
     "parse_command_line",
     "read_command_line_population",
+    "reading",
     "start_preparation",
 ]
 
@@ -396,6 +397,30 @@ def start_preparation(argv: Sequence[str]) -> threading.Thread | None:
     )
     thread.start()
     return thread
+
+
+def reading(argv: Sequence[str]) -> bool:
+    """Whether the background read of the file ``argv`` names has started and not ended.
+
+    While it reads, a run has other work it can do before it waits for the population:
+    the router imports the requested page's modules in that time (the read spends most of
+    its time in pyarrow and numpy, which release the interpreter's lock).
+
+    Parameters
+    ----------
+    argv : sequence of str
+        ``sys.argv[1:]`` of the server process.
+
+    Returns
+    -------
+    bool
+        True from :func:`start_preparation` until the population (or its message) is
+        there; False without arguments, before the start and after the read.
+    """
+    key = tuple(str(arg) for arg in argv)
+    with _STARTED_LOCK:
+        started = _STARTED.get(key)
+    return started is not None and not started.done()
 
 
 def command_line_population(argv: Sequence[str]) -> CommandLineLoad | None:

@@ -252,3 +252,26 @@ def test_a_small_file_is_left_for_its_first_plan(tmp_path, monkeypatch):
     assert thread is not None
     thread.join(60)
     assert prepared == []
+
+
+def test_reading_is_true_only_while_the_background_read_runs(tmp_path, monkeypatch):
+    """Break caught (tests/break_checks.py ``command-line-reading-never``): ``reading``
+    answers False while the file is read, so the server's first run no longer imports its
+    page's modules beside the read."""
+    import threading
+
+    path = write_register(tmp_path / "register.csv", size=300)
+    argv = ["--population", str(path), "--value", "income"]
+    release = threading.Event()
+    real_load = cl._load
+    monkeypatch.setattr(cl, "_load", lambda key: release.wait(60) and real_load(key))
+    assert not cl.reading(argv) and not cl.reading([])
+    thread = cl.start_preparation(argv)
+    assert thread is not None
+    assert cl.reading(argv) and cl.reading(tuple(argv))
+    assert not cl.reading(["--population", str(path)])  # other arguments: no read of theirs
+    release.set()
+    load = cl.command_line_population(argv)
+    assert load is not None and load.population is not None
+    assert not cl.reading(argv)
+    thread.join(60)

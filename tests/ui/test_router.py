@@ -128,3 +128,24 @@ def test_the_router_starts_the_warm_up_after_a_page():
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=240
     )
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_the_first_run_imports_its_page_while_the_file_is_read(monkeypatch):
+    """Break caught (tests/break_checks.py ``router-imports-after-the-read``): the server's
+    first run waits for the command line's file and only then imports its page's modules,
+    one after the other, instead of beside the read."""
+    imported: list[tuple[str, ...]] = []
+    monkeypatch.setattr(router, "import_page_modules", lambda names: imported.append(tuple(names)))
+    overview = next(p for p in router.PAGES if p.script == router.DEFAULT_PAGE)
+    planner = next(p for p in router.PAGES if p.script == "app_pages/planner.py")
+    argv = ["--population", "register.parquet", "--value", "income"]
+    monkeypatch.setattr(router, "reading", lambda a: list(a) == argv)
+    names = router.import_while_reading(planner, argv)
+    assert names == router.page_modules((planner,)) and imported == [names]
+    assert "ui.planner.tabs" in names and "ui.gains.views" not in names
+    assert router.import_while_reading(overview, argv) == router.page_modules((overview,))
+    imported.clear()
+    # No read under way (no file, or a later run), or no page: nothing is imported here.
+    assert router.import_while_reading(planner, []) == ()
+    assert router.import_while_reading(None, argv) == ()
+    assert imported == []
