@@ -2539,6 +2539,22 @@ BREAKS: tuple[Break, ...] = (
         tests=("tests/ui/test_command_line.py",),
     ),
     Break(
+        name="gains-heat-double-precision",
+        item="37 page first load",
+        path="ui/gains/figures.py",
+        old="HEAT_DTYPE = np.float32",
+        new="HEAT_DTYPE = np.float64",
+        tests=("tests/pages/test_draw_cost.py",),
+    ),
+    Break(
+        name="gains-heat-finer-grid",
+        item="37 page first load",
+        path="ui/gains/views.py",
+        old="HEAT_CELLS = 80",
+        new="HEAT_CELLS = 120",
+        tests=("tests/pages/test_draw_cost.py",),
+    ),
+    Break(
         name="router-planner-not-warmed",
         item="37 page first load",
         path="ui/router.py",

@@ -21,6 +21,8 @@ distributions shown opens with them hidden).
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.pages.harness import charts, open_page, open_snippets
@@ -112,3 +114,20 @@ def test_statistical_draws_the_answer_distributions_when_opened_or_linked() -> N
     assert len(charts(at)) == 2
     linked = open_page("app_pages/statistical.py", {"sp_dist": "Laplace noise"}, snippets=False)
     assert len(charts(linked)) == 2
+
+
+#: Bytes of one chart as the server sends it (its JSON spec): the largest a page opens with
+#: is the Gains page's r curves (about 66 kB). The r heat map sent as 120 × 120 cells in
+#: double precision was 266 kB, and with its axis-long hover the page's largest message.
+CHART_BYTES = 80_000
+
+
+@pytest.mark.parametrize("page", CHART_PAGES)
+def test_every_chart_a_page_opens_with_is_light(page: str) -> None:
+    """Breaks caught (tests/break_checks.py ``gains-heat-double-precision``,
+    ``gains-heat-finer-grid``): the Gains page's heat maps sent in double precision, or the
+    r map on a 120 × 120 grid again."""
+    for figure in charts(open_page(page)):
+        sent = len(json.dumps(figure, separators=(",", ":")))
+        title = figure["layout"].get("title", {}).get("text")
+        assert sent <= CHART_BYTES, (page, title, sent)
