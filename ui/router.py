@@ -198,8 +198,9 @@ def import_while_reading(spec: PageSpec | None, argv: Sequence[str]) -> tuple[st
     The server's first run used to wait for the file (about 1.5 s for 5 million records),
     then import the page's modules (numpy, scipy, plotly's figures, the page's own), one
     after the other. The read spends most of its time in pyarrow and numpy, which release
-    the interpreter's lock, so the imports now go on beside it (together about 0.6 s
-    sooner). Without a read under way (no file, or a later run) nothing is imported here.
+    the interpreter's lock, so the imports now go on beside it (the first page of a
+    5-million-record register about 0.4 s sooner, ``bench.bench_browser --rows register``).
+    Without a read under way (no file, or a later run) nothing is imported here.
 
     Parameters
     ----------
