@@ -297,6 +297,11 @@ _STARTED: dict[tuple[str, ...], Future[CommandLineLoad | None]] = {}
 _STARTED_LOCK = threading.Lock()
 
 
+def _key(argv: Sequence[str]) -> tuple[str, ...]:
+    """The arguments as the key of their read (in :data:`_STARTED` and the cache)."""
+    return tuple(str(arg) for arg in argv)
+
+
 def _load(argv: tuple[str, ...]) -> CommandLineLoad | None:
     """Parse ``argv`` and read the file it names (uncached), logging a problem."""
     try:
@@ -384,7 +389,7 @@ def start_preparation(argv: Sequence[str]) -> threading.Thread | None:
         The started (daemon) thread; None without arguments, or when the same arguments
         were started before in this process.
     """
-    key = tuple(str(arg) for arg in argv)
+    key = _key(argv)
     if not any(arg.strip() for arg in key):
         return None
     with _STARTED_LOCK:
@@ -417,7 +422,7 @@ def reading(argv: Sequence[str]) -> bool:
         True from :func:`start_preparation` until the population (or its message) is
         there; False without arguments, before the start and after the read.
     """
-    key = tuple(str(arg) for arg in argv)
+    key = _key(argv)
     with _STARTED_LOCK:
         started = _STARTED.get(key)
     return started is not None and not started.done()
@@ -442,6 +447,6 @@ def command_line_population(argv: Sequence[str]) -> CommandLineLoad | None:
         ``None`` without arguments; otherwise the loaded population or the message that
         explains why the arguments or the file could not be used.
     """
-    key = tuple(str(arg) for arg in argv)
+    key = _key(argv)
     start_preparation(key)
     return _command_line_population(key)
