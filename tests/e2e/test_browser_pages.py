@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from urllib.parse import parse_qs, quote, urlparse
 
 from playwright.sync_api import expect
@@ -169,7 +170,10 @@ def test_amplification_odds_tab_reads_eps_as_odds_on_laptop_and_phone(browser, a
     try:
         page.goto(f"{app_url}/amplification?amp_view={quote('ε as odds')}")
         settle(page)
-        box = page.get_by_role("spinbutton", name="exact value").nth(2)  # after δ and rate_min
+        # The prior's own box, found by its key: counting boxes from the top of the page is
+        # not stable while the page is still drawing.
+        box = page.locator(".st-key-amp_prior input")
+        expect(box).to_have_value(re.compile(r"^0\.01$"), timeout=60_000)
         box.fill("0.1")
         box.press("Enter")
         settle(page)
