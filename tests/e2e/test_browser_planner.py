@@ -49,7 +49,7 @@ def test_planner_loads_and_eps_target_moves_the_chart_and_the_url(page, app_url)
     before = texts
     screenshot(page, "planner_compare")
 
-    box = page.get_by_role("spinbutton", name="exact value").first
+    box = page.locator(".st-key-plan_eps input")
     box.fill("0.2")
     box.press("Enter")
     settle(page)

@@ -137,7 +137,7 @@ def _walk(page, app_url: str, path) -> None:
     screenshot(page, "walk_compare_eps1")
 
     # §3: at ε_target 0.1 no recommendation that the next sentence takes back.
-    box = page.get_by_role("spinbutton", name="exact value").first
+    box = page.locator(".st-key-plan_eps input")
     box.fill("0.1")
     box.press("Enter")
     settle(page, timeout=300)
@@ -171,7 +171,7 @@ def _walk(page, app_url: str, path) -> None:
     screenshot(page, "walk_mean_deletion")
     page.get_by_text(RELATION_LABELS["replacement"], exact=True).click()
     settle(page, timeout=300)
-    box = page.get_by_role("spinbutton", name="exact value").first
+    box = page.locator(".st-key-plan_eps input")
     box.fill("1")
     box.press("Enter")
     settle(page, timeout=300)
