@@ -33,7 +33,7 @@ APP_ARGS = $(if $(strip $(POPULATION)),-- --population '$(POPULATION)' \
 ## Start the app at http://localhost:$(PORT) (built-in populations; POPULATION=file adds yours)
 run: $(VENV)/.runtime-installed
 	OPENBLAS_NUM_THREADS=1 $(if $(strip $(MEMORY_BUDGET_MB)),PLANNER_MEMORY_BUDGET_MB='$(MEMORY_BUDGET_MB)') \
-	$(VENV)/bin/streamlit run app.py --server.port $(PORT) $(APP_ARGS)
+	$(VENV)/bin/streamlit run serve.py --server.port $(PORT) $(APP_ARGS)
 
 ## Plan a publication table in batch on a local Dask cluster (see README "Publication plan"):
 ##   make plan CONFIG=assets/publication_example.yaml [OUT=plan] [WORKERS=2] [SCHEDULER=tcp://host:8786]

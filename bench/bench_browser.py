@@ -1,6 +1,6 @@
 """What a user waits for in the browser: every page opened, every ε_target changed, in Chromium.
 
-Starts ``streamlit run app.py`` (as ``tests.e2e.conftest.serve`` does: loopback, one BLAS
+Starts ``streamlit run serve.py`` (as ``tests.e2e.conftest.serve`` does: loopback, one BLAS
 thread), drives Debian's Chromium (``/usr/bin/chromium``, never a downloaded browser) through
 Playwright at 1280 × 900, and prints the median of ``--repeats`` (3) for each row. "Settled":
 the app's run has ended and stayed idle (``tests.e2e.helpers.settle``, and the server's own
@@ -28,7 +28,7 @@ Rows (``--rows NAME ...``; the default is ``open eps plan``, ``--rows all`` runs
     draws rows while it plans (else "not shown progressively").
 ``register``
     The planner on a 5-million-record register named on the server's command line
-    (``streamlit run app.py -- --population FILE --value income ...``; the file is written
+    (``streamlit run serve.py -- --population FILE --value income ...``; the file is written
     once into a temporary folder): the first page of a new server, then the planner's first
     plan in a new tab (at once, or after ``--register-pause`` seconds on the first page, as a
     visitor who reads it), then ε_target changes.
@@ -505,7 +505,13 @@ def serve_tree(root: Path, log: Path, extra_args: Sequence[str] = ()) -> Iterato
     env = {"PYTHONPATH": path, "BENCH_SCRIPT_LOG": str(runs)}
     with contextlib.ExitStack() as stack:
         # Only the server's process gets the hook: the environment is restored once it runs.
-        with mock.patch.object(conftest, "ROOT", root), mock.patch.dict(os.environ, env):
+        # A tree from before serve.py was served as ``streamlit run app.py``.
+        script = conftest.SCRIPT if (root / conftest.SCRIPT).is_file() else "app.py"
+        with (
+            mock.patch.object(conftest, "ROOT", root),
+            mock.patch.object(conftest, "SCRIPT", script),
+            mock.patch.dict(os.environ, env),
+        ):
             server = stack.enter_context(conftest.serve(log, extra_args))
         yield Served(server.url, runs)
 

@@ -1,6 +1,6 @@
 """A classroom against one server: time-to-rendered-chart for 30 concurrent sessions.
 
-Starts ``streamlit run app.py`` on a free port, runs ``tests.e2e.classroom`` (30 browser
+Starts ``streamlit run serve.py`` on a free port, runs ``tests.e2e.classroom`` (30 browser
 contexts in Debian's Chromium, each visiting every page and moving the sidebar seed), and prints
 the median and worst time from navigation to the first drawn chart, per page and overall, plus
 the server's resident memory before and after.

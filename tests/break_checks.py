@@ -2539,6 +2539,22 @@ BREAKS: tuple[Break, ...] = (
         tests=("tests/ui/test_command_line.py",),
     ),
     Break(
+        name="server-start-starts-nothing",
+        item="37 register first page",
+        path="ui/server.py",
+        old="    read = start_preparation(argv)\n    imports = warm_page_modules()\n",
+        new="    read = imports = None\n",
+        tests=("tests/ui/test_server.py",),
+    ),
+    Break(
+        name="serve-without-lifespan",
+        item="37 register first page",
+        path="serve.py",
+        old='app = st.App("app.py", lifespan=lifespan)',
+        new='app = st.App("app.py")',
+        tests=("tests/ui/test_server.py",),
+    ),
+    Break(
         name="gains-heat-double-precision",
         item="37 page first load",
         path="ui/gains/figures.py",

@@ -2,7 +2,7 @@
 
 An analyst who runs the app on their own machine starts it with their register::
 
-    streamlit run app.py -- --population register.parquet --value income --lower 0 --upper 1e6
+    streamlit run serve.py -- --population register.parquet --value income --lower 0 --upper 1e6
 
 (``make run POPULATION=register.parquet VALUE=income LOWER=0 UPPER=1000000`` does the same).
 The file, in any format :func:`core.populations.load_population_file` reads (CSV, Parquet,
@@ -26,16 +26,15 @@ not one per rerun; the built-in populations keep working and the sidebar says wh
 
 Preparing
 ---------
-The first run of the server reads the file in a background thread
-(:func:`start_preparation`), and the run takes the population from it. The same thread then
-computes, while the first page is drawn and read, the planner's step of the recorded
-values, the planner page's comparison at its default controls
-(:func:`ui.planner.first_plan.plan_page_defaults`, in the page's own cache; it prepares
-what a median plan reads), then the rest of the per-record preparation every plan of a
-large register reads (:func:`core.planner.prepare_population`: the sort into runs, the
-strata and cluster indexes and grids, the mean sums; kept by the population's content
-hash). The planner's first visit then finds them done instead of computing them while its
-visitor waits.
+The server reads the file in a background thread (:func:`start_preparation`), started as the
+server starts (:mod:`ui.server`; under ``streamlit run app.py``, by its first run), and each
+run takes the population from it. The same thread then computes, while the first page is drawn
+and read, the planner's step of the recorded values, the planner page's comparison at its
+default controls (:func:`ui.planner.first_plan.plan_page_defaults`, in the page's own cache; it
+prepares what a median plan reads), then the rest of the per-record preparation every plan of a
+large register reads (:func:`core.planner.prepare_population`: the sort into runs, the strata
+and cluster indexes and grids, the mean sums; kept by the population's content hash). The
+planner's first visit then finds them done instead of computing them while its visitor waits.
 """
 
 from __future__ import annotations
@@ -70,7 +69,7 @@ __all__ = [
 
 #: One-line summary of the arguments, shown with every argument error.
 USAGE = (
-    "streamlit run app.py -- --population FILE [--value COLUMN] [--lower NUMBER] "
+    "streamlit run serve.py -- --population FILE [--value COLUMN] [--lower NUMBER] "
     "[--upper NUMBER] [--stratum COLUMN] [--cluster COLUMN] [--category COLUMN]"
 )
 
@@ -140,7 +139,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> _Parser:
-    parser = _Parser(prog="app.py", add_help=False, allow_abbrev=False, exit_on_error=False)
+    parser = _Parser(prog="serve.py", add_help=False, allow_abbrev=False, exit_on_error=False)
     parser.add_argument("--population", metavar="FILE")
     parser.add_argument("--value", metavar="COLUMN")
     parser.add_argument("--lower", metavar="NUMBER")
@@ -177,7 +176,7 @@ def parse_command_line(argv: Sequence[str]) -> CommandLineSettings | None:
     Parameters
     ----------
     argv : sequence of str
-        The arguments after the script name (``sys.argv[1:]`` of ``streamlit run app.py --
+        The arguments after the script name (``sys.argv[1:]`` of ``streamlit run serve.py --
         ...``).
 
     Returns

@@ -22,6 +22,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+#: What the servers run, as ``make run`` does (``bench.bench_browser`` runs ``app.py`` in an
+#: older tree without it).
+SCRIPT = "serve.py"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless",
@@ -59,7 +62,7 @@ def _wait_healthy(url: str, proc: subprocess.Popen[bytes], timeout: float = 90.0
 
 @dataclasses.dataclass(frozen=True)
 class Server:
-    """A running ``streamlit run app.py``: its URL and process id."""
+    """A running ``streamlit run serve.py``: its URL and process id."""
 
     url: str
     pid: int
@@ -80,7 +83,8 @@ class Server:
 
 @contextlib.contextmanager
 def serve(log: Path, extra_args: Sequence[str] = ()) -> Iterator[Server]:
-    """Run ``streamlit run app.py`` on a free loopback port; yield the running server.
+    """Run ``streamlit run serve.py`` (as ``make run`` does) on a free loopback port; yield the
+    running server.
 
     ``extra_args`` are appended to the command line (e.g. a config option to switch off).
     """
@@ -103,7 +107,7 @@ def serve(log: Path, extra_args: Sequence[str] = ()) -> Iterator[Server]:
                 "-m",
                 "streamlit",
                 "run",
-                "app.py",
+                SCRIPT,
                 "--server.port",
                 str(port),
                 "--server.address",

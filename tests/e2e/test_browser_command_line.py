@@ -1,6 +1,6 @@
 """End-to-end, issue 15 "Done means": a server started with ``--population`` on a Parquet file.
 
-One server of its own (``streamlit run app.py -- --population FILE --value income ...``) on a
+One server of its own (``streamlit run serve.py -- --population FILE --value income ...``) on a
 20,000-row Parquet register with a stratum and a cluster column; Chromium opens every page of
 :data:`ui.router.PAGES` through the menu and finds the file in the sidebar and no traceback.
 """
