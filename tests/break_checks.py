@@ -2555,6 +2555,22 @@ BREAKS: tuple[Break, ...] = (
         tests=("tests/ui/test_server.py",),
     ),
     Break(
+        name="strata-keys-wrap",
+        item="37 preparation memory",
+        path="core/designs/stratified_windows.py",
+        old="    return np.uint32 if strata * N < 2**32 else np.int64",
+        new="    return np.uint32 if strata * N < 2**33 else np.int64",
+        tests=("tests/core/designs/test_frame_compact.py",),
+    ),
+    Break(
+        name="strata-keys-wide",
+        item="37 preparation memory",
+        path="core/designs/stratified_windows.py",
+        old="    return np.uint32 if strata * N < 2**32 else np.int64",
+        new="    return np.int64",
+        tests=("tests/core/designs/test_frame_compact.py",),
+    ),
+    Break(
         name="gains-heat-double-precision",
         item="37 page first load",
         path="ui/gains/figures.py",

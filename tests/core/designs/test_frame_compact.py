@@ -49,4 +49,43 @@ def test_indexes_of_narrow_codes_equal_those_of_int64_codes():
     a = StrataIndex.from_labels(frame.strata_codes)
     b = StrataIndex.from_labels(frame.strata_codes.astype(np.int64))
     np.testing.assert_array_equal(a.keys, b.keys)
-    assert a.keys.dtype == np.int64
+    assert a.keys.dtype == np.uint32  # 3 strata × 3,000 records: every key below 2^32
+
+
+def test_strata_keys_are_32_bit_while_every_query_fits():
+    """Break caught (tests/break_checks.py ``strata-keys-wrap``, ``strata-keys-wide``): the
+    keys turn 32-bit where a query ``h N + at`` (up to ``H N``) no longer fits, so counts
+    wrap; or they stay 64-bit where 32 bits hold them (800 MB instead of 400 MB for 31
+    strata of 10^8 records)."""
+    from core.designs.stratified_windows import _key_type
+
+    assert _key_type(31, 10**8) is np.uint32
+    assert _key_type(1, 2**32 - 1) is np.uint32
+    assert _key_type(1, 2**32) is np.int64
+    assert _key_type(2, 2**31) is np.int64
+    assert _key_type(43, 10**8) is np.int64
+
+
+def test_strata_counts_are_the_same_with_32_and_64_bit_keys(monkeypatch):
+    """Both key types count every (stratum, position) pair as a direct count does, also
+    with more strata than the stratum-by-stratum loop takes."""
+    import core.designs.stratified_windows as sw
+
+    rng = np.random.default_rng(5)
+    for strata, loop in ((7, sw._STRATA_LOOP), (7, 2), (300, 16)):
+        labels = rng.integers(0, strata, 2000)
+        labels[:strata] = np.arange(strata)
+        monkeypatch.setattr(sw, "_STRATA_LOOP", loop)
+        narrow = StrataIndex.from_labels(labels)
+        monkeypatch.setattr(sw, "_key_type", lambda H, N: np.int64)
+        wide = StrataIndex.from_labels(labels)
+        monkeypatch.undo()
+        assert narrow.keys.dtype == np.uint32 and wide.keys.dtype == np.int64
+        at = np.arange(labels.size + 1)
+        h = np.arange(strata)[:, None]
+        # Direct: records of stratum h at positions < at.
+        direct = np.concatenate(
+            (np.zeros((strata, 1), dtype=np.int64), np.cumsum(labels == h, axis=1)), axis=1
+        )
+        for index in (narrow, wide):
+            np.testing.assert_array_equal(index.count_before(h, at[None, :]), direct)
