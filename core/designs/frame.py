@@ -61,7 +61,7 @@ def _sorted_codes(
     rank[order] = np.arange(order.size)
     # rank[codes] slice by slice: numpy turns an index array into int64 first, which for
     # all N codes at once was 800 MB at N = 10^8.
-    inv = np.empty(codes.size, dtype=rank.dtype)
+    inv = np.empty_like(codes, dtype=rank.dtype)
     for start in range(0, codes.size, _GATHER_SLICE):
         stop = start + _GATHER_SLICE
         np.take(rank, codes[start:stop], out=inv[start:stop])

@@ -33,7 +33,7 @@ def _fill(codes: NDArray[np.integer], cursor: NDArray[np.int64], out: NDArray[An
         cursor[c] += 1
 
 
-def _count(codes: NDArray[np.integer], counts: NDArray[np.int64]) -> None:
+def _tally(codes: NDArray[np.integer], counts: NDArray[np.int64]) -> None:
     """``counts[c] += 1`` for every record of code ``c``."""
     for i in range(codes.shape[0]):
         counts[codes[i]] += 1
@@ -41,7 +41,7 @@ def _count(codes: NDArray[np.integer], counts: NDArray[np.int64]) -> None:
 
 if _numba is not None:
     _fill = _numba.njit(cache=True, nogil=True)(_fill)
-    _count = _numba.njit(cache=True, nogil=True)(_count)
+    _tally = _numba.njit(cache=True, nogil=True)(_tally)
 
 
 def group_sizes(codes: NDArray[np.integer], minlength: int = 0) -> NDArray[np.int64]:
@@ -54,7 +54,7 @@ def group_sizes(codes: NDArray[np.integer], minlength: int = 0) -> NDArray[np.in
     if _numba is None or codes.size == 0:  # pragma: no cover - numba missing
         return np.bincount(codes, minlength=minlength).astype(np.int64)
     counts = np.zeros(max(int(codes.max()) + 1, minlength), dtype=np.int64)
-    _count(np.ascontiguousarray(codes), counts)
+    _tally(np.ascontiguousarray(codes), counts)
     return counts
 
 
