@@ -83,6 +83,7 @@ from ..designs.cluster_grid import (
     _scan_grid,
     _select_grid,
 )
+from ..designs.grouped import group_sizes, grouped_positions
 from ..windowed.run_counts import counts_of_drawn
 from ..windowed.runs import Blocks, RunView, ValueRuns, fits_group_table
 
@@ -242,15 +243,15 @@ class ClusterIndex:
             arr = arr.astype(np.int64)
         if arr.min() < 0:
             raise ValueError("cluster codes must be >= 0")
-        sizes = np.bincount(arr)
+        sizes = group_sizes(arr)
         if (sizes == 0).any():
             empty = int(np.flatnonzero(sizes == 0)[0])
             raise ValueError(f"every cluster needs at least one record; cluster {empty} has none")
         offsets = np.zeros(sizes.size + 1, dtype=np.int64)
         np.cumsum(sizes, out=offsets[1:])
-        narrow = arr.astype(_narrowest(sizes.size), copy=False)
-        # Positions as int32 below 2^31 records: half the memory kept at N = 10^8.
-        positions = np.argsort(narrow, kind="stable").astype(_narrowest(max(arr.size, 2**15 + 1)))
+        # Positions as int32 below 2^31 records: half the memory kept at N = 10^8, written
+        # in that type directly (no int64 per record on the way).
+        positions = grouped_positions(arr, offsets, _narrowest(max(arr.size, 2**15 + 1)))
         return cls(positions, offsets)
 
     @property

@@ -36,26 +36,29 @@ COMPILED = _numba is not None
 
 
 def _passes(
-    deviations: FloatArray,
+    values: FloatArray,
+    first: float,
+    second: float,
     codes: NDArray[np.integer],
     counts: IntArray,
     sums: FloatArray,
     t1: FloatArray,
     t2: FloatArray,
 ) -> None:
-    """Fill ``counts``, ``sums``, ``t1``, ``t2`` (zeroed, one entry per code) in two passes."""
-    n = deviations.shape[0]
+    """Fill ``counts``, ``sums``, ``t1``, ``t2`` (zeroed, one entry per code) in two passes
+    over the deviations ``d_i = (values_i − first) − second``, formed record by record."""
+    n = values.shape[0]
     for i in range(n):
         c = codes[i]
         counts[c] += 1
-        sums[c] += deviations[i]
+        sums[c] += (values[i] - first) - second
     means = np.zeros(counts.shape[0])
     for h in range(counts.shape[0]):
         if counts[h] > 0:
             means[h] = sums[h] / counts[h]
     for i in range(n):
         c = codes[i]
-        e = deviations[i] - means[c]
+        e = ((values[i] - first) - second) - means[c]
         t1[c] += e
         t2[c] += e * e
 
@@ -95,19 +98,26 @@ def shifted_sums(
 
 
 def two_pass_sums(
-    deviations: FloatArray, codes: NDArray[np.integer], groups: int
+    deviations: FloatArray,
+    codes: NDArray[np.integer],
+    groups: int,
+    shifts: tuple[float, float] = (0.0, 0.0),
 ) -> tuple[IntArray, FloatArray, FloatArray, FloatArray]:
     """Sizes and two-pass sums of ``deviations`` by group code.
 
     Parameters
     ----------
     deviations : ndarray of float64
-        ``d_i``, one per record.
+        ``d_i``, one per record; with ``shifts = (a, b)``, the values ``x_i`` whose
+        deviations are ``d_i = (x_i − a) − b``, formed record by record with the same two
+        roundings as ``numpy``'s ``d = x - a; d -= b``, without that array of N entries.
     codes : ndarray of integers
         The group code of each record, ``0 ≤ code < groups`` (any signed or unsigned integer
         type below 64 bits, or int64; not checked here).
     groups : int
         ``H``, one more than the largest code.
+    shifts : tuple of two floats, default (0, 0)
+        ``(a, b)`` above (``x − 0 − 0`` is ``x`` exactly).
 
     Returns
     -------
@@ -125,6 +135,8 @@ def two_pass_sums(
     t2 = np.zeros(groups)
     _passes(
         np.ascontiguousarray(deviations, dtype=np.float64),
+        float(shifts[0]),
+        float(shifts[1]),
         np.ascontiguousarray(codes),
         counts,
         sums,

@@ -253,8 +253,11 @@ def _group_sums(deviations: FloatArray, codes: IntArray, counts: IntArray) -> Gr
     return GroupSums(sizes, first + t1 / sizes, within)
 
 
-def _labelled_sums(name: str, labels: ArrayLike, deviations: FloatArray, N: int) -> GroupSums:
-    """:func:`_group_sums` of ``deviations`` by ``labels``, groups without records dropped.
+def _labelled_sums(
+    name: str, labels: ArrayLike, values: FloatArray, shifts: tuple[float, float], N: int
+) -> GroupSums:
+    """:func:`_group_sums` of the deviations ``(values − a) − b``, ``(a, b) = shifts``, by
+    ``labels``, groups without records dropped.
 
     Compact non-negative integer codes (the frame's, in their narrowest type) go through the
     compiled :func:`core.designs.group_sums.two_pass_sums`, which keeps no array of N
@@ -272,7 +275,7 @@ def _labelled_sums(name: str, labels: ArrayLike, deviations: FloatArray, N: int)
         and int(arr.min()) >= 0
         and int(arr.max()) < 2 * N + 1024
     ):
-        counts, sums, t1, t2 = group_sums.two_pass_sums(deviations, arr, int(arr.max()) + 1)
+        counts, sums, t1, t2 = group_sums.two_pass_sums(values, arr, int(arr.max()) + 1, shifts)
         keep = counts > 0
         sizes = counts[keep].astype(np.float64)
         first = sums[keep] / sizes
@@ -280,7 +283,28 @@ def _labelled_sums(name: str, labels: ArrayLike, deviations: FloatArray, N: int)
         within = np.maximum(t2 - t1 * t1 / sizes, 0.0)
         return GroupSums(sizes, first + t1 / sizes, within)
     codes, counts = _codes(name, labels, N)
+    deviations = values - shifts[0]
+    deviations -= shifts[1]
     return _group_sums(deviations, codes, counts)
+
+
+#: Records per slice of :func:`_centred_sums` (8 MB of float64 at a time).
+_CHUNK = 1 << 20
+
+
+def _centred_sums(x: FloatArray, centre: float) -> tuple[float, float]:
+    """``Σ (x_i − c)`` and ``Σ (x_i − c)²``, slice by slice: no array of N entries.
+
+    Each slice is summed pairwise (``numpy.sum``) and by ``numpy.dot``, and the slices' sums
+    are added in order; the result differs from one pass over the whole array only in the
+    order of the additions (itself CPU-dependent inside ``numpy.dot``).
+    """
+    total = squares = 0.0
+    for start in range(0, x.size, _CHUNK):
+        d = x[start : start + _CHUNK] - centre
+        total += float(np.sum(d))
+        squares += float(np.dot(d, d))
+    return total, squares
 
 
 def prepare_mean_population(
@@ -322,18 +346,20 @@ def prepare_mean_population(
             f"values must lie inside the public bounds [{lo!r}, {hi!r}]; "
             f"found values in [{float(x.min())!r}, {float(x.max())!r}]"
         )
+    # The deviations d = (x − mean) − correction are never stored: at N = 10^8 they were
+    # another 800 MB at the preparation's peak; the sums read them slice by slice, and the
+    # group sums form them record by record (core.designs.group_sums).
     first = float(np.mean(x))
-    d = x - first
-    correction = float(np.mean(d))
-    sum_squares = max(float(np.dot(d, d)) - N * correction * correction, 0.0)
-    d -= correction
+    total, squares = _centred_sums(x, first)
+    correction = total / N
+    sum_squares = max(squares - N * correction * correction, 0.0)
     theta = min(max(first + correction, lo), hi)
     groups: list[GroupSums | None] = []
     for name, labels in (("strata", strata), ("clusters", clusters)):
         if labels is None:
             groups.append(None)
             continue
-        groups.append(_labelled_sums(name, labels, d, N))
+        groups.append(_labelled_sums(name, labels, x, (first, correction), N))
     return MeanPopulation(N, lo, hi, theta, sum_squares, groups[0], groups[1])
 
 

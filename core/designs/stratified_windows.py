@@ -82,7 +82,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._validation import check_rate, check_whole
-from ..designs.cluster_windows import _narrowest
+from ..designs.grouped import group_sizes, grouped_positions
 from ..windowed.runs import RunSegments, ValueRuns, _RunTree, group_run_table
 from ..windowed.sampler import LEAF, _BlockTree, _floyd_subsets
 
@@ -137,13 +137,18 @@ class StrataIndex:
         lab = np.asarray(labels).reshape(-1)
         if not lab.size:
             raise ValueError("the population has no records")
-        if lab.dtype.kind in "iu" and lab.min() >= 0 and np.bincount(lab).min() > 0:
+        N = int(lab.size)
+        sizes = None
+        if lab.dtype.kind in "iu" and lab.min() >= 0 and lab.max() < 2 * N + 1024:
+            sizes = group_sizes(lab)
+        if sizes is not None and sizes.min() > 0:
             codes = lab  # already 0 .. H - 1, every one used: unique's codes
         else:
             codes = np.unique(lab, return_inverse=True)[1].reshape(-1)
-        codes = codes.astype(_narrowest(int(codes.max()) + 1), copy=False)
-        sizes = np.bincount(codes).astype(np.int64)
-        return cls._build(sizes, np.argsort(codes, kind="stable"))
+            sizes = group_sizes(codes)
+        offsets = np.zeros(sizes.size + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        return cls._build(sizes, grouped_positions(codes, offsets, _key_type(sizes.size, N)))
 
     @classmethod
     def from_positions(cls, positions: Sequence[ArrayLike], N: int) -> StrataIndex:

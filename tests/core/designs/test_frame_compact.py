@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from core.designs.cluster_windows import ClusterIndex
 from core.designs.frame import Frame
@@ -24,7 +25,13 @@ def _population() -> Population:
     )
 
 
-def test_frame_codes_are_narrow_and_number_the_sorted_labels():
+@pytest.mark.parametrize("gather_slice", [7, 1 << 20])
+def test_frame_codes_are_narrow_and_number_the_sorted_labels(monkeypatch, gather_slice):
+    """Also when the codes are renumbered in slices that do not divide N (break caught:
+    tests/break_checks.py ``frame-codes-skip-last-slice``)."""
+    import core.designs.frame as frame_module
+
+    monkeypatch.setattr(frame_module, "_GATHER_SLICE", gather_slice)
     pop = _population()
     frame = Frame._build(pop)
     for codes, sizes, labels in (
@@ -89,3 +96,13 @@ def test_strata_counts_are_the_same_with_32_and_64_bit_keys(monkeypatch):
         )
         for index in (narrow, wide):
             np.testing.assert_array_equal(index.count_before(h, at[None, :]), direct)
+
+
+def test_value_runs_refuse_values_out_of_order():
+    """Break caught (tests/break_checks.py ``runs-order-unchecked``)."""
+    from core.windowed.runs import ValueRuns
+
+    with pytest.raises(ValueError, match="sorted ascending"):
+        ValueRuns.of(np.array([1.0, 2.0, 2.0, 1.5]))
+    runs = ValueRuns.of(np.array([-0.0, 0.0, 1.0, 1.0]))  # -0 and 0 are one value
+    assert runs.D == 2 and list(runs.starts) == [0, 2, 4]

@@ -83,3 +83,77 @@ def test_sparse_integer_labels_are_coded_not_counted() -> None:
     assert pop.strata is not None
     np.testing.assert_array_equal(pop.strata.sizes, [2.0, 2.0])
     np.testing.assert_allclose(pop.strata.within, [2.0, 2.0])
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    values=st.lists(st.floats(-1e3, 1e3), min_size=1, max_size=60),
+    first=st.floats(-1e3, 1e3),
+    second=st.floats(-1.0, 1.0),
+    seed=st.integers(0, 2**16),
+)
+def test_two_pass_sums_of_shifted_values_are_those_of_the_deviations(
+    values: list[float], first: float, second: float, seed: int
+) -> None:
+    """``shifts=(a, b)`` forms ``(x − a) − b`` record by record: the sums of the deviations
+    numpy forms the same way (``d = x - a; d -= b``)."""
+    x = np.asarray(values)
+    codes = np.random.default_rng(seed).integers(0, 5, x.size).astype(np.int16)
+    d = x - first
+    d -= second
+    got = group_sums.two_pass_sums(x, codes, 6, (first, second))
+    want = group_sums.two_pass_sums(d, codes, 6)
+    np.testing.assert_array_equal(got[0], want[0])
+    for g, w in zip(got[1:], want[1:], strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-14, atol=1e-12)
+
+
+def _direct_mean_population(x: np.ndarray, codes: np.ndarray) -> tuple[float, float, tuple]:
+    """The reference: the deviations stored whole, as the module once did."""
+    first = float(np.mean(x))
+    d = x - first
+    correction = float(np.mean(d))
+    sum_squares = float(np.dot(d, d)) - x.size * correction * correction
+    d -= correction
+    return first + correction, sum_squares, _bincount_two_pass(d, codes, int(codes.max()) + 1)
+
+
+@pytest.mark.parametrize("chunk", [7, 1000, 1 << 20])
+def test_mean_population_read_slice_by_slice_is_the_whole_arrays(monkeypatch, chunk: int) -> None:
+    """Break caught (tests/break_checks.py ``mean-sums-skip-a-slice``): the sums over
+    slices miss records when N is not a multiple of the slice."""
+    monkeypatch.setattr(mean_error, "_CHUNK", chunk)
+    rng = np.random.default_rng(8)
+    x = 1e6 + rng.lognormal(2.0, 1.0, 5_003)  # far from 0: the centring matters
+    x = np.minimum(x, 1e6 + 1e3)
+    codes = rng.integers(0, 9, x.size).astype(np.int16)
+    pop = mean_error.prepare_mean_population(x, 1e6, 1e6 + 1e3, strata=codes)
+    mean, sum_squares, (counts, sums, t1, t2) = _direct_mean_population(x, codes)
+    assert pop.N == x.size
+    np.testing.assert_allclose(pop.mean, mean, rtol=1e-15)
+    np.testing.assert_allclose(pop.sum_squares, sum_squares, rtol=1e-11)
+    assert pop.strata is not None
+    np.testing.assert_array_equal(pop.strata.sizes, counts)
+    within = np.maximum(t2 - t1 * t1 / counts, 0.0)
+    np.testing.assert_allclose(pop.strata.within, within, rtol=1e-11)
+    np.testing.assert_allclose(pop.strata.offsets, (sums + t1) / counts, rtol=1e-9, atol=1e-9)
+
+
+def test_mean_population_keeps_no_array_of_n_floats(monkeypatch) -> None:
+    """Issue 37 (the 10^8 preparation's peak): the sums of 10^6 values with strata and
+    clusters peak below one float per record (the deviations are never stored).  Break
+    caught (tests/break_checks.py ``mean-deviations-stored``)."""
+    import tracemalloc
+
+    monkeypatch.setattr(mean_error, "_CHUNK", 1 << 16)  # slices well below N
+    rng = np.random.default_rng(1)
+    x = rng.uniform(0.0, 10.0, 1_000_000)
+    codes = rng.integers(0, 30, x.size).astype(np.int16)
+    mean_error.prepare_mean_population(x[:1000], 0.0, 10.0, strata=codes[:1000])  # compiled
+    tracemalloc.start()
+    try:
+        mean_error.prepare_mean_population(x, 0.0, 10.0, strata=codes, clusters=codes)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * x.size, f"peak {peak / 1e6:.1f} MB for {x.size:,} values"
