@@ -9,10 +9,11 @@ record of its script runs), content is drawn, and the page has not changed for 0
 Rows (``--rows NAME ...``; the default is ``open eps plan``, ``--rows all`` runs every row)
 -------------------------------------------------------------------------------------------
 ``open``
-    Each page of ``ui.router.PAGES`` opened in a new tab (a new browser context, so a new
+    First the first page of a fresh server (its first visit, while the server still imports
+    the pages' modules in the background); then, once the server's process is idle, each
+    page of ``ui.router.PAGES`` opened in a new tab (a new browser context, so a new
     Streamlit session, an empty HTTP cache): from navigation to settled. Later repeats find
-    the server's caches filled; the first (``1st visit``) does not, and the first repeat of
-    the first page is also the server's first page (imports).
+    the server's caches filled; the first (``1st visit``) does not.
 ``eps``
     A new ε_target typed into the page's box (fill, then Enter) until settled, on every page
     with an ε control (:data:`EPS_CASES`: the planner on the default population and on the
@@ -397,6 +398,8 @@ def detail(m: dict[str, float | None]) -> str:
             parts.append(f"{words} {_s(m[key])}")
     if m.get("first") is not None:
         parts.append(f"1st visit {_s(m['first'])}")
+    if m.get("idle_wait") is not None:
+        parts.append(f"server idle {_s(m['idle_wait'])} later")
     line = ", ".join(parts)
     server = [f"server script {_s(m.get('server'))} (CPU {_s(m.get('server_cpu'))})"]
     server.append(f"after it {_s(m.get('after_script'))}")
@@ -420,6 +423,30 @@ def reveal(page: Any, key: str) -> Any:
         holder.locator("summary").first.click()
     box.wait_for(state="visible", timeout=30_000)
     return box
+
+
+def wait_idle(pid: int, *, window: float = 1.0, busy: float = 0.05, limit: float = 90.0) -> float:
+    """Wait until process ``pid`` has used under ``busy`` CPU seconds in ``window`` seconds
+    (user and system time of all its threads, from ``/proc``); at most ``limit`` seconds.
+    Returns the seconds waited (Linux; elsewhere it returns at once)."""
+    stat = Path(f"/proc/{pid}/stat")
+    if not stat.exists():
+        return 0.0
+    ticks = os.sysconf("SC_CLK_TCK")
+
+    def cpu() -> float:
+        fields = stat.read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / ticks  # utime, stime (fields 14, 15)
+
+    start = time.perf_counter()
+    before = cpu()
+    while time.perf_counter() - start < limit:
+        time.sleep(window)
+        now = cpu()
+        if now - before < busy:
+            break
+        before = now
+    return time.perf_counter() - start
 
 
 def first_page() -> str:
@@ -471,6 +498,7 @@ class Served:
 
     url: str
     runs: Path
+    pid: int
 
     def _rows(self, since: float) -> list[list[float]]:
         if not self.runs.exists():
@@ -513,7 +541,7 @@ def serve_tree(root: Path, log: Path, extra_args: Sequence[str] = ()) -> Iterato
             mock.patch.dict(os.environ, env),
         ):
             server = stack.enter_context(conftest.serve(log, extra_args))
-        yield Served(server.url, runs)
+        yield Served(server.url, runs, server.pid)
 
 
 @contextlib.contextmanager
@@ -543,6 +571,7 @@ class Bench:
         self.stack = stack
         self.tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-")))
         self._servers: dict[str, Any] = {}
+        self._fresh: dict[str, dict[str, Any] | None] = {}
         self._browser: Any = None
         self._labels: dict[tuple[str, str], str] = {}
 
@@ -578,8 +607,35 @@ class Bench:
         """The shared server of ``target`` (started on first use)."""
         if target.label not in self._servers:
             log = self.tmp / f"server-{target.label}.log"
-            self._servers[target.label] = self.stack.enter_context(serve_tree(target.root, log))
+            served = self.stack.enter_context(serve_tree(target.root, log))
+            self._servers[target.label] = served
+            self._fresh[target.label] = self._first_visit(served)
         return self._servers[target.label]
+
+    def _first_visit(self, server: Served) -> dict[str, Any] | None:
+        """The server's first page, timed; then wait until the server is idle.
+
+        A new server imports every page's modules and loads the planner's compiled kernels
+        in the background (:mod:`ui.server`); a page opened meanwhile shares the two cores
+        with that work. The shared server's rows measure a server that has been up for a
+        while (started before the class), so they begin once its process has stopped using
+        the CPU; this first visit is printed on its own (``fresh server``).
+        """
+        try:
+            with self.tab() as page:
+                got = self.open(page, server, page_url(server.url, first_page()))
+        except Exception as exc:  # a failed measurement is reported, not fatal
+            print(f"    first visit failed: {exc}"[:300])
+            got = None
+        waited = wait_idle(server.pid)
+        if got is not None:
+            got["idle_wait"] = waited
+        return got
+
+    def fresh(self, target: Target) -> dict[str, Any] | None:
+        """The first visit of ``target``'s shared server (:meth:`_first_visit`)."""
+        self.server(target)
+        return self._fresh[target.label]
 
     @contextlib.contextmanager
     def tab(self) -> Iterator[Any]:
@@ -717,6 +773,10 @@ def run_open(bench: Bench) -> None:
     from tests.e2e.classroom import page_paths
 
     bench.header(f"a page opened in a new tab, until settled (median of {bench.args.repeats})")
+    bench.columns(
+        f"open {first_page()}, a fresh server's first page",
+        {target.label: bench.fresh(target) for target in bench.targets},
+    )
     for path in page_paths():
         stem = path.strip("/") or first_page()
         if bench.args.pages and stem not in bench.args.pages:

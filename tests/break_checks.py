@@ -2619,6 +2619,14 @@ BREAKS: tuple[Break, ...] = (
         tests=("tests/core/designs/test_frame_compact.py",),
     ),
     Break(
+        name="warm-up-full-priority",
+        item="37 page first load",
+        path="ui/router.py",
+        old="def _import_all(modules: Sequence[str]) -> None:\n    _lower_priority()\n",
+        new="def _import_all(modules: Sequence[str]) -> None:\n",
+        tests=("tests/ui/test_router.py",),
+    ),
+    Break(
         name="gains-heat-double-precision",
         item="37 page first load",
         path="ui/gains/figures.py",

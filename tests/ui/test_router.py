@@ -149,3 +149,31 @@ def test_the_first_run_imports_its_page_while_the_file_is_read(monkeypatch):
     assert router.import_while_reading(planner, []) == ()
     assert router.import_while_reading(None, argv) == ()
     assert imported == []
+
+
+def test_the_warm_up_runs_at_the_lowest_priority(monkeypatch):
+    """Break caught (tests/break_checks.py ``warm-up-full-priority``): the warm-up thread
+    competes with a fresh server's first visitor on equal terms."""
+    import os
+    import threading
+
+    calls = []
+    monkeypatch.setattr(router, "_lower_priority", lambda: calls.append("lowered"))
+    monkeypatch.setattr(router, "import_page_modules", lambda names: calls.append("imports"))
+    monkeypatch.setattr("core.planner.warm.warm_up", lambda: calls.append("kernels"))
+    router._import_all(("ui.state",))
+    assert calls == ["lowered", "imports", "kernels"]
+    monkeypatch.undo()
+
+    seen = []
+    main = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    def lowered() -> None:
+        router._lower_priority()
+        seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+
+    thread = threading.Thread(target=lowered)
+    thread.start()
+    thread.join(10)
+    assert seen == [router.WARM_NICE]
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == main  # this thread only
