@@ -1,11 +1,13 @@
-"""Entry point of the privacy–accuracy explorer: ``streamlit run app.py`` (or ``make run``).
+"""The script Streamlit runs once per visit (``make run`` serves it through ``serve.py``).
 
 Each page is a small script in ``app_pages/``; :func:`ui.router.run_app` sets the page config,
 draws the shared sidebar (active population and seed, both kept in the URL) and runs the page.
-The script's own arguments (``streamlit run app.py -- --population FILE --value COLUMN ...``)
-name a population file for the sidebar; see :mod:`ui.command_line`. Its read starts before
-the router and the pages are imported, so the server's first run imports them while the file
-is read (later runs find the read started and go on).
+The script's own arguments (``streamlit run serve.py -- --population FILE --value COLUMN ...``,
+which serves this script) name a population file for the sidebar; see :mod:`ui.command_line`.
+``serve.py`` starts the file's read as the server starts; served directly
+(``streamlit run app.py -- ...``), the read starts here, before the router and the pages are
+imported, so the server's first run imports them while the file is read (later runs find the
+read started and go on).
 """
 
 import sys

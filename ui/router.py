@@ -247,10 +247,12 @@ def warm_page_modules(modules: Sequence[str] | None = None) -> threading.Thread 
 
     The first visit of a page used to import its modules (numpy, scipy, numba kernels,
     plotly's figure classes) while the visitor waited, seconds on a busy machine; then the
-    planner's compiled kernels are loaded (:func:`core.planner.warm.warm_up`). The
-    router calls this after the first page of the server has been sent, so the pages a
-    visitor opens next find their modules imported. Later calls do nothing and return
-    ``None``; the first returns the started (daemon) thread.
+    planner's compiled kernels are loaded (:func:`core.planner.warm.warm_up`), at the
+    lowest priority (:data:`WARM_NICE`). The server calls this as it starts
+    (:func:`ui.server.start_server`); under ``streamlit run app.py`` the router calls it
+    after the server's first page has been sent. Either way the pages a visitor opens next
+    find their modules imported. Later calls do nothing and return ``None``; the first
+    returns the started (daemon) thread.
 
     Parameters
     ----------
@@ -291,7 +293,7 @@ def run_app(default_page: str = DEFAULT_PAGE, argv: Sequence[str] = ()) -> None:
     navigation = st.navigation(navigation_pages(default_page, PAGES))
     st.html(f"<style>{APP_CSS}</style>")
     spec = next((p for p in PAGES if p.title == navigation.title), None)
-    start_preparation(argv)  # app.py started it already; a test's run starts it here
+    start_preparation(argv)  # serve.py or app.py started it already; a test's run starts it
     import_while_reading(spec, argv)
     set_command_line(command_line_population(argv))
     with st.sidebar:

@@ -239,7 +239,7 @@ class ClusterIndex:
             raise ValueError("codes must list the cluster of every record (a 1-D array)")
         if arr.dtype.kind not in "iu":
             raise ValueError(f"cluster codes must be whole numbers; got dtype {arr.dtype}")
-        if arr.dtype == np.uint64:  # bincount reads signed codes only
+        if arr.dtype == np.uint64:  # one signed code type for the compiled kernels
             arr = arr.astype(np.int64)
         if arr.min() < 0:
             raise ValueError("cluster codes must be >= 0")

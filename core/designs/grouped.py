@@ -67,7 +67,7 @@ def grouped_positions(
     ----------
     codes : ndarray of int, shape (N,)
         Group of each record, ``0 <= codes < H`` (not checked here: the callers count the
-        groups with ``numpy.bincount`` first).
+        groups first, with :func:`group_sizes`).
     offsets : ndarray of int64, shape (H + 1,)
         ``0`` then the running totals of the groups' sizes (``offsets[h + 1] - offsets[h]``
         records of code ``h``).
